@@ -1,0 +1,19 @@
+/*
+ * error.h: errors as values. A function that fails fills a struct
+ * iow_error with one line (file, byte offset or event, what was wrong)
+ * and returns -1; only main prints it and decides to exit.
+ */
+#ifndef IOWATCHER_ERROR_H
+#define IOWATCHER_ERROR_H
+
+#define IOW_ERROR_LEN 512
+
+struct iow_error {
+	char msg[IOW_ERROR_LEN];
+};
+
+/* Fill err (if not NULL) with a printf-style message; returns -1. */
+int iow_fail(struct iow_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif
