@@ -1,0 +1,721 @@
+/*
+ * blkparse_feed.c: turns trace files into a time-ordered stream of events.
+ * Each file is a stream with its own buffer and one decoded record of
+ * look-ahead; a per-CPU set is merged by a binary heap of its streams
+ * keyed by that record's time, so memory is a buffer per CPU whatever the
+ * trace's length.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "blkparse_feed.h"
+#include "blktrace.h"
+
+/* Room for the largest record: a v8 header and a 64 KiB payload. */
+#define STREAM_BUF_SIZE	(256 * 1024)
+
+struct stream {
+	const char *path;
+	int fd;
+	unsigned char *buf;
+	size_t start, end;	/* valid bytes are buf[start, end) */
+	uint64_t buf_offset;	/* file offset of buf[0] */
+	int at_eof;
+	int detected, swap, version;
+	size_t header_size;
+	struct io_event cur;	/* the look-ahead record */
+	int has_cur;
+	unsigned order;		/* tie-break between equal times */
+};
+
+struct feed {
+	const struct trace_source *src;
+	struct stream *streams;
+	size_t n_streams;
+	struct stream **heap;	/* streams with a record, min time first */
+	size_t heap_len;
+	struct stream *last;	/* stream whose record was handed out */
+	int started;
+	uint64_t genesis_ns;
+	uint64_t n_events;
+	char warning[IOW_ERROR_LEN];
+};
+
+static uint16_t swap16(uint16_t v)
+{
+	return __builtin_bswap16(v);
+}
+
+static uint32_t load32(const unsigned char *p, int swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t load64(const unsigned char *p, int swap)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return swap ? __builtin_bswap64(v) : v;
+}
+
+static uint16_t load16(const unsigned char *p, int swap)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return swap ? swap16(v) : v;
+}
+
+/* Make at least want bytes available from buf[start]; fewer only at EOF. */
+static int stream_fill(struct stream *s, size_t want, struct iow_error *err)
+{
+	while (s->end - s->start < want && !s->at_eof) {
+		ssize_t got;
+
+		if (s->start > 0) {
+			memmove(s->buf, s->buf + s->start, s->end - s->start);
+			s->buf_offset += s->start;
+			s->end -= s->start;
+			s->start = 0;
+		}
+		got = read(s->fd, s->buf + s->end, STREAM_BUF_SIZE - s->end);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			return iow_fail(err, "%s: read error at byte %llu: %s",
+					s->path,
+					(unsigned long long)(s->buf_offset +
+							     s->end),
+					strerror(errno));
+		}
+		if (got == 0)
+			s->at_eof = 1;
+		s->end += (size_t)got;
+	}
+	return 0;
+}
+
+static int stream_detect(struct stream *s, uint32_t raw_magic,
+			 uint64_t offset, struct iow_error *err)
+{
+	uint32_t magic = raw_magic;
+
+	if ((magic & BLK_IO_TRACE_MAGIC_MASK) != BLK_IO_TRACE_MAGIC) {
+		magic = __builtin_bswap32(raw_magic);
+		if ((magic & BLK_IO_TRACE_MAGIC_MASK) != BLK_IO_TRACE_MAGIC)
+			return iow_fail(err,
+				"%s: byte %llu: not a blktrace record (magic 0x%08x)",
+				s->path, (unsigned long long)offset, raw_magic);
+		s->swap = 1;
+	}
+	s->version = magic & 0xff;
+	if (s->version == BLK_IO_TRACE_VERSION7)
+		s->header_size = BLK_IO_TRACE7_SIZE;
+	else if (s->version == BLK_IO_TRACE_VERSION8)
+		s->header_size = BLK_IO_TRACE8_SIZE;
+	else
+		return iow_fail(err,
+			"%s: byte %llu: unknown record version %d (known: 7, 8)",
+			s->path, (unsigned long long)offset, s->version);
+	s->detected = 1;
+	return 0;
+}
+
+static void decode_header(struct stream *s, const unsigned char *p,
+			  struct io_event *ev)
+{
+	int sw = s->swap;
+
+	ev->sequence = load32(p + 4, sw);
+	ev->time_ns = load64(p + 8, sw);
+	ev->sector = load64(p + 16, sw);
+	ev->bytes = load32(p + 24, sw);
+	if (s->version == BLK_IO_TRACE_VERSION7) {
+		ev->action = load32(p + 28, sw);
+		ev->zone_action = 0;
+		ev->pid = load32(p + 32, sw);
+		ev->device = load32(p + 36, sw);
+		ev->cpu = load32(p + 40, sw);
+		ev->error = load16(p + 44, sw);
+		ev->pdu_len = load16(p + 46, sw);
+	} else {
+		uint64_t action = load64(p + 32, sw);
+
+		ev->pid = load32(p + 28, sw);
+		ev->action = (uint32_t)action;
+		ev->zone_action = (uint32_t)(action >> 32);
+		ev->device = load32(p + 40, sw);
+		ev->cpu = load32(p + 44, sw);
+		ev->error = load16(p + 48, sw);
+		ev->pdu_len = load16(p + 50, sw);
+	}
+	ev->tag = IO_EVENT_NO_TAG;
+}
+
+/*
+ * Decode the stream's next record into s->cur. Returns 1 with a record,
+ * 0 at the end (a partial header there is a warning in f->warning), -1 on
+ * an error.
+ */
+static int stream_advance(struct feed *f, struct stream *s,
+			  struct iow_error *err)
+{
+	size_t header_size = s->detected ? s->header_size : 4;
+	uint64_t offset;
+	const unsigned char *p;
+	uint32_t magic;
+
+	s->has_cur = 0;
+	if (stream_fill(s, header_size, err) < 0)
+		return -1;
+	if (s->end == s->start)
+		return 0;
+	offset = s->buf_offset + s->start;
+	if (s->end - s->start < 4)
+		goto truncated;
+	magic = load32(s->buf + s->start, 0);
+	if (!s->detected && stream_detect(s, magic, offset, err) < 0)
+		return -1;
+	if (stream_fill(s, s->header_size, err) < 0)
+		return -1;
+	if (s->end - s->start < s->header_size)
+		goto truncated;
+	p = s->buf + s->start;
+	if (load32(p, s->swap) != (BLK_IO_TRACE_MAGIC | s->version))
+		return iow_fail(err,
+			"%s: byte %llu: bad record magic 0x%08x (expected 0x%08x): corrupt trace",
+			s->path, (unsigned long long)offset,
+			load32(p, s->swap), BLK_IO_TRACE_MAGIC | s->version);
+	decode_header(s, p, &s->cur);
+	if (stream_fill(s, s->header_size + s->cur.pdu_len, err) < 0)
+		return -1;
+	if (s->end - s->start < s->header_size + s->cur.pdu_len)
+		return iow_fail(err,
+			"%s: byte %llu: record's payload of %u bytes runs past the end of the file (%llu bytes)",
+			s->path, (unsigned long long)offset, s->cur.pdu_len,
+			(unsigned long long)(s->buf_offset + s->end));
+	s->cur.pdu = s->cur.pdu_len ? s->buf + s->start + s->header_size
+				    : NULL;
+	s->cur.file_offset = offset;
+	s->start += s->header_size + s->cur.pdu_len;
+	s->has_cur = 1;
+	return 1;
+
+truncated:
+	snprintf(f->warning, sizeof(f->warning),
+		 "%s: byte %llu: truncated last record (%zu of %zu bytes) ignored",
+		 s->path, (unsigned long long)offset, s->end - s->start,
+		 s->detected ? s->header_size : (size_t)BLK_IO_TRACE7_SIZE);
+	s->start = s->end;
+	return 0;
+}
+
+static int stream_before(const struct stream *a, const struct stream *b)
+{
+	if (a->cur.time_ns != b->cur.time_ns)
+		return a->cur.time_ns < b->cur.time_ns;
+	return a->order < b->order;
+}
+
+static void heap_sift_down(struct feed *f, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		struct stream *tmp;
+
+		if (l < f->heap_len && stream_before(f->heap[l], f->heap[m]))
+			m = l;
+		if (r < f->heap_len && stream_before(f->heap[r], f->heap[m]))
+			m = r;
+		if (m == i)
+			return;
+		tmp = f->heap[i];
+		f->heap[i] = f->heap[m];
+		f->heap[m] = tmp;
+		i = m;
+	}
+}
+
+static void heap_build(struct feed *f)
+{
+	size_t i = f->heap_len / 2;
+
+	while (i-- > 0)
+		heap_sift_down(f, i);
+}
+
+static int open_stream(struct stream *s, const char *path, int is_stdin,
+		       struct iow_error *err)
+{
+	struct stat st;
+
+	s->path = path;
+	s->fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0)
+		return iow_fail(err, "%s: %s", path, strerror(errno));
+	if (fstat(s->fd, &st) == 0 && S_ISDIR(st.st_mode))
+		return iow_fail(err, "%s: is a directory", path);
+	if (!is_stdin)
+		posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	s->buf = malloc(STREAM_BUF_SIZE);
+	if (!s->buf)
+		return iow_fail(err, "%s: out of memory", path);
+	return 0;
+}
+
+struct feed *feed_open(const struct trace_source *src, struct iow_error *err)
+{
+	struct feed *f = calloc(1, sizeof(*f));
+	size_t i;
+
+	if (!f) {
+		iow_fail(err, "out of memory");
+		return NULL;
+	}
+	f->src = src;
+	f->n_streams = src->n_paths;
+	f->streams = calloc(f->n_streams, sizeof(*f->streams));
+	f->heap = calloc(f->n_streams, sizeof(*f->heap));
+	if (!f->streams || !f->heap) {
+		iow_fail(err, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < f->n_streams; i++) {
+		f->streams[i].fd = -1;
+		f->streams[i].order = (unsigned)i;
+	}
+	for (i = 0; i < f->n_streams; i++) {
+		int r;
+
+		if (open_stream(&f->streams[i], src->paths[i],
+				src->kind == TRACE_STDIN, err) < 0)
+			goto fail;
+		r = stream_advance(f, &f->streams[i], err);
+		if (r < 0)
+			goto fail;
+		if (r > 0)
+			f->heap[f->heap_len++] = &f->streams[i];
+	}
+	if (f->heap_len == 0) {
+		if (f->warning[0])
+			iow_fail(err, "%s", f->warning);
+		else
+			iow_fail(err, "%s: empty trace: no events",
+				 src->name);
+		goto fail;
+	}
+	heap_build(f);
+	return f;
+fail:
+	feed_close(f);
+	return NULL;
+}
+
+int feed_next(struct feed *f, struct io_event *ev, struct iow_error *err)
+{
+	struct stream *s;
+
+	if (f->last) {
+		int r = stream_advance(f, f->last, err);
+
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			f->heap[0] = f->heap[--f->heap_len];
+		f->last = NULL;
+		if (f->heap_len)
+			heap_sift_down(f, 0);
+	}
+	if (!f->heap_len)
+		return 0;
+	s = f->heap[0];
+	*ev = s->cur;
+	/*
+	 * Time 0 is the first event that is not a note, as in blkparse;
+	 * notes before it (a TIMESTAMP, the first PROCESS names) sit at 0.
+	 */
+	if (!f->started && !blk_is_note(ev->action)) {
+		f->started = 1;
+		f->genesis_ns = ev->time_ns;
+	}
+	if (!f->started)
+		ev->time_ns = f->genesis_ns = 0;
+	/* Time going backwards within a file lands at 0, not at 2^64. */
+	ev->time_ns = ev->time_ns > f->genesis_ns ?
+		      ev->time_ns - f->genesis_ns : 0;
+	ev->index = f->n_events++;
+	f->last = s;
+	return 1;
+}
+
+const char *feed_warning(const struct feed *f)
+{
+	return f->warning[0] ? f->warning : NULL;
+}
+
+uint64_t feed_genesis_ns(const struct feed *f)
+{
+	return f->genesis_ns;
+}
+
+void feed_close(struct feed *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; f->streams && i < f->n_streams; i++) {
+		struct stream *s = &f->streams[i];
+
+		if (s->fd > 0)
+			close(s->fd);
+		free(s->buf);
+	}
+	free(f->streams);
+	free(f->heap);
+	free(f);
+}
+
+int feed_decode_remap(const struct io_event *ev, uint32_t *from_dev,
+		      uint32_t *to_dev, uint64_t *from_sector)
+{
+	const unsigned char *p = ev->pdu;
+	size_t len = ev->pdu_len;
+
+	if (ev->action & BLK_TA_CGROUP) {
+		if (len < 8)
+			return -1;
+		p += 8;
+		len -= 8;
+	}
+	if (!p || len < BLK_REMAP_PDU_SIZE)
+		return -1;
+	/* The remap payload is big-endian whatever the trace's order. */
+	*from_dev = __builtin_bswap32(load32(p, 0));
+	*to_dev = __builtin_bswap32(load32(p + 4, 0));
+	*from_sector = __builtin_bswap64(load64(p + 8, 0));
+	return 0;
+}
+
+size_t feed_note_text(const struct io_event *ev, const char **text)
+{
+	const unsigned char *p = ev->pdu;
+	size_t len = ev->pdu_len;
+
+	if (p && (ev->action & BLK_TA_CGROUP) && len >= 8) {
+		p += 8;
+		len -= 8;
+	}
+	*text = (const char *)p;
+	if (!p)
+		return 0;
+	return strnlen((const char *)p, len);
+}
+
+/* ---- finding traces ---- */
+
+static int add_source(struct trace_list *list, enum trace_kind kind,
+		      const char *name, char **paths, size_t n_paths,
+		      struct iow_error *err)
+{
+	struct trace_source *items, *src;
+	const char *base = strrchr(name, '/');
+
+	items = realloc(list->items, (list->n + 1) * sizeof(*items));
+	if (!items)
+		return iow_fail(err, "out of memory");
+	list->items = items;
+	src = &items[list->n++];
+	src->kind = kind;
+	src->name = strdup(name);
+	src->label = strdup(base && base[1] ? base + 1 : name);
+	src->paths = paths;
+	src->n_paths = n_paths;
+	if (!src->name || !src->label)
+		return iow_fail(err, "out of memory");
+	return 0;
+}
+
+/* If name is "BASE.blktrace.N", the length of BASE; else 0. */
+static size_t percpu_base_len(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	const char *tail = ".blktrace";
+	size_t tail_len = strlen(tail);
+	const char *d;
+
+	if (!dot || !dot[1] || (size_t)(dot - name) <= tail_len)
+		return 0;
+	for (d = dot + 1; *d; d++)
+		if (!isdigit((unsigned char)*d))
+			return 0;
+	if (strncmp(dot - tail_len, tail, tail_len))
+		return 0;
+	return (size_t)(dot - tail_len - name);
+}
+
+static int cpu_of(const char *name)
+{
+	return atoi(strrchr(name, '.') + 1);
+}
+
+struct cpu_file {
+	int cpu;
+	char *path;
+};
+
+static int cmp_cpu_file(const void *a, const void *b)
+{
+	const struct cpu_file *x = a, *y = b;
+
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+/* Collect DIR/BASE.blktrace.N into a per-CPU source; 0 if none found. */
+static int find_percpu_set(const char *dir, const char *base,
+			   const char *name, struct trace_list *list,
+			   struct iow_error *err)
+{
+	size_t base_len = strlen(base), n = 0, cap = 0, i;
+	struct cpu_file *files = NULL;
+	struct dirent *de;
+	char **paths;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		struct cpu_file *more;
+
+		if (percpu_base_len(de->d_name) != base_len ||
+		    strncmp(de->d_name, base, base_len))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			more = realloc(files, cap * sizeof(*files));
+			if (!more)
+				goto oom;
+			files = more;
+		}
+		if (asprintf(&files[n].path, "%s/%s", dir, de->d_name) < 0)
+			goto oom;
+		files[n++].cpu = cpu_of(de->d_name);
+	}
+	closedir(d);
+	d = NULL;
+	if (!n) {
+		free(files);
+		return 0;
+	}
+	qsort(files, n, sizeof(*files), cmp_cpu_file);
+	paths = calloc(n, sizeof(*paths));
+	if (!paths)
+		goto oom;
+	for (i = 0; i < n; i++)
+		paths[i] = files[i].path;
+	free(files);
+	if (add_source(list, TRACE_PERCPU, name, paths, n, err) < 0)
+		return -1;
+	return 1;
+oom:
+	if (d)
+		closedir(d);
+	for (i = 0; i < n; i++)
+		free(files[i].path);
+	free(files);
+	return iow_fail(err, "out of memory");
+}
+
+static int is_trace_file(const char *path)
+{
+	unsigned char magic[4];
+	uint32_t m;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got;
+
+	if (fd < 0)
+		return 0;
+	got = read(fd, magic, sizeof(magic));
+	close(fd);
+	if (got != 4)
+		return 0;
+	m = load32(magic, 0);
+	return (m & BLK_IO_TRACE_MAGIC_MASK) == BLK_IO_TRACE_MAGIC ||
+	       (__builtin_bswap32(m) & BLK_IO_TRACE_MAGIC_MASK) ==
+		       BLK_IO_TRACE_MAGIC;
+}
+
+static int add_single_file(struct trace_list *list, enum trace_kind kind,
+			   const char *path, struct iow_error *err)
+{
+	char **paths = calloc(1, sizeof(*paths));
+
+	if (!paths || !(paths[0] = strdup(path))) {
+		free(paths);
+		return iow_fail(err, "out of memory");
+	}
+	return add_source(list, kind, path, paths, 1, err);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int find_in_directory(const char *dir, struct trace_list *list,
+			     struct iow_error *err)
+{
+	size_t before = list->n, n = 0, cap = 0, i;
+	char **names = NULL;
+	struct dirent *de;
+	int ret = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return iow_fail(err, "%s: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			char **more;
+
+			cap = cap ? 2 * cap : 16;
+			more = realloc(names, cap * sizeof(*names));
+			if (!more) {
+				ret = iow_fail(err, "out of memory");
+				goto out;
+			}
+			names = more;
+		}
+		if (!(names[n] = strdup(de->d_name))) {
+			ret = iow_fail(err, "out of memory");
+			goto out;
+		}
+		n++;
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n && ret == 0; i++) {
+		size_t base_len = percpu_base_len(names[i]);
+		char *path;
+		struct stat st;
+
+		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
+			ret = iow_fail(err, "out of memory");
+			break;
+		}
+		if (base_len) {
+			/* One source per set, found at its first file. */
+			if (i == 0 || percpu_base_len(names[i - 1]) != base_len ||
+			    strncmp(names[i - 1], names[i], base_len)) {
+				path[strlen(dir) + 1 + base_len] = '\0';
+				names[i][base_len] = '\0';
+				ret = find_percpu_set(dir, names[i], path, list,
+						      err) < 0 ? -1 : 0;
+				names[i][base_len] = '.';
+			}
+		} else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+			   is_trace_file(path)) {
+			ret = add_single_file(list, TRACE_DUMP, path, err);
+		}
+		free(path);
+	}
+	if (ret == 0 && list->n == before)
+		ret = iow_fail(err, "%s: directory holds no blktrace trace", dir);
+out:
+	closedir(d);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return ret;
+}
+
+static int find_by_base(const char *arg, struct trace_list *list,
+			struct iow_error *err)
+{
+	char *copy = strdup(arg), *slash;
+	const char *dir = ".", *base = copy;
+	int r;
+
+	if (!copy)
+		return iow_fail(err, "out of memory");
+	slash = strrchr(copy, '/');
+	if (slash) {
+		*slash = '\0';
+		dir = copy[0] ? copy : "/";
+		base = slash + 1;
+	}
+	r = find_percpu_set(dir, base, arg, list, err);
+	free(copy);
+	return r;
+}
+
+int feed_find_traces(const char *arg, struct trace_list *list,
+		     struct iow_error *err)
+{
+	struct stat st;
+	size_t base_len;
+	int r;
+
+	if (!strcmp(arg, "-")) {
+		char **paths = calloc(1, sizeof(*paths));
+
+		if (!paths || !(paths[0] = strdup("<stdin>"))) {
+			free(paths);
+			return iow_fail(err, "out of memory");
+		}
+		return add_source(list, TRACE_STDIN, "-", paths, 1, err);
+	}
+	if (stat(arg, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return find_in_directory(arg, list, err);
+		base_len = percpu_base_len(arg);
+		if (base_len) {
+			char *base = strndup(arg, base_len);
+
+			if (!base)
+				return iow_fail(err, "out of memory");
+			r = find_by_base(base, list, err);
+			free(base);
+			return r < 0 ? -1 : 0;
+		}
+		return add_single_file(list, TRACE_DUMP, arg, err);
+	}
+	r = find_by_base(arg, list, err);
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		return iow_fail(err,
+			"%s: no such file, and no %s.blktrace.N files", arg,
+			arg);
+	return 0;
+}
+
+void trace_list_free(struct trace_list *list)
+{
+	size_t i, j;
+
+	for (i = 0; i < list->n; i++) {
+		struct trace_source *src = &list->items[i];
+
+		for (j = 0; j < src->n_paths; j++)
+			free(src->paths[j]);
+		free(src->paths);
+		free(src->name);
+		free(src->label);
+	}
+	free(list->items);
+	list->items = NULL;
+	list->n = 0;
+}

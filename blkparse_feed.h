@@ -1,0 +1,62 @@
+/*
+ * blkparse_feed.h: reading blktrace data into events. A trace is one of
+ * blktrace's per-CPU sets (NAME.blktrace.N, merged here by time), a
+ * blkparse -d dump, or a dump-format stream on stdin. Records of version 7
+ * and 8 in either byte order come out as host-order struct io_event, times
+ * counted from the trace's first event.
+ */
+#ifndef IOWATCHER_BLKPARSE_FEED_H
+#define IOWATCHER_BLKPARSE_FEED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "event.h"
+
+enum trace_kind {
+	TRACE_PERCPU,	/* NAME.blktrace.0 .. N */
+	TRACE_DUMP,	/* one file of time-sorted records */
+	TRACE_STDIN,	/* a dump-format stream on standard input */
+};
+
+struct trace_source {
+	enum trace_kind kind;
+	char *name;	/* what the user would call it: base name, file, "-" */
+	char *label;	/* default label: the base name without directories */
+	char **paths;	/* the files, CPU order for a per-CPU set */
+	size_t n_paths;
+};
+
+struct trace_list {
+	struct trace_source *items;
+	size_t n;
+};
+
+/*
+ * Resolve a -t argument into traces and append them to list: a base name
+ * or one file of a per-CPU set, a dump, a directory (every trace inside),
+ * or "-" for stdin.
+ */
+int feed_find_traces(const char *arg, struct trace_list *list,
+		     struct iow_error *err);
+void trace_list_free(struct trace_list *list);
+
+struct feed;
+
+struct feed *feed_open(const struct trace_source *src, struct iow_error *err);
+/* 1: *ev holds the next event; 0: end of trace; -1: err says why. */
+int feed_next(struct feed *f, struct io_event *ev, struct iow_error *err);
+/* A warning about the trace (a truncated last record), or NULL. */
+const char *feed_warning(const struct feed *f);
+/* Absolute time of the trace's first event (not a note), in ns. */
+uint64_t feed_genesis_ns(const struct feed *f);
+void feed_close(struct feed *f);
+
+/* Decode a REMAP payload; 0 on success, -1 if the payload is too short. */
+int feed_decode_remap(const struct io_event *ev, uint32_t *from_dev,
+		      uint32_t *to_dev, uint64_t *from_sector);
+/* The process name of a PROCESS note (not NUL-terminated if cut short). */
+size_t feed_note_text(const struct io_event *ev, const char **text);
+
+#endif

@@ -1,0 +1,158 @@
+/* ioset.c: the in-flight map (see ioset.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ioset.h"
+
+#define IOSET_MIN_CAP 1024
+
+static uint64_t ioset_hash(uint32_t device, uint64_t sector)
+{
+	uint64_t h = sector * 0x9e3779b97f4a7c15ull ^ device;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
+}
+
+static struct ioset_key *slot_at(const struct ioset *s, size_t i)
+{
+	return (struct ioset_key *)(s->slots + i * s->slot_size);
+}
+
+int ioset_init(struct ioset *s, size_t value_size)
+{
+	s->slot_size = (sizeof(struct ioset_key) + value_size + 7) & ~7ul;
+	s->cap = IOSET_MIN_CAP;
+	s->len = 0;
+	s->slots = calloc(s->cap, s->slot_size);
+	return s->slots ? 0 : -1;
+}
+
+void ioset_free(struct ioset *s)
+{
+	free(s->slots);
+	s->slots = NULL;
+	s->cap = s->len = 0;
+}
+
+void *ioset_find(struct ioset *s, uint32_t device, uint64_t sector)
+{
+	size_t mask = s->cap - 1;
+	size_t i = ioset_hash(device, sector) & mask;
+
+	for (;;) {
+		struct ioset_key *k = slot_at(s, i);
+
+		if (!k->used)
+			return NULL;
+		if (k->sector == sector && k->device == device)
+			return k + 1;
+		i = (i + 1) & mask;
+	}
+}
+
+static int ioset_grow(struct ioset *s)
+{
+	struct ioset old = *s;
+	size_t i;
+
+	s->cap = old.cap * 2;
+	s->len = 0;
+	s->slots = calloc(s->cap, s->slot_size);
+	if (!s->slots) {
+		*s = old;
+		return -1;
+	}
+	for (i = 0; i < old.cap; i++) {
+		struct ioset_key *k = slot_at(&old, i);
+		int existed;
+		void *v;
+
+		if (!k->used)
+			continue;
+		v = ioset_insert(s, k->device, k->sector, &existed);
+		memcpy(v, k + 1, s->slot_size - sizeof(*k));
+	}
+	free(old.slots);
+	return 0;
+}
+
+void *ioset_insert(struct ioset *s, uint32_t device, uint64_t sector,
+		   int *existed)
+{
+	size_t mask, i;
+
+	if ((s->len + 1) * 4 > s->cap * 3 && ioset_grow(s) < 0)
+		return NULL;
+	mask = s->cap - 1;
+	i = ioset_hash(device, sector) & mask;
+	for (;;) {
+		struct ioset_key *k = slot_at(s, i);
+
+		if (!k->used) {
+			memset(k, 0, s->slot_size);
+			k->used = 1;
+			k->device = device;
+			k->sector = sector;
+			s->len++;
+			*existed = 0;
+			return k + 1;
+		}
+		if (k->sector == sector && k->device == device) {
+			*existed = 1;
+			return k + 1;
+		}
+		i = (i + 1) & mask;
+	}
+}
+
+void ioset_remove(struct ioset *s, void *value)
+{
+	size_t mask = s->cap - 1;
+	size_t hole = (size_t)((unsigned char *)value - sizeof(struct ioset_key)
+			       - s->slots) / s->slot_size;
+	size_t i = hole;
+
+	/* Backward-shift: pull later entries of the run into the hole. */
+	for (;;) {
+		struct ioset_key *k;
+		size_t home;
+
+		i = (i + 1) & mask;
+		k = slot_at(s, i);
+		if (!k->used)
+			break;
+		home = ioset_hash(k->device, k->sector) & mask;
+		/* Move k if its home is not cyclically in (hole, i]. */
+		if ((i > hole && (home <= hole || home > i)) ||
+		    (i < hole && (home <= hole && home > i))) {
+			memcpy(slot_at(s, hole), k, s->slot_size);
+			hole = i;
+		}
+	}
+	slot_at(s, hole)->used = 0;
+	s->len--;
+}
+
+void ioset_filter(struct ioset *s, int (*keep)(void *value, void *arg),
+		  void *arg)
+{
+	size_t i = 0;
+
+	/*
+	 * Removal shifts later entries back into the current slot, so a slot
+	 * is looked at again after a removal. An entry that wrapped around
+	 * from the table's end may be visited twice; keep() must be
+	 * idempotent for kept entries.
+	 */
+	while (i < s->cap) {
+		struct ioset_key *k = slot_at(s, i);
+
+		if (k->used && !keep(k + 1, arg)) {
+			ioset_remove(s, k + 1);
+			continue;
+		}
+		i++;
+	}
+}

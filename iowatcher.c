@@ -1,0 +1,346 @@
+/*
+ * iowatcher.c: the command line and the orchestration of the pipeline:
+ * find the traces, run each through reader -> tagger -> analysis, then
+ * print the summary and draw the graphs. Only this file exits.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "blkparse_feed.h"
+#include "blktrace.h"
+#include "options.h"
+#include "ptag.h"
+#include "summary.h"
+
+#define EXIT_USAGE 2
+
+static const char usage_line[] =
+	"usage: iowatcher -t TRACE [-t TRACE ...] [-l LABEL ...] [-o FILE] [--summary[=json]] [options]";
+
+static void usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "iowatcher: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n%s\n(iowatcher --help lists the options)\n",
+		usage_line);
+	exit(EXIT_USAGE);
+}
+
+static void print_help(void)
+{
+	printf("%s\n\n", usage_line);
+	fputs(
+"Input\n"
+"  -t, --trace TRACE     a trace: the base name of blktrace's per-CPU files\n"
+"                        (NAME.blktrace.N), one of those files, a blkparse -d\n"
+"                        dump, a directory of traces, or - for a dump on stdin;\n"
+"                        repeat to compare traces\n"
+"  -l, --label LABEL     label of the trace given in the same position\n"
+"Analysis\n"
+"      --bin-ms N        time bin width in milliseconds (default: from the\n"
+"                        trace's duration, 1-2-5 steps, at most 1024 bins)\n"
+"  -x, --xzoom MIN:MAX   count only events from MIN to MAX seconds\n"
+"  -y, --yzoom MIN:MAX   count only I/O at offsets from MIN to MAX MiB\n"
+"  -a, --action Q|D|C    the action the io graph plots (default D, issue)\n"
+"Output\n"
+"      --summary[=text|json]  print statistics per trace and device\n"
+"  -P, --per-process     tag I/O by the process that queued it\n"
+"      --merge-comm      with -P, one tag per process name, not per pid\n"
+"      --help            this text\n"
+"      --version         the version\n", stdout);
+}
+
+static int parse_range(const char *arg, double *lo, double *hi)
+{
+	char *end;
+
+	errno = 0;
+	*lo = strtod(arg, &end);
+	if (end == arg || *end != ':' || errno)
+		return -1;
+	arg = end + 1;
+	*hi = strtod(arg, &end);
+	if (end == arg || *end || errno)
+		return -1;
+	if (!isfinite(*lo) || !isfinite(*hi) || *lo < 0 || *hi <= *lo)
+		return -1;
+	return 0;
+}
+
+static long parse_positive(const char *arg, const char *what, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (end == arg || *end || errno || v <= 0 || v > max)
+		usage_error(what, arg);
+	return v;
+}
+
+static int append(const char ***list, size_t *n, const char *item)
+{
+	const char **more = realloc(*list, (*n + 1) * sizeof(**list));
+
+	if (!more)
+		return -1;
+	more[(*n)++] = item;
+	*list = more;
+	return 0;
+}
+
+enum long_only {
+	OPT_SUMMARY = 256,
+	OPT_BIN_MS,
+	OPT_MERGE_COMM,
+	OPT_HELP,
+	OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+	{ "trace", required_argument, NULL, 't' },
+	{ "label", required_argument, NULL, 'l' },
+	{ "summary", optional_argument, NULL, OPT_SUMMARY },
+	{ "bin-ms", required_argument, NULL, OPT_BIN_MS },
+	{ "xzoom", required_argument, NULL, 'x' },
+	{ "yzoom", required_argument, NULL, 'y' },
+	{ "action", required_argument, NULL, 'a' },
+	{ "per-process", no_argument, NULL, 'P' },
+	{ "merge-comm", no_argument, NULL, OPT_MERGE_COMM },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char short_options[] = "t:l:x:y:a:P";
+
+static void parse_action(struct options *o, const char *arg)
+{
+	if (!strcmp(arg, "Q"))
+		o->analysis.iomap_action = BLK_TA_QUEUE;
+	else if (!strcmp(arg, "D"))
+		o->analysis.iomap_action = BLK_TA_ISSUE;
+	else if (!strcmp(arg, "C"))
+		o->analysis.iomap_action = BLK_TA_COMPLETE;
+	else
+		usage_error("-a %s: the action is Q, D or C", arg);
+}
+
+static void parse_args(int argc, char **argv, struct options *o)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->analysis.iomap_action = BLK_TA_ISSUE;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, short_options, long_options,
+				NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (append(&o->trace_args, &o->n_trace_args, optarg))
+				usage_error("%s", "out of memory");
+			break;
+		case 'l':
+			if (append(&o->labels, &o->n_labels, optarg))
+				usage_error("%s", "out of memory");
+			break;
+		case OPT_SUMMARY:
+			if (!optarg || !strcmp(optarg, "text"))
+				o->summary = SUMMARY_TEXT;
+			else if (!strcmp(optarg, "json"))
+				o->summary = SUMMARY_JSON;
+			else
+				usage_error("--summary=%s: the format is text or json",
+					    optarg);
+			break;
+		case OPT_BIN_MS:
+			o->analysis.bin_width_ns = (uint64_t)parse_positive(
+				optarg, "--bin-ms %s: a whole number of milliseconds from 1 to 86400000",
+				86400000L) * 1000000ull;
+			break;
+		case 'x':
+			if (parse_range(optarg, &o->x_min_s, &o->x_max_s))
+				usage_error("-x %s: give MIN:MAX seconds with 0 <= MIN < MAX",
+					    optarg);
+			o->has_x_range = 1;
+			break;
+		case 'y':
+			if (parse_range(optarg, &o->y_min_mib, &o->y_max_mib))
+				usage_error("-y %s: give MIN:MAX MiB with 0 <= MIN < MAX",
+					    optarg);
+			o->has_y_range = 1;
+			break;
+		case 'a':
+			parse_action(o, optarg);
+			break;
+		case 'P':
+			o->tag_by_process = 1;
+			break;
+		case OPT_MERGE_COMM:
+			o->merge_comm = 1;
+			break;
+		case OPT_HELP:
+			print_help();
+			exit(0);
+		case OPT_VERSION:
+			printf("iowatcher %s\n", IOWATCHER_VERSION);
+			exit(0);
+		case '?':
+		default:
+			if (optopt)
+				usage_error("-%c: unknown option or missing argument",
+					    (char[]){ (char)optopt, 0 });
+			usage_error("%s: unknown option or missing argument",
+				    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_error("%s: unexpected argument", argv[optind]);
+	if (!o->n_trace_args)
+		usage_error("%s", "no trace: give one with -t");
+	if (o->n_labels > o->n_trace_args)
+		usage_error("%s", "more -l labels than -t traces");
+	if (o->merge_comm && !o->tag_by_process)
+		usage_error("%s", "--merge-comm goes with -P");
+	if (o->has_x_range) {
+		o->analysis.has_time_range = 1;
+		o->analysis.time_min_ns = (uint64_t)(o->x_min_s * 1e9);
+		o->analysis.time_max_ns = (uint64_t)(o->x_max_s * 1e9);
+	}
+	if (o->has_y_range) {
+		o->analysis.has_offset_range = 1;
+		o->analysis.offset_min = (uint64_t)(o->y_min_mib * 1048576.0);
+		o->analysis.offset_max = (uint64_t)(o->y_max_mib * 1048576.0);
+	}
+}
+
+/* Reader -> (process tags) -> analysis, for one trace. */
+static int analyse_trace(const struct options *o,
+			 const struct trace_source *src,
+			 struct trace_result *res, struct iow_error *err)
+{
+	struct process_tags *pt = NULL;
+	struct io_event ev;
+	struct feed *f;
+	int r;
+
+	if (analysis_init(&res->analysis, &o->analysis, err) < 0)
+		return -1;
+	f = feed_open(src, err);
+	if (!f)
+		return -1;
+	if (o->tag_by_process) {
+		pt = ptag_new(o->merge_comm);
+		if (!pt) {
+			feed_close(f);
+			return iow_fail(err, "out of memory");
+		}
+		analysis_enable_tags(&res->analysis);
+	}
+	while ((r = feed_next(f, &ev, err)) > 0) {
+		if (pt && ptag_event(pt, &ev, &res->analysis, err) < 0) {
+			r = -1;
+			break;
+		}
+		if (analysis_add(&res->analysis, &ev, err) < 0) {
+			r = -1;
+			break;
+		}
+	}
+	if (r == 0 && feed_warning(f))
+		fprintf(stderr, "iowatcher: warning: %s\n", feed_warning(f));
+	if (r == 0 && res->analysis.warning[0])
+		fprintf(stderr, "iowatcher: warning: %s: %s\n", src->name,
+			res->analysis.warning);
+	feed_close(f);
+	ptag_free(pt);
+	analysis_finish(&res->analysis);
+	return r;
+}
+
+struct run {
+	struct trace_list sources;
+	const char **labels;	/* per source */
+	struct trace_result *results;
+	size_t n_done;
+};
+
+static int find_sources(const struct options *o, struct run *run,
+			struct iow_error *err)
+{
+	size_t i, j;
+
+	for (i = 0; i < o->n_trace_args; i++) {
+		size_t before = run->sources.n;
+
+		if (feed_find_traces(o->trace_args[i], &run->sources, err) < 0)
+			return -1;
+		run->labels = realloc(run->labels,
+				      run->sources.n * sizeof(*run->labels));
+		if (!run->labels)
+			return iow_fail(err, "out of memory");
+		for (j = before; j < run->sources.n; j++)
+			run->labels[j] = i < o->n_labels &&
+						 run->sources.n - before == 1 ?
+					 o->labels[i] :
+					 run->sources.items[j].label;
+	}
+	return 0;
+}
+
+static void run_free(struct run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->n_done; i++)
+		analysis_free(&run->results[i].analysis);
+	free(run->results);
+	free(run->labels);
+	trace_list_free(&run->sources);
+}
+
+int main(int argc, char **argv)
+{
+	struct options opts;
+	struct iow_error err = { "" };
+	struct run run = { { NULL, 0 }, NULL, NULL, 0 };
+	int status = 0;
+	size_t i;
+
+	parse_args(argc, argv, &opts);
+	if (find_sources(&opts, &run, &err) < 0)
+		goto fail;
+	run.results = calloc(run.sources.n, sizeof(*run.results));
+	if (!run.results) {
+		iow_fail(&err, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < run.sources.n; i++) {
+		struct trace_result *res = &run.results[i];
+
+		res->label = run.labels[i];
+		res->source = run.sources.items[i].name;
+		run.n_done = i + 1;
+		if (analyse_trace(&opts, &run.sources.items[i], res, &err) < 0)
+			goto fail;
+	}
+	if (opts.summary == SUMMARY_JSON)
+		summary_print_json(stdout, run.results, run.n_done);
+	else
+		summary_print_text(stdout, run.results, run.n_done);
+	goto out;
+fail:
+	fprintf(stderr, "iowatcher: %s\n", err.msg);
+	status = 1;
+out:
+	free(opts.trace_args);
+	free(opts.labels);
+	run_free(&run);
+	return status;
+}

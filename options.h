@@ -1,0 +1,48 @@
+/*
+ * options.h: everything the command line says, in one struct filled by
+ * iowatcher.c and passed down to the stages that need it.
+ */
+#ifndef IOWATCHER_OPTIONS_H
+#define IOWATCHER_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+
+enum summary_mode { SUMMARY_NONE, SUMMARY_TEXT, SUMMARY_JSON };
+
+#define MAX_GRAPH_PICKS 64
+
+struct options {
+	const char **trace_args;	/* -t, in order */
+	size_t n_trace_args;
+	const char **labels;		/* -l, matching -t by position */
+	size_t n_labels;
+	enum summary_mode summary;
+	const char *output;		/* -o */
+	const char *title;		/* --title */
+	struct analysis_config analysis;
+	/* graphs */
+	const char *only_graphs[MAX_GRAPH_PICKS];	/* -O */
+	size_t n_only;
+	const char *no_graphs[MAX_GRAPH_PICKS];		/* -N */
+	size_t n_no;
+	int graph_width, graph_height;	/* -w, -h: one graph, px */
+	int columns;			/* -c */
+	double rolling_s;		/* -r */
+	int has_x_range, has_y_range;
+	double x_min_s, x_max_s;	/* -x, seconds */
+	double y_min_mib, y_max_mib;	/* -y, MiB */
+	/* tagging */
+	int tag_by_process;		/* -P */
+	int merge_comm;			/* --merge-comm */
+	const char *tagger;		/* -T */
+	double tagger_timeout_s;	/* --tagger-timeout */
+	int top_tags;			/* --top */
+	/* export */
+	const char *csv_dir;		/* --csv */
+	int latency_dirs;		/* --dir: bit 0 reads, bit 1 writes */
+};
+
+#endif
