@@ -1,0 +1,339 @@
+/* test_analysis.c: matching, counting, binning on constructed events. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "analysis.h"
+#include "blktrace.h"
+#include "ioset.h"
+#include "check.h"
+#include "tracebuild.h"
+
+#define MS 1000000ull
+#define S 1000000000ull
+
+static struct analysis a;
+static uint64_t n_ev;
+
+static void start(const struct analysis_config *cfg)
+{
+	struct analysis_config zero = { 0 };
+	struct iow_error err;
+
+	n_ev = 0;
+	CHECK(analysis_init(&a, cfg ? cfg : &zero, &err) == 0);
+}
+
+static void ev(uint64_t t, unsigned code, int write, uint64_t sector,
+	       uint32_t bytes, int32_t tag)
+{
+	static const unsigned cat[] = {
+		[BLK_TA_QUEUE] = BLK_TC_QUEUE, [BLK_TA_BACKMERGE] = BLK_TC_QUEUE,
+		[BLK_TA_FRONTMERGE] = BLK_TC_QUEUE, [BLK_TA_ISSUE] = BLK_TC_ISSUE,
+		[BLK_TA_COMPLETE] = BLK_TC_COMPLETE, [BLK_TA_REQUEUE] = BLK_TC_REQUEUE,
+	};
+	struct io_event e = { 0 };
+	struct iow_error err;
+
+	e.time_ns = t;
+	e.sector = sector;
+	e.bytes = bytes;
+	e.action = code | BLK_TC_ACT(cat[code] | (write ? W : R));
+	e.device = DEV(8, 0);
+	e.index = n_ev++;
+	e.tag = tag;
+	CHECK(analysis_add(&a, &e, &err) == 0);
+}
+
+/* One I/O: Q at q, D at d, C at c. */
+static void io(uint64_t q, uint64_t d, uint64_t c, int write, uint64_t sector,
+	       uint32_t bytes)
+{
+	ev(q, BLK_TA_QUEUE, write, sector, bytes, IO_EVENT_NO_TAG);
+	ev(d, BLK_TA_ISSUE, write, sector, bytes, IO_EVENT_NO_TAG);
+	ev(c, BLK_TA_COMPLETE, write, sector, bytes, IO_EVENT_NO_TAG);
+}
+
+static void test_completions_counted_per_direction(void)
+{
+	start(NULL);
+	io(0, 1 * MS, 2 * MS, 0, 0, 4096);
+	io(3 * MS, 4 * MS, 6 * MS, 1, 100, 8192);
+	io(7 * MS, 8 * MS, 9 * MS, 1, 200, 512);
+	analysis_finish(&a);
+	CHECK_EQ_INT(a.n_devices, 1);
+	CHECK_EQ_INT(a.devices[0].ios[DIR_READ], 1);
+	CHECK_EQ_INT(a.devices[0].bytes[DIR_READ], 4096);
+	CHECK_EQ_INT(a.devices[0].ios[DIR_WRITE], 2);
+	CHECK_EQ_INT(a.devices[0].bytes[DIR_WRITE], 8704);
+	CHECK_EQ_INT(a.devices[0].d2c.n, 3);
+	CHECK_NEAR(latency_mean_ns(&a.devices[0].d2c), (1 + 2 + 1) * MS / 3.0, 1);
+	CHECK_NEAR(latency_mean_ns(&a.devices[0].q2c), (2 + 3 + 2) * MS / 3.0, 1);
+	CHECK_NEAR(latency_mean_ns(&a.devices[0].q2d), 1 * MS, 1);
+	analysis_free(&a);
+}
+
+static void test_merged_bio_takes_request_issue_and_completion(void)
+{
+	start(NULL);
+	/* bio A at 0 (8 sectors), bio B back-merged at 8, request D 0+16 */
+	ev(0, BLK_TA_QUEUE, 1, 0, 4096, IO_EVENT_NO_TAG);
+	ev(1 * MS, BLK_TA_QUEUE, 1, 8, 4096, IO_EVENT_NO_TAG);
+	ev(1 * MS, BLK_TA_BACKMERGE, 1, 8, 4096, IO_EVENT_NO_TAG);
+	ev(2 * MS, BLK_TA_ISSUE, 1, 0, 8192, IO_EVENT_NO_TAG);
+	ev(5 * MS, BLK_TA_COMPLETE, 1, 0, 8192, IO_EVENT_NO_TAG);
+	analysis_finish(&a);
+	CHECK_EQ_INT(a.devices[0].ios[DIR_WRITE], 1);
+	CHECK_EQ_INT(a.devices[0].merges[DIR_WRITE], 1);
+	CHECK_EQ_INT(a.devices[0].d2c.n, 2);	/* per bio, as btt */
+	CHECK_NEAR(latency_mean_ns(&a.devices[0].d2c), 3 * MS, 1);
+	CHECK_NEAR(latency_mean_ns(&a.devices[0].q2c), (5 + 4) * MS / 2.0, 1);
+	CHECK_NEAR(latency_mean_ns(&a.devices[0].q2d), (2 + 1) * MS / 2.0, 1);
+	analysis_free(&a);
+}
+
+static void test_front_merge_matches_from_new_start(void)
+{
+	start(NULL);
+	ev(0, BLK_TA_QUEUE, 0, 8, 4096, IO_EVENT_NO_TAG);
+	ev(1 * MS, BLK_TA_QUEUE, 0, 0, 4096, IO_EVENT_NO_TAG);
+	ev(1 * MS, BLK_TA_FRONTMERGE, 0, 0, 4096, IO_EVENT_NO_TAG);
+	ev(2 * MS, BLK_TA_ISSUE, 0, 0, 8192, IO_EVENT_NO_TAG);
+	ev(4 * MS, BLK_TA_COMPLETE, 0, 0, 8192, IO_EVENT_NO_TAG);
+	analysis_finish(&a);
+	CHECK_EQ_INT(a.devices[0].d2c.n, 2);
+	CHECK_NEAR(latency_mean_ns(&a.devices[0].q2c), (4 + 3) * MS / 2.0, 1);
+	analysis_free(&a);
+}
+
+static void test_completion_without_queue_still_gives_d2c(void)
+{
+	start(NULL);
+	ev(0, BLK_TA_ISSUE, 0, 0, 4096, IO_EVENT_NO_TAG);
+	ev(3 * MS, BLK_TA_COMPLETE, 0, 0, 4096, IO_EVENT_NO_TAG);
+	analysis_finish(&a);
+	CHECK_EQ_INT(a.devices[0].d2c.n, 1);
+	CHECK_EQ_INT(a.devices[0].q2c.n, 0);
+	CHECK_NEAR(latency_mean_ns(&a.devices[0].d2c), 3 * MS, 1);
+	analysis_free(&a);
+}
+
+static void test_queue_depth_is_time_weighted_exactly(void)
+{
+	start(NULL);
+	/* depth 1 over [0,1), 2 over [1,2), 1 over [2,4): area 5 s */
+	ev(0, BLK_TA_ISSUE, 0, 0, 4096, IO_EVENT_NO_TAG);
+	ev(1 * S, BLK_TA_ISSUE, 0, 100, 4096, IO_EVENT_NO_TAG);
+	ev(2 * S, BLK_TA_COMPLETE, 0, 0, 4096, IO_EVENT_NO_TAG);
+	ev(4 * S, BLK_TA_COMPLETE, 0, 100, 4096, IO_EVENT_NO_TAG);
+	analysis_finish(&a);
+	CHECK_NEAR(a.devices[0].depth_area_ns / 1e9, 5.0, 1e-9);
+	CHECK_NEAR(analysis_duration_s(&a), 4.0, 1e-9);
+	{
+		double area = 0;
+		size_t i;
+
+		for (i = 0; i < a.n_bins; i++)
+			area += a.bins[i].depth_area_ns;
+		CHECK_NEAR(area / 1e9, 5.0, 1e-6);
+		/* the bin holding t = 1.5 s has depth 2 throughout */
+		i = (size_t)(1.5e9 / (double)a.bin_width_ns);
+		CHECK_NEAR(a.bins[i].depth_area_ns / (double)a.bin_width_ns,
+			   2.0, 1e-9);
+	}
+	analysis_free(&a);
+}
+
+static void test_requeue_leaves_the_queue(void)
+{
+	start(NULL);
+	ev(0, BLK_TA_ISSUE, 0, 0, 4096, IO_EVENT_NO_TAG);
+	ev(1 * S, BLK_TA_REQUEUE, 0, 0, 4096, IO_EVENT_NO_TAG);
+	ev(3 * S, BLK_TA_ISSUE, 0, 0, 4096, IO_EVENT_NO_TAG);
+	ev(4 * S, BLK_TA_COMPLETE, 0, 0, 4096, IO_EVENT_NO_TAG);
+	analysis_finish(&a);
+	CHECK_NEAR(a.devices[0].depth_area_ns / 1e9, 2.0, 1e-9);
+	CHECK_NEAR(latency_mean_ns(&a.devices[0].d2c), 1.0 * S, 1);
+	analysis_free(&a);
+}
+
+static void test_seeks_count_non_contiguous_issues(void)
+{
+	start(NULL);
+	io(0, 1, 2, 0, 0, 4096);	/* 0..8 */
+	io(3, 4, 5, 0, 8, 4096);	/* contiguous */
+	io(6, 7, 8, 0, 1000, 4096);	/* seek */
+	io(9, 10, 11, 0, 16, 4096);	/* seek back */
+	analysis_finish(&a);
+	CHECK_EQ_INT(a.devices[0].seeks, 2);
+	analysis_free(&a);
+}
+
+static void test_bins_of_a_six_second_trace_are_10ms(void)
+{
+	uint64_t t;
+
+	start(NULL);
+	for (t = 0; t < 6 * S; t += 5 * MS)
+		io(t, t + MS / 2, t + MS, 1, t / MS * 8, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(a.bin_width_ns, 10 * MS);
+	CHECK(a.n_bins > 500 && a.n_bins <= 601);
+	analysis_free(&a);
+}
+
+static void test_coarsening_keeps_every_total(void)
+{
+	uint64_t t, ios = 0, bytes = 0, seeks = 0, d2c = 0;
+	size_t i;
+
+	start(NULL);
+	for (t = 0; t < 100 * S; t += 7 * MS) {
+		io(t, t + MS, t + 3 * MS, (t / MS) & 1, (t / MS) * 64, 4096);
+	}
+	analysis_finish(&a);
+	for (i = 0; i < a.n_bins; i++) {
+		ios += a.bins[i].ios[0] + a.bins[i].ios[1];
+		bytes += a.bins[i].bytes[0] + a.bins[i].bytes[1];
+		seeks += a.bins[i].seeks;
+		d2c += a.bins[i].d2c_n[0] + a.bins[i].d2c_n[1];
+	}
+	CHECK_EQ_INT(ios, a.devices[0].ios[0] + a.devices[0].ios[1]);
+	CHECK_EQ_INT(bytes, a.devices[0].bytes[0] + a.devices[0].bytes[1]);
+	CHECK_EQ_INT(seeks, a.devices[0].seeks);
+	CHECK_EQ_INT(d2c, a.devices[0].d2c.n);
+	CHECK(a.n_bins <= ANALYSIS_MAX_BINS);
+	CHECK_EQ_INT(a.bin_width_ns, 100 * MS);	/* 1000 bins */
+	/* per-bin latency quantile: every I/O took 2 ms */
+	CHECK_NEAR(analysis_bin_latency_q(&a, 3, -1, 0.5), 2.0 * MS,
+		   2.0 * MS / 16);
+	analysis_free(&a);
+}
+
+static void test_time_range_counts_only_inside(void)
+{
+	struct analysis_config cfg = { 0 };
+
+	cfg.has_time_range = 1;
+	cfg.time_min_ns = 1 * S;
+	cfg.time_max_ns = 2 * S;
+	start(&cfg);
+	io(0, MS, 2 * MS, 0, 0, 4096);
+	io(S + 1, S + MS, S + 2 * MS, 0, 100, 4096);
+	io(S + 10 * MS, S + 11 * MS, 2 * S + 1, 0, 200, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(a.devices[0].ios[DIR_READ], 1);
+	CHECK_NEAR(analysis_bin_start_s(&a, 0), 1.0, 1e-9);
+	analysis_free(&a);
+}
+
+static void test_offset_range_counts_only_inside(void)
+{
+	struct analysis_config cfg = { 0 };
+
+	cfg.has_offset_range = 1;
+	cfg.offset_min = 1 << 20;
+	cfg.offset_max = 2 << 20;
+	start(&cfg);
+	io(0, MS, 2 * MS, 0, 0, 4096);
+	io(3 * MS, 4 * MS, 5 * MS, 0, (1 << 20) / 512 + 8, 4096);
+	io(6 * MS, 7 * MS, 8 * MS, 0, (2 << 20) / 512, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(a.devices[0].ios[DIR_READ], 1);
+	analysis_free(&a);
+}
+
+static void test_tag_of_queue_wins_over_issue(void)
+{
+	start(NULL);
+	analysis_enable_tags(&a);
+	ev(0, BLK_TA_QUEUE, 1, 0, 4096, 5);
+	ev(MS, BLK_TA_ISSUE, 1, 0, 4096, 9);
+	ev(2 * MS, BLK_TA_COMPLETE, 1, 0, 4096, IO_EVENT_NO_TAG);
+	/* no tag at Q: the issue's tag */
+	ev(3 * MS, BLK_TA_QUEUE, 1, 100, 4096, IO_EVENT_NO_TAG);
+	ev(4 * MS, BLK_TA_ISSUE, 1, 100, 4096, 9);
+	ev(5 * MS, BLK_TA_COMPLETE, 1, 100, 8192, IO_EVENT_NO_TAG);
+	/* no tag at all */
+	io(6 * MS, 7 * MS, 8 * MS, 0, 300, 512);
+	analysis_finish(&a);
+	CHECK_EQ_INT(a.n_tags, 3);
+	{
+		size_t i;
+
+		for (i = 0; i < a.n_tags; i++) {
+			const struct tag_stats *t = &a.tags[i];
+
+			if (t->id == 5)
+				CHECK_EQ_INT(t->bytes[DIR_WRITE], 4096);
+			else if (t->id == 9)
+				CHECK_EQ_INT(t->bytes[DIR_WRITE], 8192);
+			else
+				CHECK(t->id == IO_EVENT_NO_TAG &&
+				      t->bytes[DIR_READ] == 512 &&
+				      !strcmp(t->label, "untagged"));
+		}
+	}
+	analysis_free(&a);
+}
+
+static void test_inflight_memory_is_swept_when_completions_are_lost(void)
+{
+	uint64_t i;
+
+	start(NULL);
+	/* 300k queued bios that never complete, spread over 10 minutes */
+	for (i = 0; i < 300000; i++)
+		ev(i * 2 * MS, BLK_TA_QUEUE, 0, i * 8, 4096, IO_EVENT_NO_TAG);
+	analysis_finish(&a);
+	/* more than 120 s old are forgotten: at most ~60k+65k remain */
+	CHECK(((struct ioset *)a.private)->len < 140000);
+	analysis_free(&a);
+}
+
+static void test_io_map_rows_cover_offsets(void)
+{
+	size_t i, total = 0;
+	int rows_seen_low = 0, rows_seen_high = 0;
+
+	start(NULL);
+	io(0, MS, 2 * MS, 1, 0, 4096);
+	io(3 * MS, 4 * MS, 5 * MS, 1, 2000000000ull, 4096); /* ~1 TB */
+	analysis_finish(&a);
+	for (i = 0; i < a.iomaps[0].cap; i++) {
+		struct iomap_point p;
+		uint64_t lo, hi;
+
+		if (!a.iomaps[0].cells[i].used)
+			continue;
+		iomap_cell_decode(&a.iomaps[0].cells[i], &p);
+		total += p.count;
+		analysis_map_row_bytes(&a, 0, p.row, &lo, &hi);
+		if (lo == 0)
+			rows_seen_low = 1;
+		if (lo <= 2000000000ull * 512 && hi > 2000000000ull * 512)
+			rows_seen_high = 1;
+		CHECK_EQ_INT(p.dir, DIR_WRITE);
+	}
+	CHECK_EQ_INT(total, 2);
+	CHECK(rows_seen_low && rows_seen_high);
+	analysis_free(&a);
+}
+
+int main(void)
+{
+	RUN_TEST(test_completions_counted_per_direction);
+	RUN_TEST(test_merged_bio_takes_request_issue_and_completion);
+	RUN_TEST(test_front_merge_matches_from_new_start);
+	RUN_TEST(test_completion_without_queue_still_gives_d2c);
+	RUN_TEST(test_queue_depth_is_time_weighted_exactly);
+	RUN_TEST(test_requeue_leaves_the_queue);
+	RUN_TEST(test_seeks_count_non_contiguous_issues);
+	RUN_TEST(test_bins_of_a_six_second_trace_are_10ms);
+	RUN_TEST(test_coarsening_keeps_every_total);
+	RUN_TEST(test_time_range_counts_only_inside);
+	RUN_TEST(test_offset_range_counts_only_inside);
+	RUN_TEST(test_tag_of_queue_wins_over_issue);
+	RUN_TEST(test_inflight_memory_is_swept_when_completions_are_lost);
+	RUN_TEST(test_io_map_rows_cover_offsets);
+	return check_report();
+}

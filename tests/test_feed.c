@@ -1,0 +1,383 @@
+/* test_feed.c: the trace reader on constructed traces. */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "blkparse_feed.h"
+#include "check.h"
+#include "tracebuild.h"
+
+static char dir[64];
+
+static char *path_in(const char *name)
+{
+	static char buf[4][256];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", dir, name);
+	return buf[k];
+}
+
+static const struct rec basic[] = {
+	{ .t = 1000, .sector = 8, .bytes = 4096, .action = ACT(BLK_TA_QUEUE, BLK_TC_QUEUE | W), .pid = 7, .dev = DEV(8, 0), .cpu = 0 },
+	{ .t = 1500, .sector = 8, .bytes = 4096, .action = ACT(BLK_TA_ISSUE, BLK_TC_ISSUE | W), .pid = 7, .dev = DEV(8, 0), .cpu = 0 },
+	{ .t = 9000, .sector = 8, .bytes = 4096, .action = ACT(BLK_TA_COMPLETE, BLK_TC_COMPLETE | W), .pid = 0, .dev = DEV(8, 0), .cpu = 0 },
+};
+
+/* Read every event of the trace at arg; returns count, -1 on error. */
+static long read_all(const char *arg, struct io_event *out, size_t max,
+		     struct iow_error *err, char *warning)
+{
+	struct trace_list list = { NULL, 0 };
+	struct io_event ev;
+	struct feed *f;
+	long n = 0;
+	int r;
+
+	if (feed_find_traces(arg, &list, err) < 0)
+		return -1;
+	f = feed_open(&list.items[0], err);
+	if (!f) {
+		trace_list_free(&list);
+		return -1;
+	}
+	while ((r = feed_next(f, &ev, err)) > 0) {
+		if ((size_t)n < max)
+			out[n] = ev;
+		n++;
+	}
+	if (warning)
+		snprintf(warning, IOW_ERROR_LEN, "%s",
+			 feed_warning(f) ? feed_warning(f) : "");
+	feed_close(f);
+	trace_list_free(&list);
+	return r < 0 ? -1 : n;
+}
+
+static void check_basic(const struct io_event *ev)
+{
+	CHECK_EQ_INT(ev[0].time_ns, 0);
+	CHECK_EQ_INT(ev[1].time_ns, 500);
+	CHECK_EQ_INT(ev[2].time_ns, 8000);
+	CHECK_EQ_INT(ev[1].sector, 8);
+	CHECK_EQ_INT(ev[1].bytes, 4096);
+	CHECK_EQ_INT(blk_action_code(ev[1].action), BLK_TA_ISSUE);
+	CHECK(blk_is_write(ev[1].action));
+	CHECK_EQ_INT(ev[0].pid, 7);
+	CHECK_EQ_INT(ev[0].device, DEV(8, 0));
+	CHECK_EQ_INT(ev[2].index, 2);
+	/* file offsets are checked per version by the callers */
+}
+
+static void test_v7_records_decode(void)
+{
+	struct io_event ev[8];
+	struct iow_error err;
+
+	CHECK(tb_file(path_in("v7.dump"), 7, 0, basic, 3) == 0);
+	CHECK_EQ_INT(read_all(path_in("v7.dump"), ev, 8, &err, NULL), 3);
+	check_basic(ev);
+	CHECK_EQ_INT(ev[1].file_offset, 48);
+}
+
+static void test_v8_records_decode_with_zone_bits(void)
+{
+	struct rec r[3];
+	struct io_event ev[8];
+	struct iow_error err;
+
+	memcpy(r, basic, sizeof(r));
+	r[1].zone = 1 << 1;	/* ZONE_APPEND */
+	CHECK(tb_file(path_in("v8.dump"), 8, 0, r, 3) == 0);
+	CHECK_EQ_INT(read_all(path_in("v8.dump"), ev, 8, &err, NULL), 3);
+	check_basic(ev);
+	CHECK_EQ_INT(ev[1].file_offset, 64);
+	CHECK_EQ_INT(ev[1].zone_action, 2);
+	CHECK_EQ_INT(ev[0].zone_action, 0);
+}
+
+static void test_byte_swapped_traces_read_the_same(void)
+{
+	struct io_event ev[8];
+	struct iow_error err;
+
+	CHECK(tb_file(path_in("sw7.dump"), 7, 1, basic, 3) == 0);
+	CHECK_EQ_INT(read_all(path_in("sw7.dump"), ev, 8, &err, NULL), 3);
+	check_basic(ev);
+	CHECK(tb_file(path_in("sw8.dump"), 8, 1, basic, 3) == 0);
+	CHECK_EQ_INT(read_all(path_in("sw8.dump"), ev, 8, &err, NULL), 3);
+	check_basic(ev);
+}
+
+static void test_percpu_files_merge_by_time(void)
+{
+	struct rec cpu0[3], cpu1[3];
+	struct io_event ev[8];
+	struct iow_error err;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		cpu0[i] = basic[0];
+		cpu0[i].t = 100 + 20 * i;	/* 100 120 140 */
+		cpu0[i].sector = i;
+		cpu1[i] = basic[0];
+		cpu1[i].t = 110 + 20 * i;	/* 110 130 150 */
+		cpu1[i].sector = 10 + i;
+		cpu1[i].cpu = 1;
+	}
+	CHECK(tb_file(path_in("m.blktrace.0"), 7, 0, cpu0, 3) == 0);
+	CHECK(tb_file(path_in("m.blktrace.1"), 7, 0, cpu1, 3) == 0);
+	CHECK_EQ_INT(read_all(path_in("m"), ev, 8, &err, NULL), 6);
+	for (i = 0; i < 6; i++)
+		CHECK_EQ_INT(ev[i].time_ns, 10 * i);
+	CHECK_EQ_INT(ev[1].cpu, 1);
+	/* Naming one CPU's file reads the whole set. */
+	CHECK_EQ_INT(read_all(path_in("m.blktrace.1"), ev, 8, &err, NULL), 6);
+}
+
+static void test_time_zero_is_first_event_not_a_note(void)
+{
+	static const char comm[] = "fio";
+	struct rec r[4];
+	struct io_event ev[8];
+	struct iow_error err;
+
+	r[0] = basic[0];
+	r[0].t = 500;
+	r[0].action = BLK_TN_PROCESS | BLK_TC_ACT(BLK_TC_NOTIFY);
+	r[0].pdu = comm;
+	r[0].pdu_len = sizeof(comm);
+	memcpy(r + 1, basic, sizeof(basic));
+	CHECK(tb_file(path_in("note.dump"), 7, 0, r, 4) == 0);
+	CHECK_EQ_INT(read_all(path_in("note.dump"), ev, 8, &err, NULL), 4);
+	CHECK_EQ_INT(ev[0].time_ns, 0);
+	CHECK_EQ_INT(ev[1].time_ns, 0);
+	CHECK_EQ_INT(ev[2].time_ns, 500);
+	CHECK_EQ_INT(ev[0].pdu_len, sizeof(comm));
+}
+
+static void test_time_going_backwards_lands_at_zero(void)
+{
+	struct rec r[3];
+	struct io_event ev[8];
+	struct iow_error err;
+
+	memcpy(r, basic, sizeof(r));
+	r[1].t = 10;	/* before the first event's 1000 */
+	CHECK(tb_file(path_in("back.dump"), 7, 0, r, 3) == 0);
+	CHECK_EQ_INT(read_all(path_in("back.dump"), ev, 8, &err, NULL), 3);
+	CHECK_EQ_INT(ev[1].time_ns, 0);
+	CHECK_EQ_INT(ev[2].time_ns, 8000);
+}
+
+static void truncate_file(const char *path, off_t len)
+{
+	CHECK(truncate(path, len) == 0);
+}
+
+static void test_truncated_tail_keeps_earlier_events(void)
+{
+	struct io_event ev[8];
+	struct iow_error err;
+	char warning[IOW_ERROR_LEN];
+
+	CHECK(tb_file(path_in("trunc.dump"), 7, 0, basic, 3) == 0);
+	truncate_file(path_in("trunc.dump"), 48 * 2 + 20);
+	CHECK_EQ_INT(read_all(path_in("trunc.dump"), ev, 8, &err, warning), 2);
+	CHECK(strstr(warning, "truncated") != NULL);
+	CHECK(strstr(warning, "byte 96") != NULL);
+}
+
+static void test_payload_past_end_is_error_with_offset(void)
+{
+	static const char comm[] = "abcdefgh";
+	struct rec r[2];
+	struct io_event ev[8];
+	struct iow_error err;
+
+	r[0] = basic[0];
+	r[1] = basic[1];
+	r[1].action = BLK_TN_PROCESS | BLK_TC_ACT(BLK_TC_NOTIFY);
+	r[1].pdu = comm;
+	r[1].pdu_len = sizeof(comm);
+	CHECK(tb_file(path_in("pdu.dump"), 7, 0, r, 2) == 0);
+	truncate_file(path_in("pdu.dump"), 48 + 48 + 4);
+	CHECK_EQ_INT(read_all(path_in("pdu.dump"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "pdu.dump") != NULL);
+	CHECK(strstr(err.msg, "byte 48") != NULL);
+	CHECK(strstr(err.msg, "payload") != NULL);
+}
+
+static void test_bad_magic_is_error_naming_file(void)
+{
+	struct io_event ev[8];
+	struct iow_error err;
+	FILE *f = fopen(path_in("text.dump"), "w");
+
+	fputs("this is not a trace at all, just some text\n", f);
+	fclose(f);
+	CHECK_EQ_INT(read_all(path_in("text.dump"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "text.dump: byte 0: not a blktrace record") !=
+	      NULL);
+}
+
+static void test_corrupt_record_in_middle_is_error(void)
+{
+	struct io_event ev[8];
+	struct iow_error err;
+	FILE *f;
+
+	CHECK(tb_file(path_in("corrupt.dump"), 7, 0, basic, 3) == 0);
+	f = fopen(path_in("corrupt.dump"), "r+b");
+	fseek(f, 96, SEEK_SET);
+	fputc(0x13, f);
+	fclose(f);
+	CHECK_EQ_INT(read_all(path_in("corrupt.dump"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "byte 96") != NULL);
+}
+
+static void test_unknown_version_is_error(void)
+{
+	struct io_event ev[8];
+	struct iow_error err;
+	FILE *f = fopen(path_in("v9.dump"), "wb");
+	uint32_t magic = BLK_IO_TRACE_MAGIC | 9;
+	char zero[60] = { 0 };
+
+	fwrite(&magic, 4, 1, f);
+	fwrite(zero, 1, sizeof(zero), f);
+	fclose(f);
+	CHECK_EQ_INT(read_all(path_in("v9.dump"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "unknown record version 9") != NULL);
+}
+
+static void test_empty_trace_is_error(void)
+{
+	struct io_event ev[8];
+	struct iow_error err;
+	FILE *f = fopen(path_in("empty.dump"), "wb");
+
+	fclose(f);
+	CHECK_EQ_INT(read_all(path_in("empty.dump"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "empty trace") != NULL);
+}
+
+static void test_missing_path_is_error(void)
+{
+	struct trace_list list = { NULL, 0 };
+	struct iow_error err;
+
+	CHECK(feed_find_traces(path_in("nothing-here"), &list, &err) < 0);
+	CHECK(strstr(err.msg, "no such file") != NULL);
+	trace_list_free(&list);
+}
+
+static void test_directory_finds_sets_and_dumps(void)
+{
+	struct trace_list list = { NULL, 0 };
+	struct iow_error err;
+	char sub[300];
+	FILE *f;
+
+	snprintf(sub, sizeof(sub), "%s/dir", dir);
+	mkdir(sub, 0755);
+	CHECK(tb_file(path_in("dir/a.blktrace.0"), 7, 0, basic, 3) == 0);
+	CHECK(tb_file(path_in("dir/a.blktrace.1"), 7, 0, basic, 3) == 0);
+	CHECK(tb_file(path_in("dir/b.dump"), 7, 0, basic, 3) == 0);
+	f = fopen(path_in("dir/README"), "w");
+	fputs("notes\n", f);
+	fclose(f);
+	CHECK(feed_find_traces(sub, &list, &err) == 0);
+	CHECK_EQ_INT(list.n, 2);
+	if (list.n == 2) {
+		CHECK_EQ_INT(list.items[0].kind, TRACE_PERCPU);
+		CHECK_EQ_INT(list.items[0].n_paths, 2);
+		CHECK(!strcmp(list.items[0].label, "a"));
+		CHECK_EQ_INT(list.items[1].kind, TRACE_DUMP);
+	}
+	trace_list_free(&list);
+}
+
+static void test_directory_without_trace_is_error(void)
+{
+	struct trace_list list = { NULL, 0 };
+	struct iow_error err;
+	char sub[300];
+
+	snprintf(sub, sizeof(sub), "%s/nodata", dir);
+	mkdir(sub, 0755);
+	CHECK(feed_find_traces(sub, &list, &err) < 0);
+	CHECK(strstr(err.msg, "holds no blktrace trace") != NULL);
+	trace_list_free(&list);
+}
+
+static void test_remap_payload_decodes_big_endian(void)
+{
+	unsigned char pdu[16];
+	struct io_event ev = { 0 };
+	uint32_t from, to;
+	uint64_t sector;
+	uint32_t be_from = __builtin_bswap32(DEV(253, 0));
+	uint32_t be_to = __builtin_bswap32(DEV(8, 2));
+	uint64_t be_sector = __builtin_bswap64(20481880);
+
+	memcpy(pdu, &be_from, 4);
+	memcpy(pdu + 4, &be_to, 4);
+	memcpy(pdu + 8, &be_sector, 8);
+	ev.pdu = pdu;
+	ev.pdu_len = 16;
+	ev.action = ACT(BLK_TA_REMAP, BLK_TC_QUEUE);
+	CHECK(feed_decode_remap(&ev, &from, &to, &sector) == 0);
+	CHECK_EQ_INT(from, DEV(253, 0));
+	CHECK_EQ_INT(to, DEV(8, 2));
+	CHECK_EQ_INT(sector, 20481880);
+	ev.pdu_len = 8;
+	CHECK(feed_decode_remap(&ev, &from, &to, &sector) < 0);
+}
+
+static void test_cgroup_id_is_skipped_in_notes(void)
+{
+	unsigned char pdu[8 + 4] = { 1, 2, 3, 4, 5, 6, 7, 8, 'f', 'i', 'o', 0 };
+	struct io_event ev = { 0 };
+	const char *text;
+
+	ev.pdu = pdu;
+	ev.pdu_len = sizeof(pdu);
+	ev.action = BLK_TN_PROCESS | BLK_TA_CGROUP |
+		    BLK_TC_ACT(BLK_TC_NOTIFY);
+	CHECK_EQ_INT(feed_note_text(&ev, &text), 3);
+	CHECK(!strncmp(text, "fio", 3));
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/iow-feed-XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	RUN_TEST(test_v7_records_decode);
+	RUN_TEST(test_v8_records_decode_with_zone_bits);
+	RUN_TEST(test_byte_swapped_traces_read_the_same);
+	RUN_TEST(test_percpu_files_merge_by_time);
+	RUN_TEST(test_time_zero_is_first_event_not_a_note);
+	RUN_TEST(test_time_going_backwards_lands_at_zero);
+	RUN_TEST(test_truncated_tail_keeps_earlier_events);
+	RUN_TEST(test_payload_past_end_is_error_with_offset);
+	RUN_TEST(test_bad_magic_is_error_naming_file);
+	RUN_TEST(test_corrupt_record_in_middle_is_error);
+	RUN_TEST(test_unknown_version_is_error);
+	RUN_TEST(test_empty_trace_is_error);
+	RUN_TEST(test_missing_path_is_error);
+	RUN_TEST(test_directory_finds_sets_and_dumps);
+	RUN_TEST(test_directory_without_trace_is_error);
+	RUN_TEST(test_remap_payload_decodes_big_endian);
+	RUN_TEST(test_cgroup_id_is_skipped_in_notes);
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd))
+			return 1;
+	}
+	return check_report();
+}
