@@ -1,0 +1,123 @@
+#!/bin/sh
+# t_summary.sh: --summary end to end on real traces, against Debian's
+# blkparse (completed I/Os and KiB: equal) and btt (D2C, Q2C means:
+# within 1%); every input form; bad input and usage errors.
+. "$(dirname "$0")/lib.sh"
+TRACES="$SHARED/traces"
+
+# oracle NAME DIR BASE: our summary vs blkparse and btt on DIR/BASE.*
+oracle() {
+	name=$1 dir=$2 base=$3
+	if ! command -v blkparse >/dev/null || ! command -v btt >/dev/null; then
+		skip "$name: blkparse/btt not installed"; return
+	fi
+	blkparse -i "$base" -D "$dir" > "$TMP/$base.bp" 2>/dev/null
+	blkparse -q -i "$base" -D "$dir" -d "$TMP/$base.dump" -O >/dev/null 2>&1
+	btt -i "$TMP/$base.dump" > "$TMP/$base.btt" 2>/dev/null
+	if ! "$IOW" -t "$dir/$base" --summary=json > "$TMP/$base.json"; then
+		fail "$name: iowatcher failed"; return
+	fi
+	if [ "$(grep -c D2C "$TMP/$base.btt")" = 0 ]; then
+		fail "$name: btt printed no D2C"; return
+	fi
+	if python3 "$TOP/tests/oracle.py" "$TMP/$base.json" "$TMP/$base.bp" \
+		"$TMP/$base.btt" > "$TMP/$base.cmp" 2>&1; then
+		pass "$name matches blkparse and btt"
+	else
+		fail "$name" "$(grep FAIL "$TMP/$base.cmp" | tr '\n' ';')"
+	fi
+	sed 's/^/     /' "$TMP/$base.cmp"
+}
+
+json() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
+
+oracle "centos7 per-CPU files" "$TRACES" centos7-sda
+for set in "$TOP"/samples/*.blktrace.0; do
+	[ -f "$set" ] || continue
+	base=$(basename "$set" .blktrace.0)
+	oracle "sample $base" "$TOP/samples" "$base"
+done
+
+# The same trace as per-CPU files, a dump, a file of the set, and stdin.
+if [ -f "$TMP/centos7-sda.dump" ]; then
+	"$IOW" -t "$TRACES/centos7-sda" --summary=json > "$TMP/a.json"
+	"$IOW" -t "$TMP/centos7-sda.dump" --summary=json > "$TMP/b.json"
+	"$IOW" -t "$TRACES/centos7-sda.blktrace.1" --summary=json > "$TMP/c.json"
+	"$IOW" -t - --summary=json < "$TMP/centos7-sda.dump" > "$TMP/d.json"
+	key="[(x['events'], x['devices']) for x in d['traces']]"
+	a=$(json "$TMP/a.json" "$key")
+	check "dump reads like the per-CPU files" [ "$a" = "$(json "$TMP/b.json" "$key")" ]
+	check "one file of a set reads the whole set" [ "$a" = "$(json "$TMP/c.json" "$key")" ]
+	check "stdin reads like a file" [ "$a" = "$(json "$TMP/d.json" "$key")" ]
+	check "events count as blkparse's (799)" [ "$(json "$TMP/a.json" "d['traces'][0]['events']")" = 799 ]
+	check "duration from the first to the last event" \
+		[ "$(json "$TMP/a.json" "round(d['traces'][0]['duration_s'], 3)")" = 110.219 ]
+	check "remap-only partition is not listed as a device" \
+		[ "$(json "$TMP/a.json" "[x['device'] for x in d['traces'][0]['devices']]")" = "['8,0']" ]
+else
+	skip "input forms: no dump (blkparse missing)"
+fi
+
+# A directory holds several traces; each is summarised with its label.
+mkdir -p "$TMP/dir"
+cp "$TRACES"/centos7-sda.blktrace.* "$TMP/dir/"
+[ -f "$TMP/centos7-sda.dump" ] && cp "$TMP/centos7-sda.dump" "$TMP/dir/other.dump"
+"$IOW" -t "$TMP/dir" --summary=json > "$TMP/dir.json"
+check "directory: every trace inside" [ "$(json "$TMP/dir.json" "len(d['traces'])")" -ge 1 ]
+check "labels from -l, in order" [ "$("$IOW" -t "$TRACES/centos7-sda" -l mine --summary=json | python3 -c "import json,sys; print(json.load(sys.stdin)['traces'][0]['label'])")" = mine ]
+
+# -x splits the counts exactly.
+w() { "$IOW" -t "$TRACES/centos7-sda" --summary=json "$@" | python3 -c "import json,sys; print(sum(x['write']['ios'] for x in json.load(sys.stdin)['traces'][0]['devices']))"; }
+all=$(w); first=$(w -x 0:50); rest=$(w -x 50:1000)
+check "-x 0:50 plus -x 50:1000 is the whole ($first + $rest = $all)" [ $((first + rest)) = "$all" ] 
+check "-x restricts what is counted" [ "$first" -lt "$all" ]
+
+# --summary text names device, I/Os, latency rows.
+"$IOW" -t "$TRACES/centos7-sda" --summary > "$TMP/text"
+check "text summary has the device and latency rows" grep -q "device 8,0" "$TMP/text"
+check "text summary has D2C" grep -q "D2C" "$TMP/text"
+
+# Bad input: one line on stderr naming the file, exit 1.
+bad() {
+	name=$1 want=$2; shift 2
+	"$IOW" "$@" --summary > /dev/null 2> "$TMP/err"; rc=$?
+	lines=$(wc -l < "$TMP/err")
+	if [ $rc = 1 ] && [ "$lines" = 1 ] && grep -q "$want" "$TMP/err"; then
+		pass "$name"
+	else
+		fail "$name" "exit $rc, $lines lines: $(cat "$TMP/err")"
+	fi
+}
+bad "nonexistent path" "no such file" -t "$TMP/nothing"
+printf 'hello world, not a trace at all........................................\n' > "$TMP/text.dump"
+bad "not a trace" "text.dump: byte 0: not a blktrace record" -t "$TMP/text.dump"
+: > "$TMP/empty.dump"
+bad "empty trace" "empty trace" -t "$TMP/empty.dump"
+mkdir -p "$TMP/nodata"
+bad "directory with no trace" "holds no blktrace trace" -t "$TMP/nodata"
+printf '\007\164\141\145' > "$TMP/short.dump"
+bad "only a magic" "truncated" -t "$TMP/short.dump"
+head -c 30000 "$TRACES/centos7-sda.blktrace.1" > "$TMP/cut.blktrace.0"
+"$IOW" -t "$TMP/cut" --summary > /dev/null 2> "$TMP/err"; rc=$?
+check "truncated tail: a warning, exit 0" [ $rc = 0 ] 
+check "truncated tail: warning names byte offset" grep -q "cut.blktrace.0: byte .*truncated last record" "$TMP/err"
+
+# Usage errors: exit 2 with the usage line.
+usage() {
+	name=$1; shift
+	"$IOW" "$@" > /dev/null 2> "$TMP/err"; rc=$?
+	if [ $rc = 2 ] && grep -q "^usage: iowatcher" "$TMP/err"; then
+		pass "usage: $name"
+	else
+		fail "usage: $name" "exit $rc: $(cat "$TMP/err")"
+	fi
+}
+usage "no trace"
+usage "bad range -x 5:1" -t "$TRACES/centos7-sda" -x 5:1
+usage "unknown option" -t "$TRACES/centos7-sda" --frobnicate
+usage "bad summary format" -t "$TRACES/centos7-sda" --summary=xml
+usage "bad action" -t "$TRACES/centos7-sda" -a Z
+usage "bad bin width" -t "$TRACES/centos7-sda" --bin-ms 0
+check "--help exits 0" sh -c "\"$IOW\" --help > /dev/null"
+check "--version prints the version" sh -c "\"$IOW\" --version | grep -q '^iowatcher [0-9]'"
+finish
