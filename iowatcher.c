@@ -13,6 +13,7 @@
 #include "analysis.h"
 #include "blkparse_feed.h"
 #include "blktrace.h"
+#include "graphs.h"
 #include "options.h"
 #include "ptag.h"
 #include "summary.h"
@@ -33,6 +34,8 @@ static void usage_error(const char *fmt, const char *arg)
 
 static void print_help(void)
 {
+	size_t i;
+
 	printf("%s\n\n", usage_line);
 	fputs(
 "Input\n"
@@ -48,10 +51,25 @@ static void print_help(void)
 "  -y, --yzoom MIN:MAX   count only I/O at offsets from MIN to MAX MiB\n"
 "  -a, --action Q|D|C    the action the io graph plots (default D, issue)\n"
 "Output\n"
+"  -o, --output FILE     the picture: .svg, .png or .pdf by its name\n"
+"                        (default trace.svg; not drawn with --summary alone)\n"
 "      --summary[=text|json]  print statistics per trace and device\n"
+"      --title TEXT      the page title\n"
+"  -O, --only-graph NAME draw only these graphs (repeat)\n"
+"  -N, --no-graph NAME   draw all but these graphs (repeat)\n"
+"  -w, --width PX        width of one graph (default 760)\n"
+"  -h, --height PX       height of one graph (default 300)\n"
+"  -c, --columns N       graphs per row (default 2 from four graphs up)\n"
+"  -r, --rolling SECONDS rolling average over the lines\n"
+"      --top N           with tags, the N largest get colours (default 8)\n"
 "  -P, --per-process     tag I/O by the process that queued it\n"
 "      --merge-comm      with -P, one tag per process name, not per pid\n"
 "      --help            this text\n"
+"Graphs\n", stdout);
+	for (i = 0; i < graph_table_len; i++)
+		printf("  %-14s%s%s\n", graph_table[i].name, graph_table[i].help,
+		       graph_table[i].default_on ? "" : " (off by default)");
+	fputs(
 "      --version         the version\n", stdout);
 }
 
@@ -101,6 +119,8 @@ enum long_only {
 	OPT_MERGE_COMM,
 	OPT_HELP,
 	OPT_VERSION,
+	OPT_TITLE,
+	OPT_TOP,
 };
 
 static const struct option long_options[] = {
@@ -113,12 +133,48 @@ static const struct option long_options[] = {
 	{ "action", required_argument, NULL, 'a' },
 	{ "per-process", no_argument, NULL, 'P' },
 	{ "merge-comm", no_argument, NULL, OPT_MERGE_COMM },
+	{ "output", required_argument, NULL, 'o' },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "only-graph", required_argument, NULL, 'O' },
+	{ "no-graph", required_argument, NULL, 'N' },
+	{ "width", required_argument, NULL, 'w' },
+	{ "height", required_argument, NULL, 'h' },
+	{ "columns", required_argument, NULL, 'c' },
+	{ "rolling", required_argument, NULL, 'r' },
+	{ "top", required_argument, NULL, OPT_TOP },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char short_options[] = "t:l:x:y:a:P";
+static const char short_options[] = "t:l:x:y:a:Po:O:N:w:h:c:r:";
+
+static double parse_seconds(const char *arg, const char *opt)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end || errno || !isfinite(v) || v <= 0) {
+		fprintf(stderr, "iowatcher: %s %s: a positive number of seconds\n%s\n",
+			opt, arg, usage_line);
+		exit(EXIT_USAGE);
+	}
+	return v;
+}
+
+static void pick_graph(struct options *o, int c, const char *name)
+{
+	const char **list = c == 'O' ? o->only_graphs : o->no_graphs;
+	size_t *n = c == 'O' ? &o->n_only : &o->n_no;
+
+	if (!graph_find(name))
+		usage_error("%s: no such graph (iowatcher --help lists them)",
+			    name);
+	if (*n < MAX_GRAPH_PICKS)
+		list[(*n)++] = name;
+}
 
 static void parse_action(struct options *o, const char *arg)
 {
@@ -185,6 +241,35 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case OPT_MERGE_COMM:
 			o->merge_comm = 1;
 			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_TITLE:
+			o->title = optarg;
+			break;
+		case 'O':
+		case 'N':
+			pick_graph(o, c, optarg);
+			break;
+		case 'w':
+			o->graph_width = (int)parse_positive(optarg,
+				"-w %s: a width in pixels from 1 to 20000", 20000);
+			break;
+		case 'h':
+			o->graph_height = (int)parse_positive(optarg,
+				"-h %s: a height in pixels from 1 to 20000", 20000);
+			break;
+		case 'c':
+			o->columns = (int)parse_positive(optarg,
+				"-c %s: a number of columns from 1 to 16", 16);
+			break;
+		case 'r':
+			o->rolling_s = parse_seconds(optarg, "-r");
+			break;
+		case OPT_TOP:
+			o->top_tags = (int)parse_positive(optarg,
+				"--top %s: a number of tags from 1 to 64", 64);
+			break;
 		case OPT_HELP:
 			print_help();
 			exit(0);
@@ -208,6 +293,15 @@ static void parse_args(int argc, char **argv, struct options *o)
 		usage_error("%s", "more -l labels than -t traces");
 	if (o->merge_comm && !o->tag_by_process)
 		usage_error("%s", "--merge-comm goes with -P");
+	if (!o->output && o->summary == SUMMARY_NONE)
+		o->output = "trace.svg";
+	if (o->output) {
+		enum plot_format fmt;
+		struct iow_error err;
+
+		if (plot_format_from_name(o->output, &fmt, &err) < 0)
+			usage_error("%s", err.msg);
+	}
 	if (o->has_x_range) {
 		o->analysis.has_time_range = 1;
 		o->analysis.time_min_ns = (uint64_t)(o->x_min_s * 1e9);
@@ -330,9 +424,12 @@ int main(int argc, char **argv)
 		if (analyse_trace(&opts, &run.sources.items[i], res, &err) < 0)
 			goto fail;
 	}
+	if (opts.output && graphs_render(&opts, run.results, run.n_done,
+					 &err) < 0)
+		goto fail;
 	if (opts.summary == SUMMARY_JSON)
 		summary_print_json(stdout, run.results, run.n_done);
-	else
+	else if (opts.summary == SUMMARY_TEXT)
 		summary_print_text(stdout, run.results, run.n_done);
 	goto out;
 fail:

@@ -1,0 +1,873 @@
+/*
+ * graphs.c: iowatcher's graphs as table entries, and the page that lays
+ * them out. Series colours follow one rule everywhere: one trace without
+ * tags draws reads in colour 0 and writes in colour 1; several traces get
+ * a colour each (writes in its lighter, dashed variant); with tags, each
+ * of the top N tags by bytes gets a colour and the rest are "other".
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blktrace.h"
+#include "graphs.h"
+
+#define DEFAULT_GRAPH_WIDTH	760
+#define DEFAULT_GRAPH_HEIGHT	300
+#define DEFAULT_TOP_TAGS	8
+#define LIGHTER			8	/* palette offset: same hue, dashed */
+#define OTHER_COLOR		7	/* black/grey: "other" tags */
+
+/* ---- classes: what one line or one raster colour stands for ---- */
+
+struct io_class {
+	char label[128];
+	int color;
+	size_t trace;
+	int dir;		/* DIR_READ, DIR_WRITE, or -1 (a tag class) */
+};
+
+struct class_list {
+	struct io_class *items;
+	size_t n;
+	size_t **slot_class;	/* per trace: tag slot -> class, or SIZE_MAX */
+};
+
+static void class_list_free(struct class_list *cl, size_t n_traces)
+{
+	size_t t;
+
+	for (t = 0; cl->slot_class && t < n_traces; t++)
+		free(cl->slot_class[t]);
+	free(cl->slot_class);
+	free(cl->items);
+}
+
+static struct io_class *class_add(struct class_list *cl)
+{
+	struct io_class *more = realloc(cl->items,
+					(cl->n + 1) * sizeof(*more));
+
+	if (!more)
+		return NULL;
+	cl->items = more;
+	memset(&more[cl->n], 0, sizeof(*more));
+	return &more[cl->n++];
+}
+
+static const struct analysis *trace_analysis(const struct graph_ctx *ctx,
+					     size_t t)
+{
+	return &ctx->traces[t].analysis;
+}
+
+struct ranked_tag {
+	size_t slot;
+	uint64_t bytes;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked_tag *x = a, *y = b;
+
+	return (x->bytes < y->bytes) - (x->bytes > y->bytes);
+}
+
+static void name_class(const struct graph_ctx *ctx, struct io_class *c,
+		       size_t t, const char *what)
+{
+	if (ctx->n_traces > 1)
+		snprintf(c->label, sizeof(c->label), "%s %s",
+			 ctx->traces[t].label, what);
+	else
+		snprintf(c->label, sizeof(c->label), "%s", what);
+}
+
+/* The top tags of trace t, each a class; the rest one "other" class. */
+static int tag_classes(const struct graph_ctx *ctx, struct class_list *cl,
+		       size_t t, int *next_color)
+{
+	const struct analysis *a = trace_analysis(ctx, t);
+	size_t top = ctx->opts->top_tags > 0 ? (size_t)ctx->opts->top_tags
+					     : DEFAULT_TOP_TAGS;
+	struct ranked_tag *rank = calloc(a->n_tags + 1, sizeof(*rank));
+	size_t i, n = 0, other = SIZE_MAX;
+
+	cl->slot_class[t] = malloc((a->n_tags + 1) * sizeof(size_t));
+	if (!rank || !cl->slot_class[t]) {
+		free(rank);
+		return -1;
+	}
+	for (i = 0; i < a->n_tags; i++) {
+		cl->slot_class[t][i] = SIZE_MAX;
+		if (a->tags[i].ios[0] + a->tags[i].ios[1] == 0)
+			continue;
+		rank[n].slot = i;
+		rank[n++].bytes = a->tags[i].bytes[0] + a->tags[i].bytes[1];
+	}
+	qsort(rank, n, sizeof(*rank), cmp_ranked);
+	for (i = 0; i < n; i++) {
+		struct io_class *c;
+
+		if (i >= top && other != SIZE_MAX) {
+			cl->slot_class[t][rank[i].slot] = other;
+			continue;
+		}
+		c = class_add(cl);
+		if (!c) {
+			free(rank);
+			return -1;
+		}
+		c->trace = t;
+		c->dir = -1;
+		if (i >= top) {
+			name_class(ctx, c, t, "other");
+			c->color = OTHER_COLOR;
+			other = cl->n - 1;
+		} else {
+			name_class(ctx, c, t, a->tags[rank[i].slot].label);
+			c->color = (*next_color)++;
+			if (c->color % LIGHTER == OTHER_COLOR)
+				c->color = (*next_color)++;
+		}
+		cl->slot_class[t][rank[i].slot] = cl->n - 1;
+	}
+	free(rank);
+	return 0;
+}
+
+static int build_classes(const struct graph_ctx *ctx, struct class_list *cl)
+{
+	int next_color = 0;
+	size_t t;
+
+	memset(cl, 0, sizeof(*cl));
+	cl->slot_class = calloc(ctx->n_traces, sizeof(*cl->slot_class));
+	if (!cl->slot_class)
+		return -1;
+	for (t = 0; t < ctx->n_traces; t++) {
+		int d;
+
+		if (trace_analysis(ctx, t)->tagging) {
+			if (tag_classes(ctx, cl, t, &next_color) < 0)
+				return -1;
+			continue;
+		}
+		for (d = 0; d < N_DIRS; d++) {
+			struct io_class *c = class_add(cl);
+
+			if (!c)
+				return -1;
+			c->trace = t;
+			c->dir = d;
+			name_class(ctx, c, t, d == DIR_READ ? "read" : "write");
+			if (ctx->n_traces == 1)
+				c->color = d;
+			else
+				c->color = (int)t + (d == DIR_WRITE ? LIGHTER : 0);
+		}
+	}
+	return 0;
+}
+
+/* ---- series ---- */
+
+void series_set_free(struct series_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->items[i].label);
+		free(s->items[i].x);
+		free(s->items[i].y);
+	}
+	free(s->items);
+	s->items = NULL;
+	s->n = 0;
+}
+
+/* A series with one point per bin of trace t, x at the bin midpoints. */
+static struct graph_series *series_add(const struct graph_ctx *ctx,
+				       struct series_set *s, size_t t,
+				       const char *label, int color)
+{
+	const struct analysis *a = trace_analysis(ctx, t);
+	struct graph_series *more, *g;
+	size_t i;
+
+	more = realloc(s->items, (s->n + 1) * sizeof(*more));
+	if (!more)
+		return NULL;
+	s->items = more;
+	g = &more[s->n];
+	memset(g, 0, sizeof(*g));
+	g->label = strdup(label);
+	g->color = color;
+	g->trace = t;
+	g->n = a->n_bins;
+	g->x = calloc(g->n + 1, sizeof(double));
+	g->y = calloc(g->n + 1, sizeof(double));
+	if (!g->label || !g->x || !g->y) {
+		free(g->label);
+		free(g->x);
+		free(g->y);
+		return NULL;
+	}
+	s->n++;
+	for (i = 0; i < g->n; i++)
+		g->x[i] = analysis_bin_start_s(a, i) +
+			  analysis_bin_span_s(a, i) / 2;
+	return g;
+}
+
+/* -r: a centred moving average over about r seconds; NaNs are skipped. */
+static void smooth(const struct graph_ctx *ctx, struct graph_series *g)
+{
+	const struct analysis *a = trace_analysis(ctx, g->trace);
+	double width = (double)a->bin_width_ns / 1e9;
+	size_t half, i;
+	double *out;
+
+	if (ctx->opts->rolling_s <= 0 || g->n < 3)
+		return;
+	half = (size_t)(ctx->opts->rolling_s / width / 2);
+	if (!half || !(out = malloc(g->n * sizeof(*out))))
+		return;
+	for (i = 0; i < g->n; i++) {
+		size_t lo = i > half ? i - half : 0;
+		size_t hi = i + half < g->n ? i + half : g->n - 1, j, k = 0;
+		double sum = 0;
+
+		for (j = lo; j <= hi; j++)
+			if (!isnan(g->y[j])) {
+				sum += g->y[j];
+				k++;
+			}
+		out[i] = k ? sum / (double)k : NAN;
+	}
+	memcpy(g->y, out, g->n * sizeof(*out));
+	free(out);
+}
+
+enum class_metric { METRIC_BYTES, METRIC_IOS };
+
+/* Per-bin value of a class: bytes or I/Os per second. */
+static void class_values(const struct graph_ctx *ctx,
+			 const struct class_list *cl, size_t ci,
+			 enum class_metric m, struct graph_series *g)
+{
+	const struct io_class *c = &cl->items[ci];
+	const struct analysis *a = trace_analysis(ctx, c->trace);
+	size_t i, s;
+
+	for (i = 0; i < a->n_bins; i++) {
+		double v = 0, span = analysis_bin_span_s(a, i);
+
+		if (c->dir >= 0) {
+			v = m == METRIC_BYTES ? (double)a->bins[i].bytes[c->dir]
+					      : a->bins[i].ios[c->dir];
+		} else {
+			for (s = 0; s < a->n_tags; s++) {
+				const struct tag_bin *b = &a->tags[s].bins[i];
+
+				if (cl->slot_class[c->trace][s] != ci)
+					continue;
+				v += m == METRIC_BYTES ?
+					     (double)(b->bytes[0] + b->bytes[1]) :
+					     (double)(b->ios[0] + b->ios[1]);
+			}
+		}
+		g->y[i] = v / span / (m == METRIC_BYTES ? 1e6 : 1);
+	}
+}
+
+static int build_class_metric(const struct graph_ctx *ctx,
+			      struct series_set *out, enum class_metric m)
+{
+	struct class_list cl;
+	size_t i;
+	int r = 0;
+
+	if (build_classes(ctx, &cl) < 0) {
+		class_list_free(&cl, ctx->n_traces);
+		return -1;
+	}
+	for (i = 0; i < cl.n && r == 0; i++) {
+		struct graph_series *g = series_add(ctx, out, cl.items[i].trace,
+						    cl.items[i].label,
+						    cl.items[i].color);
+		if (!g) {
+			r = -1;
+			break;
+		}
+		class_values(ctx, &cl, i, m, g);
+		smooth(ctx, g);
+	}
+	class_list_free(&cl, ctx->n_traces);
+	return r;
+}
+
+static int build_tput(const struct graph_ctx *ctx, size_t panel,
+		      struct series_set *out)
+{
+	(void)panel;
+	return build_class_metric(ctx, out, METRIC_BYTES);
+}
+
+static int build_iops(const struct graph_ctx *ctx, size_t panel,
+		      struct series_set *out)
+{
+	(void)panel;
+	return build_class_metric(ctx, out, METRIC_IOS);
+}
+
+/* Colour of trace t, direction d, for graphs not split by tag. */
+static int dir_color(const struct graph_ctx *ctx, size_t t, int d)
+{
+	if (ctx->n_traces == 1)
+		return d;
+	return (int)t + (d == DIR_WRITE ? LIGHTER : 0);
+}
+
+static int trace_color(const struct graph_ctx *ctx, size_t t)
+{
+	(void)ctx;
+	return (int)t;
+}
+
+static int build_latency(const struct graph_ctx *ctx, size_t panel,
+			 struct series_set *out)
+{
+	size_t t, i;
+	int d;
+
+	(void)panel;
+	for (t = 0; t < ctx->n_traces; t++) {
+		const struct analysis *a = trace_analysis(ctx, t);
+
+		for (d = 0; d < N_DIRS; d++) {
+			struct graph_series *mean, *p99;
+			char label[160];
+			uint64_t n = 0;
+
+			for (i = 0; i < a->n_bins; i++)
+				n += a->bins[i].d2c_n[d];
+			if (!n)
+				continue;
+			snprintf(label, sizeof(label), "%s%s%s D2C mean",
+				 ctx->n_traces > 1 ? ctx->traces[t].label : "",
+				 ctx->n_traces > 1 ? " " : "",
+				 d == DIR_READ ? "read" : "write");
+			mean = series_add(ctx, out, t, label,
+					  dir_color(ctx, t, d));
+			if (!mean)
+				return -1;
+			for (i = 0; i < a->n_bins; i++) {
+				const struct bin *b = &a->bins[i];
+
+				mean->y[i] = b->d2c_n[d] ?
+					(double)b->d2c_sum_ns[d] / b->d2c_n[d] :
+					NAN;
+			}
+			smooth(ctx, mean);
+			snprintf(label, sizeof(label), "%s%s%s D2C p99",
+				 ctx->n_traces > 1 ? ctx->traces[t].label : "",
+				 ctx->n_traces > 1 ? " " : "",
+				 d == DIR_READ ? "read" : "write");
+			p99 = series_add(ctx, out, t, label,
+					 dir_color(ctx, t, d));
+			if (!p99)
+				return -1;
+			p99->style = 1;
+			for (i = 0; i < a->n_bins; i++)
+				p99->y[i] = a->bins[i].d2c_n[d] ?
+					analysis_bin_latency_q(a, i, d, 0.99) :
+					NAN;
+			smooth(ctx, p99);
+		}
+	}
+	return 0;
+}
+
+static int build_queue_depth(const struct graph_ctx *ctx, size_t panel,
+			     struct series_set *out)
+{
+	size_t t, i;
+
+	(void)panel;
+	for (t = 0; t < ctx->n_traces; t++) {
+		const struct analysis *a = trace_analysis(ctx, t);
+		struct graph_series *g = series_add(ctx, out, t,
+						    ctx->traces[t].label,
+						    trace_color(ctx, t));
+		if (!g)
+			return -1;
+		for (i = 0; i < a->n_bins; i++)
+			g->y[i] = a->bins[i].depth_area_ns /
+				  (analysis_bin_span_s(a, i) * 1e9);
+		smooth(ctx, g);
+	}
+	return 0;
+}
+
+static int build_seeks(const struct graph_ctx *ctx, size_t panel,
+		       struct series_set *out)
+{
+	size_t t, i;
+
+	(void)panel;
+	for (t = 0; t < ctx->n_traces; t++) {
+		const struct analysis *a = trace_analysis(ctx, t);
+		struct graph_series *g = series_add(ctx, out, t,
+						    ctx->traces[t].label,
+						    trace_color(ctx, t));
+		if (!g)
+			return -1;
+		for (i = 0; i < a->n_bins; i++)
+			g->y[i] = a->bins[i].seeks / analysis_bin_span_s(a, i);
+		smooth(ctx, g);
+	}
+	return 0;
+}
+
+static size_t one_panel(const struct graph_ctx *ctx)
+{
+	(void)ctx;
+	return 1;
+}
+
+/* ---- the io graph: offset against time, one panel per device ---- */
+
+/* The binary unit offsets on this device read best in, as MiB per unit. */
+static double offset_unit(double hi_mib, const char **name)
+{
+	static const char *const names[] = { "offset (MiB)", "offset (GiB)",
+					     "offset (TiB)", "offset (PiB)" };
+	double per = 1;
+	int u = 0;
+
+	while (u < 3 && hi_mib / per >= 2 * 1024) {
+		per *= 1024;
+		u++;
+	}
+	*name = names[u];
+	return per;
+}
+
+/* The distinct devices with I/O across traces, in order of appearance. */
+static size_t io_devices(const struct graph_ctx *ctx, uint32_t *out,
+			 size_t max)
+{
+	size_t n = 0, t, d, k;
+
+	for (t = 0; t < ctx->n_traces; t++) {
+		const struct analysis *a = trace_analysis(ctx, t);
+
+		for (d = 0; d < a->n_devices; d++) {
+			if (!a->devices[d].map_window_set)
+				continue;
+			for (k = 0; k < n; k++)
+				if (out[k] == a->devices[d].device)
+					break;
+			if (k == n && n < max)
+				out[n++] = a->devices[d].device;
+		}
+	}
+	return n;
+}
+
+#define MAX_IO_PANELS 16
+
+static size_t io_panels(const struct graph_ctx *ctx)
+{
+	uint32_t devs[MAX_IO_PANELS];
+	size_t n = io_devices(ctx, devs, MAX_IO_PANELS);
+
+	return n ? n : 1;
+}
+
+static long device_slot(const struct analysis *a, uint32_t device)
+{
+	size_t d;
+
+	for (d = 0; d < a->n_devices; d++)
+		if (a->devices[d].device == device &&
+		    a->devices[d].map_window_set)
+			return (long)d;
+	return -1;
+}
+
+/* Offsets (MiB) of the lowest and highest rows holding I/O. */
+static void io_extent(const struct graph_ctx *ctx, uint32_t device,
+		      double *lo_mib, double *hi_mib)
+{
+	size_t t, i;
+
+	*lo_mib = INFINITY;
+	*hi_mib = -INFINITY;
+	for (t = 0; t < ctx->n_traces; t++) {
+		const struct analysis *a = trace_analysis(ctx, t);
+		long d = device_slot(a, device);
+
+		if (d < 0)
+			continue;
+		for (i = 0; i < a->iomaps[d].cap; i++) {
+			struct iomap_point p;
+			uint64_t lo, hi;
+
+			if (!a->iomaps[d].cells[i].used)
+				continue;
+			iomap_cell_decode(&a->iomaps[d].cells[i], &p);
+			analysis_map_row_bytes(a, (size_t)d, p.row, &lo, &hi);
+			if (lo / 1048576.0 < *lo_mib)
+				*lo_mib = lo / 1048576.0;
+			if (hi / 1048576.0 > *hi_mib)
+				*hi_mib = hi / 1048576.0;
+		}
+	}
+	if (ctx->opts->has_y_range) {
+		*lo_mib = ctx->opts->y_min_mib;
+		*hi_mib = ctx->opts->y_max_mib;
+	}
+}
+
+/* Draws class ci's raster; returns 1 when it had any I/O. */
+static int io_raster(const struct graph_ctx *ctx,
+		      const struct class_list *cl, size_t ci, long d,
+		      struct plot_panel *pp, uint32_t *counts, double unit)
+{
+	const struct io_class *c = &cl->items[ci];
+	const struct analysis *a = trace_analysis(ctx, c->trace);
+	size_t cols = a->n_bins, i, any = 0;
+	uint64_t lo, hi;
+
+	memset(counts, 0, cols * IOMAP_ROWS * sizeof(*counts));
+	for (i = 0; i < a->iomaps[d].cap; i++) {
+		struct iomap_point p;
+
+		if (!a->iomaps[d].cells[i].used)
+			continue;
+		iomap_cell_decode(&a->iomaps[d].cells[i], &p);
+		if (c->dir >= 0 ? p.dir != c->dir :
+		    p.tag_slot == SIZE_MAX ||
+		    cl->slot_class[c->trace][p.tag_slot] != ci)
+			continue;
+		if (p.bin < cols) {
+			counts[(size_t)p.row * cols + p.bin] += p.count;
+			any = 1;
+		}
+	}
+	if (!any)
+		return 0;
+	analysis_map_row_bytes(a, (size_t)d, 0, &lo, &hi);
+	plot_raster(pp, counts, (int)cols, IOMAP_ROWS,
+		    analysis_bin_start_s(a, 0), analysis_bin_start_s(a, cols),
+		    lo / 1048576.0 / unit,
+		    (lo / 1048576.0 + (double)(hi - lo) * IOMAP_ROWS / 1048576.0) /
+			    unit,
+		    c->color);
+	return 1;
+}
+
+static const char *io_y_label(const struct graph_ctx *ctx, size_t panel)
+{
+	uint32_t devs[MAX_IO_PANELS];
+	const char *name = "offset (MiB)";
+	double lo, hi;
+
+	if (io_devices(ctx, devs, MAX_IO_PANELS) > panel) {
+		io_extent(ctx, devs[panel], &lo, &hi);
+		offset_unit(hi, &name);
+	}
+	return name;
+}
+
+static int draw_io(const struct graph_ctx *ctx, size_t panel,
+		   struct plot_panel *pp, struct iow_error *err)
+{
+	uint32_t devs[MAX_IO_PANELS], *counts = NULL;
+	size_t n_devs = io_devices(ctx, devs, MAX_IO_PANELS), i, max_bins = 0;
+	const char *labels[64];
+	int colors[64];
+	size_t n_legend = 0;
+	struct class_list cl;
+	double lo, hi, unit;
+	const char *unit_name;
+
+	plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
+	if (!n_devs) {
+		plot_panel_note(pp, "no I/O of this action in range");
+		return 0;
+	}
+	io_extent(ctx, devs[panel], &lo, &hi);
+	unit = offset_unit(hi, &unit_name);
+	plot_panel_set_y_exact(pp, lo / unit, hi / unit);
+	if (build_classes(ctx, &cl) < 0) {
+		class_list_free(&cl, ctx->n_traces);
+		return iow_fail(err, "out of memory");
+	}
+	for (i = 0; i < ctx->n_traces; i++)
+		if (trace_analysis(ctx, i)->n_bins > max_bins)
+			max_bins = trace_analysis(ctx, i)->n_bins;
+	counts = malloc((max_bins + 1) * IOMAP_ROWS * sizeof(*counts));
+	if (!counts) {
+		class_list_free(&cl, ctx->n_traces);
+		return iow_fail(err, "out of memory");
+	}
+	for (i = 0; i < cl.n; i++) {
+		const struct analysis *a = trace_analysis(ctx, cl.items[i].trace);
+		long d = device_slot(a, devs[panel]);
+
+		if (d < 0)
+			continue;
+		if (io_raster(ctx, &cl, i, d, pp, counts, unit) &&
+		    n_legend < 64) {
+			labels[n_legend] = cl.items[i].label;
+			colors[n_legend++] = cl.items[i].color;
+		}
+	}
+	plot_legend(pp, labels, colors, n_legend);
+	free(counts);
+	class_list_free(&cl, ctx->n_traces);
+	return 0;
+}
+
+/* ---- the table ---- */
+
+const struct graph_def graph_table[] = {
+	{ .name = "io", .title = "I/O offsets", .y_label = "offset",
+	  .help = "where on the device I/O went, against time (one panel per device)",
+	  .default_on = 1, .panels = io_panels, .draw = draw_io,
+	  .y_label_for = io_y_label },
+	{ .name = "tput", .title = "Throughput", .y_label = "MB/s",
+	  .help = "completed MB per second, reads and writes",
+	  .default_on = 1, .panels = one_panel, .build = build_tput },
+	{ .name = "iops", .title = "IOPS", .y_label = "I/Os per second",
+	  .help = "completed I/Os per second, reads and writes",
+	  .default_on = 1, .panels = one_panel, .build = build_iops },
+	{ .name = "latency", .title = "Device latency (D2C)",
+	  .y_label = "latency",
+	  .help = "D2C mean per bin, reads and writes, with a p99 line",
+	  .default_on = 1, .panels = one_panel, .build = build_latency,
+	  .y_format = plot_format_ns },
+	{ .name = "queue-depth", .title = "Queue depth",
+	  .y_label = "requests in flight",
+	  .help = "requests issued and not completed, time-weighted",
+	  .default_on = 1, .panels = one_panel, .build = build_queue_depth },
+	{ .name = "seeks", .title = "Seeks", .y_label = "seeks per second",
+	  .help = "issued requests not starting where the previous one ended",
+	  .default_on = 1, .panels = one_panel, .build = build_seeks },
+};
+const size_t graph_table_len = sizeof(graph_table) / sizeof(graph_table[0]);
+
+const struct graph_def *graph_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < graph_table_len; i++)
+		if (!strcmp(graph_table[i].name, name))
+			return &graph_table[i];
+	return NULL;
+}
+
+static int named_in(const char *name, const char *const *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(list[i], name))
+			return 1;
+	return 0;
+}
+
+size_t graphs_selected(const struct options *o, const struct graph_def **out,
+		       size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < graph_table_len && n < max; i++) {
+		const struct graph_def *g = &graph_table[i];
+
+		if (o->n_only ? !named_in(g->name, o->only_graphs, o->n_only)
+			      : !g->default_on)
+			continue;
+		if (named_in(g->name, o->no_graphs, o->n_no))
+			continue;
+		out[n++] = g;
+	}
+	return n;
+}
+
+void graph_ctx_init(struct graph_ctx *ctx, const struct options *o,
+		    const struct trace_result *traces, size_t n)
+{
+	size_t t;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->opts = o;
+	ctx->traces = traces;
+	ctx->n_traces = n;
+	ctx->x_min = 0;
+	ctx->x_max = 0;
+	for (t = 0; t < n; t++) {
+		const struct analysis *a = &traces[t].analysis;
+		double end = (double)a->last_ns / 1e9;
+
+		if (end > ctx->x_max)
+			ctx->x_max = end;
+		if (a->tagging)
+			ctx->tagged = 1;
+	}
+	if (o->has_x_range) {
+		ctx->x_min = o->x_min_s;
+		if (ctx->x_max > o->x_max_s || ctx->x_max <= ctx->x_min)
+			ctx->x_max = o->x_max_s;
+	}
+	if (ctx->x_max <= ctx->x_min)
+		ctx->x_max = ctx->x_min + 1;
+}
+
+/* A class with no I/O at all (reads in a write-only trace) is left out. */
+static int series_empty(const struct graph_series *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (!isnan(s->y[i]) && s->y[i] != 0)
+			return 0;
+	return 1;
+}
+
+static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
+		      size_t panel, struct plot_panel *pp,
+		      struct iow_error *err)
+{
+	struct series_set set = { NULL, 0 };
+	const char *labels[64];
+	int colors[64];
+	double y_max = 0;
+	size_t i, j, n_legend = 0;
+
+	if (g->build(ctx, panel, &set) < 0) {
+		series_set_free(&set);
+		return iow_fail(err, "out of memory drawing %s", g->name);
+	}
+	for (i = 0; i < set.n; i++)
+		for (j = 0; j < set.items[i].n; j++)
+			if (set.items[i].y[j] > y_max)
+				y_max = set.items[i].y[j];
+	plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
+	plot_panel_set_y(pp, 0, y_max > 0 ? y_max : 1);
+	for (i = 0; i < set.n; i++) {
+		const struct graph_series *s = &set.items[i];
+
+		if (series_empty(s))
+			continue;
+		if (s->style == 0 && n_legend < 64) {
+			labels[n_legend] = s->label;
+			colors[n_legend++] = s->color;
+		}
+	}
+	plot_legend(pp, labels, colors, n_legend);
+	for (i = 0; i < set.n; i++) {
+		const struct graph_series *s = &set.items[i];
+
+		if (series_empty(s))
+			continue;
+		plot_line(pp, s->x, s->y, s->n,
+			  s->style ? s->color % LIGHTER + LIGHTER : s->color,
+			  s->style ? 1.0 : 1.6);
+	}
+	if (!n_legend)
+		plot_panel_note(pp, "no I/O in range");
+	series_set_free(&set);
+	return 0;
+}
+
+static void page_title(const struct options *o,
+		       const struct trace_result *traces, size_t n, char *buf,
+		       size_t len)
+{
+	size_t i, used;
+
+	if (o->title) {
+		snprintf(buf, len, "%s", o->title);
+		return;
+	}
+	used = (size_t)snprintf(buf, len, "iowatcher:");
+	for (i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s %s",
+					 i ? "," : "", traces[i].label);
+}
+
+int graphs_render(const struct options *o, const struct trace_result *traces,
+		  size_t n, struct iow_error *err)
+{
+	const struct graph_def *sel[64];
+	size_t n_sel = graphs_selected(o, sel, 64), n_panels = 0, i, k = 0;
+	double w = o->graph_width ? o->graph_width : DEFAULT_GRAPH_WIDTH;
+	double h = o->graph_height ? o->graph_height : DEFAULT_GRAPH_HEIGHT;
+	enum plot_format fmt;
+	struct plot_page *page;
+	struct graph_ctx ctx;
+	char title[512];
+	int cols, rows;
+
+	if (plot_format_from_name(o->output, &fmt, err) < 0)
+		return -1;
+	graph_ctx_init(&ctx, o, traces, n);
+	for (i = 0; i < n_sel; i++)
+		n_panels += sel[i]->panels(&ctx);
+	if (!n_panels)
+		return iow_fail(err, "no graph selected to draw");
+	cols = o->columns ? o->columns : (n_panels > 3 ? 2 : 1);
+	if ((size_t)cols > n_panels)
+		cols = (int)n_panels;
+	rows = (int)((n_panels + (size_t)cols - 1) / (size_t)cols);
+	page_title(o, traces, n, title, sizeof(title));
+	page = plot_page_open(o->output, fmt, w * cols, h * rows + 50, title,
+			      err);
+	if (!page)
+		return -1;
+	for (i = 0; i < n_sel; i++) {
+		size_t panels = sel[i]->panels(&ctx), p;
+
+		for (p = 0; p < panels; p++, k++) {
+			struct plot_rect r = plot_page_cell(page, rows, cols,
+							    (int)(k / (size_t)cols),
+							    (int)(k % (size_t)cols));
+			char ptitle[160];
+			struct plot_panel *pp;
+			int ret;
+
+			snprintf(ptitle, sizeof(ptitle), "%s", sel[i]->title);
+			if (panels > 1 || !strcmp(sel[i]->name, "io")) {
+				uint32_t devs[MAX_IO_PANELS];
+
+				if (io_devices(&ctx, devs, MAX_IO_PANELS) > p)
+					snprintf(ptitle, sizeof(ptitle),
+						 "%s, device %u,%u",
+						 sel[i]->title,
+						 blk_dev_major(devs[p]),
+						 blk_dev_minor(devs[p]));
+			}
+			pp = plot_panel_add(page, r.x, r.y, r.w, r.h, ptitle,
+					    "time", sel[i]->y_label_for ?
+					    sel[i]->y_label_for(&ctx, p) :
+					    sel[i]->y_label);
+			plot_panel_set_x_format(pp, plot_format_seconds);
+			if (sel[i]->y_format)
+				plot_panel_set_y_format(pp, sel[i]->y_format);
+			if (sel[i]->y_integer)
+				plot_panel_set_y_integer(pp);
+			ret = sel[i]->draw ? sel[i]->draw(&ctx, p, pp, err)
+					   : draw_lines(&ctx, sel[i], p, pp, err);
+			if (ret < 0) {
+				plot_page_abort(page);
+				return -1;
+			}
+		}
+	}
+	return plot_page_close(page, err);
+}

@@ -1,0 +1,79 @@
+/*
+ * graphs.h: the graph table. A graph is a name (the -O / -N word), a
+ * title, an axis label, and functions that build its series from the
+ * analyses and draw them on a panel. The CLI, --help, the man page, the
+ * CSV export and the tests all read this one table.
+ */
+#ifndef IOWATCHER_GRAPHS_H
+#define IOWATCHER_GRAPHS_H
+
+#include <stddef.h>
+
+#include "error.h"
+#include "options.h"
+#include "plot.h"
+#include "summary.h"
+
+/* One line of a time-series graph. */
+struct graph_series {
+	char *label;
+	int color;
+	int style;		/* 0 solid; 1 secondary (e.g. p99 over mean) */
+	size_t trace;
+	size_t n;
+	double *x;		/* bin midpoints, seconds */
+	double *y;		/* NaN: no value in that bin */
+};
+
+struct series_set {
+	struct graph_series *items;
+	size_t n;
+};
+
+/* What every graph function is given. */
+struct graph_ctx {
+	const struct options *opts;
+	const struct trace_result *traces;
+	size_t n_traces;
+	double x_min, x_max;	/* the time axis of every panel, s */
+	int tagged;		/* any trace carries tags */
+};
+
+struct graph_def {
+	const char *name;
+	const char *title;
+	const char *y_label;
+	const char *help;	/* one line for --help and the man page */
+	int default_on;
+	/* Panels this graph needs (the io graph: one per device); 0: none. */
+	size_t (*panels)(const struct graph_ctx *ctx);
+	/* Line graphs: the series drawn, also what --csv writes. */
+	int (*build)(const struct graph_ctx *ctx, size_t panel,
+		     struct series_set *out);
+	/* Draws panel i; NULL draws the built series as lines. */
+	int (*draw)(const struct graph_ctx *ctx, size_t panel,
+		    struct plot_panel *pp, struct iow_error *err);
+	/* The y label when it depends on the data (the io graph's unit). */
+	const char *(*y_label_for)(const struct graph_ctx *ctx, size_t panel);
+	plot_format_fn y_format;	/* NULL: SI numbers */
+	int y_integer;
+};
+
+extern const struct graph_def graph_table[];
+extern const size_t graph_table_len;
+
+const struct graph_def *graph_find(const char *name);
+
+/* The graphs -O and -N leave, in table order; count in *n. */
+size_t graphs_selected(const struct options *o, const struct graph_def **out,
+		       size_t max);
+
+void graph_ctx_init(struct graph_ctx *ctx, const struct options *o,
+		    const struct trace_result *traces, size_t n);
+void series_set_free(struct series_set *s);
+
+/* Draw every selected graph into o->output. */
+int graphs_render(const struct options *o, const struct trace_result *traces,
+		  size_t n, struct iow_error *err);
+
+#endif
