@@ -1,0 +1,23 @@
+#!/bin/sh
+# t_docs.sh: --help and the man page name every option and every graph
+# the program has (the options from iowatcher.c's table, the graphs from
+# --help's list, which is printed from the graph table).
+. "$(dirname "$0")/lib.sh"
+"$IOW" --help > "$TMP/help"
+opts=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", .*/\1/p' "$TOP/iowatcher.c")
+for o in $opts; do
+	esc=$(printf '%s' "$o" | sed 's/-/\\\\-/g')
+	if grep -q -- "--$o" "$TMP/help" && grep -q -- "\\\\-\\\\-$esc" "$TOP/iowatcher.1"; then
+		pass "--$o in --help and the man page"
+	else
+		fail "--$o in --help and the man page"
+	fi
+done
+graphs=$(sed -n '/^Graphs$/,$p' "$TMP/help" | sed -n 's/^  \([a-z0-9-]*\) .*/\1/p')
+[ -n "$graphs" ] || fail "--help lists the graphs"
+for g in $graphs; do
+	esc=$(printf '%s' "$g" | sed 's/-/\\\\-/g')
+	check "graph $g in the man page" grep -q "^\\.B $esc\$" "$TOP/iowatcher.1"
+done
+check "README names the two set-up commands" sh -c "grep -q 'make demo' '$TOP/README.md' && grep -q 'make check' '$TOP/README.md'"
+finish
