@@ -1,0 +1,2291 @@
+/*
+ * plot.c: pages, panels, axes and series drawn with cairo; the tick and
+ * label arithmetic that keeps axes readable. Knows numbers, not traces.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cairo.h>
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+
+#include "plot.h"
+
+/* ---- Ranges and ticks ---- */
+
+/* Relative slack for floating-point comparisons of tick multiples. */
+#define TICK_EPS	1e-9
+/* Finite values beyond this are clamped so a range never overflows. */
+#define HUGE_VALUE	1e300
+
+static double clamp_huge(double v)
+{
+	if (v > HUGE_VALUE)
+		return HUGE_VALUE;
+	if (v < -HUGE_VALUE)
+		return -HUGE_VALUE;
+	return v;
+}
+
+static int range_is_empty(double min, double max)
+{
+	double range = max - min;
+	double mag = fmax(fabs(min), fabs(max));
+
+	return !(range > mag * TICK_EPS) || range < 1e-200;
+}
+
+void plot_sanitize_range(double *min, double *max)
+{
+	double lo = *min, hi = *max, t;
+
+	if (!isfinite(lo))
+		lo = hi;
+	if (!isfinite(hi))
+		hi = lo;
+	if (!isfinite(lo) || !isfinite(hi))
+		lo = hi = 0;
+	lo = clamp_huge(lo);
+	hi = clamp_huge(hi);
+	if (lo > hi) {
+		t = lo;
+		lo = hi;
+		hi = t;
+	}
+	if (range_is_empty(lo, hi)) {
+		t = fabs(hi) > fabs(lo) ? hi : lo;
+		lo = t < 0 ? 2 * t : 0;
+		hi = t > 0 ? 2 * t : 0;
+	}
+	if (range_is_empty(lo, hi)) {
+		lo = 0;
+		hi = 1;
+	}
+	*min = lo;
+	*max = hi;
+}
+
+/* The smallest 1, 2 or 5 x 10^k that is >= raw (raw > 0). */
+static double nice_step_at_least(double raw)
+{
+	double mag = pow(10, floor(log10(raw)));
+	double m = raw / mag;
+
+	if (m <= 1 + TICK_EPS)
+		return mag;
+	if (m <= 2 + TICK_EPS)
+		return 2 * mag;
+	if (m <= 5 + TICK_EPS)
+		return 5 * mag;
+	return 10 * mag;
+}
+
+/* The nice step after step: 1 -> 2 -> 5 -> 10. */
+static double next_nice_step(double step)
+{
+	double mag = pow(10, floor(log10(step) + TICK_EPS));
+	double m = step / mag;
+
+	if (m < 1.5)
+		return 2 * mag;
+	if (m < 3.5)
+		return 5 * mag;
+	return 10 * mag;
+}
+
+/* The nice step before step: 10 -> 5 -> 2 -> 1. */
+static double prev_nice_step(double step)
+{
+	double mag = pow(10, floor(log10(step) + TICK_EPS));
+	double m = step / mag;
+
+	if (m < 1.5)
+		return mag / 2;
+	if (m < 3.5)
+		return mag;
+	return 2 * mag;
+}
+
+static double first_multiple(double min, double step)
+{
+	return ceil(min / step - TICK_EPS);
+}
+
+static double last_multiple(double max, double step)
+{
+	return floor(max / step + TICK_EPS);
+}
+
+static double count_multiples(double min, double max, double step)
+{
+	return last_multiple(max, step) - first_multiple(min, step) + 1;
+}
+
+double plot_ticks_min_step(double min, double max, int max_ticks,
+			   double min_step, double *ticks, int *n)
+{
+	double step, k0, v;
+	int i, count;
+
+	plot_sanitize_range(&min, &max);
+	if (max_ticks < 1)
+		max_ticks = 1;
+	step = nice_step_at_least(fmax((max - min) / (max_ticks + 1),
+				       min_step > 0 ? min_step : 1e-300));
+	while (count_multiples(min, max, step) > max_ticks)
+		step = next_nice_step(step);
+	/* A step past the whole range leaves no tick: go back to one
+	 * that has some and keep the middle ones. */
+	while (count_multiples(min, max, step) < 1)
+		step = prev_nice_step(step);
+	k0 = first_multiple(min, step);
+	count = (int)count_multiples(min, max, step);
+	if (count > max_ticks) {
+		k0 += (count - max_ticks) / 2;
+		count = max_ticks;
+	}
+	for (i = 0; i < count; i++) {
+		v = (k0 + i) * step;
+		ticks[i] = fabs(v) < step * TICK_EPS ? 0 : v;
+	}
+	*n = count;
+	return step;
+}
+
+double plot_ticks(double min, double max, int max_ticks,
+		  double *ticks, int *n)
+{
+	return plot_ticks_min_step(min, max, max_ticks, 0, ticks, n);
+}
+
+double plot_nice_range(double *min, double *max, int max_ticks,
+		       double min_step)
+{
+	double lo = *min, hi = *max, step, nlo, nhi;
+	int tries;
+
+	plot_sanitize_range(&lo, &hi);
+	if (max_ticks < 2)
+		max_ticks = 2;
+	step = nice_step_at_least(fmax((hi - lo) / (max_ticks + 1),
+				       min_step > 0 ? min_step : 1e-300));
+	/* An axis across zero needs three ticks at least: stop trying. */
+	for (tries = 0; tries < 64; tries++) {
+		nlo = floor(lo / step + TICK_EPS) * step;
+		nhi = ceil(hi / step - TICK_EPS) * step;
+		if (count_multiples(nlo, nhi, step) <= max_ticks)
+			break;
+		step = next_nice_step(step);
+	}
+	*min = fabs(nlo) < step * TICK_EPS ? 0 : nlo;
+	*max = fabs(nhi) < step * TICK_EPS ? 0 : nhi;
+	return step;
+}
+
+void plot_log_range(double *min, double *max, int nice)
+{
+	double lo = *min, hi = *max;
+
+	if (!isfinite(hi) || hi <= 0)
+		hi = isfinite(lo) && lo > 0 ? lo * 10 : 10;
+	if (!isfinite(lo) || lo <= 0 || lo >= hi)
+		lo = lo > 0 && lo == hi ? hi / 10 : hi / 1000;
+	hi = fmin(hi, HUGE_VALUE);
+	lo = fmax(lo, 1e-300);
+	if (nice) {
+		lo = pow(10, floor(log10(lo) + TICK_EPS));
+		hi = pow(10, ceil(log10(hi) - TICK_EPS));
+		if (hi <= lo)
+			hi = lo * 10;
+	}
+	*min = lo;
+	*max = hi;
+}
+
+static int in_log_range(double v, double lo, double hi)
+{
+	return v >= lo * (1 - TICK_EPS) && v <= hi * (1 + TICK_EPS);
+}
+
+/* Decades e0..e1, every stride-th (aligned to multiples of stride). */
+static int log_decade_ticks(int e0, int e1, int max_ticks, double *ticks)
+{
+	int stride, e, n;
+
+	for (stride = 1;; stride++) {
+		n = 0;
+		for (e = e0; e <= e1; e++)
+			if (e % stride == 0)
+				n++;
+		if (n <= max_ticks)
+			break;
+	}
+	n = 0;
+	for (e = e0; e <= e1; e++)
+		if (e % stride == 0)
+			ticks[n++] = pow(10, e);
+	return n;
+}
+
+/* 1, 2 and 5 x 10^k inside [lo, hi]; -1 if more than max_ticks. */
+static int log_125_ticks(double lo, double hi, int max_ticks, double *ticks)
+{
+	static const double mult[] = { 1, 2, 5 };
+	int e, i, n = 0;
+	double v;
+
+	for (e = (int)floor(log10(lo)); e <= (int)floor(log10(hi)) + 1; e++) {
+		for (i = 0; i < 3; i++) {
+			v = mult[i] * pow(10, e);
+			if (!in_log_range(v, lo, hi))
+				continue;
+			if (n == max_ticks)
+				return -1;
+			ticks[n++] = v;
+		}
+	}
+	return n;
+}
+
+void plot_log_ticks(double min, double max, int max_ticks,
+		    double *ticks, int *n)
+{
+	int e0, e1;
+
+	plot_log_range(&min, &max, 0);
+	if (max_ticks < 1)
+		max_ticks = 1;
+	e0 = (int)ceil(log10(min) - TICK_EPS);
+	e1 = (int)floor(log10(max) + TICK_EPS);
+	if (e1 - e0 + 1 >= 3) {
+		*n = log_decade_ticks(e0, e1, max_ticks, ticks);
+		return;
+	}
+	*n = log_125_ticks(min, max, max_ticks, ticks);
+	if (*n < 0 && e1 >= e0)
+		*n = log_decade_ticks(e0, e1, max_ticks, ticks);
+	if (*n < 2)
+		plot_ticks(min, max, max_ticks, ticks, n);
+}
+
+/* ---- Labels ---- */
+
+/* Digits after the point needed to show multiples of step exactly. */
+static int decimals_for(double step)
+{
+	double s;
+	int d;
+
+	step = fabs(step);
+	if (!(step > 0) || !isfinite(step))
+		return 0;
+	for (d = 0; d < 15; d++) {
+		s = step * pow(10, d);
+		if (fabs(s - nearbyint(s)) <= 1e-6 * s)
+			return d;
+	}
+	return 15;
+}
+
+/* Drops trailing zeros (and a bare point) after a decimal point. */
+static void strip_zeros(char *s)
+{
+	char *dot = strchr(s, '.'), *end;
+
+	if (!dot)
+		return;
+	end = dot + strlen(dot) - 1;
+	while (end > dot && *end == '0')
+		*end-- = '\0';
+	if (end == dot)
+		*dot = '\0';
+}
+
+/* Writes value / scale with decimals and a suffix, never "-0". */
+static void format_scaled(double value, double scale, int decimals,
+			  const char *sep, const char *suffix,
+			  char *buf, size_t len)
+{
+	double m = value / scale;
+	char num[64];
+
+	snprintf(num, sizeof(num), "%.*f", decimals, m);
+	strip_zeros(num);
+	if (strcmp(num, "-0") == 0)
+		strcpy(num, "0");
+	snprintf(buf, len, "%s%s%s", num, *suffix ? sep : "", suffix);
+}
+
+/* The spacing labels must resolve: the axis step, or for log axes and
+ * lone values the value's own leading digits. */
+static double label_step(double value, const struct plot_tick_context *ctx,
+			 int digits)
+{
+	if (ctx && !ctx->log && ctx->step > 0)
+		return ctx->step;
+	if (value == 0 || !isfinite(value))
+		return 1;
+	return pow(10, floor(log10(fabs(value)) + TICK_EPS) - (digits - 1));
+}
+
+void plot_format_si(double value, const struct plot_tick_context *ctx,
+		    char *buf, size_t len)
+{
+	static const char *const suffix[] = { "", "K", "M", "G", "T", "P",
+					      "E" };
+	double scale = 1, a = fabs(value);
+	double step = label_step(value, ctx, 3);
+	int p = 0;
+
+	if (!isfinite(value) || a >= 1e21) {
+		snprintf(buf, len, "%.3g", value);
+		return;
+	}
+	while (a >= 1000 * (1 - TICK_EPS) && p < 6) {
+		a /= 1000;
+		scale *= 1000;
+		p++;
+	}
+	format_scaled(value, scale, decimals_for(step / scale), "", suffix[p],
+		      buf, len);
+}
+
+struct time_unit {
+	double scale;
+	const char *name;
+};
+
+static const struct time_unit time_units[] = {
+	{ 1, "s" }, { 1e-3, "ms" }, { 1e-6, "\xc2\xb5s" }, { 1e-9, "ns" },
+};
+
+/* The largest unit u with magnitude >= factor * u (ns if none). */
+static const struct time_unit *time_unit_for(double magnitude, double factor)
+{
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		if (magnitude >= factor * time_units[i].scale * (1 - TICK_EPS))
+			return &time_units[i];
+	return &time_units[3];
+}
+
+void plot_format_seconds(double value, const struct plot_tick_context *ctx,
+			 char *buf, size_t len)
+{
+	const struct time_unit *u;
+	double step = label_step(value, ctx, 3);
+
+	if (!isfinite(value)) {
+		snprintf(buf, len, "%g s", value);
+		return;
+	}
+	if (ctx && !ctx->log)
+		u = time_unit_for(fmax(fabs(ctx->min), fabs(ctx->max)), 2);
+	else
+		u = time_unit_for(fabs(value), 1);
+	format_scaled(value, u->scale, decimals_for(step / u->scale), " ",
+		      u->name, buf, len);
+}
+
+void plot_format_ns(double value, const struct plot_tick_context *ctx,
+		    char *buf, size_t len)
+{
+	struct plot_tick_context s;
+
+	if (!ctx) {
+		plot_format_seconds(value / 1e9, NULL, buf, len);
+		return;
+	}
+	s = *ctx;
+	s.min /= 1e9;
+	s.max /= 1e9;
+	s.step /= 1e9;
+	plot_format_seconds(value / 1e9, &s, buf, len);
+}
+
+static int labels_repeat(char labels[][PLOT_LABEL_LEN], int n)
+{
+	int i;
+
+	for (i = 1; i < n; i++)
+		if (strcmp(labels[i - 1], labels[i]) == 0)
+			return 1;
+	return 0;
+}
+
+void plot_format_labels(plot_format_fn fn, const struct plot_tick_context *ctx,
+			const double *ticks, int n,
+			char labels[][PLOT_LABEL_LEN])
+{
+	int i, digits;
+
+	if (!fn)
+		fn = plot_format_si;
+	for (i = 0; i < n; i++)
+		fn(ticks[i], ctx, labels[i], PLOT_LABEL_LEN);
+	for (digits = 1; digits <= 17 && labels_repeat(labels, n); digits++)
+		for (i = 0; i < n; i++)
+			snprintf(labels[i], PLOT_LABEL_LEN, "%.*g", digits,
+				 ticks[i]);
+}
+
+/* ---- Colours ---- */
+
+static struct plot_rgb rgb_hex(unsigned hex)
+{
+	struct plot_rgb c = {
+		((hex >> 16) & 0xff) / 255.0,
+		((hex >> 8) & 0xff) / 255.0,
+		(hex & 0xff) / 255.0,
+	};
+	return c;
+}
+
+static struct plot_rgb rgb_mix(struct plot_rgb a, struct plot_rgb b,
+			       double t)
+{
+	struct plot_rgb c = {
+		a.r + (b.r - a.r) * t,
+		a.g + (b.g - a.g) * t,
+		a.b + (b.b - a.b) * t,
+	};
+	return c;
+}
+
+/* Which pass through the palette an index is on: 0 plain, 1 light, 2 dark. */
+static int color_cycle(int index)
+{
+	if (index < 0)
+		index = -index;
+	return (index / 8) % 3;
+}
+
+struct plot_rgb plot_color(int index)
+{
+	/* Okabe-Ito; yellow a little darker than #F0E442 to show on white. */
+	static const unsigned okabe_ito[8] = {
+		0x0072B2, 0xD55E00, 0x009E73, 0xE69F00,
+		0xCC79A7, 0x56B4E9, 0xE0CF2F, 0x000000,
+	};
+	struct plot_rgb c;
+	int cycle = color_cycle(index);
+
+	if (index < 0)
+		index = -index;
+	c = rgb_hex(okabe_ito[index % 8]);
+	if (cycle == 1)
+		return rgb_mix(c, rgb_hex(0xFFFFFF), 0.45);
+	if (cycle == 2)
+		return rgb_mix(c, rgb_hex(0x000000), 0.4);
+	return c;
+}
+
+struct plot_rgb plot_ramp(double t)
+{
+	static const unsigned viridis[] = {
+		0x440154, 0x472D7B, 0x3B528B, 0x2C728E, 0x21918C,
+		0x28AE80, 0x5EC962, 0xADDC30, 0xFDE725,
+	};
+	const int last = (int)(sizeof(viridis) / sizeof(viridis[0])) - 1;
+	double pos;
+	int i;
+
+	if (!(t > 0))
+		t = 0;
+	if (t > 1)
+		t = 1;
+	pos = t * last;
+	i = (int)pos;
+	if (i >= last)
+		return rgb_hex(viridis[last]);
+	return rgb_mix(rgb_hex(viridis[i]), rgb_hex(viridis[i + 1]), pos - i);
+}
+
+/* ---- Look ---- */
+
+#define FONT_FAMILY	"DejaVu Sans"
+#define PAD		8.0	/* panel edge to its contents */
+#define TICK_LEN	4.0
+#define TICK_GAP	3.0	/* tick mark to its label */
+#define X_TICK_SPACING	60.0	/* fewest px between x ticks */
+#define Y_TICK_SPACING	25.0
+#define Y_MAX_TICKS	9	/* more is clutter on the tallest panel */
+#define X_LABEL_GAP	12.0	/* fewest px between two x tick labels */
+#define Y_LABEL_GAP	4.0
+#define LEGEND_SWATCH	10.0
+#define LEGEND_GAP	16.0	/* between legend entries */
+#define COLORBAR_W	96.0
+#define COLORBAR_H	9.0
+#define PAGE_GUTTER	12.0
+
+enum font_role { FONT_TICK, FONT_AXIS, FONT_TITLE, FONT_PAGE_TITLE,
+		 FONT_LEGEND, FONT_NOTE };
+
+struct font_spec {
+	double size;
+	int bold, italic;
+	unsigned color;
+};
+
+static const struct font_spec fonts[] = {
+	[FONT_TICK] = { 10.5, 0, 0, 0x444444 },
+	[FONT_AXIS] = { 11.5, 0, 0, 0x222222 },
+	[FONT_TITLE] = { 13, 1, 0, 0x111111 },
+	[FONT_PAGE_TITLE] = { 16, 1, 0, 0x111111 },
+	[FONT_LEGEND] = { 11, 0, 0, 0x222222 },
+	[FONT_NOTE] = { 12.5, 0, 1, 0x777777 },
+};
+
+#define GRID_COLOR	0xE5E5E5
+#define FRAME_COLOR	0x555555
+
+static void set_hex(cairo_t *cr, unsigned hex)
+{
+	struct plot_rgb c = rgb_hex(hex);
+
+	cairo_set_source_rgb(cr, c.r, c.g, c.b);
+}
+
+static void set_rgba(cairo_t *cr, struct plot_rgb c, double alpha)
+{
+	cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha);
+}
+
+static void use_font(cairo_t *cr, enum font_role role)
+{
+	const struct font_spec *f = &fonts[role];
+
+	cairo_select_font_face(cr, FONT_FAMILY,
+			       f->italic ? CAIRO_FONT_SLANT_ITALIC :
+					   CAIRO_FONT_SLANT_NORMAL,
+			       f->bold ? CAIRO_FONT_WEIGHT_BOLD :
+					 CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, f->size);
+	set_hex(cr, f->color);
+}
+
+static double text_width(cairo_t *cr, const char *s)
+{
+	cairo_text_extents_t te;
+
+	cairo_text_extents(cr, s, &te);
+	return te.x_advance;
+}
+
+/* Height of a capital: what "centred on a tick" should centre. */
+static double cap_height(cairo_t *cr)
+{
+	cairo_text_extents_t te;
+
+	cairo_text_extents(cr, "H", &te);
+	return te.height;
+}
+
+/* Ascent plus descent: the height of a line of text. */
+static double line_height(cairo_t *cr)
+{
+	cairo_font_extents_t fe;
+
+	cairo_font_extents(cr, &fe);
+	return fe.ascent + fe.descent;
+}
+
+static double font_ascent(cairo_t *cr)
+{
+	cairo_font_extents_t fe;
+
+	cairo_font_extents(cr, &fe);
+	return fe.ascent;
+}
+
+/* Text with its left (0), centre (0.5) or right (1) at x, baseline y. */
+static void draw_text(cairo_t *cr, double x, double y, const char *s,
+		      double halign)
+{
+	cairo_move_to(cr, x - text_width(cr, s) * halign, y);
+	cairo_show_text(cr, s);
+}
+
+/* Text whose capitals are centred vertically on y. */
+static void draw_text_mid(cairo_t *cr, double x, double y, const char *s,
+			  double halign)
+{
+	draw_text(cr, x, y + cap_height(cr) / 2, s, halign);
+}
+
+/* Copies s into buf, cut at a character and ended with an ellipsis if
+ * it is wider than max_w. */
+static void fit_text(cairo_t *cr, const char *s, double max_w, char *buf,
+		     size_t len)
+{
+	size_t n;
+
+	snprintf(buf, len, "%s", s);
+	if (text_width(cr, buf) <= max_w)
+		return;
+	n = strlen(buf);
+	while (n > 0) {
+		do
+			n--;
+		while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80);
+		if (n + 4 > len)
+			continue;
+		memcpy(buf + n, "\xe2\x80\xa6", 4);	/* U+2026 */
+		if (text_width(cr, buf) <= max_w)
+			return;
+	}
+	buf[0] = '\0';
+}
+
+/* ---- Pages ---- */
+
+struct plot_axis {
+	double want_min, want_max;	/* as the caller set them */
+	double lo, hi;			/* as shown */
+	int log, nice;
+	double min_step;
+	double step;
+	plot_format_fn format;
+	struct plot_axis_ticks ticks;
+};
+
+struct legend_entry {
+	char *label;
+	int color_index;
+};
+
+/* Rasters waiting to be painted: see rasters_flush. */
+struct raster_stack {
+	cairo_surface_t *img;
+	int cols, rows;
+	double box[4];			/* x0, x1, y0, y1 */
+};
+
+struct plot_panel {
+	struct plot_page *page;
+	struct plot_rect box;		/* the panel on the page */
+	struct plot_rect area;		/* inside the frame; set by layout */
+	char *title, *x_label, *y_label;
+	struct plot_axis x, y;
+	int laid_out;
+	int legend_rows;		/* rows reserved below the title */
+	struct legend_entry *legend;
+	size_t n_legend;
+	int has_colorbar;
+	double colorbar_max;
+	char *colorbar_label;
+	struct raster_stack rasters;
+};
+
+#define OUT_BUF_SIZE	65536
+
+struct plot_page {
+	cairo_surface_t *surface;
+	cairo_t *cr;
+	enum plot_format fmt;
+	double width, height;
+	char *path, *tmp_path;
+	int fd;
+	int tmp_created;
+	int write_errno;
+	size_t out_len;
+	unsigned char *out_buf;
+	struct plot_panel **panels;
+	size_t n_panels;
+	double title_h;
+	char failure[IOW_ERROR_LEN];	/* first failure while drawing */
+};
+
+int plot_format_from_name(const char *path, enum plot_format *fmt,
+			  struct iow_error *err)
+{
+	static const struct {
+		const char *ext;
+		enum plot_format fmt;
+	} known[] = {
+		{ ".svg", PLOT_SVG }, { ".png", PLOT_PNG }, { ".pdf", PLOT_PDF },
+	};
+	const char *dot = path ? strrchr(path, '.') : NULL;
+	size_t i;
+
+	for (i = 0; dot && i < sizeof(known) / sizeof(known[0]); i++) {
+		if (strcasecmp(dot, known[i].ext) == 0) {
+			*fmt = known[i].fmt;
+			return 0;
+		}
+	}
+	return iow_fail(err, "%s: unknown output format "
+			"(the name must end in .svg, .png or .pdf)",
+			path ? path : "(null)");
+}
+
+/* Keeps the first failure; later ones are usually its consequences. */
+static void page_fail(struct plot_page *p, const char *what)
+{
+	if (!p->failure[0])
+		snprintf(p->failure, sizeof(p->failure), "%s: %s", p->path,
+			 what);
+}
+
+static int flush_out(struct plot_page *p)
+{
+	size_t done = 0;
+	ssize_t w;
+
+	while (done < p->out_len) {
+		w = write(p->fd, p->out_buf + done, p->out_len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			p->write_errno = errno;
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	p->out_len = 0;
+	return 0;
+}
+
+static cairo_status_t page_write(void *closure, const unsigned char *data,
+				 unsigned int len)
+{
+	struct plot_page *p = closure;
+	size_t chunk;
+
+	if (p->write_errno)
+		return CAIRO_STATUS_WRITE_ERROR;
+	while (len) {
+		if (p->out_len == OUT_BUF_SIZE && flush_out(p))
+			return CAIRO_STATUS_WRITE_ERROR;
+		chunk = OUT_BUF_SIZE - p->out_len;
+		if (chunk > len)
+			chunk = len;
+		memcpy(p->out_buf + p->out_len, data, chunk);
+		p->out_len += chunk;
+		data += chunk;
+		len -= chunk;
+	}
+	return CAIRO_STATUS_SUCCESS;
+}
+
+/* Creates path.tmp<pid>-<n> exclusively; the name goes in p->tmp_path. */
+static int open_tmp(struct plot_page *p, struct iow_error *err)
+{
+	size_t len = strlen(p->path) + 40;
+	struct timespec ts;
+	int attempt;
+
+	p->tmp_path = malloc(len);
+	if (!p->tmp_path)
+		return iow_fail(err, "%s: out of memory", p->path);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	for (attempt = 0; attempt < 100; attempt++) {
+		snprintf(p->tmp_path, len, "%s.tmp%d-%lx", p->path,
+			 (int)getpid(), (unsigned long)ts.tv_nsec + attempt);
+		p->fd = open(p->tmp_path,
+			     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (p->fd >= 0) {
+			p->tmp_created = 1;
+			return 0;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	return iow_fail(err, "%s: cannot create %s: %s", p->path,
+			p->tmp_path, strerror(errno));
+}
+
+static cairo_surface_t *create_surface(struct plot_page *p)
+{
+	cairo_surface_t *s;
+
+	switch (p->fmt) {
+	case PLOT_SVG:
+		s = cairo_svg_surface_create_for_stream(page_write, p,
+							p->width, p->height);
+		cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PX);
+		return s;
+	case PLOT_PDF:
+		s = cairo_pdf_surface_create_for_stream(page_write, p,
+							p->width, p->height);
+		cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR,
+					       "iowatcher");
+		return s;
+	case PLOT_PNG:
+	default:
+		return cairo_image_surface_create(CAIRO_FORMAT_RGB24,
+						  (int)ceil(p->width),
+						  (int)ceil(p->height));
+	}
+}
+
+/* Grey anti-aliasing and unhinted metrics: the same layout in all formats. */
+static void set_font_options(cairo_t *cr)
+{
+	cairo_font_options_t *fo = cairo_font_options_create();
+
+	cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
+	cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_SLIGHT);
+	cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
+	cairo_set_font_options(cr, fo);
+	cairo_font_options_destroy(fo);
+}
+
+static void draw_page_title(struct plot_page *p, const char *title)
+{
+	char buf[256];
+
+	p->title_h = 0;
+	if (!title || !*title)
+		return;
+	use_font(p->cr, FONT_PAGE_TITLE);
+	fit_text(p->cr, title, p->width - 2 * PAD, buf, sizeof(buf));
+	draw_text(p->cr, p->width / 2, PAD + font_ascent(p->cr), buf, 0.5);
+	p->title_h = PAD + line_height(p->cr) + 4;
+}
+
+static void page_free(struct plot_page *p);
+
+/* Sets up surface and context on an open temporary file. */
+static int page_start(struct plot_page *p, const char *title,
+		      struct iow_error *err)
+{
+	p->surface = create_surface(p);
+	if (cairo_surface_status(p->surface) != CAIRO_STATUS_SUCCESS)
+		return iow_fail(err, "%s: cannot start a %.0fx%.0f page: %s",
+				p->path, p->width, p->height,
+				cairo_status_to_string(
+					cairo_surface_status(p->surface)));
+	p->cr = cairo_create(p->surface);
+	set_font_options(p->cr);
+	cairo_set_source_rgb(p->cr, 1, 1, 1);
+	cairo_paint(p->cr);
+	draw_page_title(p, title);
+	if (cairo_status(p->cr) != CAIRO_STATUS_SUCCESS)
+		return iow_fail(err, "%s: %s", p->path,
+				cairo_status_to_string(cairo_status(p->cr)));
+	return 0;
+}
+
+struct plot_page *plot_page_open(const char *path, enum plot_format fmt,
+				 double width, double height,
+				 const char *title, struct iow_error *err)
+{
+	struct plot_page *p;
+
+	if (!(width >= 1 && height >= 1 && width <= 32767 && height <= 32767)) {
+		iow_fail(err, "%s: page size %gx%g is out of range (1..32767)",
+			 path, width, height);
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p)
+		p->fd = -1;
+	if (!p || !(p->path = strdup(path)) ||
+	    !(p->out_buf = malloc(OUT_BUF_SIZE))) {
+		iow_fail(err, "%s: out of memory", path);
+		page_free(p);
+		return NULL;
+	}
+	p->fmt = fmt;
+	p->width = width;
+	p->height = height;
+	if (open_tmp(p, err) || page_start(p, title, err)) {
+		plot_page_abort(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void panel_free(struct plot_panel *pp)
+{
+	size_t i;
+
+	if (!pp)
+		return;
+	for (i = 0; i < pp->n_legend; i++)
+		free(pp->legend[i].label);
+	free(pp->legend);
+	free(pp->title);
+	free(pp->x_label);
+	free(pp->y_label);
+	free(pp->colorbar_label);
+	if (pp->rasters.img)
+		cairo_surface_destroy(pp->rasters.img);
+	free(pp);
+}
+
+static void page_free(struct plot_page *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->n_panels; i++)
+		panel_free(p->panels[i]);
+	free(p->panels);
+	if (p->cr)
+		cairo_destroy(p->cr);
+	if (p->surface)
+		cairo_surface_destroy(p->surface);
+	if (p->fd >= 0)
+		close(p->fd);
+	free(p->out_buf);
+	free(p->tmp_path);
+	free(p->path);
+	free(p);
+}
+
+void plot_page_abort(struct plot_page *p)
+{
+	if (!p)
+		return;
+	if (p->tmp_created)
+		unlink(p->tmp_path);
+	page_free(p);
+}
+
+struct plot_rect plot_page_body(const struct plot_page *p)
+{
+	struct plot_rect r = { 0, p->title_h, p->width,
+			       p->height - p->title_h };
+	return r;
+}
+
+struct plot_rect plot_page_cell(const struct plot_page *p, int rows, int cols,
+				int row, int col)
+{
+	struct plot_rect body = plot_page_body(p), r;
+	double cw, ch;
+
+	if (rows < 1)
+		rows = 1;
+	if (cols < 1)
+		cols = 1;
+	cw = (body.w - PAGE_GUTTER) / cols;
+	ch = (body.h - PAGE_GUTTER) / rows;
+	r.x = body.x + PAGE_GUTTER / 2 + col * cw;
+	r.y = body.y + PAGE_GUTTER / 2 + row * ch;
+	r.w = cw;
+	r.h = ch;
+	return r;
+}
+
+/* ---- Panel layout ---- */
+
+static void axis_init(struct plot_axis *a, int nice)
+{
+	memset(a, 0, sizeof(*a));
+	a->want_min = 0;
+	a->want_max = 1;
+	a->nice = nice;
+	a->format = plot_format_si;
+}
+
+static char *dup_or_null(const char *s, int *failed)
+{
+	char *d;
+
+	if (!s || !*s)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		*failed = 1;
+	return d;
+}
+
+static int page_add_panel(struct plot_page *p, struct plot_panel *pp)
+{
+	struct plot_panel **more;
+
+	more = realloc(p->panels, (p->n_panels + 1) * sizeof(*more));
+	if (!more)
+		return -1;
+	p->panels = more;
+	p->panels[p->n_panels++] = pp;
+	return 0;
+}
+
+struct plot_panel *plot_panel_add(struct plot_page *p, double x, double y,
+				  double w, double h, const char *title,
+				  const char *x_label, const char *y_label)
+{
+	struct plot_panel *pp;
+	int failed = 0;
+
+	if (!p)
+		return NULL;
+	pp = calloc(1, sizeof(*pp));
+	if (!pp) {
+		page_fail(p, "out of memory");
+		return NULL;
+	}
+	pp->page = p;
+	pp->box = (struct plot_rect){ x, y, w, h };
+	pp->title = dup_or_null(title, &failed);
+	pp->x_label = dup_or_null(x_label, &failed);
+	pp->y_label = dup_or_null(y_label, &failed);
+	axis_init(&pp->x, 0);
+	axis_init(&pp->y, 1);
+	if (failed || page_add_panel(p, pp)) {
+		page_fail(p, "out of memory");
+		panel_free(pp);
+		return NULL;
+	}
+	return pp;
+}
+
+static void axis_set(struct plot_panel *pp, struct plot_axis *a, double min,
+		     double max, int log, int nice)
+{
+	if (!pp || pp->laid_out)
+		return;
+	a->want_min = min;
+	a->want_max = max;
+	a->log = log;
+	a->nice = nice;
+}
+
+void plot_panel_set_x(struct plot_panel *pp, double min, double max)
+{
+	if (pp)
+		axis_set(pp, &pp->x, min, max, 0, 0);
+}
+
+void plot_panel_set_x_log(struct plot_panel *pp, double min, double max)
+{
+	if (pp)
+		axis_set(pp, &pp->x, min, max, 1, 0);
+}
+
+void plot_panel_set_y(struct plot_panel *pp, double min, double max)
+{
+	if (pp)
+		axis_set(pp, &pp->y, min, max, 0, 1);
+}
+
+void plot_panel_set_y_exact(struct plot_panel *pp, double min, double max)
+{
+	if (pp)
+		axis_set(pp, &pp->y, min, max, 0, 0);
+}
+
+void plot_panel_set_y_log(struct plot_panel *pp, double min, double max)
+{
+	if (pp)
+		axis_set(pp, &pp->y, min, max, 1, 1);
+}
+
+void plot_panel_set_x_format(struct plot_panel *pp, plot_format_fn fn)
+{
+	if (pp && !pp->laid_out)
+		pp->x.format = fn ? fn : plot_format_si;
+}
+
+void plot_panel_set_y_format(struct plot_panel *pp, plot_format_fn fn)
+{
+	if (pp && !pp->laid_out)
+		pp->y.format = fn ? fn : plot_format_si;
+}
+
+void plot_panel_set_y_integer(struct plot_panel *pp)
+{
+	if (pp && !pp->laid_out)
+		pp->y.min_step = 1;
+}
+
+/* Range, ticks and labels for at most max_ticks ticks. */
+static void axis_choose(struct plot_axis *a, int max_ticks)
+{
+	struct plot_axis_ticks *t = &a->ticks;
+	struct plot_tick_context ctx;
+	double lo = a->want_min, hi = a->want_max;
+
+	if (a->log) {
+		plot_log_range(&lo, &hi, a->nice);
+		plot_log_ticks(lo, hi, max_ticks, t->value, &t->n);
+		a->step = 0;
+	} else {
+		plot_sanitize_range(&lo, &hi);
+		if (a->nice)
+			plot_nice_range(&lo, &hi, max_ticks, a->min_step);
+		a->step = plot_ticks_min_step(lo, hi, max_ticks, a->min_step,
+					      t->value, &t->n);
+	}
+	a->lo = lo;
+	a->hi = hi;
+	ctx = (struct plot_tick_context){ lo, hi, a->step, a->log };
+	plot_format_labels(a->format, &ctx, t->value, t->n, t->label);
+}
+
+/* Where v falls along the axis, 0 at lo and 1 at hi. */
+static double axis_frac(const struct plot_axis *a, double v)
+{
+	if (a->log) {
+		if (!(v > 0))
+			return -1e6;
+		return (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo));
+	}
+	return (v - a->lo) / (a->hi - a->lo);
+}
+
+/* Label sizes and positions along an axis of length px from 0. */
+static void axis_measure(cairo_t *cr, struct plot_axis *a, double length,
+			 int vertical)
+{
+	struct plot_axis_ticks *t = &a->ticks;
+	int i;
+
+	use_font(cr, FONT_TICK);
+	for (i = 0; i < t->n; i++) {
+		t->pos[i] = axis_frac(a, t->value[i]) * length;
+		t->extent[i] = vertical ? cap_height(cr) :
+					  text_width(cr, t->label[i]);
+	}
+}
+
+static int axis_labels_fit(const struct plot_axis *a, int vertical)
+{
+	const struct plot_axis_ticks *t = &a->ticks;
+	double need;
+	int i;
+
+	for (i = 1; i < t->n; i++) {
+		if (vertical)
+			need = t->extent[i] + Y_LABEL_GAP * 2;
+		else
+			need = (t->extent[i - 1] + t->extent[i]) / 2 +
+			       X_LABEL_GAP;
+		if (fabs(t->pos[i] - t->pos[i - 1]) < need)
+			return 0;
+	}
+	return 1;
+}
+
+/* Keeps the first tick and each one clear of the last kept: for axes
+ * too short for even two labels. */
+static void drop_crowded_labels(struct plot_axis *a, int vertical)
+{
+	struct plot_axis_ticks *t = &a->ticks;
+	double need;
+	int i, kept = 1;
+
+	for (i = 1; i < t->n; i++) {
+		if (vertical)
+			need = t->extent[i] + Y_LABEL_GAP * 2;
+		else
+			need = (t->extent[kept - 1] + t->extent[i]) / 2 +
+			       X_LABEL_GAP;
+		if (fabs(t->pos[i] - t->pos[kept - 1]) < need)
+			continue;
+		t->value[kept] = t->value[i];
+		t->pos[kept] = t->pos[i];
+		t->extent[kept] = t->extent[i];
+		memcpy(t->label[kept], t->label[i], PLOT_LABEL_LEN);
+		kept++;
+	}
+	if (t->n)
+		t->n = kept;
+}
+
+/* The most ticks whose labels fit along length px without touching. */
+static void axis_fit(cairo_t *cr, struct plot_axis *a, double length,
+		     int vertical)
+{
+	double spacing = vertical ? Y_TICK_SPACING : X_TICK_SPACING;
+	int max_ticks = (int)(length / spacing) + 1;
+
+	if (vertical && max_ticks > Y_MAX_TICKS)
+		max_ticks = Y_MAX_TICKS;
+	if (max_ticks > PLOT_MAX_TICKS)
+		max_ticks = PLOT_MAX_TICKS;
+	for (; max_ticks >= 2; max_ticks--) {
+		axis_choose(a, max_ticks);
+		axis_measure(cr, a, length, vertical);
+		if (axis_labels_fit(a, vertical))
+			return;
+	}
+	axis_choose(a, a->nice ? 2 : 1);
+	axis_measure(cr, a, length, vertical);
+	drop_crowded_labels(a, vertical);
+}
+
+static double widest_label(cairo_t *cr, const struct plot_axis_ticks *t)
+{
+	double w = 0;
+	int i;
+
+	use_font(cr, FONT_TICK);
+	for (i = 0; i < t->n; i++)
+		w = fmax(w, text_width(cr, t->label[i]));
+	return w;
+}
+
+/* Legend entries laid out in a line: total width. */
+static double legend_width(cairo_t *cr, const struct plot_panel *pp)
+{
+	double w = 0;
+	size_t i;
+
+	use_font(cr, FONT_LEGEND);
+	for (i = 0; i < pp->n_legend; i++)
+		w += LEGEND_SWATCH + 5 + text_width(cr, pp->legend[i].label) +
+		     (i ? LEGEND_GAP : 0);
+	return w;
+}
+
+static double title_width(cairo_t *cr, const struct plot_panel *pp)
+{
+	if (!pp->title)
+		return 0;
+	use_font(cr, FONT_TITLE);
+	return text_width(cr, pp->title);
+}
+
+/* Rows needed below the title when the legend does not fit beside it. */
+static int legend_rows_needed(cairo_t *cr, const struct plot_panel *pp)
+{
+	double room = pp->box.w - 2 * PAD;
+	double w = legend_width(cr, pp);
+
+	if (!pp->n_legend || w <= room - title_width(cr, pp) - LEGEND_GAP)
+		return 0;
+	return (int)ceil(w / room);
+}
+
+static double top_margin(cairo_t *cr, struct plot_panel *pp)
+{
+	double h;
+
+	use_font(cr, FONT_TITLE);
+	h = PAD + line_height(cr) + 6;
+	use_font(cr, FONT_LEGEND);
+	pp->legend_rows = legend_rows_needed(cr, pp);
+	return h + pp->legend_rows * (line_height(cr) + 4);
+}
+
+static double bottom_margin(cairo_t *cr, const struct plot_panel *pp)
+{
+	double h = TICK_LEN + TICK_GAP + PAD;
+
+	use_font(cr, FONT_TICK);
+	h += line_height(cr);
+	if (pp->x_label) {
+		use_font(cr, FONT_AXIS);
+		h += 4 + line_height(cr);
+	}
+	return h;
+}
+
+static double left_margin(cairo_t *cr, const struct plot_panel *pp)
+{
+	double w = PAD + widest_label(cr, &pp->y.ticks) + TICK_GAP + TICK_LEN;
+
+	if (pp->y_label) {
+		use_font(cr, FONT_AXIS);
+		w += line_height(cr) + 6;
+	}
+	return w;
+}
+
+/* Room for the last x label's right half past the frame. */
+static double right_margin(const struct plot_panel *pp, double width)
+{
+	const struct plot_axis_ticks *t = &pp->x.ticks;
+	double over;
+
+	if (!t->n)
+		return PAD;
+	over = t->pos[t->n - 1] + t->extent[t->n - 1] / 2 - width;
+	return fmax(PAD, over + 2);
+}
+
+static void axis_place(struct plot_axis *a, double origin, double sign)
+{
+	int i;
+
+	for (i = 0; i < a->ticks.n; i++)
+		a->ticks.pos[i] = origin + sign * a->ticks.pos[i];
+}
+
+/* Snaps to pixel edges so 1 px lines are crisp in PNG. */
+static struct plot_rect snap_rect(struct plot_rect r)
+{
+	double x1 = round(r.x + r.w), y1 = round(r.y + r.h);
+
+	r.x = round(r.x);
+	r.y = round(r.y);
+	r.w = fmax(1, x1 - r.x);
+	r.h = fmax(1, y1 - r.y);
+	return r;
+}
+
+static void panel_draw_grid(struct plot_panel *pp);
+
+static void panel_layout(struct plot_panel *pp)
+{
+	cairo_t *cr = pp->page->cr;
+	struct plot_rect a;
+	double top, bottom, left, right = PAD;
+
+	if (pp->laid_out)
+		return;
+	pp->laid_out = 1;
+	top = top_margin(cr, pp);
+	bottom = bottom_margin(cr, pp);
+	a.h = fmax(1, pp->box.h - top - bottom);
+	axis_fit(cr, &pp->y, a.h, 1);
+	left = left_margin(cr, pp);
+	a.w = fmax(1, pp->box.w - left - right);
+	axis_fit(cr, &pp->x, a.w, 0);
+	right = right_margin(pp, a.w);
+	if (right > PAD) {
+		a.w = fmax(1, pp->box.w - left - right);
+		axis_fit(cr, &pp->x, a.w, 0);
+	}
+	a.x = pp->box.x + left;
+	a.y = pp->box.y + top;
+	pp->area = snap_rect(a);
+	axis_measure(cr, &pp->x, pp->area.w, 0);
+	axis_measure(cr, &pp->y, pp->area.h, 1);
+	axis_place(&pp->x, pp->area.x, 1);
+	axis_place(&pp->y, pp->area.y + pp->area.h, -1);
+	panel_draw_grid(pp);
+}
+
+void plot_panel_draw_axes(struct plot_panel *pp)
+{
+	if (pp)
+		panel_layout(pp);
+}
+
+const struct plot_axis_ticks *plot_panel_x_ticks(struct plot_panel *pp)
+{
+	if (!pp)
+		return NULL;
+	panel_layout(pp);
+	return &pp->x.ticks;
+}
+
+const struct plot_axis_ticks *plot_panel_y_ticks(struct plot_panel *pp)
+{
+	if (!pp)
+		return NULL;
+	panel_layout(pp);
+	return &pp->y.ticks;
+}
+
+struct plot_rect plot_panel_area(struct plot_panel *pp)
+{
+	if (!pp)
+		return (struct plot_rect){ 0, 0, 0, 0 };
+	panel_layout(pp);
+	return pp->area;
+}
+
+/* ---- Coordinates ---- */
+
+/* Far outside the area but well inside cairo's fixed-point range. */
+static double clamp_px(double v, double lo, double len)
+{
+	double limit = 4 * len + 1000;
+
+	if (v < lo - limit)
+		return lo - limit;
+	if (v > lo + len + limit)
+		return lo + len + limit;
+	return v;
+}
+
+static double px_x(const struct plot_panel *pp, double x)
+{
+	const struct plot_rect *a = &pp->area;
+
+	return clamp_px(a->x + axis_frac(&pp->x, x) * a->w, a->x, a->w);
+}
+
+static double px_y(const struct plot_panel *pp, double y)
+{
+	const struct plot_rect *a = &pp->area;
+
+	return clamp_px(a->y + a->h - axis_frac(&pp->y, y) * a->h, a->y, a->h);
+}
+
+static int point_ok(const struct plot_panel *pp, double x, double y)
+{
+	return isfinite(x) && isfinite(y) && (!pp->x.log || x > 0) &&
+	       (!pp->y.log || y > 0);
+}
+
+static void rasters_flush(struct plot_panel *pp);
+
+/* Starts drawing a series: layout, a saved state clipped to the area. */
+static cairo_t *series_begin(struct plot_panel *pp)
+{
+	cairo_t *cr = pp->page->cr;
+
+	panel_layout(pp);
+	rasters_flush(pp);
+	cairo_save(cr);
+	cairo_rectangle(cr, pp->area.x, pp->area.y, pp->area.w, pp->area.h);
+	cairo_clip(cr);
+	return cr;
+}
+
+static void series_end(struct plot_panel *pp)
+{
+	cairo_restore(pp->page->cr);
+}
+
+/* ---- Grid, frame and decorations ---- */
+
+static void panel_draw_grid(struct plot_panel *pp)
+{
+	cairo_t *cr = pp->page->cr;
+	const struct plot_rect *a = &pp->area;
+	int i;
+
+	cairo_save(cr);
+	cairo_set_line_width(cr, 1);
+	set_hex(cr, GRID_COLOR);
+	for (i = 0; i < pp->x.ticks.n; i++) {
+		cairo_move_to(cr, round(pp->x.ticks.pos[i]) + 0.5, a->y);
+		cairo_line_to(cr, round(pp->x.ticks.pos[i]) + 0.5, a->y + a->h);
+	}
+	for (i = 0; i < pp->y.ticks.n; i++) {
+		cairo_move_to(cr, a->x, round(pp->y.ticks.pos[i]) - 0.5);
+		cairo_line_to(cr, a->x + a->w, round(pp->y.ticks.pos[i]) - 0.5);
+	}
+	cairo_stroke(cr);
+	cairo_restore(cr);
+}
+
+static void draw_frame_and_ticks(struct plot_panel *pp)
+{
+	cairo_t *cr = pp->page->cr;
+	const struct plot_rect *a = &pp->area;
+	double bottom = a->y + a->h;
+	int i;
+
+	cairo_set_line_width(cr, 1);
+	set_hex(cr, FRAME_COLOR);
+	/* Just outside the area, so it never hides data at the edges. */
+	cairo_rectangle(cr, a->x - 0.5, a->y - 0.5, a->w + 1, a->h + 1);
+	for (i = 0; i < pp->x.ticks.n; i++) {
+		cairo_move_to(cr, round(pp->x.ticks.pos[i]) + 0.5, bottom + 1);
+		cairo_rel_line_to(cr, 0, TICK_LEN);
+	}
+	for (i = 0; i < pp->y.ticks.n; i++) {
+		cairo_move_to(cr, a->x - 1, round(pp->y.ticks.pos[i]) - 0.5);
+		cairo_rel_line_to(cr, -TICK_LEN, 0);
+	}
+	cairo_stroke(cr);
+}
+
+static void draw_tick_labels(struct plot_panel *pp)
+{
+	cairo_t *cr = pp->page->cr;
+	const struct plot_rect *a = &pp->area;
+	double base;
+	int i;
+
+	use_font(cr, FONT_TICK);
+	base = a->y + a->h + TICK_LEN + TICK_GAP + font_ascent(cr);
+	for (i = 0; i < pp->x.ticks.n; i++)
+		draw_text(cr, pp->x.ticks.pos[i], base, pp->x.ticks.label[i],
+			  0.5);
+	for (i = 0; i < pp->y.ticks.n; i++)
+		draw_text_mid(cr, a->x - TICK_LEN - TICK_GAP,
+			      pp->y.ticks.pos[i], pp->y.ticks.label[i], 1);
+}
+
+static void draw_axis_labels(struct plot_panel *pp)
+{
+	cairo_t *cr = pp->page->cr;
+	const struct plot_rect *a = &pp->area;
+	cairo_font_extents_t fe;
+	char buf[256];
+
+	use_font(cr, FONT_AXIS);
+	cairo_font_extents(cr, &fe);
+	if (pp->x_label) {
+		fit_text(cr, pp->x_label, pp->box.w - 2 * PAD, buf, sizeof(buf));
+		draw_text(cr, a->x + a->w / 2,
+			  pp->box.y + pp->box.h - PAD - fe.descent, buf, 0.5);
+	}
+	if (pp->y_label) {
+		fit_text(cr, pp->y_label, a->h + 20, buf, sizeof(buf));
+		cairo_save(cr);
+		cairo_translate(cr, pp->box.x + PAD + fe.ascent,
+				a->y + a->h / 2);
+		cairo_rotate(cr, -M_PI / 2);
+		draw_text(cr, 0, 0, buf, 0.5);
+		cairo_restore(cr);
+	}
+}
+
+static void draw_swatch(cairo_t *cr, double x, double y_mid,
+			struct plot_rgb c)
+{
+	double s = LEGEND_SWATCH, r = 2;
+	double y = y_mid - s / 2;
+
+	cairo_new_sub_path(cr);
+	cairo_arc(cr, x + s - r, y + r, r, -M_PI / 2, 0);
+	cairo_arc(cr, x + s - r, y + s - r, r, 0, M_PI / 2);
+	cairo_arc(cr, x + r, y + s - r, r, M_PI / 2, M_PI);
+	cairo_arc(cr, x + r, y + r, r, M_PI, 3 * M_PI / 2);
+	cairo_close_path(cr);
+	set_rgba(cr, c, 1);
+	cairo_fill(cr);
+}
+
+/* Legend entries from x on a line centred at y_mid, wrapping at right
+ * onto lines row_h further down. */
+static void draw_legend_at(struct plot_panel *pp, double x, double y_mid,
+			   double right, double row_h)
+{
+	cairo_t *cr = pp->page->cr;
+	double x0 = x, w;
+	size_t i;
+
+	use_font(cr, FONT_LEGEND);
+	for (i = 0; i < pp->n_legend; i++) {
+		w = LEGEND_SWATCH + 5 + text_width(cr, pp->legend[i].label);
+		if (x + w > right && x > x0) {
+			x = x0;
+			y_mid += row_h;
+		}
+		draw_swatch(cr, x, y_mid, plot_color(pp->legend[i].color_index));
+		use_font(cr, FONT_LEGEND);
+		draw_text_mid(cr, x + LEGEND_SWATCH + 5, y_mid,
+			      pp->legend[i].label, 0);
+		x += w + LEGEND_GAP;
+	}
+}
+
+/* The colour bar: "label 1 [ramp] max", its width if draw is 0. */
+static double colorbar(struct plot_panel *pp, double x, double y_mid,
+		       int draw)
+{
+	cairo_t *cr = pp->page->cr;
+	cairo_pattern_t *ramp;
+	char max_label[PLOT_LABEL_LEN];
+	const char *label = pp->colorbar_label ? pp->colorbar_label : "";
+	double x0 = x;
+	int i;
+
+	plot_format_si(pp->colorbar_max, NULL, max_label, sizeof(max_label));
+	use_font(cr, FONT_LEGEND);
+	if (draw && *label)
+		draw_text_mid(cr, x, y_mid, label, 0);
+	x += *label ? text_width(cr, label) + 8 : 0;
+	if (draw)
+		draw_text_mid(cr, x, y_mid, "1", 0);
+	x += text_width(cr, "1") + 4;
+	if (draw) {
+		ramp = cairo_pattern_create_linear(x, 0, x + COLORBAR_W, 0);
+		for (i = 0; i <= 8; i++) {
+			struct plot_rgb c = plot_ramp(i / 8.0);
+
+			cairo_pattern_add_color_stop_rgb(ramp, i / 8.0, c.r,
+							 c.g, c.b);
+		}
+		cairo_rectangle(cr, x, y_mid - COLORBAR_H / 2, COLORBAR_W,
+				COLORBAR_H);
+		cairo_set_source(cr, ramp);
+		cairo_fill(cr);
+		cairo_pattern_destroy(ramp);
+		use_font(cr, FONT_LEGEND);
+	}
+	x += COLORBAR_W + 4;
+	if (draw)
+		draw_text_mid(cr, x, y_mid, max_label, 0);
+	x += text_width(cr, max_label);
+	return x - x0;
+}
+
+/* Title at the left of the top row; legend and colour bar at its right,
+ * or the legend on the rows reserved below it. */
+static void draw_title_row(struct plot_panel *pp)
+{
+	cairo_t *cr = pp->page->cr;
+	double left = pp->box.x + PAD, right = pp->box.x + pp->box.w - PAD;
+	double title_h, row_mid, bar_w = 0, legend_w = 0, extra, legend_h;
+	int legend_beside = pp->n_legend && !pp->legend_rows;
+	char buf[256];
+
+	use_font(cr, FONT_TITLE);
+	title_h = line_height(cr);
+	row_mid = pp->box.y + PAD + title_h / 2;
+	if (pp->has_colorbar)
+		bar_w = colorbar(pp, 0, 0, 0);
+	if (legend_beside)
+		legend_w = legend_width(cr, pp);
+	extra = bar_w + legend_w + (bar_w && legend_w ? LEGEND_GAP : 0);
+	if (pp->title) {
+		use_font(cr, FONT_TITLE);
+		fit_text(cr, pp->title,
+			 right - left - (extra ? extra + LEGEND_GAP : 0), buf,
+			 sizeof(buf));
+		draw_text_mid(cr, left, row_mid, buf, 0);
+	}
+	if (bar_w)
+		colorbar(pp, right - bar_w, row_mid, 1);
+	use_font(cr, FONT_LEGEND);
+	legend_h = line_height(cr) + 4;
+	if (legend_beside)
+		draw_legend_at(pp, right - extra, row_mid, right, legend_h);
+	else if (pp->n_legend)
+		draw_legend_at(pp, left, pp->box.y + PAD + title_h + 2 +
+			       legend_h / 2, right, legend_h);
+}
+
+static void panel_decorate(struct plot_panel *pp)
+{
+	cairo_t *cr = pp->page->cr;
+
+	panel_layout(pp);
+	rasters_flush(pp);
+	cairo_save(cr);
+	cairo_rectangle(cr, pp->box.x, pp->box.y, pp->box.w, pp->box.h);
+	cairo_clip(cr);
+	draw_frame_and_ticks(pp);
+	draw_tick_labels(pp);
+	draw_axis_labels(pp);
+	draw_title_row(pp);
+	cairo_restore(cr);
+}
+
+/* ---- Series ---- */
+
+/* Dash patterns for the lighter and darker passes through the palette. */
+static void set_series_line(cairo_t *cr, int color_index, double width)
+{
+	static const double dashes[] = { 6, 3 };
+	static const double dots[] = { 1.5, 2.5 };
+	int cycle = color_cycle(color_index);
+
+	cairo_set_line_width(cr, width > 0 ? width : 1.5);
+	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+	cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+	if (cycle == 1)
+		cairo_set_dash(cr, dashes, 2, 0);
+	else if (cycle == 2)
+		cairo_set_dash(cr, dots, 2, 0);
+	set_rgba(cr, plot_color(color_index), 1);
+}
+
+/*
+ * Thinning for dense polylines: the points falling in one pixel column
+ * are replaced by the column's first, lowest, highest and last points,
+ * in their original order, which draws the same picture.
+ */
+struct column {
+	int active, pen_down;
+	double col;
+	double fx, fy, lx, ly;		/* first and last */
+	double lo_x, lo_y, hi_x, hi_y;	/* lowest and highest on the page */
+	int lo_first;			/* the lowest came before the highest */
+};
+
+static void column_emit(cairo_t *cr, struct column *c, double x, double y)
+{
+	double cx, cy;
+
+	if (c->pen_down && cairo_has_current_point(cr)) {
+		cairo_get_current_point(cr, &cx, &cy);
+		if (cx == x && cy == y)
+			return;
+	}
+	if (c->pen_down) {
+		cairo_line_to(cr, x, y);
+	} else {
+		cairo_move_to(cr, x, y);
+		/* A lone point still shows, as a dot, with round caps. */
+		cairo_line_to(cr, x, y);
+		c->pen_down = 1;
+	}
+}
+
+static void column_flush(cairo_t *cr, struct column *c)
+{
+	if (!c->active)
+		return;
+	column_emit(cr, c, c->fx, c->fy);
+	if (c->lo_first) {
+		column_emit(cr, c, c->lo_x, c->lo_y);
+		column_emit(cr, c, c->hi_x, c->hi_y);
+	} else {
+		column_emit(cr, c, c->hi_x, c->hi_y);
+		column_emit(cr, c, c->lo_x, c->lo_y);
+	}
+	column_emit(cr, c, c->lx, c->ly);
+	c->active = 0;
+}
+
+static void column_add(cairo_t *cr, struct column *c, double x, double y)
+{
+	double col = floor(x);
+
+	if (c->active && col != c->col)
+		column_flush(cr, c);
+	if (!c->active) {
+		c->active = 1;
+		c->col = col;
+		c->fx = c->lo_x = c->hi_x = x;
+		c->fy = c->lo_y = c->hi_y = y;
+		c->lo_first = 1;
+	}
+	/* Page y grows downwards: "highest" is the smallest y. */
+	if (y > c->lo_y) {
+		c->lo_x = x;
+		c->lo_y = y;
+		c->lo_first = 0;
+	}
+	if (y < c->hi_y) {
+		c->hi_x = x;
+		c->hi_y = y;
+		c->lo_first = 1;
+	}
+	c->lx = x;
+	c->ly = y;
+}
+
+static void column_gap(cairo_t *cr, struct column *c)
+{
+	column_flush(cr, c);
+	c->pen_down = 0;
+}
+
+void plot_line(struct plot_panel *pp, const double *x, const double *y,
+	       size_t n, int color_index, double width)
+{
+	struct column c = { 0 };
+	cairo_t *cr;
+	size_t i;
+
+	if (!pp || !x || !y)
+		return;
+	cr = series_begin(pp);
+	for (i = 0; i < n; i++) {
+		if (!point_ok(pp, x[i], y[i]))
+			column_gap(cr, &c);
+		else
+			column_add(cr, &c, px_x(pp, x[i]), px_y(pp, y[i]));
+	}
+	column_flush(cr, &c);
+	set_series_line(cr, color_index, width);
+	cairo_stroke(cr);
+	series_end(pp);
+}
+
+void plot_step(struct plot_panel *pp, const double *x, const double *y,
+	       size_t n, int color_index, double width)
+{
+	struct column c = { 0 };
+	cairo_t *cr;
+	double py;
+	size_t i;
+
+	if (!pp || !x || !y)
+		return;
+	cr = series_begin(pp);
+	for (i = 0; i < n; i++) {
+		if (!point_ok(pp, x[i], y[i])) {
+			column_gap(cr, &c);
+			continue;
+		}
+		py = px_y(pp, y[i]);
+		column_add(cr, &c, px_x(pp, x[i]), py);
+		if (i + 1 < n && isfinite(x[i + 1]))
+			column_add(cr, &c, px_x(pp, x[i + 1]), py);
+	}
+	column_flush(cr, &c);
+	set_series_line(cr, color_index, width);
+	cairo_stroke(cr);
+	series_end(pp);
+}
+
+static int band_point_ok(const struct plot_panel *pp, double x, double lo,
+			 double hi)
+{
+	return point_ok(pp, x, lo) && point_ok(pp, x, hi);
+}
+
+/* One polygon: along hi from first to last, back along lo. */
+static void band_run(struct plot_panel *pp, const double *x, const double *lo,
+		     const double *hi, size_t first, size_t last)
+{
+	cairo_t *cr = pp->page->cr;
+	size_t i;
+
+	cairo_move_to(cr, px_x(pp, x[first]), px_y(pp, hi[first]));
+	for (i = first + 1; i <= last; i++)
+		cairo_line_to(cr, px_x(pp, x[i]), px_y(pp, hi[i]));
+	for (i = last + 1; i-- > first;)
+		cairo_line_to(cr, px_x(pp, x[i]), px_y(pp, lo[i]));
+	cairo_close_path(cr);
+}
+
+void plot_band(struct plot_panel *pp, const double *x, const double *lo,
+	       const double *hi, size_t n, int color_index, double alpha)
+{
+	cairo_t *cr;
+	size_t i, first = 0;
+	int in_run = 0;
+
+	if (!pp || !x || !lo || !hi)
+		return;
+	cr = series_begin(pp);
+	for (i = 0; i <= n; i++) {
+		int ok = i < n && band_point_ok(pp, x[i], lo[i], hi[i]);
+
+		if (ok && !in_run)
+			first = i;
+		if (!ok && in_run)
+			band_run(pp, x, lo, hi, first, i - 1);
+		in_run = ok;
+	}
+	set_rgba(cr, plot_color(color_index),
+		 alpha > 0 && alpha <= 1 ? alpha : 0.25);
+	cairo_fill(cr);
+	series_end(pp);
+}
+
+static double baseline(const struct plot_panel *pp)
+{
+	if (pp->y.log)
+		return pp->y.lo;
+	return fmin(fmax(0, pp->y.lo), pp->y.hi);
+}
+
+void plot_bars(struct plot_panel *pp, const double *x, const double *height,
+	       size_t n, double bar_width, int color_index)
+{
+	cairo_t *cr;
+	double x0, x1, top, base, inset;
+	size_t i;
+
+	if (!pp || !x || !height)
+		return;
+	cr = series_begin(pp);
+	base = px_y(pp, baseline(pp));
+	for (i = 0; i < n; i++) {
+		if (!point_ok(pp, x[i], height[i]))
+			continue;
+		x0 = px_x(pp, x[i] - bar_width / 2);
+		x1 = px_x(pp, x[i] + bar_width / 2);
+		/* Keep a hairline between neighbours when there is room. */
+		inset = fabs(x1 - x0) >= 4 ? 0.5 : 0;
+		top = px_y(pp, height[i]);
+		cairo_rectangle(cr, fmin(x0, x1) + inset, fmin(top, base),
+				fabs(x1 - x0) - 2 * inset, fabs(base - top));
+	}
+	set_rgba(cr, plot_color(color_index), 0.9);
+	cairo_fill(cr);
+	series_end(pp);
+}
+
+void plot_points(struct plot_panel *pp, const double *x, const double *y,
+		 size_t n, int color_index, double radius)
+{
+	cairo_t *cr;
+	double px, py, last_x = NAN, last_y = NAN;
+	size_t i;
+
+	if (!pp || !x || !y)
+		return;
+	if (!(radius > 0))
+		radius = 2;
+	cr = series_begin(pp);
+	for (i = 0; i < n; i++) {
+		if (!point_ok(pp, x[i], y[i]))
+			continue;
+		px = round(px_x(pp, x[i]) * 2) / 2;
+		py = round(px_y(pp, y[i]) * 2) / 2;
+		if (px == last_x && py == last_y)
+			continue;	/* same half pixel: invisible twice */
+		cairo_new_sub_path(cr);
+		cairo_arc(cr, px, py, radius, 0, 2 * M_PI);
+		last_x = px;
+		last_y = py;
+	}
+	set_rgba(cr, plot_color(color_index), 0.8);
+	cairo_fill(cr);
+	series_end(pp);
+}
+
+/* ---- Rasters and heat maps ---- */
+
+static uint32_t max_count(const uint32_t *counts, size_t n)
+{
+	uint32_t m = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (counts[i] > m)
+			m = counts[i];
+	return m;
+}
+
+/* 0 for a count of 1, 1 for the largest, log-spaced between. */
+static double count_level(uint32_t count, uint32_t max)
+{
+	if (max <= 1)
+		return 1;
+	return log((double)count) / log((double)max);
+}
+
+static uint32_t argb(struct plot_rgb c, double alpha)
+{
+	uint32_t a = (uint32_t)lround(alpha * 255);
+
+	/* Premultiplied, as cairo's ARGB32 wants. */
+	return a << 24 | (uint32_t)lround(c.r * alpha * 255) << 16 |
+	       (uint32_t)lround(c.g * alpha * 255) << 8 |
+	       (uint32_t)lround(c.b * alpha * 255);
+}
+
+/* Raster cells sit on white at this opacity, from one I/O to the most. */
+#define RASTER_ALPHA_MIN	0.35
+#define RASTER_ALPHA_MAX	0.95
+
+static uint32_t raster_pixel(uint32_t count, uint32_t max,
+			     struct plot_rgb color, int heat)
+{
+	double t = count_level(count, max);
+
+	if (!count)
+		return 0;
+	if (heat)
+		return argb(plot_ramp(t), 1);
+	return argb(color, RASTER_ALPHA_MIN +
+			   (RASTER_ALPHA_MAX - RASTER_ALPHA_MIN) * t);
+}
+
+/* An image of the counts, row 0 at the bottom; NULL when out of memory. */
+static cairo_surface_t *counts_image(const uint32_t *counts, int cols,
+				     int rows, struct plot_rgb color, int heat)
+{
+	uint32_t max = max_count(counts, (size_t)cols * rows);
+	cairo_surface_t *img;
+	unsigned char *data;
+	uint32_t *line;
+	int stride, r, c;
+
+	img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, cols, rows);
+	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(img);
+		return NULL;
+	}
+	cairo_surface_flush(img);
+	data = cairo_image_surface_get_data(img);
+	stride = cairo_image_surface_get_stride(img);
+	for (r = 0; r < rows; r++) {
+		line = (uint32_t *)(data + (size_t)(rows - 1 - r) * stride);
+		for (c = 0; c < cols; c++)
+			line[c] = raster_pixel(counts[(size_t)r * cols + c],
+					       max, color, heat);
+	}
+	cairo_surface_mark_dirty(img);
+	return img;
+}
+
+/*
+ * SVG has no way to ask for unsmoothed scaling that cairo 1.16 uses, and
+ * PDF viewers smooth soft masks whatever the image says, so a small
+ * image of big cells comes out blurred. Enlarging it by whole factors,
+ * to about the size it is shown at, keeps the cell edges sharp.
+ * Returns a new reference: img itself or the enlarged copy.
+ */
+static cairo_surface_t *enlarge_for_vector(struct plot_panel *pp,
+					cairo_surface_t *img, int *cols,
+					int *rows, double px_w, double px_h)
+{
+	int kx = (int)fmin(ceil(fabs(px_w) / *cols), 16);
+	int ky = (int)fmin(ceil(fabs(px_h) / *rows), 16);
+	cairo_surface_t *big;
+	cairo_t *cr;
+
+	if (pp->page->fmt == PLOT_PNG || (kx <= 1 && ky <= 1))
+		return cairo_surface_reference(img);
+	kx = kx < 1 ? 1 : kx;
+	ky = ky < 1 ? 1 : ky;
+	big = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, *cols * kx,
+					 *rows * ky);
+	cr = cairo_create(big);
+	cairo_scale(cr, kx, ky);
+	cairo_set_source_surface(cr, img, 0, 0);
+	cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+	cairo_paint(cr);
+	cairo_destroy(cr);
+	*cols *= kx;
+	*rows *= ky;
+	return big;
+}
+
+/* Paints img stretched over data (x0..x1, y0..y1) with crisp cells. */
+static void paint_cells(struct plot_panel *pp, cairo_surface_t *img, int cols,
+			int rows, const double *box)
+{
+	cairo_t *cr = pp->page->cr;
+	double left = px_x(pp, box[0]), right = px_x(pp, box[1]);
+	double bottom = px_y(pp, box[2]), top = px_y(pp, box[3]);
+
+	if (!(fabs(right - left) > 1e-3 && fabs(bottom - top) > 1e-3))
+		return;		/* nothing to see; a zero scale breaks cairo */
+	img = enlarge_for_vector(pp, img, &cols, &rows, right - left,
+			      bottom - top);
+	cairo_save(cr);
+	cairo_rectangle(cr, pp->area.x, pp->area.y, pp->area.w, pp->area.h);
+	cairo_clip(cr);
+	cairo_translate(cr, left, top);
+	cairo_scale(cr, (right - left) / cols, (bottom - top) / rows);
+	cairo_set_source_surface(cr, img, 0, 0);
+	cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+	cairo_rectangle(cr, 0, 0, cols, rows);
+	cairo_fill(cr);
+	cairo_restore(cr);
+	cairo_surface_destroy(img);
+}
+
+static int cells_ok(const struct plot_panel *pp, const uint32_t *counts,
+		    int cols, int rows)
+{
+	return pp && counts && cols > 0 && rows > 0 && cols <= 32767 &&
+	       rows <= 32767;
+}
+
+/*
+ * Rasters on the same grid are multiplied together into one image and
+ * painted once, when something else is drawn or the page closes: reads
+ * and writes in one cell mix instead of the later hiding the earlier,
+ * whatever their order, and without a blend mode the output format
+ * would have to fake (cairo's SVG falls back to a page-sized bitmap).
+ */
+static void rasters_flush(struct plot_panel *pp)
+{
+	struct raster_stack *rs = &pp->rasters;
+
+	if (!rs->img)
+		return;
+	paint_cells(pp, rs->img, rs->cols, rs->rows, rs->box);
+	cairo_surface_destroy(rs->img);
+	rs->img = NULL;
+}
+
+static int same_grid(const struct raster_stack *rs, int cols, int rows,
+		     const double *box)
+{
+	return rs->img && rs->cols == cols && rs->rows == rows &&
+	       memcmp(rs->box, box, sizeof(rs->box)) == 0;
+}
+
+/* Takes img: multiplies it into the stack or starts a new stack. */
+static void rasters_add(struct plot_panel *pp, cairo_surface_t *img, int cols,
+			int rows, const double *box)
+{
+	struct raster_stack *rs = &pp->rasters;
+	cairo_t *cr;
+
+	if (same_grid(rs, cols, rows, box)) {
+		cr = cairo_create(rs->img);
+		cairo_set_operator(cr, CAIRO_OPERATOR_MULTIPLY);
+		cairo_set_source_surface(cr, img, 0, 0);
+		cairo_paint(cr);
+		cairo_destroy(cr);
+		cairo_surface_destroy(img);
+		return;
+	}
+	rasters_flush(pp);
+	rs->img = img;
+	rs->cols = cols;
+	rs->rows = rows;
+	memcpy(rs->box, box, sizeof(rs->box));
+}
+
+void plot_raster(struct plot_panel *pp, const uint32_t *counts, int cols,
+		 int rows, double x0, double x1, double y0, double y1,
+		 int color_index)
+{
+	double box[4] = { x0, x1, y0, y1 };
+	cairo_surface_t *img;
+
+	if (!cells_ok(pp, counts, cols, rows))
+		return;
+	panel_layout(pp);
+	img = counts_image(counts, cols, rows, plot_color(color_index), 0);
+	if (!img)
+		page_fail(pp->page, "out of memory for a raster");
+	else
+		rasters_add(pp, img, cols, rows, box);
+}
+
+void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
+		  int rows, double x0, double x1, double y0, double y1,
+		  const char *count_label)
+{
+	double box[4] = { x0, x1, y0, y1 };
+	int failed = 0;
+
+	cairo_surface_t *img;
+
+	if (!cells_ok(pp, counts, cols, rows))
+		return;
+	series_begin(pp);
+	img = counts_image(counts, cols, rows, plot_color(0), 1);
+	if (img) {
+		paint_cells(pp, img, cols, rows, box);
+		cairo_surface_destroy(img);
+	} else {
+		page_fail(pp->page, "out of memory for a heat map");
+	}
+	series_end(pp);
+	pp->has_colorbar = 1;
+	pp->colorbar_max = fmax(pp->colorbar_max,
+				max_count(counts, (size_t)cols * rows));
+	free(pp->colorbar_label);
+	pp->colorbar_label = dup_or_null(count_label, &failed);
+	if (failed)
+		page_fail(pp->page, "out of memory");
+}
+
+/* ---- Legend and text ---- */
+
+void plot_legend(struct plot_panel *pp, const char *const *labels,
+		 const int *color_indexes, size_t n)
+{
+	struct legend_entry *more;
+	size_t i;
+
+	if (!pp || !labels || !color_indexes || !n)
+		return;
+	more = realloc(pp->legend, (pp->n_legend + n) * sizeof(*more));
+	if (!more) {
+		page_fail(pp->page, "out of memory");
+		return;
+	}
+	pp->legend = more;
+	for (i = 0; i < n; i++) {
+		more[pp->n_legend].label = strdup(labels[i] ? labels[i] : "");
+		more[pp->n_legend].color_index = color_indexes[i];
+		if (!more[pp->n_legend].label) {
+			page_fail(pp->page, "out of memory");
+			return;
+		}
+		pp->n_legend++;
+	}
+}
+
+void plot_panel_note(struct plot_panel *pp, const char *text)
+{
+	cairo_t *cr;
+	char buf[256];
+
+	if (!pp || !text)
+		return;
+	cr = series_begin(pp);
+	use_font(cr, FONT_NOTE);
+	fit_text(cr, text, pp->area.w - 2 * PAD, buf, sizeof(buf));
+	draw_text_mid(cr, pp->area.x + pp->area.w / 2,
+		      pp->area.y + pp->area.h / 2, buf, 0.5);
+	series_end(pp);
+}
+
+void plot_text(struct plot_panel *pp, double x, double y, const char *text,
+	       double halign)
+{
+	cairo_t *cr;
+
+	if (!pp || !text || !point_ok(pp, x, y))
+		return;
+	cr = series_begin(pp);
+	use_font(cr, FONT_TICK);
+	set_hex(cr, 0x333333);
+	draw_text_mid(cr, px_x(pp, x), px_y(pp, y), text, halign);
+	series_end(pp);
+}
+
+/* ---- Closing ---- */
+
+static int write_failure(struct plot_page *p, struct iow_error *err)
+{
+	return iow_fail(err, "%s: cannot write %s: %s", p->path, p->tmp_path,
+			strerror(p->write_errno ? p->write_errno : EIO));
+}
+
+/* Everything drawn; produce the bytes and check how that went. */
+static int page_render(struct plot_page *p, struct iow_error *err)
+{
+	cairo_status_t st;
+	size_t i;
+
+	for (i = 0; i < p->n_panels; i++)
+		panel_decorate(p->panels[i]);
+	if (p->failure[0])
+		return iow_fail(err, "%s", p->failure);
+	st = cairo_status(p->cr);
+	if (st != CAIRO_STATUS_SUCCESS)
+		return iow_fail(err, "%s: drawing failed: %s", p->path,
+				cairo_status_to_string(st));
+	cairo_destroy(p->cr);
+	p->cr = NULL;
+	if (p->fmt == PLOT_PNG)
+		st = cairo_surface_write_to_png_stream(p->surface, page_write,
+						       p);
+	cairo_surface_finish(p->surface);
+	if (st == CAIRO_STATUS_SUCCESS)
+		st = cairo_surface_status(p->surface);
+	if (p->write_errno || st == CAIRO_STATUS_WRITE_ERROR)
+		return write_failure(p, err);
+	if (st != CAIRO_STATUS_SUCCESS)
+		return iow_fail(err, "%s: cannot finish the page: %s", p->path,
+				cairo_status_to_string(st));
+	return 0;
+}
+
+/* Flushes, syncs and closes the temporary file. */
+static int page_sync(struct plot_page *p, struct iow_error *err)
+{
+	int fd = p->fd, rc = 0;
+
+	if (flush_out(p))
+		return write_failure(p, err);
+	p->fd = -1;
+	if (fsync(fd)) {
+		p->write_errno = errno;
+		rc = -1;
+	}
+	if (close(fd) && !rc) {
+		p->write_errno = errno;
+		rc = -1;
+	}
+	return rc ? write_failure(p, err) : 0;
+}
+
+int plot_page_close(struct plot_page *p, struct iow_error *err)
+{
+	int rc;
+
+	if (!p)
+		return iow_fail(err, "plot_page_close: no page");
+	rc = page_render(p, err);
+	if (!rc)
+		rc = page_sync(p, err);
+	if (!rc && rename(p->tmp_path, p->path))
+		rc = iow_fail(err, "%s: cannot rename %s into place: %s",
+			      p->path, p->tmp_path, strerror(errno));
+	if (rc)
+		unlink(p->tmp_path);
+	page_free(p);
+	return rc;
+}

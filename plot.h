@@ -1,0 +1,267 @@
+/*
+ * plot.h: drawing primitives for iowatcher's graphs. A page is one output
+ * file (SVG, PNG or PDF) holding panels; a panel is one graph with a
+ * frame, axes, title and legend. This layer draws numbers and knows
+ * nothing of traces. Tick choice and label formatting are pure functions
+ * so they can be tested without a surface.
+ *
+ * Order of calls for a panel: plot_panel_add, the plot_panel_set_*
+ * calls and plot_legend (ranges fix the layout, a legend declared early
+ * gets a row of its own when it does not fit beside the title), then the
+ * series. The frame, tick labels, title, legend and colour bar are drawn
+ * over the series when the page is closed.
+ *
+ * Page coordinates are points for PDF, px for SVG and PNG (the PNG is
+ * exactly width x height pixels). Panel functions accept a NULL panel
+ * and do nothing, so a failed plot_panel_add needs no checks at every
+ * call: the failure is kept by the page and plot_page_close reports it.
+ */
+#ifndef IOWATCHER_PLOT_H
+#define IOWATCHER_PLOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+enum plot_format { PLOT_SVG, PLOT_PNG, PLOT_PDF };
+
+struct plot_rgb {
+	double r, g, b;		/* 0..1 */
+};
+
+struct plot_rect {
+	double x, y, w, h;
+};
+
+/* ---- Ticks and labels (pure) ---- */
+
+#define PLOT_MAX_TICKS	32
+#define PLOT_LABEL_LEN	32
+
+/* What a label formatter knows of its axis. */
+struct plot_tick_context {
+	double min, max;	/* the axis range */
+	double step;		/* tick spacing on a linear axis */
+	int log;		/* 1 on a log axis (ticks at 1, 2, 5 x 10^k) */
+};
+
+/* Writes the label for one tick value into buf (always terminated). */
+typedef void (*plot_format_fn)(double value,
+			       const struct plot_tick_context *ctx,
+			       char *buf, size_t len);
+
+/*
+ * Makes [*min, *max] a usable range: NaN or infinite ends are replaced
+ * by the other end, min > max are swapped, and an empty range becomes
+ * [0, 1] (for 0), [0, 2v] (for v > 0) or [2v, 0] (for v < 0).
+ */
+void plot_sanitize_range(double *min, double *max);
+
+/*
+ * Ticks on 1-2-5 x 10^k inside [min, max] (sanitized first): at most
+ * max_ticks of them (ticks must hold that many), strictly increasing.
+ * Returns the step between ticks.
+ */
+double plot_ticks(double min, double max, int max_ticks,
+		  double *ticks, int *n);
+
+/* Same, but the step is at least min_step (1 for counts: no 0.5). */
+double plot_ticks_min_step(double min, double max, int max_ticks,
+			   double min_step, double *ticks, int *n);
+
+/*
+ * Widens [*min, *max] to multiples of a nice step so that both ends get
+ * a tick and at most max_ticks (>= 2) ticks cover it. Returns the step.
+ */
+double plot_nice_range(double *min, double *max, int max_ticks,
+		       double min_step);
+
+/* For log axes: makes the range positive and, if nice, whole decades. */
+void plot_log_range(double *min, double *max, int nice);
+
+/*
+ * Ticks for a log axis: powers of ten (every 2nd, 3rd... when there are
+ * more than max_ticks decades); 1-2-5 multiples when the range spans
+ * less than two decades; linear ticks when even those are too few.
+ */
+void plot_log_ticks(double min, double max, int max_ticks,
+		    double *ticks, int *n);
+
+/* Numbers with SI suffixes: 1500 -> "1.5K", 2e6 -> "2M", 0.5 -> "0.5". */
+void plot_format_si(double value, const struct plot_tick_context *ctx,
+		    char *buf, size_t len);
+
+/*
+ * Values in seconds. Linear axes take one unit from the range: s from
+ * 2 s up, ms from 2 ms, us from 2 us, else ns ("0 ms", "250 ms"). Log
+ * axes take a unit per tick: "1 us", "10 us", "100 us", "1 ms".
+ */
+void plot_format_seconds(double value, const struct plot_tick_context *ctx,
+			 char *buf, size_t len);
+
+/* Values in nanoseconds, labelled as plot_format_seconds does. */
+void plot_format_ns(double value, const struct plot_tick_context *ctx,
+		    char *buf, size_t len);
+
+/*
+ * Formats n tick labels with fn (plot_format_si if NULL). If two
+ * adjacent labels come out equal (a formatter with too few digits),
+ * all are redone with plain numbers and enough digits to tell apart.
+ */
+void plot_format_labels(plot_format_fn fn, const struct plot_tick_context *ctx,
+			const double *ticks, int n,
+			char labels[][PLOT_LABEL_LEN]);
+
+/* ---- Colours ---- */
+
+/*
+ * The Okabe-Ito palette, safe for colour-blind readers, in this order:
+ * 0 blue (reads), 1 vermillion (writes), 2 bluish green, 3 orange,
+ * 4 reddish purple, 5 sky blue, 6 dark yellow, 7 black. Index 8-15 are
+ * the same hues lighter (lines also dashed), 16-23 darker (dotted), and
+ * so on in turn.
+ */
+struct plot_rgb plot_color(int index);
+
+/* The heat-map ramp (viridis): t = 0 is dark purple, 1 is yellow. */
+struct plot_rgb plot_ramp(double t);
+
+/* ---- Pages ---- */
+
+struct plot_page;
+struct plot_panel;
+
+/* By extension, case-insensitive: .svg, .png, .pdf; anything else fails. */
+int plot_format_from_name(const char *path, enum plot_format *fmt,
+			  struct iow_error *err);
+
+/*
+ * Starts a page that will become path. Output goes to a temporary file
+ * beside path and is renamed over it only by a successful close. title
+ * (may be NULL) is drawn across the top.
+ */
+struct plot_page *plot_page_open(const char *path, enum plot_format fmt,
+				 double width, double height,
+				 const char *title, struct iow_error *err);
+
+/*
+ * Draws the panels' decorations, finishes the file, checks every cairo
+ * and write status, fsyncs and renames into place. On any failure the
+ * temporary file is removed and err says why. Frees the page either way.
+ */
+int plot_page_close(struct plot_page *p, struct iow_error *err);
+
+/* Drops the page: removes the temporary file and frees everything. */
+void plot_page_abort(struct plot_page *p);
+
+/* The page below its title, where panels go. */
+struct plot_rect plot_page_body(const struct plot_page *p);
+
+/* Cell (row, col) of a rows x cols grid over the body, with gutters. */
+struct plot_rect plot_page_cell(const struct plot_page *p, int rows, int cols,
+				int row, int col);
+
+/* ---- Panels ---- */
+
+/*
+ * A graph in the rectangle (x, y, w, h) of the page. The strings are
+ * copied and may be NULL. Without plot_panel_set_x/y the ranges are 0..1.
+ */
+struct plot_panel *plot_panel_add(struct plot_page *p, double x, double y,
+				  double w, double h, const char *title,
+				  const char *x_label, const char *y_label);
+
+/* x axis over exactly [min, max]: the data's own extent, e.g. time. */
+void plot_panel_set_x(struct plot_panel *pp, double min, double max);
+void plot_panel_set_x_log(struct plot_panel *pp, double min, double max);
+/* y axis widened to nice numbers so the top grid line is labelled. */
+void plot_panel_set_y(struct plot_panel *pp, double min, double max);
+/* y axis over exactly [min, max] (e.g. a disk's sector range). */
+void plot_panel_set_y_exact(struct plot_panel *pp, double min, double max);
+/* Log y axis widened to whole decades, ticks at powers of ten. */
+void plot_panel_set_y_log(struct plot_panel *pp, double min, double max);
+/* Label formatters; plot_format_si unless set. */
+void plot_panel_set_x_format(struct plot_panel *pp, plot_format_fn fn);
+void plot_panel_set_y_format(struct plot_panel *pp, plot_format_fn fn);
+/* Counts: no ticks between whole numbers on the y axis. */
+void plot_panel_set_y_integer(struct plot_panel *pp);
+
+/*
+ * Fixes the layout and draws the grid. Optional: the first series does
+ * it too. Ranges set afterwards are ignored.
+ */
+void plot_panel_draw_axes(struct plot_panel *pp);
+
+/* The ticks the layout chose, with page positions and label sizes. */
+struct plot_axis_ticks {
+	int n;
+	double value[PLOT_MAX_TICKS];
+	double pos[PLOT_MAX_TICKS];	/* page x (x axis) or y (y axis) */
+	double extent[PLOT_MAX_TICKS];	/* label width (x) or height (y) */
+	char label[PLOT_MAX_TICKS][PLOT_LABEL_LEN];
+};
+const struct plot_axis_ticks *plot_panel_x_ticks(struct plot_panel *pp);
+const struct plot_axis_ticks *plot_panel_y_ticks(struct plot_panel *pp);
+
+/* The plot area (inside the frame) in page coordinates. */
+struct plot_rect plot_panel_area(struct plot_panel *pp);
+
+/* ---- Series (data coordinates; all clipped to the plot area) ---- */
+
+/* A polyline; a NaN y leaves a gap. Dense data is thinned per pixel
+ * column keeping each column's first, lowest, highest and last point. */
+void plot_line(struct plot_panel *pp, const double *x, const double *y,
+	       size_t n, int color_index, double width);
+
+/* Steps: y[i] holds from x[i] to x[i + 1]; NaN leaves a gap. */
+void plot_step(struct plot_panel *pp, const double *x, const double *y,
+	       size_t n, int color_index, double width);
+
+/* The area between lo and hi, filled with the colour at alpha. */
+void plot_band(struct plot_panel *pp, const double *x, const double *lo,
+	       const double *hi, size_t n, int color_index, double alpha);
+
+/* Bars centred on x, bar_width wide (data units), up from the baseline
+ * (0, or the bottom of a log axis). */
+void plot_bars(struct plot_panel *pp, const double *x, const double *height,
+	       size_t n, double bar_width, int color_index);
+
+/* A scatter of dots radius px across. */
+void plot_points(struct plot_panel *pp, const double *x, const double *y,
+		 size_t n, int color_index, double radius);
+
+/*
+ * A density raster: counts[row * cols + col], row 0 at y0, cells evenly
+ * spaced in axis space (log-spaced on a log axis). A cell with a count
+ * is drawn in the colour, more opaque as log(count) rises; empty cells
+ * are left alone. Successive rasters on the same grid and box multiply
+ * together (a cell with reads and writes shows a mix of both colours,
+ * whatever the order) and are painted once, before the next other
+ * series or at close.
+ */
+void plot_raster(struct plot_panel *pp, const uint32_t *counts, int cols,
+		 int rows, double x0, double x1, double y0, double y1,
+		 int color_index);
+
+/*
+ * A heat map: like plot_raster but cells coloured on the viridis ramp by
+ * log(count), with a colour bar (from 1 to the largest count, named
+ * count_label) beside the panel title.
+ */
+void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
+		  int rows, double x0, double x1, double y0, double y1,
+		  const char *count_label);
+
+/* Swatches and labels above the plot area (beside the title if they fit). */
+void plot_legend(struct plot_panel *pp, const char *const *labels,
+		 const int *color_indexes, size_t n);
+
+/* A note centred in the plot area, e.g. "no data in range". */
+void plot_panel_note(struct plot_panel *pp, const char *text);
+
+/* Small text at data (x, y); halign 0 left, 0.5 centre, 1 right. */
+void plot_text(struct plot_panel *pp, double x, double y, const char *text,
+	       double halign);
+
+#endif

@@ -1,0 +1,1137 @@
+/*
+ * test_plot.c: the drawing layer. Tick choice and labels as pure
+ * functions; pages written atomically in SVG, PNG and PDF; rasters, heat
+ * maps and lines checked by reading the PNG's pixels back; a demo page
+ * (PLOT_DEMO=/path.png writes one to look at).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cairo.h>
+
+#include "check.h"
+#include "plot.h"
+
+static char tmp_dir[] = "/tmp/test_plot.XXXXXX";
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[4][512];
+	static int next;
+
+	next = (next + 1) % 4;
+	snprintf(buf[next], sizeof(buf[next]), "%s/%s", tmp_dir, name);
+	return buf[next];
+}
+
+static int file_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* How many files in the test directory have ".tmp" in their name. */
+static int count_tmp_files(void)
+{
+	DIR *d = opendir(tmp_dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strstr(e->d_name, ".tmp"))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static int labels_distinct(char labels[][PLOT_LABEL_LEN], int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (strcmp(labels[i], labels[j]) == 0)
+				return 0;
+	return 1;
+}
+
+static void format_ticks(plot_format_fn fn, double min, double max,
+			 int max_ticks, char labels[][PLOT_LABEL_LEN], int *n)
+{
+	double ticks[PLOT_MAX_TICKS];
+	struct plot_tick_context ctx = { min, max, 0, 0 };
+
+	ctx.step = plot_ticks(min, max, max_ticks, ticks, n);
+	plot_format_labels(fn, &ctx, ticks, *n, labels);
+}
+
+/* ---- Output formats ---- */
+
+static void test_format_from_name_by_extension_case_insensitive(void)
+{
+	enum plot_format f = PLOT_SVG;
+	struct iow_error err;
+
+	CHECK_EQ_INT(plot_format_from_name("a/b.png", &f, &err), 0);
+	CHECK_EQ_INT(f, PLOT_PNG);
+	CHECK_EQ_INT(plot_format_from_name("OUT.PDF", &f, &err), 0);
+	CHECK_EQ_INT(f, PLOT_PDF);
+	CHECK_EQ_INT(plot_format_from_name("x.tar.Svg", &f, &err), 0);
+	CHECK_EQ_INT(f, PLOT_SVG);
+}
+
+static void test_unknown_extension_is_error(void)
+{
+	enum plot_format f;
+	struct iow_error err = { "" };
+
+	CHECK_EQ_INT(plot_format_from_name("graph.jpg", &f, &err), -1);
+	CHECK(strstr(err.msg, "graph.jpg") != NULL);
+	CHECK_EQ_INT(plot_format_from_name("noext", &f, &err), -1);
+	CHECK_EQ_INT(plot_format_from_name("dir.png/file", &f, &err), -1);
+}
+
+/* ---- Ticks ---- */
+
+static int is_nice_step(double step)
+{
+	double m = step / pow(10, floor(log10(step) + 1e-9));
+
+	return fabs(m - 1) < 1e-6 || fabs(m - 2) < 1e-6 || fabs(m - 5) < 1e-6;
+}
+
+static void test_ticks_are_nice_steps_inside_range(void)
+{
+	double t[PLOT_MAX_TICKS], step;
+	int n;
+
+	step = plot_ticks(0, 10, 6, t, &n);
+	CHECK_NEAR(step, 2, 1e-12);
+	CHECK_EQ_INT(n, 6);
+	CHECK_NEAR(t[0], 0, 0);
+	CHECK_NEAR(t[5], 10, 1e-12);
+	step = plot_ticks(0.5, 9.5, 5, t, &n);
+	CHECK_NEAR(step, 2, 1e-12);
+	CHECK_EQ_INT(n, 4);
+	CHECK_NEAR(t[0], 2, 1e-12);
+	step = plot_ticks(-3, 7, 3, t, &n);
+	CHECK_NEAR(step, 5, 1e-12);
+	CHECK_EQ_INT(n, 2);
+	CHECK_NEAR(t[0], 0, 0);
+}
+
+/* Many ranges, every max_ticks: increasing, inside, few enough, labels
+ * distinct with both formatters. */
+static void test_ticks_never_repeat_and_never_exceed_max(void)
+{
+	char labels[PLOT_MAX_TICKS][PLOT_LABEL_LEN];
+	double t[PLOT_MAX_TICKS], lo, hi, step;
+	int i, k, max_ticks, n, bad = 0;
+
+	srand(7);
+	for (i = 0; i < 3000; i++) {
+		lo = (rand() % 2000 - 1000) * pow(10, rand() % 24 - 12);
+		hi = lo + (rand() % 1000 + 1) * pow(10, rand() % 24 - 12);
+		max_ticks = 1 + rand() % 15;
+		step = plot_ticks(lo, hi, max_ticks, t, &n);
+		plot_sanitize_range(&lo, &hi);	/* tiny ranges widen */
+		if (n < 1)
+			bad++;
+		if (n > max_ticks || !is_nice_step(step))
+			bad++;
+		for (k = 0; k < n; k++) {
+			if (k && !(t[k] > t[k - 1]))
+				bad++;
+			if (t[k] < lo - step * 1e-6 || t[k] > hi + step * 1e-6)
+				bad++;
+		}
+		format_ticks(plot_format_si, lo, hi, max_ticks, labels, &n);
+		bad += !labels_distinct(labels, n);
+		format_ticks(plot_format_seconds, lo, hi, max_ticks, labels, &n);
+		bad += !labels_distinct(labels, n);
+	}
+	CHECK_EQ_INT(bad, 0);
+}
+
+static void test_ticks_never_repeat_labels(void)
+{
+	char labels[PLOT_MAX_TICKS][PLOT_LABEL_LEN];
+	int n;
+
+	/* The old iowatcher printed "0 0 0 1" on a queue-depth axis. */
+	format_ticks(plot_format_si, 0, 1, 4, labels, &n);
+	CHECK_EQ_INT(n, 3);
+	CHECK(strcmp(labels[0], "0") == 0);
+	CHECK(strcmp(labels[1], "0.5") == 0);
+	CHECK(strcmp(labels[2], "1") == 0);
+	format_ticks(plot_format_si, 0, 1, 11, labels, &n);
+	CHECK_EQ_INT(n, 11);
+	CHECK(strcmp(labels[1], "0.1") == 0);
+	CHECK(labels_distinct(labels, n));
+	format_ticks(plot_format_si, 1000, 1001, 6, labels, &n);
+	CHECK(labels_distinct(labels, n));
+	CHECK(strcmp(labels[1], "1.0002K") == 0);
+}
+
+static void test_si_suffixes(void)
+{
+	struct plot_tick_context ctx = { 0, 2e6, 500, 0 };
+	char buf[PLOT_LABEL_LEN];
+
+	plot_format_si(1500, &ctx, buf, sizeof(buf));
+	CHECK(strcmp(buf, "1.5K") == 0);
+	plot_format_si(2000000, &ctx, buf, sizeof(buf));
+	CHECK(strcmp(buf, "2M") == 0);
+	plot_format_si(-1500, &ctx, buf, sizeof(buf));
+	CHECK(strcmp(buf, "-1.5K") == 0);
+	plot_format_si(0, &ctx, buf, sizeof(buf));
+	CHECK(strcmp(buf, "0") == 0);
+	ctx.step = 0.5;
+	plot_format_si(0.5, &ctx, buf, sizeof(buf));
+	CHECK(strcmp(buf, "0.5") == 0);
+	plot_format_si(3e9, NULL, buf, sizeof(buf));
+	CHECK(strcmp(buf, "3G") == 0);
+	plot_format_si(1234, NULL, buf, sizeof(buf));
+	CHECK(strcmp(buf, "1.23K") == 0);
+	plot_format_si(-1e-13, &ctx, buf, sizeof(buf));
+	CHECK(strcmp(buf, "0") == 0);	/* never "-0" */
+}
+
+static void test_time_axis_uses_seconds_from_two_seconds(void)
+{
+	char labels[PLOT_MAX_TICKS][PLOT_LABEL_LEN];
+	int n;
+
+	format_ticks(plot_format_seconds, 0, 10, 6, labels, &n);
+	CHECK_EQ_INT(n, 6);
+	CHECK(strcmp(labels[0], "0 s") == 0);
+	CHECK(strcmp(labels[1], "2 s") == 0);
+	CHECK(strcmp(labels[2], "4 s") == 0);
+	format_ticks(plot_format_seconds, 100, 101, 3, labels, &n);
+	CHECK(strcmp(labels[1], "100.5 s") == 0);
+}
+
+static void test_time_axis_uses_ms_under_two_seconds(void)
+{
+	char labels[PLOT_MAX_TICKS][PLOT_LABEL_LEN];
+	int n;
+
+	format_ticks(plot_format_seconds, 0, 1.5, 4, labels, &n);
+	CHECK_EQ_INT(n, 4);
+	CHECK(strcmp(labels[0], "0 ms") == 0);
+	CHECK(strcmp(labels[1], "500 ms") == 0);
+	CHECK(strcmp(labels[3], "1500 ms") == 0);
+	format_ticks(plot_format_seconds, 0, 1, 6, labels, &n);
+	CHECK(strcmp(labels[1], "200 ms") == 0);
+}
+
+static void test_time_axis_uses_us_under_two_ms(void)
+{
+	char labels[PLOT_MAX_TICKS][PLOT_LABEL_LEN];
+	int n;
+
+	format_ticks(plot_format_seconds, 0, 0.0012, 4, labels, &n);
+	CHECK(strcmp(labels[1], "500 \xc2\xb5s") == 0);
+	format_ticks(plot_format_ns, 0, 1.5e9, 4, labels, &n);
+	CHECK(strcmp(labels[1], "500 ms") == 0);
+}
+
+/* The old iowatcher ran "0.000.50" together on a time axis. */
+static void test_time_labels_carry_units_and_differ(void)
+{
+	char labels[PLOT_MAX_TICKS][PLOT_LABEL_LEN];
+	int n, i;
+
+	format_ticks(plot_format_seconds, 0, 0.5, 11, labels, &n);
+	CHECK_EQ_INT(n, 11);
+	CHECK(labels_distinct(labels, n));
+	for (i = 0; i < n; i++)
+		CHECK(strstr(labels[i], " ms") != NULL);
+	CHECK(strcmp(labels[10], "500 ms") == 0);
+	format_ticks(plot_format_seconds, 2.0, 2.001, 6, labels, &n);
+	CHECK(labels_distinct(labels, n));
+}
+
+static void test_degenerate_range_gives_unit_axis(void)
+{
+	double t[PLOT_MAX_TICKS], lo, hi, step;
+	int n;
+
+	step = plot_ticks(0, 0, 6, t, &n);
+	CHECK(n >= 2 && step > 0);
+	CHECK_NEAR(t[0], 0, 0);
+	CHECK_NEAR(t[n - 1], 1, 1e-12);
+	plot_ticks(NAN, NAN, 6, t, &n);
+	CHECK(n >= 2 && t[n - 1] == 1);
+	plot_ticks(-INFINITY, INFINITY, 6, t, &n);
+	CHECK(n >= 2 && t[n - 1] == 1);
+	lo = 5;
+	hi = 5;
+	plot_sanitize_range(&lo, &hi);
+	CHECK(lo == 0 && hi == 10);
+	lo = -2;
+	hi = -2;
+	plot_sanitize_range(&lo, &hi);
+	CHECK(lo == -4 && hi == 0);
+	lo = 3;
+	hi = NAN;
+	plot_sanitize_range(&lo, &hi);
+	CHECK(lo == 0 && hi == 6);
+	plot_ticks(0, 1, 0, t, &n);	/* max_ticks 0 is taken as 1 */
+	CHECK_EQ_INT(n, 1);
+	plot_ticks(-1e308, 1e308, 5, t, &n);
+	CHECK(n >= 1 && n <= 5);
+}
+
+static void test_reversed_range_is_swapped(void)
+{
+	double lo = 10, hi = 0;
+
+	plot_sanitize_range(&lo, &hi);
+	CHECK(lo == 0 && hi == 10);
+}
+
+static void test_nice_range_ends_on_ticks(void)
+{
+	double lo = 0, hi = 137, step;
+
+	step = plot_nice_range(&lo, &hi, 9, 0);
+	CHECK_NEAR(step, 20, 1e-12);
+	CHECK_NEAR(lo, 0, 0);
+	CHECK_NEAR(hi, 140, 1e-9);
+	lo = -0.3;
+	hi = 0.7;
+	step = plot_nice_range(&lo, &hi, 7, 0);
+	CHECK_NEAR(step, 0.2, 1e-12);
+	CHECK_NEAR(lo, -0.4, 1e-12);
+	CHECK_NEAR(hi, 0.8, 1e-12);
+	lo = 0;
+	hi = 0;
+	plot_nice_range(&lo, &hi, 6, 0);
+	CHECK(lo == 0 && hi == 1);
+}
+
+static void test_integer_axis_has_no_fractional_ticks(void)
+{
+	double t[PLOT_MAX_TICKS], step;
+	int n;
+
+	step = plot_ticks_min_step(0, 2, 10, 1, t, &n);
+	CHECK_NEAR(step, 1, 0);
+	CHECK_EQ_INT(n, 3);
+	step = plot_ticks_min_step(0, 0.5, 10, 1, t, &n);
+	CHECK_EQ_INT(n, 1);
+	CHECK_NEAR(t[0], 0, 0);
+}
+
+static void test_log_ticks_at_powers_of_ten(void)
+{
+	char labels[PLOT_MAX_TICKS][PLOT_LABEL_LEN];
+	struct plot_tick_context ctx = { 1e3, 1e9, 0, 1 };
+	double t[PLOT_MAX_TICKS];
+	int n;
+
+	plot_log_ticks(1e3, 1e9, 10, t, &n);	/* 1 us .. 1 s in ns */
+	CHECK_EQ_INT(n, 7);
+	CHECK_NEAR(t[0], 1e3, 1e-6);
+	CHECK_NEAR(t[6], 1e9, 1e-3);
+	plot_format_labels(plot_format_ns, &ctx, t, n, labels);
+	CHECK(strcmp(labels[0], "1 \xc2\xb5s") == 0);
+	CHECK(strcmp(labels[1], "10 \xc2\xb5s") == 0);
+	CHECK(strcmp(labels[2], "100 \xc2\xb5s") == 0);
+	CHECK(strcmp(labels[3], "1 ms") == 0);
+	CHECK(strcmp(labels[6], "1 s") == 0);
+	plot_format_labels(plot_format_si, &ctx, t, n, labels);
+	CHECK(strcmp(labels[0], "1K") == 0);
+	CHECK(strcmp(labels[1], "10K") == 0);
+}
+
+static void test_log_ticks_thin_out_when_many_decades(void)
+{
+	double t[PLOT_MAX_TICKS];
+	int n, i;
+
+	plot_log_ticks(1e-9, 1e9, 5, t, &n);
+	CHECK(n >= 2 && n <= 5);
+	for (i = 1; i < n; i++)
+		CHECK_NEAR(log10(t[i]) - log10(t[i - 1]),
+			   log10(t[1]) - log10(t[0]), 1e-9);
+	plot_log_ticks(2, 40, 8, t, &n);	/* under two decades: 1-2-5 */
+	CHECK_EQ_INT(n, 4);
+	CHECK_NEAR(t[0], 2, 1e-12);
+	CHECK_NEAR(t[1], 5, 1e-12);
+	CHECK_NEAR(t[3], 20, 1e-12);
+}
+
+static void test_log_range_repairs_nonpositive(void)
+{
+	double lo = 0, hi = 500;
+
+	plot_log_range(&lo, &hi, 1);
+	CHECK(lo > 0 && lo < hi);
+	CHECK_NEAR(hi, 1000, 1e-9);
+	lo = -1;
+	hi = -1;
+	plot_log_range(&lo, &hi, 1);
+	CHECK(lo > 0 && hi > lo);
+	lo = 100;
+	hi = 100;
+	plot_log_range(&lo, &hi, 1);
+	CHECK(lo < 100 && hi >= 100);
+}
+
+static void lossy_format(double v, const struct plot_tick_context *ctx,
+			 char *buf, size_t len)
+{
+	(void)ctx;
+	snprintf(buf, len, "%.0f", v);
+}
+
+static void test_label_fallback_when_formatter_repeats(void)
+{
+	char labels[PLOT_MAX_TICKS][PLOT_LABEL_LEN];
+	int n;
+
+	format_ticks(lossy_format, 0, 1, 5, labels, &n);	/* "0 0 1" */
+	CHECK_EQ_INT(n, 3);
+	CHECK(labels_distinct(labels, n));
+	CHECK(strcmp(labels[1], "0.5") == 0);
+}
+
+/* ---- Colours ---- */
+
+static double rgb_distance(struct plot_rgb a, struct plot_rgb b)
+{
+	return sqrt((a.r - b.r) * (a.r - b.r) + (a.g - b.g) * (a.g - b.g) +
+		    (a.b - b.b) * (a.b - b.b));
+}
+
+static void test_palette_is_okabe_ito_and_distinct(void)
+{
+	struct plot_rgb read = plot_color(0), write = plot_color(1);
+	int i, j;
+
+	CHECK_NEAR(read.r * 255, 0x00, 0.5);
+	CHECK_NEAR(read.g * 255, 0x72, 0.5);
+	CHECK_NEAR(read.b * 255, 0xB2, 0.5);
+	CHECK_NEAR(write.r * 255, 0xD5, 0.5);
+	CHECK(rgb_distance(read, write) > 0.8);
+	for (i = 0; i < 8; i++) {
+		for (j = i + 1; j < 8; j++)
+			CHECK(rgb_distance(plot_color(i), plot_color(j)) > 0.25);
+		/* The second pass is lighter, the third darker. */
+		CHECK(rgb_distance(plot_color(i), plot_color(i + 8)) > 0.1);
+		CHECK(rgb_distance(plot_color(i + 8), plot_color(i + 16)) > 0.2);
+	}
+	CHECK(rgb_distance(plot_color(-1), plot_color(1)) < 1e-9);
+}
+
+static void test_ramp_runs_dark_to_light(void)
+{
+	struct plot_rgb lo = plot_ramp(0), hi = plot_ramp(1);
+
+	CHECK(lo.r + lo.g + lo.b < hi.r + hi.g + hi.b);
+	CHECK(rgb_distance(plot_ramp(-5), lo) < 1e-9);
+	CHECK(rgb_distance(plot_ramp(NAN), lo) < 1e-9);
+	CHECK(rgb_distance(plot_ramp(7), hi) < 1e-9);
+}
+
+/* ---- Pages ---- */
+
+struct png {
+	cairo_surface_t *s;
+	int w, h, stride;
+	unsigned char *data;
+};
+
+static int png_load(struct png *p, const char *path)
+{
+	p->s = cairo_image_surface_create_from_png(path);
+	if (cairo_surface_status(p->s) != CAIRO_STATUS_SUCCESS)
+		return -1;
+	p->w = cairo_image_surface_get_width(p->s);
+	p->h = cairo_image_surface_get_height(p->s);
+	p->stride = cairo_image_surface_get_stride(p->s);
+	p->data = cairo_image_surface_get_data(p->s);
+	return 0;
+}
+
+static uint32_t png_rgb(const struct png *p, double x, double y)
+{
+	int ix = (int)x, iy = (int)y;
+
+	if (ix < 0 || iy < 0 || ix >= p->w || iy >= p->h)
+		return 0xdeadbeef;
+	return ((const uint32_t *)(p->data + (size_t)iy * p->stride))[ix] &
+	       0xffffff;
+}
+
+static uint32_t hex_of(struct plot_rgb c)
+{
+	return (uint32_t)lround(c.r * 255) << 16 |
+	       (uint32_t)lround(c.g * 255) << 8 | (uint32_t)lround(c.b * 255);
+}
+
+static int channel(uint32_t rgb, int shift)
+{
+	return (rgb >> shift) & 0xff;
+}
+
+/* Colour c at some opacity over white: each channel between c and 255
+ * by the same fraction, within tolerance. */
+static int is_tint_of(uint32_t rgb, struct plot_rgb c)
+{
+	uint32_t h = hex_of(c);
+	double f = -1, g;
+	int s;
+
+	if (rgb == 0xffffff)
+		return 0;
+	for (s = 0; s <= 16; s += 8) {
+		if (channel(h, s) > 235)
+			continue;
+		g = (255.0 - channel(rgb, s)) / (255.0 - channel(h, s));
+		if (f >= 0 && fabs(g - f) > 0.06)
+			return 0;
+		f = g;
+	}
+	return f > 0.2 && f < 1.05;
+}
+
+static void test_png_written_via_rename_and_decodes(void)
+{
+	const char *path = tmp_path("page.png");
+	struct iow_error err = { "" };
+	struct plot_page *p;
+	struct png png;
+
+	unlink(path);
+	p = plot_page_open(path, PLOT_PNG, 320, 200, "A page", &err);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	CHECK(!file_exists(path));
+	CHECK_EQ_INT(count_tmp_files(), 1);
+	plot_panel_add(p, 0, 30, 320, 170, "panel", "x", "y");
+	CHECK_EQ_INT(plot_page_close(p, &err), 0);
+	CHECK(file_exists(path));
+	CHECK_EQ_INT(count_tmp_files(), 0);
+	CHECK_EQ_INT(png_load(&png, path), 0);
+	CHECK_EQ_INT(png.w, 320);
+	CHECK_EQ_INT(png.h, 200);
+	CHECK_EQ_INT(png_rgb(&png, 2, 2), 0xffffff);
+	cairo_surface_destroy(png.s);
+}
+
+static void test_unwritable_dir_is_error_not_crash(void)
+{
+	struct iow_error err = { "" };
+	struct plot_page *p;
+
+	p = plot_page_open("/nonexistent-dir/x/graph.svg", PLOT_SVG, 100, 100,
+			   NULL, &err);
+	CHECK(p == NULL);
+	CHECK(strstr(err.msg, "/nonexistent-dir/x/graph.svg") != NULL);
+	CHECK(strstr(err.msg, strerror(ENOENT)) != NULL);
+	p = plot_page_open("/etc/passwd/graph.png", PLOT_PNG, 100, 100, NULL,
+			   &err);
+	CHECK(p == NULL);
+	CHECK(strstr(err.msg, strerror(ENOTDIR)) != NULL);
+	p = plot_page_open(tmp_path("huge.png"), PLOT_PNG, 1e9, 10, NULL,
+			   &err);
+	CHECK(p == NULL);
+	CHECK(strstr(err.msg, "huge.png") != NULL);
+}
+
+/* A file size limit makes the writes fail like a full disk would. */
+static void test_write_failure_is_error_and_removes_temp(void)
+{
+	const char *path = tmp_path("full.svg");
+	struct iow_error err = { "" };
+	struct rlimit old, small;
+	struct plot_page *p;
+	struct plot_panel *pp;
+	double x[2000], y[2000];
+	int i, rc;
+
+	for (i = 0; i < 2000; i++) {
+		x[i] = i;
+		y[i] = (i * 7919) % 1000;
+	}
+	unlink(path);
+	p = plot_page_open(path, PLOT_SVG, 400, 300, NULL, &err);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	pp = plot_panel_add(p, 0, 0, 400, 300, "t", NULL, NULL);
+	plot_panel_set_x(pp, 0, 2000);
+	plot_panel_set_y(pp, 0, 1000);
+	plot_points(pp, x, y, 2000, 0, 2);
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	small = old;
+	small.rlim_cur = 4096;
+	setrlimit(RLIMIT_FSIZE, &small);
+	rc = plot_page_close(p, &err);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	CHECK_EQ_INT(rc, -1);
+	CHECK(strstr(err.msg, "full.svg") != NULL);
+	CHECK(strstr(err.msg, strerror(EFBIG)) != NULL);
+	CHECK(!file_exists(path));
+	CHECK_EQ_INT(count_tmp_files(), 0);
+}
+
+static void test_abort_removes_temp_and_leaves_old_file(void)
+{
+	const char *path = tmp_path("keep.pdf");
+	struct iow_error err;
+	struct plot_page *p;
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs("old", f);
+		fclose(f);
+	}
+	p = plot_page_open(path, PLOT_PDF, 100, 100, NULL, &err);
+	CHECK(p != NULL);
+	CHECK_EQ_INT(count_tmp_files(), 1);
+	plot_page_abort(p);
+	CHECK_EQ_INT(count_tmp_files(), 0);
+	CHECK_EQ_INT(file_size(path), 3);
+	plot_page_abort(NULL);
+}
+
+static void test_null_panel_calls_are_harmless(void)
+{
+	double v[2] = { 0, 1 };
+	uint32_t c[1] = { 1 };
+	const char *label = "x";
+	int color = 0;
+
+	plot_panel_set_x(NULL, 0, 1);
+	plot_panel_set_y_log(NULL, 1, 10);
+	plot_panel_draw_axes(NULL);
+	plot_line(NULL, v, v, 2, 0, 1);
+	plot_step(NULL, v, v, 2, 0, 1);
+	plot_band(NULL, v, v, v, 2, 0, 0.3);
+	plot_bars(NULL, v, v, 2, 1, 0);
+	plot_points(NULL, v, v, 2, 0, 1);
+	plot_raster(NULL, c, 1, 1, 0, 1, 0, 1, 0);
+	plot_heatmap(NULL, c, 1, 1, 0, 1, 0, 1, "n");
+	plot_legend(NULL, &label, &color, 1);
+	plot_panel_note(NULL, "none");
+	plot_text(NULL, 0, 0, "t", 0);
+	CHECK(plot_panel_x_ticks(NULL) == NULL);
+	CHECK(plot_panel_add(NULL, 0, 0, 1, 1, NULL, NULL, NULL) == NULL);
+}
+
+static int run_quiet(const char *cmd)
+{
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf), "%s >/dev/null 2>&1", cmd);
+	return system(buf);
+}
+
+/* A panel of every kind of series, for the format tests and the demo. */
+static void draw_sample(struct plot_page *p, struct plot_rect r)
+{
+	static const char *const names[] = { "reads", "writes" };
+	static const int colors[] = { 0, 1 };
+	double x[200], y[200], lo[200], hi[200];
+	struct plot_panel *pp;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		x[i] = i * 0.05;
+		y[i] = 50 + 40 * sin(i / 15.0);
+		lo[i] = y[i] - 10;
+		hi[i] = y[i] + 10;
+	}
+	y[100] = NAN;
+	pp = plot_panel_add(p, r.x, r.y, r.w, r.h, "Throughput & <xml>",
+			    "Time", "MB/s");
+	plot_legend(pp, names, colors, 2);
+	plot_panel_set_x(pp, 0, 10);
+	plot_panel_set_y(pp, 0, 95);
+	plot_panel_set_x_format(pp, plot_format_seconds);
+	plot_band(pp, x, lo, hi, 200, 0, 0.2);
+	plot_line(pp, x, y, 200, 0, 1.5);
+	for (i = 0; i < 200; i++)
+		y[i] = 30 + 20 * cos(i / 10.0);
+	plot_line(pp, x, y, 200, 1, 1.5);
+}
+
+static void test_svg_output_is_valid_xml(void)
+{
+	const char *path = tmp_path("page.svg");
+	char cmd[600];
+	struct iow_error err = { "" };
+	struct plot_page *p;
+
+	p = plot_page_open(path, PLOT_SVG, 500, 300, "SVG <&> page", &err);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	draw_sample(p, plot_page_body(p));
+	CHECK_EQ_INT(plot_page_close(p, &err), 0);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout '%s'", path);
+	CHECK_EQ_INT(run_quiet(cmd), 0);
+}
+
+static void test_pdf_has_one_page(void)
+{
+	const char *path = tmp_path("page.pdf");
+	char cmd[600];
+	struct iow_error err = { "" };
+	struct plot_page *p;
+
+	p = plot_page_open(path, PLOT_PDF, 500, 300, "PDF page", &err);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	draw_sample(p, plot_page_cell(p, 1, 2, 0, 0));
+	draw_sample(p, plot_page_cell(p, 1, 2, 0, 1));
+	CHECK_EQ_INT(plot_page_close(p, &err), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "pdfinfo '%s' | grep -Eq '^Pages: +1$'", path);
+	CHECK_EQ_INT(run_quiet(cmd), 0);
+}
+
+/* Dense lines are thinned per pixel column, not one segment a point. */
+static void test_dense_line_keeps_svg_small(void)
+{
+	const char *path = tmp_path("dense.svg");
+	struct iow_error err = { "" };
+	static double x[200000], y[200000];
+	struct plot_page *p;
+	struct plot_panel *pp;
+	int i;
+
+	for (i = 0; i < 200000; i++) {
+		x[i] = i;
+		y[i] = (i * 7919) % 1000;
+	}
+	p = plot_page_open(path, PLOT_SVG, 600, 300, NULL, &err);
+	if (!p) {
+		CHECK(p != NULL);
+		return;
+	}
+	pp = plot_panel_add(p, 0, 0, 600, 300, "dense", NULL, NULL);
+	plot_panel_set_x(pp, 0, 200000);
+	plot_panel_set_y(pp, 0, 1000);
+	plot_line(pp, x, y, 200000, 0, 1);
+	CHECK_EQ_INT(plot_page_close(p, &err), 0);
+	CHECK(file_size(path) > 0 && file_size(path) < 200000);
+}
+
+/* Draws one panel filling a PNG page with the y axis 0..rows, x 0..cols,
+ * and hands it to fn; returns the loaded PNG and the plot area. */
+static int render_png(const char *name, int cols, int rows,
+		      void (*fn)(struct plot_panel *), struct png *png,
+		      struct plot_rect *area)
+{
+	const char *path = tmp_path(name);
+	struct iow_error err = { "" };
+	struct plot_page *p;
+	struct plot_panel *pp;
+
+	p = plot_page_open(path, PLOT_PNG, 400, 300, NULL, &err);
+	if (!p)
+		return -1;
+	pp = plot_panel_add(p, 0, 0, 400, 300, "cells", NULL, NULL);
+	plot_panel_set_x(pp, 0, cols);
+	plot_panel_set_y_exact(pp, 0, rows);
+	*area = plot_panel_area(pp);
+	fn(pp);
+	if (plot_page_close(p, &err))
+		return -1;
+	return png_load(png, path);
+}
+
+/* The page position of the centre of cell (col, row) in a 4x4 grid. */
+static double cell_x(const struct plot_rect *a, int col)
+{
+	return a->x + a->w * (col + 0.5) / 4;
+}
+
+static double cell_y(const struct plot_rect *a, int row)
+{
+	return a->y + a->h - a->h * (row + 0.5) / 4;
+}
+
+static void raster_one_cell(struct plot_panel *pp)
+{
+	uint32_t counts[16] = { 0 };
+
+	counts[2 * 4 + 1] = 5;		/* row 2, col 1 */
+	counts[0 * 4 + 3] = 1;		/* row 0, col 3 */
+	plot_raster(pp, counts, 4, 4, 0, 4, 0, 4, 0);
+}
+
+static void test_raster_cells_coloured_only_where_counts(void)
+{
+	struct plot_rect a;
+	struct png png;
+	int r, c, coloured = 0;
+	uint32_t full, faint;
+
+	if (render_png("raster.png", 4, 4, raster_one_cell, &png, &a)) {
+		CHECK(0);
+		return;
+	}
+	for (r = 0; r < 4; r++)
+		for (c = 0; c < 4; c++)
+			coloured += png_rgb(&png, cell_x(&a, c) + 7,
+					    cell_y(&a, r) + 7) != 0xffffff;
+	CHECK_EQ_INT(coloured, 2);
+	full = png_rgb(&png, cell_x(&a, 1) + 7, cell_y(&a, 2) + 7);
+	faint = png_rgb(&png, cell_x(&a, 3) + 7, cell_y(&a, 0) + 7);
+	CHECK(is_tint_of(full, plot_color(0)));
+	CHECK(is_tint_of(faint, plot_color(0)));
+	/* One I/O is paler than the busiest cell, but still visible. */
+	CHECK(channel(faint, 16) > channel(full, 16));
+	CHECK(channel(faint, 16) < 0xf0);
+	cairo_surface_destroy(png.s);
+}
+
+static void overlaid_rasters(struct plot_panel *pp)
+{
+	uint32_t reads[16] = { 0 }, writes[16] = { 0 };
+
+	reads[0] = 9;			/* row 0, col 0: both */
+	writes[0] = 9;
+	reads[1] = 9;			/* row 0, col 1: reads only */
+	writes[2] = 9;			/* row 0, col 2: writes only */
+	plot_raster(pp, reads, 4, 4, 0, 4, 0, 4, 0);
+	plot_raster(pp, writes, 4, 4, 0, 4, 0, 4, 1);
+}
+
+static void test_overlaid_rasters_both_stay_visible(void)
+{
+	struct plot_rect a;
+	struct png png;
+	uint32_t both, read, write;
+
+	if (render_png("overlay.png", 4, 4, overlaid_rasters, &png, &a)) {
+		CHECK(0);
+		return;
+	}
+	both = png_rgb(&png, cell_x(&a, 0) + 7, cell_y(&a, 0) - 7);
+	read = png_rgb(&png, cell_x(&a, 1) + 7, cell_y(&a, 0) - 7);
+	write = png_rgb(&png, cell_x(&a, 2) + 7, cell_y(&a, 0) - 7);
+	CHECK(is_tint_of(read, plot_color(0)));
+	CHECK(is_tint_of(write, plot_color(1)));
+	/* Where both are, the colour is neither the read nor the write one. */
+	CHECK(both != read && both != write);
+	CHECK(channel(both, 16) < channel(write, 16) - 40);
+	CHECK(channel(both, 0) < channel(read, 0) - 40);
+	cairo_surface_destroy(png.s);
+}
+
+static void heatmap_cells(struct plot_panel *pp)
+{
+	uint32_t counts[16] = { 0 };
+
+	counts[0] = 1;
+	counts[5] = 1000;
+	plot_heatmap(pp, counts, 4, 4, 0, 4, 0, 4, "I/Os");
+}
+
+static void test_heatmap_uses_ramp_and_leaves_empty_cells_white(void)
+{
+	struct plot_rect a;
+	struct png png;
+
+	if (render_png("heat.png", 4, 4, heatmap_cells, &png, &a)) {
+		CHECK(0);
+		return;
+	}
+	CHECK_EQ_INT(png_rgb(&png, cell_x(&a, 0) + 7, cell_y(&a, 0) - 7),
+		     hex_of(plot_ramp(0)));
+	CHECK_EQ_INT(png_rgb(&png, cell_x(&a, 1) + 7, cell_y(&a, 1) - 7),
+		     hex_of(plot_ramp(1)));
+	CHECK_EQ_INT(png_rgb(&png, cell_x(&a, 3) + 7, cell_y(&a, 3) - 7),
+		     0xffffff);
+	cairo_surface_destroy(png.s);
+}
+
+static void line_with_gap(struct plot_panel *pp)
+{
+	double x[5] = { 0, 1, 2, 3, 4 }, y[5] = { 2, 2, NAN, 2, 2 };
+
+	plot_line(pp, x, y, 5, 1, 3);
+}
+
+static void test_line_leaves_gap_at_nan(void)
+{
+	struct plot_rect a;
+	struct png png;
+	double mid_y;
+
+	if (render_png("gap.png", 4, 4, line_with_gap, &png, &a)) {
+		CHECK(0);
+		return;
+	}
+	mid_y = a.y + a.h / 2;
+	CHECK_EQ_INT(png_rgb(&png, a.x + a.w * 0.125, mid_y),
+		     hex_of(plot_color(1)));
+	CHECK_EQ_INT(png_rgb(&png, a.x + a.w * 0.875, mid_y),
+		     hex_of(plot_color(1)));
+	CHECK(png_rgb(&png, a.x + a.w * 0.5 + 3, mid_y) != hex_of(plot_color(1)));
+	cairo_surface_destroy(png.s);
+}
+
+/* Whatever the width and the numbers, x tick labels keep apart and y
+ * tick labels do too. */
+static void test_tick_labels_never_overlap(void)
+{
+	static const double widths[] = { 120, 200, 333, 640, 1000 };
+	static const double maxes[] = { 1, 7.3, 1234567, 9.87e9, 0.0015 };
+	struct iow_error err = { "" };
+	const struct plot_axis_ticks *t;
+	struct plot_page *p;
+	struct plot_panel *pp;
+	size_t w, m;
+	int i, bad = 0, total = 0;
+
+	p = plot_page_open(tmp_path("ticks.png"), PLOT_PNG, 1000, 400, NULL,
+			   &err);
+	if (!p) {
+		CHECK(p != NULL);
+		return;
+	}
+	for (w = 0; w < 5; w++) {
+		for (m = 0; m < 5; m++) {
+			pp = plot_panel_add(p, 0, 0, widths[w], 60 + 70 * m,
+					    "t", "x", "y");
+			plot_panel_set_x(pp, maxes[m] * 1000.3, maxes[m] * 1003);
+			plot_panel_set_y(pp, 0, maxes[m]);
+			if (m == 4)
+				plot_panel_set_x_format(pp, plot_format_seconds);
+			t = plot_panel_x_ticks(pp);
+			total += t->n;
+			for (i = 1; i < t->n; i++)
+				bad += t->pos[i] - t->pos[i - 1] <
+				       (t->extent[i] + t->extent[i - 1]) / 2;
+			t = plot_panel_y_ticks(pp);
+			for (i = 1; i < t->n; i++)
+				bad += t->pos[i - 1] - t->pos[i] <
+				       t->extent[i];
+		}
+	}
+	CHECK_EQ_INT(bad, 0);
+	CHECK(total >= 25);
+	plot_page_abort(p);
+}
+
+/* ---- The demo page ---- */
+
+static void demo_latency(struct plot_page *p, struct plot_rect r)
+{
+	enum { COLS = 120, ROWS = 48 };
+	static uint32_t counts[COLS * ROWS];
+	struct plot_panel *pp;
+	double centre;
+	int c, row, k;
+
+	srand(3);
+	for (c = 0; c < COLS; c++) {
+		centre = ROWS * (0.35 + 0.1 * sin(c / 9.0));
+		for (k = 0; k < 400; k++) {
+			row = (int)(centre + (rand() % 1000 - 500) / 500.0 *
+					     (rand() % 100 < 90 ? 4 : 14));
+			if (row >= 0 && row < ROWS)
+				counts[row * COLS + c]++;
+		}
+	}
+	pp = plot_panel_add(p, r.x, r.y, r.w, r.h, "Completion latency (D2C)",
+			    "Time", "Latency");
+	plot_panel_set_x(pp, 0, 60);
+	plot_panel_set_x_format(pp, plot_format_seconds);
+	plot_panel_set_y_log(pp, 1e3, 1e9);
+	plot_panel_set_y_format(pp, plot_format_ns);
+	/* Rows cover 1 us .. 1 s log-spaced: 8 rows per decade. */
+	plot_heatmap(pp, counts, COLS, ROWS, 0, 60, 1e3, 1e9, "I/Os");
+}
+
+static void demo_offsets(struct plot_page *p, struct plot_rect r)
+{
+	enum { COLS = 200, ROWS = 100 };
+	static uint32_t reads[COLS * ROWS], writes[COLS * ROWS];
+	static const char *const names[] = { "reads", "writes" };
+	static const int colors[] = { 0, 1 };
+	struct plot_panel *pp;
+	int c, k;
+
+	srand(5);
+	for (c = 0; c < COLS; c++) {
+		for (k = 0; k < 30; k++)
+			reads[(rand() % ROWS) * COLS + c] += 1 + rand() % 3;
+		writes[((c / 2 + k) % ROWS) * COLS + c] += 20;
+		writes[((c * 3) % ROWS) * COLS + c] += 2;
+	}
+	pp = plot_panel_add(p, r.x, r.y, r.w, r.h, "Device offset",
+			    "Time", "Offset (MB)");
+	plot_legend(pp, names, colors, 2);
+	plot_panel_set_x(pp, 0, 60);
+	plot_panel_set_x_format(pp, plot_format_seconds);
+	plot_panel_set_y_exact(pp, 0, 476940);
+	plot_raster(pp, reads, COLS, ROWS, 0, 60, 0, 476940, 0);
+	plot_raster(pp, writes, COLS, ROWS, 0, 60, 0, 476940, 1);
+}
+
+static void demo_queue(struct plot_page *p, struct plot_rect r)
+{
+	static const char *const names[] = { "queue depth" };
+	static const int colors[] = { 2 };
+	double x[600], y[600];
+	struct plot_panel *pp;
+	int i;
+
+	for (i = 0; i < 600; i++) {
+		x[i] = i * 0.0025;
+		y[i] = round(2 + 1.8 * sin(i / 35.0) + (i % 23 == 0));
+	}
+	pp = plot_panel_add(p, r.x, r.y, r.w, r.h, "Queue depth", "Time",
+			    "Requests");
+	plot_legend(pp, names, colors, 1);
+	plot_panel_set_x(pp, 0, 1.5);
+	plot_panel_set_x_format(pp, plot_format_seconds);
+	plot_panel_set_y(pp, 0, 5);
+	plot_panel_set_y_integer(pp);
+	plot_step(pp, x, y, 600, 2, 1.25);
+}
+
+static void demo_histogram(struct plot_page *p, struct plot_rect r)
+{
+	double x[24], h[24];
+	struct plot_panel *pp;
+	int i;
+
+	for (i = 0; i < 24; i++) {
+		x[i] = (i + 0.5) * 4096 * 4;
+		h[i] = 180000 * exp(-(i - 6) * (i - 6) / 18.0) + 2000;
+	}
+	pp = plot_panel_add(p, r.x, r.y, r.w, r.h, "Request sizes",
+			    "Bytes", "Requests");
+	plot_panel_set_x(pp, 0, 24 * 4096 * 4);
+	plot_panel_set_y(pp, 0, 182000);
+	plot_bars(pp, x, h, 24, 4096 * 4, 3);
+	pp = NULL;
+}
+
+static void demo_empty(struct plot_page *p, struct plot_rect r)
+{
+	struct plot_panel *pp;
+
+	pp = plot_panel_add(p, r.x, r.y, r.w, r.h,
+			    "A panel whose title is much too long to fit in "
+			    "the space it has been given", "Time", "IOPS");
+	plot_panel_set_x(pp, 0, 0);
+	plot_panel_note(pp, "no data in range");
+}
+
+static int write_demo(const char *path, enum plot_format fmt,
+		      struct iow_error *err)
+{
+	struct plot_page *p;
+
+	p = plot_page_open(path, fmt, 1000, 1050, "iowatcher: fio randrw",
+			   err);
+	if (!p)
+		return -1;
+	draw_sample(p, plot_page_cell(p, 3, 2, 0, 0));
+	demo_offsets(p, plot_page_cell(p, 3, 2, 0, 1));
+	demo_latency(p, plot_page_cell(p, 3, 2, 1, 0));
+	demo_queue(p, plot_page_cell(p, 3, 2, 1, 1));
+	demo_histogram(p, plot_page_cell(p, 3, 2, 2, 0));
+	demo_empty(p, plot_page_cell(p, 3, 2, 2, 1));
+	return plot_page_close(p, err);
+}
+
+static void test_demo_page_renders_in_every_format(void)
+{
+	const char *demo = getenv("PLOT_DEMO");
+	struct iow_error err = { "" };
+	enum plot_format fmt;
+
+	CHECK_EQ_INT(write_demo(tmp_path("demo.png"), PLOT_PNG, &err), 0);
+	CHECK_EQ_INT(write_demo(tmp_path("demo.svg"), PLOT_SVG, &err), 0);
+	CHECK_EQ_INT(write_demo(tmp_path("demo.pdf"), PLOT_PDF, &err), 0);
+	if (demo && plot_format_from_name(demo, &fmt, &err) == 0)
+		CHECK_EQ_INT(write_demo(demo, fmt, &err), 0);
+	if (err.msg[0])
+		fprintf(stderr, "  %s\n", err.msg);
+}
+
+static void remove_tmp_dir(void)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_dir);
+	run_quiet(cmd);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmp_dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN_TEST(test_format_from_name_by_extension_case_insensitive);
+	RUN_TEST(test_unknown_extension_is_error);
+	RUN_TEST(test_ticks_are_nice_steps_inside_range);
+	RUN_TEST(test_ticks_never_repeat_and_never_exceed_max);
+	RUN_TEST(test_ticks_never_repeat_labels);
+	RUN_TEST(test_si_suffixes);
+	RUN_TEST(test_time_axis_uses_seconds_from_two_seconds);
+	RUN_TEST(test_time_axis_uses_ms_under_two_seconds);
+	RUN_TEST(test_time_axis_uses_us_under_two_ms);
+	RUN_TEST(test_time_labels_carry_units_and_differ);
+	RUN_TEST(test_degenerate_range_gives_unit_axis);
+	RUN_TEST(test_reversed_range_is_swapped);
+	RUN_TEST(test_nice_range_ends_on_ticks);
+	RUN_TEST(test_integer_axis_has_no_fractional_ticks);
+	RUN_TEST(test_log_ticks_at_powers_of_ten);
+	RUN_TEST(test_log_ticks_thin_out_when_many_decades);
+	RUN_TEST(test_log_range_repairs_nonpositive);
+	RUN_TEST(test_label_fallback_when_formatter_repeats);
+	RUN_TEST(test_palette_is_okabe_ito_and_distinct);
+	RUN_TEST(test_ramp_runs_dark_to_light);
+	RUN_TEST(test_png_written_via_rename_and_decodes);
+	RUN_TEST(test_unwritable_dir_is_error_not_crash);
+	RUN_TEST(test_write_failure_is_error_and_removes_temp);
+	RUN_TEST(test_abort_removes_temp_and_leaves_old_file);
+	RUN_TEST(test_null_panel_calls_are_harmless);
+	RUN_TEST(test_svg_output_is_valid_xml);
+	RUN_TEST(test_pdf_has_one_page);
+	RUN_TEST(test_dense_line_keeps_svg_small);
+	RUN_TEST(test_raster_cells_coloured_only_where_counts);
+	RUN_TEST(test_overlaid_rasters_both_stay_visible);
+	RUN_TEST(test_heatmap_uses_ramp_and_leaves_empty_cells_white);
+	RUN_TEST(test_line_leaves_gap_at_nan);
+	RUN_TEST(test_tick_labels_never_overlap);
+	RUN_TEST(test_demo_page_renders_in_every_format);
+	remove_tmp_dir();
+	return check_report();
+}
