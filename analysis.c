@@ -393,7 +393,8 @@ static uint64_t cell_hash(uint64_t key)
 	return key ^ (key >> 27);
 }
 
-static int iomap_add(struct iomap *m, uint64_t key, uint32_t count);
+static int iomap_add(struct iomap *m, uint64_t key, uint32_t count,
+		     uint64_t bytes);
 
 static int iomap_grow(struct iomap *m)
 {
@@ -409,12 +410,14 @@ static int iomap_grow(struct iomap *m)
 	}
 	for (i = 0; i < old.cap; i++)
 		if (old.cells[i].used)
-			iomap_add(m, old.cells[i].key, old.cells[i].count);
+			iomap_add(m, old.cells[i].key, old.cells[i].count,
+				  old.cells[i].bytes);
 	free(old.cells);
 	return 0;
 }
 
-static int iomap_add(struct iomap *m, uint64_t key, uint32_t count)
+static int iomap_add(struct iomap *m, uint64_t key, uint32_t count,
+		     uint64_t bytes)
 {
 	size_t mask, i;
 
@@ -424,11 +427,13 @@ static int iomap_add(struct iomap *m, uint64_t key, uint32_t count)
 	for (i = cell_hash(key) & mask; m->cells[i].used; i = (i + 1) & mask)
 		if (m->cells[i].key == key) {
 			m->cells[i].count += count;
+			m->cells[i].bytes += bytes;
 			return 0;
 		}
 	m->cells[i].used = 1;
 	m->cells[i].key = key;
 	m->cells[i].count = count;
+	m->cells[i].bytes = bytes;
 	m->len++;
 	return 0;
 }
@@ -450,7 +455,7 @@ static void iomap_rekey(struct iomap *m, uint64_t (*map_key)(uint64_t key,
 	for (i = 0; i < old.cap; i++)
 		if (old.cells[i].used)
 			iomap_add(m, map_key(old.cells[i].key, arg),
-				  old.cells[i].count);
+				  old.cells[i].count, old.cells[i].bytes);
 	free(old.cells);
 }
 
@@ -522,7 +527,7 @@ static void map_io(struct analysis *a, size_t slot,
 	key = (uint64_t)row | ((uint64_t)bin << KEY_ROW_BITS) |
 	      ((uint64_t)blk_is_write(ev->action) << KEY_DIR_SHIFT) |
 	      ((uint64_t)(tag_slot_idx + 1) << KEY_SLOT_SHIFT);
-	iomap_add(&a->iomaps[slot], key, 1);
+	iomap_add(&a->iomaps[slot], key, 1, ev->bytes);
 }
 
 void iomap_cell_decode(const struct iomap_cell *c, struct iomap_point *p)
@@ -535,6 +540,7 @@ void iomap_cell_decode(const struct iomap_cell *c, struct iomap_point *p)
 	p->dir = (int)((c->key >> KEY_DIR_SHIFT) & 1);
 	p->tag_slot = slot ? (size_t)(slot - 1) : SIZE_MAX;
 	p->count = c->count;
+	p->bytes = c->bytes;
 }
 
 void analysis_map_row_bytes(const struct analysis *a, size_t d, unsigned row,

@@ -98,6 +98,7 @@ struct tag_stats {
 /* One cell of the I/O map: how many I/Os of a direction and tag. */
 struct iomap_cell {
 	uint64_t key;		/* see analysis.c: bin, row, dir, slot */
+	uint64_t bytes;
 	uint32_t count;
 	uint32_t used;
 };
@@ -168,6 +169,7 @@ struct iomap_point {
 	int dir;
 	size_t tag_slot;	/* index into a->tags, or SIZE_MAX: none */
 	uint32_t count;
+	uint64_t bytes;
 };
 void iomap_cell_decode(const struct iomap_cell *c, struct iomap_point *p);
 /* Offset range of row r of device d's map, in bytes. */

@@ -12,6 +12,7 @@
 
 #include "blktrace.h"
 #include "graphs.h"
+#include "histogram.h"
 
 #define DEFAULT_GRAPH_WIDTH	760
 #define DEFAULT_GRAPH_HEIGHT	300
@@ -336,8 +337,127 @@ static int trace_color(const struct graph_ctx *ctx, size_t t)
 	return (int)t;
 }
 
+static void series_label(const struct graph_ctx *ctx, size_t t, int d,
+			 const char *what, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s", ctx->n_traces > 1 ?
+		 ctx->traces[t].label : "", ctx->n_traces > 1 ? " " : "",
+		 d == DIR_READ ? "read" : d == DIR_WRITE ? "write" : "",
+		 what);
+}
+
+static uint64_t d2c_count(const struct analysis *a, int d)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < a->n_bins; i++)
+		n += a->bins[i].d2c_n[d];
+	return n;
+}
+
+/* D2C mean per bin, then p50, p90, p99 and max as band edges. */
 static int build_latency(const struct graph_ctx *ctx, size_t panel,
 			 struct series_set *out)
+{
+	static const struct {
+		enum series_role role;
+		const char *name;
+		double q;
+	} edges[] = {
+		{ ROLE_P50, " D2C p50", 0.5 }, { ROLE_P90, " D2C p90", 0.9 },
+		{ ROLE_P99, " D2C p99", 0.99 }, { ROLE_MAX, " D2C max", 1 },
+	};
+	size_t t, i, e;
+	int d;
+
+	(void)panel;
+	for (t = 0; t < ctx->n_traces; t++) {
+		const struct analysis *a = trace_analysis(ctx, t);
+
+		for (d = 0; d < N_DIRS; d++) {
+			struct graph_series *g;
+			char label[160];
+
+			if (!(ctx->opts->latency_dirs & (1 << d)) ||
+			    !d2c_count(a, d))
+				continue;
+			series_label(ctx, t, d, " D2C mean", label,
+				     sizeof(label));
+			g = series_add(ctx, out, t, label, dir_color(ctx, t, d));
+			if (!g)
+				return -1;
+			for (i = 0; i < a->n_bins; i++) {
+				const struct bin *b = &a->bins[i];
+
+				g->y[i] = b->d2c_n[d] ?
+					(double)b->d2c_sum_ns[d] / b->d2c_n[d] :
+					NAN;
+			}
+			smooth(ctx, g);
+			for (e = 0; e < sizeof(edges) / sizeof(edges[0]); e++) {
+				series_label(ctx, t, d, edges[e].name, label,
+					     sizeof(label));
+				g = series_add(ctx, out, t, label,
+					       dir_color(ctx, t, d));
+				if (!g)
+					return -1;
+				g->role = edges[e].role;
+				for (i = 0; i < a->n_bins; i++) {
+					const struct bin *b = &a->bins[i];
+
+					if (!b->d2c_n[d])
+						g->y[i] = NAN;
+					else if (edges[e].role == ROLE_MAX)
+						g->y[i] = (double)b->d2c_max_ns[d];
+					else
+						g->y[i] = analysis_bin_latency_q(
+							a, i, d, edges[e].q);
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/* Mean time waiting in the block layer (Q2D) and in the device (D2C). */
+static int build_q2d_d2c(const struct graph_ctx *ctx, size_t panel,
+			 struct series_set *out)
+{
+	size_t t, i;
+
+	(void)panel;
+	for (t = 0; t < ctx->n_traces; t++) {
+		const struct analysis *a = trace_analysis(ctx, t);
+		struct graph_series *q2d, *d2c;
+		char label[160];
+
+		series_label(ctx, t, -1, "Q2D (block layer)", label,
+			     sizeof(label));
+		q2d = series_add(ctx, out, t, label, 2 + 2 * (int)t);
+		series_label(ctx, t, -1, "D2C (device)", label, sizeof(label));
+		d2c = series_add(ctx, out, t, label, 3 + 2 * (int)t);
+		if (!q2d || !d2c)
+			return -1;
+		q2d->role = d2c->role = ROLE_STACK;
+		for (i = 0; i < a->n_bins; i++) {
+			const struct bin *b = &a->bins[i];
+			uint32_t n = b->lat_n[0] + b->lat_n[1];
+			double qd = (double)(b->q2d_sum_ns[0] + b->q2d_sum_ns[1]);
+			double qc = (double)(b->q2c_sum_ns[0] + b->q2c_sum_ns[1]);
+
+			q2d->y[i] = n ? qd / n : NAN;
+			d2c->y[i] = n ? (qc - qd) / n : NAN;
+		}
+		smooth(ctx, q2d);
+		smooth(ctx, d2c);
+	}
+	return 0;
+}
+
+/* Request size per bin: median and p90 bytes, per direction. */
+static int build_size(const struct graph_ctx *ctx, size_t panel,
+		      struct series_set *out)
 {
 	size_t t, i;
 	int d;
@@ -347,44 +467,33 @@ static int build_latency(const struct graph_ctx *ctx, size_t panel,
 		const struct analysis *a = trace_analysis(ctx, t);
 
 		for (d = 0; d < N_DIRS; d++) {
-			struct graph_series *mean, *p99;
+			struct graph_series *med, *p90;
 			char label[160];
 			uint64_t n = 0;
 
 			for (i = 0; i < a->n_bins; i++)
-				n += a->bins[i].d2c_n[d];
+				n += a->bins[i].ios[d];
 			if (!n)
 				continue;
-			snprintf(label, sizeof(label), "%s%s%s D2C mean",
-				 ctx->n_traces > 1 ? ctx->traces[t].label : "",
-				 ctx->n_traces > 1 ? " " : "",
-				 d == DIR_READ ? "read" : "write");
-			mean = series_add(ctx, out, t, label,
-					  dir_color(ctx, t, d));
-			if (!mean)
-				return -1;
-			for (i = 0; i < a->n_bins; i++) {
-				const struct bin *b = &a->bins[i];
-
-				mean->y[i] = b->d2c_n[d] ?
-					(double)b->d2c_sum_ns[d] / b->d2c_n[d] :
-					NAN;
-			}
-			smooth(ctx, mean);
-			snprintf(label, sizeof(label), "%s%s%s D2C p99",
-				 ctx->n_traces > 1 ? ctx->traces[t].label : "",
-				 ctx->n_traces > 1 ? " " : "",
-				 d == DIR_READ ? "read" : "write");
-			p99 = series_add(ctx, out, t, label,
+			series_label(ctx, t, d, " median", label,
+				     sizeof(label));
+			med = series_add(ctx, out, t, label,
 					 dir_color(ctx, t, d));
-			if (!p99)
+			series_label(ctx, t, d, " p90", label, sizeof(label));
+			p90 = series_add(ctx, out, t, label,
+					 dir_color(ctx, t, d));
+			if (!med || !p90)
 				return -1;
-			p99->style = 1;
-			for (i = 0; i < a->n_bins; i++)
-				p99->y[i] = a->bins[i].d2c_n[d] ?
-					analysis_bin_latency_q(a, i, d, 0.99) :
-					NAN;
-			smooth(ctx, p99);
+			med->role = ROLE_P50;
+			p90->role = ROLE_P90;
+			for (i = 0; i < a->n_bins; i++) {
+				int any = a->bins[i].ios[d] != 0;
+
+				med->y[i] = any ? analysis_bin_size_q(a, i, d,
+								      0.5) : NAN;
+				p90->y[i] = any ? analysis_bin_size_q(a, i, d,
+								      0.9) : NAN;
+			}
 		}
 	}
 	return 0;
@@ -633,6 +742,249 @@ static int draw_io(const struct graph_ctx *ctx, size_t panel,
 	return 0;
 }
 
+/* ---- latency distributions ---- */
+
+static size_t trace_panels(const struct graph_ctx *ctx)
+{
+	return ctx->n_traces;
+}
+
+/* Heat-map rows per power of two of latency. */
+#define LAT_ROWS_PER_OCTAVE 4
+
+/* The latency range (ns) any selected direction of trace t reaches. */
+static int latency_extent(const struct analysis *a, int dirs, double *lo,
+			  double *hi)
+{
+	size_t i;
+	int d;
+
+	*lo = INFINITY;
+	*hi = 0;
+	for (i = 0; i < a->n_bins; i++)
+		for (d = 0; d < N_DIRS; d++) {
+			if (!(dirs & (1 << d)) || !a->bins[i].d2c_n[d])
+				continue;
+			if ((double)a->bins[i].d2c_max_ns[d] > *hi)
+				*hi = (double)a->bins[i].d2c_max_ns[d];
+			if (analysis_bin_latency_q(a, i, d, 0) < *lo)
+				*lo = analysis_bin_latency_q(a, i, d, 0);
+		}
+	if (*hi <= 0)
+		return -1;
+	if (*lo < 1000)
+		*lo = 1000;
+	plot_log_range(lo, hi, 1);
+	return 0;
+}
+
+/*
+ * Counts of trace t's completions per (time bin, log-spaced latency row)
+ * for the directions in dirs: rows are even in log space from lo to hi,
+ * each fine bucket going to the row of its midpoint.
+ */
+static uint32_t *latency_cells(const struct analysis *a, int dirs, double lo,
+			       double hi, int *rows_out)
+{
+	int rows = (int)ceil(log2(hi / lo) * LAT_ROWS_PER_OCTAVE);
+	uint32_t *cells;
+	size_t i, k;
+	int d;
+
+	if (rows < 1)
+		rows = 1;
+	cells = calloc((size_t)rows * (a->n_bins + 1), sizeof(*cells));
+	if (!cells || !a->lat_hist)
+		return cells;
+	for (i = 0; i < a->n_bins; i++)
+		for (d = 0; d < N_DIRS; d++) {
+			const uint32_t *h = a->lat_hist +
+				(i * N_DIRS + (size_t)d) * LAT_BIN_BUCKETS;
+
+			if (!(dirs & (1 << d)) || !a->bins[i].d2c_n[d])
+				continue;
+			for (k = 0; k < LAT_BIN_BUCKETS; k++) {
+				double mid;
+				int row;
+
+				if (!h[k])
+					continue;
+				mid = ((double)hist_bucket_low(k, LAT_BIN_BITS) +
+				       (double)hist_bucket_high(k, LAT_BIN_BITS)) / 2;
+				row = (int)floor(log(mid / lo) / log(hi / lo) * rows);
+				if (row < 0)
+					row = 0;
+				if (row >= rows)
+					row = rows - 1;
+				cells[(size_t)row * a->n_bins + i] += h[k];
+			}
+		}
+	*rows_out = rows;
+	return cells;
+}
+
+static int draw_latency_cells(const struct graph_ctx *ctx, size_t panel,
+			      struct plot_panel *pp, struct iow_error *err,
+			      int scatter)
+{
+	const struct analysis *a = trace_analysis(ctx, panel);
+	int dirs = ctx->opts->latency_dirs, rows = 0, d;
+	const char *labels[N_DIRS];
+	int colors[N_DIRS];
+	size_t n_legend = 0;
+	uint32_t *cells;
+	double lo, hi;
+
+	plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
+	if (latency_extent(a, dirs, &lo, &hi) < 0) {
+		plot_panel_note(pp, "no completions in range");
+		return 0;
+	}
+	plot_panel_set_y_log(pp, lo, hi);
+	if (!scatter) {
+		cells = latency_cells(a, dirs, lo, hi, &rows);
+		if (!cells)
+			return iow_fail(err, "out of memory");
+		plot_heatmap(pp, cells, (int)a->n_bins, rows,
+			     analysis_bin_start_s(a, 0),
+			     analysis_bin_start_s(a, a->n_bins), lo, hi,
+			     "I/Os");
+		free(cells);
+		return 0;
+	}
+	/* The scatter: each direction its own density raster. */
+	for (d = 0; d < N_DIRS; d++) {
+		if (!(dirs & (1 << d)) || !d2c_count(a, d))
+			continue;
+		cells = latency_cells(a, 1 << d, lo, hi, &rows);
+		if (!cells)
+			return iow_fail(err, "out of memory");
+		plot_raster(pp, cells, (int)a->n_bins, rows,
+			    analysis_bin_start_s(a, 0),
+			    analysis_bin_start_s(a, a->n_bins), lo, hi,
+			    dir_color(ctx, panel, d));
+		free(cells);
+		labels[n_legend] = d == DIR_READ ? "read" : "write";
+		colors[n_legend++] = dir_color(ctx, panel, d);
+	}
+	plot_legend(pp, labels, colors, n_legend);
+	return 0;
+}
+
+static int draw_latency_heatmap(const struct graph_ctx *ctx, size_t panel,
+				struct plot_panel *pp, struct iow_error *err)
+{
+	return draw_latency_cells(ctx, panel, pp, err, 0);
+}
+
+static int draw_latency_scatter(const struct graph_ctx *ctx, size_t panel,
+				struct plot_panel *pp, struct iow_error *err)
+{
+	return draw_latency_cells(ctx, panel, pp, err, 1);
+}
+
+/* Bytes per (time bin, offset row) of one device, as a heat map. */
+static int draw_offset_heatmap(const struct graph_ctx *ctx, size_t panel,
+			       struct plot_panel *pp, struct iow_error *err)
+{
+	uint32_t devs[MAX_IO_PANELS], *cells;
+	size_t n_devs = io_devices(ctx, devs, MAX_IO_PANELS), i;
+	const struct analysis *a = NULL;
+	double lo, hi, unit;
+	const char *unit_name;
+	uint64_t row_lo, row_hi;
+	long d = -1;
+
+	plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
+	for (i = 0; panel < n_devs && i < ctx->n_traces && d < 0; i++) {
+		a = trace_analysis(ctx, i);
+		d = device_slot(a, devs[panel]);
+	}
+	if (d < 0) {
+		plot_panel_note(pp, "no I/O of this action in range");
+		return 0;
+	}
+	io_extent(ctx, devs[panel], &lo, &hi);
+	unit = offset_unit(hi, &unit_name);
+	plot_panel_set_y_exact(pp, lo / unit, hi / unit);
+	cells = calloc((a->n_bins + 1) * IOMAP_ROWS, sizeof(*cells));
+	if (!cells)
+		return iow_fail(err, "out of memory");
+	for (i = 0; i < a->iomaps[d].cap; i++) {
+		struct iomap_point p;
+		uint64_t kib;
+
+		if (!a->iomaps[d].cells[i].used)
+			continue;
+		iomap_cell_decode(&a->iomaps[d].cells[i], &p);
+		if (p.bin >= a->n_bins)
+			continue;
+		kib = (p.bytes + 1023) / 1024;
+		cells[(size_t)p.row * a->n_bins + p.bin] +=
+			kib > UINT32_MAX ? UINT32_MAX : (uint32_t)kib;
+	}
+	analysis_map_row_bytes(a, (size_t)d, 0, &row_lo, &row_hi);
+	plot_heatmap(pp, cells, (int)a->n_bins, IOMAP_ROWS,
+		     analysis_bin_start_s(a, 0),
+		     analysis_bin_start_s(a, a->n_bins),
+		     row_lo / 1048576.0 / unit,
+		     (row_lo / 1048576.0 + (double)(row_hi - row_lo) *
+		      IOMAP_ROWS / 1048576.0) / unit, "KiB");
+	free(cells);
+	return 0;
+}
+
+/* D2C in log2 buckets of microseconds, as biolatency prints it. */
+static int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
+			      struct series_set *out)
+{
+	size_t t, dev, k;
+	int d;
+
+	(void)panel;
+	for (t = 0; t < ctx->n_traces; t++) {
+		const struct analysis *a = trace_analysis(ctx, t);
+
+		for (d = 0; d < N_DIRS; d++) {
+			uint64_t counts[64] = { 0 };
+			struct graph_series *g;
+			char label[160];
+			int top = -1;
+
+			if (!(ctx->opts->latency_dirs & (1 << d)))
+				continue;
+			for (dev = 0; dev < a->n_devices; dev++) {
+				const uint64_t *h = a->devices[dev].d2c.hist_dir[d];
+
+				for (k = 0; h && k < LAT_SUM_BUCKETS; k++) {
+					uint64_t us = hist_bucket_low(k, LAT_SUM_BITS) / 1000;
+					int b = us ? 63 - __builtin_clzll(us) : 0;
+
+					if (!h[k])
+						continue;
+					counts[b] += h[k];
+					if (b > top)
+						top = b;
+				}
+			}
+			if (top < 0)
+				continue;
+			series_label(ctx, t, d, "", label, sizeof(label));
+			g = series_add(ctx, out, t, label, dir_color(ctx, t, d));
+			if (!g)
+				return -1;
+			g->n = (size_t)top + 1;
+			for (k = 0; k <= (size_t)top; k++) {
+				/* x: the bucket's geometric centre, in ns */
+				g->x[k] = (k ? (double)(1ull << k) : 0.5) *
+					  1000 * M_SQRT2;
+				g->y[k] = (double)counts[k];
+			}
+		}
+	}
+	return 0;
+}
+
 /* ---- the table ---- */
 
 const struct graph_def graph_table[] = {
@@ -648,7 +1000,7 @@ const struct graph_def graph_table[] = {
 	  .default_on = 1, .panels = one_panel, .build = build_iops },
 	{ .name = "latency", .title = "Device latency (D2C)",
 	  .y_label = "latency",
-	  .help = "D2C mean per bin, reads and writes, with a p99 line",
+	  .help = "D2C mean per bin, with p50-p90-p99 bands and max",
 	  .default_on = 1, .panels = one_panel, .build = build_latency,
 	  .y_format = plot_format_ns },
 	{ .name = "queue-depth", .title = "Queue depth",
@@ -658,6 +1010,34 @@ const struct graph_def graph_table[] = {
 	{ .name = "seeks", .title = "Seeks", .y_label = "seeks per second",
 	  .help = "issued requests not starting where the previous one ended",
 	  .default_on = 1, .panels = one_panel, .build = build_seeks },
+	{ .name = "q2d-d2c", .title = "Where the time goes (Q2D + D2C)",
+	  .y_label = "mean time per I/O",
+	  .help = "mean time in the block layer (Q2D) and device (D2C), stacked",
+	  .panels = one_panel, .build = build_q2d_d2c,
+	  .y_format = plot_format_ns },
+	{ .name = "latency-heatmap", .title = "Latency heat map (D2C)",
+	  .y_label = "latency",
+	  .help = "completions per time bin and latency bucket (log scale)",
+	  .panels = trace_panels, .draw = draw_latency_heatmap,
+	  .y_format = plot_format_ns },
+	{ .name = "latency-scatter", .title = "Latency of each I/O (D2C)",
+	  .y_label = "latency",
+	  .help = "every completion at (time, D2C), density-shaded",
+	  .panels = trace_panels, .draw = draw_latency_scatter,
+	  .y_format = plot_format_ns },
+	{ .name = "latency-hist", .title = "Latency histogram (D2C)",
+	  .y_label = "I/Os",
+	  .help = "D2C in log2 buckets, one series per trace and direction",
+	  .panels = one_panel, .build = build_latency_hist,
+	  .x_label = "latency", .x_format = plot_format_ns },
+	{ .name = "offset-heatmap", .title = "Bytes by offset and time",
+	  .y_label = "offset",
+	  .help = "bytes per time bin and offset row, as a heat map",
+	  .panels = io_panels, .draw = draw_offset_heatmap,
+	  .y_label_for = io_y_label },
+	{ .name = "size", .title = "Request size", .y_label = "bytes",
+	  .help = "request size per bin: median line, p90 band edge",
+	  .panels = one_panel, .build = build_size },
 };
 const size_t graph_table_len = sizeof(graph_table) / sizeof(graph_table[0]);
 
@@ -739,45 +1119,175 @@ static int series_empty(const struct graph_series *s)
 	return 1;
 }
 
+/* The series after i with the given role, same trace and colour. */
+static const struct graph_series *next_edge(const struct series_set *set,
+					    size_t i, enum series_role role)
+{
+	size_t j;
+
+	for (j = i + 1; j < set->n; j++)
+		if (set->items[j].role == role &&
+		    set->items[j].trace == set->items[i].trace &&
+		    set->items[j].color == set->items[i].color)
+			return &set->items[j];
+	return NULL;
+}
+
+/* The top of y: highest value but of max lines, which may be clipped. */
+static double series_y_top(const struct series_set *set)
+{
+	double top = 0, *stack = calloc(set->n + 1, sizeof(double));
+	size_t i, j;
+
+	for (i = 0; i < set->n; i++) {
+		const struct graph_series *s = &set->items[i];
+
+		if (s->role == ROLE_MAX)
+			continue;
+		for (j = 0; j < s->n; j++) {
+			double v = s->y[j];
+
+			if (isnan(v))
+				continue;
+			if (s->role == ROLE_STACK && stack) {
+				size_t k;
+
+				/* stacks of one trace add up bin by bin */
+				for (k = 0; k < i; k++)
+					if (set->items[k].role == ROLE_STACK &&
+					    set->items[k].trace == s->trace &&
+					    j < set->items[k].n &&
+					    !isnan(set->items[k].y[j]))
+						v += set->items[k].y[j];
+			}
+			if (v > top)
+				top = v;
+		}
+	}
+	free(stack);
+	return top;
+}
+
+/* A log x axis over the series' own x values (latency histograms). */
+static void set_data_x(struct plot_panel *pp, const struct series_set *set)
+{
+	double lo = INFINITY, hi = 0;
+	size_t i, j;
+
+	for (i = 0; i < set->n; i++)
+		for (j = 0; j < set->items[i].n; j++) {
+			if (set->items[i].x[j] < lo)
+				lo = set->items[i].x[j];
+			if (set->items[i].x[j] > hi)
+				hi = set->items[i].x[j];
+		}
+	if (!(hi > 0)) {
+		lo = 1000;
+		hi = 1e9;
+	}
+	plot_panel_set_x_log(pp, lo / 2, hi * 2);
+}
+
+static void draw_stack(struct plot_panel *pp, const struct series_set *set,
+		       size_t i)
+{
+	const struct graph_series *s = &set->items[i];
+	double *lo = calloc(s->n + 1, sizeof(double));
+	double *hi = calloc(s->n + 1, sizeof(double));
+	size_t j, k;
+
+	if (!lo || !hi)
+		goto out;
+	for (k = 0; k < i; k++) {
+		const struct graph_series *below = &set->items[k];
+
+		if (below->role != ROLE_STACK || below->trace != s->trace)
+			continue;
+		for (j = 0; j < s->n && j < below->n; j++)
+			if (!isnan(below->y[j]))
+				lo[j] += below->y[j];
+	}
+	for (j = 0; j < s->n; j++) {
+		if (isnan(s->y[j])) {
+			lo[j] = hi[j] = NAN;
+			continue;
+		}
+		hi[j] = lo[j] + s->y[j];
+	}
+	plot_band(pp, s->x, lo, hi, s->n, s->color, 0.75);
+out:
+	free(lo);
+	free(hi);
+}
+
 static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		      size_t panel, struct plot_panel *pp,
 		      struct iow_error *err)
 {
 	struct series_set set = { NULL, 0 };
+	char band_labels[64][160];
 	const char *labels[64];
 	int colors[64];
-	double y_max = 0;
-	size_t i, j, n_legend = 0;
+	size_t i, n_legend = 0;
+	double top;
 
 	if (g->build(ctx, panel, &set) < 0) {
 		series_set_free(&set);
 		return iow_fail(err, "out of memory drawing %s", g->name);
 	}
-	for (i = 0; i < set.n; i++)
-		for (j = 0; j < set.items[i].n; j++)
-			if (set.items[i].y[j] > y_max)
-				y_max = set.items[i].y[j];
-	plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
-	plot_panel_set_y(pp, 0, y_max > 0 ? y_max : 1);
-	for (i = 0; i < set.n; i++) {
+	top = series_y_top(&set);
+	if (g->x_label)
+		set_data_x(pp, &set);
+	else
+		plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
+	plot_panel_set_y(pp, 0, top > 0 ? top : 1);
+	for (i = 0; i < set.n && n_legend < 64; i++) {
 		const struct graph_series *s = &set.items[i];
+		const char *cut;
 
-		if (series_empty(s))
+		if (series_empty(s) || s->role == ROLE_P90 ||
+		    s->role == ROLE_P99 || s->role == ROLE_MAX)
 			continue;
-		if (s->style == 0 && n_legend < 64) {
-			labels[n_legend] = s->label;
-			colors[n_legend++] = s->color;
+		labels[n_legend] = s->label;
+		if (s->role == ROLE_P50 && next_edge(&set, i, ROLE_P99)) {
+			cut = strstr(s->label, "p50");
+			snprintf(band_labels[n_legend], sizeof(band_labels[0]),
+				 "%.*sp50-p90-p99, max", cut ?
+				 (int)(cut - s->label) : 0, s->label);
+			labels[n_legend] = band_labels[n_legend];
 		}
+		colors[n_legend++] = s->color;
 	}
 	plot_legend(pp, labels, colors, n_legend);
 	for (i = 0; i < set.n; i++) {
-		const struct graph_series *s = &set.items[i];
+		const struct graph_series *s = &set.items[i], *up;
 
 		if (series_empty(s))
 			continue;
-		plot_line(pp, s->x, s->y, s->n,
-			  s->style ? s->color % LIGHTER + LIGHTER : s->color,
-			  s->style ? 1.0 : 1.6);
+		switch (s->role) {
+		case ROLE_LINE:
+			break;
+		case ROLE_P50:
+		case ROLE_P90:
+			up = next_edge(&set, i, s->role == ROLE_P50 ? ROLE_P90
+								    : ROLE_P99);
+			if (up)
+				plot_band(pp, s->x, s->y, up->y, s->n, s->color,
+					  s->role == ROLE_P50 ? 0.30 : 0.15);
+			if (s->role == ROLE_P50 && !next_edge(&set, i, ROLE_P99))
+				plot_line(pp, s->x, s->y, s->n, s->color, 1.6);
+			continue;
+		case ROLE_P99:
+			continue;
+		case ROLE_MAX:
+			plot_line(pp, s->x, s->y, s->n,
+				  s->color % LIGHTER + LIGHTER, 0.8);
+			continue;
+		case ROLE_STACK:
+			draw_stack(pp, &set, i);
+			continue;
+		}
+		plot_line(pp, s->x, s->y, s->n, s->color, 1.6);
 	}
 	if (!n_legend)
 		plot_panel_note(pp, "no I/O in range");
@@ -842,7 +1352,11 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 			int ret;
 
 			snprintf(ptitle, sizeof(ptitle), "%s", sel[i]->title);
-			if (panels > 1 || !strcmp(sel[i]->name, "io")) {
+			if (sel[i]->panels == trace_panels &&
+			    ctx.n_traces > 1) {
+				snprintf(ptitle, sizeof(ptitle), "%s, %s",
+					 sel[i]->title, ctx.traces[p].label);
+			} else if (sel[i]->panels == io_panels) {
 				uint32_t devs[MAX_IO_PANELS];
 
 				if (io_devices(&ctx, devs, MAX_IO_PANELS) > p)
@@ -853,10 +1367,13 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 						 blk_dev_minor(devs[p]));
 			}
 			pp = plot_panel_add(page, r.x, r.y, r.w, r.h, ptitle,
+					    sel[i]->x_label ? sel[i]->x_label :
 					    "time", sel[i]->y_label_for ?
 					    sel[i]->y_label_for(&ctx, p) :
 					    sel[i]->y_label);
-			plot_panel_set_x_format(pp, plot_format_seconds);
+			plot_panel_set_x_format(pp, sel[i]->x_format ?
+						sel[i]->x_format :
+						plot_format_seconds);
 			if (sel[i]->y_format)
 				plot_panel_set_y_format(pp, sel[i]->y_format);
 			if (sel[i]->y_integer)

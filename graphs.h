@@ -14,11 +14,26 @@
 #include "plot.h"
 #include "summary.h"
 
+/*
+ * How a series is drawn: a line, or one edge of a band. Consecutive
+ * percentile edges of the same trace and direction are filled between
+ * (p50..p90 darker, p90..p99 lighter); max is a thin line; stacked edges
+ * fill from the previous stacked edge (or 0).
+ */
+enum series_role {
+	ROLE_LINE,
+	ROLE_P50,
+	ROLE_P90,
+	ROLE_P99,
+	ROLE_MAX,
+	ROLE_STACK,
+};
+
 /* One line of a time-series graph. */
 struct graph_series {
 	char *label;
 	int color;
-	int style;		/* 0 solid; 1 secondary (e.g. p99 over mean) */
+	enum series_role role;	/* how draw_lines shows it */
 	size_t trace;
 	size_t n;
 	double *x;		/* bin midpoints, seconds */
@@ -57,6 +72,10 @@ struct graph_def {
 	const char *(*y_label_for)(const struct graph_ctx *ctx, size_t panel);
 	plot_format_fn y_format;	/* NULL: SI numbers */
 	int y_integer;
+	int y_log;		/* log y axis (latency histograms) */
+	/* Panel i's x axis when it is not time: label and formatter. */
+	const char *x_label;
+	plot_format_fn x_format;
 };
 
 extern const struct graph_def graph_table[];

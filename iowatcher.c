@@ -194,6 +194,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->analysis.iomap_action = BLK_TA_ISSUE;
+	o->latency_dirs = 3;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, short_options, long_options,
 				NULL)) != -1) {
