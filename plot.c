@@ -1229,15 +1229,68 @@ static double widest_label(cairo_t *cr, const struct plot_axis_ticks *t)
 	return w;
 }
 
-/* Legend entries laid out in a line: total width. */
-static double legend_width(cairo_t *cr, const struct plot_panel *pp)
+static void draw_swatch(cairo_t *cr, double x, double y_mid,
+			struct plot_rgb c)
+{
+	double s = LEGEND_SWATCH, r = 2;
+	double y = y_mid - s / 2;
+
+	cairo_new_sub_path(cr);
+	cairo_arc(cr, x + s - r, y + r, r, -M_PI / 2, 0);
+	cairo_arc(cr, x + s - r, y + s - r, r, 0, M_PI / 2);
+	cairo_arc(cr, x + r, y + s - r, r, M_PI / 2, M_PI);
+	cairo_arc(cr, x + r, y + r, r, M_PI, 3 * M_PI / 2);
+	cairo_close_path(cr);
+	set_rgba(cr, c, 1);
+	cairo_fill(cr);
+}
+
+static double legend_entry_width(cairo_t *cr, const struct legend_entry *e)
+{
+	use_font(cr, FONT_LEGEND);
+	return LEGEND_SWATCH + 5 + text_width(cr, e->label);
+}
+
+/*
+ * Lays out the first n legend entries from x on lines row_h apart,
+ * wrapping before right; draws them if draw. Returns the lines used.
+ */
+static int legend_lines(struct plot_panel *pp, size_t n, double x,
+			double y_mid, double right, double row_h, int draw)
+{
+	cairo_t *cr = pp->page->cr;
+	double x0 = x, w;
+	int lines = 1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		w = legend_entry_width(cr, &pp->legend[i]);
+		if (x + w > right && x > x0) {
+			x = x0;
+			y_mid += row_h;
+			lines++;
+		}
+		if (draw) {
+			draw_swatch(cr, x, y_mid,
+				    plot_color(pp->legend[i].color_index));
+			use_font(cr, FONT_LEGEND);
+			draw_text_mid(cr, x + LEGEND_SWATCH + 5, y_mid,
+				      pp->legend[i].label, 0);
+		}
+		x += w + LEGEND_GAP;
+	}
+	return lines;
+}
+
+/* Width of the first n entries on one line. */
+static double legend_line_width(cairo_t *cr, const struct plot_panel *pp,
+				size_t n)
 {
 	double w = 0;
 	size_t i;
 
-	use_font(cr, FONT_LEGEND);
-	for (i = 0; i < pp->n_legend; i++)
-		w += LEGEND_SWATCH + 5 + text_width(cr, pp->legend[i].label) +
+	for (i = 0; i < n; i++)
+		w += legend_entry_width(cr, &pp->legend[i]) +
 		     (i ? LEGEND_GAP : 0);
 	return w;
 }
@@ -1251,14 +1304,14 @@ static double title_width(cairo_t *cr, const struct plot_panel *pp)
 }
 
 /* Rows needed below the title when the legend does not fit beside it. */
-static int legend_rows_needed(cairo_t *cr, const struct plot_panel *pp)
+static int legend_rows_needed(cairo_t *cr, struct plot_panel *pp)
 {
 	double room = pp->box.w - 2 * PAD;
-	double w = legend_width(cr, pp);
+	double w = legend_line_width(cr, pp, pp->n_legend);
 
 	if (!pp->n_legend || w <= room - title_width(cr, pp) - LEGEND_GAP)
 		return 0;
-	return (int)ceil(w / room);
+	return legend_lines(pp, pp->n_legend, 0, 0, room, 0, 0);
 }
 
 static double top_margin(cairo_t *cr, struct plot_panel *pp)
@@ -1269,7 +1322,9 @@ static double top_margin(cairo_t *cr, struct plot_panel *pp)
 	h = PAD + line_height(cr) + 6;
 	use_font(cr, FONT_LEGEND);
 	pp->legend_rows = legend_rows_needed(cr, pp);
-	return h + pp->legend_rows * (line_height(cr) + 4);
+	if (!pp->legend_rows)
+		return h;
+	return h + pp->legend_rows * (line_height(cr) + 4) + 4;
 }
 
 static double bottom_margin(cairo_t *cr, const struct plot_panel *pp)
@@ -1532,44 +1587,29 @@ static void draw_axis_labels(struct plot_panel *pp)
 	}
 }
 
-static void draw_swatch(cairo_t *cr, double x, double y_mid,
-			struct plot_rgb c)
+/*
+ * For a legend declared too late to get rows of its own: how many
+ * entries fit on one line of width room, leaving space for "+N more"
+ * (written into more) when not all do.
+ */
+static size_t legend_fit_line(cairo_t *cr, const struct plot_panel *pp,
+			      double room, char *more, size_t len)
 {
-	double s = LEGEND_SWATCH, r = 2;
-	double y = y_mid - s / 2;
+	size_t k = pp->n_legend;
 
-	cairo_new_sub_path(cr);
-	cairo_arc(cr, x + s - r, y + r, r, -M_PI / 2, 0);
-	cairo_arc(cr, x + s - r, y + s - r, r, 0, M_PI / 2);
-	cairo_arc(cr, x + r, y + s - r, r, M_PI / 2, M_PI);
-	cairo_arc(cr, x + r, y + r, r, M_PI, 3 * M_PI / 2);
-	cairo_close_path(cr);
-	set_rgba(cr, c, 1);
-	cairo_fill(cr);
-}
-
-/* Legend entries from x on a line centred at y_mid, wrapping at right
- * onto lines row_h further down. */
-static void draw_legend_at(struct plot_panel *pp, double x, double y_mid,
-			   double right, double row_h)
-{
-	cairo_t *cr = pp->page->cr;
-	double x0 = x, w;
-	size_t i;
-
-	use_font(cr, FONT_LEGEND);
-	for (i = 0; i < pp->n_legend; i++) {
-		w = LEGEND_SWATCH + 5 + text_width(cr, pp->legend[i].label);
-		if (x + w > right && x > x0) {
-			x = x0;
-			y_mid += row_h;
-		}
-		draw_swatch(cr, x, y_mid, plot_color(pp->legend[i].color_index));
+	more[0] = '\0';
+	while (k > 0) {
+		if (k < pp->n_legend)
+			snprintf(more, len, "+%zu more", pp->n_legend - k);
 		use_font(cr, FONT_LEGEND);
-		draw_text_mid(cr, x + LEGEND_SWATCH + 5, y_mid,
-			      pp->legend[i].label, 0);
-		x += w + LEGEND_GAP;
+		if (legend_line_width(cr, pp, k) +
+		    (*more ? LEGEND_GAP + text_width(cr, more) : 0) <= room)
+			break;
+		k--;
 	}
+	if (!k)
+		snprintf(more, len, "+%zu more", pp->n_legend);
+	return k;
 }
 
 /* The colour bar: "label 1 [ramp] max", its width if draw is 0. */
@@ -1613,40 +1653,67 @@ static double colorbar(struct plot_panel *pp, double x, double y_mid,
 	return x - x0;
 }
 
-/* Title at the left of the top row; legend and colour bar at its right,
- * or the legend on the rows reserved below it. */
+/* The legend beside the title: k entries and a "+N more" ending at right. */
+static double legend_beside(struct plot_panel *pp, double right, double y_mid,
+			    size_t k, const char *more, int draw)
+{
+	cairo_t *cr = pp->page->cr;
+	double w = legend_line_width(cr, pp, k), x;
+
+	use_font(cr, FONT_LEGEND);
+	if (*more)
+		w += (k ? LEGEND_GAP : 0) + text_width(cr, more);
+	if (!draw)
+		return w;
+	x = right - w;
+	legend_lines(pp, k, x, y_mid, right + 1, 0, 1);
+	if (*more) {
+		use_font(cr, FONT_LEGEND);
+		draw_text_mid(cr, right, y_mid, more, 1);
+	}
+	return w;
+}
+
+/* Title at the left of the top row; colour bar and legend at its right
+ * (the title giving way down to 40% of the row), or the legend on the
+ * rows reserved below. */
 static void draw_title_row(struct plot_panel *pp)
 {
 	cairo_t *cr = pp->page->cr;
 	double left = pp->box.x + PAD, right = pp->box.x + pp->box.w - PAD;
-	double title_h, row_mid, bar_w = 0, legend_w = 0, extra, legend_h;
-	int legend_beside = pp->n_legend && !pp->legend_rows;
-	char buf[256];
+	double row = right - left, title_h, row_mid, bar_w = 0, legend_w = 0;
+	double title_room, legend_h;
+	size_t k = 0;
+	char buf[256], more[32] = "";
 
 	use_font(cr, FONT_TITLE);
 	title_h = line_height(cr);
 	row_mid = pp->box.y + PAD + title_h / 2;
 	if (pp->has_colorbar)
-		bar_w = colorbar(pp, 0, 0, 0);
-	if (legend_beside)
-		legend_w = legend_width(cr, pp);
-	extra = bar_w + legend_w + (bar_w && legend_w ? LEGEND_GAP : 0);
+		bar_w = colorbar(pp, 0, 0, 0) + LEGEND_GAP;
+	title_room = row - bar_w;
+	if (pp->n_legend && !pp->legend_rows) {
+		double t = fmin(title_width(cr, pp), row * 0.4);
+
+		k = legend_fit_line(cr, pp, title_room - (t ? t + LEGEND_GAP : 0),
+				    more, sizeof(more));
+		legend_w = legend_beside(pp, right - bar_w, row_mid, k, more, 0);
+		title_room -= legend_w + LEGEND_GAP;
+	}
 	if (pp->title) {
 		use_font(cr, FONT_TITLE);
-		fit_text(cr, pp->title,
-			 right - left - (extra ? extra + LEGEND_GAP : 0), buf,
-			 sizeof(buf));
+		fit_text(cr, pp->title, title_room, buf, sizeof(buf));
 		draw_text_mid(cr, left, row_mid, buf, 0);
 	}
 	if (bar_w)
-		colorbar(pp, right - bar_w, row_mid, 1);
+		colorbar(pp, right - bar_w + LEGEND_GAP, row_mid, 1);
+	if (legend_w)
+		legend_beside(pp, right - bar_w, row_mid, k, more, 1);
 	use_font(cr, FONT_LEGEND);
 	legend_h = line_height(cr) + 4;
-	if (legend_beside)
-		draw_legend_at(pp, right - extra, row_mid, right, legend_h);
-	else if (pp->n_legend)
-		draw_legend_at(pp, left, pp->box.y + PAD + title_h + 2 +
-			       legend_h / 2, right, legend_h);
+	if (pp->n_legend && pp->legend_rows)
+		legend_lines(pp, pp->n_legend, left, pp->box.y + PAD + title_h +
+			     2 + legend_h / 2, right, legend_h, 1);
 }
 
 static void panel_decorate(struct plot_panel *pp)
@@ -2122,7 +2189,6 @@ void plot_raster(struct plot_panel *pp, const uint32_t *counts, int cols,
 
 	if (!cells_ok(pp, counts, cols, rows))
 		return;
-	panel_layout(pp);
 	img = counts_image(counts, cols, rows, plot_color(color_index), 0);
 	if (!img)
 		page_fail(pp->page, "out of memory for a raster");

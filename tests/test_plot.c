@@ -901,6 +901,61 @@ static void test_line_leaves_gap_at_nan(void)
 	cairo_surface_destroy(png.s);
 }
 
+/* Swatches sit above the plot area: on rows reserved below the title
+ * when the legend is known early, beside the title when it comes late. */
+static void test_legend_never_covers_plot_area(void)
+{
+	static const char *const names[] = {
+		"a long series name", "another long name", "third series",
+		"fourth series", "the fifth", "last: writes",
+	};
+	static const int early_colors[] = { 0, 2, 3, 4, 5, 1 };
+	static const int late_colors[] = { 1 };
+	const char *path = tmp_path("legend.png");
+	uint32_t counts[4] = { 3, 0, 0, 7 }, want = hex_of(plot_color(1));
+	struct iow_error err = { "" };
+	struct plot_rect early_area, late_area;
+	struct plot_page *p;
+	struct plot_panel *early, *late;
+	struct png png;
+	int x, y, above = 0, inside = 0;
+
+	p = plot_page_open(path, PLOT_PNG, 600, 260, NULL, &err);
+	if (!p) {
+		CHECK(p != NULL);
+		return;
+	}
+	early = plot_panel_add(p, 0, 0, 300, 260, "Early", "x", "y");
+	plot_legend(early, names, early_colors, 6);
+	early_area = plot_panel_area(early);
+	late = plot_panel_add(p, 300, 0, 300, 260, "Late", "x", "y");
+	late_area = plot_panel_area(late);	/* fixes the layout */
+	plot_raster(late, counts, 2, 2, 0, 1, 0, 1, 0);
+	plot_legend(late, names + 5, late_colors, 1);
+	CHECK_EQ_INT(plot_page_close(p, &err), 0);
+	if (png_load(&png, path)) {
+		CHECK(0);
+		return;
+	}
+	for (y = 0; y < png.h; y++) {
+		for (x = 0; x < png.w; x++) {
+			const struct plot_rect *a = x < 300 ? &early_area :
+							      &late_area;
+
+			if (png_rgb(&png, x, y) != want)
+				continue;
+			if (y < a->y)
+				above++;
+			else
+				inside++;
+		}
+	}
+	CHECK(above >= 2 * 50);		/* both swatches, 10x10 px */
+	CHECK_EQ_INT(inside, 0);
+	CHECK(early_area.y > late_area.y);	/* the early one got a row */
+	cairo_surface_destroy(png.s);
+}
+
 /* Whatever the width and the numbers, x tick labels keep apart and y
  * tick labels do too. */
 static void test_tick_labels_never_overlap(void)
@@ -992,12 +1047,13 @@ static void demo_offsets(struct plot_page *p, struct plot_rect r)
 	}
 	pp = plot_panel_add(p, r.x, r.y, r.w, r.h, "Device offset",
 			    "Time", "Offset (MB)");
-	plot_legend(pp, names, colors, 2);
 	plot_panel_set_x(pp, 0, 60);
 	plot_panel_set_x_format(pp, plot_format_seconds);
 	plot_panel_set_y_exact(pp, 0, 476940);
 	plot_raster(pp, reads, COLS, ROWS, 0, 60, 0, 476940, 0);
 	plot_raster(pp, writes, COLS, ROWS, 0, 60, 0, 476940, 1);
+	/* Only now known (which classes had I/O): rasters wait for it. */
+	plot_legend(pp, names, colors, 2);
 }
 
 static void demo_queue(struct plot_page *p, struct plot_rect r)
@@ -1130,6 +1186,7 @@ int main(void)
 	RUN_TEST(test_overlaid_rasters_both_stay_visible);
 	RUN_TEST(test_heatmap_uses_ramp_and_leaves_empty_cells_white);
 	RUN_TEST(test_line_leaves_gap_at_nan);
+	RUN_TEST(test_legend_never_covers_plot_area);
 	RUN_TEST(test_tick_labels_never_overlap);
 	RUN_TEST(test_demo_page_renders_in_every_format);
 	remove_tmp_dir();
