@@ -222,6 +222,22 @@ static struct graph_series *series_add(const struct graph_ctx *ctx,
 	return g;
 }
 
+/* Room for n points (a series whose x is not the trace's bins). */
+static int series_resize(struct graph_series *g, size_t n)
+{
+	double *x = realloc(g->x, (n + 1) * sizeof(double));
+	double *y;
+
+	if (!x)
+		return -1;
+	g->x = x;
+	y = realloc(g->y, (n + 1) * sizeof(double));
+	if (!y)
+		return -1;
+	g->y = y;
+	return 0;
+}
+
 /* -r: a centred moving average over about r seconds; NaNs are skipped. */
 static void smooth(const struct graph_ctx *ctx, struct graph_series *g)
 {
@@ -973,13 +989,15 @@ static int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
 			g = series_add(ctx, out, t, label, dir_color(ctx, t, d));
 			if (!g)
 				return -1;
-			g->n = (size_t)top + 1;
-			for (k = 0; k <= (size_t)top; k++) {
-				/* x: the bucket's geometric centre, in ns */
-				g->x[k] = (k ? (double)(1ull << k) : 0.5) *
-					  1000 * M_SQRT2;
-				g->y[k] = (double)counts[k];
+			/* bucket k holds [2^k, 2^(k+1)) us; k = 0 also [0, 1) */
+			g->n = (size_t)top + 2;
+			if (series_resize(g, g->n) < 0)
+				return -1;
+			for (k = 0; k < g->n; k++) {
+				g->x[k] = (double)(1ull << k) * 1000;
+				g->y[k] = k <= (size_t)top ? (double)counts[k] : 0;
 			}
+			g->role = ROLE_STEP;
 		}
 	}
 	return 0;
@@ -1285,6 +1303,9 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 			continue;
 		case ROLE_STACK:
 			draw_stack(pp, &set, i);
+			continue;
+		case ROLE_STEP:
+			plot_step(pp, s->x, s->y, s->n, s->color, 1.6);
 			continue;
 		}
 		plot_line(pp, s->x, s->y, s->n, s->color, 1.6);

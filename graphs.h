@@ -27,6 +27,7 @@ enum series_role {
 	ROLE_P99,
 	ROLE_MAX,
 	ROLE_STACK,
+	ROLE_STEP,	/* a histogram: y[i] holds from x[i] to x[i + 1] */
 };
 
 /* One line of a time-series graph. */

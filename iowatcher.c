@@ -13,6 +13,7 @@
 #include "analysis.h"
 #include "blkparse_feed.h"
 #include "blktrace.h"
+#include "csv.h"
 #include "graphs.h"
 #include "options.h"
 #include "ptag.h"
@@ -62,6 +63,8 @@ static void print_help(void)
 "  -c, --columns N       graphs per row (default 2 from four graphs up)\n"
 "  -r, --rolling SECONDS rolling average over the lines\n"
 "      --top N           with tags, the N largest get colours (default 8)\n"
+"      --csv DIR         also write each graph's series as DIR/GRAPH.csv\n"
+"      --dir r|w|rw      directions the latency graphs show (default rw)\n"
 "  -P, --per-process     tag I/O by the process that queued it\n"
 "      --merge-comm      with -P, one tag per process name, not per pid\n"
 "      --help            this text\n"
@@ -121,6 +124,8 @@ enum long_only {
 	OPT_VERSION,
 	OPT_TITLE,
 	OPT_TOP,
+	OPT_CSV,
+	OPT_DIR,
 };
 
 static const struct option long_options[] = {
@@ -142,6 +147,8 @@ static const struct option long_options[] = {
 	{ "columns", required_argument, NULL, 'c' },
 	{ "rolling", required_argument, NULL, 'r' },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "csv", required_argument, NULL, OPT_CSV },
+	{ "dir", required_argument, NULL, OPT_DIR },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -271,6 +278,19 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->top_tags = (int)parse_positive(optarg,
 				"--top %s: a number of tags from 1 to 64", 64);
 			break;
+		case OPT_CSV:
+			o->csv_dir = optarg;
+			break;
+		case OPT_DIR:
+			if (!strcmp(optarg, "r"))
+				o->latency_dirs = 1;
+			else if (!strcmp(optarg, "w"))
+				o->latency_dirs = 2;
+			else if (!strcmp(optarg, "rw"))
+				o->latency_dirs = 3;
+			else
+				usage_error("--dir %s: r, w or rw", optarg);
+			break;
 		case OPT_HELP:
 			print_help();
 			exit(0);
@@ -294,7 +314,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		usage_error("%s", "more -l labels than -t traces");
 	if (o->merge_comm && !o->tag_by_process)
 		usage_error("%s", "--merge-comm goes with -P");
-	if (!o->output && o->summary == SUMMARY_NONE)
+	if (!o->output && o->summary == SUMMARY_NONE && !o->csv_dir)
 		o->output = "trace.svg";
 	if (o->output) {
 		enum plot_format fmt;
@@ -427,6 +447,9 @@ int main(int argc, char **argv)
 	}
 	if (opts.output && graphs_render(&opts, run.results, run.n_done,
 					 &err) < 0)
+		goto fail;
+	if (opts.csv_dir && csv_export(&opts, run.results, run.n_done,
+				       &err) < 0)
 		goto fail;
 	if (opts.summary == SUMMARY_JSON)
 		summary_print_json(stdout, run.results, run.n_done);
