@@ -72,7 +72,7 @@ check: deps
 bench: all
 	sh bench/run.sh
 
-install: iowatcher
+install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(LIBEXECDIR)
 	install -m 755 iowatcher $(DESTDIR)$(BINDIR)/iowatcher
 	install -m 644 iowatcher.1 $(DESTDIR)$(MANDIR)/iowatcher.1

@@ -18,6 +18,7 @@
 #include "options.h"
 #include "ptag.h"
 #include "summary.h"
+#include "tagger.h"
 
 #define EXIT_USAGE 2
 
@@ -67,6 +68,10 @@ static void print_help(void)
 "      --dir r|w|rw      directions the latency graphs show (default rw)\n"
 "  -P, --per-process     tag I/O by the process that queued it\n"
 "      --merge-comm      with -P, one tag per process name, not per pid\n"
+"  -T, --tagger 'COMMAND [ARGS]'  tag I/O with an external tagger program\n"
+"                        (shipped: tag-by-pid, tag-by-range, tag-by-size,\n"
+"                        tag-example; else found on PATH)\n"
+"      --tagger-timeout SECONDS  a tagger silent this long is an error (30)\n"
 "      --help            this text\n"
 "Graphs\n", stdout);
 	for (i = 0; i < graph_table_len; i++)
@@ -126,6 +131,7 @@ enum long_only {
 	OPT_TOP,
 	OPT_CSV,
 	OPT_DIR,
+	OPT_TAGGER_TIMEOUT,
 };
 
 static const struct option long_options[] = {
@@ -137,6 +143,8 @@ static const struct option long_options[] = {
 	{ "yzoom", required_argument, NULL, 'y' },
 	{ "action", required_argument, NULL, 'a' },
 	{ "per-process", no_argument, NULL, 'P' },
+	{ "tagger", required_argument, NULL, 'T' },
+	{ "tagger-timeout", required_argument, NULL, OPT_TAGGER_TIMEOUT },
 	{ "merge-comm", no_argument, NULL, OPT_MERGE_COMM },
 	{ "output", required_argument, NULL, 'o' },
 	{ "title", required_argument, NULL, OPT_TITLE },
@@ -154,7 +162,7 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char short_options[] = "t:l:x:y:a:Po:O:N:w:h:c:r:";
+static const char short_options[] = "t:l:x:y:a:PT:o:O:N:w:h:c:r:";
 
 static double parse_seconds(const char *arg, const char *opt)
 {
@@ -246,6 +254,13 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case 'P':
 			o->tag_by_process = 1;
 			break;
+		case 'T':
+			o->tagger = optarg;
+			break;
+		case OPT_TAGGER_TIMEOUT:
+			o->tagger_timeout_s = parse_seconds(optarg,
+							    "--tagger-timeout");
+			break;
 		case OPT_MERGE_COMM:
 			o->merge_comm = 1;
 			break;
@@ -314,6 +329,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 		usage_error("%s", "more -l labels than -t traces");
 	if (o->merge_comm && !o->tag_by_process)
 		usage_error("%s", "--merge-comm goes with -P");
+	if (o->tag_by_process && o->tagger)
+		usage_error("%s", "-P and -T both tag: give one of them");
 	if (!o->output && o->summary == SUMMARY_NONE && !o->csv_dir)
 		o->output = "trace.svg";
 	if (o->output) {
@@ -335,12 +352,87 @@ static void parse_args(int argc, char **argv, struct options *o)
 	}
 }
 
-/* Reader -> (process tags) -> analysis, for one trace. */
+/* The stage after the reader: -P, a -T tagger, or nothing. */
+struct tag_stage {
+	struct process_tags *by_process;
+	struct tagger *tagger;
+};
+
+static int tag_stage_start(const struct options *o, struct tag_stage *ts,
+			   struct analysis *a, struct iow_error *err)
+{
+	memset(ts, 0, sizeof(*ts));
+	if (o->tag_by_process) {
+		ts->by_process = ptag_new(o->merge_comm);
+		if (!ts->by_process)
+			return iow_fail(err, "out of memory");
+		analysis_enable_tags(a);
+	} else if (o->tagger) {
+		ts->tagger = tagger_start(o->tagger, o->tagger_timeout_s, err);
+		if (!ts->tagger)
+			return -1;
+		analysis_enable_tags(a);
+	}
+	return 0;
+}
+
+/* Hand every answered event to the analysis. */
+static int drain_tagger(struct tagger *t, struct analysis *a,
+			struct iow_error *err)
+{
+	struct io_event tagged;
+	int r;
+
+	while ((r = tagger_next(t, &tagged, err)) == 1)
+		if (analysis_add(a, &tagged, err) < 0)
+			return -1;
+	return r;
+}
+
+static int tag_stage_event(struct tag_stage *ts, struct io_event *ev,
+			   struct analysis *a, struct iow_error *err)
+{
+	if (ts->by_process && ptag_event(ts->by_process, ev, a, err) < 0)
+		return -1;
+	if (!ts->tagger)
+		return analysis_add(a, ev, err);
+	if (tagger_push(ts->tagger, ev, err) < 0)
+		return -1;
+	return drain_tagger(ts->tagger, a, err);
+}
+
+/* The tagger's last answers and its labels. */
+static int tag_stage_finish(struct tag_stage *ts, struct analysis *a,
+			    struct iow_error *err)
+{
+	size_t i;
+
+	if (!ts->tagger)
+		return 0;
+	if (tagger_finish(ts->tagger, err) < 0 ||
+	    drain_tagger(ts->tagger, a, err) < 0)
+		return -1;
+	for (i = 0; i < tagger_n_tags(ts->tagger); i++) {
+		const struct tag_label *l = tagger_tag_at(ts->tagger, i);
+
+		if (analysis_set_tag_label(a, l->id, l->label, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void tag_stage_free(struct tag_stage *ts)
+{
+	ptag_free(ts->by_process);
+	tagger_free(ts->tagger);
+}
+
+/* Reader -> tag stage -> analysis, for one trace. */
 static int analyse_trace(const struct options *o,
 			 const struct trace_source *src,
 			 struct trace_result *res, struct iow_error *err)
 {
-	struct process_tags *pt = NULL;
+	struct tag_stage ts;
 	struct io_event ev;
 	struct feed *f;
 	int r;
@@ -350,31 +442,24 @@ static int analyse_trace(const struct options *o,
 	f = feed_open(src, err);
 	if (!f)
 		return -1;
-	if (o->tag_by_process) {
-		pt = ptag_new(o->merge_comm);
-		if (!pt) {
-			feed_close(f);
-			return iow_fail(err, "out of memory");
-		}
-		analysis_enable_tags(&res->analysis);
+	if (tag_stage_start(o, &ts, &res->analysis, err) < 0) {
+		feed_close(f);
+		return -1;
 	}
-	while ((r = feed_next(f, &ev, err)) > 0) {
-		if (pt && ptag_event(pt, &ev, &res->analysis, err) < 0) {
+	while ((r = feed_next(f, &ev, err)) > 0)
+		if (tag_stage_event(&ts, &ev, &res->analysis, err) < 0) {
 			r = -1;
 			break;
 		}
-		if (analysis_add(&res->analysis, &ev, err) < 0) {
-			r = -1;
-			break;
-		}
-	}
+	if (r == 0)
+		r = tag_stage_finish(&ts, &res->analysis, err);
 	if (r == 0 && feed_warning(f))
 		fprintf(stderr, "iowatcher: warning: %s\n", feed_warning(f));
 	if (r == 0 && res->analysis.warning[0])
 		fprintf(stderr, "iowatcher: warning: %s: %s\n", src->name,
 			res->analysis.warning);
 	feed_close(f);
-	ptag_free(pt);
+	tag_stage_free(&ts);
 	analysis_finish(&res->analysis);
 	return r;
 }
