@@ -783,6 +783,45 @@ static char *find_in_dirs(const char *word, size_t len,
 	return NULL;
 }
 
+static int is_shell_word(const char *word, size_t len)
+{
+	static const char *const words[] = {
+		"exec", "eval", "cd", ".", ":", "set", "export", "exit",
+		"read", "printf", "echo", "test", "true", "false", "if", "for",
+		"while", "until", "case", "time", "command", "trap", "wait",
+		"ulimit", "umask", "unset", "shift", "return", "kill", NULL,
+	};
+	size_t i;
+
+	for (i = 0; words[i]; i++)
+		if (strlen(words[i]) == len && !strncmp(words[i], word, len))
+			return 1;
+	return 0;
+}
+
+/* Whether an executable named word is in a directory of $PATH. */
+static int on_path(const char *word, size_t len)
+{
+	const char *p = getenv("PATH");
+	char file[PATH_MAX];
+
+	if (!p)
+		p = "/usr/local/bin:/usr/bin:/bin";
+	while (*p) {
+		size_t dlen = strcspn(p, ":");
+
+		if (snprintf(file, sizeof(file), "%.*s/%.*s",
+			     dlen ? (int)dlen : 1, dlen ? p : ".", (int)len,
+			     word) < (int)sizeof(file) &&
+		    is_executable_file(file))
+			return 1;
+		p += dlen;
+		if (*p == ':')
+			p++;
+	}
+	return 0;
+}
+
 char *tagger_resolve(const char *cmd, const char *const *dirs,
 		     struct iow_error *err)
 {
@@ -810,8 +849,17 @@ char *tagger_resolve(const char *cmd, const char *const *dirs,
 		return strdup(cmd);
 	}
 	path = find_in_dirs(word, len, dirs);
-	if (!path)
+	if (!path) {
+		/* Say "not found" ourselves: the shell's own line would
+		 * make two. Builtins and keywords are the shell's. */
+		if (!is_shell_word(word, len) && !on_path(word, len)) {
+			iow_fail(err, "tagger '%.*s': command not found "
+				 "(not a shipped tagger, not on PATH)",
+				 (int)len, word);
+			return NULL;
+		}
 		return strdup(cmd);
+	}
 	quoted = shell_quote(path, strlen(path));
 	free(path);
 	if (!quoted || asprintf(&resolved, "%s%s", quoted, word + len) < 0)

@@ -403,7 +403,21 @@ static void test_bare_names_resolve_to_shipped_taggers(void)
 
 static void test_tagger_not_found(void)
 {
-	check_fails("no-such-tagger-for-iowatcher", 10, 5, "event 0",
+	struct iow_error err = { "" };
+	struct tagger *t = tagger_start("no-such-tagger-for-iowatcher", 5,
+					&err);
+
+	/* Found missing before starting: one line, no shell message. */
+	CHECK(t == NULL);
+	CHECK(strstr(err.msg, "tagger 'no-such-tagger-for-iowatcher': "
+			      "command not found") == err.msg);
+	CHECK(no_children());
+	tagger_free(t);
+}
+
+static void test_missing_command_inside_shell_line_fails_at_first_event(void)
+{
+	check_fails("exec no-such-tagger-for-iowatcher", 10, 5, "event 0",
 		    "exit status 127: command not found", 5);
 }
 
@@ -513,6 +527,7 @@ int main(void)
 	RUN_TEST(test_tag_by_pid_names_processes_and_groups);
 	RUN_TEST(test_bare_names_resolve_to_shipped_taggers);
 	RUN_TEST(test_tagger_not_found);
+	RUN_TEST(test_missing_command_inside_shell_line_fails_at_first_event);
 	RUN_TEST(test_path_to_nothing_fails_at_start);
 	RUN_TEST(test_exits_at_once);
 	RUN_TEST(test_exits_nonzero_after_answering);

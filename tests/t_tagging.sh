@@ -1,0 +1,70 @@
+#!/bin/sh
+# t_tagging.sh: tags end to end through the CLI: -P and -T tag-by-pid
+# agree, tags add up to the completions, the picture has a colour per
+# tag, and a misbehaving tagger ends in one line, exit 1, no output file.
+. "$(dirname "$0")/lib.sh"
+T="$SHARED/traces/centos7-sda"
+tags() { python3 -c "import json,sys; print(sorted((t['label'],t['ios'],t['bytes']) for t in json.load(sys.stdin)['traces'][0]['tags']))"; }
+sumtags() { python3 -c "import json,sys; d=json.load(sys.stdin)['traces'][0]; print(sum(t['ios'] for t in d['tags']) == sum(x['read']['ios']+x['write']['ios'] for x in d['devices']) and sum(t['bytes'] for t in d['tags']) == sum(x['read']['bytes']+x['write']['bytes'] for x in d['devices']))"; }
+
+p=$("$IOW" -t "$T" -P --summary=json | tags)
+t=$("$IOW" -t "$T" -T tag-by-pid --summary=json | tags)
+check "-P and -T tag-by-pid give the same tags" [ "$p" = "$t" ]
+check "-P tags add up to the completions" [ "$("$IOW" -t "$T" -P --summary=json | sumtags)" = True ]
+check "tag-by-size tags add up to the completions" [ "$("$IOW" -t "$T" -T tag-by-size --summary=json | sumtags)" = True ]
+check "tag-example tags add up to the completions" [ "$("$IOW" -t "$T" -T tag-example --summary=json | sumtags)" = True ]
+m=$("$IOW" -t "$T" -P --merge-comm --summary=json | python3 -c "import json,sys; print(sorted((t['label'],t['ios']) for t in json.load(sys.stdin)['traces'][0]['tags']))")
+names=$("$IOW" -t "$T" -P --summary=json | python3 -c "
+import json,sys,re,collections
+c=collections.Counter()
+for t in json.load(sys.stdin)['traces'][0]['tags']: c[re.sub(r' \(\d+\)$','',t['label'])]+=t['ios']
+print(sorted(c.items()))")
+check "--merge-comm: one tag per process name" [ "$m" = "$names" ]
+
+# -T with arguments, through the shell: a range tagger with an outside class
+r=$("$IOW" -t "$T" -T 'tag-by-range -r low:0-10G -o high' --summary=json | python3 -c "import json,sys; print(sorted(t['label'] for t in json.load(sys.stdin)['traces'][0]['tags']))")
+check "-T passes arguments (tag-by-range)" [ "$r" = "['high', 'low']" ]
+
+# Independent oracle: per pid from blkparse's own text (Q events that
+# complete in this trace; every merge here joins its own pid's request).
+if command -v blkparse >/dev/null; then
+	blkparse -i centos7-sda -D "$SHARED/traces" -f '%a %p %n\n' > "$TMP/bp" 2>/dev/null
+	oracle=$(awk '$1=="Q"{q[$2]++} $1=="M"||$1=="F"{q[$2]--} END{for(p in q) if(q[p]>0) print p, q[p]}' "$TMP/bp" | sort -n | tr '\n' ' ')
+	ours=$("$IOW" -t "$T" -P --summary=json | python3 -c "
+import json,sys,re
+for t in sorted(json.load(sys.stdin)['traces'][0]['tags'], key=lambda t: int(re.search(r'\((\d+)\)', t['label']).group(1))):
+    print(re.search(r'\((\d+)\)', t['label']).group(1), t['ios'])" | tr '\n' ' ')
+	check "per-pid I/Os equal blkparse's per-pid requests ($oracle)" [ "$ours" = "$oracle" ]
+else
+	skip "per-pid oracle: blkparse not installed"
+fi
+
+# The picture: one colour per tag in the io graph.
+"$IOW" -t "$T" -P -O io -o "$TMP/tags.png" 2>/dev/null
+n=0
+for c in 0072B2 D55E00 009E73 E69F00 CC79A7; do
+	k=$("$TOP/tests/tools/pngprobe" "$TMP/tags.png" 0 60 2000 2000 "$c")
+	[ "$k" -gt 0 ] && n=$((n + 1))
+done
+check "io graph shows a colour for each of the 5 tags ($n seen)" [ "$n" = 5 ]
+
+# Misbehaving taggers through the CLI.
+badtag() {
+	name=$1 want=$2 cmd=$3
+	rm -f "$TMP/out.png"
+	"$IOW" -t "$T" -T "$cmd" --tagger-timeout 2 -o "$TMP/out.png" \
+		> /dev/null 2> "$TMP/err"; rc=$?
+	lines=$(wc -l < "$TMP/err")
+	if [ $rc = 1 ] && [ "$lines" = 1 ] && grep -q "$want" "$TMP/err" &&
+	   [ ! -e "$TMP/out.png" ] && ! ls "$TMP" | grep -q 'out.png.'; then
+		pass "tagger $name: one line, exit 1, no output"
+	else
+		fail "tagger $name" "exit $rc, $lines lines: $(cat "$TMP/err")"
+	fi
+}
+badtag "not found" "not found" "no-such-tagger-here"
+badtag "exits at once" "event" "true"
+badtag "exits non-zero" "event" "cat > /dev/null; exit 3"
+badtag "unknown response" "unknown response type" "printf '\\011\\000\\000\\000'; cat > /dev/null"
+badtag "silent" "no answer for 2 s" "exec sleep 30"
+finish
