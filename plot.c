@@ -143,10 +143,11 @@ double plot_ticks_min_step(double min, double max, int max_ticks,
 		step = next_nice_step(step);
 	/* A step past the whole range leaves no tick: go back to one
 	 * that has some and keep the middle ones. */
-	while (count_multiples(min, max, step) < 1)
+	while (count_multiples(min, max, step) < 1 &&
+	       prev_nice_step(step) >= min_step * (1 - TICK_EPS))
 		step = prev_nice_step(step);
 	k0 = first_multiple(min, step);
-	count = (int)count_multiples(min, max, step);
+	count = (int)fmax(0, count_multiples(min, max, step));
 	if (count > max_ticks) {
 		k0 += (count - max_ticks) / 2;
 		count = max_ticks;
@@ -391,6 +392,10 @@ void plot_format_seconds(double value, const struct plot_tick_context *ctx,
 		u = time_unit_for(fmax(fabs(ctx->min), fabs(ctx->max)), 2);
 	else
 		u = time_unit_for(fabs(value), 1);
+	if (fabs(value) >= 1e15) {
+		snprintf(buf, len, "%.6g %s", value, u->name);
+		return;
+	}
 	format_scaled(value, u->scale, decimals_for(step / u->scale), " ",
 		      u->name, buf, len);
 }
@@ -663,8 +668,14 @@ struct legend_entry {
 };
 
 /* Rasters waiting to be painted: see rasters_flush. */
+struct raster_layer {
+	uint32_t *counts;
+	int color_index;
+};
+
 struct raster_stack {
-	cairo_surface_t *img;
+	struct raster_layer *layers;
+	size_t n;
 	int cols, rows;
 	double box[4];			/* x0, x1, y0, y1 */
 };
@@ -905,6 +916,8 @@ struct plot_page *plot_page_open(const char *path, enum plot_format fmt,
 	return p;
 }
 
+static void rasters_clear(struct raster_stack *rs);
+
 static void panel_free(struct plot_panel *pp)
 {
 	size_t i;
@@ -918,8 +931,7 @@ static void panel_free(struct plot_panel *pp)
 	free(pp->x_label);
 	free(pp->y_label);
 	free(pp->colorbar_label);
-	if (pp->rasters.img)
-		cairo_surface_destroy(pp->rasters.img);
+	rasters_clear(&pp->rasters);
 	free(pp);
 }
 
@@ -1351,16 +1363,18 @@ static double left_margin(cairo_t *cr, const struct plot_panel *pp)
 	return w;
 }
 
-/* Room for the last x label's right half past the frame. */
-static double right_margin(const struct plot_panel *pp, double width)
+/* How far the first x label reaches left of the frame, and the last
+ * one right of it (positions still counted from the frame's left). */
+static double x_label_overhang(const struct plot_panel *pp, double width,
+			       int right)
 {
 	const struct plot_axis_ticks *t = &pp->x.ticks;
-	double over;
 
 	if (!t->n)
-		return PAD;
-	over = t->pos[t->n - 1] + t->extent[t->n - 1] / 2 - width;
-	return fmax(PAD, over + 2);
+		return 0;
+	if (right)
+		return t->pos[t->n - 1] + t->extent[t->n - 1] / 2 - width;
+	return t->extent[0] / 2 - t->pos[0];
 }
 
 static void axis_place(struct plot_axis *a, double origin, double sign)
@@ -1401,8 +1415,10 @@ static void panel_layout(struct plot_panel *pp)
 	left = left_margin(cr, pp);
 	a.w = fmax(1, pp->box.w - left - right);
 	axis_fit(cr, &pp->x, a.w, 0);
-	right = right_margin(pp, a.w);
-	if (right > PAD) {
+	/* Make room for end labels centred past the frame, then refit. */
+	right = fmax(PAD, x_label_overhang(pp, a.w, 1) + 2);
+	left = fmax(left, x_label_overhang(pp, a.w, 0) + 2);
+	if (pp->box.w - left - right < a.w) {
 		a.w = fmax(1, pp->box.w - left - right);
 		axis_fit(cr, &pp->x, a.w, 0);
 	}
@@ -1993,15 +2009,52 @@ void plot_points(struct plot_panel *pp, const double *x, const double *y,
 
 /* ---- Rasters and heat maps ---- */
 
-static uint32_t max_count(const uint32_t *counts, size_t n)
+/* Cells are merged until each is at least this many px across, so that
+ * none is lost between pixels and a lone I/O still shows. */
+#define MIN_CELL_PX		2.5
+/* Raster cells sit on white at this opacity, from one I/O to the most. */
+#define RASTER_ALPHA_MIN	0.45
+#define RASTER_ALPHA_MAX	1.0
+
+/* A grid of counts, row 0 at the bottom, as the caller gave it or merged. */
+struct grid {
+	uint32_t *counts;
+	int cols, rows;
+};
+
+static uint32_t max_count(const struct grid *g)
 {
+	size_t i, n = (size_t)g->cols * g->rows;
 	uint32_t m = 0;
-	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (counts[i] > m)
-			m = counts[i];
+		if (g->counts[i] > m)
+			m = g->counts[i];
 	return m;
+}
+
+/* Sums fx x fy blocks of src into a new grid (the last ones partial). */
+static int grid_merge(const struct grid *src, int fx, int fy, struct grid *dst)
+{
+	uint64_t sum;
+	size_t i;
+	int r, c;
+
+	dst->cols = (src->cols + fx - 1) / fx;
+	dst->rows = (src->rows + fy - 1) / fy;
+	dst->counts = calloc((size_t)dst->cols * dst->rows, sizeof(uint32_t));
+	if (!dst->counts)
+		return -1;
+	for (r = 0; r < src->rows; r++) {
+		for (c = 0; c < src->cols; c++) {
+			i = (size_t)(r / fy) * dst->cols + c / fx;
+			sum = (uint64_t)dst->counts[i] +
+			      src->counts[(size_t)r * src->cols + c];
+			dst->counts[i] = sum > UINT32_MAX ? UINT32_MAX :
+							    (uint32_t)sum;
+		}
+	}
+	return 0;
 }
 
 /* 0 for a count of 1, 1 for the largest, log-spaced between. */
@@ -2022,12 +2075,8 @@ static uint32_t argb(struct plot_rgb c, double alpha)
 	       (uint32_t)lround(c.b * alpha * 255);
 }
 
-/* Raster cells sit on white at this opacity, from one I/O to the most. */
-#define RASTER_ALPHA_MIN	0.35
-#define RASTER_ALPHA_MAX	0.95
-
-static uint32_t raster_pixel(uint32_t count, uint32_t max,
-			     struct plot_rgb color, int heat)
+static uint32_t cell_pixel(uint32_t count, uint32_t max, int color_index,
+			   int heat)
 {
 	double t = count_level(count, max);
 
@@ -2035,21 +2084,21 @@ static uint32_t raster_pixel(uint32_t count, uint32_t max,
 		return 0;
 	if (heat)
 		return argb(plot_ramp(t), 1);
-	return argb(color, RASTER_ALPHA_MIN +
-			   (RASTER_ALPHA_MAX - RASTER_ALPHA_MIN) * t);
+	return argb(plot_color(color_index), RASTER_ALPHA_MIN +
+			(RASTER_ALPHA_MAX - RASTER_ALPHA_MIN) * t);
 }
 
-/* An image of the counts, row 0 at the bottom; NULL when out of memory. */
-static cairo_surface_t *counts_image(const uint32_t *counts, int cols,
-				     int rows, struct plot_rgb color, int heat)
+/* An image of the grid, top row last; NULL when out of memory. */
+static cairo_surface_t *grid_image(const struct grid *g, int color_index,
+				   int heat)
 {
-	uint32_t max = max_count(counts, (size_t)cols * rows);
+	uint32_t max = max_count(g);
 	cairo_surface_t *img;
 	unsigned char *data;
 	uint32_t *line;
 	int stride, r, c;
 
-	img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, cols, rows);
+	img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, g->cols, g->rows);
 	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
 		cairo_surface_destroy(img);
 		return NULL;
@@ -2057,11 +2106,11 @@ static cairo_surface_t *counts_image(const uint32_t *counts, int cols,
 	cairo_surface_flush(img);
 	data = cairo_image_surface_get_data(img);
 	stride = cairo_image_surface_get_stride(img);
-	for (r = 0; r < rows; r++) {
-		line = (uint32_t *)(data + (size_t)(rows - 1 - r) * stride);
-		for (c = 0; c < cols; c++)
-			line[c] = raster_pixel(counts[(size_t)r * cols + c],
-					       max, color, heat);
+	for (r = 0; r < g->rows; r++) {
+		line = (uint32_t *)(data + (size_t)(g->rows - 1 - r) * stride);
+		for (c = 0; c < g->cols; c++)
+			line[c] = cell_pixel(g->counts[(size_t)r * g->cols + c],
+					     max, color_index, heat);
 	}
 	cairo_surface_mark_dirty(img);
 	return img;
@@ -2075,8 +2124,8 @@ static cairo_surface_t *counts_image(const uint32_t *counts, int cols,
  * Returns a new reference: img itself or the enlarged copy.
  */
 static cairo_surface_t *enlarge_for_vector(struct plot_panel *pp,
-					cairo_surface_t *img, int *cols,
-					int *rows, double px_w, double px_h)
+					   cairo_surface_t *img, int *cols,
+					   int *rows, double px_w, double px_h)
 {
 	int kx = (int)fmin(ceil(fabs(px_w) / *cols), 16);
 	int ky = (int)fmin(ceil(fabs(px_h) / *rows), 16);
@@ -2100,29 +2149,178 @@ static cairo_surface_t *enlarge_for_vector(struct plot_panel *pp,
 	return big;
 }
 
-/* Paints img stretched over data (x0..x1, y0..y1) with crisp cells. */
-static void paint_cells(struct plot_panel *pp, cairo_surface_t *img, int cols,
-			int rows, const double *box)
+/* Where a grid lands on the page: the data box (x0, x1, y0, y1) in px. */
+struct cells_px {
+	double left, bottom, width, height;	/* height grows upwards */
+};
+
+static int cells_place(struct plot_panel *pp, const double *box,
+		       struct cells_px *at)
+{
+	at->left = px_x(pp, box[0]);
+	at->bottom = px_y(pp, box[2]);
+	at->width = px_x(pp, box[1]) - at->left;
+	at->height = at->bottom - px_y(pp, box[3]);
+	/* Nothing to see; a zero scale would break cairo. */
+	return fabs(at->width) > 1e-3 && fabs(at->height) > 1e-3 ? 0 : -1;
+}
+
+/* How many cells to merge along an axis of n cells over len px. */
+static int merge_factor(int n, double len)
+{
+	double f = ceil(n * MIN_CELL_PX / fabs(len));
+
+	return f < 1 ? 1 : f > n ? n : (int)f;
+}
+
+/* Paints img, the image of shown (src merged), over src's place at
+ * with crisp cells. */
+static void paint_cells(struct plot_panel *pp, cairo_surface_t *img,
+			const struct grid *src, const struct grid *shown,
+			const struct cells_px *at)
 {
 	cairo_t *cr = pp->page->cr;
-	double left = px_x(pp, box[0]), right = px_x(pp, box[1]);
-	double bottom = px_y(pp, box[2]), top = px_y(pp, box[3]);
+	int cols = shown->cols, rows = shown->rows;
+	/* Merged cells at the top and right may hang past the box. */
+	double w = at->width * cols * merge_factor(src->cols, at->width) /
+		   src->cols;
+	double h = at->height * rows * merge_factor(src->rows, at->height) /
+		   src->rows;
 
-	if (!(fabs(right - left) > 1e-3 && fabs(bottom - top) > 1e-3))
-		return;		/* nothing to see; a zero scale breaks cairo */
-	img = enlarge_for_vector(pp, img, &cols, &rows, right - left,
-			      bottom - top);
+	img = enlarge_for_vector(pp, img, &cols, &rows, w, h);
 	cairo_save(cr);
 	cairo_rectangle(cr, pp->area.x, pp->area.y, pp->area.w, pp->area.h);
 	cairo_clip(cr);
-	cairo_translate(cr, left, top);
-	cairo_scale(cr, (right - left) / cols, (bottom - top) / rows);
+	cairo_translate(cr, at->left, at->bottom - h);
+	cairo_scale(cr, w / cols, h / rows);
 	cairo_set_source_surface(cr, img, 0, 0);
 	cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
 	cairo_rectangle(cr, 0, 0, cols, rows);
 	cairo_fill(cr);
 	cairo_restore(cr);
 	cairo_surface_destroy(img);
+}
+
+/*
+ * The grid merged down to what the page can show, as an image for a
+ * colour (or the heat ramp); max, if not NULL, gets the largest merged
+ * count. NULL on failure, which is recorded on the page.
+ */
+static cairo_surface_t *merged_image(struct plot_panel *pp,
+				     const struct grid *g,
+				     const struct cells_px *at, int color_index,
+				     int heat, struct grid *shown,
+				     uint32_t *max)
+{
+	cairo_surface_t *img;
+
+	if (grid_merge(g, merge_factor(g->cols, at->width),
+		       merge_factor(g->rows, at->height), shown)) {
+		page_fail(pp->page, "out of memory for a raster");
+		return NULL;
+	}
+	if (max)
+		*max = max_count(shown);
+	img = grid_image(shown, color_index, heat);
+	if (!img)
+		page_fail(pp->page, "out of memory for a raster");
+	return img;
+}
+
+static void multiply_into(cairo_surface_t *dst, cairo_surface_t *src)
+{
+	cairo_t *cr = cairo_create(dst);
+
+	cairo_set_operator(cr, CAIRO_OPERATOR_MULTIPLY);
+	cairo_set_source_surface(cr, src, 0, 0);
+	cairo_paint(cr);
+	cairo_destroy(cr);
+}
+
+/*
+ * Rasters on the same grid and box wait here and are multiplied together
+ * into one image when something else is drawn or the page closes: reads
+ * and writes in one cell mix instead of the later hiding the earlier,
+ * whatever their order, without a blend mode the output format would
+ * have to fake (cairo's SVG falls back to a page-sized bitmap). Waiting
+ * also lets a legend declared after the rasters get a row of its own.
+ */
+static void rasters_clear(struct raster_stack *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n; i++)
+		free(rs->layers[i].counts);
+	free(rs->layers);
+	memset(rs, 0, sizeof(*rs));
+}
+
+static void rasters_flush(struct plot_panel *pp)
+{
+	struct raster_stack *rs = &pp->rasters;
+	cairo_surface_t *acc = NULL, *img;
+	struct grid g = { NULL, rs->cols, rs->rows }, shown = { 0 };
+	struct cells_px at;
+	size_t i;
+
+	if (!rs->n || cells_place(pp, rs->box, &at)) {
+		rasters_clear(rs);
+		return;
+	}
+	for (i = 0; i < rs->n; i++) {
+		g.counts = rs->layers[i].counts;
+		free(shown.counts);
+		img = merged_image(pp, &g, &at, rs->layers[i].color_index, 0,
+				 &shown, NULL);
+		if (!img)
+			break;
+		if (acc) {
+			multiply_into(acc, img);
+			cairo_surface_destroy(img);
+		} else {
+			acc = img;
+		}
+	}
+	if (acc) {
+		paint_cells(pp, acc, &g, &shown, &at);
+		cairo_surface_destroy(acc);
+	}
+	free(shown.counts);
+	rasters_clear(rs);
+}
+
+static int same_grid(const struct raster_stack *rs, int cols, int rows,
+		     const double *box)
+{
+	return rs->n && rs->cols == cols && rs->rows == rows &&
+	       memcmp(rs->box, box, sizeof(rs->box)) == 0;
+}
+
+/* Copies counts onto the stack, flushing a stack on another grid first. */
+static int rasters_add(struct plot_panel *pp, const uint32_t *counts,
+		       int cols, int rows, const double *box, int color_index)
+{
+	struct raster_stack *rs = &pp->rasters;
+	size_t n = (size_t)cols * rows;
+	struct raster_layer *more;
+	uint32_t *copy;
+
+	if (!same_grid(rs, cols, rows, box))
+		rasters_flush(pp);
+	copy = malloc(n * sizeof(*copy));
+	more = copy ? realloc(rs->layers, (rs->n + 1) * sizeof(*more)) : NULL;
+	if (!more) {
+		free(copy);
+		return -1;
+	}
+	memcpy(copy, counts, n * sizeof(*copy));
+	rs->layers = more;
+	rs->layers[rs->n].counts = copy;
+	rs->layers[rs->n++].color_index = color_index;
+	rs->cols = cols;
+	rs->rows = rows;
+	memcpy(rs->box, box, sizeof(rs->box));
+	return 0;
 }
 
 static int cells_ok(const struct plot_panel *pp, const uint32_t *counts,
@@ -2132,68 +2330,29 @@ static int cells_ok(const struct plot_panel *pp, const uint32_t *counts,
 	       rows <= 32767;
 }
 
-/*
- * Rasters on the same grid are multiplied together into one image and
- * painted once, when something else is drawn or the page closes: reads
- * and writes in one cell mix instead of the later hiding the earlier,
- * whatever their order, and without a blend mode the output format
- * would have to fake (cairo's SVG falls back to a page-sized bitmap).
- */
-static void rasters_flush(struct plot_panel *pp)
-{
-	struct raster_stack *rs = &pp->rasters;
-
-	if (!rs->img)
-		return;
-	paint_cells(pp, rs->img, rs->cols, rs->rows, rs->box);
-	cairo_surface_destroy(rs->img);
-	rs->img = NULL;
-}
-
-static int same_grid(const struct raster_stack *rs, int cols, int rows,
-		     const double *box)
-{
-	return rs->img && rs->cols == cols && rs->rows == rows &&
-	       memcmp(rs->box, box, sizeof(rs->box)) == 0;
-}
-
-/* Takes img: multiplies it into the stack or starts a new stack. */
-static void rasters_add(struct plot_panel *pp, cairo_surface_t *img, int cols,
-			int rows, const double *box)
-{
-	struct raster_stack *rs = &pp->rasters;
-	cairo_t *cr;
-
-	if (same_grid(rs, cols, rows, box)) {
-		cr = cairo_create(rs->img);
-		cairo_set_operator(cr, CAIRO_OPERATOR_MULTIPLY);
-		cairo_set_source_surface(cr, img, 0, 0);
-		cairo_paint(cr);
-		cairo_destroy(cr);
-		cairo_surface_destroy(img);
-		return;
-	}
-	rasters_flush(pp);
-	rs->img = img;
-	rs->cols = cols;
-	rs->rows = rows;
-	memcpy(rs->box, box, sizeof(rs->box));
-}
-
 void plot_raster(struct plot_panel *pp, const uint32_t *counts, int cols,
 		 int rows, double x0, double x1, double y0, double y1,
 		 int color_index)
 {
 	double box[4] = { x0, x1, y0, y1 };
-	cairo_surface_t *img;
 
 	if (!cells_ok(pp, counts, cols, rows))
 		return;
-	img = counts_image(counts, cols, rows, plot_color(color_index), 0);
-	if (!img)
+	if (rasters_add(pp, counts, cols, rows, box, color_index))
 		page_fail(pp->page, "out of memory for a raster");
-	else
-		rasters_add(pp, img, cols, rows, box);
+}
+
+static void set_colorbar(struct plot_panel *pp, uint32_t max,
+			 const char *count_label)
+{
+	int failed = 0;
+
+	pp->has_colorbar = 1;
+	pp->colorbar_max = fmax(pp->colorbar_max, max);
+	free(pp->colorbar_label);
+	pp->colorbar_label = dup_or_null(count_label, &failed);
+	if (failed)
+		page_fail(pp->page, "out of memory");
 }
 
 void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
@@ -2201,28 +2360,24 @@ void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
 		  const char *count_label)
 {
 	double box[4] = { x0, x1, y0, y1 };
-	int failed = 0;
-
+	struct grid g = { (uint32_t *)counts, cols, rows }, shown = { 0 };
 	cairo_surface_t *img;
+	struct cells_px at;
+	uint32_t max = 0;
 
 	if (!cells_ok(pp, counts, cols, rows))
 		return;
 	series_begin(pp);
-	img = counts_image(counts, cols, rows, plot_color(0), 1);
-	if (img) {
-		paint_cells(pp, img, cols, rows, box);
-		cairo_surface_destroy(img);
-	} else {
-		page_fail(pp->page, "out of memory for a heat map");
+	if (!cells_place(pp, box, &at)) {
+		img = merged_image(pp, &g, &at, 0, 1, &shown, &max);
+		if (img) {
+			paint_cells(pp, img, &g, &shown, &at);
+			cairo_surface_destroy(img);
+		}
+		free(shown.counts);
 	}
 	series_end(pp);
-	pp->has_colorbar = 1;
-	pp->colorbar_max = fmax(pp->colorbar_max,
-				max_count(counts, (size_t)cols * rows));
-	free(pp->colorbar_label);
-	pp->colorbar_label = dup_or_null(count_label, &failed);
-	if (failed)
-		page_fail(pp->page, "out of memory");
+	set_colorbar(pp, max, count_label);
 }
 
 /* ---- Legend and text ---- */
@@ -2338,6 +2493,27 @@ static int page_sync(struct plot_page *p, struct iow_error *err)
 	return rc ? write_failure(p, err) : 0;
 }
 
+/* Best effort: makes the rename itself survive a crash. */
+static void sync_dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int fd;
+
+	if (!slash)
+		dir = strdup(".");
+	else
+		dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	if (!dir)
+		return;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dir);
+}
+
 int plot_page_close(struct plot_page *p, struct iow_error *err)
 {
 	int rc;
@@ -2352,6 +2528,8 @@ int plot_page_close(struct plot_page *p, struct iow_error *err)
 			      p->path, p->tmp_path, strerror(errno));
 	if (rc)
 		unlink(p->tmp_path);
+	else
+		sync_dir_of(p->path);
 	page_free(p);
 	return rc;
 }

@@ -6,10 +6,11 @@
  * so they can be tested without a surface.
  *
  * Order of calls for a panel: plot_panel_add, the plot_panel_set_*
- * calls and plot_legend (ranges fix the layout, a legend declared early
- * gets a row of its own when it does not fit beside the title), then the
- * series. The frame, tick labels, title, legend and colour bar are drawn
- * over the series when the page is closed.
+ * calls, plot_legend, then the series. The first series (or
+ * plot_panel_draw_axes) fixes the layout from the ranges and the legend
+ * known so far and draws the grid; plot_raster waits until then. The
+ * frame, tick labels, title, legend and colour bar are drawn over the
+ * series when the page is closed.
  *
  * Page coordinates are points for PDF, px for SVG and PNG (the PNG is
  * exactly width x height pixels). Panel functions accept a NULL panel
@@ -235,25 +236,33 @@ void plot_points(struct plot_panel *pp, const double *x, const double *y,
  * A density raster: counts[row * cols + col], row 0 at y0, cells evenly
  * spaced in axis space (log-spaced on a log axis). A cell with a count
  * is drawn in the colour, more opaque as log(count) rises; empty cells
- * are left alone. Successive rasters on the same grid and box multiply
- * together (a cell with reads and writes shows a mix of both colours,
- * whatever the order) and are painted once, before the next other
- * series or at close.
+ * are left alone. Cells narrower than a few px are merged (counts
+ * summed) so that none falls between pixels. The counts are copied:
+ * successive rasters on the same grid and box multiply together (a cell
+ * with reads and writes shows a mix of both colours, whatever the order)
+ * and are painted once, before the next other series or at close.
  */
 void plot_raster(struct plot_panel *pp, const uint32_t *counts, int cols,
 		 int rows, double x0, double x1, double y0, double y1,
 		 int color_index);
 
 /*
- * A heat map: like plot_raster but cells coloured on the viridis ramp by
- * log(count), with a colour bar (from 1 to the largest count, named
- * count_label) beside the panel title.
+ * A heat map: like plot_raster (merging included) but drawn at once,
+ * cells coloured on the viridis ramp by log(count), with a colour bar
+ * (from 1 to the largest count shown, named count_label) beside the
+ * panel title.
  */
 void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
 		  int rows, double x0, double x1, double y0, double y1,
 		  const char *count_label);
 
-/* Swatches and labels above the plot area (beside the title if they fit). */
+/*
+ * Swatches and labels above the plot area: beside the title if they fit,
+ * else on rows of their own below it. Called once the layout is fixed
+ * (after plot_panel_draw_axes or a series other than plot_raster), the
+ * legend shares the title's row: the title gives way down to 40% of it
+ * and entries that still do not fit are counted as "+N more".
+ */
 void plot_legend(struct plot_panel *pp, const char *const *labels,
 		 const int *color_indexes, size_t n);
 

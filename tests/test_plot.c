@@ -340,6 +340,8 @@ static void test_integer_axis_has_no_fractional_ticks(void)
 	step = plot_ticks_min_step(0, 0.5, 10, 1, t, &n);
 	CHECK_EQ_INT(n, 1);
 	CHECK_NEAR(t[0], 0, 0);
+	plot_ticks_min_step(0.2, 0.8, 1, 1, t, &n);	/* no whole number */
+	CHECK_EQ_INT(n, 0);
 }
 
 static void test_log_ticks_at_powers_of_ten(void)
@@ -814,6 +816,46 @@ static void test_raster_cells_coloured_only_where_counts(void)
 	cairo_surface_destroy(png.s);
 }
 
+/* Far more cells than pixels: a lone count still shows, not skipped. */
+static void test_raster_finer_than_pixels_loses_no_cell(void)
+{
+	enum { COLS = 5000, ROWS = 3000 };
+	const char *path = tmp_path("fine.png");
+	static uint32_t counts[COLS * ROWS];
+	struct iow_error err = { "" };
+	struct plot_rect a;
+	struct plot_page *p;
+	struct plot_panel *pp;
+	struct png png;
+	int x, y, coloured = 0;
+
+	counts[1777 * COLS + 2501] = 1;
+	p = plot_page_open(path, PLOT_PNG, 300, 200, NULL, &err);
+	if (!p) {
+		CHECK(p != NULL);
+		return;
+	}
+	pp = plot_panel_add(p, 0, 0, 300, 200, NULL, NULL, NULL);
+	plot_panel_set_x(pp, 0, COLS);
+	plot_panel_set_y_exact(pp, 0, ROWS);
+	plot_raster(pp, counts, COLS, ROWS, 0, COLS, 0, ROWS, 1);
+	a = plot_panel_area(pp);
+	CHECK_EQ_INT(plot_page_close(p, &err), 0);
+	if (png_load(&png, path)) {
+		CHECK(0);
+		return;
+	}
+	for (y = (int)a.y; y < a.y + a.h; y++)
+		for (x = (int)a.x; x < a.x + a.w; x++)
+			if (is_tint_of(png_rgb(&png, x, y), plot_color(1))) {
+				coloured++;
+				CHECK_NEAR(x, a.x + a.w * 2501.5 / COLS, 6);
+				CHECK_NEAR(y, a.y + a.h * (1 - 1777.5 / ROWS), 6);
+			}
+	CHECK(coloured >= 1 && coloured <= 36);
+	cairo_surface_destroy(png.s);
+}
+
 static void overlaid_rasters(struct plot_panel *pp)
 {
 	uint32_t reads[16] = { 0 }, writes[16] = { 0 };
@@ -956,8 +998,8 @@ static void test_legend_never_covers_plot_area(void)
 	cairo_surface_destroy(png.s);
 }
 
-/* Whatever the width and the numbers, x tick labels keep apart and y
- * tick labels do too. */
+/* Whatever the width and the numbers, x tick labels keep apart and
+ * inside the panel, and y tick labels keep apart too. */
 static void test_tick_labels_never_overlap(void)
 {
 	static const double widths[] = { 120, 200, 333, 640, 1000 };
@@ -988,6 +1030,9 @@ static void test_tick_labels_never_overlap(void)
 			for (i = 1; i < t->n; i++)
 				bad += t->pos[i] - t->pos[i - 1] <
 				       (t->extent[i] + t->extent[i - 1]) / 2;
+			for (i = 0; i < t->n; i++)	/* inside the panel */
+				bad += t->pos[i] - t->extent[i] / 2 < 0 ||
+				       t->pos[i] + t->extent[i] / 2 > widths[w];
 			t = plot_panel_y_ticks(pp);
 			for (i = 1; i < t->n; i++)
 				bad += t->pos[i - 1] - t->pos[i] <
@@ -1183,6 +1228,7 @@ int main(void)
 	RUN_TEST(test_pdf_has_one_page);
 	RUN_TEST(test_dense_line_keeps_svg_small);
 	RUN_TEST(test_raster_cells_coloured_only_where_counts);
+	RUN_TEST(test_raster_finer_than_pixels_loses_no_cell);
 	RUN_TEST(test_overlaid_rasters_both_stay_visible);
 	RUN_TEST(test_heatmap_uses_ramp_and_leaves_empty_cells_white);
 	RUN_TEST(test_line_leaves_gap_at_nan);
