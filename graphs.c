@@ -1316,6 +1316,27 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	return 0;
 }
 
+/*
+ * IOWATCHER_LAYOUT=FILE appends where each panel's plot area landed
+ * ("graph panel x y w h xmin xmax"), so tests can look at the pixels
+ * where the data says there is, or is not, I/O.
+ */
+static FILE *layout_file(void)
+{
+	const char *path = getenv("IOWATCHER_LAYOUT");
+
+	return path && *path ? fopen(path, "a") : NULL;
+}
+
+static void log_layout(FILE *f, const struct graph_def *g, size_t panel,
+		       struct plot_panel *pp, const struct graph_ctx *ctx)
+{
+	struct plot_rect r = plot_panel_area(pp);
+
+	fprintf(f, "%s %zu %.1f %.1f %.1f %.1f %.9g %.9g\n", g->name, panel,
+		r.x, r.y, r.w, r.h, ctx->x_min, ctx->x_max);
+}
+
 static void page_title(const struct options *o,
 		       const struct trace_result *traces, size_t n, char *buf,
 		       size_t len)
@@ -1344,6 +1365,7 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 	struct graph_ctx ctx;
 	char title[512];
 	int cols, rows;
+	FILE *layout;
 
 	if (plot_format_from_name(o->output, &fmt, err) < 0)
 		return -1;
@@ -1361,6 +1383,7 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 			      err);
 	if (!page)
 		return -1;
+	layout = layout_file();
 	for (i = 0; i < n_sel; i++) {
 		size_t panels = sel[i]->panels(&ctx), p;
 
@@ -1401,11 +1424,17 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 				plot_panel_set_y_integer(pp);
 			ret = sel[i]->draw ? sel[i]->draw(&ctx, p, pp, err)
 					   : draw_lines(&ctx, sel[i], p, pp, err);
+			if (layout)
+				log_layout(layout, sel[i], p, pp, &ctx);
 			if (ret < 0) {
+				if (layout)
+					fclose(layout);
 				plot_page_abort(page);
 				return -1;
 			}
 		}
 	}
+	if (layout)
+		fclose(layout);
 	return plot_page_close(page, err);
 }
