@@ -520,9 +520,9 @@ struct plot_rgb plot_ramp(double t)
 #define PAD		8.0	/* panel edge to its contents */
 #define TICK_LEN	4.0
 #define TICK_GAP	3.0	/* tick mark to its label */
-#define X_TICK_SPACING	60.0	/* fewest px between x ticks */
-#define Y_TICK_SPACING	25.0
-#define Y_MAX_TICKS	9	/* more is clutter on the tallest panel */
+#define X_TICK_SPACING	65.0	/* fewest px between x ticks */
+#define Y_TICK_SPACING	28.0
+#define Y_MAX_TICKS	8	/* more is clutter on the tallest panel */
 #define X_LABEL_GAP	12.0	/* fewest px between two x tick labels */
 #define Y_LABEL_GAP	4.0
 #define LEGEND_SWATCH	10.0
@@ -2009,8 +2009,8 @@ void plot_points(struct plot_panel *pp, const double *x, const double *y,
 
 /* ---- Rasters and heat maps ---- */
 
-/* Cells are merged until each is at least this many px across, so that
- * none is lost between pixels and a lone I/O still shows. */
+/* Cells under a pixel are merged until each is this many px across, so
+ * that none is lost between pixels and a lone I/O still shows. */
 #define MIN_CELL_PX		2.5
 /* Raster cells sit on white at this opacity, from one I/O to the most. */
 #define RASTER_ALPHA_MIN	0.45
@@ -2165,12 +2165,16 @@ static int cells_place(struct plot_panel *pp, const double *box,
 	return fabs(at->width) > 1e-3 && fabs(at->height) > 1e-3 ? 0 : -1;
 }
 
-/* How many cells to merge along an axis of n cells over len px. */
+/* How many cells to merge along an axis of n cells over len px: none
+ * while each cell gets a pixel, else enough for MIN_CELL_PX. */
 static int merge_factor(int n, double len)
 {
-	double f = ceil(n * MIN_CELL_PX / fabs(len));
+	double f;
 
-	return f < 1 ? 1 : f > n ? n : (int)f;
+	if (fabs(len) >= n)
+		return 1;
+	f = ceil(n * MIN_CELL_PX / fabs(len));
+	return f > n ? n : (int)f;
 }
 
 /* Paints img, the image of shown (src merged), over src's place at
