@@ -236,8 +236,8 @@ void plot_points(struct plot_panel *pp, const double *x, const double *y,
  * A density raster: counts[row * cols + col], row 0 at y0, cells evenly
  * spaced in axis space (log-spaced on a log axis). A cell with a count
  * is drawn in the colour, more opaque as log(count) rises; empty cells
- * are left alone. Cells narrower than a few px are merged (counts
- * summed) so that none falls between pixels. The counts are copied:
+ * are left alone. Cells under a pixel are merged (counts summed) into
+ * cells a few px across, so none falls between pixels. Counts are copied:
  * successive rasters on the same grid and box multiply together (a cell
  * with reads and writes shows a mix of both colours, whatever the order)
  * and are painted once, before the next other series or at close.
