@@ -138,6 +138,18 @@ static int tag_classes(const struct graph_ctx *ctx, struct class_list *cl,
 	return 0;
 }
 
+/*
+ * Colour of trace t, direction d, for graphs not split by tag: reads and
+ * writes of one trace; one colour per trace when several, writes in its
+ * lighter variant only if some trace has both directions.
+ */
+static int dir_color(const struct graph_ctx *ctx, size_t t, int d)
+{
+	if (ctx->n_traces == 1)
+		return d;
+	return (int)t + (d == DIR_WRITE && ctx->both_dirs ? LIGHTER : 0);
+}
+
 static int build_classes(const struct graph_ctx *ctx, struct class_list *cl)
 {
 	int next_color = 0;
@@ -163,10 +175,7 @@ static int build_classes(const struct graph_ctx *ctx, struct class_list *cl)
 			c->trace = t;
 			c->dir = d;
 			name_class(ctx, c, t, d == DIR_READ ? "read" : "write");
-			if (ctx->n_traces == 1)
-				c->color = d;
-			else
-				c->color = (int)t + (d == DIR_WRITE ? LIGHTER : 0);
+			c->color = dir_color(ctx, t, d);
 		}
 	}
 	return 0;
@@ -339,13 +348,6 @@ static int build_iops(const struct graph_ctx *ctx, size_t panel,
 	return build_class_metric(ctx, out, METRIC_IOS);
 }
 
-/* Colour of trace t, direction d, for graphs not split by tag. */
-static int dir_color(const struct graph_ctx *ctx, size_t t, int d)
-{
-	if (ctx->n_traces == 1)
-		return d;
-	return (int)t + (d == DIR_WRITE ? LIGHTER : 0);
-}
 
 static int trace_color(const struct graph_ctx *ctx, size_t t)
 {
@@ -1114,8 +1116,19 @@ void graph_ctx_init(struct graph_ctx *ctx, const struct options *o,
 
 		if (end > ctx->x_max)
 			ctx->x_max = end;
+		size_t d;
+		uint64_t dir_ios[N_DIRS] = { 0, 0 };
+
 		if (a->tagging)
 			ctx->tagged = 1;
+		for (d = 0; d < a->n_devices; d++) {
+			const struct device_stats *dev = &a->devices[d];
+
+			dir_ios[0] += dev->ios[0] + dev->queued[0] + dev->issued[0];
+			dir_ios[1] += dev->ios[1] + dev->queued[1] + dev->issued[1];
+		}
+		if (dir_ios[0] && dir_ios[1])
+			ctx->both_dirs = 1;
 	}
 	if (o->has_x_range) {
 		ctx->x_min = o->x_min_s;

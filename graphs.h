@@ -53,6 +53,7 @@ struct graph_ctx {
 	size_t n_traces;
 	double x_min, x_max;	/* the time axis of every panel, s */
 	int tagged;		/* any trace carries tags */
+	int both_dirs;		/* some trace has reads and writes */
 };
 
 struct graph_def {

@@ -73,12 +73,11 @@ static void print_help(void)
 "                        tag-example; else found on PATH)\n"
 "      --tagger-timeout SECONDS  a tagger silent this long is an error (30)\n"
 "      --help            this text\n"
-"Graphs\n", stdout);
+"      --version         the version\n"
+"Graphs (-O / -N names)\n", stdout);
 	for (i = 0; i < graph_table_len; i++)
-		printf("  %-14s%s%s\n", graph_table[i].name, graph_table[i].help,
+		printf("  %-16s %s%s\n", graph_table[i].name, graph_table[i].help,
 		       graph_table[i].default_on ? "" : " (off by default)");
-	fputs(
-"      --version         the version\n", stdout);
 }
 
 static int parse_range(const char *arg, double *lo, double *hi)

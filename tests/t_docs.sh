@@ -13,7 +13,7 @@ for o in $opts; do
 		fail "--$o in --help and the man page"
 	fi
 done
-graphs=$(sed -n '/^Graphs$/,$p' "$TMP/help" | sed -n 's/^  \([a-z0-9-]*\) .*/\1/p')
+graphs=$(sed -n '/^Graphs/,$p' "$TMP/help" | sed -n 's/^  \([a-z0-9-]*\) .*/\1/p')
 [ -n "$graphs" ] || fail "--help lists the graphs"
 for g in $graphs; do
 	esc=$(printf '%s' "$g" | sed 's/-/\\\\-/g')
