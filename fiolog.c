@@ -1,0 +1,130 @@
+/*
+ * fiolog.c: reading fio's bandwidth (and iops, latency) logs. fio 3.33
+ * writes "msec, value, ddir, bs, offset" and, with log_prio=1, a sixth
+ * field in hex ("0x0000"); later versions may add more. Only the first
+ * four are read.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fiolog.h"
+
+#define MIN_FIELDS	3	/* msec, value, ddir */
+#define USED_FIELDS	4	/* and bs */
+
+/* A field of digits between commas and blanks; -1 if not. */
+static int parse_field(char *s, uint64_t *v)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+		end++;
+	return *end || errno ? -1 : 0;
+}
+
+/*
+ * Splits at commas into v[USED_FIELDS]; returns the number of fields or
+ * -1 if a used one is not a number. Later fields (offset, and the prio
+ * log_prio=1 writes in hex) are only counted.
+ */
+static int parse_fields(char *line, uint64_t *v)
+{
+	char *f;
+	int n = 0;
+
+	/* strsep, not strtok: "1000,,1" has an empty field, not two */
+	while ((f = strsep(&line, ","))) {
+		if (n < USED_FIELDS && parse_field(f, &v[n]))
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+static int blank(const char *s)
+{
+	return s[strspn(s, " \t\r\n")] == '\0';
+}
+
+static int push(struct fiolog *log, const struct fiolog_sample *s)
+{
+	if (log->n == log->cap) {
+		size_t cap = log->cap ? 2 * log->cap : 256;
+		struct fiolog_sample *p = realloc(log->samples,
+						  cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		log->samples = p;
+		log->cap = cap;
+	}
+	log->samples[log->n++] = *s;
+	return 0;
+}
+
+static int read_line(struct fiolog *log, char *line, const char *path,
+		     unsigned line_no, struct iow_error *err)
+{
+	uint64_t v[USED_FIELDS] = { 0 };
+	struct fiolog_sample s;
+	char shown[64];
+	int n;
+
+	if (blank(line))
+		return 0;
+	snprintf(shown, sizeof(shown), "%.*s", (int)strcspn(line, "\r\n"),
+		 line);
+	n = parse_fields(line, v);
+	if (n < MIN_FIELDS)
+		return iow_fail(err, "%s:%u: expected 'msec, value, ddir, "
+				"bs, ...', got '%s'", path, line_no, shown);
+	if (v[2] > FIOLOG_TRIM)
+		return iow_fail(err, "%s:%u: data direction %llu is not 0 "
+				"(read), 1 (write) or 2 (trim)", path, line_no,
+				(unsigned long long)v[2]);
+	s.time_s = (double)v[0] / 1000.0;
+	s.value = v[1];
+	s.dir = (enum fiolog_dir)v[2];
+	s.bs = (uint32_t)v[3];
+	if (push(log, &s))
+		return iow_fail(err, "out of memory");
+	return 0;
+}
+
+int fiolog_load(const char *path, struct fiolog *out,
+		struct iow_error *err)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned line_no = 0;
+	int rc = 0;
+	FILE *f;
+
+	memset(out, 0, sizeof(*out));
+	f = fopen(path, "re");
+	if (!f)
+		return iow_fail(err, "%s: %s", path, strerror(errno));
+	while (!rc && getline(&line, &cap, f) >= 0)
+		rc = read_line(out, line, path, ++line_no, err);
+	if (!rc && ferror(f))
+		rc = iow_fail(err, "%s: %s", path, strerror(errno));
+	free(line);
+	fclose(f);
+	if (rc)
+		fiolog_free(out);
+	return rc;
+}
+
+void fiolog_free(struct fiolog *log)
+{
+	free(log->samples);
+	memset(log, 0, sizeof(*log));
+}
