@@ -1,0 +1,102 @@
+/*
+ * ftrace_rec.h: the recorder's kernel side (used by record.c). Finding or
+ * mounting tracefs, switching the ftrace 'blk' tracer on and restoring
+ * what was there before, and turning its binary trace_pipe stream into
+ * the per-CPU files blktrace itself would have written.
+ */
+#ifndef IOWATCHER_FTRACE_REC_H
+#define IOWATCHER_FTRACE_REC_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "error.h"
+
+/*
+ * trace_pipe in 'bin' mode: each record is this prefix (i32 pid, i32 cpu,
+ * u64 timestamp, the 'context-info' option) and then a version-7 record
+ * whose own time equals the prefix's timestamp.
+ */
+#define FTRACE_PIPE_PREFIX_SIZE	16
+
+struct tracefs {
+	char dir[256];		/* the tracing directory, with trace_pipe */
+	int mounted_debugfs;	/* we mounted these and unmount them */
+	int mounted_tracefs;
+};
+
+/* Finds tracefs, mounting debugfs (blktrace needs it) or tracefs. */
+int tracefs_setup(struct tracefs *t, struct iow_error *err);
+void tracefs_release(struct tracefs *t);
+/* Reads a small control file into buf without its final newline. */
+int tracefs_read(const char *path, char *buf, size_t size,
+		 struct iow_error *err);
+int tracefs_write(const char *path, const char *value,
+		  struct iow_error *err);
+
+/* A block device to trace, resolved from its /dev path. */
+struct record_device {
+	const char *path;	/* as the user gave it */
+	uint32_t dev;		/* kernel dev_t, as in trace records */
+	char trace_dir[64];	/* /sys/dev/block/MAJ:MIN/trace */
+	int enabled_by_us;	/* its trace/enable is ours to reset */
+};
+
+int record_device_resolve(struct record_device *d, const char *path,
+			  struct iow_error *err);
+/* Fails with "device busy with another trace" if the blk tracer or a
+ * device's trace/enable is already in use. */
+int ftrace_check_idle(const struct tracefs *t,
+		      const struct record_device *devs, size_t n_devs,
+		      struct iow_error *err);
+
+/* Looks up a process name for a pid; 0 when found. */
+typedef int (*ftrace_comm_fn)(void *ctx, uint32_t pid, char *comm,
+			      size_t size);
+/* The default: /proc/PID/comm, then tracefs' saved_cmdlines (ctx is the
+ * struct tracefs). */
+int ftrace_comm_lookup(void *ctx, uint32_t pid, char *comm, size_t size);
+
+struct ftrace_conv_stats {
+	uint64_t events;	/* I/O records written */
+	uint64_t notes;		/* PROCESS and TIMESTAMP notes written */
+	uint64_t lost;		/* from the kernel's "[LOST n EVENTS]" */
+	uint64_t bytes_skipped;	/* neither a record nor a LOST line */
+	uint64_t bytes_truncated; /* an incomplete record at the end */
+};
+
+/* trace_pipe bytes in, DIR/NAME.blktrace.<cpu> files out. */
+struct ftrace_conv;
+
+struct ftrace_conv *ftrace_conv_open(const char *dir, const char *name,
+				     unsigned n_cpus, ftrace_comm_fn comm,
+				     void *comm_ctx, struct iow_error *err);
+/* A TIMESTAMP note for device: the wall clock at trace time mono_ns. */
+int ftrace_conv_timestamp(struct ftrace_conv *c, uint32_t device,
+			  uint64_t mono_ns, const struct timespec *wall,
+			  struct iow_error *err);
+/* Any split of the stream will do; partial records wait for the rest. */
+int ftrace_conv_feed(struct ftrace_conv *c, const void *data, size_t len,
+		     struct iow_error *err);
+/* Flushes and closes the files and frees c, whatever the result. */
+int ftrace_conv_close(struct ftrace_conv *c, struct ftrace_conv_stats *st,
+		      struct iow_error *err);
+
+/* The running 'blk' tracer with the state it must put back. */
+struct ftrace_rec;
+
+struct ftrace_rec *ftrace_rec_start(const struct tracefs *t,
+				    struct record_device *devs,
+				    size_t n_devs, const char *dir,
+				    const char *name, size_t buffer_kb,
+				    struct iow_error *err);
+/* Waits up to timeout_ms for trace data and writes what came. */
+int ftrace_rec_pump(struct ftrace_rec *r, int timeout_ms,
+		    struct iow_error *err);
+/* Stops the devices, drains the pipe, restores everything, frees r. */
+int ftrace_rec_stop(struct ftrace_rec *r, struct ftrace_conv_stats *st,
+		    struct iow_error *err);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * record.h: recording a block trace while a workload runs. record_run()
+ * traces the given block devices (with Debian's blktrace, or where its
+ * relay files are refused, with the kernel's ftrace 'blk' tracer) and
+ * leaves blktrace's own per-CPU files DIR/NAME.blktrace.<cpu> behind,
+ * optionally with `mpstat -P ALL 1` output in DIR/NAME.mpstat.
+ */
+#ifndef IOWATCHER_RECORD_H
+#define IOWATCHER_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+enum record_tracer { RECORD_AUTO, RECORD_BLKTRACE, RECORD_FTRACE };
+
+struct record_opts {
+	const char *const *devices;	/* "/dev/loop0", ... */
+	size_t n_devices;
+	const char *dir;		/* output directory; NULL = "." */
+	const char *name;		/* files NAME.blktrace.<cpu> */
+	/* workload argv, or NULL: record until SIGINT or SIGTERM */
+	char *const *prog_argv;
+	enum record_tracer tracer;
+	int with_mpstat;		/* also write DIR/NAME.mpstat */
+	size_t buffer_kb;		/* trace buffer per CPU; 0 = leave */
+};
+
+struct record_result {
+	enum record_tracer used;	/* RECORD_BLKTRACE or RECORD_FTRACE */
+	int workload_status;		/* raw wait status; 0 without one */
+	int stop_signal;		/* SIGINT/SIGTERM that ended it, or 0 */
+	uint64_t events_written;	/* I/O records, notes not counted */
+	uint64_t events_lost;		/* the kernel's "[LOST n EVENTS]" */
+	uint64_t bytes_skipped;		/* unreadable trace_pipe bytes */
+	/* why blktrace was not used when RECORD_AUTO fell back, or "" */
+	char fallback_reason[256];
+};
+
+/*
+ * Traces o->devices until the workload exits or a SIGINT/SIGTERM comes,
+ * and restores the kernel's tracing state on every path. The workload
+ * runs in a process group of its own: a stop signal is passed on to the
+ * whole group (SIGKILL after 5 s). Needs root. Returns 0 with res filled
+ * (also when stopped by a signal), or -1 with err.
+ */
+int record_run(const struct record_opts *o, struct record_result *res,
+	       struct iow_error *err);
+
+/* "blktrace", "ftrace" or "auto". */
+const char *record_tracer_name(enum record_tracer tracer);
+
+#endif

@@ -1,0 +1,210 @@
+#!/bin/sh
+# t_record.sh: the recorder (record_run, driven by tests/tools/record_demo)
+# on a fresh loop device: what dd wrote is what blkparse reads back, the
+# kernel's tracing state is as before, SIGINT/SIGTERM keep what was
+# recorded, errors are one line, and blktrace is used when it can start.
+# Needs root, tracefs with the 'blk' tracer, losetup and blkparse.
+. "$(dirname "$0")/lib.sh"
+RD="$TOP/tests/tools/record_demo"
+
+T=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -e "$d/trace_pipe" ] && { T=$d; break; }
+done
+why=
+if [ "$(id -u)" != 0 ]; then why="not root"
+elif [ -z "$T" ]; then why="tracefs not mounted"
+elif ! grep -qw blk "$T/available_tracers"; then why="no blk tracer"
+elif ! command -v losetup >/dev/null || ! command -v blkparse >/dev/null
+then why="losetup or blkparse missing"
+elif [ ! -x "$RD" ]; then why="tests/tools/record_demo not built"
+fi
+if [ -n "$why" ]; then
+	skip "recorder tests: $why"
+	finish
+	exit $?
+fi
+
+truncate -s 64M "$TMP/disk.img"
+DEV=$(losetup -f --show "$TMP/disk.img") || { fail "losetup"; finish; exit 1; }
+ENABLE=/sys/class/block/$(basename "$DEV")/trace/enable
+cleanup() {
+	echo 0 > "$ENABLE" 2>/dev/null
+	losetup -d "$DEV"
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# what record_run must leave as it found it
+tracing_state() {
+	printf '%s|%s|%s|%s|%s\n' "$(cat "$T/current_tracer")" \
+		"$(grep -xE 'bin|nobin' "$T/trace_options")" \
+		"$(cat "$T/trace_clock")" "$(cat "$T/tracing_on")" \
+		"$(cat "$ENABLE")"
+}
+BEFORE=$(tracing_state)
+
+state_restored() {
+	now=$(tracing_state)
+	[ "$now" = "$BEFORE" ] && [ "$(cat "$ENABLE")" = 0 ] &&
+		grep -qx nobin "$T/trace_options" && return 0
+	echo "     tracing state: before '$BEFORE', now '$now'"
+	return 1
+}
+
+# written_kib DIR NAME: blkparse's total of KiB written (completed)
+written_kib() {
+	blkparse -i "$2" -D "$1" 2>/dev/null | grep 'Writes Completed' |
+		tail -n 1 | sed -E 's/.*Writes Completed: *[0-9]+, *([0-9]+)KiB.*/\1/'
+}
+
+# 1. a dd of known size, recorded and read back (over an old recording
+# from a machine with more CPUs)
+mkdir "$TMP/dd"
+echo stale > "$TMP/dd/dd.blktrace.7"
+if "$RD" -d "$DEV" -D "$TMP/dd" -t dd -- \
+	dd if=/dev/zero of="$DEV" bs=64k count=64 oflag=direct status=none \
+	> "$TMP/dd.out" 2>&1; then
+	pass "records dd on $DEV ($(head -n 1 "$TMP/dd.out"))"
+else
+	fail "records dd on $DEV" "$(cat "$TMP/dd.out")"
+fi
+EVENTS=$(sed -nE 's/^tracer [a-z]+, ([0-9]+) events.*/\1/p' "$TMP/dd.out")
+check "blkparse reads 4096 KiB written, what dd wrote" \
+	[ "$(written_kib "$TMP/dd" dd)" = 4096 ]
+check "blkparse finds no bad records" \
+	sh -c "! blkparse -i dd -D '$TMP/dd' 2>&1 | grep -qiE 'bad|magic|skips: [1-9]'"
+check "an old recording's files go" [ ! -e "$TMP/dd/dd.blktrace.7" ]
+check "PROCESS notes name the writer" \
+	sh -c "blkparse -i dd -D '$TMP/dd' | grep -q ' Q .*\[dd\]'"
+check "tracing state restored after a run" state_restored
+
+# 2. SIGINT while the workload still runs: files kept, workload's
+# whole process group stopped, state restored
+mkdir "$TMP/int"
+"$RD" -d "$DEV" -D "$TMP/int" -t int -- sh -c "dd if=/dev/zero of=$DEV \
+	bs=64k count=32 oflag=direct status=none; sleep 31.25; true" \
+	> "$TMP/int.out" 2>&1 &
+pid=$!
+sleep 2
+kill -INT "$pid"
+if wait "$pid"; then
+	check "SIGINT ends the recording as such" \
+		grep -q "stopped by signal 2" "$TMP/int.out"
+else
+	fail "recorder exits 0 after SIGINT" "$(cat "$TMP/int.out")"
+fi
+check "after SIGINT blkparse reads the 2048 KiB written" \
+	[ "$(written_kib "$TMP/int" int)" = 2048 ]
+check "after SIGINT the workload is gone" \
+	sh -c "! pgrep -f '^sleep 31.25$' >/dev/null"
+check "tracing state restored after SIGINT" state_restored
+
+# 3. no workload: records until SIGTERM
+mkdir "$TMP/term"
+"$RD" -d "$DEV" -D "$TMP/term" -t term > "$TMP/term.out" 2>&1 &
+pid=$!
+sleep 1
+dd if=/dev/zero of="$DEV" bs=4k count=10 oflag=direct status=none
+sleep 0.5
+kill -TERM "$pid"
+wait "$pid"
+check "without a workload it records until SIGTERM" \
+	[ "$(written_kib "$TMP/term" term)" = 40 ]
+check "tracing state restored after SIGTERM" state_restored
+
+# 4. mpstat beside the trace
+mkdir "$TMP/mp"
+"$RD" -m -d "$DEV" -D "$TMP/mp" -t mp -- sleep 2.2 > /dev/null 2>&1
+check "mpstat -P ALL 1 is saved as NAME.mpstat" \
+	sh -c "grep -q '%iowait' '$TMP/mp/mp.mpstat' &&
+	       grep -qE '^[0-9:]+ +all ' '$TMP/mp/mp.mpstat'"
+
+# 5. errors: one line, non-zero exit, nothing touched
+expect_error() {
+	name=$1 want=$2
+	shift 2
+	if "$@" > "$TMP/err.out" 2>&1; then
+		fail "$name" "exit 0"
+	elif [ "$(wc -l < "$TMP/err.out")" = 1 ] &&
+	     grep -q "$want" "$TMP/err.out"; then
+		pass "$name"
+	else
+		fail "$name" "$(cat "$TMP/err.out")"
+	fi
+}
+mkdir "$TMP/keep"
+echo old > "$TMP/keep/k.blktrace.0"
+expect_error "no such device" "no such device: /dev/nonexistent" \
+	"$RD" -d /dev/nonexistent -D "$TMP/keep" -t k -- true
+check "a failed start leaves old files alone" [ -s "$TMP/keep/k.blktrace.0" ]
+expect_error "not a block device" "not a block device" \
+	"$RD" -d "$TMP/disk.img" -D "$TMP/e" -- true
+echo 1 > "$ENABLE"
+expect_error "device traced by someone else is busy" \
+	"device busy with another trace" "$RD" -d "$DEV" -D "$TMP/e" -- true
+check "someone else's trace is left alone" [ "$(cat "$ENABLE")" = 1 ]
+echo 0 > "$ENABLE"
+if command -v setpriv >/dev/null; then
+	expect_error "needs root" "recording needs root" setpriv \
+		--reuid=65534 --regid=65534 --clear-groups \
+		"$RD" -d "$DEV" -D "$TMP/e" -- true
+fi
+expect_error "a workload that cannot run" "cannot run /nonexistent/prog" \
+	"$RD" -d "$DEV" -D "$TMP/e" -- /nonexistent/prog
+check "tracing state restored after errors" state_restored
+
+# 6. blktrace first when it starts (a stand-in that writes the files of
+# test 1 and stops on SIGINT), ftrace when it fails as on this machine
+mkdir "$TMP/bin" "$TMP/bt"
+cat > "$TMP/bin/blktrace" <<'EOF'
+#!/bin/sh
+while [ $# -gt 0 ]; do
+	case $1 in -o) name=$2; shift;; -D) dir=$2; shift;; esac
+	shift
+done
+if [ -n "$FAKE_FAIL" ]; then
+	echo "Thread 0 failed open /sys/kernel/debug/block/x/trace0: 1/Operation not permitted" >&2
+	exit 0
+fi
+for f in "$FAKE_FROM".blktrace.*; do
+	cp "$f" "$dir/$name.blktrace.${f##*.blktrace.}"
+done
+trap 'exit 0' INT
+while :; do sleep 0.05; done
+EOF
+chmod +x "$TMP/bin/blktrace"
+PATH="$TMP/bin:$PATH" FAKE_FROM="$TMP/dd/dd" \
+	"$RD" -d "$DEV" -D "$TMP/bt" -t bt -- true > "$TMP/bt.out" 2>&1
+check "blktrace is used when it starts, and its events counted" \
+	grep -q "^tracer blktrace, $EVENTS events" "$TMP/bt.out"
+PATH="$TMP/bin:$PATH" FAKE_FAIL=1 \
+	"$RD" -d "$DEV" -D "$TMP/bt" -t fb -- true > "$TMP/fb.out" 2>&1
+check "falls back to ftrace when blktrace cannot start" \
+	sh -c "grep -q '^tracer ftrace' '$TMP/fb.out' &&
+	       grep -q 'not blktrace: blktrace did not start: Thread 0' '$TMP/fb.out'"
+PATH="$TMP/bin:$PATH" FAKE_FAIL=1 expect_error \
+	"-T blktrace fails when blktrace cannot start" \
+	"blktrace did not start" "$RD" -T blktrace -d "$DEV" -D "$TMP/bt" -- true
+check "tracing state restored after blktrace" state_restored
+
+# 7. tracefs not mounted: mounted for the recording, unmounted after
+if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+	mkdir "$TMP/mnt"
+	unshare -m sh -c "umount -l /sys/kernel/debug/tracing 2>/dev/null;
+		umount -l /sys/kernel/tracing 2>/dev/null;
+		umount -l /sys/kernel/debug 2>/dev/null;
+		'$RD' -d $DEV -D '$TMP/mnt' -t m -- dd if=/dev/zero of=$DEV \
+			bs=4k count=3 oflag=direct status=none &&
+		! grep -qE ' (debugfs|tracefs) ' /proc/self/mounts" \
+		> "$TMP/mnt.out" 2>&1
+	check "mounts tracefs when needed and unmounts it after" \
+		sh -c "grep -q '^tracer ftrace' '$TMP/mnt.out' &&
+		       [ \"\$(blkparse -i m -D '$TMP/mnt' 2>/dev/null |
+			    grep -c ' C ')\" -ge 3 ]"
+else
+	skip "mount test: unshare -m not available"
+fi
+check "tracing state restored at the end" state_restored
+
+finish
