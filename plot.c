@@ -1849,6 +1849,31 @@ static void column_gap(cairo_t *cr, struct column *c)
 	c->pen_down = 0;
 }
 
+/*
+ * A point with gaps on both sides makes no line segment and would not
+ * show: a sparse trace's one busy bin. Draw such points as dots, in the
+ * colour the stroke just used.
+ */
+static void line_lone_points(struct plot_panel *pp, cairo_t *cr,
+			     const double *x, const double *y, size_t n,
+			     double width)
+{
+	double r = width + 0.9;
+	size_t i;
+
+	cairo_set_dash(cr, NULL, 0, 0);
+	for (i = 0; i < n; i++) {
+		if (!point_ok(pp, x[i], y[i]))
+			continue;
+		if ((i > 0 && point_ok(pp, x[i - 1], y[i - 1])) ||
+		    (i + 1 < n && point_ok(pp, x[i + 1], y[i + 1])))
+			continue;
+		cairo_new_sub_path(cr);
+		cairo_arc(cr, px_x(pp, x[i]), px_y(pp, y[i]), r, 0, 2 * M_PI);
+	}
+	cairo_fill(cr);
+}
+
 void plot_line(struct plot_panel *pp, const double *x, const double *y,
 	       size_t n, int color_index, double width)
 {
@@ -1868,6 +1893,7 @@ void plot_line(struct plot_panel *pp, const double *x, const double *y,
 	column_flush(cr, &c);
 	set_series_line(cr, color_index, width);
 	cairo_stroke(cr);
+	line_lone_points(pp, cr, x, y, n, width);
 	series_end(pp);
 }
 

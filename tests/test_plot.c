@@ -943,6 +943,32 @@ static void test_line_leaves_gap_at_nan(void)
 	cairo_surface_destroy(png.s);
 }
 
+static void lone_points(struct plot_panel *pp)
+{
+	double x[5] = { 0, 1, 2, 3, 4 }, y[5] = { NAN, 2, NAN, NAN, 3 };
+
+	plot_line(pp, x, y, 5, 1, 1.5);
+}
+
+/* A value with no neighbours (a sparse trace's busy bin) shows as a dot. */
+static void test_line_draws_lone_points_as_dots(void)
+{
+	struct plot_rect a;
+	struct png png;
+
+	if (render_png("lone.png", 4, 4, lone_points, &png, &a)) {
+		CHECK(0);
+		return;
+	}
+	CHECK(is_tint_of(png_rgb(&png, a.x + a.w * 0.25, a.y + a.h * 0.5),
+			 plot_color(1)));
+	CHECK(is_tint_of(png_rgb(&png, a.x + a.w - 1, a.y + a.h * 0.25),
+			 plot_color(1)));
+	CHECK(!is_tint_of(png_rgb(&png, a.x + a.w * 0.625, a.y + a.h * 0.5),
+			  plot_color(1)));
+	cairo_surface_destroy(png.s);
+}
+
 /* Swatches sit above the plot area: on rows reserved below the title
  * when the legend is known early, beside the title when it comes late. */
 static void test_legend_never_covers_plot_area(void)
@@ -1232,6 +1258,7 @@ int main(void)
 	RUN_TEST(test_overlaid_rasters_both_stay_visible);
 	RUN_TEST(test_heatmap_uses_ramp_and_leaves_empty_cells_white);
 	RUN_TEST(test_line_leaves_gap_at_nan);
+	RUN_TEST(test_line_draws_lone_points_as_dots);
 	RUN_TEST(test_legend_never_covers_plot_area);
 	RUN_TEST(test_tick_labels_never_overlap);
 	RUN_TEST(test_demo_page_renders_in_every_format);
