@@ -1052,16 +1052,18 @@ double analysis_bin_size_q(const struct analysis *a, size_t i, int dir,
 			   double q)
 {
 	uint32_t both[SIZE_BUCKETS];
+	const uint32_t *h;
 	size_t k;
 
 	if (!a->size_hist || i >= a->n_bins)
 		return 0;
-	if (dir >= 0)
-		return hist_quantile(size_hist_at(a, i, dir), SIZE_BUCKETS,
-				     SIZE_BITS, q);
-	for (k = 0; k < SIZE_BUCKETS; k++)
-		both[k] = size_hist_at(a, i, 0)[k] + size_hist_at(a, i, 1)[k];
-	return hist_quantile(both, SIZE_BUCKETS, SIZE_BITS, q);
+	h = dir >= 0 ? size_hist_at(a, i, dir) : both;
+	if (dir < 0)
+		for (k = 0; k < SIZE_BUCKETS; k++)
+			both[k] = size_hist_at(a, i, 0)[k] +
+				  size_hist_at(a, i, 1)[k];
+	k = hist_quantile_bucket(h, SIZE_BUCKETS, q);
+	return k < SIZE_BUCKETS ? (double)hist_bucket_low(k, SIZE_BITS) : 0;
 }
 
 double latency_mean_ns(const struct latency_summary *l)

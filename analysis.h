@@ -155,7 +155,11 @@ double analysis_bin_span_s(const struct analysis *a, size_t i);
 /* Latency quantile q of bin i (dir, or -1 for both) in ns; 0 if empty. */
 double analysis_bin_latency_q(const struct analysis *a, size_t i, int dir,
 			      double q);
-/* Request size quantile q of bin i (dir, or -1 for both), bytes. */
+/*
+ * Request size quantile q of bin i (dir, or -1 for both), in bytes: the
+ * lower bound of its bucket, exact for powers of two and within 25% below
+ * for other sizes.
+ */
 double analysis_bin_size_q(const struct analysis *a, size_t i, int dir,
 			   double q);
 double latency_mean_ns(const struct latency_summary *l);

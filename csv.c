@@ -86,7 +86,7 @@ static void write_x_series(FILE *f, const struct graph_def *g,
 {
 	size_t k, i, longest = 0;
 
-	fprintf(f, "%s_ns", g->x_label);
+	fprintf(f, "%s", g->csv_x);
 	for (k = 0; k < set->n; k++) {
 		fputc(',', f);
 		csv_field(f, set->items[k].label);
@@ -195,7 +195,7 @@ static int write_graph(FILE *f, const struct graph_ctx *ctx,
 			series_set_free(&set);
 			return -1;
 		}
-	if (g->x_label)
+	if (g->csv_x)
 		write_x_series(f, g, &set);
 	else
 		write_time_series(f, ctx, &set);

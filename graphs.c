@@ -452,11 +452,14 @@ static int build_q2d_d2c(const struct graph_ctx *ctx, size_t panel,
 
 		series_label(ctx, t, -1, "Q2D (block layer)", label,
 			     sizeof(label));
-		q2d = series_add(ctx, out, t, label, 2 + 2 * (int)t);
-		series_label(ctx, t, -1, "D2C (device)", label, sizeof(label));
-		d2c = series_add(ctx, out, t, label, 3 + 2 * (int)t);
-		if (!q2d || !d2c)
+		if (!series_add(ctx, out, t, label, 2 + 2 * (int)t))
 			return -1;
+		series_label(ctx, t, -1, "D2C (device)", label, sizeof(label));
+		if (!series_add(ctx, out, t, label, 3 + 2 * (int)t))
+			return -1;
+		/* the second add may have moved the first */
+		q2d = &out->items[out->n - 2];
+		d2c = &out->items[out->n - 1];
 		q2d->role = d2c->role = ROLE_STACK;
 		for (i = 0; i < a->n_bins; i++) {
 			const struct bin *b = &a->bins[i];
@@ -495,22 +498,25 @@ static int build_size(const struct graph_ctx *ctx, size_t panel,
 				continue;
 			series_label(ctx, t, d, " median", label,
 				     sizeof(label));
-			med = series_add(ctx, out, t, label,
-					 dir_color(ctx, t, d));
-			series_label(ctx, t, d, " p90", label, sizeof(label));
-			p90 = series_add(ctx, out, t, label,
-					 dir_color(ctx, t, d));
-			if (!med || !p90)
+			if (!series_add(ctx, out, t, label,
+					dir_color(ctx, t, d)))
 				return -1;
+			series_label(ctx, t, d, " p90", label, sizeof(label));
+			if (!series_add(ctx, out, t, label,
+					dir_color(ctx, t, d)))
+				return -1;
+			/* the second add may have moved the first */
+			med = &out->items[out->n - 2];
+			p90 = &out->items[out->n - 1];
 			med->role = ROLE_P50;
 			p90->role = ROLE_P90;
 			for (i = 0; i < a->n_bins; i++) {
 				int any = a->bins[i].ios[d] != 0;
 
 				med->y[i] = any ? analysis_bin_size_q(a, i, d,
-								      0.5) : NAN;
+							0.5) / 1024 : NAN;
 				p90->y[i] = any ? analysis_bin_size_q(a, i, d,
-								      0.9) : NAN;
+							0.9) / 1024 : NAN;
 			}
 		}
 	}
@@ -1005,6 +1011,193 @@ static int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
 	return 0;
 }
 
+/* ---- CPU use (mpstat beside the trace) and fio's bandwidth logs ---- */
+
+static size_t cpu_panels(const struct graph_ctx *ctx)
+{
+	size_t t;
+
+	for (t = 0; t < ctx->n_traces; t++)
+		if (ctx->traces[t].cpu && ctx->traces[t].cpu->all.n)
+			return 1;
+	return 0;
+}
+
+/*
+ * mpstat stamps each sample at the end of the second it averaged, and
+ * starts with the trace: sample i is drawn at the middle of its second.
+ */
+static double cpu_sample_x(const struct cpustat_sample *s)
+{
+	return s->time_s + 0.5;
+}
+
+static struct graph_series *series_own_x(struct series_set *s, size_t t,
+					 const char *label, int color,
+					 size_t n)
+{
+	struct graph_series *more, *g;
+
+	more = realloc(s->items, (s->n + 1) * sizeof(*more));
+	if (!more)
+		return NULL;
+	s->items = more;
+	g = &more[s->n];
+	memset(g, 0, sizeof(*g));
+	g->label = strdup(label);
+	g->color = color;
+	g->trace = t;
+	g->n = n;
+	g->x = calloc(n + 1, sizeof(double));
+	g->y = calloc(n + 1, sizeof(double));
+	if (!g->label || !g->x || !g->y) {
+		free(g->label);
+		free(g->x);
+		free(g->y);
+		return NULL;
+	}
+	s->n++;
+	return g;
+}
+
+/* The "all" line and a band from the least to the busiest CPU. */
+static int build_cpu(const struct graph_ctx *ctx, struct series_set *out,
+		     enum cpustat_field field)
+{
+	size_t t, i, c, first;
+
+	for (t = 0; t < ctx->n_traces; t++) {
+		const struct cpustat *cs = ctx->traces[t].cpu;
+		struct graph_series *all, *lo, *hi;
+		char label[160];
+
+		if (!cs || !cs->all.n)
+			continue;
+		/* Adding a series may move the others: index, then point. */
+		first = out->n;
+		series_label(ctx, t, -1, "all CPUs", label, sizeof(label));
+		if (!series_own_x(out, t, label, trace_color(ctx, t),
+				  cs->all.n))
+			return -1;
+		series_label(ctx, t, -1, "least to busiest CPU", label,
+			     sizeof(label));
+		if (!series_own_x(out, t, label, trace_color(ctx, t),
+				  cs->all.n) ||
+		    !series_own_x(out, t, label, trace_color(ctx, t),
+				  cs->all.n))
+			return -1;
+		all = &out->items[first];
+		lo = &out->items[first + 1];
+		hi = &out->items[first + 2];
+		lo->role = ROLE_RANGE_LO;
+		hi->role = ROLE_RANGE_HI;
+		for (i = 0; i < cs->all.n; i++) {
+			double min = INFINITY, max = -INFINITY;
+
+			all->x[i] = lo->x[i] = hi->x[i] =
+				cpu_sample_x(&cs->all.samples[i]);
+			all->y[i] = cs->all.samples[i].pct[field];
+			for (c = 0; c < cs->n_cpus; c++) {
+				double v;
+
+				if (i >= cs->cpus[c].n)
+					continue;
+				v = cs->cpus[c].samples[i].pct[field];
+				if (v < min)
+					min = v;
+				if (v > max)
+					max = v;
+			}
+			lo->y[i] = isfinite(min) ? min : NAN;
+			hi->y[i] = isfinite(max) ? max : NAN;
+		}
+	}
+	return 0;
+}
+
+static int build_cpu_sys(const struct graph_ctx *ctx, size_t panel,
+			 struct series_set *out)
+{
+	(void)panel;
+	return build_cpu(ctx, out, CPUSTAT_SYS);
+}
+
+static int build_cpu_io(const struct graph_ctx *ctx, size_t panel,
+			struct series_set *out)
+{
+	(void)panel;
+	return build_cpu(ctx, out, CPUSTAT_IOWAIT);
+}
+
+static int build_cpu_irq(const struct graph_ctx *ctx, size_t panel,
+			 struct series_set *out)
+{
+	(void)panel;
+	return build_cpu(ctx, out, CPUSTAT_IRQ);
+}
+
+static int build_cpu_soft(const struct graph_ctx *ctx, size_t panel,
+			  struct series_set *out)
+{
+	(void)panel;
+	return build_cpu(ctx, out, CPUSTAT_SOFT);
+}
+
+static int build_cpu_user(const struct graph_ctx *ctx, size_t panel,
+			  struct series_set *out)
+{
+	(void)panel;
+	return build_cpu(ctx, out, CPUSTAT_USR);
+}
+
+static size_t fio_panels(const struct graph_ctx *ctx)
+{
+	return ctx->n_traces && ctx->traces[0].n_fio ? 1 : 0;
+}
+
+/* fio's bandwidth per log and direction, KiB/s drawn as MB/s. */
+static int build_fio(const struct graph_ctx *ctx, size_t panel,
+		     struct series_set *out)
+{
+	const struct trace_result *r = &ctx->traces[0];
+	size_t f, i, k;
+	int d, color = 0;
+
+	(void)panel;
+	for (f = 0; f < r->n_fio; f++) {
+		const struct fiolog *log = &r->fio[f].log;
+		const char *base = strrchr(r->fio[f].path, '/');
+
+		base = base ? base + 1 : r->fio[f].path;
+		for (d = FIOLOG_READ; d <= FIOLOG_TRIM; d++) {
+			struct graph_series *g;
+			char label[300];
+			size_t n = 0;
+
+			for (i = 0; i < log->n; i++)
+				n += log->samples[i].dir == (enum fiolog_dir)d;
+			if (!n)
+				continue;
+			snprintf(label, sizeof(label), "%s %s", base,
+				 d == FIOLOG_READ ? "read" :
+				 d == FIOLOG_WRITE ? "write" : "trim");
+			g = series_own_x(out, 0, label,
+					 r->n_fio == 1 ? d : color++, n);
+			if (!g)
+				return -1;
+			for (i = 0, k = 0; i < log->n; i++) {
+				const struct fiolog_sample *s = &log->samples[i];
+
+				if (s->dir != (enum fiolog_dir)d)
+					continue;
+				g->x[k] = s->time_s + r->fio[f].offset_s;
+				g->y[k++] = (double)s->value * 1024 / 1e6;
+			}
+		}
+	}
+	return 0;
+}
+
 /* ---- the table ---- */
 
 const struct graph_def graph_table[] = {
@@ -1049,13 +1242,38 @@ const struct graph_def graph_table[] = {
 	  .y_label = "I/Os",
 	  .help = "D2C in log2 buckets, one series per trace and direction",
 	  .panels = one_panel, .build = build_latency_hist,
-	  .x_label = "latency", .x_format = plot_format_ns },
+	  .x_label = "latency", .x_format = plot_format_ns,
+	  .csv_x = "latency_lo_ns" },
 	{ .name = "offset-heatmap", .title = "Bytes by offset and time",
 	  .y_label = "offset",
 	  .help = "bytes per time bin and offset row, as a heat map",
 	  .panels = io_panels, .draw = draw_offset_heatmap,
 	  .y_label_for = io_y_label },
-	{ .name = "size", .title = "Request size", .y_label = "bytes",
+	{ .name = "cpu-sys", .title = "CPU: system time", .y_label = "%sys",
+	  .help = "CPU %sys from NAME.mpstat beside the trace (all, and per-CPU range)",
+	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_sys,
+	  .csv_x = "time_s", .percent = 1 },
+	{ .name = "cpu-io", .title = "CPU: waiting for I/O", .y_label = "%iowait",
+	  .help = "CPU %iowait from NAME.mpstat",
+	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_io,
+	  .csv_x = "time_s", .percent = 1 },
+	{ .name = "cpu-irq", .title = "CPU: hard interrupts", .y_label = "%irq",
+	  .help = "CPU %irq from NAME.mpstat",
+	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_irq,
+	  .csv_x = "time_s", .percent = 1 },
+	{ .name = "cpu-soft", .title = "CPU: soft interrupts", .y_label = "%soft",
+	  .help = "CPU %soft from NAME.mpstat",
+	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_soft,
+	  .csv_x = "time_s", .percent = 1 },
+	{ .name = "cpu-user", .title = "CPU: user time", .y_label = "%usr",
+	  .help = "CPU %usr from NAME.mpstat",
+	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_user,
+	  .csv_x = "time_s", .percent = 1 },
+	{ .name = "fio", .title = "fio bandwidth", .y_label = "MB/s",
+	  .help = "fio's bandwidth logs given with -F (write_bw_log)",
+	  .default_on = 1, .panels = fio_panels, .build = build_fio,
+	  .csv_x = "time_s" },
+	{ .name = "size", .title = "Request size", .y_label = "KiB",
 	  .help = "request size per bin: median line, p90 band edge",
 	  .panels = one_panel, .build = build_size },
 };
@@ -1271,13 +1489,17 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		set_data_x(pp, &set);
 	else
 		plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
-	plot_panel_set_y(pp, 0, top > 0 ? top : 1);
+	if (g->percent)
+		plot_panel_set_y(pp, 0, top > 50 ? 100 : top > 0 ? top : 1);
+	else
+		plot_panel_set_y(pp, 0, top > 0 ? top : 1);
 	for (i = 0; i < set.n && n_legend < 64; i++) {
 		const struct graph_series *s = &set.items[i];
 		const char *cut;
 
 		if (series_empty(s) || s->role == ROLE_P90 ||
-		    s->role == ROLE_P99 || s->role == ROLE_MAX)
+		    s->role == ROLE_P99 || s->role == ROLE_MAX ||
+		    s->role == ROLE_RANGE_HI)
 			continue;
 		labels[n_legend] = s->label;
 		if (s->role == ROLE_P50 && next_edge(&set, i, ROLE_P99)) {
@@ -1319,6 +1541,14 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 			continue;
 		case ROLE_STEP:
 			plot_step(pp, s->x, s->y, s->n, s->color, 1.6);
+			continue;
+		case ROLE_RANGE_LO:
+			up = next_edge(&set, i, ROLE_RANGE_HI);
+			if (up)
+				plot_band(pp, s->x, s->y, up->y, s->n, s->color,
+					  0.2);
+			continue;
+		case ROLE_RANGE_HI:
 			continue;
 		}
 		plot_line(pp, s->x, s->y, s->n, s->color, 1.6);

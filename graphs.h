@@ -28,6 +28,8 @@ enum series_role {
 	ROLE_MAX,
 	ROLE_STACK,
 	ROLE_STEP,	/* a histogram: y[i] holds from x[i] to x[i + 1] */
+	ROLE_RANGE_LO,	/* a band up to the next ROLE_RANGE_HI, no line */
+	ROLE_RANGE_HI,
 };
 
 /* One line of a time-series graph. */
@@ -78,6 +80,10 @@ struct graph_def {
 	/* Panel i's x axis when it is not time: label and formatter. */
 	const char *x_label;
 	plot_format_fn x_format;
+	/* Series with x of their own (not the trace's bins): the CSV
+	 * column their x goes in, e.g. "time_s" for mpstat samples. */
+	const char *csv_x;
+	int percent;		/* y is 0..100 % */
 };
 
 extern const struct graph_def graph_table[];

@@ -62,6 +62,24 @@ double hist_quantile(const uint32_t *counts, size_t n, unsigned bits, double q)
 	return bucket_mid(n - 1, bits);
 }
 
+size_t hist_quantile_bucket(const uint32_t *counts, size_t n, double q)
+{
+	uint64_t total = 0, seen = 0, rank;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		total += counts[i];
+	if (!total)
+		return n;
+	rank = rank_of(q, total);
+	for (i = 0; i < n; i++) {
+		seen += counts[i];
+		if (seen >= rank)
+			return i;
+	}
+	return n - 1;
+}
+
 double hist_quantile64(const uint64_t *counts, size_t n, unsigned bits,
 		       double q)
 {

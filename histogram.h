@@ -39,6 +39,12 @@ uint64_t hist_bucket_high(size_t idx, unsigned bits);
  * 0 when total is 0.
  */
 double hist_quantile(const uint32_t *counts, size_t n, unsigned bits, double q);
+/*
+ * The bucket holding the quantile, for data whose common values sit on
+ * bucket lower bounds (request sizes: powers of two are exact there).
+ * n when total is 0.
+ */
+size_t hist_quantile_bucket(const uint32_t *counts, size_t n, double q);
 double hist_quantile64(const uint64_t *counts, size_t n, unsigned bits,
 		       double q);
 

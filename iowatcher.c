@@ -9,14 +9,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "analysis.h"
 #include "blkparse_feed.h"
 #include "blktrace.h"
 #include "csv.h"
 #include "graphs.h"
+#include "movie.h"
 #include "options.h"
 #include "ptag.h"
+#include "record.h"
 #include "summary.h"
 #include "tagger.h"
 
@@ -66,6 +70,22 @@ static void print_help(void)
 "      --top N           with tags, the N largest get colours (default 8)\n"
 "      --csv DIR         also write each graph's series as DIR/GRAPH.csv\n"
 "      --dir r|w|rw      directions the latency graphs show (default rw)\n"
+"Recording (root)\n"
+"  -d, --device DEV      trace this block device (repeat for several)\n"
+"  -D, --dir-out DIR     where the recorded NAME.blktrace.N files go (.)\n"
+"  -p, --prog PROG [ARGS...]  run the workload while tracing (the rest of\n"
+"                        the command line; one quoted word runs through sh);\n"
+"                        without -p, record until interrupted\n"
+"      --tracer blktrace|ftrace|auto  how to trace (auto: blktrace, else\n"
+"                        the kernel's ftrace blk tracer)\n"
+"  -F, --fio-log FILE[@SECONDS]  add a fio bandwidth log (write_bw_log) as\n"
+"                        a graph; @SECONDS: the job started that late\n"
+"Movies\n"
+"      --movie[=spindle|rect]  a video of the I/O as it happened; -o names\n"
+"                        it: .mp4 (H.264), .webm (VP9), .ogv (Theora), .gif\n"
+"      --fps N           frames per second (default 20)\n"
+"      --movie-length SECONDS  length of the video (default: the trace's)\n"
+"  -K, --keep-frames DIR also keep every frame as DIR/frame-NNNNNN.png\n"
 "  -P, --per-process     tag I/O by the process that queued it\n"
 "      --merge-comm      with -P, one tag per process name, not per pid\n"
 "  -T, --tagger 'COMMAND [ARGS]'  tag I/O with an external tagger program\n"
@@ -131,6 +151,10 @@ enum long_only {
 	OPT_CSV,
 	OPT_DIR,
 	OPT_TAGGER_TIMEOUT,
+	OPT_MOVIE,
+	OPT_FPS,
+	OPT_MOVIE_LENGTH,
+	OPT_TRACER,
 };
 
 static const struct option long_options[] = {
@@ -156,12 +180,22 @@ static const struct option long_options[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "csv", required_argument, NULL, OPT_CSV },
 	{ "dir", required_argument, NULL, OPT_DIR },
+	{ "device", required_argument, NULL, 'd' },
+	{ "dir-out", required_argument, NULL, 'D' },
+	{ "prog", required_argument, NULL, 'p' },
+	{ "tracer", required_argument, NULL, OPT_TRACER },
+	{ "fio-log", required_argument, NULL, 'F' },
+	{ "movie", optional_argument, NULL, OPT_MOVIE },
+	{ "fps", required_argument, NULL, OPT_FPS },
+	{ "movie-length", required_argument, NULL, OPT_MOVIE_LENGTH },
+	{ "keep-frames", required_argument, NULL, 'K' },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char short_options[] = "t:l:x:y:a:PT:o:O:N:w:h:c:r:";
+/* "+": stop at the first word that is not an option (-p PROG ARGS...). */
+static const char short_options[] = "+t:l:x:y:a:PT:o:O:N:w:h:c:r:K:d:D:p:F:";
 
 static double parse_seconds(const char *arg, const char *opt)
 {
@@ -190,6 +224,31 @@ static void pick_graph(struct options *o, int c, const char *name)
 		list[(*n)++] = name;
 }
 
+/*
+ * -p PROG [ARGS...]: the rest of the command line is the workload. One
+ * word with spaces ("fio job.fio") runs through the shell.
+ */
+static void take_workload(struct options *o, int argc, char **argv,
+			  const char *prog)
+{
+	static char sh[] = "/bin/sh", dash_c[] = "-c";
+	int n = argc - optind, i;
+
+	o->prog_argv = calloc((size_t)n + 4, sizeof(*o->prog_argv));
+	if (!o->prog_argv)
+		usage_error("%s", "out of memory");
+	if (n == 0 && strpbrk(prog, " \t;|&<>$'\"")) {
+		o->prog_argv[0] = sh;
+		o->prog_argv[1] = dash_c;
+		o->prog_argv[2] = (char *)prog;
+	} else {
+		o->prog_argv[0] = (char *)prog;
+		for (i = 0; i < n; i++)
+			o->prog_argv[i + 1] = argv[optind + i];
+	}
+	optind = argc;
+}
+
 static void parse_action(struct options *o, const char *arg)
 {
 	if (!strcmp(arg, "Q"))
@@ -200,6 +259,22 @@ static void parse_action(struct options *o, const char *arg)
 		o->analysis.iomap_action = BLK_TA_COMPLETE;
 	else
 		usage_error("-a %s: the action is Q, D or C", arg);
+}
+
+/* Recording writes NAME.blktrace.N: NAME from -t, or the device's name. */
+static void recording_defaults(struct options *o)
+{
+	const char *base = strrchr(o->devices[0], '/');
+
+	if (o->n_trace_args > 1)
+		usage_error("%s", "recording writes one trace: give at most one -t NAME");
+	if (!o->n_trace_args &&
+	    append(&o->trace_args, &o->n_trace_args,
+		   base ? base + 1 : o->devices[0]))
+		usage_error("%s", "out of memory");
+	if (strchr(o->trace_args[0], '/'))
+		usage_error("-t %s: with -d, -t is a name; give the directory with -D",
+			    o->trace_args[0]);
 }
 
 static void parse_args(int argc, char **argv, struct options *o)
@@ -305,6 +380,51 @@ static void parse_args(int argc, char **argv, struct options *o)
 			else
 				usage_error("--dir %s: r, w or rw", optarg);
 			break;
+		case 'd':
+			if (append(&o->devices, &o->n_devices, optarg))
+				usage_error("%s", "out of memory");
+			break;
+		case 'D':
+			o->record_dir = optarg;
+			break;
+		case 'p':
+			take_workload(o, argc, argv, optarg);
+			break;
+		case OPT_TRACER:
+			if (!strcmp(optarg, "blktrace"))
+				o->tracer = RECORD_BLKTRACE;
+			else if (!strcmp(optarg, "ftrace"))
+				o->tracer = RECORD_FTRACE;
+			else if (!strcmp(optarg, "auto"))
+				o->tracer = RECORD_AUTO;
+			else
+				usage_error("--tracer %s: blktrace, ftrace or auto",
+					    optarg);
+			break;
+		case 'F':
+			if (append(&o->fio_logs, &o->n_fio_logs, optarg))
+				usage_error("%s", "out of memory");
+			break;
+		case OPT_MOVIE:
+			if (!optarg || !strcmp(optarg, "spindle"))
+				o->movie = MOVIE_SPINDLE;
+			else if (!strcmp(optarg, "rect"))
+				o->movie = MOVIE_RECT;
+			else
+				usage_error("--movie=%s: the style is spindle or rect",
+					    optarg);
+			break;
+		case OPT_FPS:
+			o->fps = (int)parse_positive(optarg,
+				"--fps %s: frames per second from 1 to 120", 120);
+			break;
+		case OPT_MOVIE_LENGTH:
+			o->movie_length_s = parse_seconds(optarg,
+							  "--movie-length");
+			break;
+		case 'K':
+			o->keep_frames_dir = optarg;
+			break;
 		case OPT_HELP:
 			print_help();
 			exit(0);
@@ -322,6 +442,10 @@ static void parse_args(int argc, char **argv, struct options *o)
 	}
 	if (optind < argc)
 		usage_error("%s: unexpected argument", argv[optind]);
+	if (o->n_devices)
+		recording_defaults(o);
+	else if (o->prog_argv || o->record_dir || o->tracer)
+		usage_error("%s", "-p, -D and --tracer go with -d DEVICE (recording)");
 	if (!o->n_trace_args)
 		usage_error("%s", "no trace: give one with -t");
 	if (o->n_labels > o->n_trace_args)
@@ -332,7 +456,21 @@ static void parse_args(int argc, char **argv, struct options *o)
 		usage_error("%s", "-P and -T both tag: give one of them");
 	if (!o->output && o->summary == SUMMARY_NONE && !o->csv_dir)
 		o->output = "trace.svg";
-	if (o->output) {
+	if (o->movie) {
+		enum movie_container c;
+		struct iow_error err;
+
+		if (!o->output)
+			usage_error("%s", "--movie needs -o FILE (.mp4, .webm, .ogv or .gif)");
+		if (movie_container_from_name(o->output, &c, &err) < 0)
+			usage_error("%s", err.msg);
+		if ((o->graph_width & 1) || (o->graph_height & 1))
+			usage_error("%s", "movie frames need an even -w and -h (the encoder's yuv420p halves them)");
+		if (!o->fps)
+			o->fps = 20;
+	} else if (o->fps || o->movie_length_s > 0 || o->keep_frames_dir) {
+		usage_error("%s", "--fps, --movie-length and -K go with --movie");
+	} else if (o->output) {
 		enum plot_format fmt;
 		struct iow_error err;
 
@@ -463,6 +601,63 @@ static int analyse_trace(const struct options *o,
 	return r;
 }
 
+/* NAME.mpstat beside a trace (recorded with it): CPU graphs. */
+static int load_cpustat(const struct trace_source *src,
+			struct trace_result *res, struct iow_error *err)
+{
+	char path[4096];
+	const char *dot;
+	size_t len = strlen(src->name);
+
+	if (src->kind == TRACE_STDIN)
+		return 0;
+	dot = strrchr(src->name, '.');
+	if (src->kind == TRACE_DUMP && dot && !strchr(dot, '/'))
+		len = (size_t)(dot - src->name);
+	snprintf(path, sizeof(path), "%.*s.mpstat", (int)len, src->name);
+	if (access(path, F_OK) < 0)
+		return 0;
+	res->cpu = calloc(1, sizeof(*res->cpu));
+	if (!res->cpu)
+		return iow_fail(err, "out of memory");
+	return cpustat_load(path, res->cpu, err);
+}
+
+static int load_fio_logs(const struct options *o, struct trace_result *res,
+			 struct iow_error *err)
+{
+	size_t i;
+
+	if (!o->n_fio_logs)
+		return 0;
+	res->fio = calloc(o->n_fio_logs, sizeof(*res->fio));
+	if (!res->fio)
+		return iow_fail(err, "out of memory");
+	for (i = 0; i < o->n_fio_logs; i++) {
+		struct fio_input *in = &res->fio[i];
+		char *at, *end;
+
+		/* fio stamps a job's log from that job's start (after its
+		 * startdelay): FILE@SECONDS says where that is. */
+		in->path = strdup(o->fio_logs[i]);
+		if (!in->path)
+			return iow_fail(err, "out of memory");
+		res->n_fio = i + 1;
+		at = strrchr(in->path, '@');
+		if (at && at[1]) {
+			double off = strtod(at + 1, &end);
+
+			if (*end == '\0' && isfinite(off) && off >= 0) {
+				*at = '\0';
+				in->offset_s = off;
+			}
+		}
+		if (fiolog_load(in->path, &in->log, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 struct run {
 	struct trace_list sources;
 	const char **labels;	/* per source */
@@ -497,11 +692,67 @@ static void run_free(struct run *run)
 {
 	size_t i;
 
-	for (i = 0; i < run->n_done; i++)
-		analysis_free(&run->results[i].analysis);
+	for (i = 0; i < run->n_done; i++) {
+		struct trace_result *r = &run->results[i];
+		size_t j;
+
+		analysis_free(&r->analysis);
+		if (r->cpu)
+			cpustat_free(r->cpu);
+		free(r->cpu);
+		for (j = 0; j < r->n_fio; j++) {
+			fiolog_free(&r->fio[j].log);
+			free(r->fio[j].path);
+		}
+		free(r->fio);
+	}
 	free(run->results);
 	free(run->labels);
 	trace_list_free(&run->sources);
+}
+
+/*
+ * -d: trace the devices while the workload runs, then read what was
+ * recorded as -t DIR/NAME. Tracing failures end the run; the workload's
+ * own status is reported.
+ */
+static int record(struct options *o, struct record_result *res,
+		  struct iow_error *err, char *path, size_t path_len)
+{
+	struct record_opts ro = {
+		.devices = o->devices,
+		.n_devices = o->n_devices,
+		.dir = o->record_dir ? o->record_dir : ".",
+		.name = o->trace_args[0],
+		.prog_argv = o->prog_argv,
+		.tracer = (enum record_tracer)o->tracer,
+		.with_mpstat = 1,
+	};
+
+	if (!o->prog_argv)
+		fprintf(stderr, "iowatcher: recording %s until interrupted (Ctrl-C)\n",
+			o->devices[0]);
+	if (record_run(&ro, res, err) < 0)
+		return -1;
+	fprintf(stderr, "iowatcher: recorded %llu events with %s%s%s",
+		(unsigned long long)res->events_written,
+		record_tracer_name(res->used),
+		res->fallback_reason[0] ? " (blktrace: " : "",
+		res->fallback_reason[0] ? res->fallback_reason : "");
+	fprintf(stderr, "%s\n", res->fallback_reason[0] ? ")" : "");
+	if (res->events_lost)
+		fprintf(stderr, "iowatcher: warning: the kernel lost %llu events\n",
+			(unsigned long long)res->events_lost);
+	if (o->prog_argv && WIFEXITED(res->workload_status) &&
+	    WEXITSTATUS(res->workload_status))
+		fprintf(stderr, "iowatcher: the workload exited with status %d\n",
+			WEXITSTATUS(res->workload_status));
+	else if (o->prog_argv && WIFSIGNALED(res->workload_status))
+		fprintf(stderr, "iowatcher: the workload was killed by signal %d\n",
+			WTERMSIG(res->workload_status));
+	snprintf(path, path_len, "%s/%s", ro.dir, o->trace_args[0]);
+	o->trace_args[0] = path;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -509,10 +760,15 @@ int main(int argc, char **argv)
 	struct options opts;
 	struct iow_error err = { "" };
 	struct run run = { { NULL, 0 }, NULL, NULL, 0 };
+	struct record_result recorded;
+	char record_path[4096];
 	int status = 0;
 	size_t i;
 
 	parse_args(argc, argv, &opts);
+	if (opts.n_devices && record(&opts, &recorded, &err, record_path,
+				     sizeof(record_path)) < 0)
+		goto fail;
 	if (find_sources(&opts, &run, &err) < 0)
 		goto fail;
 	run.results = calloc(run.sources.n, sizeof(*run.results));
@@ -525,12 +781,19 @@ int main(int argc, char **argv)
 
 		res->label = run.labels[i];
 		res->source = run.sources.items[i].name;
+		if (opts.n_devices)
+			res->recorder = record_tracer_name(recorded.used);
 		run.n_done = i + 1;
-		if (analyse_trace(&opts, &run.sources.items[i], res, &err) < 0)
+		if (analyse_trace(&opts, &run.sources.items[i], res, &err) < 0 ||
+		    load_cpustat(&run.sources.items[i], res, &err) < 0 ||
+		    (i == 0 && load_fio_logs(&opts, res, &err) < 0))
 			goto fail;
 	}
-	if (opts.output && graphs_render(&opts, run.results, run.n_done,
-					 &err) < 0)
+	if (opts.movie && movie_render(&opts, run.results, run.n_done,
+				       &err) < 0)
+		goto fail;
+	if (!opts.movie && opts.output &&
+	    graphs_render(&opts, run.results, run.n_done, &err) < 0)
 		goto fail;
 	if (opts.csv_dir && csv_export(&opts, run.results, run.n_done,
 				       &err) < 0)
@@ -546,6 +809,9 @@ fail:
 out:
 	free(opts.trace_args);
 	free(opts.labels);
+	free(opts.devices);
+	free(opts.prog_argv);
+	free(opts.fio_logs);
 	run_free(&run);
 	return status;
 }

@@ -11,6 +11,7 @@
 #include "analysis.h"
 
 enum summary_mode { SUMMARY_NONE, SUMMARY_TEXT, SUMMARY_JSON };
+enum movie_style { MOVIE_NONE, MOVIE_SPINDLE, MOVIE_RECT };
 
 #define MAX_GRAPH_PICKS 64
 
@@ -40,6 +41,20 @@ struct options {
 	const char *tagger;		/* -T */
 	double tagger_timeout_s;	/* --tagger-timeout */
 	int top_tags;			/* --top */
+	/* recording */
+	const char **devices;		/* -d */
+	size_t n_devices;
+	const char *record_dir;		/* -D */
+	char **prog_argv;		/* -p: the workload */
+	int tracer;			/* --tracer: enum record_tracer */
+	/* fio bandwidth logs, -F */
+	const char **fio_logs;
+	size_t n_fio_logs;
+	/* movies */
+	enum movie_style movie;		/* --movie[=spindle|rect] */
+	int fps;			/* --fps, default 20 */
+	double movie_length_s;		/* --movie-length: video seconds */
+	const char *keep_frames_dir;	/* -K: also keep frames as PNG */
 	/* export */
 	const char *csv_dir;		/* --csv */
 	int latency_dirs;		/* --dir: bit 0 reads, bit 1 writes */

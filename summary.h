@@ -8,12 +8,24 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "cpustat.h"
+#include "fiolog.h"
+
+/* A fio log given with -F, drawn beside the traces. */
+struct fio_input {
+	char *path;
+	double offset_s;	/* -F FILE@SECONDS: when the job started */
+	struct fiolog log;
+};
 
 struct trace_result {
 	const char *label;
 	const char *source;
 	const char *recorder;	/* "blktrace" or "ftrace" when recorded */
 	struct analysis analysis;
+	struct cpustat *cpu;	/* NAME.mpstat beside the trace, or NULL */
+	struct fio_input *fio;	/* -F logs (on the first trace), n_fio */
+	size_t n_fio;
 };
 
 void summary_print_text(FILE *out, const struct trace_result *traces,

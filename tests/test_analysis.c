@@ -319,6 +319,20 @@ static void test_io_map_rows_cover_offsets(void)
 	analysis_free(&a);
 }
 
+static void test_request_size_quantiles_are_exact_for_powers_of_two(void)
+{
+	int i;
+
+	start(NULL);
+	for (i = 0; i < 10; i++)
+		io(i * 10000, i * 10000 + 1, i * 10000 + 2, 1, i * 1000,
+		   i < 7 ? 4096 : 65536);
+	analysis_finish(&a);
+	CHECK_EQ_INT(analysis_bin_size_q(&a, 0, DIR_WRITE, 0.5), 4096);
+	CHECK_EQ_INT(analysis_bin_size_q(&a, 0, DIR_WRITE, 0.9), 65536);
+	analysis_free(&a);
+}
+
 int main(void)
 {
 	RUN_TEST(test_completions_counted_per_direction);
@@ -335,5 +349,6 @@ int main(void)
 	RUN_TEST(test_tag_of_queue_wins_over_issue);
 	RUN_TEST(test_inflight_memory_is_swept_when_completions_are_lost);
 	RUN_TEST(test_io_map_rows_cover_offsets);
+	RUN_TEST(test_request_size_quantiles_are_exact_for_powers_of_two);
 	return check_report();
 }
