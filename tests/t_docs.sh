@@ -17,7 +17,7 @@ graphs=$(sed -n '/^Graphs/,$p' "$TMP/help" | sed -n 's/^  \([a-z0-9-]*\) .*/\1/p
 [ -n "$graphs" ] || fail "--help lists the graphs"
 for g in $graphs; do
 	esc=$(printf '%s' "$g" | sed 's/-/\\\\-/g')
-	check "graph $g in the man page" grep -q "^\\.B $esc\$" "$TOP/iowatcher.1"
+	check "graph $g in the man page" grep -q "^\\.BR* .*$esc" "$TOP/iowatcher.1"
 done
 check "README names the two set-up commands" sh -c "grep -q 'make demo' '$TOP/README.md' && grep -q 'make check' '$TOP/README.md'"
 finish

@@ -1,0 +1,83 @@
+#!/bin/sh
+# t_record_cli.sh: iowatcher -d DEV -p WORKLOAD end to end on a loop
+# device: the summary's bytes equal what the workload moved, the picture
+# shows it, the kernel's tracing state is put back, an interrupt mid-run
+# leaves a readable trace and no workload running, and the failures
+# (not root, no such device) are one line and exit 1.
+. "$(dirname "$0")/lib.sh"
+T=/sys/kernel/debug/tracing
+if [ "$(id -u)" != 0 ]; then skip "recording: needs root"; finish; exit; fi
+if ! command -v losetup >/dev/null; then skip "recording: no losetup"; finish; exit; fi
+[ -d "$T" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+if [ ! -w "$T/current_tracer" ] || ! grep -qw blk "$T/available_tracers"; then
+	skip "recording: no tracefs with the blk tracer"; finish; exit
+fi
+truncate -s 64M "$TMP/disk.img"
+LOOP=$(losetup -f --show "$TMP/disk.img" 2>/dev/null) || {
+	skip "recording: no loop device"; finish; exit; }
+trap 'losetup -d "$LOOP" 2>/dev/null; rm -rf "$TMP"' EXIT
+DEVNAME=$(basename "$LOOP")
+
+state() { echo "$(cat $T/current_tracer) $(grep -o '^no\?bin$' $T/trace_options) $(cat /sys/block/$DEVNAME/trace/enable) $(cat $T/tracing_on)"; }
+before=$(state)
+json() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
+bytes() { json "$1" "sum(x['$2']['bytes'] for t in d['traces'] for x in t['devices'])"; }
+
+"$IOW" -d "$LOOP" -D "$TMP" -t ddw -o "$TMP/ddw.png" --summary=json \
+	-p "dd if=/dev/zero of=$LOOP bs=512k count=8 oflag=direct status=none" \
+	> "$TMP/ddw.json" 2> "$TMP/err"
+check "dd write: 4 MiB written in the summary" [ "$(bytes "$TMP/ddw.json" write)" = 4194304 ]
+check "dd write: recorder named" [ -n "$(json "$TMP/ddw.json" "d['traces'][0].get('recorder', '')")" ]
+check "dd write: per-CPU files written" [ -f "$TMP/ddw.blktrace.0" ]
+check "dd write: CPU use recorded beside" [ -s "$TMP/ddw.mpstat" ]
+check "dd write: the picture shows writes" [ "$("$TOP/tests/tools/pngprobe" "$TMP/ddw.png" 0 0 3000 3000 D55E00)" -gt 0 ]
+check "tracing state restored after a run ($(state))" [ "$(state)" = "$before" ]
+
+"$IOW" -d "$LOOP" -D "$TMP" -t ddr --summary=json \
+	-p dd if="$LOOP" of=/dev/null bs=256k count=8 iflag=direct status=none \
+	> "$TMP/ddr.json" 2> "$TMP/err"
+check "dd read (argv form): 2 MiB read" [ "$(bytes "$TMP/ddr.json" read)" = 2097152 ]
+
+if command -v fio >/dev/null; then
+	"$IOW" -d "$LOOP" -D "$TMP" -t fio --summary=json \
+		-p "fio --name=rw --filename=$LOOP --rw=randrw --bs=4k --direct=1 --size=8M --io_size=2M --ioengine=psync --output=$TMP/fio.out" \
+		> "$TMP/fio.json" 2> "$TMP/err"
+	total=$(($(bytes "$TMP/fio.json" read) + $(bytes "$TMP/fio.json" write)))
+	check "fio randrw: read + written = 2 MiB ($total)" [ "$total" = 2097152 ]
+else
+	skip "fio workload: fio not installed"
+fi
+
+"$IOW" -d "$LOOP" -D "$TMP" -t fail --summary -p "exit 3" > /dev/null 2> "$TMP/err"; rc=$?
+check "a failing workload is reported" grep -q "workload exited with status 3" "$TMP/err"
+check "a failing workload still plots (exit 0)" [ $rc = 0 ]
+
+# Interrupt mid-run: the workload's group is stopped, the trace is kept.
+"$IOW" -d "$LOOP" -D "$TMP" -t intr --summary=json \
+	-p "while :; do dd if=$LOOP of=/dev/null bs=4k count=4000 iflag=direct status=none; done" \
+	> "$TMP/intr.json" 2> "$TMP/err" &
+pid=$!
+sleep 3
+running=0; kill -0 $pid 2>/dev/null && running=1
+kill -INT $pid
+wait $pid; rc=$?
+sleep 0.5
+check "interrupted run ends cleanly (exit $rc)" [ $rc = 0 ]
+check "interrupted run: still running when interrupted" [ $running = 1 ]
+check "interrupted run: what was recorded is summarised" [ "$(bytes "$TMP/intr.json" read)" -gt 0 ]
+check "interrupted run: the trace reads again" sh -c "'$IOW' -t '$TMP/intr' --summary=json -o '$TMP/intr.svg' > /dev/null"
+check "interrupted run: no workload left running" [ -z "$(pgrep -f "count=4000 iflag")" ]
+check "tracing state restored after an interrupt" [ "$(state)" = "$before" ]
+
+"$IOW" -d /dev/no-such-disk -p true > /dev/null 2> "$TMP/err"; rc=$?
+check "no such device: exit 1, one line" [ $rc = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ]
+if command -v setpriv >/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$IOW" -d "$LOOP" -D /tmp -t np -p true > /dev/null 2> "$TMP/err"; rc=$?
+	check "not root: exit 1, one line ($(cat "$TMP/err"))" [ $rc = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ]
+else
+	skip "not root: setpriv not installed"
+fi
+"$IOW" -p true -t x > /dev/null 2> "$TMP/err"; rc=$?
+check "-p without -d is a usage error" [ $rc = 2 ]
+finish
