@@ -61,9 +61,13 @@ deps:
 
 demo: deps
 	$(MAKE) iowatcher
-	./iowatcher -t samples/fio-randrw -o samples/fio-randrw.png
-	./iowatcher -t ../shared/traces/centos7-sda -o samples/centos7-sda.svg --summary
-	@echo "demo: wrote samples/fio-randrw.png and samples/centos7-sda.svg"
+	./iowatcher -t samples/fio-randrw -F samples/fio-randrw_bw.1.log \
+		-F samples/fio-randrw_bw.2.log@3 -o samples/fio-randrw.png --summary
+	./iowatcher -t samples/fio-randrw -O latency -O latency-heatmap \
+		-O latency-hist -O q2d-d2c -o samples/fio-randrw-latency.png
+	./iowatcher -t ../shared/traces/centos7-sda -P -O io -O tput \
+		-O latency -o samples/centos7-sda-by-process.png
+	@echo "demo: wrote samples/fio-randrw.png, samples/fio-randrw-latency.png and samples/centos7-sda-by-process.png"
 
 check: deps
 	$(MAKE) all $(TEST_BINS)

@@ -775,6 +775,40 @@ static size_t trace_panels(const struct graph_ctx *ctx)
 
 /* Heat-map rows per power of two of latency. */
 #define LAT_ROWS_PER_OCTAVE 4
+/* Heat maps merge time bins down to about this many columns, so that
+ * a cell's colour is a count worth reading, not speckle of ones. */
+#define HEATMAP_COLUMNS 200
+
+/*
+ * cells[rows][cols] summed over gx columns and gy rows into a new array
+ * of *cols_out x *rows_out; NULL when out of memory.
+ */
+static uint32_t *merge_cells(const uint32_t *cells, size_t cols, size_t rows,
+			     size_t gx, size_t gy, size_t *cols_out,
+			     size_t *rows_out)
+{
+	size_t nc = (cols + gx - 1) / gx, nr = (rows + gy - 1) / gy, r, c;
+	uint32_t *out = calloc(nc * nr + 1, sizeof(*out));
+
+	if (!out)
+		return NULL;
+	for (r = 0; r < rows; r++)
+		for (c = 0; c < cols; c++) {
+			uint32_t *o = &out[(r / gy) * nc + c / gx];
+			uint64_t v = (uint64_t)*o + cells[r * cols + c];
+
+			*o = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+		}
+	*cols_out = nc;
+	*rows_out = nr;
+	return out;
+}
+
+static size_t heatmap_group(size_t n_bins)
+{
+	return n_bins > HEATMAP_COLUMNS ?
+		       (n_bins + HEATMAP_COLUMNS - 1) / HEATMAP_COLUMNS : 1;
+}
 
 /* The latency range (ns) any selected direction of trace t reaches. */
 static int latency_extent(const struct analysis *a, int dirs, double *lo,
@@ -866,14 +900,21 @@ static int draw_latency_cells(const struct graph_ctx *ctx, size_t panel,
 	}
 	plot_panel_set_y_log(pp, lo, hi);
 	if (!scatter) {
+		size_t g = heatmap_group(a->n_bins), mc, mr;
+		uint32_t *merged;
+
 		cells = latency_cells(a, dirs, lo, hi, &rows);
 		if (!cells)
 			return iow_fail(err, "out of memory");
-		plot_heatmap(pp, cells, (int)a->n_bins, rows,
-			     analysis_bin_start_s(a, 0),
-			     analysis_bin_start_s(a, a->n_bins), lo, hi,
-			     "I/Os");
+		merged = merge_cells(cells, a->n_bins, (size_t)rows, g, 1, &mc,
+				     &mr);
 		free(cells);
+		if (!merged)
+			return iow_fail(err, "out of memory");
+		plot_heatmap(pp, merged, (int)mc, (int)mr,
+			     analysis_bin_start_s(a, 0),
+			     analysis_bin_start_s(a, mc * g), lo, hi, "I/Os");
+		free(merged);
 		return 0;
 	}
 	/* The scatter: each direction its own density raster. */
@@ -948,13 +989,22 @@ static int draw_offset_heatmap(const struct graph_ctx *ctx, size_t panel,
 			kib > UINT32_MAX ? UINT32_MAX : (uint32_t)kib;
 	}
 	analysis_map_row_bytes(a, (size_t)d, 0, &row_lo, &row_hi);
-	plot_heatmap(pp, cells, (int)a->n_bins, IOMAP_ROWS,
-		     analysis_bin_start_s(a, 0),
-		     analysis_bin_start_s(a, a->n_bins),
-		     row_lo / 1048576.0 / unit,
-		     (row_lo / 1048576.0 + (double)(row_hi - row_lo) *
-		      IOMAP_ROWS / 1048576.0) / unit, "KiB");
-	free(cells);
+	{
+		size_t g = heatmap_group(a->n_bins), mc, mr;
+		uint32_t *merged = merge_cells(cells, a->n_bins, IOMAP_ROWS, g,
+					       4, &mc, &mr);
+
+		free(cells);
+		if (!merged)
+			return iow_fail(err, "out of memory");
+		plot_heatmap(pp, merged, (int)mc, (int)mr,
+			     analysis_bin_start_s(a, 0),
+			     analysis_bin_start_s(a, mc * g),
+			     row_lo / 1048576.0 / unit,
+			     (row_lo / 1048576.0 + (double)(row_hi - row_lo) *
+			      IOMAP_ROWS / 1048576.0) / unit, "KiB");
+		free(merged);
+	}
 	return 0;
 }
 
@@ -1357,13 +1407,16 @@ void graph_ctx_init(struct graph_ctx *ctx, const struct options *o,
 		ctx->x_max = ctx->x_min + 1;
 }
 
-/* A class with no I/O at all (reads in a write-only trace) is left out. */
-static int series_empty(const struct graph_series *s)
+/*
+ * A class with no I/O at all (reads in a write-only trace) is left out;
+ * a percentage of 0 (no %irq) is data and stays.
+ */
+static int series_empty(const struct graph_series *s, int zero_is_data)
 {
 	size_t i;
 
 	for (i = 0; i < s->n; i++)
-		if (!isnan(s->y[i]) && s->y[i] != 0)
+		if (!isnan(s->y[i]) && (zero_is_data || s->y[i] != 0))
 			return 0;
 	return 1;
 }
@@ -1489,15 +1542,16 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		set_data_x(pp, &set);
 	else
 		plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
+	/* Headroom, so a flat line at the top is not drawn on the frame. */
 	if (g->percent)
-		plot_panel_set_y(pp, 0, top > 50 ? 100 : top > 0 ? top : 1);
+		plot_panel_set_y(pp, 0, top > 50 ? 100 : top > 0 ? top * 1.05 : 1);
 	else
-		plot_panel_set_y(pp, 0, top > 0 ? top : 1);
+		plot_panel_set_y(pp, 0, top > 0 ? top * 1.05 : 1);
 	for (i = 0; i < set.n && n_legend < 64; i++) {
 		const struct graph_series *s = &set.items[i];
 		const char *cut;
 
-		if (series_empty(s) || s->role == ROLE_P90 ||
+		if (series_empty(s, g->percent) || s->role == ROLE_P90 ||
 		    s->role == ROLE_P99 || s->role == ROLE_MAX ||
 		    s->role == ROLE_RANGE_HI)
 			continue;
@@ -1515,7 +1569,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	for (i = 0; i < set.n; i++) {
 		const struct graph_series *s = &set.items[i], *up;
 
-		if (series_empty(s))
+		if (series_empty(s, g->percent))
 			continue;
 		switch (s->role) {
 		case ROLE_LINE:
@@ -1554,7 +1608,8 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		plot_line(pp, s->x, s->y, s->n, s->color, 1.6);
 	}
 	if (!n_legend)
-		plot_panel_note(pp, "no I/O in range");
+		plot_panel_note(pp, g->percent ? "no samples in range" :
+						 "no I/O in range");
 	series_set_free(&set);
 	return 0;
 }
