@@ -22,20 +22,7 @@
 
 /* ---- classes: what one line or one raster colour stands for ---- */
 
-struct io_class {
-	char label[128];
-	int color;
-	size_t trace;
-	int dir;		/* DIR_READ, DIR_WRITE, or -1 (a tag class) */
-};
-
-struct class_list {
-	struct io_class *items;
-	size_t n;
-	size_t **slot_class;	/* per trace: tag slot -> class, or SIZE_MAX */
-};
-
-static void class_list_free(struct class_list *cl, size_t n_traces)
+void class_list_free(struct class_list *cl, size_t n_traces)
 {
 	size_t t;
 
@@ -150,7 +137,7 @@ static int dir_color(const struct graph_ctx *ctx, size_t t, int d)
 	return (int)t + (d == DIR_WRITE && ctx->both_dirs ? LIGHTER : 0);
 }
 
-static int build_classes(const struct graph_ctx *ctx, struct class_list *cl)
+int build_classes(const struct graph_ctx *ctx, struct class_list *cl)
 {
 	int next_color = 0;
 	size_t t;

@@ -86,6 +86,28 @@ struct graph_def {
 	int percent;		/* y is 0..100 % */
 };
 
+/*
+ * What one line or one raster colour stands for: a trace's reads or
+ * writes, or one of its top tags (the rest of its tags share "other").
+ * The movie colours its I/O by the same rule as the still graphs.
+ */
+struct io_class {
+	char label[128];
+	int color;
+	size_t trace;
+	int dir;		/* DIR_READ, DIR_WRITE, or -1 (a tag class) */
+};
+
+struct class_list {
+	struct io_class *items;
+	size_t n;
+	size_t **slot_class;	/* per trace: tag slot -> class, or SIZE_MAX */
+};
+
+/* Fills cl (free it with class_list_free even on failure). */
+int build_classes(const struct graph_ctx *ctx, struct class_list *cl);
+void class_list_free(struct class_list *cl, size_t n_traces);
+
 extern const struct graph_def graph_table[];
 extern const size_t graph_table_len;
 
