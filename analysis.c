@@ -1032,6 +1032,14 @@ double analysis_bin_span_s(const struct analysis *a, size_t i)
 	return span;
 }
 
+const uint32_t *analysis_bin_lat_hist(const struct analysis *a, size_t i,
+				      int dir)
+{
+	if (!a->lat_hist || i >= a->n_bins)
+		return NULL;
+	return lat_hist_at(a, i, dir);
+}
+
 double analysis_bin_latency_q(const struct analysis *a, size_t i, int dir,
 			      double q)
 {

@@ -152,6 +152,9 @@ double analysis_duration_s(const struct analysis *a);
 double analysis_bin_start_s(const struct analysis *a, size_t i);
 /* Seconds bin i covers: its width, less for the trace's last bin. */
 double analysis_bin_span_s(const struct analysis *a, size_t i);
+/* Bin i's D2C histogram of direction dir (LAT_BIN_BUCKETS), or NULL. */
+const uint32_t *analysis_bin_lat_hist(const struct analysis *a, size_t i,
+				      int dir);
 /* Latency quantile q of bin i (dir, or -1 for both) in ns; 0 if empty. */
 double analysis_bin_latency_q(const struct analysis *a, size_t i, int dir,
 			      double q);

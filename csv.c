@@ -155,10 +155,9 @@ static void write_latency_cells(FILE *f, const struct graph_ctx *ctx)
 
 		for (i = 0; a->lat_hist && i < a->n_bins; i++)
 			for (d = 0; d < N_DIRS; d++) {
-				const uint32_t *h = a->lat_hist +
-					(i * N_DIRS + (size_t)d) * LAT_BIN_BUCKETS;
+				const uint32_t *h = analysis_bin_lat_hist(a, i, d);
 
-				if (!(ctx->opts->latency_dirs & (1 << d)))
+				if (!h || !(ctx->opts->latency_dirs & (1 << d)))
 					continue;
 				for (k = 0; k < LAT_BIN_BUCKETS; k++) {
 					if (!h[k])
@@ -225,6 +224,7 @@ int csv_export(const struct options *o, const struct trace_result *traces,
 		f = fopen(tmp, "w");
 		if (!f)
 			return iow_fail(err, "%s: %s", path, strerror(errno));
+		ctx.graph = sel[i];
 		bad = write_graph(f, &ctx, sel[i]) < 0;
 		bad |= ferror(f);
 		bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;

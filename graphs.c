@@ -843,10 +843,9 @@ static uint32_t *latency_cells(const struct analysis *a, int dirs, double lo,
 		return cells;
 	for (i = 0; i < a->n_bins; i++)
 		for (d = 0; d < N_DIRS; d++) {
-			const uint32_t *h = a->lat_hist +
-				(i * N_DIRS + (size_t)d) * LAT_BIN_BUCKETS;
+			const uint32_t *h = analysis_bin_lat_hist(a, i, d);
 
-			if (!(dirs & (1 << d)) || !a->bins[i].d2c_n[d])
+			if (!h || !(dirs & (1 << d)) || !a->bins[i].d2c_n[d])
 				continue;
 			for (k = 0; k < LAT_BIN_BUCKETS; k++) {
 				double mid;
@@ -1116,11 +1115,13 @@ static int build_cpu(const struct graph_ctx *ctx, struct series_set *out,
 		if (!series_own_x(out, t, label, trace_color(ctx, t),
 				  cs->all.n))
 			return -1;
-		series_label(ctx, t, -1, "least to busiest CPU", label,
+		series_label(ctx, t, -1, "least busy CPU", label,
 			     sizeof(label));
 		if (!series_own_x(out, t, label, trace_color(ctx, t),
-				  cs->all.n) ||
-		    !series_own_x(out, t, label, trace_color(ctx, t),
+				  cs->all.n))
+			return -1;
+		series_label(ctx, t, -1, "busiest CPU", label, sizeof(label));
+		if (!series_own_x(out, t, label, trace_color(ctx, t),
 				  cs->all.n))
 			return -1;
 		all = &out->items[first];
@@ -1152,39 +1153,12 @@ static int build_cpu(const struct graph_ctx *ctx, struct series_set *out,
 	return 0;
 }
 
-static int build_cpu_sys(const struct graph_ctx *ctx, size_t panel,
-			 struct series_set *out)
+/* The mpstat column comes from the graph's table entry. */
+static int build_cpu_field(const struct graph_ctx *ctx, size_t panel,
+			   struct series_set *out)
 {
 	(void)panel;
-	return build_cpu(ctx, out, CPUSTAT_SYS);
-}
-
-static int build_cpu_io(const struct graph_ctx *ctx, size_t panel,
-			struct series_set *out)
-{
-	(void)panel;
-	return build_cpu(ctx, out, CPUSTAT_IOWAIT);
-}
-
-static int build_cpu_irq(const struct graph_ctx *ctx, size_t panel,
-			 struct series_set *out)
-{
-	(void)panel;
-	return build_cpu(ctx, out, CPUSTAT_IRQ);
-}
-
-static int build_cpu_soft(const struct graph_ctx *ctx, size_t panel,
-			  struct series_set *out)
-{
-	(void)panel;
-	return build_cpu(ctx, out, CPUSTAT_SOFT);
-}
-
-static int build_cpu_user(const struct graph_ctx *ctx, size_t panel,
-			  struct series_set *out)
-{
-	(void)panel;
-	return build_cpu(ctx, out, CPUSTAT_USR);
+	return build_cpu(ctx, out, (enum cpustat_field)ctx->graph->field);
 }
 
 static size_t fio_panels(const struct graph_ctx *ctx)
@@ -1288,23 +1262,28 @@ const struct graph_def graph_table[] = {
 	  .y_label_for = io_y_label },
 	{ .name = "cpu-sys", .title = "CPU: system time", .y_label = "%sys",
 	  .help = "CPU %sys from NAME.mpstat beside the trace (all, and per-CPU range)",
-	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_sys,
+	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_field,
+	  .field = CPUSTAT_SYS,
 	  .csv_x = "time_s", .percent = 1 },
 	{ .name = "cpu-io", .title = "CPU: waiting for I/O", .y_label = "%iowait",
 	  .help = "CPU %iowait from NAME.mpstat",
-	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_io,
+	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_field,
+	  .field = CPUSTAT_IOWAIT,
 	  .csv_x = "time_s", .percent = 1 },
 	{ .name = "cpu-irq", .title = "CPU: hard interrupts", .y_label = "%irq",
 	  .help = "CPU %irq from NAME.mpstat",
-	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_irq,
+	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_field,
+	  .field = CPUSTAT_IRQ,
 	  .csv_x = "time_s", .percent = 1 },
 	{ .name = "cpu-soft", .title = "CPU: soft interrupts", .y_label = "%soft",
 	  .help = "CPU %soft from NAME.mpstat",
-	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_soft,
+	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_field,
+	  .field = CPUSTAT_SOFT,
 	  .csv_x = "time_s", .percent = 1 },
 	{ .name = "cpu-user", .title = "CPU: user time", .y_label = "%usr",
 	  .help = "CPU %usr from NAME.mpstat",
-	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_user,
+	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_field,
+	  .field = CPUSTAT_USR,
 	  .csv_x = "time_s", .percent = 1 },
 	{ .name = "fio", .title = "fio bandwidth", .y_label = "MB/s",
 	  .help = "fio's bandwidth logs given with -F (write_bw_log)",
@@ -1535,7 +1514,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	else
 		plot_panel_set_y(pp, 0, top > 0 ? top * 1.05 : 1);
 	for (i = 0; i < set.n && n_legend < 64; i++) {
-		const struct graph_series *s = &set.items[i];
+		const struct graph_series *s = &set.items[i], *up;
 		const char *cut;
 
 		if (series_empty(s, g->percent) || s->role == ROLE_P90 ||
@@ -1548,6 +1527,12 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 			snprintf(band_labels[n_legend], sizeof(band_labels[0]),
 				 "%.*sp50-p90-p99, max", cut ?
 				 (int)(cut - s->label) : 0, s->label);
+			labels[n_legend] = band_labels[n_legend];
+		}
+		if (s->role == ROLE_RANGE_LO &&
+		    (up = next_edge(&set, i, ROLE_RANGE_HI))) {
+			snprintf(band_labels[n_legend], sizeof(band_labels[0]),
+				 "%s to %s", s->label, up->label);
 			labels[n_legend] = band_labels[n_legend];
 		}
 		colors[n_legend++] = s->color;
@@ -1707,6 +1692,7 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 				plot_panel_set_y_format(pp, sel[i]->y_format);
 			if (sel[i]->y_integer)
 				plot_panel_set_y_integer(pp);
+			ctx.graph = sel[i];
 			ret = sel[i]->draw ? sel[i]->draw(&ctx, p, pp, err)
 					   : draw_lines(&ctx, sel[i], p, pp, err);
 			if (layout)

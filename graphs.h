@@ -48,12 +48,15 @@ struct series_set {
 	size_t n;
 };
 
+struct graph_def;
+
 /* What every graph function is given. */
 struct graph_ctx {
 	const struct options *opts;
 	const struct trace_result *traces;
 	size_t n_traces;
 	double x_min, x_max;	/* the time axis of every panel, s */
+	const struct graph_def *graph;	/* the graph being built or drawn */
 	int tagged;		/* any trace carries tags */
 	int both_dirs;		/* some trace has reads and writes */
 };
@@ -84,6 +87,7 @@ struct graph_def {
 	 * column their x goes in, e.g. "time_s" for mpstat samples. */
 	const char *csv_x;
 	int percent;		/* y is 0..100 % */
+	int field;		/* a parameter for build (the mpstat column) */
 };
 
 /*

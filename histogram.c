@@ -44,57 +44,47 @@ static uint64_t rank_of(double q, uint64_t total)
 	return (uint64_t)r;
 }
 
-double hist_quantile(const uint32_t *counts, size_t n, unsigned bits, double q)
+static uint64_t count_at(const void *counts, int wide, size_t i)
 {
-	uint64_t total = 0, seen = 0, rank;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		total += counts[i];
-	if (!total)
-		return 0;
-	rank = rank_of(q, total);
-	for (i = 0; i < n; i++) {
-		seen += counts[i];
-		if (seen >= rank)
-			return bucket_mid(i, bits);
-	}
-	return bucket_mid(n - 1, bits);
+	return wide ? ((const uint64_t *)counts)[i] :
+		      ((const uint32_t *)counts)[i];
 }
 
-size_t hist_quantile_bucket(const uint32_t *counts, size_t n, double q)
+/* The bucket holding the ceil(q * total)-th smallest value; n if empty. */
+static size_t rank_bucket(const void *counts, int wide, size_t n, double q)
 {
 	uint64_t total = 0, seen = 0, rank;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		total += counts[i];
+		total += count_at(counts, wide, i);
 	if (!total)
 		return n;
 	rank = rank_of(q, total);
 	for (i = 0; i < n; i++) {
-		seen += counts[i];
+		seen += count_at(counts, wide, i);
 		if (seen >= rank)
 			return i;
 	}
 	return n - 1;
 }
 
+double hist_quantile(const uint32_t *counts, size_t n, unsigned bits, double q)
+{
+	size_t k = rank_bucket(counts, 0, n, q);
+
+	return k < n ? bucket_mid(k, bits) : 0;
+}
+
+size_t hist_quantile_bucket(const uint32_t *counts, size_t n, double q)
+{
+	return rank_bucket(counts, 0, n, q);
+}
+
 double hist_quantile64(const uint64_t *counts, size_t n, unsigned bits,
 		       double q)
 {
-	uint64_t total = 0, seen = 0, rank;
-	size_t i;
+	size_t k = rank_bucket(counts, 1, n, q);
 
-	for (i = 0; i < n; i++)
-		total += counts[i];
-	if (!total)
-		return 0;
-	rank = rank_of(q, total);
-	for (i = 0; i < n; i++) {
-		seen += counts[i];
-		if (seen >= rank)
-			return bucket_mid(i, bits);
-	}
-	return bucket_mid(n - 1, bits);
+	return k < n ? bucket_mid(k, bits) : 0;
 }
