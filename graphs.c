@@ -1529,13 +1529,17 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 				 (int)(cut - s->label) : 0, s->label);
 			labels[n_legend] = band_labels[n_legend];
 		}
+		colors[n_legend] = s->color;
 		if (s->role == ROLE_RANGE_LO &&
 		    (up = next_edge(&set, i, ROLE_RANGE_HI))) {
 			snprintf(band_labels[n_legend], sizeof(band_labels[0]),
 				 "%s to %s", s->label, up->label);
 			labels[n_legend] = band_labels[n_legend];
 		}
-		colors[n_legend++] = s->color;
+		/* a band's swatch in the band's lighter shade */
+		if (labels[n_legend] == band_labels[n_legend])
+			colors[n_legend] = s->color % LIGHTER + LIGHTER;
+		n_legend++;
 	}
 	plot_legend(pp, labels, colors, n_legend);
 	for (i = 0; i < set.n; i++) {
