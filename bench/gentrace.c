@@ -1,0 +1,1275 @@
+/*
+ * bench/gentrace.c: writes a synthetic but realistic blktrace trace,
+ * one NAME.blktrace.N file per CPU exactly as blktrace lays them out, for
+ * the benchmark and for tests that need traces of any size, record
+ * version or byte order. A few processes do sequential and random reads
+ * and writes on one or more devices; each I/O is Q G [Q M]... I D C with
+ * log-normal device times. Events are produced in time order from a small
+ * heap of in-flight I/Os and appended to per-CPU buffers, so memory stays
+ * flat whatever the trace size. The totals it prints on stderr are an
+ * oracle independent of blkparse and of iowatcher's reader.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "blktrace.h"
+#include "error.h"
+
+#define NSEC_PER_USEC		1000ull
+#define NSEC_PER_MSEC		1000000ull
+#define NSEC_PER_SEC		1000000000ull
+#define BOOT_OFFSET_NS		(5000ull * NSEC_PER_SEC)
+#define SECTOR_SIZE		512u
+#define DEVICE_SECTORS		(1ull << 31)	/* 1 TiB per device */
+#define DEVICE_TAGS		32u		/* requests a device accepts */
+#define MAX_QUEUE_DEPTH		32u
+#define COMM_LEN		16u		/* the kernel's TASK_COMM_LEN */
+#define OUT_BUF_TOTAL		(4u << 20)	/* shared by all CPU buffers */
+#define MAX_CPUS		1024u
+#define MAX_DEVICES		256u
+#define MAX_PIDS		4096u
+#define MAX_RECORD		(BLK_IO_TRACE8_SIZE + COMM_LEN)
+
+struct gen_opts {
+	const char *out_base;	/* DIR/NAME */
+	uint64_t n_events;
+	unsigned ncpus;
+	uint64_t seed;
+	unsigned ndevices;
+	unsigned npids;
+	int v8;
+	int swap;
+	int merges;
+	int bimodal;
+};
+
+/* xoshiro256**: fast, and the same stream for a seed on every machine. */
+struct rng {
+	uint64_t s[4];
+};
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t rng_next(struct rng *r)
+{
+	uint64_t result = rotl(r->s[1] * 5, 7) * 9;
+	uint64_t t = r->s[1] << 17;
+
+	r->s[2] ^= r->s[0];
+	r->s[3] ^= r->s[1];
+	r->s[1] ^= r->s[2];
+	r->s[0] ^= r->s[3];
+	r->s[2] ^= t;
+	r->s[3] = rotl(r->s[3], 45);
+	return result;
+}
+
+static void rng_seed(struct rng *r, uint64_t seed)
+{
+	for (int i = 0; i < 4; i++) {
+		uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		r->s[i] = z ^ (z >> 31);
+	}
+}
+
+/* Uniform in [0, 1). */
+static double rng_unit(struct rng *r)
+{
+	return (rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+static uint64_t rng_below(struct rng *r, uint64_t n)
+{
+	return n ? rng_next(r) % n : 0;
+}
+
+static double rng_normal(struct rng *r)
+{
+	double u1 = 1.0 - rng_unit(r);	/* (0, 1]: log() stays finite */
+	double u2 = rng_unit(r);
+
+	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
+static double rng_lognormal(struct rng *r, double median, double sigma)
+{
+	return median * exp(sigma * rng_normal(r));
+}
+
+/* Log-uniform between lo and hi: as many short waits as long ones. */
+static double rng_log_uniform(struct rng *r, double lo, double hi)
+{
+	return lo * exp(rng_unit(r) * log(hi / lo));
+}
+
+static uint64_t rng_exp_ns(struct rng *r, double mean_ns)
+{
+	return (uint64_t)(-mean_ns * log(1.0 - rng_unit(r)));
+}
+
+/* ---- output: one buffered file per CPU ---- */
+
+struct cpu_file {
+	int fd;
+	char *path;
+	unsigned char *buf;
+	size_t len;
+	size_t cap;
+	uint32_t sequence;	/* last sequence number written */
+	uint64_t records;
+};
+
+struct trace_writer {
+	struct cpu_file *cpus;
+	unsigned ncpus;
+	int v8;
+	int swap;
+};
+
+/* One record before encoding; time is absolute nanoseconds. */
+struct record {
+	uint64_t time_ns;
+	uint64_t sector;
+	uint32_t bytes;
+	uint32_t action;
+	uint32_t pid;
+	uint32_t device;
+	uint32_t cpu;
+	uint16_t pdu_len;
+	const unsigned char *pdu;
+	int pdu_is_u32s;	/* swap the payload as u32s (TIMESTAMP) */
+};
+
+static int write_all(int fd, const unsigned char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int cpu_file_flush(struct cpu_file *cf, struct iow_error *err)
+{
+	if (write_all(cf->fd, cf->buf, cf->len) < 0)
+		return iow_fail(err, "%s: write: %s", cf->path,
+				strerror(errno));
+	cf->len = 0;
+	return 0;
+}
+
+static void put16(unsigned char *p, uint16_t v, int swap)
+{
+	if (swap)
+		v = __builtin_bswap16(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static void put32(unsigned char *p, uint32_t v, int swap)
+{
+	if (swap)
+		v = __builtin_bswap32(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static void put64(unsigned char *p, uint64_t v, int swap)
+{
+	if (swap)
+		v = __builtin_bswap64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+/* Encodes rec at p in the writer's version and byte order; returns size. */
+static size_t encode_record(const struct trace_writer *w,
+			    const struct record *rec, uint32_t sequence,
+			    unsigned char *p)
+{
+	int sw = w->swap;
+	size_t head;
+
+	if (w->v8) {
+		head = BLK_IO_TRACE8_SIZE;
+		memset(p, 0, head);
+		put32(p + 0, BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION8, sw);
+		put32(p + 4, sequence, sw);
+		put64(p + 8, rec->time_ns, sw);
+		put64(p + 16, rec->sector, sw);
+		put32(p + 24, rec->bytes, sw);
+		put32(p + 28, rec->pid, sw);
+		put64(p + 32, rec->action, sw);
+		put32(p + 40, rec->device, sw);
+		put32(p + 44, rec->cpu, sw);
+		put16(p + 48, 0, sw);
+		put16(p + 50, rec->pdu_len, sw);
+	} else {
+		head = BLK_IO_TRACE7_SIZE;
+		put32(p + 0, BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7, sw);
+		put32(p + 4, sequence, sw);
+		put64(p + 8, rec->time_ns, sw);
+		put64(p + 16, rec->sector, sw);
+		put32(p + 24, rec->bytes, sw);
+		put32(p + 28, rec->action, sw);
+		put32(p + 32, rec->pid, sw);
+		put32(p + 36, rec->device, sw);
+		put32(p + 40, rec->cpu, sw);
+		put16(p + 44, 0, sw);
+		put16(p + 46, rec->pdu_len, sw);
+	}
+	if (rec->pdu_is_u32s) {
+		for (unsigned i = 0; i + 4 <= rec->pdu_len; i += 4) {
+			uint32_t v;
+
+			memcpy(&v, rec->pdu + i, 4);
+			put32(p + head + i, v, sw);
+		}
+	} else if (rec->pdu_len) {
+		memcpy(p + head, rec->pdu, rec->pdu_len);
+	}
+	return head + rec->pdu_len;
+}
+
+/*
+ * Appends rec to its CPU's file. Notes carry sequence 0 as the kernel
+ * writes them; every other record takes the CPU's next sequence number.
+ */
+static int writer_put(struct trace_writer *w, const struct record *rec,
+		      struct iow_error *err)
+{
+	struct cpu_file *cf = &w->cpus[rec->cpu];
+	uint32_t sequence = 0;
+
+	if (cf->cap - cf->len < MAX_RECORD && cpu_file_flush(cf, err) < 0)
+		return -1;
+	if (!blk_is_note(rec->action))
+		sequence = ++cf->sequence;
+	cf->len += encode_record(w, rec, sequence, cf->buf + cf->len);
+	cf->records++;
+	return 0;
+}
+
+/* Removes NAME.blktrace.N for N >= first so no stale CPU file lingers. */
+static void remove_stale_cpu_files(const char *base, unsigned first)
+{
+	char path[4096];
+
+	for (unsigned cpu = first; cpu < MAX_CPUS; cpu++) {
+		snprintf(path, sizeof(path), "%s.blktrace.%u", base, cpu);
+		if (unlink(path) < 0 && errno == ENOENT)
+			break;
+	}
+}
+
+static int writer_open(struct trace_writer *w, const struct gen_opts *o,
+		       struct iow_error *err)
+{
+	size_t cap = OUT_BUF_TOTAL / o->ncpus;
+
+	if (cap < (64u << 10))
+		cap = 64u << 10;
+	w->ncpus = o->ncpus;
+	w->v8 = o->v8;
+	w->swap = o->swap;
+	w->cpus = calloc(o->ncpus, sizeof(*w->cpus));
+	if (!w->cpus)
+		return iow_fail(err, "out of memory");
+	for (unsigned i = 0; i < o->ncpus; i++)
+		w->cpus[i].fd = -1;
+	for (unsigned i = 0; i < o->ncpus; i++) {
+		struct cpu_file *cf = &w->cpus[i];
+		size_t plen = strlen(o->out_base) + 32;
+
+		cf->path = malloc(plen);
+		cf->buf = malloc(cap);
+		if (!cf->path || !cf->buf)
+			return iow_fail(err, "out of memory");
+		cf->cap = cap;
+		snprintf(cf->path, plen, "%s.blktrace.%u", o->out_base, i);
+		cf->fd = open(cf->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (cf->fd < 0)
+			return iow_fail(err, "%s: %s", cf->path,
+					strerror(errno));
+	}
+	remove_stale_cpu_files(o->out_base, o->ncpus);
+	return 0;
+}
+
+static int writer_flush(struct trace_writer *w, struct iow_error *err)
+{
+	for (unsigned i = 0; i < w->ncpus; i++)
+		if (cpu_file_flush(&w->cpus[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+/* Flushes and closes every file; reports the first failure. */
+static int writer_close(struct trace_writer *w, struct iow_error *err)
+{
+	int ret = 0;
+
+	if (!w->cpus)
+		return 0;
+	for (unsigned i = 0; i < w->ncpus; i++) {
+		struct cpu_file *cf = &w->cpus[i];
+
+		if (cf->fd >= 0) {
+			if (ret == 0 && cpu_file_flush(cf, err) < 0)
+				ret = -1;
+			if (close(cf->fd) < 0 && ret == 0)
+				ret = iow_fail(err, "%s: close: %s", cf->path,
+					       strerror(errno));
+		}
+		free(cf->buf);
+		free(cf->path);
+	}
+	free(w->cpus);
+	w->cpus = NULL;
+	return ret;
+}
+
+/* ---- the workload ---- */
+
+enum io_pattern {
+	PATTERN_SEQ_READ,
+	PATTERN_SEQ_WRITE,
+	PATTERN_RAND_READ,
+	PATTERN_RAND_WRITE,
+	PATTERN_RAND_RW,	/* 70% reads */
+};
+
+struct workload_template {
+	const char *comm;
+	enum io_pattern pattern;
+	unsigned min_kib;
+	unsigned max_kib;
+	double think_us;	/* mean pause between a completion and a Q */
+	int sync_writes;	/* writes carry the SYNC category ("WS") */
+	int threaded;		/* submits from any CPU */
+};
+
+/*
+ * Ordered so that with two devices each gets both reads and writes, both
+ * sequential and random (process i runs on device i % ndevices).
+ */
+static const struct workload_template templates[] = {
+	{ "postgres", PATTERN_RAND_RW, 8, 64, 80, 1, 1 },
+	{ "tar", PATTERN_SEQ_READ, 64, 512, 40, 0, 0 },
+	{ "dd", PATTERN_SEQ_WRITE, 256, 1024, 20, 0, 0 },
+	{ "fio", PATTERN_RAND_READ, 4, 16, 5, 0, 1 },
+	{ "jbd2/sda1-8", PATTERN_SEQ_WRITE, 4, 64, 150, 1, 0 },
+	{ "mysqld", PATTERN_RAND_WRITE, 16, 16, 60, 1, 1 },
+	{ "rsync", PATTERN_SEQ_READ, 128, 1024, 30, 0, 0 },
+	{ "kworker/u8:2", PATTERN_RAND_WRITE, 4, 1024, 40, 0, 0 },
+};
+#define N_TEMPLATES (sizeof(templates) / sizeof(templates[0]))
+
+struct device {
+	uint32_t dev;
+	unsigned irq_cpu;	/* where a disk's completions land */
+	int rotational;
+	uint64_t free_ns;	/* when its head or data channel frees */
+	unsigned issued;	/* requests between D and C: queue depth */
+	unsigned busy_tags;
+	unsigned nprocs;
+	/* I/Os waiting for a free tag, first come first served (a ring) */
+	uint32_t *waiting;
+	unsigned wait_head;
+	unsigned wait_len;
+	unsigned wait_cap;
+};
+
+struct process {
+	uint32_t pid;
+	char comm[COMM_LEN];
+	const struct workload_template *tmpl;
+	unsigned device;
+	unsigned cpu;
+	unsigned depth;		/* in-flight I/Os it keeps in this phase */
+	unsigned inflight;
+	uint64_t phase_end_ns;
+	uint64_t cursor;	/* next sector of a sequential stream */
+};
+
+enum io_stage {
+	STAGE_QUEUE,
+	STAGE_GETRQ,
+	STAGE_MERGE_QUEUE,	/* Q of a bio that will back-merge */
+	STAGE_BACKMERGE,
+	STAGE_INSERT,
+	STAGE_ISSUE,
+	STAGE_COMPLETE,
+};
+
+struct io {
+	uint64_t queue_ns;
+	uint64_t bio_queue_sum_ns;	/* its bios' Q times from trace start */
+	uint64_t issue_ns;
+	uint64_t sector;
+	uint64_t bio_sector;	/* sector of the bio being queued/merged */
+	uint32_t bio_bytes;
+	uint32_t bytes;		/* request bytes: grows with each merge */
+	uint32_t category;	/* direction and flags, without stage bits */
+	unsigned proc;
+	unsigned merges_left;
+	unsigned merges_total;
+	unsigned queue_cpu;	/* Q, G, M and I happen here */
+	unsigned issue_cpu;
+	enum io_stage stage;
+	uint32_t next_free;
+};
+
+struct heap_entry {
+	uint64_t time_ns;
+	uint64_t order;		/* tie-break: keeps runs deterministic */
+	uint32_t io;
+};
+
+struct stats {
+	uint64_t records;
+	uint64_t notes;
+	uint64_t completed[2];	/* [0] reads, [1] writes */
+	uint64_t completed_kib[2];
+	uint64_t queued[2];
+	uint64_t merges[2];
+	double d2c_sum_s;	/* per request */
+	double q2c_sum_s;
+	double bio_d2c_sum_s;	/* per queued bio, as btt counts */
+	double bio_q2c_sum_s;
+	uint64_t first_ns;
+	uint64_t last_ns;
+	unsigned max_depth;	/* deepest queue of any device */
+};
+
+struct generator {
+	const struct gen_opts *opts;
+	struct rng rng;
+	struct trace_writer writer;
+	struct device *devices;
+	struct process *procs;
+	struct io *ios;
+	uint32_t nios;
+	uint32_t free_io;
+	struct heap_entry *heap;
+	uint32_t heap_len;
+	uint32_t heap_cap;
+	uint64_t order;
+	uint64_t committed;	/* records of every I/O started so far */
+	struct stats stats;
+};
+
+#define NO_IO UINT32_MAX
+
+static int heap_less(const struct heap_entry *a, const struct heap_entry *b)
+{
+	if (a->time_ns != b->time_ns)
+		return a->time_ns < b->time_ns;
+	return a->order < b->order;
+}
+
+static int heap_push(struct generator *g, uint32_t io, uint64_t time_ns,
+		     struct iow_error *err)
+{
+	struct heap_entry e = { time_ns, g->order++, io };
+	uint32_t i;
+
+	if (g->heap_len == g->heap_cap) {
+		uint32_t cap = g->heap_cap ? g->heap_cap * 2 : 64;
+		struct heap_entry *h = realloc(g->heap, cap * sizeof(*h));
+
+		if (!h)
+			return iow_fail(err, "out of memory");
+		g->heap = h;
+		g->heap_cap = cap;
+	}
+	i = g->heap_len++;
+	while (i > 0) {
+		uint32_t parent = (i - 1) / 2;
+
+		if (!heap_less(&e, &g->heap[parent]))
+			break;
+		g->heap[i] = g->heap[parent];
+		i = parent;
+	}
+	g->heap[i] = e;
+	return 0;
+}
+
+static struct heap_entry heap_pop(struct generator *g)
+{
+	struct heap_entry top = g->heap[0];
+	struct heap_entry last = g->heap[--g->heap_len];
+	uint32_t i = 0;
+
+	for (;;) {
+		uint32_t child = 2 * i + 1;
+
+		if (child >= g->heap_len)
+			break;
+		if (child + 1 < g->heap_len &&
+		    heap_less(&g->heap[child + 1], &g->heap[child]))
+			child++;
+		if (!heap_less(&g->heap[child], &last))
+			break;
+		g->heap[i] = g->heap[child];
+		i = child;
+	}
+	if (g->heap_len)
+		g->heap[i] = last;
+	return top;
+}
+
+static int io_alloc(struct generator *g, uint32_t *id, struct iow_error *err)
+{
+	if (g->free_io == NO_IO) {
+		uint32_t n = g->nios ? g->nios * 2 : 64;
+		struct io *ios = realloc(g->ios, n * sizeof(*ios));
+
+		if (!ios)
+			return iow_fail(err, "out of memory");
+		for (uint32_t i = g->nios; i < n; i++)
+			ios[i].next_free = i + 1 < n ? i + 1 : NO_IO;
+		g->ios = ios;
+		g->free_io = g->nios;
+		g->nios = n;
+	}
+	*id = g->free_io;
+	g->free_io = g->ios[*id].next_free;
+	return 0;
+}
+
+static void io_free(struct generator *g, uint32_t id)
+{
+	g->ios[id].next_free = g->free_io;
+	g->free_io = id;
+}
+
+static uint32_t make_dev(unsigned index)
+{
+	if (index < 16)
+		return (8u << 20) | (index * 16);	/* sda, sdb, ... */
+	return (259u << 20) | (index - 16);		/* nvme-like */
+}
+
+static int emit(struct generator *g, uint64_t time_ns, unsigned cpu,
+		uint32_t action, const struct io *io, uint64_t sector,
+		uint32_t bytes, uint32_t pid, struct iow_error *err)
+{
+	struct process *p = &g->procs[io->proc];
+	struct record rec = {
+		.time_ns = time_ns,
+		.sector = sector,
+		.bytes = bytes,
+		.action = action | BLK_TC_ACT(io->category),
+		.pid = pid,
+		.device = g->devices[p->device].dev,
+		.cpu = cpu,
+	};
+
+	g->stats.records++;
+	g->stats.last_ns = time_ns;
+	return writer_put(&g->writer, &rec, err);
+}
+
+static unsigned io_size_bytes(struct generator *g,
+			      const struct workload_template *t)
+{
+	unsigned min = t->min_kib / 4, max = t->max_kib / 4;	/* pages */
+	unsigned pages;
+
+	if (t->pattern == PATTERN_SEQ_READ || t->pattern == PATTERN_SEQ_WRITE) {
+		/* Mostly full-size requests, some short tails. */
+		if (rng_unit(&g->rng) < 0.7)
+			pages = max;
+		else
+			pages = min + (unsigned)rng_below(&g->rng,
+							  max - min + 1);
+	} else {
+		/* Powers of two, the small ones most often. */
+		pages = min;
+		while (pages * 2 <= max && rng_unit(&g->rng) < 0.35)
+			pages *= 2;
+	}
+	return pages * 4096;
+}
+
+static int pattern_is_write(struct generator *g, enum io_pattern pattern)
+{
+	switch (pattern) {
+	case PATTERN_SEQ_WRITE:
+	case PATTERN_RAND_WRITE:
+		return 1;
+	case PATTERN_RAND_RW:
+		return rng_unit(&g->rng) >= 0.7;
+	default:
+		return 0;
+	}
+}
+
+/* Records an I/O takes: Q G I D C plus Q M per merged bio. */
+static unsigned io_records(const struct io *io)
+{
+	return 5 + 2 * io->merges_left;
+}
+
+/* Starts one I/O of process p: its Q happens at time_ns. */
+static int start_io(struct generator *g, unsigned proc, uint64_t time_ns,
+		    struct iow_error *err)
+{
+	struct process *p = &g->procs[proc];
+	const struct workload_template *t = p->tmpl;
+	int seq = t->pattern == PATTERN_SEQ_READ ||
+		  t->pattern == PATTERN_SEQ_WRITE;
+	int write = pattern_is_write(g, t->pattern);
+	uint32_t bytes = io_size_bytes(g, t);
+	unsigned merges = 0;
+	uint32_t id = NO_IO;
+	struct io *io;
+
+	if (io_alloc(g, &id, err) < 0)
+		return -1;
+	io = &g->ios[id];
+	/* A plugged sequential stream glues its next bios onto the request. */
+	if (g->opts->merges && seq && rng_unit(&g->rng) < 0.3) {
+		merges = 1 + (unsigned)rng_below(&g->rng, 3);
+		if (bytes / 4096 < merges + 1)
+			merges = bytes / 4096 - 1;
+		bytes = bytes / (merges + 1) / 4096 * 4096 * (merges + 1);
+	}
+	if (seq) {
+		if (p->cursor + bytes / SECTOR_SIZE >= DEVICE_SECTORS)
+			p->cursor = 2048;
+		io->sector = p->cursor;
+		p->cursor += bytes / SECTOR_SIZE;
+	} else {
+		io->sector = rng_below(&g->rng, (DEVICE_SECTORS - 2048) / 8) *
+			     8 + 2048;
+	}
+	io->category = write ? BLK_TC_WRITE : BLK_TC_READ;
+	if (write && t->sync_writes)
+		io->category |= BLK_TC_SYNC;
+	io->proc = proc;
+	io->merges_left = merges;
+	io->merges_total = merges;
+	io->bio_bytes = bytes / (merges + 1);
+	io->bytes = io->bio_bytes;
+	io->bio_sector = io->sector;
+	io->stage = STAGE_QUEUE;
+	io->queue_ns = time_ns;
+	io->bio_queue_sum_ns = 0;
+	/* A threaded server submits from whichever CPU its thread is on. */
+	io->queue_cpu = p->cpu;
+	if (t->threaded)
+		io->queue_cpu = (unsigned)rng_below(&g->rng, g->opts->ncpus);
+	io->issue_cpu = io->queue_cpu;
+	p->inflight++;
+	g->committed += io_records(io);
+	return heap_push(g, id, time_ns, err);
+}
+
+/* A new phase: another queue depth, and now and then another CPU. */
+static void process_new_phase(struct generator *g, struct process *p,
+			      uint64_t now_ns)
+{
+	unsigned cap = MAX_QUEUE_DEPTH / g->devices[p->device].nprocs;
+	int first = p->phase_end_ns == 0;
+
+	if (cap < 1)
+		cap = 1;
+	p->depth = (unsigned)rng_log_uniform(&g->rng, 1.0, cap + 1.0);
+	if (p->depth > cap)
+		p->depth = cap;
+	if (p->depth < 1)
+		p->depth = 1;
+	p->phase_end_ns = now_ns + (uint64_t)(rng_log_uniform(&g->rng,
+			  200.0, 2000.0) * NSEC_PER_MSEC);
+	/* The scheduler moves a process now and then, never at its start. */
+	if (!first && g->opts->ncpus > 1 && rng_unit(&g->rng) < 0.1)
+		p->cpu = (unsigned)rng_below(&g->rng, g->opts->ncpus);
+}
+
+/* Keeps p's depth of I/Os in flight until the trace has enough events. */
+static int process_refill(struct generator *g, unsigned proc, uint64_t now_ns,
+			  struct iow_error *err)
+{
+	struct process *p = &g->procs[proc];
+	uint64_t t = now_ns;
+
+	if (now_ns >= p->phase_end_ns)
+		process_new_phase(g, p, now_ns);
+	while (p->inflight < p->depth && g->committed < g->opts->n_events) {
+		t += rng_exp_ns(&g->rng, p->tmpl->think_us * NSEC_PER_USEC);
+		/* Now and then the process goes quiet for a while. */
+		if (rng_unit(&g->rng) < 0.002)
+			t += (uint64_t)(rng_log_uniform(&g->rng, 1.0, 50.0) *
+					NSEC_PER_MSEC);
+		if (start_io(g, proc, t, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Device time. An SSD answers after a log-normal latency but moves data
+ * through one channel at its bandwidth, so big requests queue behind each
+ * other; a disk serves one request at a time (seek, then transfer), with
+ * a deeper queue letting it pick shorter seeks. Latencies are clamped to
+ * 50us..20ms before queueing; queueing inside the device adds to that.
+ */
+static uint64_t device_complete_ns(struct generator *g, struct device *d,
+				   const struct io *io, uint64_t now_ns)
+{
+	const struct workload_template *t = g->procs[io->proc].tmpl;
+	int seq = t->pattern == PATTERN_SEQ_READ ||
+		  t->pattern == PATTERN_SEQ_WRITE;
+	int write = (io->category & BLK_TC_WRITE) != 0;
+	double median_us, sigma, mb_per_s, us;
+	uint64_t service_ns, xfer_ns, start_ns, done_ns;
+
+	if (d->rotational) {
+		median_us = seq ? 120 : 4500 / (1.0 + 0.08 * d->busy_tags);
+		sigma = seq ? 0.5 : 0.6;
+		mb_per_s = 180;
+	} else {
+		median_us = write ? 40 : 90;
+		sigma = 0.45;
+		mb_per_s = 1500;
+	}
+	if (g->opts->bimodal && rng_unit(&g->rng) < 0.1)
+		median_us = 8000;	/* a slow mode: GC, cache miss */
+	us = rng_lognormal(&g->rng, median_us, sigma);
+	if (us < 50)
+		us = 50;
+	if (us > 20000)
+		us = 20000;
+	service_ns = (uint64_t)(us * NSEC_PER_USEC);
+	/* bytes / (MB/s) = microseconds */
+	xfer_ns = (uint64_t)(io->bytes / mb_per_s * NSEC_PER_USEC);
+	if (d->rotational) {
+		start_ns = now_ns > d->free_ns ? now_ns : d->free_ns;
+		done_ns = start_ns + service_ns + xfer_ns;
+	} else {
+		start_ns = now_ns + service_ns;
+		if (start_ns < d->free_ns)
+			start_ns = d->free_ns;
+		done_ns = start_ns + xfer_ns;
+	}
+	d->free_ns = done_ns;
+	return done_ns;
+}
+
+static uint64_t small_delay_ns(struct generator *g, double lo_us,
+			       double hi_us)
+{
+	return (uint64_t)((lo_us + rng_unit(&g->rng) * (hi_us - lo_us)) *
+			  NSEC_PER_USEC);
+}
+
+/* Takes a tag for io and schedules its D, or parks it until one frees. */
+static int device_dispatch(struct generator *g, uint32_t id, uint64_t now_ns,
+			   struct iow_error *err)
+{
+	struct io *io = &g->ios[id];
+	struct device *d = &g->devices[g->procs[io->proc].device];
+
+	if (d->busy_tags >= DEVICE_TAGS) {
+		if (d->wait_len == d->wait_cap) {
+			unsigned cap = d->wait_cap ? d->wait_cap * 2 : 64;
+			uint32_t *w = malloc(cap * sizeof(*w));
+
+			if (!w)
+				return iow_fail(err, "out of memory");
+			for (unsigned i = 0; i < d->wait_len; i++)
+				w[i] = d->waiting[(d->wait_head + i) %
+						  d->wait_cap];
+			free(d->waiting);
+			d->waiting = w;
+			d->wait_head = 0;
+			d->wait_cap = cap;
+		}
+		d->waiting[(d->wait_head + d->wait_len++) % d->wait_cap] = id;
+		return 0;
+	}
+	d->busy_tags++;
+	io->stage = STAGE_ISSUE;
+	return heap_push(g, id, now_ns + small_delay_ns(g, 1, 20), err);
+}
+
+static int complete_io(struct generator *g, uint32_t id, uint64_t now_ns,
+		       struct iow_error *err)
+{
+	struct io *io = &g->ios[id];
+	unsigned proc = io->proc;
+	struct process *p = &g->procs[proc];
+	struct device *d = &g->devices[p->device];
+	int write = (io->category & BLK_TC_WRITE) != 0;
+	unsigned cpu = d->irq_cpu;
+	uint32_t pid = 0;
+	uint64_t bios;
+
+	/*
+	 * A disk interrupts one CPU; an SSD with a queue per CPU mostly
+	 * completes where the request was submitted. Either way some land
+	 * elsewhere. The pid is whoever was running: often the idle task.
+	 */
+	if (!d->rotational)
+		cpu = io->queue_cpu;
+	if (rng_unit(&g->rng) < 0.2)
+		cpu = (unsigned)rng_below(&g->rng, g->opts->ncpus);
+	if (cpu == io->queue_cpu && rng_unit(&g->rng) < 0.5)
+		pid = p->pid;
+	/* The completion's bytes are the request's, merged bios included. */
+	if (emit(g, now_ns, cpu, BLK_TA_COMPLETE |
+		 BLK_TC_ACT(BLK_TC_COMPLETE | BLK_TC_FS), io, io->sector,
+		 io->bytes, pid, err) < 0)
+		return -1;
+	g->stats.completed[write]++;
+	g->stats.completed_kib[write] += io->bytes >> 10;
+	g->stats.d2c_sum_s += (now_ns - io->issue_ns) / 1e9;
+	g->stats.q2c_sum_s += (now_ns - io->queue_ns) / 1e9;
+	/* btt counts D2C and Q2C once per queued bio, merged ones too. */
+	bios = io->merges_total + 1;
+	g->stats.bio_d2c_sum_s += bios * ((now_ns - io->issue_ns) / 1e9);
+	g->stats.bio_q2c_sum_s += (bios * (now_ns - g->stats.first_ns) -
+				   io->bio_queue_sum_ns) / 1e9;
+	d->issued--;
+	d->busy_tags--;
+	p->inflight--;
+	io_free(g, id);
+	if (d->wait_len) {
+		uint32_t next = d->waiting[d->wait_head];
+
+		d->wait_head = (d->wait_head + 1) % d->wait_cap;
+		d->wait_len--;
+		d->busy_tags++;
+		g->ios[next].stage = STAGE_ISSUE;
+		/* Dispatched from the completion path, on this CPU. */
+		g->ios[next].issue_cpu = cpu;
+		if (heap_push(g, next, now_ns + small_delay_ns(g, 2, 10),
+			      err) < 0)
+			return -1;
+	}
+	return process_refill(g, proc, now_ns, err);
+}
+
+/* Q, G or M of the bio being queued, on the submitting CPU. */
+static int emit_bio(struct generator *g, const struct io *io, uint64_t now_ns,
+		    uint32_t code, struct iow_error *err)
+{
+	return emit(g, now_ns, io->queue_cpu,
+		    code | BLK_TC_ACT(BLK_TC_QUEUE), io, io->bio_sector,
+		    io->bio_bytes, g->procs[io->proc].pid, err);
+}
+
+/* I or D of the whole request, merged bios included. */
+static int emit_request(struct generator *g, const struct io *io,
+			uint64_t now_ns, unsigned cpu, uint32_t code,
+			uint32_t category, struct iow_error *err)
+{
+	return emit(g, now_ns, cpu, code | BLK_TC_ACT(category | BLK_TC_FS),
+		    io, io->sector, io->bytes, g->procs[io->proc].pid, err);
+}
+
+static int step_queue(struct generator *g, uint32_t id, uint64_t now_ns,
+		      struct iow_error *err)
+{
+	struct io *io = &g->ios[id];
+	int write = (io->category & BLK_TC_WRITE) != 0;
+
+	if (emit_bio(g, io, now_ns, BLK_TA_QUEUE, err) < 0)
+		return -1;
+	g->stats.queued[write]++;
+	io->bio_queue_sum_ns += now_ns - g->stats.first_ns;
+	io->stage = io->stage == STAGE_QUEUE ? STAGE_GETRQ : STAGE_BACKMERGE;
+	return heap_push(g, id, now_ns + small_delay_ns(g, 0.3, 2), err);
+}
+
+/* G for the first bio, M for each one glued on; then the next bio or I. */
+static int step_getrq_or_merge(struct generator *g, uint32_t id,
+			       uint64_t now_ns, struct iow_error *err)
+{
+	struct io *io = &g->ios[id];
+	int write = (io->category & BLK_TC_WRITE) != 0;
+
+	if (io->stage == STAGE_GETRQ) {
+		if (emit_bio(g, io, now_ns, BLK_TA_GETRQ, err) < 0)
+			return -1;
+	} else {
+		if (emit_bio(g, io, now_ns, BLK_TA_BACKMERGE, err) < 0)
+			return -1;
+		io->bytes += io->bio_bytes;
+		io->merges_left--;
+		g->stats.merges[write]++;
+	}
+	if (io->merges_left) {
+		io->stage = STAGE_MERGE_QUEUE;
+		io->bio_sector += io->bio_bytes / SECTOR_SIZE;
+	} else {
+		io->stage = STAGE_INSERT;
+	}
+	return heap_push(g, id, now_ns + small_delay_ns(g, 0.3, 3), err);
+}
+
+static int step_issue(struct generator *g, uint32_t id, uint64_t now_ns,
+		      struct iow_error *err)
+{
+	struct io *io = &g->ios[id];
+	struct device *d = &g->devices[g->procs[io->proc].device];
+
+	if (emit_request(g, io, now_ns, io->issue_cpu, BLK_TA_ISSUE,
+			 BLK_TC_ISSUE, err) < 0)
+		return -1;
+	io->issue_ns = now_ns;
+	io->stage = STAGE_COMPLETE;
+	if (++d->issued > g->stats.max_depth)
+		g->stats.max_depth = d->issued;
+	return heap_push(g, id, device_complete_ns(g, d, io, now_ns), err);
+}
+
+/* Emits io's event for its current stage and schedules the next one. */
+static int step_io(struct generator *g, uint32_t id, uint64_t now_ns,
+		   struct iow_error *err)
+{
+	struct io *io = &g->ios[id];
+
+	switch (io->stage) {
+	case STAGE_QUEUE:
+	case STAGE_MERGE_QUEUE:
+		return step_queue(g, id, now_ns, err);
+	case STAGE_GETRQ:
+	case STAGE_BACKMERGE:
+		return step_getrq_or_merge(g, id, now_ns, err);
+	case STAGE_INSERT:
+		if (emit_request(g, io, now_ns, io->queue_cpu, BLK_TA_INSERT,
+				 BLK_TC_QUEUE, err) < 0)
+			return -1;
+		return device_dispatch(g, id, now_ns, err);
+	case STAGE_ISSUE:
+		return step_issue(g, id, now_ns, err);
+	case STAGE_COMPLETE:
+		return complete_io(g, id, now_ns, err);
+	}
+	return iow_fail(err, "internal: bad stage %d", (int)io->stage);
+}
+
+static int write_note(struct generator *g, unsigned cpu, uint64_t time_ns,
+		      uint32_t code, uint32_t pid, const void *pdu,
+		      uint16_t len, int pdu_is_u32s, struct iow_error *err)
+{
+	struct record rec = {
+		.time_ns = time_ns,
+		.action = code | BLK_TC_ACT(BLK_TC_NOTIFY),
+		.pid = pid,
+		.device = g->devices[0].dev,
+		.cpu = cpu,
+		.pdu_len = len,
+		.pdu = pdu,
+		.pdu_is_u32s = pdu_is_u32s,
+	};
+
+	g->stats.records++;
+	g->stats.notes++;
+	return writer_put(&g->writer, &rec, err);
+}
+
+/*
+ * The trace opens as blktrace's does: a TIMESTAMP note (wall clock at
+ * start), then the name of every process, on every CPU file.
+ */
+static int write_notes(struct generator *g, uint64_t start_ns,
+		       struct iow_error *err)
+{
+	uint32_t wall[2] = { 1700000000u + (uint32_t)(g->opts->seed % 86400),
+			     123456789u };
+	char comm[COMM_LEN];
+
+	if (write_note(g, 0, start_ns, BLK_TN_TIMESTAMP, 0, wall,
+		       sizeof(wall), 1, err) < 0)
+		return -1;
+	for (unsigned cpu = 0; cpu < g->opts->ncpus; cpu++) {
+		memset(comm, 0, sizeof(comm));
+		snprintf(comm, sizeof(comm), "swapper/%hu",
+			 (unsigned short)cpu);
+		if (write_note(g, cpu, start_ns, BLK_TN_PROCESS, 0, comm,
+			       COMM_LEN, 0, err) < 0)
+			return -1;
+		for (unsigned i = 0; i < g->opts->npids; i++) {
+			if (write_note(g, cpu, start_ns, BLK_TN_PROCESS,
+				       g->procs[i].pid, g->procs[i].comm,
+				       COMM_LEN, 0, err) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int generator_init(struct generator *g, const struct gen_opts *o,
+			  struct iow_error *err)
+{
+	memset(g, 0, sizeof(*g));
+	g->opts = o;
+	g->free_io = NO_IO;
+	rng_seed(&g->rng, o->seed);
+	g->devices = calloc(o->ndevices, sizeof(*g->devices));
+	g->procs = calloc(o->npids, sizeof(*g->procs));
+	if (!g->devices || !g->procs)
+		return iow_fail(err, "out of memory");
+	for (unsigned i = 0; i < o->ndevices; i++) {
+		struct device *d = &g->devices[i];
+
+		d->dev = make_dev(i);
+		d->irq_cpu = i % o->ncpus;
+		d->rotational = i % 2;
+	}
+	for (unsigned i = 0; i < o->npids; i++) {
+		struct process *p = &g->procs[i];
+
+		p->tmpl = &templates[i % N_TEMPLATES];
+		p->pid = 1200 + 97 * i + (uint32_t)rng_below(&g->rng, 50);
+		if (i < N_TEMPLATES)
+			snprintf(p->comm, sizeof(p->comm), "%s",
+				 p->tmpl->comm);
+		else
+			snprintf(p->comm, sizeof(p->comm), "%.8s-%hu",
+				 p->tmpl->comm,
+				 (unsigned short)(i / N_TEMPLATES));
+		p->device = i % o->ndevices;
+		/* Spread each device's processes over the CPUs. */
+		p->cpu = (i + i / o->ndevices) % o->ncpus;
+		p->cursor = rng_below(&g->rng, DEVICE_SECTORS / 2 / 2048) *
+			    2048 + 2048;
+		g->devices[p->device].nprocs++;
+	}
+	return writer_open(&g->writer, o, err);
+}
+
+static void generator_free(struct generator *g)
+{
+	if (g->devices)
+		for (unsigned i = 0; i < g->opts->ndevices; i++)
+			free(g->devices[i].waiting);
+	free(g->devices);
+	free(g->procs);
+	free(g->ios);
+	free(g->heap);
+}
+
+static int generate(struct generator *g, struct iow_error *err)
+{
+	uint64_t start_ns = BOOT_OFFSET_NS + (g->opts->seed % 1000) *
+			    NSEC_PER_MSEC;
+
+	g->stats.first_ns = start_ns;
+	if (write_notes(g, start_ns, err) < 0)
+		return -1;
+	g->committed = g->stats.records;
+	for (unsigned i = 0; i < g->opts->npids; i++) {
+		g->procs[i].phase_end_ns = 0;
+		if (process_refill(g, i, start_ns + 1000 + 1000 * i, err) < 0)
+			return -1;
+	}
+	while (g->heap_len) {
+		struct heap_entry e = heap_pop(g);
+
+		if (step_io(g, e.io, e.time_ns, err) < 0)
+			return -1;
+	}
+	return writer_flush(&g->writer, err);
+}
+
+static void print_summary(const struct generator *g, FILE *out)
+{
+	const struct stats *s = &g->stats;
+	uint64_t done = s->completed[0] + s->completed[1];
+	uint64_t bios = s->queued[0] + s->queued[1];
+
+	fprintf(out, "gentrace: %s.blktrace.0..%u: %" PRIu64 " events "
+		"(%" PRIu64 " notes), v%d%s, seed %" PRIu64 "\n",
+		g->opts->out_base, g->opts->ncpus - 1, s->records, s->notes,
+		g->opts->v8 ? 8 : 7, g->opts->swap ? " byte-swapped" : "",
+		g->opts->seed);
+	for (unsigned i = 0; i < g->writer.ncpus; i++)
+		fprintf(out, "gentrace: cpu %u events %" PRIu64 "\n", i,
+			g->writer.cpus[i].records);
+	fprintf(out, "gentrace: reads completed %" PRIu64 " kib %" PRIu64
+		"\n", s->completed[0], s->completed_kib[0]);
+	fprintf(out, "gentrace: writes completed %" PRIu64 " kib %" PRIu64
+		"\n", s->completed[1], s->completed_kib[1]);
+	fprintf(out, "gentrace: reads queued %" PRIu64 " merges %" PRIu64
+		"\n", s->queued[0], s->merges[0]);
+	fprintf(out, "gentrace: writes queued %" PRIu64 " merges %" PRIu64
+		"\n", s->queued[1], s->merges[1]);
+	fprintf(out, "gentrace: per request d2c avg %.9f s q2c avg %.9f s\n",
+		done ? s->d2c_sum_s / done : 0.0,
+		done ? s->q2c_sum_s / done : 0.0);
+	fprintf(out, "gentrace: per bio (btt) d2c avg %.9f s q2c avg %.9f s"
+		" n %" PRIu64 "\n", bios ? s->bio_d2c_sum_s / bios : 0.0,
+		bios ? s->bio_q2c_sum_s / bios : 0.0, bios);
+	fprintf(out, "gentrace: duration %.6f s devices %u pids %u "
+		"max depth %u\n", (s->last_ns - s->first_ns) / 1e9,
+		g->opts->ndevices, g->opts->npids, s->max_depth);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"usage: gentrace -o DIR/NAME -n EVENTS [options]\n"
+"Writes a synthetic blktrace trace: DIR/NAME.blktrace.0 .. CPUS-1.\n"
+"  -o, --output DIR/NAME  where to write (DIR must exist)\n"
+"  -n, --events N         stop starting I/Os once N records are planned\n"
+"                         (the total overshoots by less than one I/O)\n"
+"  -c, --cpus N           per-CPU files to write (default 2)\n"
+"  -s, --seed N           random seed; same seed, same bytes (default 1)\n"
+"      --devices N        devices 8,0 8,16 ... (default 2)\n"
+"      --pids N           processes doing I/O (default 4)\n"
+"      --merges           sequential streams back-merge bios (M events)\n"
+"      --bimodal          10%% of device times from a slow 8 ms mode\n"
+"      --v8               version 8 records (64 bytes)\n"
+"      --swap             the other byte order\n"
+"  -h, --help             this text\n"
+"Totals (events per CPU, reads/writes completed and KiB, D2C/Q2C\n"
+"averages) go to stderr, one 'gentrace: ...' line each.\n");
+}
+
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno || end == s || *end || x < min || x > max || s[0] == '-')
+		return -1;
+	*v = x;
+	return 0;
+}
+
+enum { OPT_V8 = 256, OPT_SWAP, OPT_DEVICES, OPT_PIDS, OPT_MERGES,
+       OPT_BIMODAL };
+
+static int parse_args(int argc, char **argv, struct gen_opts *o,
+		      struct iow_error *err)
+{
+	static const struct option long_opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "events", required_argument, NULL, 'n' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "devices", required_argument, NULL, OPT_DEVICES },
+		{ "pids", required_argument, NULL, OPT_PIDS },
+		{ "merges", no_argument, NULL, OPT_MERGES },
+		{ "bimodal", no_argument, NULL, OPT_BIMODAL },
+		{ "v8", no_argument, NULL, OPT_V8 },
+		{ "swap", no_argument, NULL, OPT_SWAP },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c;
+
+	*o = (struct gen_opts){ .n_events = 0, .ncpus = 2, .seed = 1,
+				.ndevices = 2, .npids = 4 };
+	while ((c = getopt_long(argc, argv, "o:n:c:s:h", long_opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->out_base = optarg;
+			break;
+		case 'n':
+			if (parse_u64(optarg, 1, UINT64_MAX / 2, &o->n_events))
+				return iow_fail(err, "-n %s: want a positive "
+						"number", optarg);
+			break;
+		case 'c':
+			if (parse_u64(optarg, 1, MAX_CPUS, &v))
+				return iow_fail(err, "-c %s: want 1..%u",
+						optarg, MAX_CPUS);
+			o->ncpus = (unsigned)v;
+			break;
+		case 's':
+			if (parse_u64(optarg, 0, UINT64_MAX, &o->seed))
+				return iow_fail(err, "-s %s: want a number",
+						optarg);
+			break;
+		case OPT_DEVICES:
+			if (parse_u64(optarg, 1, MAX_DEVICES, &v))
+				return iow_fail(err, "--devices %s: want "
+						"1..%u", optarg, MAX_DEVICES);
+			o->ndevices = (unsigned)v;
+			break;
+		case OPT_PIDS:
+			if (parse_u64(optarg, 1, MAX_PIDS, &v))
+				return iow_fail(err, "--pids %s: want 1..%u",
+						optarg, MAX_PIDS);
+			o->npids = (unsigned)v;
+			break;
+		case OPT_MERGES:
+			o->merges = 1;
+			break;
+		case OPT_BIMODAL:
+			o->bimodal = 1;
+			break;
+		case OPT_V8:
+			o->v8 = 1;
+			break;
+		case OPT_SWAP:
+			o->swap = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return iow_fail(err, "unknown option (see --help)");
+		}
+	}
+	if (optind < argc)
+		return iow_fail(err, "unexpected argument '%s'", argv[optind]);
+	if (!o->out_base || !o->n_events)
+		return iow_fail(err, "-o DIR/NAME and -n EVENTS are required "
+				"(see --help)");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct gen_opts opts;
+	struct generator gen;
+	struct iow_error err = { "" };
+	int ret;
+
+	if (parse_args(argc, argv, &opts, &err) < 0) {
+		fprintf(stderr, "gentrace: %s\n", err.msg);
+		return 2;
+	}
+	ret = generator_init(&gen, &opts, &err);
+	if (ret == 0)
+		ret = generate(&gen, &err);
+	if (ret == 0)
+		print_summary(&gen, stderr);
+	if (writer_close(&gen.writer, ret == 0 ? &err : NULL) < 0)
+		ret = -1;
+	generator_free(&gen);
+	if (ret < 0) {
+		fprintf(stderr, "gentrace: %s\n", err.msg);
+		return 1;
+	}
+	return 0;
+}
