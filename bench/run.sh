@@ -36,7 +36,8 @@ ORIG_GRAPHS="-O io -O tput -O latency -O queue_depth -O iops"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/iow-bench.XXXXXX") || exit 1
 trap 'rm -rf "$WORK"' EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' INT TERM HUP
+trap 'exit 141' PIPE	# e.g. piped into head: still clean up
 # Tools run from here: the original iowatcher leaves *_fp.dat files behind.
 cd "$WORK" || exit 1
 RESULTS="$WORK/results"	# name|wall_s|rss_kb|events, one line a row
