@@ -17,12 +17,6 @@
 
 #define STALE_NS		(120ull * 1000000000ull)
 #define SWEEP_MIN_ENTRIES	65536
-#define IOMAP_FIRST_ROW_SECTORS	8
-
-#define KEY_ROW_BITS	10
-#define KEY_BIN_BITS	21
-#define KEY_DIR_SHIFT	(KEY_ROW_BITS + KEY_BIN_BITS)
-#define KEY_SLOT_SHIFT	(KEY_DIR_SHIFT + 1)
 
 struct bio_state {
 	uint64_t q_ns, d_ns;
@@ -70,6 +64,7 @@ int analysis_init(struct analysis *a, const struct analysis_config *cfg,
 	a->cap_bins = cfg->bin_width_ns ? ANALYSIS_MAX_FIXED_BINS
 					: ANALYSIS_MAX_BINS;
 	a->next_coarsen = 2;
+	a->map_group = a->cap_bins / IOMAP_COLS;
 	a->first_ns = UINT64_MAX;
 	a->bins = calloc(a->cap_bins, sizeof(*a->bins));
 	p = calloc(1, sizeof(*p));
@@ -97,7 +92,7 @@ void analysis_free(struct analysis *a)
 		latency_free(&a->devices[i].d2c);
 		latency_free(&a->devices[i].q2c);
 		latency_free(&a->devices[i].q2d);
-		free(a->iomaps[i].cells);
+		iomap_free(&a->iomaps[i]);
 	}
 	for (i = 0; i < a->n_tags; i++) {
 		free(a->tags[i].label);
@@ -178,19 +173,6 @@ static void coarsen_u32(uint32_t *v, size_t n_old, size_t per_bin,
 	       (n_old - n_new) * per_bin * sizeof(*v));
 }
 
-static void iomap_rekey(struct iomap *m, uint64_t (*map_key)(uint64_t key,
-							      void *arg),
-			void *arg);
-
-static uint64_t key_coarsen_bin(uint64_t key, void *arg)
-{
-	unsigned f = *(unsigned *)arg;
-	uint64_t bin = (key >> KEY_ROW_BITS) & ((1ull << KEY_BIN_BITS) - 1);
-
-	key &= ~(((1ull << KEY_BIN_BITS) - 1) << KEY_ROW_BITS);
-	return key | ((bin / f) << KEY_ROW_BITS);
-}
-
 static void coarsen(struct analysis *a)
 {
 	unsigned f = a->next_coarsen;
@@ -225,8 +207,9 @@ static void coarsen(struct analysis *a)
 		}
 		memset(b + n_new, 0, (a->n_bins - n_new) * sizeof(*b));
 	}
+	/* A map column is bin / map_group: columns merge as bins do. */
 	for (i = 0; i < a->n_devices; i++)
-		iomap_rekey(&a->iomaps[i], key_coarsen_bin, &f);
+		iomap_merge_cols(&a->iomaps[i], f);
 	a->n_bins = n_new;
 	a->bin_width_ns *= f;
 	a->next_coarsen = f == 2 ? 5 : 2;
@@ -256,14 +239,6 @@ static size_t bin_for(struct analysis *a, uint64_t t)
 
 /* ---- devices and tags ---- */
 
-static int iomap_init(struct iomap *m)
-{
-	m->cap = 256;
-	m->len = 0;
-	m->cells = calloc(m->cap, sizeof(*m->cells));
-	return m->cells ? 0 : -1;
-}
-
 static struct device_stats *device_get(struct analysis *a, uint32_t device,
 				       size_t *slot)
 {
@@ -290,8 +265,12 @@ static struct device_stats *device_get(struct analysis *a, uint32_t device,
 	if (!maps)
 		return NULL;
 	a->iomaps = maps;
-	if (iomap_init(&a->iomaps[a->n_devices]) < 0)
-		return NULL;
+	memset(&a->iomaps[a->n_devices], 0, sizeof(*maps));
+	if (a->cfg.has_offset_range)
+		iomap_fix_window(&a->iomaps[a->n_devices],
+				 a->cfg.offset_min / 512,
+				 (a->cfg.offset_max - a->cfg.offset_min) / 512 /
+					 IOMAP_ROWS + 1);
 	memset(&a->devices[a->n_devices], 0, sizeof(*more));
 	a->devices[a->n_devices].device = device;
 	p->last_device = *slot = a->n_devices;
@@ -386,170 +365,32 @@ int analysis_set_tag_label(struct analysis *a, int32_t tag, const char *label,
 
 /* ---- the I/O map ---- */
 
-static uint64_t cell_hash(uint64_t key)
-{
-	key ^= key >> 31;
-	key *= 0x7fb5d329728ea185ull;
-	return key ^ (key >> 27);
-}
-
-static int iomap_add(struct iomap *m, uint64_t key, uint32_t count,
-		     uint64_t bytes);
-
-static int iomap_grow(struct iomap *m)
-{
-	struct iomap old = *m;
-	size_t i;
-
-	m->cap *= 2;
-	m->len = 0;
-	m->cells = calloc(m->cap, sizeof(*m->cells));
-	if (!m->cells) {
-		*m = old;
-		return -1;
-	}
-	for (i = 0; i < old.cap; i++)
-		if (old.cells[i].used)
-			iomap_add(m, old.cells[i].key, old.cells[i].count,
-				  old.cells[i].bytes);
-	free(old.cells);
-	return 0;
-}
-
-static int iomap_add(struct iomap *m, uint64_t key, uint32_t count,
-		     uint64_t bytes)
-{
-	size_t mask, i;
-
-	if ((m->len + 1) * 4 > m->cap * 3 && iomap_grow(m) < 0)
-		return -1;
-	mask = m->cap - 1;
-	for (i = cell_hash(key) & mask; m->cells[i].used; i = (i + 1) & mask)
-		if (m->cells[i].key == key) {
-			m->cells[i].count += count;
-			m->cells[i].bytes += bytes;
-			return 0;
-		}
-	m->cells[i].used = 1;
-	m->cells[i].key = key;
-	m->cells[i].count = count;
-	m->cells[i].bytes = bytes;
-	m->len++;
-	return 0;
-}
-
-static void iomap_rekey(struct iomap *m, uint64_t (*map_key)(uint64_t key,
-							      void *arg),
-			void *arg)
-{
-	struct iomap old = *m;
-	size_t i;
-
-	m->cells = calloc(m->cap, sizeof(*m->cells));
-	m->len = 0;
-	if (!m->cells) {
-		/* Out of memory: keep the old keys rather than lose counts. */
-		*m = old;
-		return;
-	}
-	for (i = 0; i < old.cap; i++)
-		if (old.cells[i].used)
-			iomap_add(m, map_key(old.cells[i].key, arg),
-				  old.cells[i].count, old.cells[i].bytes);
-	free(old.cells);
-}
-
-struct window_change {
-	uint64_t old_lo, old_rs, new_lo, new_rs;
-};
-
-static uint64_t key_rewindow(uint64_t key, void *arg)
-{
-	const struct window_change *w = arg;
-	uint64_t row = key & ((1ull << KEY_ROW_BITS) - 1);
-	uint64_t sector = w->old_lo + row * w->old_rs;
-
-	return (key & ~((1ull << KEY_ROW_BITS) - 1)) |
-	       ((sector - w->new_lo) / w->new_rs);
-}
-
-/* Row of sector in the device's map, widening the window as needed. */
-static unsigned map_row(struct analysis *a, size_t slot, uint64_t sector)
-{
-	struct device_stats *d = &a->devices[slot];
-	uint64_t span;
-
-	if (!d->map_window_set) {
-		d->map_window_set = 1;
-		if (a->cfg.has_offset_range) {
-			uint64_t sectors = (a->cfg.offset_max -
-					    a->cfg.offset_min) / 512;
-
-			d->map_lo_sector = a->cfg.offset_min / 512;
-			d->map_row_sectors = sectors / IOMAP_ROWS + 1;
-		} else {
-			d->map_row_sectors = IOMAP_FIRST_ROW_SECTORS;
-			span = d->map_row_sectors * IOMAP_ROWS;
-			d->map_lo_sector = sector / span * span;
-		}
-	}
-	for (;;) {
-		struct window_change w;
-
-		span = d->map_row_sectors * IOMAP_ROWS;
-		if (sector >= d->map_lo_sector &&
-		    sector - d->map_lo_sector < span)
-			break;
-		if (a->cfg.has_offset_range || span > UINT64_MAX / 4)
-			return sector < d->map_lo_sector ? 0 : IOMAP_ROWS - 1;
-		w.old_lo = d->map_lo_sector;
-		w.old_rs = d->map_row_sectors;
-		w.new_rs = w.old_rs * 2;
-		w.new_lo = w.old_lo / (span * 2) * (span * 2);
-		iomap_rekey(&a->iomaps[slot], key_rewindow, &w);
-		d->map_lo_sector = w.new_lo;
-		d->map_row_sectors = w.new_rs;
-	}
-	return (unsigned)((sector - d->map_lo_sector) / d->map_row_sectors);
-}
-
 static void map_io(struct analysis *a, size_t slot,
 		   const struct io_event *ev, long tag_slot_idx)
 {
-	uint64_t t = ev->time_ns, key;
 	size_t bin;
-	unsigned row;
 
-	if (!ev->bytes || !in_time_range(a, t))
+	if (!ev->bytes || !in_time_range(a, ev->time_ns))
 		return;
-	bin = bin_for(a, t);
-	row = map_row(a, slot, ev->sector);
-	key = (uint64_t)row | ((uint64_t)bin << KEY_ROW_BITS) |
-	      ((uint64_t)blk_is_write(ev->action) << KEY_DIR_SHIFT) |
-	      ((uint64_t)(tag_slot_idx + 1) << KEY_SLOT_SHIFT);
-	iomap_add(&a->iomaps[slot], key, 1, ev->bytes);
+	bin = bin_for(a, ev->time_ns);
+	iomap_add(&a->iomaps[slot], bin / a->map_group, ev->sector,
+		  blk_is_write(ev->action), tag_slot_idx, ev->bytes);
 }
 
-void iomap_cell_decode(const struct iomap_cell *c, struct iomap_point *p)
+size_t analysis_map_cols(const struct analysis *a)
 {
-	uint64_t slot = c->key >> KEY_SLOT_SHIFT;
+	return (a->n_bins + a->map_group - 1) / a->map_group;
+}
 
-	p->row = (unsigned)(c->key & ((1ull << KEY_ROW_BITS) - 1));
-	p->bin = (size_t)((c->key >> KEY_ROW_BITS) &
-			  ((1ull << KEY_BIN_BITS) - 1));
-	p->dir = (int)((c->key >> KEY_DIR_SHIFT) & 1);
-	p->tag_slot = slot ? (size_t)(slot - 1) : SIZE_MAX;
-	p->count = c->count;
-	p->bytes = c->bytes;
+double analysis_map_col_start_s(const struct analysis *a, size_t col)
+{
+	return analysis_bin_start_s(a, col * a->map_group);
 }
 
 void analysis_map_row_bytes(const struct analysis *a, size_t d, unsigned row,
 			    uint64_t *lo, uint64_t *hi)
 {
-	const struct device_stats *dev = &a->devices[d];
-
-	*lo = (dev->map_lo_sector + (uint64_t)row * dev->map_row_sectors) * 512;
-	*hi = *lo + dev->map_row_sectors * 512;
+	iomap_row_bytes(&a->iomaps[d], row, lo, hi);
 }
 
 /* ---- queue depth ---- */

@@ -18,6 +18,7 @@
 
 #include "error.h"
 #include "event.h"
+#include "iomap.h"
 
 enum io_dir { DIR_READ = 0, DIR_WRITE = 1, N_DIRS = 2 };
 
@@ -32,7 +33,6 @@ enum io_dir { DIR_READ = 0, DIR_WRITE = 1, N_DIRS = 2 };
 #define SIZE_BITS		2	/* request sizes in bytes */
 #define SIZE_MAX_BITS		32
 #define SIZE_BUCKETS		((SIZE_MAX_BITS - SIZE_BITS + 1) << SIZE_BITS)
-#define IOMAP_ROWS		512	/* offset resolution of the I/O map */
 
 struct analysis_config {
 	uint64_t bin_width_ns;	/* 0: chosen from the trace's duration */
@@ -65,9 +65,6 @@ struct device_stats {
 	uint64_t depth_since_ns;
 	uint64_t next_sector;	/* where the last issued request ended */
 	int has_last_issue;
-	/* offset window of the I/O map: rows of row_sectors from lo */
-	uint64_t map_lo_sector, map_row_sectors;
-	int map_window_set;
 };
 
 /* One time bin of the trace's series; all devices together. */
@@ -95,19 +92,6 @@ struct tag_stats {
 	struct tag_bin *bins;	/* n_bins of the analysis */
 };
 
-/* One cell of the I/O map: how many I/Os of a direction and tag. */
-struct iomap_cell {
-	uint64_t key;		/* see analysis.c: bin, row, dir, slot */
-	uint64_t bytes;
-	uint32_t count;
-	uint32_t used;
-};
-
-struct iomap {
-	struct iomap_cell *cells;
-	size_t cap, len;
-};
-
 struct analysis {
 	struct analysis_config cfg;
 	uint64_t n_events;		/* not counting notes, as blkparse */
@@ -123,6 +107,7 @@ struct analysis {
 	struct device_stats *devices;
 	size_t n_devices;
 	struct iomap *iomaps;	/* one per device, same order */
+	size_t map_group;	/* bins per I/O map column */
 	struct tag_stats *tags;
 	size_t n_tags;
 	int tagging;		/* tags are in use: untagged is a class */
@@ -169,16 +154,9 @@ double latency_mean_ns(const struct latency_summary *l);
 /* dir -1: both directions. */
 double latency_quantile_ns(const struct latency_summary *l, int dir, double q);
 
-/* I/O map cell decoding. */
-struct iomap_point {
-	size_t bin;
-	unsigned row;
-	int dir;
-	size_t tag_slot;	/* index into a->tags, or SIZE_MAX: none */
-	uint32_t count;
-	uint64_t bytes;
-};
-void iomap_cell_decode(const struct iomap_cell *c, struct iomap_point *p);
+/* The I/O maps' columns in use, and where column col starts. */
+size_t analysis_map_cols(const struct analysis *a);
+double analysis_map_col_start_s(const struct analysis *a, size_t col);
 /* Offset range of row r of device d's map, in bytes. */
 void analysis_map_row_bytes(const struct analysis *a, size_t d, unsigned row,
 			    uint64_t *lo, uint64_t *hi);

@@ -116,18 +116,19 @@ static void write_io_cells(FILE *f, const struct graph_ctx *ctx)
 		const struct analysis *a = &ctx->traces[t].analysis;
 
 		for (d = 0; d < a->n_devices; d++) {
-			for (i = 0; i < a->iomaps[d].cap; i++) {
-				struct iomap_point p;
-				uint64_t lo, hi;
+			struct iomap_point p;
 
-				if (!a->iomaps[d].cells[i].used)
-					continue;
-				iomap_cell_decode(&a->iomaps[d].cells[i], &p);
+			i = 0;
+			while (iomap_next(&a->iomaps[d], &i, &p)) {
+				uint64_t lo, hi;
+				size_t bin = p.col * a->map_group;
+
 				analysis_map_row_bytes(a, d, p.row, &lo, &hi);
 				csv_field(f, ctx->traces[t].label);
 				fprintf(f, ",%.9g,%.9g,\"%u,%u\",%llu,%llu,%s,",
-					analysis_bin_start_s(a, p.bin),
-					analysis_bin_span_s(a, p.bin),
+					analysis_bin_start_s(a, bin),
+					analysis_map_col_start_s(a, p.col + 1) -
+					analysis_bin_start_s(a, bin),
 					a->devices[d].device >> 20,
 					a->devices[d].device & 0xfffff,
 					(unsigned long long)lo,

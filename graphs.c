@@ -585,7 +585,7 @@ static size_t io_devices(const struct graph_ctx *ctx, uint32_t *out,
 		const struct analysis *a = trace_analysis(ctx, t);
 
 		for (d = 0; d < a->n_devices; d++) {
-			if (!a->devices[d].map_window_set)
+			if (!a->iomaps[d].window_set)
 				continue;
 			for (k = 0; k < n; k++)
 				if (out[k] == a->devices[d].device)
@@ -613,7 +613,7 @@ static long device_slot(const struct analysis *a, uint32_t device)
 
 	for (d = 0; d < a->n_devices; d++)
 		if (a->devices[d].device == device &&
-		    a->devices[d].map_window_set)
+		    a->iomaps[d].window_set)
 			return (long)d;
 	return -1;
 }
@@ -629,16 +629,14 @@ static void io_extent(const struct graph_ctx *ctx, uint32_t device,
 	for (t = 0; t < ctx->n_traces; t++) {
 		const struct analysis *a = trace_analysis(ctx, t);
 		long d = device_slot(a, device);
+		struct iomap_point p;
 
 		if (d < 0)
 			continue;
-		for (i = 0; i < a->iomaps[d].cap; i++) {
-			struct iomap_point p;
+		i = 0;
+		while (iomap_next(&a->iomaps[d], &i, &p)) {
 			uint64_t lo, hi;
 
-			if (!a->iomaps[d].cells[i].used)
-				continue;
-			iomap_cell_decode(&a->iomaps[d].cells[i], &p);
 			analysis_map_row_bytes(a, (size_t)d, p.row, &lo, &hi);
 			if (lo / 1048576.0 < *lo_mib)
 				*lo_mib = lo / 1048576.0;
@@ -659,22 +657,18 @@ static int io_raster(const struct graph_ctx *ctx,
 {
 	const struct io_class *c = &cl->items[ci];
 	const struct analysis *a = trace_analysis(ctx, c->trace);
-	size_t cols = a->n_bins, i, any = 0;
+	size_t cols = analysis_map_cols(a), i = 0, any = 0;
+	struct iomap_point p;
 	uint64_t lo, hi;
 
 	memset(counts, 0, cols * IOMAP_ROWS * sizeof(*counts));
-	for (i = 0; i < a->iomaps[d].cap; i++) {
-		struct iomap_point p;
-
-		if (!a->iomaps[d].cells[i].used)
-			continue;
-		iomap_cell_decode(&a->iomaps[d].cells[i], &p);
+	while (iomap_next(&a->iomaps[d], &i, &p)) {
 		if (c->dir >= 0 ? p.dir != c->dir :
 		    p.tag_slot == SIZE_MAX ||
 		    cl->slot_class[c->trace][p.tag_slot] != ci)
 			continue;
-		if (p.bin < cols) {
-			counts[(size_t)p.row * cols + p.bin] += p.count;
+		if (p.col < cols) {
+			counts[(size_t)p.row * cols + p.col] += p.count;
 			any = 1;
 		}
 	}
@@ -682,7 +676,8 @@ static int io_raster(const struct graph_ctx *ctx,
 		return 0;
 	analysis_map_row_bytes(a, (size_t)d, 0, &lo, &hi);
 	plot_raster(pp, counts, (int)cols, IOMAP_ROWS,
-		    analysis_bin_start_s(a, 0), analysis_bin_start_s(a, cols),
+		    analysis_map_col_start_s(a, 0),
+		    analysis_map_col_start_s(a, cols),
 		    lo / 1048576.0 / unit,
 		    (lo / 1048576.0 + (double)(hi - lo) * IOMAP_ROWS / 1048576.0) /
 			    unit,
@@ -731,6 +726,7 @@ static int draw_io(const struct graph_ctx *ctx, size_t panel,
 		if (trace_analysis(ctx, i)->n_bins > max_bins)
 			max_bins = trace_analysis(ctx, i)->n_bins;
 	counts = malloc((max_bins + 1) * IOMAP_ROWS * sizeof(*counts));
+	/* map columns never outnumber bins */
 	if (!counts) {
 		class_list_free(&cl, ctx->n_traces);
 		return iow_fail(err, "out of memory");
@@ -939,8 +935,9 @@ static int draw_offset_heatmap(const struct graph_ctx *ctx, size_t panel,
 			       struct plot_panel *pp, struct iow_error *err)
 {
 	uint32_t devs[MAX_IO_PANELS], *cells;
-	size_t n_devs = io_devices(ctx, devs, MAX_IO_PANELS), i;
+	size_t n_devs = io_devices(ctx, devs, MAX_IO_PANELS), i, cols;
 	const struct analysis *a = NULL;
+	struct iomap_point p;
 	double lo, hi, unit;
 	const char *unit_name;
 	uint64_t row_lo, row_hi;
@@ -958,34 +955,31 @@ static int draw_offset_heatmap(const struct graph_ctx *ctx, size_t panel,
 	io_extent(ctx, devs[panel], &lo, &hi);
 	unit = offset_unit(hi, &unit_name);
 	plot_panel_set_y_exact(pp, lo / unit, hi / unit);
-	cells = calloc((a->n_bins + 1) * IOMAP_ROWS, sizeof(*cells));
+	cols = analysis_map_cols(a);
+	cells = calloc((cols + 1) * IOMAP_ROWS, sizeof(*cells));
 	if (!cells)
 		return iow_fail(err, "out of memory");
-	for (i = 0; i < a->iomaps[d].cap; i++) {
-		struct iomap_point p;
-		uint64_t kib;
+	i = 0;
+	while (iomap_next(&a->iomaps[d], &i, &p)) {
+		uint64_t kib = (p.bytes + 1023) / 1024;
 
-		if (!a->iomaps[d].cells[i].used)
+		if (p.col >= cols)
 			continue;
-		iomap_cell_decode(&a->iomaps[d].cells[i], &p);
-		if (p.bin >= a->n_bins)
-			continue;
-		kib = (p.bytes + 1023) / 1024;
-		cells[(size_t)p.row * a->n_bins + p.bin] +=
+		cells[(size_t)p.row * cols + p.col] +=
 			kib > UINT32_MAX ? UINT32_MAX : (uint32_t)kib;
 	}
 	analysis_map_row_bytes(a, (size_t)d, 0, &row_lo, &row_hi);
 	{
-		size_t g = heatmap_group(a->n_bins), mc, mr;
-		uint32_t *merged = merge_cells(cells, a->n_bins, IOMAP_ROWS, g,
-					       4, &mc, &mr);
+		size_t g = heatmap_group(cols), mc, mr;
+		uint32_t *merged = merge_cells(cells, cols, IOMAP_ROWS, g,
+					       2, &mc, &mr);
 
 		free(cells);
 		if (!merged)
 			return iow_fail(err, "out of memory");
 		plot_heatmap(pp, merged, (int)mc, (int)mr,
-			     analysis_bin_start_s(a, 0),
-			     analysis_bin_start_s(a, mc * g),
+			     analysis_map_col_start_s(a, 0),
+			     analysis_map_col_start_s(a, mc * g),
 			     row_lo / 1048576.0 / unit,
 			     (row_lo / 1048576.0 + (double)(row_hi - row_lo) *
 			      IOMAP_ROWS / 1048576.0) / unit, "KiB");

@@ -294,18 +294,16 @@ static void test_io_map_rows_cover_offsets(void)
 {
 	size_t i, total = 0;
 	int rows_seen_low = 0, rows_seen_high = 0;
+	struct iomap_point p;
 
 	start(NULL);
 	io(0, MS, 2 * MS, 1, 0, 4096);
 	io(3 * MS, 4 * MS, 5 * MS, 1, 2000000000ull, 4096); /* ~1 TB */
 	analysis_finish(&a);
-	for (i = 0; i < a.iomaps[0].cap; i++) {
-		struct iomap_point p;
+	i = 0;
+	while (iomap_next(&a.iomaps[0], &i, &p)) {
 		uint64_t lo, hi;
 
-		if (!a.iomaps[0].cells[i].used)
-			continue;
-		iomap_cell_decode(&a.iomaps[0].cells[i], &p);
 		total += p.count;
 		analysis_map_row_bytes(&a, 0, p.row, &lo, &hi);
 		if (lo == 0)
@@ -313,6 +311,7 @@ static void test_io_map_rows_cover_offsets(void)
 		if (lo <= 2000000000ull * 512 && hi > 2000000000ull * 512)
 			rows_seen_high = 1;
 		CHECK_EQ_INT(p.dir, DIR_WRITE);
+		CHECK_EQ_INT(p.bytes, 4096);
 	}
 	CHECK_EQ_INT(total, 2);
 	CHECK(rows_seen_low && rows_seen_high);
@@ -333,6 +332,28 @@ static void test_request_size_quantiles_are_exact_for_powers_of_two(void)
 	analysis_free(&a);
 }
 
+/* The map of an untagged trace is dense: its size does not grow. */
+static void test_io_map_memory_is_fixed_and_totals_survive_merging(void)
+{
+	uint64_t t, sum = 0, bytes = 0;
+	struct iomap_point p;
+	size_t i = 0;
+
+	start(NULL);
+	for (t = 0; t < 300 * S; t += 3 * MS)
+		io(t, t + 10, t + 20, (t / MS) & 1, (t * 7919) % 100000000, 4096);
+	analysis_finish(&a);
+	CHECK(a.iomaps[0].cells == NULL);	/* nothing sparse */
+	while (iomap_next(&a.iomaps[0], &i, &p)) {
+		sum += p.count;
+		bytes += p.bytes;
+		CHECK(p.col < analysis_map_cols(&a));
+	}
+	CHECK_EQ_INT(sum, a.devices[0].ios[0] + a.devices[0].ios[1]);
+	CHECK_EQ_INT(bytes, a.devices[0].bytes[0] + a.devices[0].bytes[1]);
+	analysis_free(&a);
+}
+
 int main(void)
 {
 	RUN_TEST(test_completions_counted_per_direction);
@@ -349,6 +370,7 @@ int main(void)
 	RUN_TEST(test_tag_of_queue_wins_over_issue);
 	RUN_TEST(test_inflight_memory_is_swept_when_completions_are_lost);
 	RUN_TEST(test_io_map_rows_cover_offsets);
+	RUN_TEST(test_io_map_memory_is_fixed_and_totals_survive_merging);
 	RUN_TEST(test_request_size_quantiles_are_exact_for_powers_of_two);
 	return check_report();
 }

@@ -1,0 +1,314 @@
+/* iomap.c: the offset-by-time map of one device (see iomap.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "iomap.h"
+
+#define FIRST_ROW_SECTORS	8	/* the first window: 1 MiB */
+#define DENSE_CELLS		((size_t)IOMAP_DIRS * IOMAP_ROWS * IOMAP_COLS)
+#define KEY_ROW_BITS		10
+#define KEY_COL_BITS		21
+#define KEY_DIR_SHIFT		(KEY_ROW_BITS + KEY_COL_BITS)
+#define KEY_SLOT_SHIFT		(KEY_DIR_SHIFT + 1)
+
+static size_t dense_index(int dir, unsigned row, size_t col)
+{
+	return ((size_t)dir * IOMAP_ROWS + row) * IOMAP_COLS + col;
+}
+
+static uint64_t cell_key(size_t col, unsigned row, int dir, long slot)
+{
+	return (uint64_t)row | ((uint64_t)col << KEY_ROW_BITS) |
+	       ((uint64_t)dir << KEY_DIR_SHIFT) |
+	       ((uint64_t)(slot + 1) << KEY_SLOT_SHIFT);
+}
+
+static void key_decode(uint64_t key, struct iomap_point *p)
+{
+	uint64_t slot = key >> KEY_SLOT_SHIFT;
+
+	p->row = (unsigned)(key & ((1u << KEY_ROW_BITS) - 1));
+	p->col = (size_t)((key >> KEY_ROW_BITS) & ((1u << KEY_COL_BITS) - 1));
+	p->dir = (int)((key >> KEY_DIR_SHIFT) & 1);
+	p->tag_slot = slot ? (size_t)(slot - 1) : SIZE_MAX;
+}
+
+static uint64_t cell_hash(uint64_t key)
+{
+	key ^= key >> 31;
+	key *= 0x7fb5d329728ea185ull;
+	return key ^ (key >> 27);
+}
+
+static uint32_t add_sat(uint32_t a, uint64_t b)
+{
+	uint64_t v = (uint64_t)a + b;
+
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static int sparse_add(struct iomap *m, uint64_t key, uint32_t count,
+		      uint64_t sectors);
+
+static int sparse_grow(struct iomap *m)
+{
+	struct iomap_cell *old = m->cells;
+	size_t old_cap = m->cap, i;
+
+	m->cap = old_cap ? old_cap * 2 : 256;
+	m->cells = calloc(m->cap, sizeof(*m->cells));
+	if (!m->cells) {
+		m->cells = old;
+		m->cap = old_cap;
+		return -1;
+	}
+	m->len = 0;
+	for (i = 0; i < old_cap; i++)
+		if (old[i].count)
+			sparse_add(m, old[i].key, old[i].count, old[i].sectors);
+	free(old);
+	return 0;
+}
+
+static int sparse_add(struct iomap *m, uint64_t key, uint32_t count,
+		      uint64_t sectors)
+{
+	size_t mask, i;
+
+	if ((m->len + 1) * 4 > m->cap * 3 && sparse_grow(m) < 0)
+		return -1;
+	mask = m->cap - 1;
+	for (i = cell_hash(key) & mask; m->cells[i].count; i = (i + 1) & mask)
+		if (m->cells[i].key == key) {
+			m->cells[i].count = add_sat(m->cells[i].count, count);
+			m->cells[i].sectors = add_sat(m->cells[i].sectors,
+						      sectors);
+			return 0;
+		}
+	m->cells[i].key = key;
+	m->cells[i].count = count;
+	m->cells[i].sectors = add_sat(0, sectors);
+	m->len++;
+	return 0;
+}
+
+/* Rebuild the sparse table with every key passed through remap. */
+static void sparse_rekey(struct iomap *m,
+			 uint64_t (*remap)(uint64_t key, const void *arg),
+			 const void *arg)
+{
+	struct iomap_cell *old = m->cells;
+	size_t old_cap = m->cap, i;
+
+	if (!old)
+		return;
+	m->cells = calloc(old_cap, sizeof(*m->cells));
+	if (!m->cells) {
+		/* Out of memory: keep the old keys rather than lose counts. */
+		m->cells = old;
+		return;
+	}
+	m->len = 0;
+	for (i = 0; i < old_cap; i++)
+		if (old[i].count)
+			sparse_add(m, remap(old[i].key, arg), old[i].count,
+				   old[i].sectors);
+	free(old);
+}
+
+struct window_change {
+	uint64_t old_lo, old_rs, new_lo, new_rs;
+};
+
+static unsigned new_row(const struct window_change *w, unsigned row)
+{
+	return (unsigned)((w->old_lo + row * w->old_rs - w->new_lo) /
+			  w->new_rs);
+}
+
+static uint64_t key_rewindow(uint64_t key, const void *arg)
+{
+	struct iomap_point p;
+
+	key_decode(key, &p);
+	return cell_key(p.col, new_row(arg, p.row), p.dir,
+			p.tag_slot == SIZE_MAX ? -1 : (long)p.tag_slot);
+}
+
+static void dense_rewindow(uint32_t *v, const struct window_change *w)
+{
+	uint32_t column[IOMAP_ROWS];
+	unsigned r;
+	size_t c;
+	int d;
+
+	for (d = 0; d < IOMAP_DIRS; d++)
+		for (c = 0; c < IOMAP_COLS; c++) {
+			memset(column, 0, sizeof(column));
+			for (r = 0; r < IOMAP_ROWS; r++) {
+				uint32_t *src = &v[dense_index(d, r, c)];
+
+				column[new_row(w, r)] = add_sat(
+					column[new_row(w, r)], *src);
+			}
+			for (r = 0; r < IOMAP_ROWS; r++)
+				v[dense_index(d, r, c)] = column[r];
+		}
+}
+
+/* Double the window until sector falls inside it. */
+static void widen_window(struct iomap *m, uint64_t sector)
+{
+	for (;;) {
+		uint64_t span = m->row_sectors * IOMAP_ROWS;
+		struct window_change w;
+
+		if (sector >= m->lo_sector && sector - m->lo_sector < span)
+			return;
+		if (span > UINT64_MAX / 4)
+			return;
+		w.old_lo = m->lo_sector;
+		w.old_rs = m->row_sectors;
+		w.new_rs = w.old_rs * 2;
+		w.new_lo = w.old_lo / (span * 2) * (span * 2);
+		if (m->count) {
+			dense_rewindow(m->count, &w);
+			dense_rewindow(m->sectors, &w);
+		}
+		sparse_rekey(m, key_rewindow, &w);
+		m->lo_sector = w.new_lo;
+		m->row_sectors = w.new_rs;
+	}
+}
+
+void iomap_fix_window(struct iomap *m, uint64_t lo_sector,
+		      uint64_t row_sectors)
+{
+	m->lo_sector = lo_sector;
+	m->row_sectors = row_sectors ? row_sectors : 1;
+	m->window_set = m->window_fixed = 1;
+}
+
+/* The row of sector; outside a fixed window, the nearest edge row. */
+static unsigned row_of(struct iomap *m, uint64_t sector)
+{
+	uint64_t span;
+
+	if (!m->window_set) {
+		m->window_set = 1;
+		m->row_sectors = FIRST_ROW_SECTORS;
+		span = m->row_sectors * IOMAP_ROWS;
+		m->lo_sector = sector / span * span;
+	}
+	if (!m->window_fixed)
+		widen_window(m, sector);
+	if (sector < m->lo_sector)
+		return 0;
+	if ((sector - m->lo_sector) / m->row_sectors >= IOMAP_ROWS)
+		return IOMAP_ROWS - 1;
+	return (unsigned)((sector - m->lo_sector) / m->row_sectors);
+}
+
+int iomap_add(struct iomap *m, size_t col, uint64_t sector, int dir,
+	      long tag_slot, uint32_t bytes)
+{
+	unsigned row = row_of(m, sector);
+	uint64_t sectors = (bytes + 511) / 512;
+	size_t i;
+
+	if (col >= IOMAP_COLS)
+		col = IOMAP_COLS - 1;
+	if (tag_slot >= 0)
+		return sparse_add(m, cell_key(col, row, dir, tag_slot), 1,
+				  sectors);
+	if (!m->count) {
+		m->count = calloc(DENSE_CELLS, sizeof(*m->count));
+		m->sectors = calloc(DENSE_CELLS, sizeof(*m->sectors));
+		if (!m->count || !m->sectors)
+			return -1;
+	}
+	i = dense_index(dir, row, col);
+	m->count[i] = add_sat(m->count[i], 1);
+	m->sectors[i] = add_sat(m->sectors[i], sectors);
+	return 0;
+}
+
+static uint64_t key_merge_cols(uint64_t key, const void *arg)
+{
+	struct iomap_point p;
+
+	key_decode(key, &p);
+	return cell_key(p.col / *(const unsigned *)arg, p.row, p.dir,
+			p.tag_slot == SIZE_MAX ? -1 : (long)p.tag_slot);
+}
+
+static void dense_merge_cols(uint32_t *v, unsigned f)
+{
+	size_t line, c;
+
+	for (line = 0; line < (size_t)IOMAP_DIRS * IOMAP_ROWS; line++) {
+		uint32_t *cols = v + line * IOMAP_COLS;
+
+		for (c = 0; c < IOMAP_COLS; c++) {
+			uint32_t x = cols[c];
+
+			cols[c] = 0;
+			cols[c / f] = add_sat(cols[c / f], x);
+		}
+	}
+}
+
+void iomap_merge_cols(struct iomap *m, unsigned f)
+{
+	if (f < 2)
+		return;
+	if (m->count) {
+		dense_merge_cols(m->count, f);
+		dense_merge_cols(m->sectors, f);
+	}
+	sparse_rekey(m, key_merge_cols, &f);
+}
+
+int iomap_next(const struct iomap *m, size_t *pos, struct iomap_point *p)
+{
+	/* Dense cells first, then the sparse table. */
+	while (m->count && *pos < DENSE_CELLS) {
+		size_t i = (*pos)++;
+
+		if (!m->count[i])
+			continue;
+		p->col = i % IOMAP_COLS;
+		p->row = (unsigned)(i / IOMAP_COLS % IOMAP_ROWS);
+		p->dir = (int)(i / IOMAP_COLS / IOMAP_ROWS);
+		p->tag_slot = SIZE_MAX;
+		p->count = m->count[i];
+		p->bytes = (uint64_t)m->sectors[i] * 512;
+		return 1;
+	}
+	while (*pos - (m->count ? DENSE_CELLS : 0) < m->cap) {
+		size_t i = (*pos)++ - (m->count ? DENSE_CELLS : 0);
+
+		if (!m->cells[i].count)
+			continue;
+		key_decode(m->cells[i].key, p);
+		p->count = m->cells[i].count;
+		p->bytes = (uint64_t)m->cells[i].sectors * 512;
+		return 1;
+	}
+	return 0;
+}
+
+void iomap_row_bytes(const struct iomap *m, unsigned row, uint64_t *lo,
+		     uint64_t *hi)
+{
+	*lo = (m->lo_sector + (uint64_t)row * m->row_sectors) * 512;
+	*hi = *lo + m->row_sectors * 512;
+}
+
+void iomap_free(struct iomap *m)
+{
+	free(m->count);
+	free(m->sectors);
+	free(m->cells);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,68 @@
+/*
+ * iomap.h: the offset-by-time map of one device: how many I/Os (and how
+ * many sectors) of each direction, and of each tag when tagging, landed in
+ * each cell of IOMAP_COLS time columns by IOMAP_ROWS offset rows. It is
+ * what the io graph, the offset heat map, the movies and the CSV export
+ * draw from.
+ *
+ * Untagged I/O goes in dense arrays, so the map's size is fixed at
+ * N_DIRS x IOMAP_ROWS x IOMAP_COLS x 8 bytes (4 MiB) per device however
+ * long the trace. Tagged I/O goes in a sparse table keyed by cell and tag.
+ * The offset window starts around the first I/O and doubles (rows merging
+ * pairwise) when I/O lands outside it, unless -y fixed it.
+ */
+#ifndef IOWATCHER_IOMAP_H
+#define IOWATCHER_IOMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define IOMAP_ROWS	256
+#define IOMAP_COLS	1024
+#define IOMAP_DIRS	2
+
+struct iomap_cell {
+	uint64_t key;		/* column, row, direction and tag slot */
+	uint32_t count;		/* 0: the slot is free */
+	uint32_t sectors;
+};
+
+struct iomap {
+	uint64_t lo_sector;	/* row r covers lo + r * row_sectors ... */
+	uint64_t row_sectors;
+	int window_set, window_fixed;
+	uint32_t *count;	/* dense [dir][row][col], NULL until used */
+	uint32_t *sectors;
+	struct iomap_cell *cells;	/* sparse, for tagged I/O */
+	size_t cap, len;
+};
+
+/* One non-empty cell, as iomap_next gives it. */
+struct iomap_point {
+	size_t col;
+	unsigned row;
+	int dir;
+	size_t tag_slot;	/* SIZE_MAX: untagged (dense) */
+	uint32_t count;
+	uint64_t bytes;
+};
+
+/* Fix the window (for -y): rows of row_sectors from lo_sector. */
+void iomap_fix_window(struct iomap *m, uint64_t lo_sector,
+		      uint64_t row_sectors);
+/*
+ * Count one I/O of bytes at sector in column col. tag_slot < 0 for
+ * untagged I/O. Returns -1 when out of memory.
+ */
+int iomap_add(struct iomap *m, size_t col, uint64_t sector, int dir,
+	      long tag_slot, uint32_t bytes);
+/* Merge every f columns into one (the time bins were widened). */
+void iomap_merge_cols(struct iomap *m, unsigned f);
+/* The next non-empty cell from *pos (start at 0); 0 when done. */
+int iomap_next(const struct iomap *m, size_t *pos, struct iomap_point *p);
+/* Offset range of row r in bytes. */
+void iomap_row_bytes(const struct iomap *m, unsigned row, uint64_t *lo,
+		     uint64_t *hi);
+void iomap_free(struct iomap *m);
+
+#endif
