@@ -65,6 +65,7 @@ int analysis_init(struct analysis *a, const struct analysis_config *cfg,
 					: ANALYSIS_MAX_BINS;
 	a->next_coarsen = 2;
 	a->map_group = a->cap_bins / IOMAP_COLS;
+	a->cached_bin_start = UINT64_MAX;
 	a->first_ns = UINT64_MAX;
 	a->bins = calloc(a->cap_bins, sizeof(*a->bins));
 	p = calloc(1, sizeof(*p));
@@ -212,6 +213,7 @@ static void coarsen(struct analysis *a)
 		iomap_merge_cols(&a->iomaps[i], f);
 	a->n_bins = n_new;
 	a->bin_width_ns *= f;
+	a->cached_bin_start = UINT64_MAX;	/* bins moved */
 	a->next_coarsen = f == 2 ? 5 : 2;
 }
 
@@ -220,8 +222,13 @@ static size_t bin_for(struct analysis *a, uint64_t t)
 {
 	size_t limit = a->cfg.bin_width_ns ? ANALYSIS_MAX_FIXED_BINS
 					   : ANALYSIS_MAX_BINS;
-	uint64_t idx = (t - a->bin_origin_ns) / a->bin_width_ns;
+	uint64_t idx;
 
+	/* Events come in time order: most fall in the bin of the last. */
+	if (t >= a->cached_bin_start && t - a->cached_bin_start <
+	    a->bin_width_ns && a->cached_bin < a->n_bins)
+		return a->cached_bin;
+	idx = (t - a->bin_origin_ns) / a->bin_width_ns;
 	while (idx >= limit) {
 		if (a->cfg.bin_width_ns && !a->warning[0])
 			snprintf(a->warning, sizeof(a->warning),
@@ -234,6 +241,8 @@ static size_t bin_for(struct analysis *a, uint64_t t)
 	}
 	if (idx >= a->n_bins)
 		a->n_bins = idx + 1;
+	a->cached_bin = (size_t)idx;
+	a->cached_bin_start = a->bin_origin_ns + idx * a->bin_width_ns;
 	return (size_t)idx;
 }
 

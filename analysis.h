@@ -104,6 +104,8 @@ struct analysis {
 	uint32_t *lat_hist;	/* [bin][dir][LAT_BIN_BUCKETS], lazily */
 	uint32_t *size_hist;	/* [bin][dir][SIZE_BUCKETS], lazily */
 	unsigned next_coarsen;	/* 2 or 5 */
+	size_t cached_bin;	/* bin_for's last answer, and its start */
+	uint64_t cached_bin_start;
 	struct device_stats *devices;
 	size_t n_devices;
 	struct iomap *iomaps;	/* one per device, same order */

@@ -135,25 +135,41 @@ static uint64_t key_rewindow(uint64_t key, const void *arg)
 			p.tag_slot == SIZE_MAX ? -1 : (long)p.tag_slot);
 }
 
-static void dense_rewindow(uint32_t *v, const struct window_change *w)
+/*
+ * Rows halve exactly: old row r lands in row base + r / 2, base being 0 or
+ * half the rows as the doubled window starts at or below the old one.
+ * Only the columns used so far hold anything.
+ */
+static void dense_rewindow(uint32_t *v, const struct window_change *w,
+			   size_t cols_used)
 {
-	uint32_t column[IOMAP_ROWS];
-	unsigned r;
+	unsigned base = new_row(w, 0), r;
 	size_t c;
 	int d;
 
-	for (d = 0; d < IOMAP_DIRS; d++)
-		for (c = 0; c < IOMAP_COLS; c++) {
-			memset(column, 0, sizeof(column));
-			for (r = 0; r < IOMAP_ROWS; r++) {
-				uint32_t *src = &v[dense_index(d, r, c)];
+	for (d = 0; d < IOMAP_DIRS; d++) {
+		uint32_t *rows = v + dense_index(d, 0, 0);
 
-				column[new_row(w, r)] = add_sat(
-					column[new_row(w, r)], *src);
-			}
+		if (base == 0) {
 			for (r = 0; r < IOMAP_ROWS; r++)
-				v[dense_index(d, r, c)] = column[r];
+				for (c = 0; c < cols_used; c++) {
+					uint32_t x = rows[r * IOMAP_COLS + c];
+
+					rows[r * IOMAP_COLS + c] = 0;
+					rows[(r / 2) * IOMAP_COLS + c] = add_sat(
+						rows[(r / 2) * IOMAP_COLS + c], x);
+				}
+		} else {
+			for (r = IOMAP_ROWS; r-- > 0;)
+				for (c = 0; c < cols_used; c++) {
+					uint32_t x = rows[r * IOMAP_COLS + c];
+					size_t to = (base + r / 2) * IOMAP_COLS + c;
+
+					rows[r * IOMAP_COLS + c] = 0;
+					rows[to] = add_sat(rows[to], x);
+				}
 		}
+	}
 }
 
 /* Double the window until sector falls inside it. */
@@ -172,8 +188,8 @@ static void widen_window(struct iomap *m, uint64_t sector)
 		w.new_rs = w.old_rs * 2;
 		w.new_lo = w.old_lo / (span * 2) * (span * 2);
 		if (m->count) {
-			dense_rewindow(m->count, &w);
-			dense_rewindow(m->sectors, &w);
+			dense_rewindow(m->count, &w, m->cols_used);
+			dense_rewindow(m->sectors, &w, m->cols_used);
 		}
 		sparse_rekey(m, key_rewindow, &w);
 		m->lo_sector = w.new_lo;
@@ -227,6 +243,8 @@ int iomap_add(struct iomap *m, size_t col, uint64_t sector, int dir,
 		if (!m->count || !m->sectors)
 			return -1;
 	}
+	if (col >= m->cols_used)
+		m->cols_used = col + 1;
 	i = dense_index(dir, row, col);
 	m->count[i] = add_sat(m->count[i], 1);
 	m->sectors[i] = add_sat(m->sectors[i], sectors);
@@ -242,19 +260,22 @@ static uint64_t key_merge_cols(uint64_t key, const void *arg)
 			p.tag_slot == SIZE_MAX ? -1 : (long)p.tag_slot);
 }
 
-static void dense_merge_cols(uint32_t *v, unsigned f)
+static void dense_merge_cols(uint32_t *v, unsigned f, size_t cols_used)
 {
-	size_t line, c;
+	size_t line, c, out, k;
 
 	for (line = 0; line < (size_t)IOMAP_DIRS * IOMAP_ROWS; line++) {
 		uint32_t *cols = v + line * IOMAP_COLS;
 
-		for (c = 0; c < IOMAP_COLS; c++) {
-			uint32_t x = cols[c];
+		for (c = 0, out = 0; c < cols_used; c += f, out++) {
+			uint64_t sum = 0;
 
-			cols[c] = 0;
-			cols[c / f] = add_sat(cols[c / f], x);
+			for (k = c; k < c + f && k < cols_used; k++)
+				sum += cols[k];
+			cols[out] = sum > UINT32_MAX ? UINT32_MAX :
+						       (uint32_t)sum;
 		}
+		memset(cols + out, 0, (cols_used - out) * sizeof(*cols));
 	}
 }
 
@@ -263,8 +284,9 @@ void iomap_merge_cols(struct iomap *m, unsigned f)
 	if (f < 2)
 		return;
 	if (m->count) {
-		dense_merge_cols(m->count, f);
-		dense_merge_cols(m->sectors, f);
+		dense_merge_cols(m->count, f, m->cols_used);
+		dense_merge_cols(m->sectors, f, m->cols_used);
+		m->cols_used = (m->cols_used + f - 1) / f;
 	}
 	sparse_rekey(m, key_merge_cols, &f);
 }

@@ -33,6 +33,7 @@ struct iomap {
 	int window_set, window_fixed;
 	uint32_t *count;	/* dense [dir][row][col], NULL until used */
 	uint32_t *sectors;
+	size_t cols_used;	/* dense columns 0 .. cols_used - 1 hold I/O */
 	struct iomap_cell *cells;	/* sparse, for tagged I/O */
 	size_t cap, len;
 };
