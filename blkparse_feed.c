@@ -177,6 +177,22 @@ static int stream_advance(struct feed *f, struct stream *s,
 	uint32_t magic;
 
 	s->has_cur = 0;
+	/* Fast path: the whole record is already in the buffer. */
+	if (s->detected && s->end - s->start >= s->header_size) {
+		p = s->buf + s->start;
+		if (load32(p, s->swap) == (BLK_IO_TRACE_MAGIC | s->version)) {
+			decode_header(s, p, &s->cur);
+			if (s->end - s->start >=
+			    s->header_size + s->cur.pdu_len) {
+				s->cur.pdu = s->cur.pdu_len ?
+					p + s->header_size : NULL;
+				s->cur.file_offset = s->buf_offset + s->start;
+				s->start += s->header_size + s->cur.pdu_len;
+				s->has_cur = 1;
+				return 1;
+			}
+		}
+	}
 	if (stream_fill(s, header_size, err) < 0)
 		return -1;
 	if (s->end == s->start)
