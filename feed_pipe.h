@@ -1,0 +1,25 @@
+/*
+ * feed_pipe.h: the reader in a thread of its own. It decodes and merges
+ * records into blocks of events while the caller analyses the previous
+ * block, so on two cores reading and analysing overlap. Same contract as
+ * feed_next: events in order, 1 / 0 (end) / -1 (error, in err).
+ */
+#ifndef IOWATCHER_FEED_PIPE_H
+#define IOWATCHER_FEED_PIPE_H
+
+#include "blkparse_feed.h"
+
+struct feed_pipe;
+
+/* Start reading f in a thread; f must outlive the pipe. */
+struct feed_pipe *feed_pipe_start(struct feed *f, struct iow_error *err);
+/*
+ * The next event, in the pipe's own memory (no copy): the caller may
+ * change it; it and its pdu stay valid until the next call.
+ */
+int feed_pipe_next(struct feed_pipe *p, struct io_event **ev,
+		   struct iow_error *err);
+/* Stop the thread (also mid-trace) and free the pipe. */
+void feed_pipe_stop(struct feed_pipe *p);
+
+#endif
