@@ -14,6 +14,7 @@
 
 #include "analysis.h"
 #include "blkparse_feed.h"
+#include "feed_pipe.h"
 #include "blktrace.h"
 #include "csv.h"
 #include "graphs.h"
@@ -569,8 +570,9 @@ static int analyse_trace(const struct options *o,
 			 const struct trace_source *src,
 			 struct trace_result *res, struct iow_error *err)
 {
+	struct feed_pipe *pipe;
 	struct tag_stage ts;
-	struct io_event ev;
+	struct io_event *ev;
 	struct feed *f;
 	int r;
 
@@ -583,11 +585,19 @@ static int analyse_trace(const struct options *o,
 		feed_close(f);
 		return -1;
 	}
-	while ((r = feed_next(f, &ev, err)) > 0)
-		if (tag_stage_event(&ts, &ev, &res->analysis, err) < 0) {
+	/* Reading runs in a thread of its own, beside the analysis. */
+	pipe = feed_pipe_start(f, err);
+	if (!pipe) {
+		tag_stage_free(&ts);
+		feed_close(f);
+		return -1;
+	}
+	while ((r = feed_pipe_next(pipe, &ev, err)) > 0)
+		if (tag_stage_event(&ts, ev, &res->analysis, err) < 0) {
 			r = -1;
 			break;
 		}
+	feed_pipe_stop(pipe);
 	if (r == 0)
 		r = tag_stage_finish(&ts, &res->analysis, err);
 	if (r == 0 && feed_warning(f))
