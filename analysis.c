@@ -379,7 +379,7 @@ static void map_io(struct analysis *a, size_t slot,
 {
 	size_t bin;
 
-	if (!ev->bytes || !in_time_range(a, ev->time_ns))
+	if (!ev->bytes || a->cfg.stats_only || !in_time_range(a, ev->time_ns))
 		return;
 	bin = bin_for(a, ev->time_ns);
 	iomap_add(&a->iomaps[slot], bin / a->map_group, ev->sector,
@@ -503,6 +503,8 @@ static int account_latency(struct analysis *a, struct device_stats *d,
 		b->q2d_sum_ns[dir] += *q2d;
 		b->lat_n[dir]++;
 	}
+	if (a->cfg.stats_only)
+		return 0;
 	if (capped >= 1ull << LAT_BIN_MAX_BITS)
 		capped = (1ull << LAT_BIN_MAX_BITS) - 1;
 	lat_hist_at(a, bin, dir)[hist_index(capped, LAT_BIN_BITS)]++;
@@ -582,13 +584,13 @@ static int account_completion(struct analysis *a, struct device_stats *d,
 	size_t bin = bin_for(a, ev->time_ns);
 	struct bin *b = &a->bins[bin];
 
-	if (bin_hist_ready(a) < 0)
+	if (!a->cfg.stats_only && bin_hist_ready(a) < 0)
 		return -1;
 	d->ios[dir]++;
 	d->bytes[dir] += ev->bytes;
 	b->ios[dir]++;
 	b->bytes[dir] += ev->bytes;
-	if (ev->bytes)
+	if (ev->bytes && !a->cfg.stats_only)
 		size_hist_at(a, bin, dir)[hist_index(ev->bytes, SIZE_BITS)]++;
 	if (a->tagging || tag != IO_EVENT_NO_TAG) {
 		long s = tag_slot(a, tag);

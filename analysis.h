@@ -41,6 +41,9 @@ struct analysis_config {
 	int has_offset_range;	/* -y: count only I/O in [min, max) bytes */
 	uint64_t offset_min, offset_max;
 	unsigned iomap_action;	/* action code the I/O map plots (Q, D, C) */
+	/* Statistics only (--summary without graphs): no I/O map and no
+	 * per-bin histograms, which only pictures and CSV read. */
+	int stats_only;
 };
 
 /* A distribution of latencies in ns (one metric, whole trace). */

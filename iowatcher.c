@@ -478,6 +478,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 		if (plot_format_from_name(o->output, &fmt, &err) < 0)
 			usage_error("%s", err.msg);
 	}
+	/* Only pictures and CSV read the I/O map and per-bin histograms. */
+	o->analysis.stats_only = !o->output && !o->csv_dir && !o->movie;
 	if (o->has_x_range) {
 		o->analysis.has_time_range = 1;
 		o->analysis.time_min_ns = (uint64_t)(o->x_min_s * 1e9);
