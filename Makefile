@@ -20,39 +20,64 @@ IOW_CPPFLAGS = -D_GNU_SOURCE -DIOWATCHER_VERSION='"$(VERSION)"' \
 IOW_CFLAGS = -std=c11 -Wall -Wextra $(PKG_CFLAGS)
 IOW_LIBS = $(PKG_LIBS) -lm -lpthread
 
+# B: where objects and programs go, empty for here; with B=DIR/ a whole
+# build (program, tests, tools, the taggers in DIR/scripts) lands in DIR,
+# as the sanitizer build of make check does.
+B =
+
 # Every top-level .c but the program's main is a module of the library.
 LIB_SRCS = $(filter-out iowatcher.c,$(sort $(wildcard *.c)))
-LIB_OBJS = $(LIB_SRCS:.c=.o)
+LIB_OBJS = $(addprefix $(B),$(LIB_SRCS:.c=.o))
 TEST_SRCS = $(sort $(wildcard tests/test_*.c))
-TEST_BINS = $(TEST_SRCS:.c=)
+TEST_BINS = $(addprefix $(B),$(TEST_SRCS:.c=))
 TOOL_SRCS = $(sort $(wildcard bench/*.c scripts/*.c tests/tools/*.c))
-TOOL_BINS = $(TOOL_SRCS:.c=)
+TOOL_BINS = $(addprefix $(B),$(TOOL_SRCS:.c=))
+# In a build directory the interpreted taggers sit beside the compiled
+# ones, where the program looks for them (scripts/ beside itself).
+SCRIPT_LINKS = $(if $(B),$(addprefix $(B),$(filter-out %.c %.o, \
+	$(wildcard scripts/tag-* scripts/*.py))))
 
-all: iowatcher $(TOOL_BINS)
+all: $(B)iowatcher $(TOOL_BINS) $(SCRIPT_LINKS)
 
-%.o: %.c $(wildcard *.h)
+$(B)%.o: %.c $(wildcard *.h)
+	@mkdir -p $(@D)
 	$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) $(IOW_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-libiow.a: $(LIB_OBJS)
+$(B)libiow.a: $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-iowatcher: iowatcher.o libiow.a
+$(B)iowatcher: $(B)iowatcher.o $(B)libiow.a
 	$(CC) $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(IOW_LIBS)
 
-tests/test_%: tests/test_%.c tests/check.h libiow.a
+$(B)tests/test_%: tests/test_%.c tests/check.h $(B)libiow.a
+	@mkdir -p $(@D)
 	$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
-		-o $@ $< libiow.a $(IOW_LIBS)
+		-o $@ $< $(B)libiow.a $(IOW_LIBS)
 
-bench/%: bench/%.c libiow.a
+$(B)bench/%: bench/%.c $(B)libiow.a
+	@mkdir -p $(@D)
 	$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
-		-o $@ $< libiow.a $(IOW_LIBS)
-scripts/%: scripts/%.c libiow.a
+		-o $@ $< $(B)libiow.a $(IOW_LIBS)
+$(B)scripts/%: scripts/%.c $(B)libiow.a
+	@mkdir -p $(@D)
 	$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
-		-o $@ $< libiow.a $(IOW_LIBS)
-tests/tools/%: tests/tools/%.c libiow.a
+		-o $@ $< $(B)libiow.a $(IOW_LIBS)
+$(B)tests/tools/%: tests/tools/%.c $(B)libiow.a
+	@mkdir -p $(@D)
 	$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
-		-o $@ $< libiow.a $(IOW_LIBS)
+		-o $@ $< $(B)libiow.a $(IOW_LIBS)
+# The fuzz targets (make fuzz) and, in the test, their regression inputs.
+$(B)fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h $(wildcard *.c) $(B)libiow.a
+	@mkdir -p $(@D)
+	$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
+		$(FUZZ_LINK) -o $@ $< $(B)libiow.a $(IOW_LIBS)
+$(B)tests/test_fuzz_regress: $(wildcard fuzz/*.c fuzz/*.h) $(wildcard *.c)
+ifneq ($(B),)
+$(SCRIPT_LINKS): $(B)scripts/%: scripts/%
+	@mkdir -p $(@D)
+	ln -sf "$(CURDIR)/$<" $@
+endif
 
 # Installs the Debian packages the build, the demo and the tests need
 # (only those missing; needs root when anything is).
@@ -69,9 +94,43 @@ demo: deps
 		-O latency -o samples/centos7-sda-by-process.png
 	@echo "demo: wrote samples/fio-randrw.png, samples/fio-randrw-latency.png and samples/centos7-sda-by-process.png"
 
+# Everything the tests run, in the build B names.
+check-build: all $(TEST_BINS)
+
+# make check runs the whole suite twice: against the build here, and
+# against one with AddressSanitizer, UndefinedBehaviorSanitizer and
+# LeakSanitizer in SAN_DIR (tests/run.sh takes the build directories,
+# sets the sanitizers' options and counts any report as a failure). Both
+# passes run every test; the last line adds them up.
+SAN_DIR = build-asan
+SAN_CC = clang
+SAN_CFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all
+
 check: deps
-	$(MAKE) all $(TEST_BINS)
-	sh tests/run.sh
+	$(MAKE) check-build
+	$(MAKE) B=$(SAN_DIR)/ CC=$(SAN_CC) CFLAGS="$(SAN_CFLAGS)" check-build
+	sh tests/run.sh . $(SAN_DIR)
+
+# make fuzz: every fuzz/fuzz_*.c under libFuzzer for FUZZ_SECONDS each,
+# with ASan and UBSan, in FUZZ_DIR: the corpus grows in
+# FUZZ_DIR/corpus/TARGET from fuzz/seeds/TARGET, crashes land in
+# FUZZ_DIR/findings/TARGET (copy them to tests/data/regress/TARGET once
+# fixed). FUZZ_JOBS targets run at once (2: a core each).
+FUZZ_DIR = build-fuzz
+FUZZ_CC = clang
+FUZZ_SECONDS = 60
+FUZZ_JOBS = 2
+FUZZ_TARGETS = $(patsubst fuzz/fuzz_%.c,%,$(sort $(wildcard fuzz/fuzz_*.c)))
+FUZZ_CFLAGS = $(SAN_CFLAGS) -fsanitize=fuzzer-no-link
+FUZZ_LINK =
+
+fuzz: deps
+	$(MAKE) B=$(FUZZ_DIR)/ CC=$(FUZZ_CC) CFLAGS="$(FUZZ_CFLAGS)" \
+		FUZZ_LINK=-fsanitize=fuzzer \
+		$(addprefix $(FUZZ_DIR)/fuzz/fuzz_,$(FUZZ_TARGETS))
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) \
+		sh fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TARGETS)
 
 bench: all
 	sh bench/run.sh
@@ -88,6 +147,7 @@ install: all
 
 clean:
 	rm -f iowatcher *.o libiow.a $(TEST_BINS) $(TOOL_BINS)
+	rm -rf $(SAN_DIR) $(FUZZ_DIR)
 
-.PHONY: all deps demo check bench install clean
+.PHONY: all deps demo check check-build fuzz bench install clean
 .SECONDARY:

@@ -1,9 +1,14 @@
 # tests/lib.sh: helpers for shell tests. Source it, call pass/fail/skip
 # per case, end with finish (prints "N passed, N failed[, N skipped]").
-# Paths: $TOP is the checkout, $IOW the binary, $SHARED ../shared,
-# $TMP a scratch directory removed at exit.
+# Paths: $TOP is the checkout, $BUILD the build under test ($IOW_BUILD,
+# relative to $TOP or absolute; default the checkout), $IOW its binary,
+# $SHARED ../shared, $TMP a scratch directory removed at exit.
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-IOW="$TOP/iowatcher"
+case "${IOW_BUILD:-.}" in
+/*) BUILD=$IOW_BUILD;;
+*) BUILD="$TOP/${IOW_BUILD:-.}";;
+esac
+IOW="$BUILD/iowatcher"
 SHARED="$TOP/../shared"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

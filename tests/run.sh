@@ -1,32 +1,72 @@
 #!/bin/sh
-# tests/run.sh: runs every unit test binary (tests/test_*) and every shell
-# test (tests/t_*.sh), then prints one closing line adding them all up.
+# tests/run.sh [BUILD...]: runs every unit test binary (BUILD/tests/test_*)
+# and every shell test (tests/t_*.sh, whose $IOW is BUILD/iowatcher: the
+# variable IOW_BUILD tells tests/lib.sh) for each build directory given
+# (default: the checkout itself), then prints one closing line adding
+# them all up; with several builds, a line per build comes before it.
+#
+# The sanitizers' options are set for every build (only instrumented
+# programs read them): reports go to files in a scratch directory, and
+# each test that leaves one counts one failure more, whatever the test
+# itself made of the program's exit.
 cd "$(dirname "$0")/.." || exit 1
-total_pass=0; total_fail=0; total_skip=0; broken=""
-for t in tests/test_* tests/t_*.sh; do
-	case "$t" in *.c|*.o) continue;; esac
-	[ -f "$t" ] || continue
-	echo "== $t"
-	case "$t" in
-	*.sh) out=$(sh "$t" 2>&1); rc=$?;;
-	*) out=$("./$t" 2>&1); rc=$?;;
-	esac
-	echo "$out" | grep -v '^ok ' 
-	last=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
-	if [ -z "$last" ]; then
-		broken="$broken $t"; total_fail=$((total_fail + 1))
-		echo "   (no closing line, exit $rc: counted as one failure)"
-		continue
-	fi
-	p=$(echo "$last" | sed -E 's/^([0-9]+) passed.*/\1/')
-	f=$(echo "$last" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-	s=$(echo "$last" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p')
-	total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
-	total_skip=$((total_skip + ${s:-0}))
-	if [ "$f" = 0 ] && [ "$rc" != 0 ]; then
-		total_fail=$((total_fail + 1)); echo "   (exit $rc)"
-	fi
+top=$(pwd)
+reports=$(mktemp -d)
+trap 'rm -rf "$reports"' EXIT
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}:log_path=$reports/asan"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}:log_path=$reports/ubsan"
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$top/tests/lsan.supp:print_suppressions=0}"
+
+total_pass=0; total_fail=0; total_skip=0
+[ $# = 0 ] && set -- .
+
+# sanitizer_reports TEST: prints and removes the reports TEST left.
+sanitizer_reports() {
+	found=0
+	for r in "$reports"/*; do
+		[ -f "$r" ] || continue
+		found=$((found + 1))
+		echo "   sanitizer report ($1):"
+		sed 's/^/   | /' "$r" | head -n 40
+		rm -f "$r"
+	done
+	return $found
+}
+
+for build in "$@"; do
+	export IOW_BUILD="$build"
+	pass=0; fail=0; skip=0; broken=""
+	for t in tests/test_*.c tests/t_*.sh; do
+		[ -f "$t" ] || continue
+		case "$t" in
+		*.c) t=${t%.c}; [ "$build" = . ] || t="${build%/}/$t";;
+		esac
+		echo "== $t"
+		case "$t" in
+		*.sh) out=$(sh "$t" 2>&1); rc=$?;;
+		*) if [ -x "$t" ]; then out=$(case "$t" in /*) "$t";; *) "./$t";; esac 2>&1); rc=$?
+		   else out="$t: not built"; rc=127; fi;;
+		esac
+		echo "$out" | grep -v '^ok '
+		sanitizer_reports "$t" || fail=$((fail + $?))
+		last=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+		if [ -z "$last" ]; then
+			broken="$broken $t"; fail=$((fail + 1))
+			echo "   (no closing line, exit $rc: counted as one failure)"
+			continue
+		fi
+		p=$(echo "$last" | sed -E 's/^([0-9]+) passed.*/\1/')
+		f=$(echo "$last" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+		s=$(echo "$last" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p')
+		pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + ${s:-0}))
+		if [ "$f" = 0 ] && [ "$rc" != 0 ]; then
+			fail=$((fail + 1)); echo "   (exit $rc)"
+		fi
+	done
+	[ -n "$broken" ] && echo "broken:$broken"
+	[ $# -gt 1 ] && echo "== build $build: $pass passed, $fail failed, $skip skipped"
+	total_pass=$((total_pass + pass)); total_fail=$((total_fail + fail))
+	total_skip=$((total_skip + skip))
 done
-[ -n "$broken" ] && echo "broken:$broken"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" = 0 ]

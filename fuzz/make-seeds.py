@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""fuzz/make-seeds.py: writes the seed corpus fuzz/seeds/TARGET from the
+real traces and logs (small slices, whole records) and from a few
+generated ones. Run from the checkout with bench/gentrace built:
+    python3 fuzz/make-seeds.py [GENTRACE]
+The seeds are committed; this documents where they came from."""
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SEEDS = os.path.join(TOP, "fuzz", "seeds")
+TRACES = os.path.join(TOP, "..", "shared", "traces")
+GENTRACE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "bench", "gentrace")
+
+
+def records(data, limit):
+    """The first limit whole records of a blktrace file."""
+    out, pos = b"", 0
+    while pos + 4 <= len(data) and limit:
+        magic = struct.unpack_from("<I", data, pos)[0]
+        order = "<" if (magic & 0xFFFFFF00) == 0x65617400 else ">"
+        version = struct.unpack_from(order + "I", data, pos)[0] & 0xFF
+        size, pdu_at = (48, 46) if version == 7 else (64, 50)
+        if pos + size > len(data):
+            break
+        pdu = struct.unpack_from(order + "H", data, pos + pdu_at)[0]
+        out += data[pos:pos + size + pdu]
+        pos += size + pdu
+        limit -= 1
+    return out
+
+
+def control(flags=0, split=0, draw=0, window=0, offset=0):
+    return bytes([flags, split & 0xFF, split >> 8, draw, window, offset])
+
+
+def put(target, name, data):
+    d = os.path.join(SEEDS, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def feed_seeds():
+    sets = {"centos7": os.path.join(TRACES, "centos7-sda"),
+            "fio": os.path.join(TOP, "samples", "fio-randrw"),
+            "dd": os.path.join(TOP, "samples", "dd-write")}
+    tmp = tempfile.mkdtemp()
+    try:
+        for name, opts in (("v8", ["--v8"]), ("swap", ["--swap"]),
+                           ("v8swap", ["--v8", "--swap", "--merges"])):
+            subprocess.run([GENTRACE, "-o", os.path.join(tmp, name), "-n",
+                            "60", "--bimodal"] + opts, check=True,
+                           stderr=subprocess.DEVNULL)
+            sets["gen-" + name] = os.path.join(tmp, name)
+        for name, base in sets.items():
+            cpu0 = records(read(base + ".blktrace.0"), 40)
+            cpu1 = records(read(base + ".blktrace.1"), 40)
+            put("feed", name + "-dump", control() + cpu0 + cpu1)
+            both = cpu0 + cpu1
+            put("feed", name + "-2cpu", control(1, len(cpu0)) + both)
+            put("feed", name + "-2cpu-P", control(1 | 2, len(cpu0)) + both)
+            put("feed", name + "-2cpu-P-merge-bin1",
+                control(1 | 2 | 4 | 8, len(cpu0)) + both)
+            put("feed", name + "-2cpu-x-y-Q",
+                control(1 | 16 | 32 | 64, len(cpu0)) + both)
+            put("feed", name + "-png", control(1, len(cpu0), 0x1F) + both)
+            put("feed", name + "-svg-P", control(3, len(cpu0), 0x3F) + both)
+            put("feed", name + "-csv", control(1, len(cpu0), 0x1E) + both)
+        put("feed", "centos7-pdf", control(1, len(cpu0), 0x5F) + both)
+    finally:
+        shutil.rmtree(tmp)
+
+
+def tagger_seeds():
+    def u32(*v):
+        return b"".join(struct.pack("=I", x) for x in v)
+
+    def new(tag, label):
+        label = label.encode() + b"\0"
+        return u32(1, tag, len(label)) + label
+
+    put("tagger", "plain-ends", bytes([4, 3]) + u32(0, 0, 0, 0))
+    put("tagger", "tags", bytes([3, 7]) + new(1, "one") + u32(2, 1, 0)
+        + new(2, "two") + u32(2, 2, 0) + u32(2, 1, 2, 2, 0))
+    put("tagger", "relabel", bytes([2, 255]) + new(5, "a") + new(5, "bb")
+        + u32(2, 5, 0, 0))
+    put("tagger", "long-label", bytes([1, 100]) + new(7, "x" * 300)
+        + u32(2, 7, 0))
+    put("tagger", "unknown-type", bytes([1, 0]) + u32(9))
+    put("tagger", "end-too-many", bytes([1, 4]) + u32(0, 0))
+    put("tagger", "tag-undefined", bytes([1, 4]) + u32(2, 3, 0))
+    put("tagger", "incomplete", bytes([2, 5]) + new(1, "a")[:9])
+
+
+def text_seeds():
+    for src in ("samples/fio-randrw.mpstat", "samples/dd-write.mpstat",
+                "tests/data/mpstat-2cpu.txt"):
+        put("mpstat", os.path.basename(src), read(os.path.join(TOP, src)))
+    put("mpstat", "ampm", b"Linux 5.10 (h) \t11/22/26 \t_x86_64_\t(1 CPU)\n\n"
+        b"11:59:59 PM  CPU    %user   %nice %system %iowait    %irq   %soft"
+        b"  %steal  %guest   %idle\n"
+        b"11:59:59 PM  all    1.00    0.00    2.00    3.00    0.00    0.00"
+        b"    0.00    0.00   94.00\n"
+        b"12:00:00 AM    0    1.00    0.00    2.00    3.00    0.00    0.00"
+        b"    0.00    0.00   94.00\n")
+    for src in ("samples/fio-randrw_bw.1.log", "samples/fio-randrw_bw.2.log",
+                "tests/data/fio_bw.log", "tests/data/fio_bw_per_io.log",
+                "tests/data/fio_bw_prio.log"):
+        put("fiolog", os.path.basename(src), read(os.path.join(TOP, src)))
+
+
+def args_seeds():
+    lines = [
+        ["-t", "sda", "-o", "a.png"],
+        ["-t", "sda", "--summary=json"],
+        ["-t", "a", "-t", "b", "-l", "A", "-l", "B", "-o", "d.svg"],
+        ["-t", "sda", "-P", "--merge-comm", "-O", "io", "-N", "tput"],
+        ["-t", "sda", "-T", "tag-by-pid", "--tagger-timeout", "2.5"],
+        ["-t", "sda", "--bin-ms", "86400000", "-x", "1:2", "-y", "0:10"],
+        ["-t", "sda", "-w", "20000", "-h", "1", "-c", "16", "-r", "0.5"],
+        ["-t", "sda", "--csv", "out", "--dir", "rw", "--top", "64"],
+        ["-d", "/dev/loop0", "-D", "dir", "-t", "name", "-p", "dd",
+         "if=/dev/zero", "of=x"],
+        ["-d", "/dev/sdb", "--tracer", "ftrace", "-p", "fio job.fio"],
+        ["-t", "sda", "--movie=rect", "-o", "m.mp4", "--fps", "30",
+         "--movie-length", "10", "-K", "frames", "-w", "640", "-h", "480"],
+        ["-t", "sda", "-F", "x_bw.1.log@3", "-a", "C", "--title", "T"],
+        ["--help"], ["--version"], ["-t"], ["-t", "sda", "-Z"],
+        ["-t", "sda", "--summary=yaml"], ["-t", "x", "-o", "x.bmp"],
+    ]
+    for i, words in enumerate(lines):
+        put("args", "cmdline-%02d" % i, b"\0".join(w.encode() for w in words))
+
+
+if __name__ == "__main__":
+    feed_seeds()
+    tagger_seeds()
+    text_seeds()
+    args_seeds()

@@ -1,0 +1,145 @@
+/*
+ * test_fuzz_regress.c: every fuzz target (fuzz/fuzz_*.c, built in here
+ * with their entry points renamed) run over its seeds (fuzz/seeds/TARGET)
+ * and over the inputs that once crashed it or broke one of its checks
+ * (tests/data/regress/TARGET). An input passes by coming back: a crash,
+ * a sanitizer report or a failed check aborts the test.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#define LLVMFuzzerTestOneInput fuzz_feed_one
+#include "../fuzz/fuzz_feed.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_tagger_one
+#include "../fuzz/fuzz_tagger.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_mpstat_one
+#include "../fuzz/fuzz_mpstat.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_fiolog_one
+#include "../fuzz/fuzz_fiolog.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_args_one
+#include "../fuzz/fuzz_args.c"
+#undef LLVMFuzzerTestOneInput
+
+typedef int (*fuzz_entry)(const uint8_t *data, size_t size);
+
+static unsigned char *read_whole(const char *path, size_t *size)
+{
+	unsigned char *buf = NULL;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		buf = malloc((size_t)st.st_size + 1);
+		if (buf && read(fd, buf, (size_t)st.st_size) != st.st_size) {
+			free(buf);
+			buf = NULL;
+		}
+		*size = (size_t)st.st_size;
+	}
+	close(fd);
+	return buf;
+}
+
+/* Runs every file in dir through entry; the number run, -1 if none. */
+static long run_dir(const char *dir, fuzz_entry entry, int quiet)
+{
+	struct dirent *de;
+	long n = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		char path[1024];
+		unsigned char *data;
+		size_t size = 0;
+		int saved = -1, null_fd = -1;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		data = read_whole(path, &size);
+		if (!data)
+			continue;
+		if (quiet) {
+			/* usage errors: many lines of no interest here */
+			fflush(stderr);
+			saved = dup(2);
+			null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+			dup2(null_fd, 2);
+		}
+		entry(data, size);
+		if (quiet) {
+			dup2(saved, 2);
+			close(saved);
+			close(null_fd);
+		}
+		free(data);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void run_target(const char *name, fuzz_entry entry, int quiet)
+{
+	char dir[256];
+	long seeds, regress;
+
+	snprintf(dir, sizeof(dir), "fuzz/seeds/%s", name);
+	seeds = run_dir(dir, entry, quiet);
+	snprintf(dir, sizeof(dir), "tests/data/regress/%s", name);
+	regress = run_dir(dir, entry, quiet);
+	CHECK(seeds > 0);
+	printf("  %s: %ld seeds, %ld regression inputs\n", name, seeds,
+	       regress < 0 ? 0 : regress);
+}
+
+static void test_trace_reader_survives_seeds_and_past_crashes(void)
+{
+	run_target("feed", fuzz_feed_one, 0);
+}
+
+static void test_tagger_answers_survive_seeds_and_past_crashes(void)
+{
+	run_target("tagger", fuzz_tagger_one, 0);
+}
+
+static void test_mpstat_reader_survives_seeds_and_past_crashes(void)
+{
+	run_target("mpstat", fuzz_mpstat_one, 0);
+}
+
+static void test_fio_log_reader_survives_seeds_and_past_crashes(void)
+{
+	run_target("fiolog", fuzz_fiolog_one, 0);
+}
+
+static void test_command_line_survives_seeds_and_past_crashes(void)
+{
+	run_target("args", fuzz_args_one, 1);
+}
+
+int main(void)
+{
+	RUN_TEST(test_trace_reader_survives_seeds_and_past_crashes);
+	RUN_TEST(test_tagger_answers_survive_seeds_and_past_crashes);
+	RUN_TEST(test_mpstat_reader_survives_seeds_and_past_crashes);
+	RUN_TEST(test_fio_log_reader_survives_seeds_and_past_crashes);
+	RUN_TEST(test_command_line_survives_seeds_and_past_crashes);
+	return check_report();
+}
