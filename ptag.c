@@ -131,7 +131,8 @@ static int learn_name(struct process_tags *pt, const struct io_event *ev,
 		return iow_fail(err, "out of memory");
 	if (len >= sizeof(e->comm))
 		len = sizeof(e->comm) - 1;
-	memcpy(e->comm, text, len);
+	if (len)	/* a note without a payload has no text at all */
+		memcpy(e->comm, text, len);
 	e->comm[len] = '\0';
 	/* A name learned after the pid's first I/O renames its tag. */
 	if (e->tagged && !pt->merge_comm) {
