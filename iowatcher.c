@@ -278,6 +278,12 @@ static void recording_defaults(struct options *o)
 			    o->trace_args[0]);
 }
 
+/* v >= 0 as a count, UINT64_MAX from 2^64 up: -x 0:1e300 is "to the end". */
+static uint64_t saturate_u64(double v)
+{
+	return v < 18446744073709551616.0 ? (uint64_t)v : UINT64_MAX;
+}
+
 static void parse_args(int argc, char **argv, struct options *o)
 {
 	int c;
@@ -482,13 +488,13 @@ static void parse_args(int argc, char **argv, struct options *o)
 	o->analysis.stats_only = !o->output && !o->csv_dir && !o->movie;
 	if (o->has_x_range) {
 		o->analysis.has_time_range = 1;
-		o->analysis.time_min_ns = (uint64_t)(o->x_min_s * 1e9);
-		o->analysis.time_max_ns = (uint64_t)(o->x_max_s * 1e9);
+		o->analysis.time_min_ns = saturate_u64(o->x_min_s * 1e9);
+		o->analysis.time_max_ns = saturate_u64(o->x_max_s * 1e9);
 	}
 	if (o->has_y_range) {
 		o->analysis.has_offset_range = 1;
-		o->analysis.offset_min = (uint64_t)(o->y_min_mib * 1048576.0);
-		o->analysis.offset_max = (uint64_t)(o->y_max_mib * 1048576.0);
+		o->analysis.offset_min = saturate_u64(o->y_min_mib * 1048576.0);
+		o->analysis.offset_max = saturate_u64(o->y_max_mib * 1048576.0);
 	}
 }
 
