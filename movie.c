@@ -1,0 +1,902 @@
+/*
+ * movie.c: --movie, a video of the I/O as it happened. The I/O map's cells
+ * are sorted into frames once; each frame then paints a background drawn
+ * once (disc or rectangle, the small graphs, the legend), the I/O of its
+ * own time window and of the few before it (fading), the time cursor and
+ * the clock, and goes to ffmpeg's standard input as raw BGRA video. The
+ * video is written under a temporary name and renamed when ffmpeg
+ * succeeds.
+ */
+#include <cairo.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "graphs.h"
+#include "movie.h"
+#include "plot.h"
+
+extern char **environ;
+
+#define DEFAULT_WIDTH		1280
+#define DEFAULT_HEIGHT		720
+#define DEFAULT_MAX_LENGTH_S	60.0
+#define FADE_FRAMES		6	/* I/O stays visible this many frames */
+#define FONT			"DejaVu Sans"
+
+/* One map cell, placed: where it goes and in which colour. */
+struct dot {
+	float pos;		/* offset within its device's extent, 0..1 */
+	float jitter;		/* 0..1, spreads dots across a ring */
+	uint32_t count;
+	int16_t class_idx;
+	int8_t dir;
+};
+
+struct frame_dots {
+	size_t *first;		/* dots of frame f: first[f] .. first[f+1] */
+	struct dot *dots;
+	size_t n;
+};
+
+struct layout {
+	double title_h;
+	double font;
+	double main_x, main_y, main_w, main_h;	/* disc or rectangle */
+	double side_x, side_w;
+	double tput_y, depth_y, graph_h;
+};
+
+struct movie {
+	const struct options *o;
+	struct graph_ctx ctx;
+	struct class_list cl;
+	enum movie_container container;
+	int w, h, fps;
+	size_t frames;
+	double t0, t1, dt;	/* trace seconds shown, and per frame */
+	struct layout lay;
+	struct frame_dots fd;
+	char *class_used;	/* classes with any I/O: legend entries */
+	cairo_surface_t *frame, *background, *trail;
+	/* ffmpeg */
+	pid_t pid;
+	int to_ffmpeg;
+	FILE *ffmpeg_log;
+	char tmp_path[4096];
+};
+
+/* ---- containers and encoder arguments ---- */
+
+static const struct {
+	const char *ext;
+	enum movie_container c;
+} extensions[] = {
+	{ ".mp4", MOVIE_MP4 }, { ".webm", MOVIE_WEBM }, { ".ogv", MOVIE_OGV },
+	{ ".ogg", MOVIE_OGV }, { ".gif", MOVIE_GIF },
+};
+
+int movie_container_from_name(const char *path, enum movie_container *c,
+			      struct iow_error *err)
+{
+	const char *dot = strrchr(path, '.');
+	size_t i;
+
+	for (i = 0; dot && i < sizeof(extensions) / sizeof(extensions[0]); i++)
+		if (!strcasecmp(dot, extensions[i].ext)) {
+			*c = extensions[i].c;
+			return 0;
+		}
+	return iow_fail(err, "%s: a movie is .mp4, .webm, .ogv or .gif", path);
+}
+
+/* Encoder arguments for the container; NULL-terminated. */
+static const char *const *encoder_args(enum movie_container c)
+{
+	static const char *const mp4[] = {
+		"-c:v", "libx264", "-preset", "ultrafast", "-tune", "animation",
+		"-crf", "23",
+		"-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4",
+		NULL };
+	static const char *const webm[] = {
+		"-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8",
+		"-b:v", "0", "-crf", "35", "-pix_fmt", "yuv420p", "-f", "webm",
+		NULL };
+	static const char *const ogv[] = {
+		"-c:v", "libtheora", "-q:v", "7", "-pix_fmt", "yuv420p",
+		"-f", "ogg", NULL };
+	static const char *const gif[] = {
+		"-vf", "split[a][b];[a]palettegen=max_colors=64[p];[b][p]paletteuse=dither=none",
+		"-f", "gif", NULL };
+
+	switch (c) {
+	case MOVIE_WEBM:
+		return webm;
+	case MOVIE_OGV:
+		return ogv;
+	case MOVIE_GIF:
+		return gif;
+	case MOVIE_MP4:
+	default:
+		return mp4;
+	}
+}
+
+/* ---- placing the I/O in frames ---- */
+
+struct extent {
+	uint64_t lo, hi;	/* bytes the device's I/O spans */
+};
+
+static void device_extent(const struct analysis *a, size_t d,
+			  struct extent *e)
+{
+	struct iomap_point p;
+	size_t i = 0;
+
+	e->lo = UINT64_MAX;
+	e->hi = 0;
+	while (iomap_next(&a->iomaps[d], &i, &p)) {
+		uint64_t lo, hi;
+
+		analysis_map_row_bytes(a, d, p.row, &lo, &hi);
+		if (lo < e->lo)
+			e->lo = lo;
+		if (hi > e->hi)
+			e->hi = hi;
+	}
+	if (e->hi <= e->lo)
+		e->hi = e->lo + 1;
+}
+
+static long class_of(const struct class_list *cl, size_t trace,
+		     const struct iomap_point *p)
+{
+	size_t k;
+
+	for (k = 0; k < cl->n; k++) {
+		const struct io_class *c = &cl->items[k];
+
+		if (c->trace != trace)
+			continue;
+		if (c->dir >= 0 ? c->dir == p->dir && p->tag_slot == SIZE_MAX :
+		    p->tag_slot != SIZE_MAX &&
+		    cl->slot_class[trace][p->tag_slot] == k)
+			return (long)k;
+	}
+	return -1;
+}
+
+/* Frames [*f0, *f1) a map column of trace a covers. */
+static void column_frames(const struct movie *m, const struct analysis *a,
+			  size_t col, size_t *f0, size_t *f1)
+{
+	double s = analysis_map_col_start_s(a, col);
+	double e = analysis_map_col_start_s(a, col + 1);
+	double lo = (s - m->t0) / m->dt, hi = (e - m->t0) / m->dt;
+
+	if (lo < 0)
+		lo = 0;
+	*f0 = (size_t)lo;
+	*f1 = hi > (double)m->frames ? m->frames : (size_t)ceil(hi);
+	if (*f1 <= *f0)
+		*f1 = *f0 + 1;
+	if (*f0 >= m->frames)
+		*f0 = *f1 = m->frames;
+}
+
+static float jitter_of(size_t a, size_t b)
+{
+	uint32_t h = (uint32_t)(a * 2654435761u ^ (b + 0x9e3779b9u) * 40503u);
+
+	h ^= h >> 15;
+	h *= 0x2c1b3c6d;
+	h ^= h >> 12;
+	return (float)(h & 0xffff) / 65536.0f;
+}
+
+/*
+ * Two passes over every cell: count dots per frame, then place them. A
+ * column spanning several frames shows in each of them.
+ */
+static int place_dots(struct movie *m)
+{
+	struct frame_dots *fd = &m->fd;
+	size_t *fill = NULL, pass;
+
+	fd->first = calloc(m->frames + 2, sizeof(*fd->first));
+	if (!fd->first)
+		return -1;
+	for (pass = 0; pass < 2; pass++) {
+		size_t t, d;
+
+		for (t = 0; t < m->ctx.n_traces; t++) {
+			const struct analysis *a = &m->ctx.traces[t].analysis;
+
+			for (d = 0; d < a->n_devices; d++) {
+				struct iomap_point p;
+				struct extent e;
+				size_t i = 0;
+
+				if (!a->iomaps[d].window_set)
+					continue;
+				device_extent(a, d, &e);
+				while (iomap_next(&a->iomaps[d], &i, &p)) {
+					long k = class_of(&m->cl, t, &p);
+					size_t f0, f1, f;
+					uint64_t lo, hi;
+
+					if (k < 0)
+						continue;
+					column_frames(m, a, p.col, &f0, &f1);
+					if (pass == 0) {
+						for (f = f0; f < f1; f++)
+							fd->first[f + 1]++;
+						continue;
+					}
+					analysis_map_row_bytes(a, d, p.row, &lo,
+							       &hi);
+					for (f = f0; f < f1; f++) {
+						struct dot *dot =
+							&fd->dots[fill[f]++];
+
+						dot->pos = (float)((double)(lo - e.lo) /
+								   (double)(e.hi - e.lo));
+						dot->jitter = jitter_of(i, d);
+						dot->count = p.count;
+						dot->class_idx = (int16_t)k;
+						m->class_used[k] = 1;
+						dot->dir = (int8_t)p.dir;
+					}
+				}
+			}
+		}
+		if (pass == 0) {
+			size_t f;
+
+			for (f = 0; f < m->frames; f++)
+				fd->first[f + 1] += fd->first[f];
+			fd->n = fd->first[m->frames];
+			fd->dots = malloc((fd->n + 1) * sizeof(*fd->dots));
+			fill = malloc((m->frames + 1) * sizeof(*fill));
+			if (!fd->dots || !fill) {
+				free(fill);
+				return -1;
+			}
+			memcpy(fill, fd->first, m->frames * sizeof(*fill));
+		}
+	}
+	free(fill);
+	return 0;
+}
+
+/* ---- drawing ---- */
+
+static void set_color(cairo_t *cr, int color, double alpha)
+{
+	struct plot_rgb c = plot_color(color);
+
+	cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha);
+}
+
+static void text_at(cairo_t *cr, double x, double y, double size, int bold,
+		    const char *s, double halign)
+{
+	cairo_text_extents_t te;
+
+	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
+			       bold ? CAIRO_FONT_WEIGHT_BOLD :
+				      CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, size);
+	cairo_text_extents(cr, s, &te);
+	cairo_move_to(cr, x - halign * te.x_advance, y);
+	cairo_show_text(cr, s);
+}
+
+static void make_layout(struct movie *m)
+{
+	struct layout *l = &m->lay;
+	double pad;
+
+	l->font = m->h / 48.0 < 9 ? 9 : m->h / 48.0;
+	pad = l->font;
+	l->title_h = l->font * 4.2;
+	l->main_x = pad;
+	l->main_y = l->title_h;
+	l->main_w = m->w * 0.58 - 2 * pad;
+	l->main_h = m->h - l->title_h - pad * 1.6;
+	l->side_x = m->w * 0.58 + pad * 2.5;
+	l->side_w = m->w - l->side_x - pad;
+	/* two graphs, each under a title line, filling the main height */
+	l->graph_h = (l->main_h - 4.4 * l->font) / 2;
+	l->tput_y = l->main_y + l->font * 1.4;
+	l->depth_y = l->tput_y + l->graph_h + l->font * 3.0;
+}
+
+struct series_pair {
+	double *x, *y;
+	size_t n;
+};
+
+/* MB/s of trace t (reads + writes), and its queue depth, per bin. */
+static void trace_series(const struct analysis *a, struct series_pair *tput,
+			 struct series_pair *depth)
+{
+	size_t i;
+
+	tput->n = depth->n = a->n_bins;
+	tput->x = calloc(a->n_bins + 1, sizeof(double));
+	tput->y = calloc(a->n_bins + 1, sizeof(double));
+	depth->x = tput->x;
+	depth->y = calloc(a->n_bins + 1, sizeof(double));
+	if (!tput->x || !tput->y || !depth->y) {
+		tput->n = depth->n = 0;
+		return;
+	}
+	for (i = 0; i < a->n_bins; i++) {
+		double span = analysis_bin_span_s(a, i);
+
+		tput->x[i] = analysis_bin_start_s(a, i) + span / 2;
+		tput->y[i] = (double)(a->bins[i].bytes[0] + a->bins[i].bytes[1]) /
+			     1e6 / span;
+		depth->y[i] = a->bins[i].depth_area_ns / (span * 1e9);
+	}
+}
+
+static void small_graph(struct movie *m, cairo_t *cr, double y,
+			const char *title, struct series_pair *s,
+			size_t n_series)
+{
+	const struct layout *l = &m->lay;
+	double top = 0, x0 = l->side_x, w = l->side_w, h = l->graph_h;
+	char label[64];
+	size_t k, i;
+
+	for (k = 0; k < n_series; k++)
+		for (i = 0; i < s[k].n; i++)
+			if (s[k].y[i] > top)
+				top = s[k].y[i];
+	if (top <= 0)
+		top = 1;
+	top *= 1.1;
+	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+	text_at(cr, x0, y - l->font * 0.4, l->font * 1.05, 1, title, 0);
+	snprintf(label, sizeof(label), "%.3g", top);
+	cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+	text_at(cr, x0 + w, y - l->font * 0.4, l->font * 0.9, 0, label, 1);
+	cairo_set_source_rgb(cr, 0.97, 0.97, 0.97);
+	cairo_rectangle(cr, x0, y, w, h);
+	cairo_fill(cr);
+	for (k = 0; k < n_series; k++) {
+		set_color(cr, (int)k, 1);
+		cairo_set_line_width(cr, 1.4);
+		for (i = 0; i < s[k].n; i++) {
+			double px = x0 + (s[k].x[i] - m->t0) / (m->t1 - m->t0) * w;
+			double py = y + h - s[k].y[i] / top * h;
+
+			if (px < x0 || px > x0 + w)
+				continue;
+			if (i == 0)
+				cairo_move_to(cr, px, py);
+			else
+				cairo_line_to(cr, px, py);
+		}
+		cairo_stroke(cr);
+	}
+	cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
+	cairo_set_line_width(cr, 1);
+	cairo_rectangle(cr, x0 + 0.5, y + 0.5, w - 1, h - 1);
+	cairo_stroke(cr);
+}
+
+static void draw_legend(struct movie *m, cairo_t *cr)
+{
+	const struct layout *l = &m->lay;
+	double x = l->main_x, y = l->font * 3.3;
+	size_t k;
+
+	for (k = 0; k < m->cl.n && k < 12; k++) {
+		cairo_text_extents_t te;
+
+		if (!m->class_used[k])
+			continue;
+		set_color(cr, m->cl.items[k].color, 1);
+		cairo_rectangle(cr, x, y - l->font * 0.8, l->font * 0.8,
+				l->font * 0.8);
+		cairo_fill(cr);
+		cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+		text_at(cr, x + l->font * 1.1, y, l->font, 0,
+			m->cl.items[k].label, 0);
+		cairo_text_extents(cr, m->cl.items[k].label, &te);
+		x += l->font * 2.2 + te.x_advance;
+		if (x > m->w * 0.95)
+			break;
+	}
+}
+
+static void disc_geometry(const struct movie *m, double *cx, double *cy,
+			  double *r)
+{
+	const struct layout *l = &m->lay;
+
+	*r = (l->main_w < l->main_h ? l->main_w : l->main_h) / 2 * 0.92;
+	*cx = l->main_x + l->main_w / 2;
+	*cy = l->main_y + l->main_h / 2;
+}
+
+static void draw_main_background(struct movie *m, cairo_t *cr)
+{
+	const struct layout *l = &m->lay;
+
+	if (m->o->movie == MOVIE_SPINDLE) {
+		double cx, cy, r;
+
+		disc_geometry(m, &cx, &cy, &r);
+		cairo_set_source_rgb(cr, 0.95, 0.95, 0.96);
+		cairo_arc(cr, cx, cy, r, 0, 2 * M_PI);
+		cairo_fill(cr);
+		cairo_set_source_rgb(cr, 1, 1, 1);
+		cairo_arc(cr, cx, cy, r * 0.25, 0, 2 * M_PI);
+		cairo_fill(cr);
+		cairo_set_source_rgb(cr, 0.6, 0.6, 0.62);
+		cairo_set_line_width(cr, 1);
+		cairo_arc(cr, cx, cy, r, 0, 2 * M_PI);
+		cairo_stroke(cr);
+		cairo_arc(cr, cx, cy, r * 0.25, 0, 2 * M_PI);
+		cairo_stroke(cr);
+		cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+		text_at(cr, cx, cy - r - l->font * 0.3, l->font * 0.9, 0,
+			"offset 0", 0.5);
+		text_at(cr, cx, cy + r + l->font * 1.05, l->font * 0.85, 0,
+			"offset clockwise; reads on the outer ring, writes inner",
+			0.5);
+		return;
+	}
+	cairo_set_source_rgb(cr, 0.97, 0.97, 0.97);
+	cairo_rectangle(cr, l->main_x, l->main_y, l->main_w, l->main_h);
+	cairo_fill(cr);
+	cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
+	cairo_set_line_width(cr, 1);
+	cairo_rectangle(cr, l->main_x + 0.5, l->main_y + 0.5, l->main_w - 1,
+			l->main_h - 1);
+	cairo_stroke(cr);
+	cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+	text_at(cr, l->main_x + l->main_w / 2,
+		l->main_y + l->main_h + l->font * 1.05, l->font * 0.85, 0,
+		"offset (low at the bottom) against time", 0.5);
+}
+
+static int draw_background(struct movie *m)
+{
+	struct series_pair *tput, *depth;
+	const char *title = m->o->title;
+	char auto_title[300];
+	size_t n = m->ctx.n_traces, t;
+	cairo_t *cr;
+
+	m->background = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, m->w,
+						   m->h);
+	cr = cairo_create(m->background);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+	if (!title) {
+		snprintf(auto_title, sizeof(auto_title), "iowatcher: %s%s",
+			 m->ctx.traces[0].label, n > 1 ? " and others" : "");
+		title = auto_title;
+	}
+	cairo_set_source_rgb(cr, 0.05, 0.05, 0.05);
+	text_at(cr, m->lay.main_x, m->lay.font * 1.6, m->lay.font * 1.35, 1,
+		title, 0);
+	draw_legend(m, cr);
+	draw_main_background(m, cr);
+	tput = calloc(n, sizeof(*tput));
+	depth = calloc(n, sizeof(*depth));
+	if (tput && depth) {
+		for (t = 0; t < n; t++)
+			trace_series(&m->ctx.traces[t].analysis, &tput[t],
+				     &depth[t]);
+		small_graph(m, cr, m->lay.tput_y, "Throughput (MB/s)", tput, n);
+		small_graph(m, cr, m->lay.depth_y, "Queue depth", depth, n);
+		for (t = 0; t < n; t++) {
+			free(tput[t].x);
+			free(tput[t].y);
+			free(depth[t].y);
+		}
+	}
+	free(tput);
+	free(depth);
+	cairo_destroy(cr);
+	return cairo_surface_status(m->background) == CAIRO_STATUS_SUCCESS ?
+		       0 : -1;
+}
+
+static double dot_radius(const struct movie *m, uint32_t count)
+{
+	double base = m->lay.font * 0.28, r;
+
+	r = base * (1 + 0.5 * log2(1 + (double)count));
+	if (m->o->movie == MOVIE_RECT) {
+		/* a frame is one column of the rectangle: stay inside it */
+		double col = m->lay.main_w / (double)m->frames;
+
+		if (r > col * 0.6)
+			r = col * 0.6;
+		if (r < 1.1)
+			r = 1.1;
+	}
+	return r;
+}
+
+/* Where a dot goes on the disc: angle by offset, ring by direction. */
+static void disc_point(const struct movie *m, const struct dot *d, double *x,
+		       double *y)
+{
+	double cx, cy, r, angle, rr;
+
+	disc_geometry(m, &cx, &cy, &r);
+	angle = -M_PI / 2 + 2 * M_PI * d->pos;
+	rr = d->dir ? r * (0.30 + 0.28 * d->jitter) : r * (0.64 + 0.32 * d->jitter);
+	*x = cx + rr * cos(angle);
+	*y = cy + rr * sin(angle);
+}
+
+static void rect_point(const struct movie *m, size_t frame,
+		       const struct dot *d, double *x, double *y)
+{
+	const struct layout *l = &m->lay;
+
+	*x = l->main_x + ((double)frame + 0.5) / (double)m->frames * l->main_w;
+	*y = l->main_y + l->main_h - 3 - d->pos * (l->main_h - 6);
+}
+
+static void draw_dots(struct movie *m, cairo_t *cr, size_t frame,
+		      double alpha, double grow)
+{
+	const struct frame_dots *fd = &m->fd;
+	size_t i;
+
+	for (i = fd->first[frame]; i < fd->first[frame + 1]; i++) {
+		const struct dot *d = &fd->dots[i];
+		double x, y;
+
+		if (m->o->movie == MOVIE_SPINDLE)
+			disc_point(m, d, &x, &y);
+		else
+			rect_point(m, frame, d, &x, &y);
+		set_color(cr, m->cl.items[d->class_idx].color, alpha);
+		cairo_new_sub_path(cr);
+		cairo_arc(cr, x, y, dot_radius(m, d->count) * grow, 0,
+			  2 * M_PI);
+		cairo_fill(cr);
+	}
+}
+
+static void format_clock(double t, double span, char *buf, size_t len)
+{
+	if (span >= 2)
+		snprintf(buf, len, "t = %.2f s", t);
+	else
+		snprintf(buf, len, "t = %.1f ms", t * 1e3);
+}
+
+static void draw_frame(struct movie *m, size_t f)
+{
+	const struct layout *l = &m->lay;
+	double now = m->t0 + ((double)f + 1) * m->dt, x;
+	cairo_t *cr = cairo_create(m->frame);
+	char clock[64];
+	size_t k;
+
+	cairo_set_source_surface(cr, m->background, 0, 0);
+	cairo_paint(cr);
+	if (m->trail) {
+		/* rect: what went before stays, pale */
+		cairo_t *tc = cairo_create(m->trail);
+
+		draw_dots(m, tc, f, 0.35, 1);
+		cairo_destroy(tc);
+		cairo_set_source_surface(cr, m->trail, 0, 0);
+		cairo_paint(cr);
+	}
+	for (k = FADE_FRAMES; k-- > 0;) {
+		if (k > f)
+			continue;
+		draw_dots(m, cr, f - k, 1.0 - (double)k / FADE_FRAMES,
+			  k ? 1 : 1.4);
+	}
+	/* the time cursor on the small graphs (and the rectangle) */
+	cairo_set_source_rgba(cr, 0.1, 0.1, 0.1, 0.8);
+	cairo_set_line_width(cr, 1.5);
+	x = l->side_x + (now - m->t0) / (m->t1 - m->t0) * l->side_w;
+	cairo_move_to(cr, x, l->tput_y);
+	cairo_line_to(cr, x, l->tput_y + l->graph_h);
+	cairo_move_to(cr, x, l->depth_y);
+	cairo_line_to(cr, x, l->depth_y + l->graph_h);
+	if (m->o->movie == MOVIE_RECT) {
+		x = l->main_x + (now - m->t0) / (m->t1 - m->t0) * l->main_w;
+		cairo_move_to(cr, x, l->main_y);
+		cairo_line_to(cr, x, l->main_y + l->main_h);
+	}
+	cairo_stroke(cr);
+	format_clock(now, m->t1 - m->t0, clock, sizeof(clock));
+	cairo_set_source_rgb(cr, 0.05, 0.05, 0.05);
+	text_at(cr, m->w - l->font, l->font * 1.6, l->font * 1.35, 1, clock, 1);
+	cairo_destroy(cr);
+	cairo_surface_flush(m->frame);
+}
+
+/* ---- ffmpeg ---- */
+
+static int start_ffmpeg(struct movie *m, struct iow_error *err)
+{
+	const char *const *enc = encoder_args(m->container);
+	const char *argv[64];
+	char size[32], rate[16];
+	posix_spawn_file_actions_t fa;
+	const char *dot = strrchr(m->o->output, '.');
+	const char *slash = strrchr(m->o->output, '/');
+	int pipefd[2], n = 0, rc;
+
+	snprintf(m->tmp_path, sizeof(m->tmp_path), "%.*s%s.%s.tmp%ld%s",
+		 slash ? (int)(slash - m->o->output + 1) : 0, m->o->output,
+		 "", slash ? slash + 1 : m->o->output, (long)getpid(),
+		 dot ? dot : "");
+	snprintf(size, sizeof(size), "%dx%d", m->w, m->h);
+	snprintf(rate, sizeof(rate), "%d", m->fps);
+	argv[n++] = "ffmpeg";
+	argv[n++] = "-hide_banner";
+	argv[n++] = "-loglevel";
+	argv[n++] = "error";
+	argv[n++] = "-y";
+	argv[n++] = "-f";
+	argv[n++] = "rawvideo";
+	argv[n++] = "-pix_fmt";
+	argv[n++] = "bgra";	/* cairo's ARGB32 on a little-endian CPU */
+	argv[n++] = "-s";
+	argv[n++] = size;
+	argv[n++] = "-r";
+	argv[n++] = rate;
+	argv[n++] = "-i";
+	argv[n++] = "-";
+	while (*enc)
+		argv[n++] = *enc++;
+	argv[n++] = m->tmp_path;
+	argv[n] = NULL;
+	m->ffmpeg_log = tmpfile();
+	if (!m->ffmpeg_log || pipe2(pipefd, O_CLOEXEC) < 0)
+		return iow_fail(err, "cannot start ffmpeg: %s", strerror(errno));
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, fileno(m->ffmpeg_log), 2);
+	posix_spawn_file_actions_adddup2(&fa, fileno(m->ffmpeg_log), 1);
+	rc = posix_spawnp(&m->pid, "ffmpeg", &fa, NULL, (char *const *)argv,
+			  environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[0]);
+	if (rc) {
+		close(pipefd[1]);
+		m->pid = 0;
+		return iow_fail(err, "cannot run ffmpeg (%s): movies need Debian's ffmpeg package",
+				strerror(rc));
+	}
+	m->to_ffmpeg = pipefd[1];
+	return 0;
+}
+
+/* ffmpeg's last line of complaint, for our one line. */
+static void ffmpeg_last_line(struct movie *m, char *buf, size_t len)
+{
+	char line[512];
+
+	snprintf(buf, len, "no message");
+	if (!m->ffmpeg_log)
+		return;
+	rewind(m->ffmpeg_log);
+	while (fgets(line, sizeof(line), m->ffmpeg_log)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0])
+			snprintf(buf, len, "%s", line);
+	}
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int send_frame(struct movie *m)
+{
+	int stride = cairo_image_surface_get_stride(m->frame), y;
+	const unsigned char *data = cairo_image_surface_get_data(m->frame);
+
+	for (y = 0; y < m->h; y++)
+		if (write_all(m->to_ffmpeg, data + (size_t)y * stride,
+			      (size_t)m->w * 4) < 0)
+			return -1;
+	return 0;
+}
+
+/* Close ffmpeg's input and wait; 0 when it made the video. */
+static int finish_ffmpeg(struct movie *m, int kill_it, struct iow_error *err)
+{
+	char last[512];
+	int status = 0;
+
+	if (m->to_ffmpeg > 0) {
+		close(m->to_ffmpeg);
+		m->to_ffmpeg = -1;
+	}
+	if (!m->pid)
+		return -1;
+	if (kill_it)
+		kill(m->pid, SIGKILL);
+	while (waitpid(m->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	m->pid = 0;
+	if (kill_it)
+		return -1;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	ffmpeg_last_line(m, last, sizeof(last));
+	if (WIFSIGNALED(status))
+		return iow_fail(err, "%s: ffmpeg was killed by signal %d: %s",
+				m->o->output, WTERMSIG(status), last);
+	return iow_fail(err, "%s: ffmpeg failed (exit %d): %s", m->o->output,
+			WEXITSTATUS(status), last);
+}
+
+static void progress(size_t done, size_t total, double started)
+{
+	struct timespec ts;
+	double now, rate;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec + ts.tv_nsec / 1e9;
+	rate = (double)done / (now - started > 1e-3 ? now - started : 1e-3);
+	fprintf(stderr, "\riowatcher: movie frame %zu/%zu (%3.0f%%) %.0f fps, %.0f s left ",
+		done, total, 100.0 * (double)done / (double)total, rate,
+		(double)(total - done) / (rate > 0 ? rate : 1));
+	if (done == total)
+		fputc('\n', stderr);
+}
+
+static int keep_frame(struct movie *m, size_t f, struct iow_error *err)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/frame-%06zu.png",
+		 m->o->keep_frames_dir, f + 1);
+	if (cairo_surface_write_to_png(m->frame, path) != CAIRO_STATUS_SUCCESS)
+		return iow_fail(err, "%s: cannot write the frame", path);
+	return 0;
+}
+
+/* ---- the whole ---- */
+
+static int movie_setup(struct movie *m, const struct options *o,
+		       const struct trace_result *traces, size_t n,
+		       struct iow_error *err)
+{
+	double length;
+
+	m->o = o;
+	m->to_ffmpeg = -1;
+	if (movie_container_from_name(o->output, &m->container, err) < 0)
+		return -1;
+	m->w = o->graph_width ? o->graph_width : DEFAULT_WIDTH;
+	m->h = o->graph_height ? o->graph_height : DEFAULT_HEIGHT;
+	if ((m->w & 1) || (m->h & 1) || m->w < 64 || m->h < 64)
+		return iow_fail(err, "movie frames must be even and at least 64x64 (%dx%d)",
+				m->w, m->h);
+	m->fps = o->fps > 0 ? o->fps : 20;
+	graph_ctx_init(&m->ctx, o, traces, n);
+	m->t0 = m->ctx.x_min;
+	m->t1 = m->ctx.x_max;
+	length = o->movie_length_s > 0 ? o->movie_length_s :
+		 (m->t1 - m->t0 < DEFAULT_MAX_LENGTH_S ?
+		  m->t1 - m->t0 : DEFAULT_MAX_LENGTH_S);
+	m->frames = (size_t)ceil(length * m->fps);
+	if (m->frames < 1)
+		m->frames = 1;
+	m->dt = (m->t1 - m->t0) / (double)m->frames;
+	if (build_classes(&m->ctx, &m->cl) < 0 ||
+	    !(m->class_used = calloc(m->cl.n + 1, 1)) || place_dots(m) < 0)
+		return iow_fail(err, "out of memory");
+	make_layout(m);
+	if (draw_background(m) < 0)
+		return iow_fail(err, "cannot draw the movie's background");
+	m->frame = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, m->w, m->h);
+	if (o->movie == MOVIE_RECT)
+		m->trail = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, m->w,
+						      m->h);
+	if (cairo_surface_status(m->frame) != CAIRO_STATUS_SUCCESS ||
+	    (m->trail && cairo_surface_status(m->trail) != CAIRO_STATUS_SUCCESS))
+		return iow_fail(err, "out of memory for %dx%d frames", m->w, m->h);
+	if (o->keep_frames_dir && mkdir(o->keep_frames_dir, 0777) < 0 &&
+	    errno != EEXIST)
+		return iow_fail(err, "%s: %s", o->keep_frames_dir,
+				strerror(errno));
+	return 0;
+}
+
+static void movie_free(struct movie *m)
+{
+	if (m->pid)
+		finish_ffmpeg(m, 1, NULL);
+	if (m->tmp_path[0])
+		unlink(m->tmp_path);
+	if (m->ffmpeg_log)
+		fclose(m->ffmpeg_log);
+	if (m->frame)
+		cairo_surface_destroy(m->frame);
+	if (m->background)
+		cairo_surface_destroy(m->background);
+	if (m->trail)
+		cairo_surface_destroy(m->trail);
+	class_list_free(&m->cl, m->ctx.n_traces);
+	free(m->fd.first);
+	free(m->fd.dots);
+	free(m->class_used);
+}
+
+int movie_render(const struct options *o, const struct trace_result *traces,
+		 size_t n, struct iow_error *err)
+{
+	struct movie m;
+	struct timespec ts;
+	int show = isatty(2), ret = -1;
+	double started;
+	size_t f;
+
+	memset(&m, 0, sizeof(m));
+	signal(SIGPIPE, SIG_IGN);	/* a dead ffmpeg is an error, not a death */
+	if (movie_setup(&m, o, traces, n, err) < 0 || start_ffmpeg(&m, err) < 0)
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	started = ts.tv_sec + ts.tv_nsec / 1e9;
+	for (f = 0; f < m.frames; f++) {
+		draw_frame(&m, f);
+		if (o->keep_frames_dir && keep_frame(&m, f, err) < 0)
+			goto out;
+		if (send_frame(&m) < 0) {
+			/* ffmpeg stopped reading: its own words say why */
+			if (finish_ffmpeg(&m, 0, err) == 0)
+				iow_fail(err, "%s: ffmpeg stopped reading frames",
+					 o->output);
+			goto out;
+		}
+		if (show && (f % 10 == 9 || f + 1 == m.frames))
+			progress(f + 1, m.frames, started);
+	}
+	if (finish_ffmpeg(&m, 0, err) < 0)
+		goto out;
+	if (rename(m.tmp_path, o->output) < 0) {
+		iow_fail(err, "%s: %s", o->output, strerror(errno));
+		goto out;
+	}
+	m.tmp_path[0] = '\0';
+	ret = 0;
+out:
+	movie_free(&m);
+	return ret;
+}

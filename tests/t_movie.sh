@@ -1,0 +1,54 @@
+#!/bin/sh
+# t_movie.sh: movies of real traces in every container, checked with
+# ffprobe (frames, size, duration) and by looking at decoded frames: I/O
+# lit where the trace has I/O, nothing lit in the fio sample's idle gap.
+# Bad cases: no ffmpeg, an unwritable directory: one line, exit 1, no
+# file left.
+. "$(dirname "$0")/lib.sh"
+if ! command -v ffmpeg >/dev/null || ! command -v ffprobe >/dev/null; then
+	skip "movies: ffmpeg not installed"; finish; exit
+fi
+PROBE="$TOP/tests/tools/pngprobe"
+S="$TOP/samples/fio-randrw"
+T="$SHARED/traces/centos7-sda"
+probe() { ffprobe -v error -count_frames -select_streams v:0 \
+	-show_entries stream=nb_read_frames,width,height -of csv=p=0 "$1"; }
+
+for ext in mp4 webm ogv gif; do
+	"$IOW" -t "$S" --movie -w 320 -h 240 --fps 10 --movie-length 2 \
+		-o "$TMP/m.$ext" 2> "$TMP/err"
+	check "$ext: written" [ -s "$TMP/m.$ext" ]
+	check "$ext: 20 frames of 320x240 ($(probe "$TMP/m.$ext"))" \
+		[ "$(probe "$TMP/m.$ext")" = "320,240,20" ]
+done
+dur=$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$TMP/m.mp4")
+check "mp4 lasts 2 s ($dur)" python3 -c "import sys; sys.exit(abs($dur - 2) > 0.15)"
+
+# -K keeps every frame; frame 5 (0.5 s into the I/O) shows reads and writes
+# on the disc, a frame in the idle gap (2.2-2.8 s of 5) none lit.
+"$IOW" -t "$S" --movie -w 640 -h 360 --fps 10 --movie-length 5 \
+	-K "$TMP/frames" -o "$TMP/k.mp4" 2> "$TMP/err"
+check "-K keeps every frame (50)" [ "$(ls "$TMP/frames" | wc -l)" = 50 ]
+disc="0 40 370 360"
+lit() { "$PROBE" "$TMP/frames/$1" $disc "$2"; }
+check "I/O lit on the disc at 0.5 s (reads)" [ "$(lit frame-000005.png 0072B2)" -gt 0 ]
+check "I/O lit on the disc at 0.5 s (writes)" [ "$(lit frame-000005.png D55E00)" -gt 0 ]
+gap=$(($(lit frame-000026.png 0072B2) + $(lit frame-000026.png D55E00)))
+check "nothing lit in the idle gap at 2.6 s ($gap px)" [ "$gap" = 0 ]
+check "rect style renders" "$IOW" -t "$S" --movie=rect -w 320 -h 240 --fps 10 --movie-length 1 -o "$TMP/r.mp4"
+ffmpeg -v error -ss 0.9 -i "$TMP/k.mp4" -frames:v 1 "$TMP/decoded.png"
+check "a decoded frame shows I/O" [ "$("$PROBE" "$TMP/decoded.png" $disc)" -gt 0 ]
+
+# Bad cases.
+mkdir -p "$TMP/nobin"
+for tool in sh cat dirname mktemp rm; do ln -sf "$(command -v $tool)" "$TMP/nobin/"; done
+PATH="$TMP/nobin" "$IOW" -t "$S" --movie -w 320 -h 240 -o "$TMP/none.mp4" 2> "$TMP/err"; rc=$?
+check "no ffmpeg: exit 1, one line ($(cat "$TMP/err"))" [ $rc = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ]
+check "no ffmpeg: no file left" [ -z "$(ls "$TMP" | grep none)" ]
+"$IOW" -t "$S" --movie -w 320 -h 240 -o "$TMP/no/such/dir/x.mp4" 2> "$TMP/err"; rc=$?
+check "unwritable directory: exit 1, one line" [ $rc = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ]
+"$IOW" -t "$S" --movie -w 321 -h 240 -o "$TMP/odd.mp4" 2> /dev/null; rc=$?
+check "odd width: usage error" [ $rc = 2 ]
+"$IOW" -t "$S" --movie -o "$TMP/x.avi" 2> /dev/null; rc=$?
+check "unknown container: usage error" [ $rc = 2 ]
+finish
