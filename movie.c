@@ -68,6 +68,7 @@ struct movie {
 	struct layout lay;
 	struct frame_dots fd;
 	char *class_used;	/* classes with any I/O: legend entries */
+	unsigned char *yuv;	/* the frame as ffmpeg gets it */
 	cairo_surface_t *frame, *background, *trail;
 	/* ffmpeg */
 	pid_t pid;
@@ -661,7 +662,7 @@ static int start_ffmpeg(struct movie *m, struct iow_error *err)
 	argv[n++] = "-f";
 	argv[n++] = "rawvideo";
 	argv[n++] = "-pix_fmt";
-	argv[n++] = "bgra";	/* cairo's ARGB32 on a little-endian CPU */
+	argv[n++] = "yuv420p";	/* converted here, beside the encoder */
 	argv[n++] = "-s";
 	argv[n++] = size;
 	argv[n++] = "-r";
@@ -724,16 +725,54 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 	return 0;
 }
 
+/*
+ * BT.601 limited-range YUV 4:2:0 from cairo's ARGB32 (opaque here), in
+ * this process: the conversion then runs beside the encoder, not in
+ * front of it, and the pipe carries 1.5 bytes a pixel instead of 4.
+ */
+static void frame_to_yuv420(struct movie *m)
+{
+	const unsigned char *data = cairo_image_surface_get_data(m->frame);
+	int stride = cairo_image_surface_get_stride(m->frame), x, y;
+	unsigned char *yp = m->yuv, *up = yp + (size_t)m->w * m->h;
+	unsigned char *vp = up + (size_t)m->w * m->h / 4;
+
+	for (y = 0; y < m->h; y++) {
+		const uint32_t *row = (const uint32_t *)(data + (size_t)y * stride);
+
+		for (x = 0; x < m->w; x++) {
+			uint32_t px = row[x];
+			int r = (px >> 16) & 255, g = (px >> 8) & 255, b = px & 255;
+
+			*yp++ = (unsigned char)((66 * r + 129 * g + 25 * b + 128) >> 8) + 16;
+		}
+	}
+	for (y = 0; y < m->h; y += 2) {
+		const uint32_t *r0 = (const uint32_t *)(data + (size_t)y * stride);
+		const uint32_t *r1 = (const uint32_t *)(data + (size_t)(y + 1) * stride);
+
+		for (x = 0; x < m->w; x += 2) {
+			uint32_t p[4] = { r0[x], r0[x + 1], r1[x], r1[x + 1] };
+			int r = 0, g = 0, b = 0, k;
+
+			for (k = 0; k < 4; k++) {
+				r += (p[k] >> 16) & 255;
+				g += (p[k] >> 8) & 255;
+				b += p[k] & 255;
+			}
+			r = (r + 2) / 4;
+			g = (g + 2) / 4;
+			b = (b + 2) / 4;
+			*up++ = (unsigned char)(((-38 * r - 74 * g + 112 * b + 128) >> 8) + 128);
+			*vp++ = (unsigned char)(((112 * r - 94 * g - 18 * b + 128) >> 8) + 128);
+		}
+	}
+}
+
 static int send_frame(struct movie *m)
 {
-	int stride = cairo_image_surface_get_stride(m->frame), y;
-	const unsigned char *data = cairo_image_surface_get_data(m->frame);
-
-	for (y = 0; y < m->h; y++)
-		if (write_all(m->to_ffmpeg, data + (size_t)y * stride,
-			      (size_t)m->w * 4) < 0)
-			return -1;
-	return 0;
+	frame_to_yuv420(m);
+	return write_all(m->to_ffmpeg, m->yuv, (size_t)m->w * m->h * 3 / 2);
 }
 
 /* Close ffmpeg's input and wait; 0 when it made the video. */
@@ -826,6 +865,9 @@ static int movie_setup(struct movie *m, const struct options *o,
 	if (draw_background(m) < 0)
 		return iow_fail(err, "cannot draw the movie's background");
 	m->frame = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, m->w, m->h);
+	m->yuv = malloc((size_t)m->w * m->h * 3 / 2);
+	if (!m->yuv)
+		return iow_fail(err, "out of memory for %dx%d frames", m->w, m->h);
 	if (o->movie == MOVIE_RECT)
 		m->trail = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, m->w,
 						      m->h);
@@ -857,6 +899,7 @@ static void movie_free(struct movie *m)
 	free(m->fd.first);
 	free(m->fd.dots);
 	free(m->class_used);
+	free(m->yuv);
 }
 
 int movie_render(const struct options *o, const struct trace_result *traces,
