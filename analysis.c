@@ -896,16 +896,25 @@ double analysis_bin_latency_q(const struct analysis *a, size_t i, int dir,
 			      double q)
 {
 	uint32_t both[LAT_BIN_BUCKETS];
+	double v, max;
 	size_t k;
 
 	if (!a->lat_hist || i >= a->n_bins)
 		return 0;
-	if (dir >= 0)
-		return hist_quantile(lat_hist_at(a, i, dir), LAT_BIN_BUCKETS,
-				     LAT_BIN_BITS, q);
-	for (k = 0; k < LAT_BIN_BUCKETS; k++)
-		both[k] = lat_hist_at(a, i, 0)[k] + lat_hist_at(a, i, 1)[k];
-	return hist_quantile(both, LAT_BIN_BUCKETS, LAT_BIN_BITS, q);
+	if (dir >= 0) {
+		v = hist_quantile(lat_hist_at(a, i, dir), LAT_BIN_BUCKETS,
+				  LAT_BIN_BITS, q);
+		max = (double)a->bins[i].d2c_max_ns[dir];
+	} else {
+		for (k = 0; k < LAT_BIN_BUCKETS; k++)
+			both[k] = lat_hist_at(a, i, 0)[k] +
+				  lat_hist_at(a, i, 1)[k];
+		v = hist_quantile(both, LAT_BIN_BUCKETS, LAT_BIN_BITS, q);
+		max = (double)(a->bins[i].d2c_max_ns[0] > a->bins[i].d2c_max_ns[1] ?
+			       a->bins[i].d2c_max_ns[0] : a->bins[i].d2c_max_ns[1]);
+	}
+	/* a bucket's midpoint may lie above the largest value seen */
+	return v > max ? max : v;
 }
 
 double analysis_bin_size_q(const struct analysis *a, size_t i, int dir,
@@ -933,8 +942,12 @@ double latency_mean_ns(const struct latency_summary *l)
 
 double latency_quantile_ns(const struct latency_summary *l, int dir, double q)
 {
+	double v;
+
 	if (!l->hist)
 		return 0;
-	return hist_quantile64(dir < 0 ? l->hist : l->hist_dir[dir],
-			       LAT_SUM_BUCKETS, LAT_SUM_BITS, q);
+	v = hist_quantile64(dir < 0 ? l->hist : l->hist_dir[dir],
+			    LAT_SUM_BUCKETS, LAT_SUM_BITS, q);
+	/* a bucket's midpoint may lie above the largest value seen */
+	return v > (double)l->max_ns ? (double)l->max_ns : v;
 }
