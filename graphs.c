@@ -813,6 +813,9 @@ static int latency_extent(const struct analysis *a, int dirs, double *lo,
 		}
 	if (*hi <= 0)
 		return -1;
+	/* room around the data, so a band at the extremes is not on the frame */
+	*lo /= 2;
+	*hi *= 2;
 	if (*lo < 1000)
 		*lo = 1000;
 	plot_log_range(lo, hi, 1);
