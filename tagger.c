@@ -962,6 +962,29 @@ static char *printable_copy(const char *cmd)
 	return copy;
 }
 
+/*
+ * A command of plain words is exec'd by the shell: the tagger is then the
+ * process we started, so that its death by a signal is reported as such
+ * and no shell adds a "Killed" line of its own. Lists, pipelines, groups,
+ * assignments and builtins stay the shell's. cmd is used up; NULL when
+ * out of memory.
+ */
+static char *exec_if_plain(char *cmd)
+{
+	const char *word = cmd + strspn(cmd, " \t");
+	size_t len = strcspn(word, " \t");
+	char *plain;
+
+	if (!len || strpbrk(cmd, ";&|\n(){}") ||
+	    (word[0] != '\'' && (memchr(word, '=', len) || word[0] == '!' ||
+				 is_shell_word(word, len))))
+		return cmd;
+	if (asprintf(&plain, "exec %s", cmd) < 0)
+		plain = NULL;
+	free(cmd);
+	return plain;
+}
+
 static char *resolve_shipped(const char *cmd, struct iow_error *err)
 {
 	char *own = own_scripts_dir();
@@ -970,6 +993,8 @@ static char *resolve_shipped(const char *cmd, struct iow_error *err)
 	char *resolved = tagger_resolve(cmd, dirs, err);
 
 	free(own);
+	if (resolved && !(resolved = exec_if_plain(resolved)))
+		iow_fail(err, "tagger '%.160s': out of memory", cmd);
 	return resolved;
 }
 

@@ -1,0 +1,159 @@
+#!/bin/sh
+# t_faults.sh: iowatcher under faults it does not control: an output
+# directory that cannot be written or fills up, a tagger that dies or is
+# killed, an encoder that dies (with movie support), and SIGINT/SIGTERM
+# while reading, tagging, rendering and recording. Every failure must be
+# one line on stderr and a non-zero exit, leave no output file and no
+# temporary (*.tmp*) behind, and leave no child running; a recording
+# stopped by a signal is kept (that is how recording is stopped) and the
+# kernel's tracing state is put back.
+. "$(dirname "$0")/lib.sh"
+T="$SHARED/traces/centos7-sda"
+MOUNTS=""
+LOOP=""
+cleanup() {
+	for m in $MOUNTS; do umount "$m" 2>/dev/null; done
+	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# one_line FILE: exactly one line, naming iowatcher
+one_line() { [ "$(wc -l < "$1")" = 1 ] && grep -q '^iowatcher: ' "$1"; }
+# clean DIR: nothing in DIR but what is named after it
+clean() {
+	d=$1; shift
+	[ -z "$(cd "$d" && ls -A | grep -v -x -F "$(printf '%s\n' "$@")")" ]
+}
+# fails RC FILE: exit status 1 and one line in FILE
+fails() { [ "$1" = 1 ] && one_line "$2"; }
+# stopped RC FILE: a non-zero exit (1, or death by the signal after the
+# clean-up) and one line in FILE
+stopped() { [ "$1" != 0 ] && one_line "$2"; }
+# drawn RC FILE: exit 0 and FILE written
+drawn() { [ "$1" = 0 ] && [ -s "$2" ]; }
+# no_tmp DIR: no temporary file left
+no_tmp() { [ -z "$(find "$1" -name '*.tmp*')" ]; }
+# wait_gone PID SECONDS: PID has exited within SECONDS
+wait_gone() {
+	n=0
+	while kill -0 "$1" 2>/dev/null; do
+		[ $n -ge $(($2 * 10)) ] && return 1
+		sleep 0.1; n=$((n + 1))
+	done
+}
+# wait_for PATTERN SECONDS: a file matching the glob PATTERN exists
+wait_for() {
+	n=0
+	while ! ls $1 > /dev/null 2>&1; do
+		[ $n -ge $(($2 * 100)) ] && return 1
+		sleep 0.01; n=$((n + 1))
+	done
+}
+is_root() { [ "$(id -u)" = 0 ]; }
+# A script's background jobs ignore SIGINT; the ones signalled here must
+# not, as from a terminal. $FG runs a command so, in the same process (so
+# that $! is the command's pid): env --default-signal, else python3.
+FG="$TMP/sigint-default"
+if env --default-signal=INT true 2>/dev/null; then
+	printf '#!/bin/sh\nexec env --default-signal=INT "$@"\n' > "$FG"
+else
+	cat > "$FG" <<'EOF'
+#!/bin/sh
+exec python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+EOF
+fi
+chmod +x "$FG"
+# tmpfs DIR SIZE: a small file system of its own at DIR (root only)
+tmpfs() {
+	mkdir -p "$1" && mount -t tmpfs -o "size=$2" tmpfs "$1" 2>/dev/null &&
+		MOUNTS="$1 $MOUNTS"
+}
+
+# ---- output directory read-only ----
+if is_root && tmpfs "$TMP/ro" 64k && mount -o remount,ro "$TMP/ro" 2>/dev/null; then
+	for out in out.png out.svg; do
+		"$IOW" -t "$T" -o "$TMP/ro/$out" 2> "$TMP/err"; rc=$?
+		check "read-only directory, $out: exit 1 ($rc), one line ($(head -c 120 "$TMP/err"))" \
+			fails $rc "$TMP/err"
+		check "read-only directory, $out: nothing written" clean "$TMP/ro"
+	done
+	"$IOW" -t "$T" --csv "$TMP/ro/csv" 2> "$TMP/err"; rc=$?
+	check "read-only directory, --csv: exit 1, one line" fails $rc "$TMP/err"
+	"$IOW" -t "$T" --summary=json -o "$TMP/ro/s.png" > "$TMP/json" 2> "$TMP/err"; rc=$?
+	check "read-only directory with --summary: exit 1, one line" fails $rc "$TMP/err"
+else
+	skip "read-only output directory: needs root and tmpfs mounts"
+fi
+
+# ---- output directory full ----
+if is_root && tmpfs "$TMP/full" 64k; then
+	dd if=/dev/zero of="$TMP/full/filler" bs=4k 2>/dev/null
+	for out in out.png out.svg out.pdf; do
+		"$IOW" -t "$T" -o "$TMP/full/$out" 2> "$TMP/err"; rc=$?
+		check "full file system, $out: exit 1 ($rc), one line ($(head -c 120 "$TMP/err"))" \
+			fails $rc "$TMP/err"
+		check "full file system, $out: nothing left behind" clean "$TMP/full" filler
+	done
+	"$IOW" -t "$T" --csv "$TMP/full/csv" 2> "$TMP/err"; rc=$?
+	check "full file system, --csv: exit 1 ($rc), one line" fails $rc "$TMP/err"
+	check "full file system, --csv: no temporary left" no_tmp "$TMP/full"
+	rm -rf "$TMP/full/csv"
+	# room for the start of the picture, not for all of it
+	rm -f "$TMP/full/filler"
+	dd if=/dev/zero of="$TMP/full/filler" bs=4k count=12 2>/dev/null
+	"$IOW" -t "$T" -w 2000 -h 1000 -o "$TMP/full/big.svg" 2> "$TMP/err"; rc=$?
+	check "file system full midway: exit 1 ($rc), one line ($(head -c 120 "$TMP/err"))" \
+		fails $rc "$TMP/err"
+	check "file system full midway: nothing left behind" clean "$TMP/full" filler
+else
+	skip "full output directory: needs root and tmpfs mounts"
+fi
+
+# ---- the tagger dies ----
+# A tagger answering every event with END, killed by itself (SIGKILL)
+# after $1 events, or stopping to answer after $1 and sleeping.
+cat > "$TMP/tagger-dies.py" <<'EOF'
+import os, signal, struct, sys, time
+limit, mode = int(sys.argv[1]), sys.argv[2]
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+n = 0
+while True:
+    h = inp.read(48)
+    if len(h) < 48:
+        break
+    pdu = struct.unpack_from("=H", h, 46)[0]
+    if pdu:
+        inp.read(pdu)
+    if n == limit:
+        out.flush()
+        if mode == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(600)
+    out.write(struct.pack("=I", 0))
+    n += 1
+out.flush()
+EOF
+mkdir -p "$TMP/tk" "$TMP/th" "$TMP/ti"
+"$IOW" -t "$T" -T "python3 $TMP/tagger-dies.py 100 kill" -o "$TMP/tk/tk.png" 2> "$TMP/err"; rc=$?
+check "tagger killing itself: exit 1 ($rc), one line ($(head -c 160 "$TMP/err"))" \
+	fails $rc "$TMP/err"
+check "tagger killing itself: the signal is named" grep -q "signal 9" "$TMP/err"
+check "tagger killing itself: no picture, no temporary" clean "$TMP/tk"
+check "tagger killing itself: no tagger left" [ -z "$(pgrep -f "$TMP/tagger-dies.py")" ]
+
+"$IOW" -t "$T" -T "python3 $TMP/tagger-dies.py 100 hang" --tagger-timeout 60 \
+	-o "$TMP/th/th.png" 2> "$TMP/err" &
+pid=$!
+sleep 1.5
+pkill -f "^[^ ]*python3 $TMP/tagger-dies.py 100 hang"
+wait_gone $pid 10; gone=$?
+wait $pid; rc=$?
+check "tagger killed from outside: iowatcher ends at once ($gone)" [ $gone = 0 ]
+check "tagger killed from outside: exit 1 ($rc), one line ($(head -c 160 "$TMP/err"))" \
+	fails $rc "$TMP/err"
+check "tagger killed from outside: no picture, no temporary" clean "$TMP/th"
+
+finish
