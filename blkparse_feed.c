@@ -91,7 +91,7 @@ static int stream_fill(struct stream *s, size_t want, struct iow_error *err)
 		}
 		got = read(s->fd, s->buf + s->end, STREAM_BUF_SIZE - s->end);
 		if (got < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR && !iow_interrupted)
 				continue;
 			return iow_fail(err, "%s: read error at byte %llu: %s",
 					s->path,

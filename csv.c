@@ -236,6 +236,10 @@ int csv_export(const struct options *o, const struct trace_result *traces,
 			return iow_fail(err, "%s: write failed: %s", path,
 					e ? strerror(e) : "out of memory");
 		}
+		if (iow_interrupted) {
+			unlink(tmp);
+			return iow_fail(err, "%s: interrupted", path);
+		}
 		if (rename(tmp, path) < 0) {
 			int e = errno;
 

@@ -4,6 +4,8 @@
 
 #include "error.h"
 
+volatile sig_atomic_t iow_interrupted;
+
 int iow_fail(struct iow_error *err, const char *fmt, ...)
 {
 	va_list ap;

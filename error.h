@@ -6,6 +6,8 @@
 #ifndef IOWATCHER_ERROR_H
 #define IOWATCHER_ERROR_H
 
+#include <signal.h>
+
 #define IOW_ERROR_LEN 512
 
 struct iow_error {
@@ -15,5 +17,14 @@ struct iow_error {
 /* Fill err (if not NULL) with a printf-style message; returns -1. */
 int iow_fail(struct iow_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The SIGINT or SIGTERM that asked iowatcher to stop, 0 while none has:
+ * set by main's handler (a handler can reach nothing else). What may run
+ * long or wait (reading, a tagger's answers) and the step that renames an
+ * output into place look at it and fail, so that an interrupted run ends
+ * with one line and leaves no half-written file.
+ */
+extern volatile sig_atomic_t iow_interrupted;
 
 #endif

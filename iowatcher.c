@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -573,6 +575,35 @@ static void tag_stage_free(struct tag_stage *ts)
 	tagger_free(ts->tagger);
 }
 
+static sigset_t stop_signals;	/* SIGINT, SIGTERM */
+
+static void on_stop_signal(int sig)
+{
+	iow_interrupted = sig;
+}
+
+/*
+ * SIGINT and SIGTERM set iow_interrupted, on which the stages stop and
+ * clean up (no SA_RESTART: a blocked read returns to look at it); main
+ * then says so and dies of the signal. Not when ignored, as in a
+ * script's background job. Recording installs its own while it runs.
+ */
+static void catch_stop_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM };
+	struct sigaction sa = { .sa_handler = on_stop_signal }, old;
+	size_t i;
+
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&stop_signals);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		sigaddset(&stop_signals, sigs[i]);
+		if (sigaction(sigs[i], NULL, &old) == 0 &&
+		    old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 /* Reader -> tag stage -> analysis, for one trace. */
 static int analyse_trace(const struct options *o,
 			 const struct trace_source *src,
@@ -581,6 +612,7 @@ static int analyse_trace(const struct options *o,
 	struct feed_pipe *pipe;
 	struct tag_stage ts;
 	struct io_event *ev;
+	sigset_t old_mask;
 	struct feed *f;
 	int r;
 
@@ -600,12 +632,19 @@ static int analyse_trace(const struct options *o,
 		feed_close(f);
 		return -1;
 	}
+	/*
+	 * Meanwhile SIGINT and SIGTERM go to the reader, where they cut a
+	 * read of a stalled stdin short; here the flag is seen.
+	 */
+	pthread_sigmask(SIG_BLOCK, &stop_signals, &old_mask);
 	while ((r = feed_pipe_next(pipe, &ev, err)) > 0)
-		if (tag_stage_event(&ts, ev, &res->analysis, err) < 0) {
+		if (iow_interrupted ||
+		    tag_stage_event(&ts, ev, &res->analysis, err) < 0) {
 			r = -1;
 			break;
 		}
 	feed_pipe_stop(pipe);
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (r == 0)
 		r = tag_stage_finish(&ts, &res->analysis, err);
 	if (r == 0 && feed_warning(f))
@@ -784,9 +823,14 @@ int main(int argc, char **argv)
 	size_t i;
 
 	parse_args(argc, argv, &opts);
-	if (opts.n_devices && record(&opts, &recorded, &err, record_path,
-				     sizeof(record_path)) < 0)
-		goto fail;
+	catch_stop_signals();
+	if (opts.n_devices) {
+		if (record(&opts, &recorded, &err, record_path,
+			   sizeof(record_path)) < 0)
+			goto fail;
+		/* a stop signal is how a recording ends: then it is drawn */
+		iow_interrupted = 0;
+	}
 	if (find_sources(&opts, &run, &err) < 0)
 		goto fail;
 	run.results = calloc(run.sources.n, sizeof(*run.results));
@@ -816,13 +860,20 @@ int main(int argc, char **argv)
 	if (opts.csv_dir && csv_export(&opts, run.results, run.n_done,
 				       &err) < 0)
 		goto fail;
+	if (iow_interrupted)
+		goto fail;
 	if (opts.summary == SUMMARY_JSON)
 		summary_print_json(stdout, run.results, run.n_done);
 	else if (opts.summary == SUMMARY_TEXT)
 		summary_print_text(stdout, run.results, run.n_done);
 	goto out;
 fail:
-	fprintf(stderr, "iowatcher: %s\n", err.msg);
+	/* after an interrupt, what failed is only its consequence */
+	if (iow_interrupted)
+		fprintf(stderr, "iowatcher: interrupted by %s\n",
+			iow_interrupted == SIGINT ? "SIGINT" : "SIGTERM");
+	else
+		fprintf(stderr, "iowatcher: %s\n", err.msg);
 	status = 1;
 out:
 	free(opts.trace_args);
@@ -831,5 +882,10 @@ out:
 	free(opts.prog_argv);
 	free(opts.fio_logs);
 	run_free(&run);
+	if (iow_interrupted) {
+		/* as the shell expects of an interrupted program */
+		signal(iow_interrupted, SIG_DFL);
+		raise(iow_interrupted);
+	}
 	return status;
 }

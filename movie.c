@@ -964,7 +964,7 @@ int movie_render(const struct options *o, const struct trace_result *traces,
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	started = ts.tv_sec + ts.tv_nsec / 1e9;
-	for (f = 0; f < m.frames; f++) {
+	for (f = 0; f < m.frames && !iow_interrupted; f++) {
 		draw_frame(&m, f);
 		if (o->keep_frames_dir && keep_frame(&m, f, err) < 0)
 			goto out;
@@ -977,6 +977,10 @@ int movie_render(const struct options *o, const struct trace_result *traces,
 		}
 		if (show && (f % 10 == 9 || f + 1 == m.frames))
 			progress(f + 1, m.frames, started);
+	}
+	if (iow_interrupted) {
+		iow_fail(err, "%s: interrupted", o->output);
+		goto out;
 	}
 	if (finish_ffmpeg(&m, 0, err) < 0)
 		goto out;

@@ -2553,6 +2553,8 @@ int plot_page_close(struct plot_page *p, struct iow_error *err)
 	rc = page_render(p, err);
 	if (!rc)
 		rc = page_sync(p, err);
+	if (!rc && iow_interrupted)
+		rc = iow_fail(err, "%s: interrupted", p->path);
 	if (!rc && rename(p->tmp_path, p->path))
 		rc = iow_fail(err, "%s: cannot rename %s into place: %s",
 			      p->path, p->tmp_path, strerror(errno));

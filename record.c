@@ -482,7 +482,8 @@ static void signals_catch(struct record_session *s)
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 
 	sigemptyset(&sa.sa_mask);
-	record_stop_signal = 0;
+	/* one that came while the recording was being set up counts too */
+	record_stop_signal = iow_interrupted;
 	sigaction(SIGINT, &sa, &s->old_int);
 	sigaction(SIGTERM, &sa, &s->old_term);
 	s->signals_caught = 1;

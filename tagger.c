@@ -491,12 +491,17 @@ static int exchange(struct tagger *t, struct iow_error *err)
 	return 0;
 }
 
+/* iow_interrupted may be set by another thread: looked at this often. */
+#define INTERRUPT_POLL_MS	100
+
 static void wait_for_pipes(const struct tagger *t, int64_t wait_ns)
 {
 	struct pollfd fds[2];
 	nfds_t n = 0;
 	int ms = (int)((wait_ns + 999999) / 1000000);
 
+	if (ms > INTERRUPT_POLL_MS)
+		ms = INTERRUPT_POLL_MS;
 	if (t->to_fd >= 0 && t->out_len)
 		fds[n++] = (struct pollfd){ .fd = t->to_fd, .events = POLLOUT };
 	if (t->from_fd >= 0)
@@ -528,6 +533,8 @@ static int wait_until(struct tagger *t, bool (*done)(const struct tagger *),
 		uint64_t seen = t->bytes_read;
 		int64_t now;
 
+		if (iow_interrupted)
+			return tagger_fail(t, err, "interrupted");
 		if (exchange(t, err))
 			return -1;
 		if (done(t))

@@ -156,4 +156,156 @@ check "tagger killed from outside: exit 1 ($rc), one line ($(head -c 160 "$TMP/e
 	fails $rc "$TMP/err"
 check "tagger killed from outside: no picture, no temporary" clean "$TMP/th"
 
+# ---- the encoder dies ----
+if grep -q "ffmpeg" "$TOP/movie.c" 2>/dev/null && command -v ffmpeg > /dev/null; then
+	mkdir -p "$TMP/bin"
+	cat > "$TMP/bin/ffmpeg" <<'EOF'
+#!/bin/sh
+# reads the start of the frames, then dies as if it had crashed
+head -c 200000 > /dev/null
+kill -9 $$
+EOF
+	chmod +x "$TMP/bin/ffmpeg"
+	mkdir -p "$TMP/mv"
+	PATH="$TMP/bin:$PATH" "$IOW" -t "$T" --movie -o "$TMP/mv/m.mp4" \
+		--movie-length 5 2> "$TMP/err"; rc=$?
+	check "encoder killed: exit non-zero ($rc), one line ($(head -c 160 "$TMP/err"))" \
+		stopped $rc "$TMP/err"
+	check "encoder killed: no movie, no temporary" clean "$TMP/mv"
+	check "encoder killed: no encoder left" [ -z "$(pgrep -f "$TMP/bin/ffmpeg")" ]
+	# interrupted while the movie is made: ffmpeg goes, and its file
+	mkdir -p "$TMP/mi"
+	"$FG" "$IOW" -t "$T" --movie -o "$TMP/mi/m.mp4" --movie-length 120 \
+		2> "$TMP/err" &
+	pid=$!
+	if wait_for "$TMP/mi/.*.tmp*" 20; then
+		sleep 0.5
+		kill -INT $pid
+		wait_gone $pid 10; gone=$?
+		wait $pid; rc=$?
+		check "SIGINT while making a movie: ends at once ($gone)" [ $gone = 0 ]
+		check "SIGINT while making a movie: exit non-zero ($rc), one line ($(head -c 120 "$TMP/err"))" \
+			stopped $rc "$TMP/err"
+		check "SIGINT while making a movie: no movie, no temporary" clean "$TMP/mi"
+		check "SIGINT while making a movie: no ffmpeg left" [ -z "$(pgrep -f "$TMP/mi/")" ]
+	else
+		wait $pid
+		skip "SIGINT while making a movie: ffmpeg's output never appeared"
+	fi
+else
+	skip "encoder killed, movie interrupted: no movie.c with ffmpeg in this tree, or no ffmpeg"
+fi
+
+# ---- interrupted while reading: a stream on stdin that stalls ----
+mkfifo "$TMP/fifo"
+for sig in INT TERM; do
+	mkdir -p "$TMP/rd"
+	(cat "$T.blktrace.0"; exec sleep 30) > "$TMP/fifo" &
+	writer=$!
+	"$FG" "$IOW" -t - -o "$TMP/rd/r.png" --summary < "$TMP/fifo" > "$TMP/out" 2> "$TMP/err" &
+	pid=$!
+	sleep 1
+	kill -$sig $pid
+	wait_gone $pid 5; gone=$?
+	wait $pid; rc=$?
+	kill $writer 2>/dev/null
+	wait $writer 2>/dev/null
+	check "SIG$sig while reading: ends at once ($gone)" [ $gone = 0 ]
+	check "SIG$sig while reading: exit non-zero ($rc), one line ($(head -c 120 "$TMP/err"))" \
+		stopped $rc "$TMP/err"
+	check "SIG$sig while reading: no summary" [ ! -s "$TMP/out" ]
+	check "SIG$sig while reading: no picture, no temporary" clean "$TMP/rd"
+done
+
+# ---- interrupted while the tagger works ----
+"$FG" "$IOW" -t "$T" -T "python3 $TMP/tagger-dies.py 100 hang" --tagger-timeout 60 \
+	-o "$TMP/ti/ti.png" 2> "$TMP/err" &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait_gone $pid 5; gone=$?
+wait $pid; rc=$?
+check "SIGINT while tagging: ends at once ($gone)" [ $gone = 0 ]
+check "SIGINT while tagging: exit non-zero ($rc), one line ($(head -c 120 "$TMP/err"))" \
+	stopped $rc "$TMP/err"
+check "SIGINT while tagging: no picture, no temporary" clean "$TMP/ti"
+sleep 0.5
+check "SIGINT while tagging: no tagger left" [ -z "$(pgrep -f "$TMP/tagger-dies.py")" ]
+pkill -9 -f "$TMP/tagger-dies.py" 2>/dev/null
+
+# ---- interrupted while rendering: once the temporary file exists ----
+for out in r.png r.svg; do
+	mkdir -p "$TMP/rn"
+	"$FG" "$IOW" -t "$T" -w 4000 -h 2000 -o "$TMP/rn/$out" 2> "$TMP/err" &
+	pid=$!
+	if wait_for "$TMP/rn/$out.tmp*" 20; then
+		kill -INT $pid
+		wait $pid; rc=$?
+		check "SIGINT while rendering $out: exit non-zero ($rc), one line ($(head -c 120 "$TMP/err"))" \
+			stopped $rc "$TMP/err"
+		check "SIGINT while rendering $out: no picture, no temporary" clean "$TMP/rn"
+	else
+		wait $pid
+		skip "SIGINT while rendering $out: rendering was over before it could be interrupted"
+	fi
+	rm -rf "$TMP/rn"
+done
+
+# ---- interrupted while recording (root, a loop device, the blk tracer) ----
+TR=/sys/kernel/debug/tracing
+[ -d "$TR" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+if ! is_root; then
+	skip "SIGINT while recording: needs root"
+elif ! command -v losetup > /dev/null || [ ! -w "$TR/current_tracer" ] ||
+     ! grep -qw blk "$TR/available_tracers"; then
+	skip "SIGINT while recording: no losetup, or no tracefs with the blk tracer"
+elif ! truncate -s 32M "$TMP/disk.img" ||
+     ! LOOP=$(losetup -f --show "$TMP/disk.img" 2>/dev/null); then
+	LOOP=""
+	skip "SIGINT while recording: no loop device"
+else
+	tracer_before=$(cat "$TR/current_tracer")
+	bin_before=$(grep -o '^no\?bin$' "$TR/trace_options")
+	for sig in INT TERM; do
+		mkdir -p "$TMP/rec$sig"
+		"$FG" "$IOW" -d "$LOOP" -D "$TMP/rec$sig" -t rec -o "$TMP/rec$sig/rec.png" --summary=json \
+			-p "while :; do dd if=$LOOP of=/dev/null bs=4k count=2000 iflag=direct status=none; done" \
+			> "$TMP/rec.json" 2> "$TMP/err" &
+		pid=$!
+		sleep 2
+		kill -$sig $pid
+		wait_gone $pid 20; gone=$?
+		wait $pid; rc=$?
+		check "SIG$sig while recording: ends within 20 s ($gone)" [ $gone = 0 ]
+		# a signal is how a recording is stopped: the trace is kept and drawn
+		check "SIG$sig while recording: what was recorded is drawn (exit $rc)" \
+			drawn $rc "$TMP/rec$sig/rec.png"
+		check "SIG$sig while recording: no temporary left" no_tmp "$TMP/rec$sig"
+		check "SIG$sig while recording: no workload left" \
+			[ -z "$(pgrep -f "count=2000 iflag=direct")" ]
+		check "SIG$sig while recording: tracer back to $tracer_before" \
+			[ "$(cat "$TR/current_tracer")" = "$tracer_before" ]
+		check "SIG$sig while recording: trace_options back to $bin_before" \
+			[ "$(grep -o '^no\?bin$' "$TR/trace_options")" = "$bin_before" ]
+	done
+	# interrupted again while drawing what was recorded: that fails cleanly
+	"$FG" "$IOW" -d "$LOOP" -D "$TMP/rec2" -t rec -w 4000 -h 2000 -o "$TMP/rec2/rec.png" \
+		-p "dd if=$LOOP of=/dev/null bs=4k count=200 iflag=direct status=none" \
+		2> "$TMP/err" &
+	pid=$!
+	if wait_for "$TMP/rec2/rec.png.tmp*" 30; then
+		kill -INT $pid
+		wait $pid; rc=$?
+		# (after the recording's own lines)
+		check "SIGINT while drawing a recording: exit non-zero ($rc), says so last" \
+			sh -c "[ $rc != 0 ] && tail -n 1 '$TMP/err' | grep -q '^iowatcher: interrupted'"
+		check "SIGINT while drawing a recording: no picture, no temporary" \
+			sh -c "[ ! -e '$TMP/rec2/rec.png' ] && [ -z \"\$(find '$TMP/rec2' -name '*.tmp*')\" ]"
+	else
+		wait $pid
+		skip "SIGINT while drawing a recording: over before it could be interrupted"
+	fi
+	check "tracing state as before all recordings" \
+		[ "$(cat "$TR/current_tracer") $(grep -o '^no\?bin$' "$TR/trace_options")" = "$tracer_before $bin_before" ]
+fi
 finish
