@@ -71,6 +71,8 @@ static void *reader(void *arg)
 	struct feed_pipe *p = arg;
 	int more = 1;
 
+	/* Cancelled only inside fill_block: see feed_pipe_stop. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	while (more) {
 		struct block *b;
 
@@ -83,7 +85,9 @@ static void *reader(void *arg)
 		}
 		b = &p->blocks[p->produced % N_BLOCKS];
 		pthread_mutex_unlock(&p->lock);
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 		more = fill_block(p, b);
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 		pthread_mutex_lock(&p->lock);
 		p->produced++;
 		pthread_cond_broadcast(&p->cond);
@@ -148,6 +152,11 @@ void feed_pipe_stop(struct feed_pipe *p)
 	p->stop = 1;
 	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
+	/*
+	 * A reader blocked on a stream that stalls (stdin) would keep the
+	 * join waiting: its read, a cancellation point, is cut short.
+	 */
+	pthread_cancel(p->thread);
 	pthread_join(p->thread, NULL);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);

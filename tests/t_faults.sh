@@ -156,6 +156,29 @@ check "tagger killed from outside: exit 1 ($rc), one line ($(head -c 160 "$TMP/e
 	fails $rc "$TMP/err"
 check "tagger killed from outside: no picture, no temporary" clean "$TMP/th"
 
+# A tagger that never answers while the stream on stdin stalls: when it
+# is given up, the reader (blocked on the stream) must not keep
+# iowatcher waiting. 72000 events: more than the tagger's window, fewer
+# than the window and the reader's blocks together.
+if "$BUILD/bench/gentrace" -o "$TMP/g72k" -c 1 -n 72000 2>/dev/null; then
+	mkfifo "$TMP/stall"
+	(cat "$TMP/g72k.blktrace.0"; exec sleep 30) > "$TMP/stall" &
+	writer=$!
+	"$IOW" -t - -T "sleep 600" --tagger-timeout 2 --summary < "$TMP/stall" \
+		> /dev/null 2> "$TMP/err" &
+	pid=$!
+	wait_gone $pid 15; gone=$?
+	kill $writer 2>/dev/null
+	wait $pid; rc=$?
+	wait $writer 2>/dev/null
+	check "silent tagger, stalled stdin: ends after the timeout ($gone)" [ $gone = 0 ]
+	check "silent tagger, stalled stdin: exit 1 ($rc), one line ($(head -c 120 "$TMP/err"))" \
+		fails $rc "$TMP/err"
+	rm -f "$TMP/g72k.blktrace.0"
+else
+	skip "silent tagger, stalled stdin: bench/gentrace not built"
+fi
+
 # ---- the encoder dies ----
 if grep -q "ffmpeg" "$TOP/movie.c" 2>/dev/null && command -v ffmpeg > /dev/null; then
 	mkdir -p "$TMP/bin"
