@@ -882,7 +882,12 @@ char *tagger_resolve(const char *cmd, const char *const *dirs,
 }
 
 /* scripts/ beside the running program, for a build tree; NULL if unknown. */
-static char *own_scripts_dir(void)
+/*
+ * A directory relative to the running program: "scripts" beside it (a
+ * build tree) or "../lib/iowatcher" (an installation, wherever PREFIX and
+ * DESTDIR put it). NULL if unknown.
+ */
+static char *beside_program(const char *rel)
 {
 	char exe[PATH_MAX], *slash, *dir;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -894,7 +899,7 @@ static char *own_scripts_dir(void)
 	if (!slash)
 		return NULL;
 	*slash = '\0';
-	if (asprintf(&dir, "%s/scripts", exe) < 0)
+	if (asprintf(&dir, "%s/%s", exe, rel) < 0)
 		return NULL;
 	return dir;
 }
@@ -994,12 +999,15 @@ static char *exec_if_plain(char *cmd)
 
 static char *resolve_shipped(const char *cmd, struct iow_error *err)
 {
-	char *own = own_scripts_dir();
+	char *own = beside_program("scripts");
+	char *installed = beside_program("../lib/iowatcher");
 	const char *dirs[] = { own ? own : IOWATCHER_LIBEXECDIR,
+			       installed ? installed : IOWATCHER_LIBEXECDIR,
 			       IOWATCHER_LIBEXECDIR, NULL };
 	char *resolved = tagger_resolve(cmd, dirs, err);
 
 	free(own);
+	free(installed);
 	if (resolved && !(resolved = exec_if_plain(resolved)))
 		iow_fail(err, "tagger '%.160s': out of memory", cmd);
 	return resolved;
