@@ -228,7 +228,8 @@ static unsigned row_of(struct iomap *m, uint64_t sector)
 int iomap_add(struct iomap *m, size_t col, uint64_t sector, int dir,
 	      long tag_slot, uint32_t bytes)
 {
-	unsigned row = row_of(m, sector);
+	unsigned row = row_of(m, sector < IOMAP_MAX_SECTOR ? sector :
+				 IOMAP_MAX_SECTOR);
 	uint64_t sectors = (bytes + 511) / 512;
 	size_t i;
 

@@ -20,6 +20,12 @@
 #define IOMAP_ROWS	256
 #define IOMAP_COLS	1024
 #define IOMAP_DIRS	2
+/*
+ * The last sector the map places: byte offsets stay below 2^63 (a
+ * device's size is a loff_t), so rows in bytes never overflow. A sector
+ * beyond, which only a corrupt trace has, is drawn at this edge.
+ */
+#define IOMAP_MAX_SECTOR	((1ull << 54) - 1)
 
 struct iomap_cell {
 	uint64_t key;		/* column, row, direction and tag slot */

@@ -160,6 +160,15 @@ done
 python3 "$TMP/mktrace.py" "$TMP/bw" backwards-between-cpus
 
 odd "offsets near 2^64" "$TMP/huge-offsets.dump" "ios == 7"
+# every I/O in the map, rows in order (byte offsets that wrapped around
+# 2^64 once scrambled the whole device's map)
+"$IOW" -t "$TMP/huge-offsets.dump" --csv "$TMP/csv" 2> "$TMP/err"
+check "offsets near 2^64: the map holds all 7 I/Os, each row's range in order" \
+	python3 -c "import csv, sys
+rows = list(csv.DictReader(open('$TMP/csv/io.csv')))
+ok = sum(int(r['ios']) for r in rows) == 7 and all(
+    int(r['offset_lo_bytes']) < int(r['offset_hi_bytes']) for r in rows)
+sys.exit(0 if ok else 1)"
 odd "offsets near 2^64, -y 0:1" "$TMP/huge-offsets.dump" "True" -y 0:1
 odd "events 3 days apart, --bin-ms 1" "$TMP/days-apart.dump" \
 	"ios == 2 and d['duration_s'] > 259199" --bin-ms 1
