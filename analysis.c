@@ -423,9 +423,10 @@ static void depth_integrate(struct analysis *a, struct device_stats *d,
 	while (from < to) {
 		size_t bin = (size_t)((from - a->bin_origin_ns) /
 				      a->bin_width_ns);
-		uint64_t bin_end = a->bin_origin_ns +
-				   (bin + 1) * a->bin_width_ns;
-		uint64_t end = bin_end < to ? bin_end : to;
+		/* to the bin's end, which may lie beyond 2^64 ns */
+		uint64_t left = a->bin_width_ns - (from - a->bin_origin_ns -
+						   bin * a->bin_width_ns);
+		uint64_t end = to - from > left ? from + left : to;
 
 		a->bins[bin].depth_area_ns += (double)depth * (double)(end - from);
 		from = end;

@@ -2,8 +2,8 @@
 # t_huge.sh: huge and odd traces. A generated trace of 10 million events
 # is read in memory that does not grow with its length (peak RSS within
 # 25% of a 1-million-event one's); and traces at the edges of the
-# numbers (offsets near 2^64 sectors and bytes, events days and
-# centuries apart with 1 ms bins, all at one instant, a single event,
+# numbers (offsets near 2^64 sectors and bytes, events days, centuries
+# and 2^64 ns apart, with 1 ms bins, all at one instant, a single event,
 # time going backwards between CPU files and within one) each end in
 # exit 0 with a sane summary and picture, or in one line and exit 1 -
 # never a crash, a sanitizer report or a hang.
@@ -91,6 +91,9 @@ elif case == "days-apart":
     write(out, io(base, 8) + io(base + 3 * 86400 * S, 16, write=True))
 elif case == "centuries-apart":
     write(out, io(base, 8) + io(base + 2**63, 16, write=True))
+elif case == "near-2^64-ns":
+    # one request in flight from the start to 2^64 - 1 ms
+    write(out, io(base, 8, q2d=0, d2c=2**64 - base - 10**6))
 elif case == "one-instant":
     ev = []
     for i in range(10):
@@ -153,8 +156,8 @@ odd() {
 	check "$what: no temporary left" sh -c "[ -z \"\$(find '$TMP' -name '*.tmp*')\" ]"
 }
 
-for c in huge-offsets days-apart centuries-apart one-instant one-event \
-	 one-io backwards-within-file; do
+for c in huge-offsets days-apart centuries-apart near-2^64-ns one-instant \
+	 one-event one-io backwards-within-file; do
 	python3 "$TMP/mktrace.py" "$TMP/$c.dump" $c
 done
 python3 "$TMP/mktrace.py" "$TMP/bw" backwards-between-cpus
@@ -176,6 +179,8 @@ odd "events 3 days apart" "$TMP/days-apart.dump" "ios == 2"
 odd "events 292 years apart, --bin-ms 1" "$TMP/centuries-apart.dump" \
 	"ios == 2" --bin-ms 1
 odd "events 292 years apart" "$TMP/centuries-apart.dump" "ios == 2"
+# the last time bin ends beyond 2^64 ns (its end once wrapped: a hang)
+odd "an I/O completing 2^64 ns - 1 ms later" "$TMP/near-2^64-ns.dump" "ios == 1"
 odd "all events at one instant" "$TMP/one-instant.dump" \
 	"ios == 10 and d['duration_s'] == 0"
 odd "a single event" "$TMP/one-event.dump" "d['events'] == 1 and ios == 0"
