@@ -585,13 +585,16 @@ static void on_stop_signal(int sig)
 /*
  * SIGINT and SIGTERM set iow_interrupted, on which the stages stop and
  * clean up (no SA_RESTART: a blocked read returns to look at it); main
- * then says so and dies of the signal. Not when ignored, as in a
- * script's background job. Recording installs its own while it runs.
+ * then says so and dies of the signal. A second one kills at once
+ * (SA_RESETHAND), should a stage be slow to look. Not when ignored, as
+ * in a script's background job. Recording installs its own while it
+ * runs.
  */
 static void catch_stop_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM };
-	struct sigaction sa = { .sa_handler = on_stop_signal }, old;
+	struct sigaction sa = { .sa_handler = on_stop_signal,
+				.sa_flags = SA_RESETHAND }, old;
 	size_t i;
 
 	sigemptyset(&sa.sa_mask);
