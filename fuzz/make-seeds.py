@@ -68,6 +68,8 @@ def feed_seeds():
             put("feed", name + "-dump", control() + cpu0 + cpu1)
             both = cpu0 + cpu1
             put("feed", name + "-2cpu", control(1, len(cpu0)) + both)
+            put("feed", name + "-2cpu-summary",
+                control(1, len(cpu0), window=0x80) + both)
             put("feed", name + "-2cpu-P", control(1 | 2, len(cpu0)) + both)
             put("feed", name + "-2cpu-P-merge-bin1",
                 control(1 | 2 | 4 | 8, len(cpu0)) + both)
