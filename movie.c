@@ -25,6 +25,7 @@
 #include "graphs.h"
 #include "movie.h"
 #include "plot.h"
+#include "utf8.h"
 
 extern char **environ;
 
@@ -294,7 +295,9 @@ static void text_at(cairo_t *cr, double x, double y, double size, int bold,
 		    const char *s, double halign)
 {
 	cairo_text_extents_t te;
+	char clean[1024];
 
+	s = utf8_clean(s, clean, sizeof(clean));	/* else cairo fails */
 	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
 			       bold ? CAIRO_FONT_WEIGHT_BOLD :
 				      CAIRO_FONT_WEIGHT_NORMAL);
@@ -408,6 +411,7 @@ static void draw_legend(struct movie *m, cairo_t *cr)
 
 	for (k = 0; k < m->cl.n && k < 12; k++) {
 		cairo_text_extents_t te;
+		char clean[1024];
 
 		if (!m->class_used[k])
 			continue;
@@ -418,7 +422,8 @@ static void draw_legend(struct movie *m, cairo_t *cr)
 		cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
 		text_at(cr, x + l->font * 1.1, y, l->font, 0,
 			m->cl.items[k].label, 0);
-		cairo_text_extents(cr, m->cl.items[k].label, &te);
+		cairo_text_extents(cr, utf8_clean(m->cl.items[k].label, clean,
+						  sizeof(clean)), &te);
 		x += l->font * 2.2 + te.x_advance;
 		if (x > m->w * 0.95)
 			break;

@@ -17,6 +17,7 @@
 #include <cairo-svg.h>
 
 #include "plot.h"
+#include "utf8.h"
 
 /* ---- Ranges and ticks ---- */
 
@@ -529,6 +530,7 @@ struct plot_rgb plot_ramp(double t)
 #define LEGEND_GAP	16.0	/* between legend entries */
 #define COLORBAR_W	96.0
 #define COLORBAR_H	9.0
+#define TEXT_MAX	1024	/* a label with bad UTF-8 is repaired up to this */
 #define PAGE_GUTTER	12.0
 
 enum font_role { FONT_TICK, FONT_AXIS, FONT_TITLE, FONT_PAGE_TITLE,
@@ -580,8 +582,9 @@ static void use_font(cairo_t *cr, enum font_role role)
 static double text_width(cairo_t *cr, const char *s)
 {
 	cairo_text_extents_t te;
+	char clean[TEXT_MAX];
 
-	cairo_text_extents(cr, s, &te);
+	cairo_text_extents(cr, utf8_clean(s, clean, sizeof(clean)), &te);
 	return te.x_advance;
 }
 
@@ -615,6 +618,10 @@ static double font_ascent(cairo_t *cr)
 static void draw_text(cairo_t *cr, double x, double y, const char *s,
 		      double halign)
 {
+	char clean[TEXT_MAX];
+
+	/* invalid UTF-8 (a process name) would fail the whole page */
+	s = utf8_clean(s, clean, sizeof(clean));
 	cairo_move_to(cr, x - text_width(cr, s) * halign, y);
 	cairo_show_text(cr, s);
 }

@@ -5,19 +5,28 @@
 #include "blktrace.h"
 #include "histogram.h"
 #include "summary.h"
+#include "utf8.h"
 
+/* JSON is UTF-8: a byte that starts no character becomes U+FFFD. */
 static void json_string(FILE *out, const char *s)
 {
+	size_t len;
+
 	fputc('"', out);
-	for (; s && *s; s++) {
+	for (; s && *s; s += len) {
 		unsigned char c = (unsigned char)*s;
 
-		if (c == '"' || c == '\\')
+		len = utf8_char_len(s);
+		if (!len) {
+			fputs("\\ufffd", out);
+			len = 1;
+		} else if (c == '"' || c == '\\') {
 			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
+		} else if (c < 0x20) {
 			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
+		} else {
+			fwrite(s, 1, len, out);
+		}
 	}
 	fputc('"', out);
 }

@@ -4,7 +4,8 @@
 # 25% of a 1-million-event one's); and traces at the edges of the
 # numbers (offsets near 2^64 sectors and bytes, events days, centuries
 # and 2^64 ns apart, with 1 ms bins, all at one instant, a single event,
-# time going backwards between CPU files and within one) each end in
+# time going backwards between CPU files and within one, a process name
+# that is not UTF-8) each end in
 # exit 0 with a sane summary and picture, or in one line and exit 1 -
 # never a crash, a sanitizer report or a hang.
 . "$(dirname "$0")/lib.sh"
@@ -48,6 +49,7 @@ import struct, sys
 
 MAGIC7 = 0x65617407
 QUEUE, GETRQ, ISSUE, COMPLETE = 1, 4, 7, 8
+NOTE_PROCESS = (1 << 10) << 16
 TC_READ, TC_WRITE, TC_QUEUE, TC_ISSUE, TC_COMPLETE = 1, 2, 16, 64, 128
 CATS = {QUEUE: TC_QUEUE, GETRQ: TC_QUEUE, ISSUE: TC_ISSUE,
         COMPLETE: TC_COMPLETE}
@@ -94,6 +96,12 @@ elif case == "centuries-apart":
 elif case == "near-2^64-ns":
     # one request in flight from the start to 2^64 - 1 ms
     write(out, io(base, 8, q2d=0, d2c=2**64 - base - 10**6))
+elif case == "comm-not-utf8":
+    # a process name of Latin-1 bytes, tagged with -P
+    comm = b"k\x89\x8brker/u256:1\0"
+    note = struct.pack("<IIQQIIIIIHH", MAGIC7, 0, base, 0, 0, NOTE_PROCESS,
+                       100, DEV, 0, 0, len(comm)) + comm
+    write(out, [(base, note)] + io(base + 1, 8), keep_order=True)
 elif case == "one-instant":
     ev = []
     for i in range(10):
@@ -128,7 +136,7 @@ EOF
 # the condition holds
 json_ok() {
 	python3 -c "import json, sys
-d = json.load(open('$1'))['traces'][0]
+d = json.load(open('$1', encoding='utf-8'))['traces'][0]
 ios = sum(x[k]['ios'] for x in d['devices'] for k in ('read', 'write'))
 sys.exit(0 if (${2:-True}) else 1)" 2> /dev/null
 }
@@ -157,7 +165,7 @@ odd() {
 }
 
 for c in huge-offsets days-apart centuries-apart near-2^64-ns one-instant \
-	 one-event one-io backwards-within-file; do
+	 one-event one-io backwards-within-file comm-not-utf8; do
 	python3 "$TMP/mktrace.py" "$TMP/$c.dump" $c
 done
 python3 "$TMP/mktrace.py" "$TMP/bw" backwards-between-cpus
@@ -189,4 +197,13 @@ odd "time backwards between CPU files" "$TMP/bw" "ios == 40"
 odd "time backwards within a file" "$TMP/backwards-within-file.dump" "ios >= 6"
 odd "time backwards within a file, -P" "$TMP/backwards-within-file.dump" \
 	"ios >= 6" -P
+# a name that is not UTF-8 once failed the whole picture (cairo refuses
+# it) and made the JSON invalid; json_ok reads the JSON as strict UTF-8
+odd "a process name that is not UTF-8, -P" "$TMP/comm-not-utf8.dump" \
+	"ios == 1 and d['tags'][0]['label'] == 'k\ufffd\ufffdrker/u256:1 (100)'" -P
+for out in png svg; do
+	"$IOW" -t "$TMP/comm-not-utf8.dump" -P -o "$TMP/comm.$out" 2> "$TMP/err"
+	check "a process name that is not UTF-8, -P: the $out is drawn ($(head -c 100 "$TMP/err"))" \
+		[ -s "$TMP/comm.$out" ]
+done
 finish

@@ -1,0 +1,60 @@
+/* utf8.c: checking and repairing UTF-8 (see utf8.h). */
+#include <string.h>
+
+#include "utf8.h"
+
+size_t utf8_char_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned long cp;
+	size_t len, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		len = 2;
+		cp = p[0] & 0x1f;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		len = 3;
+		cp = p[0] & 0x0f;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		len = 4;
+		cp = p[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+const char *utf8_clean(const char *s, char *buf, size_t size)
+{
+	const char *p;
+	size_t n = 0, len;
+
+	for (p = s; *p && utf8_char_len(p); p += utf8_char_len(p))
+		;
+	if (!*p)
+		return s;
+	for (p = s; *p; p += len) {
+		len = utf8_char_len(p);
+		if (n + (len ? len : 1) >= size)
+			break;
+		if (len) {
+			memcpy(buf + n, p, len);
+			n += len;
+		} else {
+			buf[n++] = '?';
+			len = 1;
+		}
+	}
+	buf[n] = '\0';
+	return buf;
+}

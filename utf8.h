@@ -1,0 +1,25 @@
+/*
+ * utf8.h: text that comes from traces and taggers (process names, tag
+ * labels, file names) is bytes; what cairo draws and what JSON carries
+ * must be UTF-8. These make it so, character by character.
+ */
+#ifndef IOWATCHER_UTF8_H
+#define IOWATCHER_UTF8_H
+
+#include <stddef.h>
+
+/*
+ * Bytes of the well-formed UTF-8 character at s (1 to 4; no overlong
+ * forms, surrogates or code points past U+10FFFF), 0 if s does not
+ * start one. s is NUL-terminated.
+ */
+size_t utf8_char_len(const char *s);
+
+/*
+ * s itself when it is valid UTF-8, else a copy in buf (size bytes, at
+ * least 1) with every byte that starts no character replaced by '?',
+ * cut short at a character if it does not fit.
+ */
+const char *utf8_clean(const char *s, char *buf, size_t size);
+
+#endif
