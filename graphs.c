@@ -336,10 +336,11 @@ static int build_iops(const struct graph_ctx *ctx, size_t panel,
 }
 
 
+/* A line per trace: the trace's colour, or black for a lone trace (blue
+ * would read as "reads", the lone trace's read colour). */
 static int trace_color(const struct graph_ctx *ctx, size_t t)
 {
-	(void)ctx;
-	return (int)t;
+	return ctx->n_traces == 1 ? OTHER_COLOR : (int)t;
 }
 
 static void series_label(const struct graph_ctx *ctx, size_t t, int d,

@@ -117,8 +117,11 @@ static const char *const *encoder_args(enum movie_container c)
 	static const char *const ogv[] = {
 		"-c:v", "libtheora", "-q:v", "7", "-pix_fmt", "yuv420p",
 		"-f", "ogg", NULL };
+	/* input 1 is gif_palette's, on fd 3: one palette for every frame
+	 * (so frames are stored as differences), and nothing held back
+	 * (palettegen keeps every frame until the end: gigabytes) */
 	static const char *const gif[] = {
-		"-vf", "split[a][b];[a]palettegen=max_colors=64[p];[b][p]paletteuse=dither=none",
+		"-lavfi", "[0:v][1:v]paletteuse=dither=none:diff_mode=rectangle",
 		"-f", "gif", NULL };
 
 	switch (c) {
@@ -321,79 +324,59 @@ static void make_layout(struct movie *m)
 	l->main_h = m->h - l->title_h - pad * 1.6;
 	l->side_x = m->w * 0.58 + pad * 2.5;
 	l->side_w = m->w - l->side_x - pad;
-	/* two graphs, each under a title line, filling the main height */
-	l->graph_h = (l->main_h - 4.4 * l->font) / 2;
+	/* two graphs, each under a title line and over its time axis */
+	l->graph_h = (l->main_h - 6.2 * l->font) / 2;
 	l->tput_y = l->main_y + l->font * 1.4;
-	l->depth_y = l->tput_y + l->graph_h + l->font * 3.0;
+	l->depth_y = l->tput_y + l->graph_h + l->font * 3.6;
 }
 
-struct series_pair {
-	double *x, *y;
-	size_t n;
-};
-
-/* MB/s of trace t (reads + writes), and its queue depth, per bin. */
-static void trace_series(const struct analysis *a, struct series_pair *tput,
-			 struct series_pair *depth)
-{
-	size_t i;
-
-	tput->n = depth->n = a->n_bins;
-	tput->x = calloc(a->n_bins + 1, sizeof(double));
-	tput->y = calloc(a->n_bins + 1, sizeof(double));
-	depth->x = tput->x;
-	depth->y = calloc(a->n_bins + 1, sizeof(double));
-	if (!tput->x || !tput->y || !depth->y) {
-		tput->n = depth->n = 0;
-		return;
-	}
-	for (i = 0; i < a->n_bins; i++) {
-		double span = analysis_bin_span_s(a, i);
-
-		tput->x[i] = analysis_bin_start_s(a, i) + span / 2;
-		tput->y[i] = (double)(a->bins[i].bytes[0] + a->bins[i].bytes[1]) /
-			     1e6 / span;
-		depth->y[i] = a->bins[i].depth_area_ns / (span * 1e9);
-	}
-}
-
+/* Draws the series of a graph of the still set (its builder) small. */
 static void small_graph(struct movie *m, cairo_t *cr, double y,
-			const char *title, struct series_pair *s,
-			size_t n_series)
+			const char *title, const struct series_set *s)
 {
 	const struct layout *l = &m->lay;
 	double top = 0, x0 = l->side_x, w = l->side_w, h = l->graph_h;
-	char label[64];
+	double ticks[PLOT_MAX_TICKS];
+	char labels[PLOT_MAX_TICKS][PLOT_LABEL_LEN], label[64];
+	struct plot_tick_context tc = { .min = m->t0, .max = m->t1 };
 	size_t k, i;
+	int n_ticks, j;
 
-	for (k = 0; k < n_series; k++)
-		for (i = 0; i < s[k].n; i++)
-			if (s[k].y[i] > top)
-				top = s[k].y[i];
-	if (top <= 0)
+	for (k = 0; k < s->n; k++)
+		for (i = 0; i < s->items[k].n; i++)
+			if (s->items[k].y[i] > top)
+				top = s->items[k].y[i];
+	if (!(top > 0))
 		top = 1;
 	top *= 1.1;
 	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
 	text_at(cr, x0, y - l->font * 0.4, l->font * 1.05, 1, title, 0);
-	snprintf(label, sizeof(label), top >= 100 ? "%.0f" : "%.3g", top);
+	snprintf(label, sizeof(label), top >= 100 ? "max %.0f" : "max %.3g",
+		 top / 1.1);
 	cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
 	text_at(cr, x0 + w, y - l->font * 0.4, l->font * 0.9, 0, label, 1);
 	cairo_set_source_rgb(cr, 0.97, 0.97, 0.97);
 	cairo_rectangle(cr, x0, y, w, h);
 	cairo_fill(cr);
-	for (k = 0; k < n_series; k++) {
-		set_color(cr, (int)k, 1);
-		cairo_set_line_width(cr, 1.4);
-		for (i = 0; i < s[k].n; i++) {
-			double px = x0 + (s[k].x[i] - m->t0) / (m->t1 - m->t0) * w;
-			double py = y + h - s[k].y[i] / top * h;
+	for (k = 0; k < s->n; k++) {
+		const struct graph_series *g = &s->items[k];
+		int pen = 0;
 
-			if (px < x0 || px > x0 + w)
+		set_color(cr, g->color, 1);
+		cairo_set_line_width(cr, 1.4);
+		for (i = 0; i < g->n; i++) {
+			double px = x0 + (g->x[i] - m->t0) / (m->t1 - m->t0) * w;
+			double py = y + h - g->y[i] / top * h;
+
+			if (isnan(g->y[i]) || px < x0 || px > x0 + w) {
+				pen = 0;
 				continue;
-			if (i == 0)
-				cairo_move_to(cr, px, py);
-			else
+			}
+			if (pen)
 				cairo_line_to(cr, px, py);
+			else
+				cairo_move_to(cr, px, py);
+			pen = 1;
 		}
 		cairo_stroke(cr);
 	}
@@ -401,6 +384,35 @@ static void small_graph(struct movie *m, cairo_t *cr, double y,
 	cairo_set_line_width(cr, 1);
 	cairo_rectangle(cr, x0 + 0.5, y + 0.5, w - 1, h - 1);
 	cairo_stroke(cr);
+	/* the time axis, in the trace's seconds */
+	tc.step = plot_ticks(m->t0, m->t1, 6, ticks, &n_ticks);
+	plot_format_labels(plot_format_seconds, &tc, ticks, n_ticks, labels);
+	for (j = 0; j < n_ticks; j++) {
+		double px = x0 + (ticks[j] - m->t0) / (m->t1 - m->t0) * w;
+
+		cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
+		cairo_move_to(cr, px, y + h);
+		cairo_line_to(cr, px, y + h + l->font * 0.3);
+		cairo_stroke(cr);
+		cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+		text_at(cr, px, y + h + l->font * 1.1, l->font * 0.8, 0,
+			labels[j], j == 0 ? 0 : j == n_ticks - 1 &&
+			px > x0 + w - l->font * 2 ? 1 : 0.5);
+	}
+}
+
+/* The still set's graph called name, built and drawn small. */
+static void small_named_graph(struct movie *m, cairo_t *cr, double y,
+			      const char *name, const char *title)
+{
+	const struct graph_def *def = graph_find(name);
+	struct series_set s = { 0 };
+
+	m->ctx.graph = def;
+	if (def && def->build && def->build(&m->ctx, 0, &s) == 0)
+		small_graph(m, cr, y, title, &s);
+	series_set_free(&s);
+	m->ctx.graph = NULL;
 }
 
 static void draw_legend(struct movie *m, cairo_t *cr)
@@ -484,10 +496,9 @@ static void draw_main_background(struct movie *m, cairo_t *cr)
 
 static int draw_background(struct movie *m)
 {
-	struct series_pair *tput, *depth;
 	const char *title = m->o->title;
 	char auto_title[300];
-	size_t n = m->ctx.n_traces, t;
+	size_t n = m->ctx.n_traces;
 	cairo_t *cr;
 
 	m->background = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, m->w,
@@ -505,22 +516,8 @@ static int draw_background(struct movie *m)
 		title, 0);
 	draw_legend(m, cr);
 	draw_main_background(m, cr);
-	tput = calloc(n, sizeof(*tput));
-	depth = calloc(n, sizeof(*depth));
-	if (tput && depth) {
-		for (t = 0; t < n; t++)
-			trace_series(&m->ctx.traces[t].analysis, &tput[t],
-				     &depth[t]);
-		small_graph(m, cr, m->lay.tput_y, "Throughput (MB/s)", tput, n);
-		small_graph(m, cr, m->lay.depth_y, "Queue depth", depth, n);
-		for (t = 0; t < n; t++) {
-			free(tput[t].x);
-			free(tput[t].y);
-			free(depth[t].y);
-		}
-	}
-	free(tput);
-	free(depth);
+	small_named_graph(m, cr, m->lay.tput_y, "tput", "Throughput (MB/s)");
+	small_named_graph(m, cr, m->lay.depth_y, "queue-depth", "Queue depth");
 	cairo_destroy(cr);
 	return cairo_surface_status(m->background) == CAIRO_STATUS_SUCCESS ?
 		       0 : -1;
@@ -690,6 +687,88 @@ static void draw_frame(struct movie *m, size_t f)
 
 /* ---- ffmpeg ---- */
 
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+#define GIF_PALETTE	256
+#define GIF_GREYS	48
+#define GIF_MIXES	12	/* steps from a colour to the background */
+
+static int palette_add(unsigned char *pal, int n, struct plot_rgb c)
+{
+	unsigned char r = (unsigned char)lround(c.r * 255);
+	unsigned char g = (unsigned char)lround(c.g * 255);
+	unsigned char b = (unsigned char)lround(c.b * 255);
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (pal[3 * i] == r && pal[3 * i + 1] == g && pal[3 * i + 2] == b)
+			return n;
+	if (n >= GIF_PALETTE)
+		return n;
+	pal[3 * n] = r;
+	pal[3 * n + 1] = g;
+	pal[3 * n + 2] = b;
+	return n + 1;
+}
+
+static int palette_add_color(unsigned char *pal, int n, int color)
+{
+	static const struct plot_rgb bg = { 0.95, 0.95, 0.96 };
+	struct plot_rgb c = plot_color(color);
+	int k;
+
+	for (k = 0; k < GIF_MIXES; k++) {
+		double t = (double)k / GIF_MIXES;
+		struct plot_rgb mix = { c.r + (bg.r - c.r) * t,
+					c.g + (bg.g - c.g) * t,
+					c.b + (bg.b - c.b) * t };
+
+		n = palette_add(pal, n, mix);
+	}
+	return n;
+}
+
+/*
+ * A GIF's 256 colours, known before the first frame: a grey ramp (text,
+ * frames, backgrounds) and every colour a dot or a line is drawn in,
+ * faded towards the background in steps. Unused entries repeat white.
+ */
+static void gif_palette(const struct movie *m, unsigned char *pal)
+{
+	int n = 0, i;
+	size_t k;
+
+	for (i = 0; i < GIF_GREYS; i++) {
+		double v = (double)i / (GIF_GREYS - 1);
+		struct plot_rgb grey = { v, v, v };
+
+		n = palette_add(pal, n, grey);
+	}
+	for (k = 0; k < m->cl.n; k++)
+		if (m->class_used[k])
+			n = palette_add_color(pal, n, m->cl.items[k].color);
+	for (k = 0; k < m->cl.n; k++)
+		n = palette_add_color(pal, n, m->cl.items[k].color);
+	for (k = 0; k < m->ctx.n_traces && k < 8; k++)
+		n = palette_add_color(pal, n, (int)k);
+	n = palette_add_color(pal, n, 7);
+	for (i = n; i < GIF_PALETTE; i++)
+		memset(pal + 3 * i, 255, 3);
+}
+
 static int start_ffmpeg(struct movie *m, struct iow_error *err)
 {
 	const char *const *enc = encoder_args(m->container);
@@ -698,7 +777,7 @@ static int start_ffmpeg(struct movie *m, struct iow_error *err)
 	posix_spawn_file_actions_t fa;
 	const char *dot = strrchr(m->o->output, '.');
 	const char *slash = strrchr(m->o->output, '/');
-	int pipefd[2], n = 0, rc;
+	int pipefd[2], palfd[2] = { -1, -1 }, n = 0, rc;
 
 	snprintf(m->tmp_path, sizeof(m->tmp_path), "%.*s%s.%s.tmp%ld%s",
 		 slash ? (int)(slash - m->o->output + 1) : 0, m->o->output,
@@ -721,6 +800,16 @@ static int start_ffmpeg(struct movie *m, struct iow_error *err)
 	argv[n++] = rate;
 	argv[n++] = "-i";
 	argv[n++] = "-";
+	if (m->container == MOVIE_GIF) {
+		argv[n++] = "-f";
+		argv[n++] = "rawvideo";
+		argv[n++] = "-pix_fmt";
+		argv[n++] = "rgb24";
+		argv[n++] = "-s";
+		argv[n++] = "16x16";
+		argv[n++] = "-i";
+		argv[n++] = "pipe:3";
+	}
 	while (*enc)
 		argv[n++] = *enc++;
 	argv[n++] = m->tmp_path;
@@ -728,14 +817,32 @@ static int start_ffmpeg(struct movie *m, struct iow_error *err)
 	m->ffmpeg_log = tmpfile();
 	if (!m->ffmpeg_log || pipe2(pipefd, O_CLOEXEC) < 0)
 		return iow_fail(err, "cannot start ffmpeg: %s", strerror(errno));
+	if (m->container == MOVIE_GIF) {
+		unsigned char pal[GIF_PALETTE * 3];
+
+		/* 768 bytes: the pipe holds them all before ffmpeg runs */
+		gif_palette(m, pal);
+		if (pipe2(palfd, O_CLOEXEC) < 0 ||
+		    write_all(palfd[1], pal, sizeof(pal)) < 0) {
+			close(pipefd[0]);
+			close(pipefd[1]);
+			return iow_fail(err, "cannot start ffmpeg: %s",
+					strerror(errno));
+		}
+		close(palfd[1]);
+	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[0], 0);
+	if (palfd[0] >= 0)
+		posix_spawn_file_actions_adddup2(&fa, palfd[0], 3);
 	posix_spawn_file_actions_adddup2(&fa, fileno(m->ffmpeg_log), 2);
 	posix_spawn_file_actions_adddup2(&fa, fileno(m->ffmpeg_log), 1);
 	rc = posix_spawnp(&m->pid, "ffmpeg", &fa, NULL, (char *const *)argv,
 			  environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pipefd[0]);
+	if (palfd[0] >= 0)
+		close(palfd[0]);
 	if (rc) {
 		close(pipefd[1]);
 		m->pid = 0;
@@ -760,21 +867,6 @@ static void ffmpeg_last_line(struct movie *m, char *buf, size_t len)
 		if (line[0])
 			snprintf(buf, len, "%s", line);
 	}
-}
-
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 /*

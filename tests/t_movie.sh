@@ -39,6 +39,24 @@ check "rect style renders" "$IOW" -t "$S" --movie=rect -w 320 -h 240 --fps 10 --
 ffmpeg -v error -ss 0.9 -i "$TMP/k.mp4" -frames:v 1 "$TMP/decoded.png"
 check "a decoded frame shows I/O" [ "$("$PROBE" "$TMP/decoded.png" $disc)" -gt 0 ]
 
+# A GIF has one palette made before the first frame: its frame 5 shows the
+# read and write colours, and ffmpeg holds no frames back (palettegen kept
+# them all: 400 frames of 1280x720 took 1.5 GB).
+"$IOW" -t "$S" --movie -w 640 -h 360 --fps 10 --movie-length 5 \
+	-o "$TMP/k.gif" 2> "$TMP/err"
+ffmpeg -v error -i "$TMP/k.gif" -vf "select=eq(n\,5)" -frames:v 1 "$TMP/gif5.png"
+check "GIF frame 5: reads in their colour" [ "$(lit ../gif5.png 0072B2)" -gt 0 ]
+check "GIF frame 5: writes in their colour" [ "$(lit ../gif5.png D55E00)" -gt 0 ]
+if [ -x /usr/bin/time ]; then
+	/usr/bin/time -f %M -o "$TMP/rss" "$IOW" -t "$S" --movie --fps 20 \
+		--movie-length 20 -o "$TMP/big.gif" 2> "$TMP/err"
+	rss=$(tail -1 "$TMP/rss")
+	check "GIF of 400 frames of 1280x720: under 400 MB (${rss} KB)" \
+		[ "$rss" -lt 409600 ]
+else
+	skip "GIF memory: /usr/bin/time not installed"
+fi
+
 # Bad cases.
 mkdir -p "$TMP/nobin"
 for tool in sh cat dirname mktemp rm; do ln -sf "$(command -v $tool)" "$TMP/nobin/"; done
