@@ -323,8 +323,8 @@ fi
 
 # Movies, at the original iowatcher's frame size and rate (1216x714, 20
 # fps; it makes 750 frames of the CentOS trace). The original takes minutes
-# (about 107 s on the CentOS trace, and did not finish in 5 minutes on a
-# 2.6M-event trace): only with BENCH_MOVIE_ORIG=1.
+# (107-148 s on the CentOS trace, 158 s and 404 MB on the 2.6M-event one):
+# only with BENCH_MOVIE_ORIG=1.
 if [ "${BENCH_MOVIE:-1}" != 0 ] && have ffmpeg; then
 	header "movies (1216x714, 20 fps)"
 	CENTOS="$TOP/../shared/traces/centos7-sda"

@@ -9,8 +9,9 @@
  * Like the taggers in Python, it tags QUEUE and ISSUE events only:
  * iowatcher gives an I/O the tag of its QUEUE event, else of its ISSUE.
  *
- * Speed comes from reading large blocks and answering through a stdio
- * buffer that is flushed only before a read that may have to wait: then
+ * Speed comes from reading large blocks and answering into a buffer of
+ * our own (stdio's fwrite per answer was a third of this program's time)
+ * that is written out only before a read that may have to wait: then
  * iowatcher has every answer it can get before we sleep.
  *
  * usage: tag-example [-p]
@@ -27,11 +28,19 @@
 #include "tagger.h"
 
 #define IN_BYTES	(1 << 20)
+#define OUT_BYTES	(64 * 1024)
 
 struct input {
 	unsigned char buf[IN_BYTES];
 	size_t start, len;
 };
+
+struct output {
+	unsigned char buf[OUT_BYTES];
+	size_t len;
+};
+
+static struct output out;
 
 struct pid_tag {
 	uint32_t pid;
@@ -52,6 +61,32 @@ static void die(const char *what)
 	exit(1);
 }
 
+/* Writes out the answers so far. */
+static void flush_answers(void)
+{
+	size_t done = 0;
+
+	while (done < out.len) {
+		ssize_t n = write(1, out.buf + done, out.len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("writing answers");
+		done += (size_t)n;
+	}
+	out.len = 0;
+}
+
+/* Answers are at most a few dozen bytes: one always fits. */
+static void put(const void *p, size_t n)
+{
+	if (out.len + n > sizeof(out.buf))
+		flush_answers();
+	memcpy(out.buf + out.len, p, n);
+	out.len += n;
+}
+
 /* Makes at least need bytes available; false at the end of the input. */
 static bool fill(struct input *in, size_t need)
 {
@@ -61,8 +96,7 @@ static bool fill(struct input *in, size_t need)
 		ssize_t n;
 
 		/* We may wait now: let iowatcher have our answers first. */
-		if (fflush(stdout))
-			die("writing answers");
+		flush_answers();
 		n = read(0, in->buf + in->len, sizeof(in->buf) - in->len);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -98,7 +132,7 @@ static bool read_event(struct input *in, struct blk_io_trace *rec)
 
 static void write_u32s(const uint32_t *words, size_t n)
 {
-	fwrite(words, sizeof(*words), n, stdout);
+	put(words, n * sizeof(*words));
 }
 
 static void write_new_tag(uint32_t tag, const char *label)
@@ -106,7 +140,7 @@ static void write_new_tag(uint32_t tag, const char *label)
 	uint32_t head[3] = { TAG_RESP_NEW_TAG, tag, strlen(label) + 1 };
 
 	write_u32s(head, 3);
-	fwrite(label, 1, head[2], stdout);
+	put(label, head[2]);
 }
 
 static void write_tag_io(uint32_t tag)
@@ -184,7 +218,6 @@ static void answer(struct tags *tags, const struct blk_io_trace *rec)
 int main(int argc, char **argv)
 {
 	static struct input in;
-	static char out_buf[64 * 1024];
 	struct tags tags = { .class_tag = { -1, -1, -1, -1 } };
 	struct blk_io_trace rec;
 	int opt;
@@ -196,10 +229,8 @@ int main(int argc, char **argv)
 		}
 		tags.by_pid = true;
 	}
-	setvbuf(stdout, out_buf, _IOFBF, sizeof(out_buf));
 	while (read_event(&in, &rec))
 		answer(&tags, &rec);
-	if (fflush(stdout))
-		die("writing answers");
+	flush_answers();
 	return 0;
 }
