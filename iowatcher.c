@@ -87,7 +87,8 @@ static void print_help(void)
 "      --movie[=spindle|rect]  a video of the I/O as it happened; -o names\n"
 "                        it: .mp4 (H.264), .webm (VP9), .ogv (Theora), .gif\n"
 "      --fps N           frames per second (default 20)\n"
-"      --movie-length SECONDS  length of the video (default: the trace's)\n"
+"      --movie-length SECONDS  length of the video (default: the trace's,\n"
+"                        at most 60 s); N/s: N frames per second of trace\n"
 "  -K, --keep-frames DIR also keep every frame as DIR/frame-NNNNNN.png\n"
 "  -P, --per-process     tag I/O by the process that queued it\n"
 "      --merge-comm      with -P, one tag per process name, not per pid\n"
@@ -427,10 +428,27 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->fps = (int)parse_positive(optarg,
 				"--fps %s: frames per second from 1 to 120", 120);
 			break;
-		case OPT_MOVIE_LENGTH:
-			o->movie_length_s = parse_seconds(optarg,
+		case OPT_MOVIE_LENGTH: {
+			size_t len = strlen(optarg);
+
+			if (len >= 2 && !strcmp(optarg + len - 2, "/s")) {
+				char *end;
+
+				errno = 0;
+				o->movie_frames_per_s = strtod(optarg, &end);
+				if (end != optarg + len - 2 || errno ||
+				    !isfinite(o->movie_frames_per_s) ||
+				    o->movie_frames_per_s <= 0)
+					usage_error("--movie-length %s: N/s is a positive number of frames per second of trace",
+						    optarg);
+				o->movie_length_s = 0;
+			} else {
+				o->movie_length_s = parse_seconds(optarg,
 							  "--movie-length");
+				o->movie_frames_per_s = 0;
+			}
 			break;
+		}
 		case 'K':
 			o->keep_frames_dir = optarg;
 			break;
@@ -477,7 +495,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 			usage_error("%s", "movie frames need an even -w and -h (the encoder's yuv420p halves them)");
 		if (!o->fps)
 			o->fps = 20;
-	} else if (o->fps || o->movie_length_s > 0 || o->keep_frames_dir) {
+	} else if (o->fps || o->movie_length_s > 0 ||
+		   o->movie_frames_per_s > 0 || o->keep_frames_dir) {
 		usage_error("%s", "--fps, --movie-length and -K go with --movie");
 	} else if (o->output) {
 		enum plot_format fmt;

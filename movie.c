@@ -32,6 +32,7 @@ extern char **environ;
 #define DEFAULT_WIDTH		1280
 #define DEFAULT_HEIGHT		720
 #define DEFAULT_MAX_LENGTH_S	60.0
+#define MAX_FRAMES		1000000
 #define FADE_FRAMES		6	/* I/O stays visible this many frames */
 #define FONT			"DejaVu Sans"
 
@@ -980,7 +981,7 @@ static int movie_setup(struct movie *m, const struct options *o,
 		       const struct trace_result *traces, size_t n,
 		       struct iow_error *err)
 {
-	double length;
+	double length, frames;
 
 	m->o = o;
 	m->to_ffmpeg = -1;
@@ -998,9 +999,14 @@ static int movie_setup(struct movie *m, const struct options *o,
 	length = o->movie_length_s > 0 ? o->movie_length_s :
 		 (m->t1 - m->t0 < DEFAULT_MAX_LENGTH_S ?
 		  m->t1 - m->t0 : DEFAULT_MAX_LENGTH_S);
-	m->frames = (size_t)ceil(length * m->fps);
-	if (m->frames < 1)
-		m->frames = 1;
+	frames = o->movie_frames_per_s > 0 ?
+		 ceil((m->t1 - m->t0) * o->movie_frames_per_s) :
+		 ceil(length * m->fps);
+	if (!(frames <= MAX_FRAMES))
+		return iow_fail(err, "a movie of %.0f frames is too long (at most %d: %.1f hours at %d fps)",
+				frames, MAX_FRAMES,
+				MAX_FRAMES / (double)m->fps / 3600, m->fps);
+	m->frames = frames < 1 ? 1 : (size_t)frames;
 	m->dt = (m->t1 - m->t0) / (double)m->frames;
 	if (build_classes(&m->ctx, &m->cl) < 0 ||
 	    !(m->class_used = calloc(m->cl.n + 1, 1)) || place_dots(m) < 0)

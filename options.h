@@ -53,7 +53,9 @@ struct options {
 	/* movies */
 	enum movie_style movie;		/* --movie[=spindle|rect] */
 	int fps;			/* --fps, default 20 */
-	double movie_length_s;		/* --movie-length: video seconds */
+	double movie_length_s;		/* --movie-length S: video seconds */
+	double movie_frames_per_s;	/* --movie-length N/s: frames per
+					 * second of trace */
 	const char *keep_frames_dir;	/* -K: also keep frames as PNG */
 	/* export */
 	const char *csv_dir;		/* --csv */

@@ -21,6 +21,11 @@ for ext in mp4 webm ogv gif; do
 	check "$ext: 20 frames of 320x240 ($(probe "$TMP/m.$ext"))" \
 		[ "$(probe "$TMP/m.$ext")" = "320,240,20" ]
 done
+# N/s: frames per second of trace (the sample lasts 5.04 s: 21 at 4/s)
+"$IOW" -t "$S" --movie -w 320 -h 240 --fps 10 --movie-length 4/s \
+	-o "$TMP/n.mp4" 2> "$TMP/err"
+check "--movie-length 4/s: 21 frames ($(probe "$TMP/n.mp4"))" \
+	[ "$(probe "$TMP/n.mp4")" = "320,240,21" ]
 dur=$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$TMP/m.mp4")
 check "mp4 lasts 2 s ($dur)" python3 -c "import sys; sys.exit(abs($dur - 2) > 0.15)"
 
@@ -67,6 +72,12 @@ check "no ffmpeg: no file left" [ -z "$(ls "$TMP" | grep none)" ]
 check "unwritable directory: exit 1, one line" [ $rc = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ]
 "$IOW" -t "$S" --movie -w 321 -h 240 -o "$TMP/odd.mp4" 2> /dev/null; rc=$?
 check "odd width: usage error" [ $rc = 2 ]
+"$IOW" -t "$S" --movie --movie-length 0/s -o "$TMP/z.mp4" 2> /dev/null; rc=$?
+check "--movie-length 0/s: usage error" [ $rc = 2 ]
+"$IOW" -t "$S" --movie --movie-length 1e9 -o "$TMP/long.mp4" 2> "$TMP/err"; rc=$?
+check "a movie of 2e10 frames: exit 1, one line ($(cat "$TMP/err"))" \
+	[ $rc = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ]
+check "a movie too long: no file left" [ -z "$(ls "$TMP" | grep long)" ]
 "$IOW" -t "$S" --movie -o "$TMP/x.avi" 2> /dev/null; rc=$?
 check "unknown container: usage error" [ $rc = 2 ]
 finish
