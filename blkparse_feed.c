@@ -30,8 +30,10 @@ struct stream {
 	int at_eof;
 	int detected, swap, version;
 	size_t header_size;
-	struct io_event cur;	/* the look-ahead record */
-	int has_cur;
+	/* The look-ahead record, whole in buf at start: its time and length
+	 * only; feed_next decodes it straight into the caller's event. */
+	uint64_t cur_time;
+	size_t cur_len;
 	unsigned order;		/* tie-break between equal times */
 };
 
@@ -164,33 +166,31 @@ static void decode_header(struct stream *s, const unsigned char *p,
 }
 
 /*
- * Decode the stream's next record into s->cur. Returns 1 with a record,
- * 0 at the end (a partial header there is a warning in f->warning), -1 on
- * an error.
+ * Makes the stream's next record (after the one handed out) the
+ * look-ahead: whole in the buffer at s->start, magic checked, its time
+ * read. Returns 1 with a record, 0 at the end (a partial header there is
+ * a warning in f->warning), -1 on an error.
  */
 static int stream_advance(struct feed *f, struct stream *s,
 			  struct iow_error *err)
 {
-	size_t header_size = s->detected ? s->header_size : 4;
+	size_t header_size = s->detected ? s->header_size : 4, pdu_len;
 	uint64_t offset;
 	const unsigned char *p;
 	uint32_t magic;
 
-	s->has_cur = 0;
+	s->start += s->cur_len;
+	s->cur_len = 0;
 	/* Fast path: the whole record is already in the buffer. */
 	if (s->detected && s->end - s->start >= s->header_size) {
 		p = s->buf + s->start;
-		if (load32(p, s->swap) == (BLK_IO_TRACE_MAGIC | s->version)) {
-			decode_header(s, p, &s->cur);
-			if (s->end - s->start >=
-			    s->header_size + s->cur.pdu_len) {
-				s->cur.pdu = s->cur.pdu_len ?
-					p + s->header_size : NULL;
-				s->cur.file_offset = s->buf_offset + s->start;
-				s->start += s->header_size + s->cur.pdu_len;
-				s->has_cur = 1;
-				return 1;
-			}
+		pdu_len = load16(p + (s->version == BLK_IO_TRACE_VERSION7 ?
+				      46 : 50), s->swap);
+		if (load32(p, s->swap) == (BLK_IO_TRACE_MAGIC | s->version) &&
+		    s->end - s->start >= s->header_size + pdu_len) {
+			s->cur_time = load64(p + 8, s->swap);
+			s->cur_len = s->header_size + pdu_len;
+			return 1;
 		}
 	}
 	if (stream_fill(s, header_size, err) < 0)
@@ -213,19 +213,18 @@ static int stream_advance(struct feed *f, struct stream *s,
 			"%s: byte %llu: bad record magic 0x%08x (expected 0x%08x): corrupt trace",
 			s->path, (unsigned long long)offset,
 			load32(p, s->swap), BLK_IO_TRACE_MAGIC | s->version);
-	decode_header(s, p, &s->cur);
-	if (stream_fill(s, s->header_size + s->cur.pdu_len, err) < 0)
+	pdu_len = load16(p + (s->version == BLK_IO_TRACE_VERSION7 ? 46 : 50),
+			 s->swap);
+	if (stream_fill(s, s->header_size + pdu_len, err) < 0)
 		return -1;
-	if (s->end - s->start < s->header_size + s->cur.pdu_len)
+	if (s->end - s->start < s->header_size + pdu_len)
 		return iow_fail(err,
-			"%s: byte %llu: record's payload of %u bytes runs past the end of the file (%llu bytes)",
-			s->path, (unsigned long long)offset, s->cur.pdu_len,
+			"%s: byte %llu: record's payload of %zu bytes runs past the end of the file (%llu bytes)",
+			s->path, (unsigned long long)offset, pdu_len,
 			(unsigned long long)(s->buf_offset + s->end));
-	s->cur.pdu = s->cur.pdu_len ? s->buf + s->start + s->header_size
-				    : NULL;
-	s->cur.file_offset = offset;
-	s->start += s->header_size + s->cur.pdu_len;
-	s->has_cur = 1;
+	p = s->buf + s->start;
+	s->cur_time = load64(p + 8, s->swap);
+	s->cur_len = s->header_size + pdu_len;
 	return 1;
 
 truncated:
@@ -239,8 +238,8 @@ truncated:
 
 static int stream_before(const struct stream *a, const struct stream *b)
 {
-	if (a->cur.time_ns != b->cur.time_ns)
-		return a->cur.time_ns < b->cur.time_ns;
+	if (a->cur_time != b->cur_time)
+		return a->cur_time < b->cur_time;
 	return a->order < b->order;
 }
 
@@ -356,7 +355,9 @@ int feed_next(struct feed *f, struct io_event *ev, struct iow_error *err)
 	if (!f->heap_len)
 		return 0;
 	s = f->heap[0];
-	*ev = s->cur;
+	decode_header(s, s->buf + s->start, ev);
+	ev->pdu = ev->pdu_len ? s->buf + s->start + s->header_size : NULL;
+	ev->file_offset = s->buf_offset + s->start;
 	/*
 	 * Time 0 is the first event that is not a note, as in blkparse;
 	 * notes before it (a TIMESTAMP, the first PROCESS names) sit at 0.
