@@ -2292,6 +2292,77 @@ static void rasters_clear(struct raster_stack *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
+/* Cells with a count in g. */
+static size_t occupied_cells(const struct grid *g)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < (size_t)g->cols * g->rows; i++)
+		n += g->counts[i] != 0;
+	return n;
+}
+
+/*
+ * A sparse raster (a few hundred I/Os over a long trace) would be a
+ * scatter of faint specks a few pixels across: its cells are drawn as
+ * dots instead, opaque enough to find, while they cover little of the
+ * plot. Returns 1 if it drew them.
+ */
+#define SPARSE_DOT_RADIUS	2.6
+#define SPARSE_MAX_COVER	0.12	/* of the plot area, in dots */
+
+static int rasters_sparse(struct plot_panel *pp, const struct cells_px *at,
+			  int fx, int fy)
+{
+	struct raster_stack *rs = &pp->rasters;
+	cairo_t *cr = pp->page->cr;
+	struct grid *merged = calloc(rs->n, sizeof(*merged));
+	double cell_w = at->width * fx / rs->cols;
+	double cell_h = at->height * fy / rs->rows, area;
+	size_t i, n = 0;
+	int r, c, drawn = 0;
+
+	if (!merged)
+		return 0;
+	for (i = 0; i < rs->n; i++) {
+		struct grid g = { rs->layers[i].counts, rs->cols, rs->rows };
+
+		if (grid_merge(&g, fx, fy, &merged[i]))
+			goto out;
+		n += occupied_cells(&merged[i]);
+	}
+	area = fabs(at->width * at->height);
+	if (n * M_PI * SPARSE_DOT_RADIUS * SPARSE_DOT_RADIUS >
+	    SPARSE_MAX_COVER * area)
+		goto out;
+	cairo_save(cr);
+	cairo_rectangle(cr, pp->area.x, pp->area.y, pp->area.w, pp->area.h);
+	cairo_clip(cr);
+	for (i = 0; i < rs->n; i++) {
+		struct plot_rgb rgb = plot_color(rs->layers[i].color_index);
+		const struct grid *g = &merged[i];
+
+		cairo_set_source_rgba(cr, rgb.r, rgb.g, rgb.b, 0.85);
+		for (r = 0; r < g->rows; r++)
+			for (c = 0; c < g->cols; c++) {
+				if (!g->counts[(size_t)r * g->cols + c])
+					continue;
+				cairo_new_sub_path(cr);
+				cairo_arc(cr, at->left + (c + 0.5) * cell_w,
+					  at->bottom - (r + 0.5) * cell_h,
+					  SPARSE_DOT_RADIUS, 0, 2 * M_PI);
+			}
+		cairo_fill(cr);
+	}
+	cairo_restore(cr);
+	drawn = 1;
+out:
+	for (i = 0; i < rs->n; i++)
+		free(merged[i].counts);
+	free(merged);
+	return drawn;
+}
+
 static void rasters_flush(struct plot_panel *pp)
 {
 	struct raster_stack *rs = &pp->rasters;
@@ -2300,7 +2371,9 @@ static void rasters_flush(struct plot_panel *pp)
 	struct cells_px at;
 	size_t i;
 
-	if (!rs->n || cells_place(pp, rs->box, &at)) {
+	if (!rs->n || cells_place(pp, rs->box, &at) ||
+	    rasters_sparse(pp, &at, merge_factor(rs->cols, at.width),
+			   merge_factor(rs->rows, at.height))) {
 		rasters_clear(rs);
 		return;
 	}

@@ -44,6 +44,10 @@ columns() {
 WRITE=D55E00
 check "io: writes drawn around 5 s" [ "$(columns $WRITE io 4 6)" -gt 0 ]
 check "io: nothing in the idle gap 45-68 s" [ "$(columns $WRITE io 46 67)" = 0 ]
+# 799 events over 110 s: cells would be faint specks; they are dots in
+# the write colour itself (faint cells: 0 such pixels at 39-41 s)
+n=$(columns $WRITE io 39 41)
+check "io: a sparse trace's I/O as dots to see ($n px at 39-41 s)" [ "$n" -ge 60 ]
 check "tput: writes drawn around 40 s" [ "$(columns $WRITE tput 39 41)" -gt 0 ]
 check "tput: nothing above the baseline in 46-67 s" [ "$(awk '$1 == "tput" { printf "%d %d %d %d\n", $3 + (46 - $7) / ($8 - $7) * $5, $4, $3 + (67 - $7) / ($8 - $7) * $5, $4 + $6 - 3 }' "$TMP/layout" | { read a b c d; "$PROBE" "$TMP/gap.png" "$a" "$b" "$c" "$d" "$WRITE"; })" = 0 ]
 READ=0072B2
