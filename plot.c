@@ -2303,10 +2303,10 @@ static size_t occupied_cells(const struct grid *g)
 }
 
 /*
- * A sparse raster (a few hundred I/Os over a long trace) would be a
- * scatter of faint specks a few pixels across: its cells are drawn as
- * dots instead, opaque enough to find, while they cover little of the
- * plot. Returns 1 if it drew them.
+ * A sparse raster of small cells (a few hundred I/Os over a long trace)
+ * would be a scatter of faint specks a few pixels across: its cells are
+ * drawn as dots instead, opaque enough to find, while they cover little
+ * of the plot. Returns 1 if it drew them.
  */
 #define SPARSE_DOT_RADIUS	2.6
 #define SPARSE_MAX_COVER	0.12	/* of the plot area, in dots */
@@ -2322,8 +2322,12 @@ static int rasters_sparse(struct plot_panel *pp, const struct cells_px *at,
 	size_t i, n = 0;
 	int r, c, drawn = 0;
 
-	if (!merged)
+	/* Cells as big as the dots show well enough as they are. */
+	if (!merged || (fabs(cell_w) >= 2 * SPARSE_DOT_RADIUS &&
+			fabs(cell_h) >= 2 * SPARSE_DOT_RADIUS)) {
+		free(merged);
 		return 0;
+	}
 	for (i = 0; i < rs->n; i++) {
 		struct grid g = { rs->layers[i].counts, rs->cols, rs->rows };
 
