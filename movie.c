@@ -3,9 +3,9 @@
  * are sorted into frames once; each frame then paints a background drawn
  * once (disc or rectangle, the small graphs, the legend), the I/O of its
  * own time window and of the few before it (fading), the time cursor and
- * the clock, and goes to ffmpeg's standard input as raw BGRA video. The
- * video is written under a temporary name and renamed when ffmpeg
- * succeeds.
+ * the clock, and goes to ffmpeg's standard input as raw YUV 4:2:0 video
+ * (a GIF's palette, fixed beforehand, on fd 3). The video is written
+ * under a temporary name and renamed when ffmpeg succeeds.
  */
 #include <cairo.h>
 #include <errno.h>
