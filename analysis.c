@@ -15,6 +15,8 @@
 #include "histogram.h"
 #include "ioset.h"
 
+/* The I/O map's narrowest column: a 10 ms trace gets 1000 of them. */
+#define MAP_FIRST_WIDTH_NS	10000ull
 #define STALE_NS		(120ull * 1000000000ull)
 #define SWEEP_MIN_ENTRIES	65536
 
@@ -64,7 +66,8 @@ int analysis_init(struct analysis *a, const struct analysis_config *cfg,
 	a->cap_bins = cfg->bin_width_ns ? ANALYSIS_MAX_FIXED_BINS
 					: ANALYSIS_MAX_BINS;
 	a->next_coarsen = 2;
-	a->map_group = a->cap_bins / IOMAP_COLS;
+	a->map_width_ns = MAP_FIRST_WIDTH_NS;
+	a->map_next_coarsen = 2;
 	a->cached_bin_start = UINT64_MAX;
 	a->first_ns = UINT64_MAX;
 	a->bins = calloc(a->cap_bins, sizeof(*a->bins));
@@ -208,9 +211,6 @@ static void coarsen(struct analysis *a)
 		}
 		memset(b + n_new, 0, (a->n_bins - n_new) * sizeof(*b));
 	}
-	/* A map column is bin / map_group: columns merge as bins do. */
-	for (i = 0; i < a->n_devices; i++)
-		iomap_merge_cols(&a->iomaps[i], f);
 	a->n_bins = n_new;
 	a->bin_width_ns *= f;
 	a->cached_bin_start = UINT64_MAX;	/* bins moved */
@@ -374,26 +374,45 @@ int analysis_set_tag_label(struct analysis *a, int32_t tag, const char *label,
 
 /* ---- the I/O map ---- */
 
+/* The map column of t (t >= origin), widening the columns as needed. */
+static size_t map_col_for(struct analysis *a, uint64_t t)
+{
+	uint64_t col = (t - a->bin_origin_ns) / a->map_width_ns;
+	size_t i;
+
+	while (col >= IOMAP_COLS) {
+		unsigned f = a->map_next_coarsen;
+
+		for (i = 0; i < a->n_devices; i++)
+			iomap_merge_cols(&a->iomaps[i], f);
+		a->map_width_ns *= f;
+		a->map_cols = (a->map_cols + f - 1) / f;
+		a->map_next_coarsen = f == 2 ? 5 : 2;
+		col = (t - a->bin_origin_ns) / a->map_width_ns;
+	}
+	if (col >= a->map_cols)
+		a->map_cols = (size_t)col + 1;
+	return (size_t)col;
+}
+
 static void map_io(struct analysis *a, size_t slot,
 		   const struct io_event *ev, long tag_slot_idx)
 {
-	size_t bin;
-
 	if (!ev->bytes || a->cfg.stats_only || !in_time_range(a, ev->time_ns))
 		return;
-	bin = bin_for(a, ev->time_ns);
-	iomap_add(&a->iomaps[slot], bin / a->map_group, ev->sector,
+	bin_for(a, ev->time_ns);	/* the bins reach it too */
+	iomap_add(&a->iomaps[slot], map_col_for(a, ev->time_ns), ev->sector,
 		  blk_is_write(ev->action), tag_slot_idx, ev->bytes);
 }
 
 size_t analysis_map_cols(const struct analysis *a)
 {
-	return (a->n_bins + a->map_group - 1) / a->map_group;
+	return a->map_cols;
 }
 
 double analysis_map_col_start_s(const struct analysis *a, size_t col)
 {
-	return analysis_bin_start_s(a, col * a->map_group);
+	return (double)(a->bin_origin_ns + col * a->map_width_ns) / 1e9;
 }
 
 void analysis_map_row_bytes(const struct analysis *a, size_t d, unsigned row,

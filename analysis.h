@@ -112,7 +112,12 @@ struct analysis {
 	struct device_stats *devices;
 	size_t n_devices;
 	struct iomap *iomaps;	/* one per device, same order */
-	size_t map_group;	/* bins per I/O map column */
+	/* The I/O map's columns: their own width, from MAP_FIRST_WIDTH_NS
+	 * up (2x, 5x) to keep under IOMAP_COLS, so a short trace is mapped
+	 * finer than its bins. */
+	uint64_t map_width_ns;
+	size_t map_cols;	/* columns up to the last mapped I/O */
+	unsigned map_next_coarsen;
 	struct tag_stats *tags;
 	size_t n_tags;
 	int tagging;		/* tags are in use: untagged is a class */

@@ -121,14 +121,14 @@ static void write_io_cells(FILE *f, const struct graph_ctx *ctx)
 			i = 0;
 			while (iomap_next(&a->iomaps[d], &i, &p)) {
 				uint64_t lo, hi;
-				size_t bin = p.col * a->map_group;
+				double start = analysis_map_col_start_s(a, p.col);
 
 				analysis_map_row_bytes(a, d, p.row, &lo, &hi);
 				csv_field(f, ctx->traces[t].label);
 				fprintf(f, ",%.9g,%.9g,\"%u,%u\",%llu,%llu,%s,",
-					analysis_bin_start_s(a, bin),
+					start,
 					analysis_map_col_start_s(a, p.col + 1) -
-					analysis_bin_start_s(a, bin),
+					start,
 					a->devices[d].device >> 20,
 					a->devices[d].device & 0xfffff,
 					(unsigned long long)lo,

@@ -703,7 +703,7 @@ static int draw_io(const struct graph_ctx *ctx, size_t panel,
 		   struct plot_panel *pp, struct iow_error *err)
 {
 	uint32_t devs[MAX_IO_PANELS], *counts = NULL;
-	size_t n_devs = io_devices(ctx, devs, MAX_IO_PANELS), i, max_bins = 0;
+	size_t n_devs = io_devices(ctx, devs, MAX_IO_PANELS), i, max_cols = 0;
 	const char *labels[64];
 	int colors[64];
 	size_t n_legend = 0;
@@ -724,10 +724,9 @@ static int draw_io(const struct graph_ctx *ctx, size_t panel,
 		return iow_fail(err, "out of memory");
 	}
 	for (i = 0; i < ctx->n_traces; i++)
-		if (trace_analysis(ctx, i)->n_bins > max_bins)
-			max_bins = trace_analysis(ctx, i)->n_bins;
-	counts = malloc((max_bins + 1) * IOMAP_ROWS * sizeof(*counts));
-	/* map columns never outnumber bins */
+		if (analysis_map_cols(trace_analysis(ctx, i)) > max_cols)
+			max_cols = analysis_map_cols(trace_analysis(ctx, i));
+	counts = malloc((max_cols + 1) * IOMAP_ROWS * sizeof(*counts));
 	if (!counts) {
 		class_list_free(&cl, ctx->n_traces);
 		return iow_fail(err, "out of memory");

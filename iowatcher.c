@@ -88,7 +88,7 @@ static void print_help(void)
 "                        it: .mp4 (H.264), .webm (VP9), .ogv (Theora), .gif\n"
 "      --fps N           frames per second (default 20)\n"
 "      --movie-length SECONDS  length of the video (default: the trace's,\n"
-"                        at most 60 s); N/s: N frames per second of trace\n"
+"                        10 to 60 s); N/s: N frames per second of trace\n"
 "  -K, --keep-frames DIR also keep every frame as DIR/frame-NNNNNN.png\n"
 "  -P, --per-process     tag I/O by the process that queued it\n"
 "      --merge-comm      with -P, one tag per process name, not per pid\n"

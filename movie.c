@@ -31,6 +31,9 @@ extern char **environ;
 
 #define DEFAULT_WIDTH		1280
 #define DEFAULT_HEIGHT		720
+/* By default a movie lasts as long as its trace, within these bounds:
+ * a trace of a few milliseconds is slowed down to be seen at all. */
+#define DEFAULT_MIN_LENGTH_S	10.0
 #define DEFAULT_MAX_LENGTH_S	60.0
 #define MAX_FRAMES		1000000
 #define FADE_FRAMES		6	/* I/O stays visible this many frames */
@@ -364,6 +367,10 @@ static void small_graph(struct movie *m, cairo_t *cr, double y,
 		const struct graph_series *g = &s->items[k];
 		int pen = 0;
 
+		for (i = 0; i < g->n && !(g->y[i] > 0); i++)
+			;
+		if (i == g->n)
+			continue;	/* no reads at all: no line at zero */
 		set_color(cr, g->color, 1);
 		cairo_set_line_width(cr, 1.4);
 		for (i = 0; i < g->n; i++) {
@@ -1061,8 +1068,8 @@ static int movie_setup(struct movie *m, const struct options *o,
 	m->t0 = m->ctx.x_min;
 	m->t1 = m->ctx.x_max;
 	length = o->movie_length_s > 0 ? o->movie_length_s :
-		 (m->t1 - m->t0 < DEFAULT_MAX_LENGTH_S ?
-		  m->t1 - m->t0 : DEFAULT_MAX_LENGTH_S);
+		 fmin(fmax(m->t1 - m->t0, DEFAULT_MIN_LENGTH_S),
+		      DEFAULT_MAX_LENGTH_S);
 	frames = o->movie_frames_per_s > 0 ?
 		 ceil((m->t1 - m->t0) * o->movie_frames_per_s) :
 		 ceil(length * m->fps);

@@ -60,6 +60,14 @@ PY
 )
 check "CSV: tput, iops and io cells re-add to the summary ($sums)" [ "$sums" = "ok ok ok ok ok ok ok ok" ]
 check "CSV: every file has a header row" sh -c "head -1 '$TMP/csv/tput.csv' | grep -q '^time_s,span_s,'"
+# A short trace is mapped finer than its 1 ms bins: dd-write's 32
+# sequential writes over 9 ms fall in 32 columns of 10 us, not in 9.
+"$IOW" -t "$TOP/samples/dd-write" --csv "$TMP/dd" -O io 2> "$TMP/err"
+cols=$(tail -n +2 "$TMP/dd/io.csv" | cut -d, -f2,3 | sort -u)
+check "io map of a 9 ms trace: a column per write ($(echo "$cols" | wc -l) of 32)" \
+	[ "$(echo "$cols" | wc -l)" = 32 ]
+check "io map of a 9 ms trace: 10 us columns" \
+	[ "$(echo "$cols" | cut -d, -f2 | sort -u)" = 1e-05 ]
 "$IOW" -t "$S" --csv "$TMP/nodir/x/y" -O tput 2> "$TMP/err"; rc=$?
 check "CSV: unwritable directory is one line, exit 1" [ $rc = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ]
 finish

@@ -181,6 +181,36 @@ static void test_bins_of_a_six_second_trace_are_10ms(void)
 	analysis_free(&a);
 }
 
+/* The map's columns: 10 us for a 9 ms trace, the bins' 10 ms for 6 s. */
+static void test_map_columns_follow_the_trace_length(void)
+{
+	uint64_t t, ios = 0;
+	size_t i = 0;
+	struct iomap_point p;
+
+	start(NULL);
+	for (t = 0; t < 9 * MS; t += MS / 4)
+		io(t, t + 10000, t + 20000, 1, t / 1000, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(a.map_width_ns, 10000);
+	CHECK_EQ_INT(analysis_map_cols(&a), (9 * MS - MS / 4 + 10000) / 10000 + 1);
+	CHECK_EQ_INT(a.bin_width_ns, MS);
+	analysis_free(&a);
+
+	start(NULL);
+	for (t = 0; t < 6 * S; t += 5 * MS)
+		io(t, t + MS / 2, t + MS, 1, t / MS * 8, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(a.map_width_ns, a.bin_width_ns);
+	CHECK(analysis_map_cols(&a) <= IOMAP_COLS);
+	while (iomap_next(&a.iomaps[0], &i, &p)) {
+		CHECK(p.col < analysis_map_cols(&a));
+		ios += p.count;
+	}
+	CHECK_EQ_INT(ios, 6 * S / (5 * MS));	/* every issue mapped once */
+	analysis_free(&a);
+}
+
 static void test_coarsening_keeps_every_total(void)
 {
 	uint64_t t, ios = 0, bytes = 0, seeks = 0, d2c = 0;
@@ -364,6 +394,7 @@ int main(void)
 	RUN_TEST(test_requeue_leaves_the_queue);
 	RUN_TEST(test_seeks_count_non_contiguous_issues);
 	RUN_TEST(test_bins_of_a_six_second_trace_are_10ms);
+	RUN_TEST(test_map_columns_follow_the_trace_length);
 	RUN_TEST(test_coarsening_keeps_every_total);
 	RUN_TEST(test_time_range_counts_only_inside);
 	RUN_TEST(test_offset_range_counts_only_inside);
