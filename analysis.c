@@ -400,7 +400,9 @@ static void map_io(struct analysis *a, size_t slot,
 {
 	if (!ev->bytes || a->cfg.stats_only || !in_time_range(a, ev->time_ns))
 		return;
-	bin_for(a, ev->time_ns);	/* the bins reach it too */
+	/* The time series reach every mapped I/O, as when map columns
+	 * were bins (CSV rows and graphs end there, not earlier). */
+	bin_for(a, ev->time_ns);
 	iomap_add(&a->iomaps[slot], map_col_for(a, ev->time_ns), ev->sector,
 		  blk_is_write(ev->action), tag_slot_idx, ev->bytes);
 }

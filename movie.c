@@ -766,6 +766,8 @@ static void gif_palette(const struct movie *m, unsigned char *pal)
 
 		n = palette_add(pal, n, grey);
 	}
+	/* classes with dots first: with many tags, the rest may not fit
+	 * (palette_add skips what is already in) */
 	for (k = 0; k < m->cl.n; k++)
 		if (m->class_used[k])
 			n = palette_add_color(pal, n, m->cl.items[k].color);
@@ -778,11 +780,28 @@ static void gif_palette(const struct movie *m, unsigned char *pal)
 		memset(pal + 3 * i, 255, 3);
 }
 
+/* Appends the NULL-terminated args to argv at n; the new n. */
+static int add_args(const char **argv, int n, const char *const *args)
+{
+	while (*args)
+		argv[n++] = *args++;
+	return n;
+}
+
 static int start_ffmpeg(struct movie *m, struct iow_error *err)
 {
 	const char *const *enc = encoder_args(m->container);
 	const char *argv[64];
 	char size[32], rate[16];
+	/* the frames on stdin, converted here beside the encoder */
+	const char *const frames_in[] = {
+		"ffmpeg", "-hide_banner", "-loglevel", "error", "-y",
+		"-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", size,
+		"-r", rate, "-i", "-", NULL };
+	/* a GIF's palette (gif_palette) on fd 3 */
+	static const char *const palette_in[] = {
+		"-f", "rawvideo", "-pix_fmt", "rgb24", "-s", "16x16",
+		"-i", "pipe:3", NULL };
 	posix_spawn_file_actions_t fa;
 	const char *dot = strrchr(m->o->output, '.');
 	const char *slash = strrchr(m->o->output, '/');
@@ -794,33 +813,10 @@ static int start_ffmpeg(struct movie *m, struct iow_error *err)
 		 dot ? dot : "");
 	snprintf(size, sizeof(size), "%dx%d", m->w, m->h);
 	snprintf(rate, sizeof(rate), "%d", m->fps);
-	argv[n++] = "ffmpeg";
-	argv[n++] = "-hide_banner";
-	argv[n++] = "-loglevel";
-	argv[n++] = "error";
-	argv[n++] = "-y";
-	argv[n++] = "-f";
-	argv[n++] = "rawvideo";
-	argv[n++] = "-pix_fmt";
-	argv[n++] = "yuv420p";	/* converted here, beside the encoder */
-	argv[n++] = "-s";
-	argv[n++] = size;
-	argv[n++] = "-r";
-	argv[n++] = rate;
-	argv[n++] = "-i";
-	argv[n++] = "-";
-	if (m->container == MOVIE_GIF) {
-		argv[n++] = "-f";
-		argv[n++] = "rawvideo";
-		argv[n++] = "-pix_fmt";
-		argv[n++] = "rgb24";
-		argv[n++] = "-s";
-		argv[n++] = "16x16";
-		argv[n++] = "-i";
-		argv[n++] = "pipe:3";
-	}
-	while (*enc)
-		argv[n++] = *enc++;
+	n = add_args(argv, n, frames_in);
+	if (m->container == MOVIE_GIF)
+		n = add_args(argv, n, palette_in);
+	n = add_args(argv, n, enc);
 	argv[n++] = m->tmp_path;
 	argv[n] = NULL;
 	m->ffmpeg_log = tmpfile();

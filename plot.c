@@ -2312,33 +2312,24 @@ static size_t occupied_cells(const struct grid *g)
 #define SPARSE_MAX_COVER	0.12	/* of the plot area, in dots */
 
 static int rasters_sparse(struct plot_panel *pp, const struct cells_px *at,
-			  int fx, int fy)
+			  const struct grid *merged, int fx, int fy)
 {
 	struct raster_stack *rs = &pp->rasters;
 	cairo_t *cr = pp->page->cr;
-	struct grid *merged = calloc(rs->n, sizeof(*merged));
 	double cell_w = at->width * fx / rs->cols;
-	double cell_h = at->height * fy / rs->rows, area;
+	double cell_h = at->height * fy / rs->rows;
 	size_t i, n = 0;
-	int r, c, drawn = 0;
+	int r, c;
 
 	/* Cells as big as the dots show well enough as they are. */
-	if (!merged || (fabs(cell_w) >= 2 * SPARSE_DOT_RADIUS &&
-			fabs(cell_h) >= 2 * SPARSE_DOT_RADIUS)) {
-		free(merged);
+	if (fabs(cell_w) >= 2 * SPARSE_DOT_RADIUS &&
+	    fabs(cell_h) >= 2 * SPARSE_DOT_RADIUS)
 		return 0;
-	}
-	for (i = 0; i < rs->n; i++) {
-		struct grid g = { rs->layers[i].counts, rs->cols, rs->rows };
-
-		if (grid_merge(&g, fx, fy, &merged[i]))
-			goto out;
+	for (i = 0; i < rs->n; i++)
 		n += occupied_cells(&merged[i]);
-	}
-	area = fabs(at->width * at->height);
 	if (n * M_PI * SPARSE_DOT_RADIUS * SPARSE_DOT_RADIUS >
-	    SPARSE_MAX_COVER * area)
-		goto out;
+	    SPARSE_MAX_COVER * fabs(at->width * at->height))
+		return 0;
 	cairo_save(cr);
 	cairo_rectangle(cr, pp->area.x, pp->area.y, pp->area.w, pp->area.h);
 	cairo_clip(cr);
@@ -2359,35 +2350,41 @@ static int rasters_sparse(struct plot_panel *pp, const struct cells_px *at,
 		cairo_fill(cr);
 	}
 	cairo_restore(cr);
-	drawn = 1;
-out:
-	for (i = 0; i < rs->n; i++)
-		free(merged[i].counts);
-	free(merged);
-	return drawn;
+	return 1;
 }
 
+/* Every layer merged once, then drawn as dots or as one image. */
 static void rasters_flush(struct plot_panel *pp)
 {
 	struct raster_stack *rs = &pp->rasters;
 	cairo_surface_t *acc = NULL, *img;
-	struct grid g = { NULL, rs->cols, rs->rows }, shown = { 0 };
+	struct grid g = { NULL, rs->cols, rs->rows }, *merged = NULL;
 	struct cells_px at;
 	size_t i;
+	int fx, fy;
 
-	if (!rs->n || cells_place(pp, rs->box, &at) ||
-	    rasters_sparse(pp, &at, merge_factor(rs->cols, at.width),
-			   merge_factor(rs->rows, at.height))) {
-		rasters_clear(rs);
-		return;
-	}
-	for (i = 0; i < rs->n; i++) {
+	if (!rs->n || cells_place(pp, rs->box, &at))
+		goto out;
+	fx = merge_factor(rs->cols, at.width);
+	fy = merge_factor(rs->rows, at.height);
+	merged = calloc(rs->n, sizeof(*merged));
+	for (i = 0; merged && i < rs->n; i++) {
 		g.counts = rs->layers[i].counts;
-		free(shown.counts);
-		img = merged_image(pp, &g, &at, rs->layers[i].color_index, 0,
-				 &shown, NULL);
-		if (!img)
+		if (grid_merge(&g, fx, fy, &merged[i]))
 			break;
+	}
+	if (!merged || i < rs->n) {
+		page_fail(pp->page, "out of memory for a raster");
+		goto out;
+	}
+	if (rasters_sparse(pp, &at, merged, fx, fy))
+		goto out;
+	for (i = 0; i < rs->n; i++) {
+		img = grid_image(&merged[i], rs->layers[i].color_index, 0);
+		if (!img) {
+			page_fail(pp->page, "out of memory for a raster");
+			break;
+		}
 		if (acc) {
 			multiply_into(acc, img);
 			cairo_surface_destroy(img);
@@ -2396,10 +2393,13 @@ static void rasters_flush(struct plot_panel *pp)
 		}
 	}
 	if (acc) {
-		paint_cells(pp, acc, &g, &shown, &at);
+		paint_cells(pp, acc, &g, &merged[0], &at);
 		cairo_surface_destroy(acc);
 	}
-	free(shown.counts);
+out:
+	for (i = 0; merged && i < rs->n; i++)
+		free(merged[i].counts);
+	free(merged);
 	rasters_clear(rs);
 }
 

@@ -26,6 +26,11 @@ done
 	-o "$TMP/n.mp4" 2> "$TMP/err"
 check "--movie-length 4/s: 21 frames ($(probe "$TMP/n.mp4"))" \
 	[ "$(probe "$TMP/n.mp4")" = "320,240,21" ]
+# A 9 ms trace is slowed down to the 10 s minimum, not one frame long.
+"$IOW" -t "$TOP/samples/dd-write" --movie -w 320 -h 240 --fps 10 \
+	-o "$TMP/short.mp4" 2> "$TMP/err"
+check "a 9 ms trace makes a 10 s movie ($(probe "$TMP/short.mp4"))" \
+	[ "$(probe "$TMP/short.mp4")" = "320,240,100" ]
 dur=$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$TMP/m.mp4")
 check "mp4 lasts 2 s ($dur)" python3 -c "import sys; sys.exit(abs($dur - 2) > 0.15)"
 

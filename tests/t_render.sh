@@ -53,6 +53,14 @@ check "tput: nothing above the baseline in 46-67 s" [ "$(awk '$1 == "tput" { pri
 READ=0072B2
 check "no read colour in a write-only trace" [ "$(columns $READ io 0 110)" = 0 ]
 
+# A lone trace's queue depth is black: blue would read as its reads.
+rm -f "$TMP/qlayout"
+IOWATCHER_LAYOUT="$TMP/qlayout" "$IOW" -t "$TOP/samples/fio-randrw" -O queue-depth -o "$TMP/qd.png"
+qd() { awk '{ printf "%d %d %d %d\n", $3, $4, $3 + $5, $4 + $6 }' "$TMP/qlayout" |
+	{ read a b c d; "$PROBE" "$TMP/qd.png" "$a" "$b" "$c" "$d" "$1"; }; }
+check "queue depth of one trace: black line ($(qd 000000) px), no read blue ($(qd 0072B2) px)" \
+	[ "$(qd 000000)" -gt 500 ] && [ "$(qd 0072B2)" = 0 ]
+
 # Samples recorded on this machine, when present, render in every graph.
 for set in "$TOP"/samples/*.blktrace.0; do
 	[ -f "$set" ] || continue
