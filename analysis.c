@@ -20,11 +20,14 @@
 #define STALE_NS		(120ull * 1000000000ull)
 #define SWEEP_MIN_ENTRIES	65536
 
+enum bio_stage { BIO_QUEUED, BIO_ISSUED };
+
 struct bio_state {
 	uint64_t q_ns, d_ns;
 	uint32_t bytes;
 	int32_t tag;
-	uint8_t issued;
+	uint8_t stage;
+	uint8_t split_rest;	/* a split's remainder not yet in a request */
 };
 
 struct request_state {
@@ -32,6 +35,15 @@ struct request_state {
 	uint32_t bytes;
 	int32_t tag;
 	uint32_t device_slot;
+	uint8_t issued;		/* 0 after a requeue, until its next D */
+	uint8_t has_bios;	/* some bio queued in the trace went in it */
+};
+
+/* Flush requests issued and not completed, oldest first (a ring). */
+struct flush_fifo {
+	uint64_t *d_ns;
+	int32_t *tag;
+	size_t head, len, cap;
 };
 
 struct tag_index_entry {
@@ -82,9 +94,26 @@ int analysis_init(struct analysis *a, const struct analysis_config *cfg,
 
 static void latency_free(struct latency_summary *l)
 {
+	int op;
+
 	free(l->hist);
-	free(l->hist_dir[0]);
-	free(l->hist_dir[1]);
+	for (op = 0; op < N_OPS; op++)
+		free(l->hist_op[op]);
+}
+
+static void device_free(struct device_stats *d)
+{
+	latency_free(&d->d2c);
+	latency_free(&d->q2c);
+	latency_free(&d->q2d);
+	latency_free(&d->flush_d2c);
+	free(d->depth_bins);
+	free(d->seek_bins);
+	if (d->flushes) {
+		free(d->flushes->d_ns);
+		free(d->flushes->tag);
+		free(d->flushes);
+	}
 }
 
 void analysis_free(struct analysis *a)
@@ -93,9 +122,7 @@ void analysis_free(struct analysis *a)
 	size_t i;
 
 	for (i = 0; i < a->n_devices; i++) {
-		latency_free(&a->devices[i].d2c);
-		latency_free(&a->devices[i].q2c);
-		latency_free(&a->devices[i].q2d);
+		device_free(&a->devices[i]);
 		iomap_free(&a->iomaps[i]);
 	}
 	for (i = 0; i < a->n_tags; i++) {
@@ -112,8 +139,10 @@ void analysis_free(struct analysis *a)
 	free(a->iomaps);
 	free(a->tags);
 	free(a->bins);
-	free(a->lat_hist);
-	free(a->size_hist);
+	for (i = 0; i < N_OPS; i++) {
+		free(a->lat_hist[i]);
+		free(a->size_hist[i]);
+	}
 	memset(a, 0, sizeof(*a));
 }
 
@@ -125,21 +154,21 @@ static int in_time_range(const struct analysis *a, uint64_t t)
 	       (t >= a->cfg.time_min_ns && t < a->cfg.time_max_ns);
 }
 
-static uint32_t *lat_hist_at(const struct analysis *a, size_t bin, int dir)
+static uint32_t *lat_hist_at(const struct analysis *a, size_t bin, int op)
 {
-	return a->lat_hist + (bin * N_DIRS + dir) * LAT_BIN_BUCKETS;
+	return a->lat_hist[op] + bin * LAT_BIN_BUCKETS;
 }
 
-static uint32_t *size_hist_at(const struct analysis *a, size_t bin, int dir)
+static uint32_t *size_hist_at(const struct analysis *a, size_t bin, int op)
 {
-	return a->size_hist + (bin * N_DIRS + dir) * SIZE_BUCKETS;
+	return a->size_hist[op] + bin * SIZE_BUCKETS;
 }
 
 static void merge_bin(struct bin *dst, const struct bin *src)
 {
 	int d;
 
-	for (d = 0; d < N_DIRS; d++) {
+	for (d = 0; d < N_OPS; d++) {
 		dst->bytes[d] += src->bytes[d];
 		dst->ios[d] += src->ios[d];
 		dst->d2c_sum_ns[d] += src->d2c_sum_ns[d];
@@ -190,10 +219,28 @@ static void coarsen(struct analysis *a)
 		a->bins[i] = acc;
 	}
 	memset(a->bins + n_new, 0, (a->n_bins - n_new) * sizeof(*a->bins));
-	if (a->lat_hist)
-		coarsen_u32(a->lat_hist, a->n_bins, N_DIRS * LAT_BIN_BUCKETS, f);
-	if (a->size_hist)
-		coarsen_u32(a->size_hist, a->n_bins, N_DIRS * SIZE_BUCKETS, f);
+	for (j = 0; j < N_OPS; j++) {
+		if (a->lat_hist[j])
+			coarsen_u32(a->lat_hist[j], a->n_bins, LAT_BIN_BUCKETS,
+				    f);
+		if (a->size_hist[j])
+			coarsen_u32(a->size_hist[j], a->n_bins, SIZE_BUCKETS, f);
+	}
+	for (t = 0; t < a->n_devices; t++) {
+		struct device_stats *d = &a->devices[t];
+
+		coarsen_u32(d->seek_bins, a->n_bins, 1, f);
+		for (i = 0; i < n_new; i++) {
+			double acc = d->depth_bins[i * f];
+
+			for (j = i * f + 1; j < (i + 1) * f && j < a->n_bins;
+			     j++)
+				acc += d->depth_bins[j];
+			d->depth_bins[i] = acc;
+		}
+		for (i = n_new; i < a->n_bins; i++)
+			d->depth_bins[i] = 0;
+	}
 	for (t = 0; t < a->n_tags; t++) {
 		struct tag_bin *b = a->tags[t].bins;
 
@@ -203,7 +250,7 @@ static void coarsen(struct analysis *a)
 
 			for (j = i * f + 1; j < (i + 1) * f && j < a->n_bins;
 			     j++)
-				for (d = 0; d < N_DIRS; d++) {
+				for (d = 0; d < N_OPS; d++) {
 					acc.bytes[d] += b[j].bytes[d];
 					acc.ios[d] += b[j].ios[d];
 				}
@@ -282,6 +329,15 @@ static struct device_stats *device_get(struct analysis *a, uint32_t device,
 					 IOMAP_ROWS + 1);
 	memset(&a->devices[a->n_devices], 0, sizeof(*more));
 	a->devices[a->n_devices].device = device;
+	a->devices[a->n_devices].depth_bins = calloc(a->cap_bins,
+						     sizeof(double));
+	a->devices[a->n_devices].seek_bins = calloc(a->cap_bins,
+						    sizeof(uint32_t));
+	if (!a->devices[a->n_devices].depth_bins ||
+	    !a->devices[a->n_devices].seek_bins) {
+		device_free(&a->devices[a->n_devices]);
+		return NULL;
+	}
 	p->last_device = *slot = a->n_devices;
 	return &a->devices[a->n_devices++];
 }
@@ -450,6 +506,7 @@ static void depth_integrate(struct analysis *a, struct device_stats *d,
 		uint64_t end = to - from > left ? from + left : to;
 
 		a->bins[bin].depth_area_ns += (double)depth * (double)(end - from);
+		d->depth_bins[bin] += (double)depth * (double)(end - from);
 		from = end;
 	}
 }
@@ -468,68 +525,77 @@ static void depth_change(struct analysis *a, struct device_stats *d,
 
 /* ---- latency ---- */
 
-static int latency_add(struct latency_summary *l, int dir, uint64_t ns)
+static int latency_add(struct latency_summary *l, int op, uint64_t ns)
 {
-	if (!l->hist) {
-		l->hist = calloc(LAT_SUM_BUCKETS, sizeof(*l->hist));
-		l->hist_dir[0] = calloc(LAT_SUM_BUCKETS, sizeof(*l->hist));
-		l->hist_dir[1] = calloc(LAT_SUM_BUCKETS, sizeof(*l->hist));
-		if (!l->hist || !l->hist_dir[0] || !l->hist_dir[1])
-			return -1;
-	}
+	size_t k;
+
+	if (!l->hist && !(l->hist = calloc(LAT_SUM_BUCKETS, sizeof(*l->hist))))
+		return -1;
+	if (!l->hist_op[op] &&
+	    !(l->hist_op[op] = calloc(LAT_SUM_BUCKETS, sizeof(*l->hist))))
+		return -1;
 	if (ns >= 1ull << LAT_SUM_MAX_BITS)
 		ns = (1ull << LAT_SUM_MAX_BITS) - 1;
 	l->n++;
 	l->sum_ns += (double)ns;
 	if (ns > l->max_ns)
 		l->max_ns = ns;
-	l->hist[hist_index(ns, LAT_SUM_BITS)]++;
-	l->hist_dir[dir][hist_index(ns, LAT_SUM_BITS)]++;
+	k = hist_index(ns, LAT_SUM_BITS);
+	l->hist[k]++;
+	l->hist_op[op][k]++;
 	return 0;
 }
 
-static uint64_t elapsed(uint64_t from, uint64_t to)
+static int bin_hist_ready(struct analysis *a, int op)
 {
-	return to > from ? to - from : 0;
+	if (!a->lat_hist[op])
+		a->lat_hist[op] = calloc(a->cap_bins * LAT_BIN_BUCKETS,
+					 sizeof(uint32_t));
+	if (!a->size_hist[op])
+		a->size_hist[op] = calloc(a->cap_bins * SIZE_BUCKETS,
+					  sizeof(uint32_t));
+	return a->lat_hist[op] && a->size_hist[op] ? 0 : -1;
 }
 
-static int bin_hist_ready(struct analysis *a)
-{
-	if (!a->lat_hist)
-		a->lat_hist = calloc(a->cap_bins * N_DIRS * LAT_BIN_BUCKETS,
-				     sizeof(*a->lat_hist));
-	if (!a->size_hist)
-		a->size_hist = calloc(a->cap_bins * N_DIRS * SIZE_BUCKETS,
-				      sizeof(*a->size_hist));
-	return a->lat_hist && a->size_hist ? 0 : -1;
-}
-
-static int account_latency(struct analysis *a, struct device_stats *d,
-			   size_t bin, int dir, uint64_t d2c,
-			   const uint64_t *q2c, const uint64_t *q2d)
+/* One D2C sample of op into its bin (all latency series read these). */
+static void bin_add_d2c(struct analysis *a, size_t bin, int op, uint64_t d2c)
 {
 	struct bin *b = &a->bins[bin];
-	uint64_t capped = d2c;
 
-	if (latency_add(&d->d2c, dir, d2c) < 0)
-		return -1;
-	if (q2c && (latency_add(&d->q2c, dir, *q2c) < 0 ||
-		    latency_add(&d->q2d, dir, *q2d) < 0))
-		return -1;
-	b->d2c_sum_ns[dir] += d2c;
-	b->d2c_n[dir]++;
-	if (d2c > b->d2c_max_ns[dir])
-		b->d2c_max_ns[dir] = d2c;
-	if (q2c) {
-		b->q2c_sum_ns[dir] += *q2c;
-		b->q2d_sum_ns[dir] += *q2d;
-		b->lat_n[dir]++;
-	}
+	b->d2c_sum_ns[op] += d2c;
+	b->d2c_n[op]++;
+	if (d2c > b->d2c_max_ns[op])
+		b->d2c_max_ns[op] = d2c;
 	if (a->cfg.stats_only)
-		return 0;
-	if (capped >= 1ull << LAT_BIN_MAX_BITS)
-		capped = (1ull << LAT_BIN_MAX_BITS) - 1;
-	lat_hist_at(a, bin, dir)[hist_index(capped, LAT_BIN_BITS)]++;
+		return;
+	if (d2c >= 1ull << LAT_BIN_MAX_BITS)
+		d2c = (1ull << LAT_BIN_MAX_BITS) - 1;
+	lat_hist_at(a, bin, op)[hist_index(d2c, LAT_BIN_BITS)]++;
+}
+
+/*
+ * A completed data bio queued at q, issued at d and completed at c. The
+ * three latencies add up (Q2C = Q2D + D2C) even where per-CPU clocks put
+ * a D before its Q: times are taken as q <= d <= c.
+ */
+static int account_bio(struct analysis *a, struct device_stats *d,
+		       size_t bin, int op, uint64_t q, uint64_t dt,
+		       uint64_t c)
+{
+	struct bin *b = &a->bins[bin];
+
+	if (dt < q)
+		dt = q;
+	if (c < dt)
+		c = dt;
+	if (latency_add(&d->d2c, op, c - dt) < 0 ||
+	    latency_add(&d->q2c, op, c - q) < 0 ||
+	    latency_add(&d->q2d, op, dt - q) < 0)
+		return -1;
+	bin_add_d2c(a, bin, op, c - dt);
+	b->q2c_sum_ns[op] += c - q;
+	b->q2d_sum_ns[op] += dt - q;
+	b->lat_n[op]++;
 	return 0;
 }
 
@@ -540,20 +606,156 @@ static int direction(const struct io_event *ev)
 	return blk_is_write(ev->action) ? DIR_WRITE : DIR_READ;
 }
 
+static int has_category(const struct io_event *ev, uint32_t cat)
+{
+	return (ev->action & BLK_TC_ACT(cat)) != 0;
+}
+
+/* The op of a data bio or request: the key that keeps overlapping reads,
+ * writes and discards of one sector apart. */
+static int data_op(const struct io_event *ev)
+{
+	if (has_category(ev, BLK_TC_DISCARD))
+		return OP_DISCARD;
+	return blk_is_write(ev->action) ? OP_WRITE : OP_READ;
+}
+
+/* A flush request: no data and the FLUSH category (D FN, C FN 0). */
+static int is_flush_request(const struct io_event *ev)
+{
+	return !ev->bytes && has_category(ev, BLK_TC_FLUSH);
+}
+
+/* The oldest bio at (device, op, sector) in stage, fitting in max_bytes. */
+static struct bio_state *bio_at(struct analysis_private *p, uint32_t device,
+				int op, uint64_t sector, int stage,
+				uint64_t max_bytes)
+{
+	struct bio_state *bio, *best = NULL;
+
+	for (bio = ioset_find(&p->bios, device, op, sector); bio;
+	     bio = ioset_next(&p->bios, bio))
+		if (bio->stage == stage && bio->bytes >= 512 &&
+		    bio->bytes <= max_bytes && (!best || bio->q_ns < best->q_ns))
+			best = bio;
+	return best;
+}
+
 static int handle_queue(struct analysis *a, const struct io_event *ev)
 {
+	struct analysis_private *p = priv(a);
+	int op = data_op(ev);
 	struct bio_state *bio;
-	int existed;
 
-	bio = ioset_insert(&priv(a)->bios, ev->device, ev->sector, &existed);
+	/* An empty bio (a flush's) carries no data latency. */
+	if (ev->bytes < 512)
+		return 0;
+	/* An older kernel queues a split's remainder again: same bio. */
+	for (bio = ioset_find(&p->bios, ev->device, op, ev->sector); bio;
+	     bio = ioset_next(&p->bios, bio))
+		if (bio->split_rest && bio->bytes == ev->bytes) {
+			bio->split_rest = 0;
+			return 0;
+		}
+	bio = ioset_add(&p->bios, ev->device, op, ev->sector);
 	if (!bio)
 		return -1;
 	bio->q_ns = ev->time_ns;
-	bio->d_ns = 0;
-	bio->issued = 0;
 	bio->bytes = ev->bytes;
 	bio->tag = ev->tag;
+	bio->stage = BIO_QUEUED;
 	return 0;
+}
+
+/* X S / N: the bio waiting at S goes on as [S, N) and [N, its end). */
+static int handle_split(struct analysis *a, const struct io_event *ev)
+{
+	struct analysis_private *p = priv(a);
+	int op = data_op(ev);
+	struct bio_state *bio, rest;
+	uint64_t rest_sector, end;
+
+	if (feed_decode_split(ev, &rest_sector) < 0)
+		return 0;
+	bio = bio_at(p, ev->device, op, ev->sector, BIO_QUEUED, UINT32_MAX);
+	if (!bio)
+		return 0;
+	end = ev->sector + bio->bytes / 512;
+	if (rest_sector <= ev->sector || rest_sector >= end)
+		return 0;
+	rest = *bio;
+	bio->bytes = (uint32_t)((rest_sector - ev->sector) * 512);
+	rest.bytes = (uint32_t)((end - rest_sector) * 512);
+	rest.split_rest = 1;
+	bio = ioset_add(&p->bios, ev->device, op, rest_sector);
+	if (!bio)
+		return -1;
+	*bio = rest;
+	return 0;
+}
+
+static int flush_push(struct device_stats *d, uint64_t t, int32_t tag)
+{
+	struct flush_fifo *f = d->flushes;
+
+	if (!f && !(f = d->flushes = calloc(1, sizeof(*f))))
+		return -1;
+	if (f->len == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 16, i;
+		uint64_t *times = malloc(cap * sizeof(*times));
+		int32_t *tags = malloc(cap * sizeof(*tags));
+
+		if (!times || !tags) {
+			free(times);
+			free(tags);
+			return -1;
+		}
+		for (i = 0; i < f->len; i++) {
+			times[i] = f->d_ns[(f->head + i) % f->cap];
+			tags[i] = f->tag[(f->head + i) % f->cap];
+		}
+		free(f->d_ns);
+		free(f->tag);
+		f->d_ns = times;
+		f->tag = tags;
+		f->head = 0;
+		f->cap = cap;
+	}
+	f->d_ns[(f->head + f->len) % f->cap] = t;
+	f->tag[(f->head + f->len) % f->cap] = tag;
+	f->len++;
+	return 0;
+}
+
+/* The oldest flush in flight; 0 when none was issued in the trace. */
+static int flush_pop(struct device_stats *d, uint64_t *t, int32_t *tag)
+{
+	struct flush_fifo *f = d->flushes;
+
+	if (!f || !f->len)
+		return 0;
+	*t = f->d_ns[f->head];
+	*tag = f->tag[f->head];
+	f->head = (f->head + 1) % f->cap;
+	f->len--;
+	return 1;
+}
+
+static void count_seek(struct analysis *a, struct device_stats *d,
+		       const struct io_event *ev)
+{
+	size_t bin;
+
+	if (!in_time_range(a, ev->time_ns) || !ev->bytes)
+		return;
+	if (d->has_last_issue && ev->sector != d->next_sector) {
+		bin = bin_for(a, ev->time_ns);
+		d->seeks++;
+		a->bins[bin].seeks++;
+		d->seek_bins[bin]++;
+	}
+	d->has_last_issue = 1;
+	d->next_sector = ev->sector + ev->bytes / 512;
 }
 
 static int handle_issue(struct analysis *a, struct device_stats *d,
@@ -562,58 +764,77 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 	struct analysis_private *p = priv(a);
 	struct request_state *req;
 	uint64_t pos = ev->sector, remaining = ev->bytes;
-	int existed, first = 1;
+	int op = data_op(ev), first = 1;
 
-	req = ioset_insert(&p->requests, ev->device, ev->sector, &existed);
-	if (!req)
-		return -1;
-	if (!existed)
+	if (is_flush_request(ev)) {
 		depth_change(a, d, ev->time_ns, +1);
+		return flush_push(d, ev->time_ns, ev->tag);
+	}
+	if (ev->bytes < 512)
+		return 0;
+	/* A requeued request is issued again: the last D counts. */
+	for (req = ioset_find(&p->requests, ev->device, op, ev->sector); req;
+	     req = ioset_next(&p->requests, req))
+		if (!req->issued && req->bytes == ev->bytes)
+			break;
+	if (!req) {
+		req = ioset_add(&p->requests, ev->device, op, ev->sector);
+		if (!req)
+			return -1;
+		req->tag = ev->tag;
+		req->device_slot = (uint32_t)slot;
+		d->requests[op]++;
+	}
+	depth_change(a, d, ev->time_ns, +1);
+	req->issued = 1;
 	req->d_ns = ev->time_ns;
 	req->bytes = ev->bytes;
-	req->tag = ev->tag;
-	req->device_slot = (uint32_t)slot;
 	/* The bios this request covers, back-merged ones following on. */
-	while (remaining > 0) {
-		struct bio_state *bio = ioset_find(&p->bios, ev->device, pos);
+	while (remaining >= 512) {
+		struct bio_state *bio = bio_at(p, ev->device, op, pos,
+					       BIO_QUEUED, remaining);
 
-		if (!bio || bio->bytes < 512)
+		if (!bio)
 			break;
-		bio->issued = 1;
+		bio->stage = BIO_ISSUED;
 		bio->d_ns = ev->time_ns;
+		bio->split_rest = 0;
+		req->has_bios = 1;
 		if (first && bio->tag != IO_EVENT_NO_TAG)
 			req->tag = bio->tag;
 		first = 0;
 		pos += bio->bytes / 512;
-		remaining -= bio->bytes < remaining ? bio->bytes : remaining;
+		remaining -= bio->bytes;
 	}
-	if (!in_time_range(a, ev->time_ns) || !ev->bytes)
-		return 0;
-	if (d->has_last_issue && ev->sector != d->next_sector) {
-		d->seeks++;
-		a->bins[bin_for(a, ev->time_ns)].seeks++;
-	}
-	d->has_last_issue = 1;
-	d->next_sector = ev->sector + ev->bytes / 512;
+	count_seek(a, d, ev);
 	return 0;
 }
 
-static int account_completion(struct analysis *a, struct device_stats *d,
-			      const struct io_event *ev, int32_t tag,
-			      size_t *bin_out)
+/*
+ * The class a completion counts in (io-accounting.md): a flush, an
+ * empty completion (-1, not an I/O), or the op of its data.
+ */
+static int completion_op(const struct io_event *ev)
 {
-	int dir = direction(ev);
-	size_t bin = bin_for(a, ev->time_ns);
+	if (!ev->bytes)
+		return has_category(ev, BLK_TC_FLUSH) ? OP_FLUSH : -1;
+	return data_op(ev);
+}
+
+static int count_completion(struct analysis *a, struct device_stats *d,
+			    const struct io_event *ev, int op, int32_t tag,
+			    size_t bin)
+{
 	struct bin *b = &a->bins[bin];
 
-	if (!a->cfg.stats_only && bin_hist_ready(a) < 0)
+	if (!a->cfg.stats_only && bin_hist_ready(a, op) < 0)
 		return -1;
-	d->ios[dir]++;
-	d->bytes[dir] += ev->bytes;
-	b->ios[dir]++;
-	b->bytes[dir] += ev->bytes;
+	d->ios[op]++;
+	d->bytes[op] += ev->bytes;
+	b->ios[op]++;
+	b->bytes[op] += ev->bytes;
 	if (ev->bytes && !a->cfg.stats_only)
-		size_hist_at(a, bin, dir)[hist_index(ev->bytes, SIZE_BITS)]++;
+		size_hist_at(a, bin, op)[hist_index(ev->bytes, SIZE_BITS)]++;
 	if (a->tagging || tag != IO_EVENT_NO_TAG) {
 		long s = tag_slot(a, tag);
 		struct tag_stats *t;
@@ -621,94 +842,287 @@ static int account_completion(struct analysis *a, struct device_stats *d,
 		if (s < 0)
 			return -1;
 		t = &a->tags[s];
-		t->ios[dir]++;
-		t->bytes[dir] += ev->bytes;
-		t->bins[bin].ios[dir]++;
-		t->bins[bin].bytes[dir] += ev->bytes;
+		t->ios[op]++;
+		t->bytes[op] += ev->bytes;
+		t->bins[bin].ios[op]++;
+		t->bins[bin].bytes[op] += ev->bytes;
 	}
-	*bin_out = bin;
+	return 0;
+}
+
+/* The request a data completion pairs with: the oldest issued one that
+ * starts at its sector and covers it, then the oldest starting there, then
+ * the oldest covering it. */
+static struct request_state *request_for(struct analysis *a,
+					 struct device_stats *d,
+					 const struct io_event *ev, int op)
+{
+	struct analysis_private *p = priv(a);
+	struct request_state *req, *best = NULL;
+	uint64_t end = ev->sector + ev->bytes / 512;
+	size_t i;
+
+	for (req = ioset_find(&p->requests, ev->device, op, ev->sector); req;
+	     req = ioset_next(&p->requests, req))
+		if (req->issued && req->bytes >= ev->bytes &&
+		    (!best || req->d_ns < best->d_ns))
+			best = req;
+	if (best || !d->requests[op])
+		return best;
+	/* a completion larger than its request still ends it */
+	for (req = ioset_find(&p->requests, ev->device, op, ev->sector); req;
+	     req = ioset_next(&p->requests, req))
+		if (req->issued && (!best || req->d_ns < best->d_ns))
+			best = req;
+	if (best)
+		return best;
+	for (i = 0; i < p->requests.cap; i++) {
+		struct ioset_key *k = (struct ioset_key *)(p->requests.slots +
+						i * p->requests.slot_size);
+		struct request_state *r = (struct request_state *)(k + 1);
+
+		if (k->used != (uint32_t)op + 1 || k->device != ev->device ||
+		    !r->issued || k->sector > ev->sector ||
+		    k->sector + r->bytes / 512 < end)
+			continue;
+		if (!best || r->d_ns < best->d_ns)
+			best = r;
+	}
+	return best;
+}
+
+/*
+ * Complete the bios of the request issued at d_ns that end inside
+ * [pos, end); a bio reaching past end goes on from there (a partial
+ * completion). Returns the number completed, or -1.
+ */
+static long complete_issued_bios(struct analysis *a, struct device_stats *d,
+				 const struct io_event *ev, int op, size_t bin,
+				 int counted, uint64_t d_ns)
+{
+	struct analysis_private *p = priv(a);
+	uint64_t pos = ev->sector, end = ev->sector + ev->bytes / 512;
+	long done = 0;
+
+	while (pos < end) {
+		struct bio_state *bio, *b;
+		uint64_t bio_end;
+
+		bio = NULL;
+		for (b = ioset_find(&p->bios, ev->device, op, pos); b;
+		     b = ioset_next(&p->bios, b))
+			if (b->stage == BIO_ISSUED && b->d_ns == d_ns &&
+			    b->bytes >= 512 && (!bio || b->q_ns < bio->q_ns))
+				bio = b;
+		if (!bio)
+			break;
+		bio_end = pos + bio->bytes / 512;
+		if (bio_end > end) {
+			struct bio_state rest = *bio;
+
+			rest.bytes = (uint32_t)((bio_end - end) * 512);
+			ioset_remove(&p->bios, bio);
+			bio = ioset_add(&p->bios, ev->device, op, end);
+			if (!bio)
+				return -1;
+			*bio = rest;
+			break;
+		}
+		if (counted && account_bio(a, d, bin, op, bio->q_ns, bio->d_ns,
+					   ev->time_ns) < 0)
+			return -1;
+		ioset_remove(&p->bios, bio);
+		done++;
+		pos = bio_end;
+	}
+	return done;
+}
+
+/* Bio-based devices (no D): a completion ends the waiting bios it
+ * covers, and they have only a Q2C. */
+static int complete_queued_bios(struct analysis *a, struct device_stats *d,
+				const struct io_event *ev, int op, size_t bin,
+				int counted)
+{
+	struct analysis_private *p = priv(a);
+	uint64_t pos = ev->sector, end = ev->sector + ev->bytes / 512;
+
+	while (pos < end) {
+		struct bio_state *bio = bio_at(p, ev->device, op, pos,
+					       BIO_QUEUED, (end - pos) * 512);
+
+		if (!bio)
+			break;
+		if (counted) {
+			uint64_t q2c = ev->time_ns > bio->q_ns ?
+				       ev->time_ns - bio->q_ns : 0;
+
+			if (latency_add(&d->q2c, op, q2c) < 0)
+				return -1;
+			a->bins[bin].q2c_sum_ns[op] += q2c;
+		}
+		pos += bio->bytes / 512;
+		ioset_remove(&p->bios, bio);
+	}
+	return 0;
+}
+
+/* The rest of a partly completed request goes on from the new end. */
+static int request_goes_on(struct analysis *a, struct request_state *req,
+			   uint32_t device, int op, uint64_t from)
+{
+	struct analysis_private *p = priv(a);
+	const struct ioset_key *k = ioset_key_of(&p->requests, req);
+	struct request_state rest = *req;
+	uint64_t req_end = k->sector + req->bytes / 512;
+
+	rest.bytes = (uint32_t)((req_end - from) * 512);
+	ioset_remove(&p->requests, req);
+	req = ioset_add(&p->requests, device, op, from);
+	if (!req)
+		return -1;
+	*req = rest;
+	return 0;
+}
+
+static int handle_data_complete(struct analysis *a, struct device_stats *d,
+				size_t slot, const struct io_event *ev, int op)
+{
+	struct analysis_private *p = priv(a);
+	int counted = in_time_range(a, ev->time_ns);
+	uint64_t end = ev->sector + ev->bytes / 512, req_start, req_end, d_ns;
+	struct request_state *req = request_for(a, d, ev, op);
+	struct bio_state *head;
+	int32_t tag = ev->tag;
+	size_t bin = 0;
+	long done;
+
+	head = bio_at(p, ev->device, op, ev->sector,
+		      req ? BIO_ISSUED : BIO_QUEUED, UINT32_MAX);
+	if (head && head->tag != IO_EVENT_NO_TAG)
+		tag = head->tag;
+	else if (req)
+		tag = req->tag;
+	if (counted) {
+		bin = bin_for(a, ev->time_ns);
+		if (count_completion(a, d, ev, op, tag, bin) < 0)
+			return -1;
+		if (a->cfg.iomap_action == BLK_TA_COMPLETE)
+			map_io(a, slot, ev, tag == IO_EVENT_NO_TAG &&
+					    !a->tagging ? -1 : tag_slot(a, tag));
+	}
+	if (!req)
+		return complete_queued_bios(a, d, ev, op, bin, counted);
+	d_ns = req->d_ns;
+	req_end = ioset_key_of(&p->requests, req)->sector + req->bytes / 512;
+	done = complete_issued_bios(a, d, ev, op, bin, counted, d_ns);
+	if (done < 0)
+		return -1;
+	/* bios moved: find the request again, by its issue time */
+	req = request_for(a, d, ev, op);
+	while (req && req->d_ns != d_ns)
+		req = ioset_next(&p->requests, req);
+	if (!req)
+		return 0;
+	req_start = ioset_key_of(&p->requests, req)->sector;
+	if (req_start < ev->sector) {
+		/* completed inside: what lies before goes on (the rest of
+		 * the tail, rare, is left to the sweep) */
+		req->bytes = (uint32_t)((ev->sector - req_start) * 512);
+		return 0;
+	}
+	if (end < req_end)
+		return request_goes_on(a, req, ev->device, op, end);
+	/* Queued before the trace: the request's D2C, once. */
+	if (!req->has_bios && counted) {
+		uint64_t d2c = ev->time_ns > d_ns ? ev->time_ns - d_ns : 0;
+
+		if (latency_add(&d->d2c, op, d2c) < 0)
+			return -1;
+		bin_add_d2c(a, bin, op, d2c);
+	}
+	ioset_remove(&p->requests, req);
+	d->requests[op]--;
+	depth_change(a, d, ev->time_ns, -1);
 	return 0;
 }
 
 static int handle_complete(struct analysis *a, struct device_stats *d,
 			   size_t slot, const struct io_event *ev)
 {
-	struct analysis_private *p = priv(a);
-	struct request_state *req;
-	struct bio_state *head;
-	uint64_t pos = ev->sector, remaining = ev->bytes, t = ev->time_ns;
-	int counted = in_time_range(a, t), dir = direction(ev), matched = 0;
+	int op = completion_op(ev), counted = in_time_range(a, ev->time_ns);
 	int32_t tag = ev->tag;
-	size_t bin = 0;
+	uint64_t d_ns;
+	size_t bin;
 
-	req = ioset_find(&p->requests, ev->device, ev->sector);
-	head = ioset_find(&p->bios, ev->device, ev->sector);
-	if (head && head->tag != IO_EVENT_NO_TAG)
-		tag = head->tag;
-	else if (req)
-		tag = req->tag;
-	if (counted && account_completion(a, d, ev, tag, &bin) < 0)
-		return -1;
-	if (counted && a->cfg.iomap_action == BLK_TA_COMPLETE)
-		map_io(a, slot, ev, tag == IO_EVENT_NO_TAG && !a->tagging ?
-				    -1 : tag_slot(a, tag));
-	while (remaining > 0) {
-		struct bio_state *bio = ioset_find(&p->bios, ev->device, pos);
-		uint32_t bytes;
+	if (op == OP_FLUSH) {
+		int issued = flush_pop(d, &d_ns, &tag);
 
-		if (!bio || !bio->issued || bio->bytes < 512)
-			break;
-		if (counted) {
-			uint64_t q2c = elapsed(bio->q_ns, t);
-			uint64_t q2d = elapsed(bio->q_ns, bio->d_ns);
-
-			if (account_latency(a, d, bin, dir,
-					    elapsed(bio->d_ns, t), &q2c,
-					    &q2d) < 0)
-				return -1;
-		}
-		bytes = bio->bytes;
-		ioset_remove(&p->bios, bio);
-		matched++;
-		pos += bytes / 512;
-		remaining -= bytes < remaining ? bytes : remaining;
-	}
-	if (req) {
-		if (!matched && counted &&
-		    account_latency(a, d, bin, dir, elapsed(req->d_ns, t),
-				    NULL, NULL) < 0)
+		if (issued)
+			depth_change(a, d, ev->time_ns, -1);
+		if (!counted)
+			return 0;
+		if (tag == IO_EVENT_NO_TAG)
+			tag = ev->tag;
+		bin = bin_for(a, ev->time_ns);
+		if (count_completion(a, d, ev, op, tag, bin) < 0)
 			return -1;
-		ioset_remove(&p->requests, req);
-		depth_change(a, d, t, -1);
+		if (!issued)
+			return 0;
+		d_ns = ev->time_ns > d_ns ? ev->time_ns - d_ns : 0;
+		if (latency_add(&d->flush_d2c, op, d_ns) < 0)
+			return -1;
+		bin_add_d2c(a, bin, op, d_ns);
+		return 0;
 	}
-	(void)slot;
-	return 0;
+	if (op < 0) {
+		if (counted)
+			d->empty_completions++;
+		return 0;
+	}
+	return handle_data_complete(a, d, slot, ev, op);
 }
 
+/* A request sent back: out of the device until its next D, and its
+ * bios wait again. */
 static void handle_requeue(struct analysis *a, struct device_stats *d,
 			   const struct io_event *ev)
 {
+	struct analysis_private *p = priv(a);
 	struct request_state *req;
+	uint64_t pos = ev->sector, end, t;
+	int op = data_op(ev);
+	int32_t tag;
 
-	req = ioset_find(&priv(a)->requests, ev->device, ev->sector);
+	if (is_flush_request(ev)) {
+		/* It is issued again: its next D stands for it. */
+		if (flush_pop(d, &t, &tag))
+			depth_change(a, d, ev->time_ns, -1);
+		return;
+	}
+	for (req = ioset_find(&p->requests, ev->device, op, ev->sector); req;
+	     req = ioset_next(&p->requests, req))
+		if (req->issued)
+			break;
 	if (!req)
 		return;
-	ioset_remove(&priv(a)->requests, req);
+	req->issued = 0;
+	end = ev->sector + req->bytes / 512;
+	t = req->d_ns;
 	depth_change(a, d, ev->time_ns, -1);
-}
+	while (pos < end) {
+		struct bio_state *bio, *b;
 
-/* A remapped bio has left its old device: forget it there. */
-static void handle_remap(struct analysis *a, const struct io_event *ev)
-{
-	uint32_t from_dev, to_dev;
-	uint64_t from_sector;
-	struct bio_state *bio;
-
-	if (feed_decode_remap(ev, &from_dev, &to_dev, &from_sector) < 0)
-		return;
-	bio = ioset_find(&priv(a)->bios, from_dev, from_sector);
-	if (bio)
-		ioset_remove(&priv(a)->bios, bio);
+		bio = NULL;
+		for (b = ioset_find(&p->bios, ev->device, op, pos); b;
+		     b = ioset_next(&p->bios, b))
+			if (b->stage == BIO_ISSUED && b->d_ns == t)
+				bio = b;
+		if (!bio || bio->bytes < 512)
+			break;
+		bio->stage = BIO_QUEUED;
+		pos += bio->bytes / 512;
+	}
 }
 
 struct sweep_arg {
@@ -728,11 +1142,16 @@ static int keep_fresh_request(void *value, void *arg)
 {
 	const struct request_state *req = value;
 	const struct sweep_arg *s = arg;
+	struct device_stats *d = &s->a->devices[req->device_slot];
+	const struct ioset_key *k;
 
 	if (req->d_ns + STALE_NS > s->now)
 		return 1;
 	/* A request that never completed leaves the queue now. */
-	depth_change(s->a, &s->a->devices[req->device_slot], s->now, -1);
+	k = ioset_key_of(&priv(s->a)->requests, value);
+	d->requests[k->used - 1]--;
+	if (req->issued)
+		depth_change(s->a, d, s->now, -1);
 	return 0;
 }
 
@@ -761,10 +1180,52 @@ static int in_offset_range(const struct analysis *a,
 
 	if (!a->cfg.has_offset_range)
 		return 1;
+	/* A flush has no offset: no offset range holds it. */
+	if (!ev->bytes && has_category(ev, BLK_TC_FLUSH))
+		return 0;
 	if (ev->sector > UINT64_MAX / 512)
 		return 0;
 	off = ev->sector * 512;
 	return off >= a->cfg.offset_min && off < a->cfg.offset_max;
+}
+
+static int device_wanted(const struct analysis *a, uint32_t device)
+{
+	size_t i;
+
+	if (!a->cfg.n_only_devices)
+		return 1;
+	for (i = 0; i < a->cfg.n_only_devices; i++)
+		if (a->cfg.only_devices[i] == device)
+			return 1;
+	return 0;
+}
+
+static int is_io_action(unsigned code)
+{
+	return code == BLK_TA_QUEUE || code == BLK_TA_ISSUE ||
+	       code == BLK_TA_COMPLETE || code == BLK_TA_BACKMERGE ||
+	       code == BLK_TA_FRONTMERGE || code == BLK_TA_REQUEUE ||
+	       code == BLK_TA_SPLIT;
+}
+
+static void map_issue_or_queue(struct analysis *a, size_t slot,
+			       const struct io_event *ev)
+{
+	long s = -1;
+	int32_t tag = ev->tag;
+
+	if (blk_action_code(ev->action) == BLK_TA_ISSUE) {
+		struct bio_state *bio = bio_at(priv(a), ev->device, data_op(ev),
+					       ev->sector, BIO_ISSUED,
+					       UINT32_MAX);
+
+		if (bio && bio->tag != IO_EVENT_NO_TAG)
+			tag = bio->tag;
+	}
+	if (a->tagging || tag != IO_EVENT_NO_TAG)
+		s = tag_slot(a, tag);
+	map_io(a, slot, ev, s);
 }
 
 int analysis_add(struct analysis *a, const struct io_event *ev,
@@ -779,31 +1240,32 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 		a->n_notes++;
 		return 0;
 	}
-	a->n_events++;
+	if (!device_wanted(a, ev->device))
+		return 0;
+	a->n_events_all++;
 	if (ev->time_ns < a->first_ns)
 		a->first_ns = ev->time_ns;
-	if (ev->time_ns > a->last_ns || a->n_events == 1)
+	if (ev->time_ns > a->last_ns || a->n_events_all == 1)
 		a->last_ns = ev->time_ns;
-	if (code == BLK_TA_REMAP) {
-		handle_remap(a, ev);
-		return 0;
-	}
-	if (code != BLK_TA_QUEUE && code != BLK_TA_ISSUE &&
-	    code != BLK_TA_COMPLETE && code != BLK_TA_BACKMERGE &&
-	    code != BLK_TA_FRONTMERGE && code != BLK_TA_REQUEUE)
-		return 0;
+	counted = in_time_range(a, ev->time_ns);
 	if (!in_offset_range(a, ev))
+		return 0;
+	if (counted)
+		a->n_events++;
+	if (!is_io_action(code))
 		return 0;
 	d = device_get(a, ev->device, &slot);
 	if (!d)
 		return iow_fail(err, "out of memory");
 	d->has_io = 1;
-	counted = in_time_range(a, ev->time_ns);
 	switch (code) {
 	case BLK_TA_QUEUE:
 		if (counted)
 			d->queued[dir]++;
 		r = handle_queue(a, ev);
+		break;
+	case BLK_TA_SPLIT:
+		r = handle_split(a, ev);
 		break;
 	case BLK_TA_BACKMERGE:
 	case BLK_TA_FRONTMERGE:
@@ -826,21 +1288,8 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 		return iow_fail(err, "out of memory at event %llu",
 				(unsigned long long)ev->index);
 	if ((code == BLK_TA_QUEUE || code == BLK_TA_ISSUE) &&
-	    code == a->cfg.iomap_action && counted) {
-		long s = -1;
-		int32_t tag = ev->tag;
-
-		if (code == BLK_TA_ISSUE) {
-			struct bio_state *bio = ioset_find(&priv(a)->bios,
-							   ev->device,
-							   ev->sector);
-			if (bio && bio->tag != IO_EVENT_NO_TAG)
-				tag = bio->tag;
-		}
-		if (a->tagging || tag != IO_EVENT_NO_TAG)
-			s = tag_slot(a, tag);
-		map_io(a, slot, ev, s);
-	}
+	    code == a->cfg.iomap_action && counted)
+		map_issue_or_queue(a, slot, ev);
 	sweep_stale(a, ev->time_ns);
 	return 0;
 }
@@ -907,54 +1356,99 @@ double analysis_bin_span_s(const struct analysis *a, size_t i)
 }
 
 const uint32_t *analysis_bin_lat_hist(const struct analysis *a, size_t i,
-				      int dir)
+				      int op)
 {
-	if (!a->lat_hist || i >= a->n_bins)
+	if (!a->lat_hist[op] || i >= a->n_bins)
 		return NULL;
-	return lat_hist_at(a, i, dir);
+	return lat_hist_at(a, i, op);
 }
 
-double analysis_bin_latency_q(const struct analysis *a, size_t i, int dir,
+double analysis_bin_latency_q(const struct analysis *a, size_t i, int op,
 			      double q)
 {
-	uint32_t both[LAT_BIN_BUCKETS];
-	double v, max;
+	uint32_t sum[LAT_BIN_BUCKETS];
+	const uint32_t *h;
+	double v, max = 0;
 	size_t k;
+	int o;
 
-	if (!a->lat_hist || i >= a->n_bins)
+	if (i >= a->n_bins)
 		return 0;
-	if (dir >= 0) {
-		v = hist_quantile(lat_hist_at(a, i, dir), LAT_BIN_BUCKETS,
-				  LAT_BIN_BITS, q);
-		max = (double)a->bins[i].d2c_max_ns[dir];
+	if (op >= 0) {
+		if (!(h = analysis_bin_lat_hist(a, i, op)))
+			return 0;
+		v = hist_quantile(h, LAT_BIN_BUCKETS, LAT_BIN_BITS, q);
+		max = (double)a->bins[i].d2c_max_ns[op];
 	} else {
-		for (k = 0; k < LAT_BIN_BUCKETS; k++)
-			both[k] = lat_hist_at(a, i, 0)[k] +
-				  lat_hist_at(a, i, 1)[k];
-		v = hist_quantile(both, LAT_BIN_BUCKETS, LAT_BIN_BITS, q);
-		max = (double)(a->bins[i].d2c_max_ns[0] > a->bins[i].d2c_max_ns[1] ?
-			       a->bins[i].d2c_max_ns[0] : a->bins[i].d2c_max_ns[1]);
+		memset(sum, 0, sizeof(sum));
+		for (o = 0; o < N_DATA_OPS; o++) {
+			if (!(h = analysis_bin_lat_hist(a, i, o)))
+				continue;
+			for (k = 0; k < LAT_BIN_BUCKETS; k++)
+				sum[k] += h[k];
+			if ((double)a->bins[i].d2c_max_ns[o] > max)
+				max = (double)a->bins[i].d2c_max_ns[o];
+		}
+		v = hist_quantile(sum, LAT_BIN_BUCKETS, LAT_BIN_BITS, q);
 	}
 	/* a bucket's midpoint may lie above the largest value seen */
 	return v > max ? max : v;
 }
 
-double analysis_bin_size_q(const struct analysis *a, size_t i, int dir,
+double analysis_bin_size_q(const struct analysis *a, size_t i, int op,
 			   double q)
 {
-	uint32_t both[SIZE_BUCKETS];
-	const uint32_t *h;
+	uint32_t sum[SIZE_BUCKETS];
+	const uint32_t *h = NULL;
 	size_t k;
+	int o;
 
-	if (!a->size_hist || i >= a->n_bins)
+	if (i >= a->n_bins)
 		return 0;
-	h = dir >= 0 ? size_hist_at(a, i, dir) : both;
-	if (dir < 0)
-		for (k = 0; k < SIZE_BUCKETS; k++)
-			both[k] = size_hist_at(a, i, 0)[k] +
-				  size_hist_at(a, i, 1)[k];
+	if (op >= 0) {
+		if (!a->size_hist[op])
+			return 0;
+		h = size_hist_at(a, i, op);
+	} else {
+		memset(sum, 0, sizeof(sum));
+		for (o = 0; o < N_DATA_OPS; o++) {
+			if (!a->size_hist[o])
+				continue;
+			for (k = 0; k < SIZE_BUCKETS; k++)
+				sum[k] += size_hist_at(a, i, o)[k];
+		}
+		h = sum;
+	}
 	k = hist_quantile_bucket(h, SIZE_BUCKETS, q);
 	return k < SIZE_BUCKETS ? (double)hist_bucket_low(k, SIZE_BITS) : 0;
+}
+
+uint64_t analysis_op_ios(const struct analysis *a, int op)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < a->n_devices; i++)
+		n += a->devices[i].ios[op];
+	return n;
+}
+
+size_t analysis_io_devices(const struct analysis *a)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < a->n_devices; i++)
+		n += a->devices[i].has_io != 0;
+	return n;
+}
+
+const char *io_op_name(int op)
+{
+	static const char *const names[N_OPS] = {
+		"read", "write", "discard", "flush"
+	};
+
+	return op >= 0 && op < N_OPS ? names[op] : "?";
 }
 
 double latency_mean_ns(const struct latency_summary *l)
@@ -962,14 +1456,14 @@ double latency_mean_ns(const struct latency_summary *l)
 	return l->n ? l->sum_ns / (double)l->n : 0;
 }
 
-double latency_quantile_ns(const struct latency_summary *l, int dir, double q)
+double latency_quantile_ns(const struct latency_summary *l, int op, double q)
 {
+	const uint64_t *h = op < 0 ? l->hist : l->hist_op[op];
 	double v;
 
-	if (!l->hist)
+	if (!h)
 		return 0;
-	v = hist_quantile64(dir < 0 ? l->hist : l->hist_dir[dir],
-			    LAT_SUM_BUCKETS, LAT_SUM_BITS, q);
+	v = hist_quantile64(h, LAT_SUM_BUCKETS, LAT_SUM_BITS, q);
 	/* a bucket's midpoint may lie above the largest value seen */
 	return v > (double)l->max_ns ? (double)l->max_ns : v;
 }

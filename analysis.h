@@ -6,9 +6,15 @@
  * x2, x5 ... so widths stay 1-2-5 round) whenever the trace outgrows
  * ANALYSIS_MAX_BINS of them.
  *
- * Latency is matched per bio as btt does: a bio is queued (Q), dispatched
- * as part of the request that covers it (D) and completed with that
- * request (C); a bio merged into a request takes the request's D and C.
+ * What is counted follows ../shared/spec/io-accounting.md (the man page's
+ * "How I/O is counted"): every completion is a read, a write, a discard, a
+ * flush or an empty completion (not an I/O); latency is per data bio: a
+ * bio is queued (Q), may be split (X) into pieces that each go on alone,
+ * is dispatched in the request that covers it (D, the last after a
+ * requeue) and completes when a completion (C) covers its end. Flush
+ * requests pair first in, first out and have a latency of their own.
+ * Requests and bios are looked up by device, op and start sector, so a
+ * read inside an in-flight write is another I/O.
  */
 #ifndef IOWATCHER_ANALYSIS_H
 #define IOWATCHER_ANALYSIS_H
@@ -20,7 +26,12 @@
 #include "event.h"
 #include "iomap.h"
 
+/* Direction of a queued, merged or issued bio: its WRITE bit, as blkparse. */
 enum io_dir { DIR_READ = 0, DIR_WRITE = 1, N_DIRS = 2 };
+/* What a completion counts as: the kernel's REQ_OP_*. Read and write come
+ * first and keep the numbers of their directions. */
+enum io_op { OP_READ = 0, OP_WRITE = 1, OP_DISCARD = 2, OP_FLUSH = 3, N_OPS };
+#define N_DATA_OPS	3	/* read, write, discard: ops with bytes */
 
 #define ANALYSIS_MAX_BINS	1024	/* automatic width keeps bins below */
 #define ANALYSIS_MAX_FIXED_BINS	8192	/* --bin-ms may ask for up to this */
@@ -44,6 +55,9 @@ struct analysis_config {
 	/* Statistics only (--summary without graphs): no I/O map and no
 	 * per-bin histograms, which only pictures and CSV read. */
 	int stats_only;
+	/* --device: only these devices (kernel dev_t); none: all. */
+	const uint32_t *only_devices;
+	size_t n_only_devices;
 };
 
 /* A distribution of latencies in ns (one metric, whole trace). */
@@ -52,60 +66,71 @@ struct latency_summary {
 	double sum_ns;
 	uint64_t max_ns;
 	uint64_t *hist;		/* LAT_SUM_BUCKETS, NULL until first value */
-	uint64_t *hist_dir[N_DIRS];
+	uint64_t *hist_op[N_OPS];
 };
 
 struct device_stats {
 	uint32_t device;
-	uint64_t ios[N_DIRS], bytes[N_DIRS];	/* completions */
+	uint64_t ios[N_OPS], bytes[N_OPS];	/* completions by class */
+	uint64_t empty_completions;	/* 0-byte, not flush: not I/Os */
 	uint64_t queued[N_DIRS], issued[N_DIRS], merges[N_DIRS];
+	/* Data bios (read, write, discard); Q2C and Q2D over the same
+	 * bios, D2C also once per request queued before the trace. */
 	struct latency_summary d2c, q2c, q2d;
+	struct latency_summary flush_d2c;	/* flush requests */
 	double depth_area_ns;	/* integral of requests in flight over time */
 	uint64_t seeks;
+	double *depth_bins;	/* this device's depth area per bin */
+	uint32_t *seek_bins;	/* and its seeks */
 	int has_io;		/* saw Q, D or C (not only remaps) */
 	/* internal */
 	uint32_t in_flight;
+	uint32_t requests[N_DATA_OPS];	/* data requests in flight */
 	uint64_t depth_since_ns;
 	uint64_t next_sector;	/* where the last issued request ended */
 	int has_last_issue;
+	struct flush_fifo *flushes;	/* flush requests issued, in order */
 };
 
 /* One time bin of the trace's series; all devices together. */
 struct bin {
-	uint64_t bytes[N_DIRS];
-	uint32_t ios[N_DIRS];
-	uint64_t d2c_sum_ns[N_DIRS], q2c_sum_ns[N_DIRS], q2d_sum_ns[N_DIRS];
-	uint32_t lat_n[N_DIRS];		/* bios with all three latencies */
-	uint32_t d2c_n[N_DIRS];
-	uint64_t d2c_max_ns[N_DIRS];
+	uint64_t bytes[N_OPS];
+	uint32_t ios[N_OPS];
+	uint64_t d2c_sum_ns[N_OPS], q2c_sum_ns[N_OPS], q2d_sum_ns[N_OPS];
+	uint32_t lat_n[N_OPS];		/* bios with all three latencies */
+	uint32_t d2c_n[N_OPS];
+	uint64_t d2c_max_ns[N_OPS];
 	double depth_area_ns;
 	uint32_t seeks;
 };
 
 /* Completions per tag, per bin. */
 struct tag_bin {
-	uint64_t bytes[N_DIRS];
-	uint32_t ios[N_DIRS];
+	uint64_t bytes[N_OPS];
+	uint32_t ios[N_OPS];
 };
 
 struct tag_stats {
 	int32_t id;		/* IO_EVENT_NO_TAG for the untagged class */
 	char *label;
-	uint64_t ios[N_DIRS], bytes[N_DIRS];
+	uint64_t ios[N_OPS], bytes[N_OPS];
 	struct tag_bin *bins;	/* n_bins of the analysis */
 };
 
 struct analysis {
 	struct analysis_config cfg;
-	uint64_t n_events;		/* not counting notes, as blkparse */
+	uint64_t n_events;		/* in the -x/-y window, not notes */
+	uint64_t n_events_all;		/* the whole trace's, not notes */
 	uint64_t n_notes;
 	uint64_t first_ns, last_ns;	/* of the events seen, from genesis */
 	uint64_t bin_width_ns;
 	uint64_t bin_origin_ns;		/* time of bin 0's start */
 	size_t n_bins, cap_bins;
 	struct bin *bins;
-	uint32_t *lat_hist;	/* [bin][dir][LAT_BIN_BUCKETS], lazily */
-	uint32_t *size_hist;	/* [bin][dir][SIZE_BUCKETS], lazily */
+	/* Per op, [bin][LAT_BIN_BUCKETS] of D2C and [bin][SIZE_BUCKETS]
+	 * of sizes, each allocated at its op's first completion. */
+	uint32_t *lat_hist[N_OPS];
+	uint32_t *size_hist[N_OPS];
 	unsigned next_coarsen;	/* 2 or 5 */
 	size_t cached_bin;	/* bin_for's last answer, and its start */
 	uint64_t cached_bin_start;
@@ -147,22 +172,28 @@ double analysis_duration_s(const struct analysis *a);
 double analysis_bin_start_s(const struct analysis *a, size_t i);
 /* Seconds bin i covers: its width, less for the trace's last bin. */
 double analysis_bin_span_s(const struct analysis *a, size_t i);
-/* Bin i's D2C histogram of direction dir (LAT_BIN_BUCKETS), or NULL. */
+/* Bin i's D2C histogram of op (LAT_BIN_BUCKETS), or NULL. */
 const uint32_t *analysis_bin_lat_hist(const struct analysis *a, size_t i,
-				      int dir);
-/* Latency quantile q of bin i (dir, or -1 for both) in ns; 0 if empty. */
-double analysis_bin_latency_q(const struct analysis *a, size_t i, int dir,
+				      int op);
+/* D2C quantile q of bin i (op, or -1 for the data ops) in ns; 0 if empty. */
+double analysis_bin_latency_q(const struct analysis *a, size_t i, int op,
 			      double q);
 /*
- * Request size quantile q of bin i (dir, or -1 for both), in bytes: the
- * lower bound of its bucket, exact for powers of two and within 25% below
- * for other sizes.
+ * Request size quantile q of bin i (op, or -1 for the data ops), in
+ * bytes: the lower bound of its bucket, exact for powers of two and
+ * within 25% below for other sizes.
  */
-double analysis_bin_size_q(const struct analysis *a, size_t i, int dir,
+double analysis_bin_size_q(const struct analysis *a, size_t i, int op,
 			   double q);
+/* Completions (I/Os) of op in the whole trace, all devices. */
+uint64_t analysis_op_ios(const struct analysis *a, int op);
+/* Devices with I/O (Q, D or C) in the trace. */
+size_t analysis_io_devices(const struct analysis *a);
 double latency_mean_ns(const struct latency_summary *l);
-/* dir -1: both directions. */
-double latency_quantile_ns(const struct latency_summary *l, int dir, double q);
+/* op -1: every op the summary holds. */
+double latency_quantile_ns(const struct latency_summary *l, int op, double q);
+/* The name of an op as the summary and legends write it. */
+const char *io_op_name(int op);
 
 /* The I/O maps' columns in use, and where column col starts. */
 size_t analysis_map_cols(const struct analysis *a);

@@ -425,6 +425,24 @@ int feed_decode_remap(const struct io_event *ev, uint32_t *from_dev,
 	return 0;
 }
 
+int feed_decode_split(const struct io_event *ev, uint64_t *rest_sector)
+{
+	const unsigned char *p = ev->pdu;
+	size_t len = ev->pdu_len;
+
+	if (ev->action & BLK_TA_CGROUP) {
+		if (len < 8)
+			return -1;
+		p += 8;
+		len -= 8;
+	}
+	if (!p || len < 8)
+		return -1;
+	/* Big-endian, as the remap payload. */
+	*rest_sector = __builtin_bswap64(load64(p, 0));
+	return 0;
+}
+
 size_t feed_note_text(const struct io_event *ev, const char **text)
 {
 	const unsigned char *p = ev->pdu;

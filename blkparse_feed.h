@@ -56,6 +56,8 @@ void feed_close(struct feed *f);
 /* Decode a REMAP payload; 0 on success, -1 if the payload is too short. */
 int feed_decode_remap(const struct io_event *ev, uint32_t *from_dev,
 		      uint32_t *to_dev, uint64_t *from_sector);
+/* Decode a SPLIT payload: where the remainder starts; -1 if too short. */
+int feed_decode_split(const struct io_event *ev, uint64_t *rest_sector);
 /* The process name of a PROCESS note (not NUL-terminated if cut short). */
 size_t feed_note_text(const struct io_event *ev, const char **text);
 

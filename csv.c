@@ -154,8 +154,8 @@ static void write_latency_cells(FILE *f, const struct graph_ctx *ctx)
 	for (t = 0; t < ctx->n_traces; t++) {
 		const struct analysis *a = &ctx->traces[t].analysis;
 
-		for (i = 0; a->lat_hist && i < a->n_bins; i++)
-			for (d = 0; d < N_DIRS; d++) {
+		for (i = 0; i < a->n_bins; i++)
+			for (d = 0; d < N_OPS; d++) {
 				const uint32_t *h = analysis_bin_lat_hist(a, i, d);
 
 				if (!h || !(ctx->opts->latency_dirs & (1 << d)))
@@ -167,7 +167,7 @@ static void write_latency_cells(FILE *f, const struct graph_ctx *ctx)
 					fprintf(f, ",%.9g,%.9g,%s,%llu,%llu,%u\n",
 						analysis_bin_start_s(a, i),
 						analysis_bin_span_s(a, i),
-						d ? "write" : "read",
+						io_op_name(d),
 						(unsigned long long)hist_bucket_low(k, LAT_BIN_BITS),
 						(unsigned long long)hist_bucket_high(k, LAT_BIN_BITS),
 						h[k]);

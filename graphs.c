@@ -72,6 +72,26 @@ static void name_class(const struct graph_ctx *ctx, struct io_class *c,
 		snprintf(c->label, sizeof(c->label), "%s", what);
 }
 
+static uint64_t tag_ios(const struct tag_stats *t)
+{
+	uint64_t n = 0;
+	int op;
+
+	for (op = 0; op < N_OPS; op++)
+		n += t->ios[op];
+	return n;
+}
+
+static uint64_t tag_bytes(const struct tag_stats *t)
+{
+	uint64_t n = 0;
+	int op;
+
+	for (op = 0; op < N_OPS; op++)
+		n += t->bytes[op];
+	return n;
+}
+
 /* The top tags of trace t, each a class; the rest one "other" class. */
 static int tag_classes(const struct graph_ctx *ctx, struct class_list *cl,
 		       size_t t, int *next_color)
@@ -89,10 +109,10 @@ static int tag_classes(const struct graph_ctx *ctx, struct class_list *cl,
 	}
 	for (i = 0; i < a->n_tags; i++) {
 		cl->slot_class[t][i] = SIZE_MAX;
-		if (a->tags[i].ios[0] + a->tags[i].ios[1] == 0)
+		if (tag_ios(&a->tags[i]) == 0)
 			continue;
 		rank[n].slot = i;
-		rank[n++].bytes = a->tags[i].bytes[0] + a->tags[i].bytes[1];
+		rank[n++].bytes = tag_bytes(&a->tags[i]);
 	}
 	qsort(rank, n, sizeof(*rank), cmp_ranked);
 	for (i = 0; i < n; i++) {
@@ -126,15 +146,27 @@ static int tag_classes(const struct graph_ctx *ctx, struct class_list *cl,
 }
 
 /*
- * Colour of trace t, direction d, for graphs not split by tag: reads and
- * writes of one trace; one colour per trace when several, writes in its
- * lighter variant only if some trace has both directions.
+ * Colour of trace t, op, for graphs not split by tag: reads, writes,
+ * discards and flushes of one trace each a colour; one colour per trace
+ * when several, writes in its lighter variant only if some trace has both
+ * directions, discards and flushes in its darker one.
  */
-static int dir_color(const struct graph_ctx *ctx, size_t t, int d)
+static int dir_color(const struct graph_ctx *ctx, size_t t, int op)
 {
+	static const int lone[N_OPS] = { 0, 1, 2, 4 };
+
 	if (ctx->n_traces == 1)
-		return d;
-	return (int)t + (d == DIR_WRITE && ctx->both_dirs ? LIGHTER : 0);
+		return lone[op];
+	if (op >= OP_DISCARD)
+		return (int)t + 2 * LIGHTER;
+	return (int)t + (op == OP_WRITE && ctx->both_dirs ? LIGHTER : 0);
+}
+
+/* Whether a latency graph shows op: --dir picks reads and writes;
+ * discards and flushes show where the trace has them. */
+static int op_shown(const struct graph_ctx *ctx, int op)
+{
+	return (ctx->opts->latency_dirs & (1 << op)) != 0;
 }
 
 int build_classes(const struct graph_ctx *ctx, struct class_list *cl)
@@ -154,14 +186,18 @@ int build_classes(const struct graph_ctx *ctx, struct class_list *cl)
 				return -1;
 			continue;
 		}
-		for (d = 0; d < N_DIRS; d++) {
-			struct io_class *c = class_add(cl);
+		for (d = 0; d < N_OPS; d++) {
+			struct io_class *c;
 
-			if (!c)
+			/* discards and flushes only where the trace has them */
+			if (d >= OP_DISCARD &&
+			    !analysis_op_ios(trace_analysis(ctx, t), d))
+				continue;
+			if (!(c = class_add(cl)))
 				return -1;
 			c->trace = t;
 			c->dir = d;
-			name_class(ctx, c, t, d == DIR_READ ? "read" : "write");
+			name_class(ctx, c, t, io_op_name(d));
 			c->color = dir_color(ctx, t, d);
 		}
 	}
@@ -273,6 +309,7 @@ static void class_values(const struct graph_ctx *ctx,
 	const struct io_class *c = &cl->items[ci];
 	const struct analysis *a = trace_analysis(ctx, c->trace);
 	size_t i, s;
+	int op;
 
 	for (i = 0; i < a->n_bins; i++) {
 		double v = 0, span = analysis_bin_span_s(a, i);
@@ -286,9 +323,10 @@ static void class_values(const struct graph_ctx *ctx,
 
 				if (cl->slot_class[c->trace][s] != ci)
 					continue;
-				v += m == METRIC_BYTES ?
-					     (double)(b->bytes[0] + b->bytes[1]) :
-					     (double)(b->ios[0] + b->ios[1]);
+				for (op = 0; op < N_OPS; op++)
+					v += m == METRIC_BYTES ?
+						     (double)b->bytes[op] :
+						     (double)b->ios[op];
 			}
 		}
 		g->y[i] = v / span / (m == METRIC_BYTES ? 1e6 : 1);
@@ -307,9 +345,13 @@ static int build_class_metric(const struct graph_ctx *ctx,
 		return -1;
 	}
 	for (i = 0; i < cl.n && r == 0; i++) {
-		struct graph_series *g = series_add(ctx, out, cl.items[i].trace,
-						    cl.items[i].label,
-						    cl.items[i].color);
+		struct graph_series *g;
+
+		/* flushes carry no bytes */
+		if (m == METRIC_BYTES && cl.items[i].dir == OP_FLUSH)
+			continue;
+		g = series_add(ctx, out, cl.items[i].trace, cl.items[i].label,
+			       cl.items[i].color);
 		if (!g) {
 			r = -1;
 			break;
@@ -348,8 +390,7 @@ static void series_label(const struct graph_ctx *ctx, size_t t, int d,
 {
 	snprintf(buf, len, "%s%s%s%s", ctx->n_traces > 1 ?
 		 ctx->traces[t].label : "", ctx->n_traces > 1 ? " " : "",
-		 d == DIR_READ ? "read" : d == DIR_WRITE ? "write" : "",
-		 what);
+		 d >= 0 ? io_op_name(d) : "", what);
 }
 
 static uint64_t d2c_count(const struct analysis *a, int d)
@@ -381,12 +422,11 @@ static int build_latency(const struct graph_ctx *ctx, size_t panel,
 	for (t = 0; t < ctx->n_traces; t++) {
 		const struct analysis *a = trace_analysis(ctx, t);
 
-		for (d = 0; d < N_DIRS; d++) {
+		for (d = 0; d < N_OPS; d++) {
 			struct graph_series *g;
 			char label[160];
 
-			if (!(ctx->opts->latency_dirs & (1 << d)) ||
-			    !d2c_count(a, d))
+			if (!op_shown(ctx, d) || !d2c_count(a, d))
 				continue;
 			series_label(ctx, t, d, " D2C mean", label,
 				     sizeof(label));
@@ -451,9 +491,15 @@ static int build_q2d_d2c(const struct graph_ctx *ctx, size_t panel,
 		q2d->role = d2c->role = ROLE_STACK;
 		for (i = 0; i < a->n_bins; i++) {
 			const struct bin *b = &a->bins[i];
-			uint32_t n = b->lat_n[0] + b->lat_n[1];
-			double qd = (double)(b->q2d_sum_ns[0] + b->q2d_sum_ns[1]);
-			double qc = (double)(b->q2c_sum_ns[0] + b->q2c_sum_ns[1]);
+			uint32_t n = 0;
+			double qd = 0, qc = 0;
+			int op;
+
+			for (op = 0; op < N_DATA_OPS; op++) {
+				n += b->lat_n[op];
+				qd += (double)b->q2d_sum_ns[op];
+				qc += (double)b->q2c_sum_ns[op];
+			}
 
 			q2d->y[i] = n ? qd / n : NAN;
 			d2c->y[i] = n ? (qc - qd) / n : NAN;
@@ -475,7 +521,7 @@ static int build_size(const struct graph_ctx *ctx, size_t panel,
 	for (t = 0; t < ctx->n_traces; t++) {
 		const struct analysis *a = trace_analysis(ctx, t);
 
-		for (d = 0; d < N_DIRS; d++) {
+		for (d = 0; d < N_DATA_OPS; d++) {
 			struct graph_series *med, *p90;
 			char label[160];
 			uint64_t n = 0;
@@ -803,7 +849,7 @@ static int latency_extent(const struct analysis *a, int dirs, double *lo,
 	*lo = INFINITY;
 	*hi = 0;
 	for (i = 0; i < a->n_bins; i++)
-		for (d = 0; d < N_DIRS; d++) {
+		for (d = 0; d < N_DATA_OPS; d++) {
 			if (!(dirs & (1 << d)) || !a->bins[i].d2c_n[d])
 				continue;
 			if ((double)a->bins[i].d2c_max_ns[d] > *hi)
@@ -838,10 +884,10 @@ static uint32_t *latency_cells(const struct analysis *a, int dirs, double lo,
 	if (rows < 1)
 		rows = 1;
 	cells = calloc((size_t)rows * (a->n_bins + 1), sizeof(*cells));
-	if (!cells || !a->lat_hist)
+	if (!cells)
 		return cells;
 	for (i = 0; i < a->n_bins; i++)
-		for (d = 0; d < N_DIRS; d++) {
+		for (d = 0; d < N_DATA_OPS; d++) {
 			const uint32_t *h = analysis_bin_lat_hist(a, i, d);
 
 			if (!h || !(dirs & (1 << d)) || !a->bins[i].d2c_n[d])
@@ -872,8 +918,8 @@ static int draw_latency_cells(const struct graph_ctx *ctx, size_t panel,
 {
 	const struct analysis *a = trace_analysis(ctx, panel);
 	int dirs = ctx->opts->latency_dirs, rows = 0, d;
-	const char *labels[N_DIRS];
-	int colors[N_DIRS];
+	const char *labels[N_OPS];
+	int colors[N_OPS];
 	size_t n_legend = 0;
 	uint32_t *cells;
 	double lo, hi;
@@ -903,7 +949,7 @@ static int draw_latency_cells(const struct graph_ctx *ctx, size_t panel,
 		return 0;
 	}
 	/* The scatter: each direction its own density raster. */
-	for (d = 0; d < N_DIRS; d++) {
+	for (d = 0; d < N_DATA_OPS; d++) {
 		if (!(dirs & (1 << d)) || !d2c_count(a, d))
 			continue;
 		cells = latency_cells(a, 1 << d, lo, hi, &rows);
@@ -914,7 +960,7 @@ static int draw_latency_cells(const struct graph_ctx *ctx, size_t panel,
 			    analysis_bin_start_s(a, a->n_bins), lo, hi,
 			    dir_color(ctx, panel, d));
 		free(cells);
-		labels[n_legend] = d == DIR_READ ? "read" : "write";
+		labels[n_legend] = io_op_name(d);
 		colors[n_legend++] = dir_color(ctx, panel, d);
 	}
 	plot_legend(pp, labels, colors, n_legend);
@@ -1002,16 +1048,19 @@ static int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
 	for (t = 0; t < ctx->n_traces; t++) {
 		const struct analysis *a = trace_analysis(ctx, t);
 
-		for (d = 0; d < N_DIRS; d++) {
+		for (d = 0; d < N_OPS; d++) {
 			uint64_t counts[64] = { 0 };
 			struct graph_series *g;
 			char label[160];
 			int top = -1;
 
-			if (!(ctx->opts->latency_dirs & (1 << d)))
+			if (!op_shown(ctx, d))
 				continue;
 			for (dev = 0; dev < a->n_devices; dev++) {
-				const uint64_t *h = a->devices[dev].d2c.hist_dir[d];
+				const struct device_stats *ds = &a->devices[dev];
+				const uint64_t *h = d == OP_FLUSH ?
+					ds->flush_d2c.hist_op[d] :
+					ds->d2c.hist_op[d];
 
 				for (k = 0; h && k < LAT_SUM_BUCKETS; k++) {
 					uint64_t us = hist_bucket_low(k, LAT_SUM_BITS) / 1000;

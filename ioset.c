@@ -6,9 +6,10 @@
 
 #define IOSET_MIN_CAP 1024
 
-static uint64_t ioset_hash(uint32_t device, uint64_t sector)
+static uint64_t ioset_hash(uint32_t device, uint32_t used, uint64_t sector)
 {
-	uint64_t h = sector * 0x9e3779b97f4a7c15ull ^ device;
+	uint64_t h = sector * 0x9e3779b97f4a7c15ull ^ device ^
+		     (uint64_t)used << 32;
 
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ull;
@@ -36,20 +37,51 @@ void ioset_free(struct ioset *s)
 	s->cap = s->len = 0;
 }
 
-void *ioset_find(struct ioset *s, uint32_t device, uint64_t sector)
+static size_t index_of(const struct ioset *s, const void *value)
+{
+	return (size_t)((const unsigned char *)value -
+			sizeof(struct ioset_key) - s->slots) / s->slot_size;
+}
+
+const struct ioset_key *ioset_key_of(const struct ioset *s,
+				     const void *value)
+{
+	return slot_at(s, index_of(s, value));
+}
+
+/* From slot i on, the first entry under the key, or NULL. */
+static void *scan(const struct ioset *s, size_t i, uint32_t device,
+		  uint32_t used, uint64_t sector)
 {
 	size_t mask = s->cap - 1;
-	size_t i = ioset_hash(device, sector) & mask;
 
 	for (;;) {
 		struct ioset_key *k = slot_at(s, i);
 
 		if (!k->used)
 			return NULL;
-		if (k->sector == sector && k->device == device)
+		if (k->sector == sector && k->device == device &&
+		    k->used == used)
 			return k + 1;
 		i = (i + 1) & mask;
 	}
+}
+
+void *ioset_find(struct ioset *s, uint32_t device, unsigned kind,
+		 uint64_t sector)
+{
+	uint32_t used = kind + 1;
+
+	return scan(s, ioset_hash(device, used, sector) & (s->cap - 1),
+		    device, used, sector);
+}
+
+void *ioset_next(struct ioset *s, void *value)
+{
+	const struct ioset_key *k = ioset_key_of(s, value);
+
+	return scan(s, (index_of(s, value) + 1) & (s->cap - 1), k->device,
+		    k->used, k->sector);
 }
 
 static int ioset_grow(struct ioset *s)
@@ -66,52 +98,41 @@ static int ioset_grow(struct ioset *s)
 	}
 	for (i = 0; i < old.cap; i++) {
 		struct ioset_key *k = slot_at(&old, i);
-		int existed;
 		void *v;
 
 		if (!k->used)
 			continue;
-		v = ioset_insert(s, k->device, k->sector, &existed);
+		v = ioset_add(s, k->device, k->used - 1, k->sector);
 		memcpy(v, k + 1, s->slot_size - sizeof(*k));
 	}
 	free(old.slots);
 	return 0;
 }
 
-void *ioset_insert(struct ioset *s, uint32_t device, uint64_t sector,
-		   int *existed)
+void *ioset_add(struct ioset *s, uint32_t device, unsigned kind,
+		uint64_t sector)
 {
+	uint32_t used = kind + 1;
 	size_t mask, i;
 
 	if ((s->len + 1) * 4 > s->cap * 3 && ioset_grow(s) < 0)
 		return NULL;
 	mask = s->cap - 1;
-	i = ioset_hash(device, sector) & mask;
-	for (;;) {
-		struct ioset_key *k = slot_at(s, i);
-
-		if (!k->used) {
-			memset(k, 0, s->slot_size);
-			k->used = 1;
-			k->device = device;
-			k->sector = sector;
-			s->len++;
-			*existed = 0;
-			return k + 1;
-		}
-		if (k->sector == sector && k->device == device) {
-			*existed = 1;
-			return k + 1;
-		}
-		i = (i + 1) & mask;
-	}
+	for (i = ioset_hash(device, used, sector) & mask; slot_at(s, i)->used;
+	     i = (i + 1) & mask)
+		;
+	memset(slot_at(s, i), 0, s->slot_size);
+	slot_at(s, i)->used = used;
+	slot_at(s, i)->device = device;
+	slot_at(s, i)->sector = sector;
+	s->len++;
+	return slot_at(s, i) + 1;
 }
 
 void ioset_remove(struct ioset *s, void *value)
 {
 	size_t mask = s->cap - 1;
-	size_t hole = (size_t)((unsigned char *)value - sizeof(struct ioset_key)
-			       - s->slots) / s->slot_size;
+	size_t hole = index_of(s, value);
 	size_t i = hole;
 
 	/* Backward-shift: pull later entries of the run into the hole. */
@@ -123,7 +144,7 @@ void ioset_remove(struct ioset *s, void *value)
 		k = slot_at(s, i);
 		if (!k->used)
 			break;
-		home = ioset_hash(k->device, k->sector) & mask;
+		home = ioset_hash(k->device, k->used, k->sector) & mask;
 		/* Move k if its home is not cyclically in (hole, i]. */
 		if ((i > hole && (home <= hole || home > i)) ||
 		    (i < hole && (home <= hole && home > i))) {

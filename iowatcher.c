@@ -293,7 +293,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->analysis.iomap_action = BLK_TA_ISSUE;
-	o->latency_dirs = 3;
+	o->latency_dirs = 0xf;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, short_options, long_options,
 				NULL)) != -1) {
@@ -386,7 +386,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 			else if (!strcmp(optarg, "w"))
 				o->latency_dirs = 2;
 			else if (!strcmp(optarg, "rw"))
-				o->latency_dirs = 3;
+				o->latency_dirs = 0xf;
 			else
 				usage_error("--dir %s: r, w or rw", optarg);
 			break;

@@ -59,7 +59,7 @@ struct options {
 	const char *keep_frames_dir;	/* -K: also keep frames as PNG */
 	/* export */
 	const char *csv_dir;		/* --csv */
-	int latency_dirs;		/* --dir: bit 0 reads, bit 1 writes */
+	int latency_dirs;		/* --dir: bit n shows op n (io_op) */
 };
 
 #endif

@@ -54,15 +54,15 @@ static void json_latency(FILE *out, const char *name,
  * buckets never straddle a power of two.
  */
 static void json_log2_histogram(FILE *out, const struct latency_summary *l,
-				int dir)
+				int op)
 {
 	uint64_t counts[64] = { 0 };
 	int k, top = -1, first = 1;
 	size_t i;
 
-	if (l->hist_dir[dir])
+	if (l->hist_op[op])
 		for (i = 0; i < LAT_SUM_BUCKETS; i++) {
-			uint64_t c = l->hist_dir[dir][i];
+			uint64_t c = l->hist_op[op][i];
 			uint64_t low_us = hist_bucket_low(i, LAT_SUM_BITS) / 1000;
 
 			if (!c)
@@ -84,6 +84,26 @@ static void json_log2_histogram(FILE *out, const struct latency_summary *l,
 	fputc(']', out);
 }
 
+static uint64_t tag_ios(const struct tag_stats *t)
+{
+	uint64_t n = 0;
+	int op;
+
+	for (op = 0; op < N_OPS; op++)
+		n += t->ios[op];
+	return n;
+}
+
+static uint64_t tag_bytes(const struct tag_stats *t)
+{
+	uint64_t n = 0;
+	int op;
+
+	for (op = 0; op < N_OPS; op++)
+		n += t->bytes[op];
+	return n;
+}
+
 static void json_device(FILE *out, const struct analysis *a,
 			const struct device_stats *d)
 {
@@ -103,6 +123,14 @@ static void json_device(FILE *out, const struct analysis *a,
 	fprintf(out, "\"merges\": {\"read\": %llu, \"write\": %llu}, ",
 		(unsigned long long)d->merges[DIR_READ],
 		(unsigned long long)d->merges[DIR_WRITE]);
+	fprintf(out, "\"discard\": {\"ios\": %llu, \"bytes\": %llu}, ",
+		(unsigned long long)d->ios[OP_DISCARD],
+		(unsigned long long)d->bytes[OP_DISCARD]);
+	fprintf(out, "\"flush\": {\"ios\": %llu, ",
+		(unsigned long long)d->ios[OP_FLUSH]);
+	json_latency(out, "d2c_us", &d->flush_d2c);
+	fprintf(out, "}, \"empty_completions\": %llu, ",
+		(unsigned long long)d->empty_completions);
 	json_latency(out, "d2c_us", &d->d2c);
 	fputs(", ", out);
 	json_latency(out, "q2c_us", &d->q2c);
@@ -112,6 +140,14 @@ static void json_device(FILE *out, const struct analysis *a,
 	json_log2_histogram(out, &d->d2c, DIR_READ);
 	fputs(", \"write\": ", out);
 	json_log2_histogram(out, &d->d2c, DIR_WRITE);
+	if (d->ios[OP_DISCARD]) {
+		fputs(", \"discard\": ", out);
+		json_log2_histogram(out, &d->d2c, OP_DISCARD);
+	}
+	if (d->ios[OP_FLUSH]) {
+		fputs(", \"flush\": ", out);
+		json_log2_histogram(out, &d->flush_d2c, OP_FLUSH);
+	}
 	fprintf(out, "}, \"queue_depth_mean\": %.4f, \"seeks\": %llu}",
 		dur > 0 ? d->depth_area_ns / 1e9 / dur : 0,
 		(unsigned long long)d->seeks);
@@ -153,16 +189,15 @@ void summary_print_json(FILE *out, const struct trace_result *traces,
 		for (j = 0; j < a->n_tags; j++) {
 			const struct tag_stats *t = &a->tags[j];
 
-			if (!t->ios[0] && !t->ios[1])
+			if (!tag_ios(t))
 				continue;
 			fputs(first ? "" : ", ", out);
 			first = 0;
 			fputs("{\"label\": ", out);
 			json_string(out, t->label);
 			fprintf(out, ", \"ios\": %llu, \"bytes\": %llu}",
-				(unsigned long long)(t->ios[0] + t->ios[1]),
-				(unsigned long long)(t->bytes[0] +
-						     t->bytes[1]));
+				(unsigned long long)tag_ios(t),
+				(unsigned long long)tag_bytes(t));
 		}
 		fputs("]}", out);
 	}
@@ -173,10 +208,10 @@ static void text_latency(FILE *out, const char *name,
 			 const struct latency_summary *l)
 {
 	if (!l->n) {
-		fprintf(out, "    %-4s %10s\n", name, "-");
+		fprintf(out, "  %-9s %10s\n", name, "-");
 		return;
 	}
-	fprintf(out, "    %-4s %10llu %10.1f %10.1f %10.1f %10.1f %10.1f\n",
+	fprintf(out, "  %-9s %10llu %10.1f %10.1f %10.1f %10.1f %10.1f\n",
 		name, (unsigned long long)l->n, us(latency_mean_ns(l)),
 		us(latency_quantile_ns(l, -1, 0.5)),
 		us(latency_quantile_ns(l, -1, 0.9)),
@@ -186,7 +221,7 @@ static void text_latency(FILE *out, const char *name,
 static void text_bytes(FILE *out, const char *what, uint64_t ios,
 		       uint64_t bytes, double dur)
 {
-	fprintf(out, "  %-6s %10llu I/Os %12.1f KiB %10.2f MB/s %10.1f IOPS\n",
+	fprintf(out, "  %-7s %10llu I/Os %12.1f KiB %10.2f MB/s %10.1f IOPS\n",
 		what, (unsigned long long)ios, (double)bytes / 1024.0,
 		dur > 0 ? (double)bytes / 1e6 / dur : 0,
 		dur > 0 ? (double)ios / dur : 0);
@@ -218,10 +253,24 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 				   d->bytes[DIR_READ], dur);
 			text_bytes(out, "write", d->ios[DIR_WRITE],
 				   d->bytes[DIR_WRITE], dur);
-			fprintf(out, "  latency (us)      n       mean        p50        p90        p99        max\n");
+			if (d->ios[OP_DISCARD])
+				text_bytes(out, "discard", d->ios[OP_DISCARD],
+					   d->bytes[OP_DISCARD], dur);
+			if (d->ios[OP_FLUSH])
+				fprintf(out, "  %-7s %10llu I/Os %37.1f IOPS\n",
+					"flush",
+					(unsigned long long)d->ios[OP_FLUSH],
+					dur > 0 ? (double)d->ios[OP_FLUSH] /
+							  dur : 0);
+			if (d->empty_completions)
+				fprintf(out, "  %llu empty completions (ends of flush sequences, not I/Os)\n",
+					(unsigned long long)d->empty_completions);
+			fprintf(out, "  latency (us)       n       mean        p50        p90        p99        max\n");
 			text_latency(out, "D2C", &d->d2c);
 			text_latency(out, "Q2C", &d->q2c);
 			text_latency(out, "Q2D", &d->q2d);
+			if (d->flush_d2c.n)
+				text_latency(out, "D2C flush", &d->flush_d2c);
 			fprintf(out, "  queue depth (mean) %.3f, seeks %llu\n",
 				dur > 0 ? d->depth_area_ns / 1e9 / dur : 0,
 				(unsigned long long)d->seeks);
@@ -229,14 +278,14 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 		for (j = 0; j < a->n_tags; j++) {
 			const struct tag_stats *t = &a->tags[j];
 
-			if (!t->ios[0] && !t->ios[1])
+			if (!tag_ios(t))
 				continue;
 			if (!tags_shown++)
 				fprintf(out, " tags\n");
 			fprintf(out, "  %-32s %10llu I/Os %12.1f KiB\n",
 				t->label ? t->label : "?",
-				(unsigned long long)(t->ios[0] + t->ios[1]),
-				(double)(t->bytes[0] + t->bytes[1]) / 1024.0);
+				(unsigned long long)tag_ios(t),
+				(double)tag_bytes(t) / 1024.0);
 		}
 	}
 }

@@ -1,0 +1,452 @@
+/*
+ * test_accounting.c: each rule of ../shared/spec/io-accounting.md on a
+ * trace built event by event, whose answers are known to the nanosecond:
+ * classes of completion, flushes, empty completions, splits, partial
+ * completions, requeues, I/O queued before the trace, bio-based devices,
+ * reads inside in-flight writes, and the JSON that reports them.
+ */
+#include <stdlib.h>
+
+#include "analysis.h"
+#include "blktrace.h"
+#include "check.h"
+#include "ioset.h"
+#include "summary.h"
+#include "tracebuild.h"
+
+#define US 1000ull
+#define MS 1000000ull
+
+/* Category bits of the event kinds, beside the op's own. */
+#define FL BLK_TC_FLUSH
+#define FUA BLK_TC_FUA
+#define DISC (BLK_TC_DISCARD | BLK_TC_WRITE)
+#define SY BLK_TC_SYNC
+
+static struct analysis a;
+static uint64_t n_ev;
+static uint32_t device = DEV(8, 0);
+
+static void start(const struct analysis_config *cfg)
+{
+	struct analysis_config zero = { 0 };
+	struct iow_error err;
+
+	n_ev = 0;
+	device = DEV(8, 0);
+	CHECK(analysis_init(&a, cfg ? cfg : &zero, &err) == 0);
+}
+
+/* One event: code, categories (R, W, FL, ...), sector, bytes. */
+static void evp(uint64_t t, unsigned code, uint32_t cats, uint64_t sector,
+		uint32_t bytes, const void *pdu, uint16_t pdu_len)
+{
+	struct io_event e = { 0 };
+	struct iow_error err;
+
+	e.time_ns = t;
+	e.sector = sector;
+	e.bytes = bytes;
+	e.action = code | BLK_TC_ACT(cats);
+	e.device = device;
+	e.index = n_ev++;
+	e.tag = IO_EVENT_NO_TAG;
+	e.pdu = pdu;
+	e.pdu_len = pdu_len;
+	CHECK(analysis_add(&a, &e, &err) == 0);
+}
+
+static void ev(uint64_t t, unsigned code, uint32_t cats, uint64_t sector,
+	       uint32_t bytes)
+{
+	evp(t, code, cats, sector, bytes, NULL, 0);
+}
+
+/* X sector / rest: the split's payload is the remainder's start, BE. */
+static void split(uint64_t t, uint32_t cats, uint64_t sector, uint32_t bytes,
+		  uint64_t rest)
+{
+	uint64_t be = __builtin_bswap64(rest);
+
+	evp(t, BLK_TA_SPLIT, cats, sector, bytes, &be, sizeof(be));
+}
+
+static struct device_stats *dev0(void)
+{
+	CHECK_EQ_INT(a.n_devices, 1);
+	return &a.devices[0];
+}
+
+static double mean(const struct latency_summary *l)
+{
+	return latency_mean_ns(l);
+}
+
+static void test_flush_is_its_own_class_with_its_own_latency(void)
+{
+	start(NULL);
+	/* two flushes in flight pair first in, first out */
+	ev(0, BLK_TA_ISSUE, FL, 0, 0);
+	ev(2 * MS, BLK_TA_ISSUE, FL, 0, 0);
+	ev(3 * MS, BLK_TA_COMPLETE, FL, 0, 0);
+	ev(10 * MS, BLK_TA_COMPLETE, FL, 0, 0);
+	/* one issued before the trace: counted, no latency */
+	ev(11 * MS, BLK_TA_COMPLETE, FL, 0, 0);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->ios[OP_FLUSH], 3);
+	CHECK_EQ_INT(dev0()->ios[OP_READ], 0);
+	CHECK_EQ_INT(dev0()->flush_d2c.n, 2);
+	CHECK_NEAR(mean(&dev0()->flush_d2c), 5.5 * MS, 0);
+	CHECK_EQ_INT(dev0()->flush_d2c.max_ns, 8 * MS);
+	CHECK_EQ_INT(dev0()->d2c.n, 0);
+	/* in flight 0-3 ms and 2-10 ms */
+	CHECK_NEAR(dev0()->depth_area_ns, 11.0 * MS, 0);
+	analysis_free(&a);
+}
+
+static void test_preflush_fua_write_timed_by_its_data(void)
+{
+	start(NULL);
+	ev(0, BLK_TA_QUEUE, W | SY | FL | FUA, 800, 4096);
+	ev(1 * MS, BLK_TA_ISSUE, FL, 0, 0);		/* preflush */
+	ev(2 * MS, BLK_TA_COMPLETE, FL, 0, 0);
+	ev(3 * MS, BLK_TA_ISSUE, W | SY | FUA, 800, 4096);	/* data */
+	ev(5 * MS, BLK_TA_COMPLETE, W | SY | FUA, 800, 4096);
+	ev(6 * MS, BLK_TA_COMPLETE, W | SY, 800, 0);	/* empty: the end */
+	/* an empty flush bio carries no data latency */
+	ev(7 * MS, BLK_TA_QUEUE, W | SY | FL, 0, 0);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->ios[OP_WRITE], 1);
+	CHECK_EQ_INT(dev0()->bytes[OP_WRITE], 4096);
+	CHECK_EQ_INT(dev0()->ios[OP_FLUSH], 1);
+	CHECK_EQ_INT(dev0()->empty_completions, 1);
+	CHECK_EQ_INT(dev0()->d2c.n, 1);
+	CHECK_EQ_INT(dev0()->q2c.n, 1);
+	CHECK_NEAR(mean(&dev0()->d2c), 2 * MS, 0);
+	CHECK_NEAR(mean(&dev0()->q2c), 5 * MS, 0);
+	CHECK_NEAR(mean(&dev0()->q2d), 3 * MS, 0);
+	CHECK_NEAR(mean(&dev0()->flush_d2c), 1 * MS, 0);
+	analysis_free(&a);
+}
+
+static void test_split_pieces_keep_the_original_queue_time(void)
+{
+	start(NULL);
+	/* a 1 MiB write cut into three pieces: [0,512) [512,1024) [1024,2048) */
+	ev(0, BLK_TA_QUEUE, W, 0, 1 << 20);
+	split(1 * MS, W, 0, 1 << 20, 1024);
+	split(1 * MS + 1, W, 1024, 1 << 19, 1536);
+	ev(2 * MS, BLK_TA_ISSUE, W, 1024, 1 << 18);
+	ev(3 * MS, BLK_TA_ISSUE, W, 1536, 1 << 18);
+	/* the two back pieces merged into one request */
+	ev(4 * MS, BLK_TA_ISSUE, W, 0, 1 << 19);
+	ev(5 * MS, BLK_TA_COMPLETE, W, 1024, 1 << 18);
+	ev(6 * MS, BLK_TA_COMPLETE, W, 0, 1 << 19);
+	ev(9 * MS, BLK_TA_COMPLETE, W, 1536, 1 << 18);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->ios[OP_WRITE], 3);
+	CHECK_EQ_INT(dev0()->bytes[OP_WRITE], 1 << 20);
+	CHECK_EQ_INT(dev0()->q2c.n, 3);
+	CHECK_EQ_INT(dev0()->q2d.n, 3);
+	CHECK_EQ_INT(dev0()->d2c.n, 3);
+	/* Q2C 5, 6, 9 ms; D2C 3, 2, 6 ms; Q2D 2, 4, 3 ms */
+	CHECK_NEAR(mean(&dev0()->q2c), 20.0 / 3 * MS, 1e-6);
+	CHECK_NEAR(mean(&dev0()->d2c), 11.0 / 3 * MS, 1e-6);
+	CHECK_NEAR(mean(&dev0()->q2d), 3 * MS, 1e-6);
+	CHECK_EQ_INT(dev0()->q2c.max_ns, 9 * MS);
+	analysis_free(&a);
+}
+
+static void test_split_remainder_queued_again_is_the_same_bio(void)
+{
+	start(NULL);
+	ev(0, BLK_TA_QUEUE, R, 0, 1 << 20);
+	split(1 * MS, R, 0, 1 << 19, 1024);
+	/* an older kernel queues the remainder again */
+	ev(2 * MS, BLK_TA_QUEUE, R, 1024, 1 << 19);
+	ev(3 * MS, BLK_TA_ISSUE, R, 0, 1 << 19);
+	ev(3 * MS, BLK_TA_ISSUE, R, 1024, 1 << 19);
+	ev(4 * MS, BLK_TA_COMPLETE, R, 0, 1 << 19);
+	ev(5 * MS, BLK_TA_COMPLETE, R, 1024, 1 << 19);
+	/* no second bio was left waiting (the bios are the first set) */
+	CHECK_EQ_INT(((struct ioset *)a.private)->len, 0);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->q2c.n, 2);
+	CHECK_NEAR(mean(&dev0()->q2c), 4.5 * MS, 0);
+	CHECK_NEAR(mean(&dev0()->q2d), 3 * MS, 0);
+	analysis_free(&a);
+}
+
+static void test_partial_completion_completes_the_bios_it_ends(void)
+{
+	start(NULL);
+	/* bios A [0,8) and B [8,24) in one request; C of 8 sectors, then
+	 * of 8 (B goes on), then its last 8 */
+	ev(0, BLK_TA_QUEUE, R, 0, 4096);
+	ev(1 * MS, BLK_TA_QUEUE, R, 8, 8192);
+	ev(2 * MS, BLK_TA_ISSUE, R, 0, 12288);
+	ev(3 * MS, BLK_TA_COMPLETE, R, 0, 4096);
+	ev(4 * MS, BLK_TA_COMPLETE, R, 8, 4096);
+	ev(6 * MS, BLK_TA_COMPLETE, R, 16, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->ios[OP_READ], 3);
+	CHECK_EQ_INT(dev0()->bytes[OP_READ], 12288);
+	CHECK_EQ_INT(dev0()->q2c.n, 2);
+	/* A: Q2C 3, D2C 1; B: Q2C 5, D2C 4 */
+	CHECK_NEAR(mean(&dev0()->q2c), 4 * MS, 0);
+	CHECK_NEAR(mean(&dev0()->d2c), 2.5 * MS, 0);
+	/* one request in flight from 2 to 6 ms */
+	CHECK_NEAR(dev0()->depth_area_ns, 4.0 * MS, 0);
+	analysis_free(&a);
+}
+
+static void test_requeued_request_counts_from_its_last_issue(void)
+{
+	start(NULL);
+	ev(0, BLK_TA_QUEUE, W, 64, 4096);
+	ev(1 * MS, BLK_TA_ISSUE, W, 64, 4096);
+	ev(2 * MS, BLK_TA_REQUEUE, W, 64, 4096);
+	ev(3 * MS, BLK_TA_ISSUE, W, 64, 4096);
+	ev(5 * MS, BLK_TA_COMPLETE, W, 64, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->d2c.n, 1);
+	CHECK_NEAR(mean(&dev0()->d2c), 2 * MS, 0);
+	CHECK_NEAR(mean(&dev0()->q2d), 3 * MS, 0);
+	CHECK_NEAR(mean(&dev0()->q2c), 5 * MS, 0);
+	CHECK_NEAR(dev0()->depth_area_ns, 3.0 * MS, 0);
+	analysis_free(&a);
+}
+
+static void test_io_queued_before_the_trace_has_d2c_once(void)
+{
+	start(NULL);
+	/* a request of two bios queued before the trace: one D2C */
+	ev(0, BLK_TA_ISSUE, R, 0, 8192);
+	ev(2 * MS, BLK_TA_COMPLETE, R, 0, 8192);
+	/* issued before the trace too: no latency at all */
+	ev(3 * MS, BLK_TA_COMPLETE, R, 100, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->ios[OP_READ], 2);
+	CHECK_EQ_INT(dev0()->d2c.n, 1);
+	CHECK_NEAR(mean(&dev0()->d2c), 2 * MS, 0);
+	CHECK_EQ_INT(dev0()->q2c.n, 0);
+	CHECK_EQ_INT(dev0()->q2d.n, 0);
+	analysis_free(&a);
+}
+
+static void test_bio_based_device_gets_q2c_only(void)
+{
+	start(NULL);
+	device = DEV(253, 0);
+	ev(0, BLK_TA_QUEUE, W, 0, 8192);
+	ev(1 * MS, BLK_TA_QUEUE, W, 16, 4096);
+	ev(4 * MS, BLK_TA_COMPLETE, W, 0, 8192);
+	ev(5 * MS, BLK_TA_COMPLETE, W, 16, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->ios[OP_WRITE], 2);
+	CHECK_EQ_INT(dev0()->q2c.n, 2);
+	CHECK_NEAR(mean(&dev0()->q2c), 4 * MS, 0);
+	CHECK_EQ_INT(dev0()->d2c.n, 0);
+	CHECK_EQ_INT(dev0()->q2d.n, 0);
+	analysis_free(&a);
+}
+
+static void test_read_inside_an_in_flight_write_is_another_io(void)
+{
+	start(NULL);
+	ev(0, BLK_TA_QUEUE, W, 0, 131072);
+	ev(1 * MS, BLK_TA_ISSUE, W, 0, 131072);
+	/* a read at the write's own start and one inside it */
+	ev(2 * MS, BLK_TA_QUEUE, R, 0, 4096);
+	ev(2 * MS, BLK_TA_QUEUE, R, 64, 4096);
+	ev(3 * MS, BLK_TA_ISSUE, R, 0, 4096);
+	ev(3 * MS, BLK_TA_ISSUE, R, 64, 4096);
+	ev(3 * MS + 500 * US, BLK_TA_COMPLETE, R, 64, 4096);
+	ev(4 * MS, BLK_TA_COMPLETE, R, 0, 4096);
+	ev(10 * MS, BLK_TA_COMPLETE, W, 0, 131072);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->ios[OP_READ], 2);
+	CHECK_EQ_INT(dev0()->ios[OP_WRITE], 1);
+	CHECK_EQ_INT(dev0()->d2c.n, 3);
+	CHECK_EQ_INT(dev0()->q2c.max_ns, 10 * MS);
+	/* reads: D2C 0.5 and 1 ms, Q2C 1.5 and 2; the write: 9 and 10 */
+	CHECK_NEAR(latency_mean_ns(&dev0()->d2c), (0.5 + 1 + 9) * MS / 3,
+		   1e-6);
+	CHECK_NEAR(latency_mean_ns(&dev0()->q2c), (1.5 + 2 + 10) * MS / 3,
+		   1e-6);
+	analysis_free(&a);
+}
+
+static void test_two_reads_of_one_block_pair_oldest_first(void)
+{
+	start(NULL);
+	ev(0, BLK_TA_QUEUE, R, 8, 4096);
+	ev(1 * MS, BLK_TA_QUEUE, R, 8, 4096);
+	ev(2 * MS, BLK_TA_ISSUE, R, 8, 4096);
+	ev(3 * MS, BLK_TA_ISSUE, R, 8, 4096);
+	ev(4 * MS, BLK_TA_COMPLETE, R, 8, 4096);
+	ev(6 * MS, BLK_TA_COMPLETE, R, 8, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->q2c.n, 2);
+	/* first: Q2C 4, D2C 2; second: Q2C 5, D2C 3 */
+	CHECK_NEAR(mean(&dev0()->q2c), 4.5 * MS, 0);
+	CHECK_NEAR(mean(&dev0()->d2c), 2.5 * MS, 0);
+	CHECK_EQ_INT(dev0()->q2c.max_ns, 5 * MS);
+	analysis_free(&a);
+}
+
+static void test_discard_is_its_own_class(void)
+{
+	start(NULL);
+	ev(0, BLK_TA_QUEUE, DISC, 0, 1 << 20);
+	ev(1 * MS, BLK_TA_ISSUE, DISC, 0, 1 << 20);
+	/* a write of the same range in flight beside it */
+	ev(1 * MS, BLK_TA_QUEUE, W, 0, 4096);
+	ev(1 * MS, BLK_TA_ISSUE, W, 0, 4096);
+	ev(2 * MS, BLK_TA_COMPLETE, W, 0, 4096);
+	ev(3 * MS, BLK_TA_COMPLETE, DISC, 0, 1 << 20);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->ios[OP_DISCARD], 1);
+	CHECK_EQ_INT(dev0()->bytes[OP_DISCARD], 1 << 20);
+	CHECK_EQ_INT(dev0()->ios[OP_WRITE], 1);
+	CHECK_EQ_INT(dev0()->bytes[OP_WRITE], 4096);
+	CHECK_EQ_INT(dev0()->d2c.n, 2);
+	CHECK_NEAR(latency_quantile_ns(&dev0()->d2c, OP_DISCARD, 1), 2 * MS,
+		   2 * MS / 100);
+	CHECK_NEAR(latency_quantile_ns(&dev0()->d2c, OP_WRITE, 1), 1 * MS,
+		   1 * MS / 100);
+	analysis_free(&a);
+}
+
+static void test_q2c_is_never_below_d2c_with_skewed_clocks(void)
+{
+	start(NULL);
+	/* another CPU's clock puts the D 10 us before the Q */
+	ev(100 * US, BLK_TA_QUEUE, R, 0, 4096);
+	ev(90 * US, BLK_TA_ISSUE, R, 0, 4096);
+	ev(300 * US, BLK_TA_COMPLETE, R, 0, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->q2c.max_ns, 200 * US);
+	CHECK_EQ_INT(dev0()->d2c.max_ns, 200 * US);
+	CHECK_EQ_INT(dev0()->q2d.max_ns, 0);
+	analysis_free(&a);
+}
+
+static void test_window_counts_only_its_events(void)
+{
+	struct analysis_config cfg = { 0 };
+
+	cfg.has_time_range = 1;
+	cfg.time_min_ns = 5 * MS;
+	cfg.time_max_ns = 10 * MS;
+	start(&cfg);
+	ev(0, BLK_TA_QUEUE, R, 0, 4096);
+	ev(1 * MS, BLK_TA_ISSUE, R, 0, 4096);
+	ev(6 * MS, BLK_TA_COMPLETE, R, 0, 4096);
+	ev(12 * MS, BLK_TA_QUEUE, R, 8, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(a.n_events, 1);
+	CHECK_EQ_INT(a.n_events_all, 4);
+	CHECK_EQ_INT(dev0()->ios[OP_READ], 1);
+	analysis_free(&a);
+
+	cfg.time_min_ns = 50 * MS;
+	cfg.time_max_ns = 60 * MS;
+	start(&cfg);
+	ev(0, BLK_TA_QUEUE, R, 0, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(a.n_events, 0);
+	CHECK_NEAR(analysis_duration_s(&a), 0, 0);
+	analysis_free(&a);
+}
+
+static void test_device_filter_keeps_only_named_devices(void)
+{
+	struct analysis_config cfg = { 0 };
+	uint32_t only = DEV(8, 16);
+
+	cfg.only_devices = &only;
+	cfg.n_only_devices = 1;
+	start(&cfg);
+	ev(0, BLK_TA_QUEUE, R, 0, 4096);
+	device = DEV(8, 16);
+	ev(1 * MS, BLK_TA_QUEUE, W, 0, 4096);
+	ev(2 * MS, BLK_TA_ISSUE, W, 0, 4096);
+	ev(3 * MS, BLK_TA_COMPLETE, W, 0, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(a.n_events, 3);
+	CHECK_EQ_INT(dev0()->device, DEV(8, 16));
+	analysis_free(&a);
+}
+
+static void test_depth_and_seeks_are_kept_per_device(void)
+{
+	start(NULL);
+	ev(0, BLK_TA_ISSUE, R, 0, 4096);
+	ev(0, BLK_TA_ISSUE, R, 100, 4096);
+	ev(2 * MS, BLK_TA_COMPLETE, R, 0, 4096);
+	ev(2 * MS, BLK_TA_COMPLETE, R, 100, 4096);
+	device = DEV(8, 16);
+	ev(0, BLK_TA_ISSUE, W, 0, 4096);
+	ev(1 * MS, BLK_TA_COMPLETE, W, 0, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(a.n_devices, 2);
+	CHECK_NEAR(a.devices[0].depth_bins[0] + a.devices[0].depth_bins[1],
+		   4.0 * MS, 0);
+	CHECK_NEAR(a.devices[1].depth_bins[0], 1.0 * MS, 0);
+	CHECK_EQ_INT(a.devices[0].seek_bins[0], 1);
+	CHECK_EQ_INT(a.devices[1].seek_bins[0], 0);
+	analysis_free(&a);
+}
+
+/* The JSON of the summary holds the classes, to the nanosecond. */
+static void test_json_reports_flush_discard_and_empty(void)
+{
+	struct trace_result r = { .label = "t", .source = "built" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	start(NULL);
+	ev(0, BLK_TA_ISSUE, FL, 0, 0);
+	ev(1234567, BLK_TA_COMPLETE, FL, 0, 0);
+	ev(2 * MS, BLK_TA_QUEUE, DISC, 0, 65536);
+	ev(3 * MS, BLK_TA_ISSUE, DISC, 0, 65536);
+	ev(4 * MS, BLK_TA_COMPLETE, DISC, 0, 65536);
+	ev(5 * MS, BLK_TA_COMPLETE, W | SY, 0, 0);
+	analysis_finish(&a);
+	r.analysis = a;
+	f = open_memstream(&buf, &len);
+	summary_print_json(f, &r, 1);
+	fclose(f);
+	CHECK(strstr(buf, "\"read\": {\"ios\": 0, \"bytes\": 0}") != NULL);
+	CHECK(strstr(buf, "\"write\": {\"ios\": 0, \"bytes\": 0}") != NULL);
+	CHECK(strstr(buf, "\"discard\": {\"ios\": 1, \"bytes\": 65536}") != NULL);
+	CHECK(strstr(buf, "\"flush\": {\"ios\": 1, \"d2c_us\": {\"n\": 1, "
+			  "\"mean\": 1234.567") != NULL);
+	CHECK(strstr(buf, "\"empty_completions\": 1") != NULL);
+	CHECK(strstr(buf, "\"q2c_us\": {\"n\": 1, \"mean\": 2000.000") != NULL);
+	free(buf);
+	analysis_free(&a);
+}
+
+int main(void)
+{
+	RUN_TEST(test_flush_is_its_own_class_with_its_own_latency);
+	RUN_TEST(test_preflush_fua_write_timed_by_its_data);
+	RUN_TEST(test_split_pieces_keep_the_original_queue_time);
+	RUN_TEST(test_split_remainder_queued_again_is_the_same_bio);
+	RUN_TEST(test_partial_completion_completes_the_bios_it_ends);
+	RUN_TEST(test_requeued_request_counts_from_its_last_issue);
+	RUN_TEST(test_io_queued_before_the_trace_has_d2c_once);
+	RUN_TEST(test_bio_based_device_gets_q2c_only);
+	RUN_TEST(test_read_inside_an_in_flight_write_is_another_io);
+	RUN_TEST(test_two_reads_of_one_block_pair_oldest_first);
+	RUN_TEST(test_discard_is_its_own_class);
+	RUN_TEST(test_q2c_is_never_below_d2c_with_skewed_clocks);
+	RUN_TEST(test_window_counts_only_its_events);
+	RUN_TEST(test_device_filter_keeps_only_named_devices);
+	RUN_TEST(test_depth_and_seeks_are_kept_per_device);
+	RUN_TEST(test_json_reports_flush_discard_and_empty);
+	return check_report();
+}
