@@ -129,6 +129,9 @@ void analysis_free(struct analysis *a)
 		free(a->tags[i].label);
 		free(a->tags[i].bins);
 	}
+	for (i = 0; i < a->n_parts; i++)
+		analysis_free(&a->parts[i]);
+	free(a->parts);
 	if (p) {
 		ioset_free(&p->bios);
 		ioset_free(&p->requests);
@@ -412,7 +415,58 @@ static long tag_slot(struct analysis *a, int32_t id)
 
 void analysis_enable_tags(struct analysis *a)
 {
+	size_t i;
+
 	a->tagging = 1;
+	for (i = 0; i < a->n_parts; i++)
+		a->parts[i].tagging = 1;
+}
+
+const struct analysis *analysis_device_part(const struct analysis *a,
+					    uint32_t device)
+{
+	size_t i;
+
+	for (i = 0; i < a->n_parts; i++)
+		if (a->parts[i].part_device == device)
+			return &a->parts[i];
+	return NULL;
+}
+
+/* The analysis of ev's device alone, made at its first event with the
+ * tag labels known so far. */
+static struct analysis *device_part(struct analysis *a, uint32_t device,
+				    struct iow_error *err)
+{
+	struct analysis_config cfg = a->cfg;
+	struct analysis *more, *part;
+	size_t i;
+
+	for (i = 0; i < a->n_parts; i++)
+		if (a->parts[i].part_device == device)
+			return &a->parts[i];
+	more = realloc(a->parts, (a->n_parts + 1) * sizeof(*more));
+	if (!more) {
+		iow_fail(err, "out of memory");
+		return NULL;
+	}
+	a->parts = more;
+	part = &a->parts[a->n_parts];
+	cfg.per_device = 0;
+	cfg.n_only_devices = 0;
+	if (analysis_init(part, &cfg, err) < 0) {
+		analysis_free(part);
+		return NULL;
+	}
+	a->n_parts++;
+	part->part_device = device;
+	part->tagging = a->tagging;
+	for (i = 0; i < a->n_tags; i++)
+		if (a->tags[i].label &&
+		    analysis_set_tag_label(part, a->tags[i].id,
+					   a->tags[i].label, err) < 0)
+			return NULL;
+	return part;
 }
 
 int analysis_set_tag_label(struct analysis *a, int32_t tag, const char *label,
@@ -421,10 +475,15 @@ int analysis_set_tag_label(struct analysis *a, int32_t tag, const char *label,
 	long slot = tag_slot(a, tag);
 	char *copy;
 
+	size_t i;
+
 	if (slot < 0 || !(copy = strdup(label)))
 		return iow_fail(err, "out of memory");
 	free(a->tags[slot].label);
 	a->tags[slot].label = copy;
+	for (i = 0; i < a->n_parts; i++)
+		if (analysis_set_tag_label(&a->parts[i], tag, label, err) < 0)
+			return -1;
 	return 0;
 }
 
@@ -1242,6 +1301,13 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 	}
 	if (!device_wanted(a, ev->device))
 		return 0;
+	if (a->cfg.per_device) {
+		struct analysis *part = device_part(a, ev->device, err);
+
+		/* a part has its device once it has seen an I/O event */
+		if (!part || analysis_add(part, ev, err) < 0)
+			return -1;
+	}
 	a->n_events_all++;
 	if (ev->time_ns < a->first_ns)
 		a->first_ns = ev->time_ns;
@@ -1301,6 +1367,11 @@ void analysis_finish(struct analysis *a)
 	if (a->finished)
 		return;
 	a->finished = 1;
+	for (i = 0; i < a->n_parts; i++) {
+		/* every part's bins reach the trace's end */
+		a->parts[i].last_ns = a->last_ns;
+		analysis_finish(&a->parts[i]);
+	}
 	if (a->n_events == 0)
 		a->first_ns = 0;
 	for (i = 0; i < a->n_devices; i++)

@@ -58,6 +58,8 @@ struct analysis_config {
 	/* --device: only these devices (kernel dev_t); none: all. */
 	const uint32_t *only_devices;
 	size_t n_only_devices;
+	/* --per-device: also an analysis of each device alone */
+	int per_device;
 };
 
 /* A distribution of latencies in ns (one metric, whole trace). */
@@ -146,6 +148,10 @@ struct analysis {
 	struct tag_stats *tags;
 	size_t n_tags;
 	int tagging;		/* tags are in use: untagged is a class */
+	/* --per-device: each device's own analysis, fed its events */
+	struct analysis *parts;
+	size_t n_parts;
+	uint32_t part_device;	/* the device a part is of */
 	void *private;		/* in-flight maps and indexes */
 	int finished;
 	char warning[IOW_ERROR_LEN];
@@ -164,6 +170,9 @@ int analysis_set_tag_label(struct analysis *a, int32_t tag, const char *label,
 			   struct iow_error *err);
 /* Turn on tagging: untagged I/O becomes a class of its own. */
 void analysis_enable_tags(struct analysis *a);
+/* With cfg.per_device, the analysis of device alone, or NULL. */
+const struct analysis *analysis_device_part(const struct analysis *a,
+					    uint32_t device);
 
 /* ---- reading the results ---- */
 

@@ -47,7 +47,14 @@ static struct io_class *class_add(struct class_list *cl)
 static const struct analysis *trace_analysis(const struct graph_ctx *ctx,
 					     size_t t)
 {
-	return &ctx->traces[t].analysis;
+	static const struct analysis none;
+	const struct analysis *part;
+
+	if (!ctx->in_device_panel)
+		return &ctx->traces[t].analysis;
+	part = analysis_device_part(&ctx->traces[t].analysis,
+				    ctx->panel_device);
+	return part ? part : &none;
 }
 
 struct ranked_tag {
@@ -557,51 +564,118 @@ static int build_size(const struct graph_ctx *ctx, size_t panel,
 	return 0;
 }
 
+/*
+ * Colour of device k (in order of appearance) of trace t, where a graph
+ * draws a line per device: a lone trace's first device black, the next
+ * ones the colours reads and writes do not use; several traces keep
+ * their colour, a device each pass through the palette.
+ */
+static int device_color(const struct graph_ctx *ctx, size_t t, size_t k)
+{
+	static const int lone[] = { OTHER_COLOR, 2, 3, 4, 5, 6 };
+
+	if (ctx->n_traces == 1)
+		return lone[k % 6] + (int)(k / 6 % 3) * LIGHTER;
+	return (int)t + (int)(k % 3) * LIGHTER;
+}
+
+enum device_metric { DEVICE_DEPTH, DEVICE_SEEKS };
+
+/* Queue depth and seeks belong to a device: a line per device. */
+static int build_device_lines(const struct graph_ctx *ctx,
+			      struct series_set *out, enum device_metric m)
+{
+	size_t t, i, d, k;
+
+	for (t = 0; t < ctx->n_traces; t++) {
+		const struct analysis *a = trace_analysis(ctx, t);
+		int split = analysis_io_devices(a) > 1;
+
+		for (d = 0, k = 0; d < a->n_devices; d++) {
+			const struct device_stats *ds = &a->devices[d];
+			struct graph_series *g;
+			char label[160];
+
+			if (!ds->has_io)
+				continue;
+			if (!split && k++)
+				break;
+			if (split)
+				snprintf(label, sizeof(label), "%s%sdevice %u,%u",
+					 ctx->n_traces > 1 ?
+						 ctx->traces[t].label : "",
+					 ctx->n_traces > 1 ? " " : "",
+					 blk_dev_major(ds->device),
+					 blk_dev_minor(ds->device));
+			else
+				snprintf(label, sizeof(label), "%s",
+					 ctx->traces[t].label);
+			g = series_add(ctx, out, t, label,
+				       split ? device_color(ctx, t, k++)
+					     : trace_color(ctx, t));
+			if (!g)
+				return -1;
+			for (i = 0; i < a->n_bins; i++) {
+				double span = analysis_bin_span_s(a, i);
+
+				g->y[i] = m == DEVICE_DEPTH ?
+					ds->depth_bins[i] / (span * 1e9) :
+					ds->seek_bins[i] / span;
+			}
+			smooth(ctx, g);
+		}
+	}
+	return 0;
+}
+
 static int build_queue_depth(const struct graph_ctx *ctx, size_t panel,
 			     struct series_set *out)
 {
-	size_t t, i;
-
 	(void)panel;
-	for (t = 0; t < ctx->n_traces; t++) {
-		const struct analysis *a = trace_analysis(ctx, t);
-		struct graph_series *g = series_add(ctx, out, t,
-						    ctx->traces[t].label,
-						    trace_color(ctx, t));
-		if (!g)
-			return -1;
-		for (i = 0; i < a->n_bins; i++)
-			g->y[i] = a->bins[i].depth_area_ns /
-				  (analysis_bin_span_s(a, i) * 1e9);
-		smooth(ctx, g);
-	}
-	return 0;
+	return build_device_lines(ctx, out, DEVICE_DEPTH);
 }
 
 static int build_seeks(const struct graph_ctx *ctx, size_t panel,
 		       struct series_set *out)
 {
-	size_t t, i;
-
 	(void)panel;
-	for (t = 0; t < ctx->n_traces; t++) {
-		const struct analysis *a = trace_analysis(ctx, t);
-		struct graph_series *g = series_add(ctx, out, t,
-						    ctx->traces[t].label,
-						    trace_color(ctx, t));
-		if (!g)
-			return -1;
-		for (i = 0; i < a->n_bins; i++)
-			g->y[i] = a->bins[i].seeks / analysis_bin_span_s(a, i);
-		smooth(ctx, g);
-	}
-	return 0;
+	return build_device_lines(ctx, out, DEVICE_SEEKS);
 }
 
-static size_t one_panel(const struct graph_ctx *ctx)
+#define MAX_DEVICE_PANELS 16
+
+/* The distinct devices with I/O (Q, D or C) across traces. */
+static size_t traced_devices(const struct graph_ctx *ctx, uint32_t *out,
+			     size_t max)
 {
-	(void)ctx;
-	return 1;
+	size_t n = 0, t, d, k;
+
+	for (t = 0; t < ctx->n_traces; t++) {
+		const struct analysis *a = &ctx->traces[t].analysis;
+
+		for (d = 0; d < a->n_devices; d++) {
+			if (!a->devices[d].has_io)
+				continue;
+			for (k = 0; k < n; k++)
+				if (out[k] == a->devices[d].device)
+					break;
+			if (k == n && n < max)
+				out[n++] = a->devices[d].device;
+		}
+	}
+	return n;
+}
+
+/* A line graph: one panel, or one per device with --per-device. */
+static size_t line_panels(const struct graph_ctx *ctx)
+{
+	uint32_t devs[MAX_DEVICE_PANELS];
+	size_t n;
+
+	if (!ctx->opts->per_device)
+		return 1;
+	n = traced_devices(ctx, devs, MAX_DEVICE_PANELS);
+	return n ? n : 1;
 }
 
 /* ---- the io graph: offset against time, one panel per device ---- */
@@ -1264,41 +1338,48 @@ const struct graph_def graph_table[] = {
 	  .y_label_for = io_y_label },
 	{ .name = "tput", .title = "Throughput", .y_label = "MB/s",
 	  .help = "completed MB per second, reads and writes",
-	  .default_on = 1, .panels = one_panel, .build = build_tput },
+	  .default_on = 1, .panels = line_panels, .sums_devices = 1,
+	  .build = build_tput },
 	{ .name = "iops", .title = "IOPS", .y_label = "I/Os per second",
 	  .help = "completed I/Os per second, reads and writes",
-	  .default_on = 1, .panels = one_panel, .build = build_iops },
+	  .default_on = 1, .panels = line_panels, .sums_devices = 1,
+	  .build = build_iops },
 	{ .name = "latency", .title = "Device latency (D2C)",
 	  .y_label = "latency",
 	  .help = "D2C mean per bin, with p50-p90-p99 bands and max",
-	  .default_on = 1, .panels = one_panel, .build = build_latency,
+	  .default_on = 1, .panels = line_panels, .sums_devices = 1,
+	  .build = build_latency,
 	  .y_format = plot_format_ns },
 	{ .name = "queue-depth", .title = "Queue depth",
 	  .y_label = "requests in flight",
 	  .help = "requests issued and not completed, time-weighted",
-	  .default_on = 1, .panels = one_panel, .build = build_queue_depth },
+	  .default_on = 1, .panels = line_panels, .build = build_queue_depth },
 	{ .name = "seeks", .title = "Seeks", .y_label = "seeks per second",
 	  .help = "issued requests not starting where the previous one ended",
-	  .default_on = 1, .panels = one_panel, .build = build_seeks },
+	  .default_on = 1, .panels = line_panels, .build = build_seeks },
 	{ .name = "q2d-d2c", .title = "Where the time goes (Q2D + D2C)",
 	  .y_label = "mean time per I/O",
 	  .help = "mean time in the block layer (Q2D) and device (D2C), stacked",
-	  .panels = one_panel, .build = build_q2d_d2c,
+	  .panels = line_panels, .sums_devices = 1,
+	  .build = build_q2d_d2c,
 	  .y_format = plot_format_ns },
 	{ .name = "latency-heatmap", .title = "Latency heat map (D2C)",
 	  .y_label = "latency",
 	  .help = "completions per time bin and latency bucket (log scale)",
-	  .panels = trace_panels, .draw = draw_latency_heatmap,
+	  .panels = trace_panels, .sums_devices = 1,
+	  .draw = draw_latency_heatmap,
 	  .y_format = plot_format_ns },
 	{ .name = "latency-scatter", .title = "Latency of each I/O (D2C)",
 	  .y_label = "latency",
 	  .help = "every completion at (time, D2C), density-shaded",
-	  .panels = trace_panels, .draw = draw_latency_scatter,
+	  .panels = trace_panels, .sums_devices = 1,
+	  .draw = draw_latency_scatter,
 	  .y_format = plot_format_ns },
 	{ .name = "latency-hist", .title = "Latency histogram (D2C)",
 	  .y_label = "I/Os",
 	  .help = "D2C in log2 buckets, one series per trace and direction",
-	  .panels = one_panel, .build = build_latency_hist,
+	  .panels = line_panels, .sums_devices = 1,
+	  .build = build_latency_hist,
 	  .x_label = "latency", .x_format = plot_format_ns,
 	  .csv_x = "latency_lo_ns" },
 	{ .name = "offset-heatmap", .title = "Bytes by offset and time",
@@ -1337,7 +1418,8 @@ const struct graph_def graph_table[] = {
 	  .csv_x = "time_s" },
 	{ .name = "size", .title = "Request size", .y_label = "KiB",
 	  .help = "request size per bin: median line, p90 band edge",
-	  .panels = one_panel, .build = build_size },
+	  .panels = line_panels, .sums_devices = 1,
+	  .build = build_size },
 };
 const size_t graph_table_len = sizeof(graph_table) / sizeof(graph_table[0]);
 
@@ -1409,6 +1491,8 @@ void graph_ctx_init(struct graph_ctx *ctx, const struct options *o,
 		}
 		if (dir_ios[0] && dir_ios[1])
 			ctx->both_dirs = 1;
+		if (analysis_io_devices(a) > 1)
+			ctx->multi_device = 1;
 	}
 	if (o->has_x_range) {
 		ctx->x_min = o->x_min_s;
@@ -1716,10 +1800,35 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 			int ret;
 
 			snprintf(ptitle, sizeof(ptitle), "%s", sel[i]->title);
+			ctx.in_device_panel = 0;
+			if (sel[i]->panels == line_panels && o->per_device) {
+				uint32_t devs[MAX_DEVICE_PANELS];
+
+				if (traced_devices(&ctx, devs,
+						   MAX_DEVICE_PANELS) > p) {
+					ctx.in_device_panel = 1;
+					ctx.panel_device = devs[p];
+					snprintf(ptitle, sizeof(ptitle),
+						 "%s, device %u,%u",
+						 sel[i]->title,
+						 blk_dev_major(devs[p]),
+						 blk_dev_minor(devs[p]));
+				}
+			} else if (sel[i]->sums_devices && ctx.multi_device) {
+				uint32_t devs[MAX_DEVICE_PANELS];
+
+				snprintf(ptitle, sizeof(ptitle),
+					 "%s (sum of %zu devices)",
+					 sel[i]->title,
+					 traced_devices(&ctx, devs,
+							MAX_DEVICE_PANELS));
+			}
 			if (sel[i]->panels == trace_panels &&
 			    ctx.n_traces > 1) {
-				snprintf(ptitle, sizeof(ptitle), "%s, %s",
-					 sel[i]->title, ctx.traces[p].label);
+				snprintf(ptitle, sizeof(ptitle), "%s%s, %s",
+					 sel[i]->title, ctx.multi_device ?
+					 " (all devices)" : "",
+					 ctx.traces[p].label);
 			} else if (sel[i]->panels == io_panels) {
 				uint32_t devs[MAX_IO_PANELS];
 

@@ -59,6 +59,11 @@ struct graph_ctx {
 	const struct graph_def *graph;	/* the graph being built or drawn */
 	int tagged;		/* any trace carries tags */
 	int both_dirs;		/* some trace has reads and writes */
+	int multi_device;	/* some trace has I/O on several devices */
+	/* --per-device: the device whose panel is being built (line graphs
+	 * then read each trace's analysis of that device alone) */
+	int in_device_panel;
+	uint32_t panel_device;
 };
 
 struct graph_def {
@@ -88,6 +93,9 @@ struct graph_def {
 	const char *csv_x;
 	int percent;		/* y is 0..100 % */
 	int field;		/* a parameter for build (the mpstat column) */
+	/* Adds up every device's I/O: its title says so when a trace has
+	 * several (--per-device draws it once per device instead). */
+	int sums_devices;
 };
 
 /*

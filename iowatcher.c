@@ -3,6 +3,7 @@
  * find the traces, run each through reader -> tagger -> analysis, then
  * print the summary and draw the graphs. Only this file exits.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -59,6 +60,8 @@ static void print_help(void)
 "  -x, --xzoom MIN:MAX   count only events from MIN to MAX seconds\n"
 "  -y, --yzoom MIN:MAX   count only I/O at offsets from MIN to MAX MiB\n"
 "  -a, --action Q|D|C    the action the io graph plots (default D, issue)\n"
+"  -d, --device MAJ,MIN  count only this device's I/O (repeat for several)\n"
+"      --per-device      draw each line graph once per device\n"
 "Output\n"
 "  -o, --output FILE     the picture: .svg, .png or .pdf by its name\n"
 "                        (default trace.svg; not drawn with --summary alone)\n"
@@ -72,7 +75,8 @@ static void print_help(void)
 "  -r, --rolling SECONDS rolling average over the lines\n"
 "      --top N           with tags, the N largest get colours (default 8)\n"
 "      --csv DIR         also write each graph's series as DIR/GRAPH.csv\n"
-"      --dir r|w|rw      directions the latency graphs show (default rw)\n"
+"      --dir r|w|rw      directions the latency graphs show (default rw:\n"
+"                        also flushes and discards)\n"
 "Recording (root)\n"
 "  -d, --device DEV      trace this block device (repeat for several)\n"
 "  -D, --dir-out DIR     where the recorded NAME.blktrace.N files go (.)\n"
@@ -102,6 +106,33 @@ static void print_help(void)
 	for (i = 0; i < graph_table_len; i++)
 		printf("  %-16s %s%s\n", graph_table[i].name, graph_table[i].help,
 		       graph_table[i].default_on ? "" : " (off by default)");
+}
+
+/*
+ * -d MAJ,MIN names a traced device whose I/O alone is counted (a path or
+ * a name is a device to record): 1 when arg was one.
+ */
+static int parse_dev_t(const char *arg, struct options *o)
+{
+	unsigned long major, minor;
+	char *end;
+
+	if (!isdigit((unsigned char)arg[0]))
+		return 0;
+	major = strtoul(arg, &end, 10);
+	if (*end != ',' || !isdigit((unsigned char)end[1]))
+		return 0;
+	minor = strtoul(end + 1, &end, 10);
+	if (*end)
+		return 0;
+	if (major > 0xfff || minor > 0xfffff)
+		usage_error("--device %s: a major up to 4095 and a minor up to 1048575",
+			    arg);
+	if (o->n_only_devices == MAX_ONLY_DEVICES)
+		usage_error("--device %s: at most 64 devices", arg);
+	o->only_devices[o->n_only_devices++] =
+		(uint32_t)(major << 20 | minor);
+	return 1;
 }
 
 static int parse_range(const char *arg, double *lo, double *hi)
@@ -159,6 +190,7 @@ enum long_only {
 	OPT_FPS,
 	OPT_MOVIE_LENGTH,
 	OPT_TRACER,
+	OPT_PER_DEVICE,
 };
 
 static const struct option long_options[] = {
@@ -185,6 +217,7 @@ static const struct option long_options[] = {
 	{ "csv", required_argument, NULL, OPT_CSV },
 	{ "dir", required_argument, NULL, OPT_DIR },
 	{ "device", required_argument, NULL, 'd' },
+	{ "per-device", no_argument, NULL, OPT_PER_DEVICE },
 	{ "dir-out", required_argument, NULL, 'D' },
 	{ "prog", required_argument, NULL, 'p' },
 	{ "tracer", required_argument, NULL, OPT_TRACER },
@@ -391,8 +424,13 @@ static void parse_args(int argc, char **argv, struct options *o)
 				usage_error("--dir %s: r, w or rw", optarg);
 			break;
 		case 'd':
+			if (parse_dev_t(optarg, o))
+				break;
 			if (append(&o->devices, &o->n_devices, optarg))
 				usage_error("%s", "out of memory");
+			break;
+		case OPT_PER_DEVICE:
+			o->per_device = 1;
 			break;
 		case 'D':
 			o->record_dir = optarg;
@@ -517,6 +555,9 @@ static void parse_args(int argc, char **argv, struct options *o)
 		o->analysis.offset_min = saturate_u64(o->y_min_mib * 1048576.0);
 		o->analysis.offset_max = saturate_u64(o->y_max_mib * 1048576.0);
 	}
+	o->analysis.only_devices = o->only_devices;
+	o->analysis.n_only_devices = o->n_only_devices;
+	o->analysis.per_device = o->per_device;
 }
 
 /* The stage after the reader: -P, a -T tagger, or nothing. */
@@ -627,6 +668,28 @@ static void catch_stop_signals(void)
 }
 
 /* Reader -> tag stage -> analysis, for one trace. */
+/* A window (-x, -y, --device) that holds no event: say so, once. */
+static void warn_empty_window(const struct options *o, const char *name,
+			      const struct analysis *a)
+{
+	double first = a->n_events_all ? (double)a->first_ns / 1e9 : 0;
+	double last = (double)a->last_ns / 1e9;
+
+	if (a->n_events || (!o->has_x_range && !o->has_y_range &&
+			    !o->n_only_devices))
+		return;
+	if (!a->n_events_all && o->n_only_devices)
+		fprintf(stderr, "iowatcher: %s: no event on the --device given\n",
+			name);
+	else if (o->has_x_range)
+		fprintf(stderr, "iowatcher: %s: no event in -x %g:%g (the trace "
+			"runs from %.3f to %.3f s)\n", name, o->x_min_s,
+			o->x_max_s, first, last);
+	else
+		fprintf(stderr, "iowatcher: %s: no I/O in -y %g:%g MiB\n",
+			name, o->y_min_mib, o->y_max_mib);
+}
+
 static int analyse_trace(const struct options *o,
 			 const struct trace_source *src,
 			 struct trace_result *res, struct iow_error *err)
@@ -674,6 +737,8 @@ static int analyse_trace(const struct options *o,
 	if (r == 0 && res->analysis.warning[0])
 		fprintf(stderr, "iowatcher: warning: %s: %s\n", src->name,
 			res->analysis.warning);
+	if (r == 0)
+		warn_empty_window(o, src->name, &res->analysis);
 	feed_close(f);
 	tag_stage_free(&ts);
 	analysis_finish(&res->analysis);

@@ -13,6 +13,7 @@
 enum summary_mode { SUMMARY_NONE, SUMMARY_TEXT, SUMMARY_JSON };
 enum movie_style { MOVIE_NONE, MOVIE_SPINDLE, MOVIE_RECT };
 
+#define MAX_ONLY_DEVICES	64
 #define MAX_GRAPH_PICKS 64
 
 struct options {
@@ -32,6 +33,9 @@ struct options {
 	int graph_width, graph_height;	/* -w, -h: one graph, px */
 	int columns;			/* -c */
 	double rolling_s;		/* -r */
+	int per_device;			/* --per-device */
+	uint32_t only_devices[MAX_ONLY_DEVICES];	/* --device */
+	size_t n_only_devices;
 	int has_x_range, has_y_range;
 	double x_min_s, x_max_s;	/* -x, seconds */
 	double y_min_mib, y_max_mib;	/* -y, MiB */
