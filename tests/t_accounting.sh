@@ -1,0 +1,151 @@
+#!/bin/sh
+# tests/t_accounting.sh: the rules of ../shared/spec/io-accounting.md on
+# the real traces in samples/ (recorded on loop devices: ext4 with fsync,
+# splits, discards, overlapping fio, two devices; see samples/README.md):
+# blkparse's identity holds on every one, flushes are drawn as flushes,
+# traces of several devices say so, and -x/-y/--device window everything.
+. "$(dirname "$0")/lib.sh"
+
+# json FILE EXPR: a value of the summary (d is the document)
+json() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# identity BASE: read + flush + write + discard + empty completions equal
+# blkparse's Reads + Writes Completed; read KiB its read KiB, write and
+# discard KiB its write KiB; Q2C and Q2D count the same bios.
+identity() {
+	base=$1
+	name=$(basename "$base")
+	"$IOW" -t "$base" --summary=json > "$TMP/$name.json" ||
+		{ fail "$name: --summary=json"; return; }
+	blkparse -i "$name" -D "$(dirname "$base")" > "$TMP/$name.bp" 2>/dev/null
+	python3 - "$TMP/$name.json" "$TMP/$name.bp" > "$TMP/$name.id" 2>&1 <<'EOF'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+bp = open(sys.argv[2]).read()
+ios = rk = wk = 0
+for blk in re.split(r"\n(?=Total \()", bp)[1:]:
+    blk = blk.split("\n\n")[0]
+    r = re.search(r"Reads Completed:\s+(\d+),\s+(\d+)KiB", blk)
+    w = re.search(r"Writes Completed:\s+(\d+),\s+(\d+)KiB", blk)
+    ios += int(r.group(1)) + int(w.group(1))
+    rk += int(r.group(2))
+    wk += int(w.group(2))
+ours = our_r = our_w = 0
+ok = True
+for t in d["traces"]:
+    for dev in t["devices"]:
+        ours += (dev["read"]["ios"] + dev["write"]["ios"] +
+                 dev["discard"]["ios"] + dev["flush"]["ios"] +
+                 dev["empty_completions"])
+        our_r += dev["read"]["bytes"]
+        our_w += dev["write"]["bytes"] + dev["discard"]["bytes"]
+        if dev["q2c_us"]["n"] != dev["q2d_us"]["n"]:
+            print("Q2C n %d != Q2D n %d" % (dev["q2c_us"]["n"],
+                                            dev["q2d_us"]["n"]))
+            ok = False
+        if dev["q2c_us"]["max"] + 0.001 < dev["q2d_us"]["max"]:
+            print("Q2C max below Q2D max")
+            ok = False
+print("completions: ours %d, blkparse %d" % (ours, ios))
+print("read KiB: ours %d, blkparse %d" % (our_r >> 10, rk))
+print("write+discard KiB: ours %d, blkparse %d" % (our_w >> 10, wk))
+ok = ok and ours == ios and our_r >> 10 == rk and our_w >> 10 == wk
+sys.exit(0 if ok and ios > 0 else 1)
+EOF
+	if [ $? = 0 ]; then
+		pass "$name: blkparse's identity ($(head -n 1 "$TMP/$name.id"))"
+	else
+		fail "$name: blkparse's identity" "$(tr '\n' ';' < "$TMP/$name.id")"
+	fi
+}
+
+if ! command -v blkparse >/dev/null; then
+	skip "blkparse not installed: identity not checked"
+else
+	for f in "$TOP"/samples/*.blktrace.0; do
+		identity "${f%.blktrace.0}"
+	done
+fi
+
+# A trace with cache flushes: never drawn or counted as reads.
+flushy=""
+multi=""
+for f in "$TOP"/samples/*.blktrace.0; do
+	base=${f%.blktrace.0}
+	name=$(basename "$base")
+	[ -f "$TMP/$name.json" ] || "$IOW" -t "$base" --summary=json > "$TMP/$name.json"
+	n=$(json "$TMP/$name.json" "sum(x['flush']['ios'] for x in d['traces'][0]['devices'])")
+	[ "$n" -gt 0 ] && [ -z "$flushy" ] && flushy=$base
+	n=$(json "$TMP/$name.json" "len(d['traces'][0]['devices'])")
+	[ "$n" -gt 1 ] && [ -z "$multi" ] && multi=$base
+done
+
+if [ -z "$flushy" ]; then
+	fail "a sample with cache flushes (samples/README.md)"
+else
+	name=$(basename "$flushy")
+	"$IOW" -t "$flushy" -O iops -O tput -O latency --csv "$TMP/f" \
+		-o "$TMP/f.svg" > /dev/null 2>&1
+	check "$name: the IOPS graph has a flush series" \
+		grep -q flush "$TMP/f/iops.csv"
+	check "$name: throughput has none (flushes carry no bytes)" \
+		sh -c "! grep -q flush '$TMP/f/tput.csv'"
+	check "$name: the latency graph has a flush series" \
+		grep -q flush "$TMP/f/latency.csv"
+	check "$name: the legend names flushes" grep -q flush "$TMP/f.svg"
+	"$IOW" -t "$flushy" --summary > "$TMP/f.txt"
+	check "$name: the text summary has a flush row" \
+		grep -qE '^  flush +[0-9]+ I/Os' "$TMP/f.txt"
+	check "$name: and a flush latency row" grep -q 'D2C flush' "$TMP/f.txt"
+	reads=$(json "$TMP/$name.json" "d['traces'][0]['devices'][0]['read']['ios']")
+	bp_reads=$(sed -n '/^Total/,$p' "$TMP/$name.bp" |
+		sed -n 's/.*Reads Completed: *\([0-9]*\),.*/\1/p' | head -n 1)
+	check "$name: fewer reads than blkparse's, which counts flushes ($reads < $bp_reads)" \
+		[ "$reads" -lt "$bp_reads" ]
+fi
+
+if [ -z "$multi" ]; then
+	fail "a sample of two devices (samples/README.md)"
+else
+	name=$(basename "$multi")
+	"$IOW" -t "$multi" -O tput -O queue-depth -O seeks --csv "$TMP/m" \
+		-o "$TMP/m.svg" > /dev/null 2>&1
+	check "$name: throughput says it sums the devices" \
+		grep -q 'Throughput (sum of 2 devices)' "$TMP/m.svg"
+	check "$name: queue depth draws a line per device" \
+		sh -c "head -n 1 '$TMP/m/queue-depth.csv' | grep -c 'device' | grep -q 1 &&
+		       [ \$(head -n 1 '$TMP/m/queue-depth.csv' | tr ',' '\n' | grep -c device) = 2 ]"
+	check "$name: seeks too" \
+		sh -c "[ \$(head -n 1 '$TMP/m/seeks.csv' | tr ',' '\n' | grep -c device) = 2 ]"
+	"$IOW" -t "$multi" -O tput -O latency --per-device -o "$TMP/p.svg" \
+		> /dev/null 2>&1
+	check "$name: --per-device draws a panel per device" \
+		sh -c "[ \$(grep -o 'Throughput, device [0-9]*,[0-9]*' '$TMP/p.svg' | sort -u | wc -l) = 2 ]"
+	dev=$(json "$TMP/$name.json" "d['traces'][0]['devices'][1]['device']")
+	"$IOW" -t "$multi" -d "$dev" --summary=json > "$TMP/one.json"
+	check "$name: -d $dev keeps that device alone" \
+		[ "$(json "$TMP/one.json" "[x['device'] for x in d['traces'][0]['devices']]")" = "['$dev']" ]
+	all=$(json "$TMP/$name.json" "d['traces'][0]['events']")
+	one=$(json "$TMP/one.json" "d['traces'][0]['events']")
+	check "$name: and counts only its events ($one < $all)" [ "$one" -lt "$all" ]
+fi
+
+# -x past the end: one line on stderr, a summary of nothing, a picture.
+base=$TOP/samples/fio-randrw
+"$IOW" -t "$base" -x 50:60 --summary=json -o "$TMP/x.svg" \
+	> "$TMP/x.json" 2> "$TMP/x.err"
+rc=$?
+check "-x past the end: exit 0, the picture drawn" sh -c "[ $rc = 0 ] && [ -s '$TMP/x.svg' ]"
+check "-x past the end: no events counted" \
+	[ "$(json "$TMP/x.json" "d['traces'][0]['events']")" = 0 ]
+check "-x past the end: says so in one line" \
+	sh -c "[ \$(wc -l < '$TMP/x.err') = 1 ] &&
+	       grep -q 'no event in -x 50:60 (the trace runs from 0.000 to 5.0' '$TMP/x.err'"
+"$IOW" -t "$base" -x 1:2 --summary=json > "$TMP/w.json" 2> "$TMP/w.err"
+check "-x 1:2 counts the window's events only" \
+	[ "$(json "$TMP/w.json" "d['traces'][0]['events']")" -lt 14000 ]
+check "-x 1:2: duration is the window's" \
+	[ "$(json "$TMP/w.json" "d['traces'][0]['duration_s']")" = 1.0 ]
+finish
