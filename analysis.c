@@ -119,15 +119,21 @@ static void device_free(struct device_stats *d)
 void analysis_free(struct analysis *a)
 {
 	struct analysis_private *p = priv(a);
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < a->n_devices; i++) {
 		device_free(&a->devices[i]);
 		iomap_free(&a->iomaps[i]);
 	}
 	for (i = 0; i < a->n_tags; i++) {
-		free(a->tags[i].label);
-		free(a->tags[i].bins);
+		struct tag_stats *t = &a->tags[i];
+
+		free(t->label);
+		free(t->bins);
+		latency_free(&t->d2c);
+		for (j = 0; t->lat_bins && j < a->cap_bins; j++)
+			free(t->lat_bins[j]);
+		free(t->lat_bins);
 	}
 	for (i = 0; i < a->n_parts; i++)
 		analysis_free(&a->parts[i]);
@@ -209,6 +215,33 @@ static void coarsen_u32(uint32_t *v, size_t n_old, size_t per_bin,
 	       (n_old - n_new) * per_bin * sizeof(*v));
 }
 
+/* Merge runs of f bins of a tag's sparse histograms, in place. */
+static void coarsen_tag_hists(uint32_t **h, size_t n_old, unsigned f)
+{
+	size_t n_new = (n_old + f - 1) / f, i, j, k;
+
+	if (!h)
+		return;
+	for (i = 0; i < n_new; i++) {
+		uint32_t *acc = h[i * f];
+
+		for (j = i * f + 1; j < (i + 1) * f && j < n_old; j++) {
+			if (!h[j])
+				continue;
+			if (!acc) {
+				acc = h[j];
+			} else {
+				for (k = 0; k < LAT_BIN_BUCKETS; k++)
+					acc[k] += h[j][k];
+				free(h[j]);
+			}
+			h[j] = NULL;
+		}
+		h[i * f] = NULL;
+		h[i] = acc;
+	}
+}
+
 static void coarsen(struct analysis *a)
 {
 	unsigned f = a->next_coarsen;
@@ -253,13 +286,22 @@ static void coarsen(struct analysis *a)
 
 			for (j = i * f + 1; j < (i + 1) * f && j < a->n_bins;
 			     j++)
+			{
 				for (d = 0; d < N_OPS; d++) {
 					acc.bytes[d] += b[j].bytes[d];
 					acc.ios[d] += b[j].ios[d];
 				}
+				acc.d2c_n += b[j].d2c_n;
+				acc.seeks += b[j].seeks;
+				acc.d2c_sum_ns += b[j].d2c_sum_ns;
+				if (b[j].d2c_max_ns > acc.d2c_max_ns)
+					acc.d2c_max_ns = b[j].d2c_max_ns;
+				acc.depth_area_ns += b[j].depth_area_ns;
+			}
 			b[i] = acc;
 		}
 		memset(b + n_new, 0, (a->n_bins - n_new) * sizeof(*b));
+		coarsen_tag_hists(a->tags[t].lat_bins, a->n_bins, f);
 	}
 	a->n_bins = n_new;
 	a->bin_width_ns *= f;
@@ -541,10 +583,16 @@ void analysis_map_row_bytes(const struct analysis *a, size_t d, unsigned row,
 /* ---- queue depth ---- */
 
 /* Add depth * time over [from, to), clipped to the range, into bins. */
-static void depth_integrate(struct analysis *a, struct device_stats *d,
-			    uint64_t from, uint64_t to)
+/*
+ * Add depth * time over [from, to), clipped to the range, into per-bin
+ * areas: those at sink, stride bytes apart, and those at sink2 (if not
+ * NULL). Returns the whole area added.
+ */
+static double depth_integrate(struct analysis *a, uint64_t depth,
+			      uint64_t from, uint64_t to, char *sink,
+			      size_t stride, char *sink2, size_t stride2)
 {
-	uint64_t depth = d->in_flight;
+	double total;
 
 	if (a->cfg.has_time_range) {
 		if (from < a->cfg.time_min_ns)
@@ -553,8 +601,8 @@ static void depth_integrate(struct analysis *a, struct device_stats *d,
 			to = a->cfg.time_max_ns;
 	}
 	if (!depth || to <= from)
-		return;
-	d->depth_area_ns += (double)depth * (double)(to - from);
+		return 0;
+	total = (double)depth * (double)(to - from);
 	bin_for(a, to - 1);
 	while (from < to) {
 		size_t bin = (size_t)((from - a->bin_origin_ns) /
@@ -563,18 +611,47 @@ static void depth_integrate(struct analysis *a, struct device_stats *d,
 		uint64_t left = a->bin_width_ns - (from - a->bin_origin_ns -
 						   bin * a->bin_width_ns);
 		uint64_t end = to - from > left ? from + left : to;
+		double part = (double)depth * (double)(end - from);
 
-		a->bins[bin].depth_area_ns += (double)depth * (double)(end - from);
-		d->depth_bins[bin] += (double)depth * (double)(end - from);
+		*(double *)(sink + bin * stride) += part;
+		if (sink2)
+			*(double *)(sink2 + bin * stride2) += part;
 		from = end;
 	}
+	return total;
+}
+
+/* A tag's requests in flight change at t. */
+static void tag_depth_change(struct analysis *a, int32_t tag, uint64_t t,
+			     int delta)
+{
+	long s;
+	struct tag_stats *ts;
+
+	if (!a->tagging && tag == IO_EVENT_NO_TAG)
+		return;
+	if ((s = tag_slot(a, tag)) < 0)
+		return;
+	ts = &a->tags[s];
+	if (t > ts->depth_since_ns) {
+		depth_integrate(a, ts->in_flight, ts->depth_since_ns, t,
+				(char *)&ts->bins[0].depth_area_ns,
+				sizeof(struct tag_bin), NULL, 0);
+		ts->depth_since_ns = t;
+	}
+	if (delta < 0 && ts->in_flight == 0)
+		return;
+	ts->in_flight += delta;
 }
 
 static void depth_change(struct analysis *a, struct device_stats *d,
 			 uint64_t t, int delta)
 {
 	if (t > d->depth_since_ns) {
-		depth_integrate(a, d, d->depth_since_ns, t);
+		d->depth_area_ns += depth_integrate(
+			a, d->in_flight, d->depth_since_ns, t,
+			(char *)d->depth_bins, sizeof(double),
+			(char *)&a->bins[0].depth_area_ns, sizeof(struct bin));
 		d->depth_since_ns = t;
 	}
 	if (delta < 0 && d->in_flight == 0)
@@ -637,9 +714,43 @@ static void bin_add_d2c(struct analysis *a, size_t bin, int op, uint64_t d2c)
  * three latencies add up (Q2C = Q2D + D2C) even where per-CPU clocks put
  * a D before its Q: times are taken as q <= d <= c.
  */
+/* A D2C sample of a data bio or request of tag, in its tag's series. */
+static int tag_add_d2c(struct analysis *a, int32_t tag, size_t bin, int op,
+		       uint64_t d2c)
+{
+	struct tag_stats *t;
+	struct tag_bin *b;
+	long s;
+
+	if (!a->tagging && tag == IO_EVENT_NO_TAG)
+		return 0;
+	if ((s = tag_slot(a, tag)) < 0)
+		return -1;
+	t = &a->tags[s];
+	b = &t->bins[bin];
+	if (latency_add(&t->d2c, op, d2c) < 0)
+		return -1;
+	b->d2c_n++;
+	b->d2c_sum_ns += d2c;
+	if (d2c > b->d2c_max_ns)
+		b->d2c_max_ns = d2c;
+	if (a->cfg.stats_only)
+		return 0;
+	if (!t->lat_bins &&
+	    !(t->lat_bins = calloc(a->cap_bins, sizeof(*t->lat_bins))))
+		return -1;
+	if (!t->lat_bins[bin] &&
+	    !(t->lat_bins[bin] = calloc(LAT_BIN_BUCKETS, sizeof(uint32_t))))
+		return -1;
+	if (d2c >= 1ull << LAT_BIN_MAX_BITS)
+		d2c = (1ull << LAT_BIN_MAX_BITS) - 1;
+	t->lat_bins[bin][hist_index(d2c, LAT_BIN_BITS)]++;
+	return 0;
+}
+
 static int account_bio(struct analysis *a, struct device_stats *d,
-		       size_t bin, int op, uint64_t q, uint64_t dt,
-		       uint64_t c)
+		       size_t bin, int op, int32_t tag, uint64_t q,
+		       uint64_t dt, uint64_t c)
 {
 	struct bin *b = &a->bins[bin];
 
@@ -655,7 +766,7 @@ static int account_bio(struct analysis *a, struct device_stats *d,
 	b->q2c_sum_ns[op] += c - q;
 	b->q2d_sum_ns[op] += dt - q;
 	b->lat_n[op]++;
-	return 0;
+	return tag_add_d2c(a, tag, bin, op, c - dt);
 }
 
 /* ---- events ---- */
@@ -801,9 +912,10 @@ static int flush_pop(struct device_stats *d, uint64_t *t, int32_t *tag)
 }
 
 static void count_seek(struct analysis *a, struct device_stats *d,
-		       const struct io_event *ev)
+		       const struct io_event *ev, int32_t tag)
 {
 	size_t bin;
+	long s;
 
 	if (!in_time_range(a, ev->time_ns) || !ev->bytes)
 		return;
@@ -812,6 +924,9 @@ static void count_seek(struct analysis *a, struct device_stats *d,
 		d->seeks++;
 		a->bins[bin].seeks++;
 		d->seek_bins[bin]++;
+		if ((a->tagging || tag != IO_EVENT_NO_TAG) &&
+		    (s = tag_slot(a, tag)) >= 0)
+			a->tags[s].bins[bin].seeks++;
 	}
 	d->has_last_issue = 1;
 	d->next_sector = ev->sector + ev->bytes / 512;
@@ -827,6 +942,7 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 
 	if (is_flush_request(ev)) {
 		depth_change(a, d, ev->time_ns, +1);
+		tag_depth_change(a, ev->tag, ev->time_ns, +1);
 		return flush_push(d, ev->time_ns, ev->tag);
 	}
 	if (ev->bytes < 512)
@@ -865,7 +981,8 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 		pos += bio->bytes / 512;
 		remaining -= bio->bytes;
 	}
-	count_seek(a, d, ev);
+	tag_depth_change(a, req->tag, ev->time_ns, +1);
+	count_seek(a, d, ev, req->tag);
 	return 0;
 }
 
@@ -957,7 +1074,7 @@ static struct request_state *request_for(struct analysis *a,
  */
 static long complete_issued_bios(struct analysis *a, struct device_stats *d,
 				 const struct io_event *ev, int op, size_t bin,
-				 int counted, uint64_t d_ns)
+				 int counted, uint64_t d_ns, int32_t req_tag)
 {
 	struct analysis_private *p = priv(a);
 	uint64_t pos = ev->sector, end = ev->sector + ev->bytes / 512;
@@ -987,7 +1104,10 @@ static long complete_issued_bios(struct analysis *a, struct device_stats *d,
 			*bio = rest;
 			break;
 		}
-		if (counted && account_bio(a, d, bin, op, bio->q_ns, bio->d_ns,
+		if (counted && account_bio(a, d, bin, op,
+					   bio->tag != IO_EVENT_NO_TAG ?
+						   bio->tag : req_tag,
+					   bio->q_ns, bio->d_ns,
 					   ev->time_ns) < 0)
 			return -1;
 		ioset_remove(&p->bios, bio);
@@ -1052,7 +1172,7 @@ static int handle_data_complete(struct analysis *a, struct device_stats *d,
 	uint64_t end = ev->sector + ev->bytes / 512, req_start, req_end, d_ns;
 	struct request_state *req = request_for(a, d, ev, op);
 	struct bio_state *head;
-	int32_t tag = ev->tag;
+	int32_t tag = ev->tag, req_tag;
 	size_t bin = 0;
 	long done;
 
@@ -1074,7 +1194,8 @@ static int handle_data_complete(struct analysis *a, struct device_stats *d,
 		return complete_queued_bios(a, d, ev, op, bin, counted);
 	d_ns = req->d_ns;
 	req_end = ioset_key_of(&p->requests, req)->sector + req->bytes / 512;
-	done = complete_issued_bios(a, d, ev, op, bin, counted, d_ns);
+	req_tag = req->tag;
+	done = complete_issued_bios(a, d, ev, op, bin, counted, d_ns, req_tag);
 	if (done < 0)
 		return -1;
 	/* bios moved: find the request again, by its issue time */
@@ -1096,13 +1217,15 @@ static int handle_data_complete(struct analysis *a, struct device_stats *d,
 	if (!req->has_bios && counted) {
 		uint64_t d2c = ev->time_ns > d_ns ? ev->time_ns - d_ns : 0;
 
-		if (latency_add(&d->d2c, op, d2c) < 0)
+		if (latency_add(&d->d2c, op, d2c) < 0 ||
+		    tag_add_d2c(a, req_tag, bin, op, d2c) < 0)
 			return -1;
 		bin_add_d2c(a, bin, op, d2c);
 	}
 	ioset_remove(&p->requests, req);
 	d->requests[op]--;
 	depth_change(a, d, ev->time_ns, -1);
+	tag_depth_change(a, req_tag, ev->time_ns, -1);
 	return 0;
 }
 
@@ -1117,8 +1240,10 @@ static int handle_complete(struct analysis *a, struct device_stats *d,
 	if (op == OP_FLUSH) {
 		int issued = flush_pop(d, &d_ns, &tag);
 
-		if (issued)
+		if (issued) {
 			depth_change(a, d, ev->time_ns, -1);
+			tag_depth_change(a, tag, ev->time_ns, -1);
+		}
 		if (!counted)
 			return 0;
 		if (tag == IO_EVENT_NO_TAG)
@@ -1155,8 +1280,10 @@ static void handle_requeue(struct analysis *a, struct device_stats *d,
 
 	if (is_flush_request(ev)) {
 		/* It is issued again: its next D stands for it. */
-		if (flush_pop(d, &t, &tag))
+		if (flush_pop(d, &t, &tag)) {
 			depth_change(a, d, ev->time_ns, -1);
+			tag_depth_change(a, tag, ev->time_ns, -1);
+		}
 		return;
 	}
 	for (req = ioset_find(&p->requests, ev->device, op, ev->sector); req;
@@ -1169,6 +1296,7 @@ static void handle_requeue(struct analysis *a, struct device_stats *d,
 	end = ev->sector + req->bytes / 512;
 	t = req->d_ns;
 	depth_change(a, d, ev->time_ns, -1);
+	tag_depth_change(a, req->tag, ev->time_ns, -1);
 	while (pos < end) {
 		struct bio_state *bio, *b;
 
@@ -1209,8 +1337,10 @@ static int keep_fresh_request(void *value, void *arg)
 	/* A request that never completed leaves the queue now. */
 	k = ioset_key_of(&priv(s->a)->requests, value);
 	d->requests[k->used - 1]--;
-	if (req->issued)
+	if (req->issued) {
 		depth_change(s->a, d, s->now, -1);
+		tag_depth_change(s->a, req->tag, s->now, -1);
+	}
 	return 0;
 }
 
@@ -1377,6 +1507,8 @@ void analysis_finish(struct analysis *a)
 	for (i = 0; i < a->n_devices; i++)
 		depth_change(a, &a->devices[i], a->last_ns, 0);
 	for (i = 0; i < a->n_tags; i++)
+		tag_depth_change(a, a->tags[i].id, a->last_ns, 0);
+	for (i = 0; i < a->n_tags; i++)
 		if (!a->tags[i].label)
 			a->tags[i].label = strdup(a->tags[i].id ==
 						  IO_EVENT_NO_TAG ? "untagged"
@@ -1424,6 +1556,14 @@ double analysis_bin_span_s(const struct analysis *a, size_t i)
 	if (span < width / 4)
 		span = width / 4;
 	return span;
+}
+
+const uint32_t *analysis_tag_lat_hist(const struct analysis *a, size_t s,
+				      size_t i)
+{
+	const struct tag_stats *t = &a->tags[s];
+
+	return t->lat_bins && i < a->n_bins ? t->lat_bins[i] : NULL;
 }
 
 const uint32_t *analysis_bin_lat_hist(const struct analysis *a, size_t i,

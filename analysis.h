@@ -106,10 +106,14 @@ struct bin {
 	uint32_t seeks;
 };
 
-/* Completions per tag, per bin. */
+/* Completions, D2C of data bios, requests in flight and seeks per tag,
+ * per bin. */
 struct tag_bin {
 	uint64_t bytes[N_OPS];
 	uint32_t ios[N_OPS];
+	uint32_t d2c_n, seeks;
+	uint64_t d2c_sum_ns, d2c_max_ns;
+	double depth_area_ns;
 };
 
 struct tag_stats {
@@ -117,6 +121,13 @@ struct tag_stats {
 	char *label;
 	uint64_t ios[N_OPS], bytes[N_OPS];
 	struct tag_bin *bins;	/* n_bins of the analysis */
+	struct latency_summary d2c;	/* data bios, whole trace */
+	/* per bin, its D2C histogram (LAT_BIN_BUCKETS), made at the bin's
+	 * first sample: a tag's bins are mostly empty */
+	uint32_t **lat_bins;
+	/* internal: requests of this tag in flight, on every device */
+	uint32_t in_flight;
+	uint64_t depth_since_ns;
 };
 
 struct analysis {
@@ -184,6 +195,9 @@ double analysis_bin_span_s(const struct analysis *a, size_t i);
 /* Bin i's D2C histogram of op (LAT_BIN_BUCKETS), or NULL. */
 const uint32_t *analysis_bin_lat_hist(const struct analysis *a, size_t i,
 				      int op);
+/* Bin i's D2C histogram of tag slot s (LAT_BIN_BUCKETS), or NULL. */
+const uint32_t *analysis_tag_lat_hist(const struct analysis *a, size_t s,
+				      size_t i);
 /* D2C quantile q of bin i (op, or -1 for the data ops) in ns; 0 if empty. */
 double analysis_bin_latency_q(const struct analysis *a, size_t i, int op,
 			      double q);

@@ -399,6 +399,84 @@ static void test_depth_and_seeks_are_kept_per_device(void)
 	analysis_free(&a);
 }
 
+/* One tagged I/O: Q (carrying the tag), D, C. */
+static void tagged_io(uint64_t q, uint64_t d, uint64_t c, uint32_t cats,
+		      uint64_t sector, uint32_t bytes, int32_t tag)
+{
+	struct io_event e = { 0 };
+	struct iow_error err;
+	const unsigned codes[3] = { BLK_TA_QUEUE, BLK_TA_ISSUE,
+				    BLK_TA_COMPLETE };
+	const uint64_t times[3] = { q, d, c };
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		e.time_ns = times[i];
+		e.sector = sector;
+		e.bytes = bytes;
+		e.action = codes[i] | BLK_TC_ACT(cats);
+		e.device = device;
+		e.index = n_ev++;
+		e.tag = i == 0 ? tag : IO_EVENT_NO_TAG;
+		CHECK(analysis_add(&a, &e, &err) == 0);
+	}
+}
+
+static const struct tag_stats *tag_by_id(int32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < a.n_tags; i++)
+		if (a.tags[i].id == id)
+			return &a.tags[i];
+	CHECK(!"tag present");
+	return &a.tags[0];
+}
+
+static double tag_sum(const struct tag_stats *t, int what)
+{
+	double v = 0;
+	size_t i;
+
+	for (i = 0; i < a.n_bins; i++)
+		v += what == 0 ? (double)t->bins[i].d2c_sum_ns :
+		     what == 1 ? t->bins[i].depth_area_ns :
+		     what == 2 ? t->bins[i].seeks : t->bins[i].d2c_n;
+	return v;
+}
+
+static void test_tags_split_latency_depth_and_seeks(void)
+{
+	uint64_t k;
+
+	start(NULL);
+	analysis_enable_tags(&a);
+	/* tag 1: reads of 1 ms each, tag 2: writes of 3 ms, in parallel,
+	 * over 3 s so that the bins are merged several times */
+	for (k = 0; k < 1500; k++) {
+		tagged_io(k * 2 * MS, k * 2 * MS, k * 2 * MS + 1 * MS, R,
+			  k * 1000, 4096, 1);
+		tagged_io(k * 2 * MS, k * 2 * MS + 1 * MS / 2,
+			  k * 2 * MS + 1 * MS / 2 + 3 * MS / 2, W,
+			  5000000 + k * 8, 4096, 2);
+	}
+	analysis_finish(&a);
+	CHECK(a.bin_width_ns > 1 * MS);
+	CHECK_NEAR(tag_sum(tag_by_id(1), 0), 1500.0 * MS, 0);
+	CHECK_NEAR(tag_sum(tag_by_id(2), 0), 1500 * 1.5 * MS, 0);
+	CHECK_NEAR(tag_sum(tag_by_id(1), 3), 1500, 0);
+	CHECK_NEAR(tag_sum(tag_by_id(1), 1), 1500.0 * MS, 1);
+	CHECK_NEAR(tag_sum(tag_by_id(2), 1), 1500 * 1.5 * MS, 1);
+	/* seeks are the device's: every issue but the first jumps, and
+	 * each counts for the tag of the request that jumped */
+	CHECK_NEAR(tag_sum(tag_by_id(1), 2), 1499, 0);
+	CHECK_NEAR(tag_sum(tag_by_id(2), 2), 1500, 0);
+	CHECK_EQ_INT(tag_by_id(2)->d2c.n, 1500);
+	CHECK(analysis_tag_lat_hist(&a, (size_t)(tag_by_id(1) - a.tags), 0)
+	      != NULL);
+	analysis_free(&a);
+}
+
 /* The JSON of the summary holds the classes, to the nanosecond. */
 static void test_json_reports_flush_discard_and_empty(void)
 {
@@ -447,6 +525,7 @@ int main(void)
 	RUN_TEST(test_window_counts_only_its_events);
 	RUN_TEST(test_device_filter_keeps_only_named_devices);
 	RUN_TEST(test_depth_and_seeks_are_kept_per_device);
+	RUN_TEST(test_tags_split_latency_depth_and_seeks);
 	RUN_TEST(test_json_reports_flush_discard_and_empty);
 	return check_report();
 }
