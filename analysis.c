@@ -1176,8 +1176,10 @@ static int handle_data_complete(struct analysis *a, struct device_stats *d,
 	size_t bin = 0;
 	long done;
 
-	head = bio_at(p, ev->device, op, ev->sector,
-		      req ? BIO_ISSUED : BIO_QUEUED, UINT32_MAX);
+	/* the tag of the bio at its head, else of its request */
+	head = a->tagging || a->n_tags ?
+		bio_at(p, ev->device, op, ev->sector,
+		       req ? BIO_ISSUED : BIO_QUEUED, UINT32_MAX) : NULL;
 	if (head && head->tag != IO_EVENT_NO_TAG)
 		tag = head->tag;
 	else if (req)
@@ -1195,15 +1197,10 @@ static int handle_data_complete(struct analysis *a, struct device_stats *d,
 	d_ns = req->d_ns;
 	req_end = ioset_key_of(&p->requests, req)->sector + req->bytes / 512;
 	req_tag = req->tag;
+	/* (only bios move: req stays where it is) */
 	done = complete_issued_bios(a, d, ev, op, bin, counted, d_ns, req_tag);
 	if (done < 0)
 		return -1;
-	/* bios moved: find the request again, by its issue time */
-	req = request_for(a, d, ev, op);
-	while (req && req->d_ns != d_ns)
-		req = ioset_next(&p->requests, req);
-	if (!req)
-		return 0;
 	req_start = ioset_key_of(&p->requests, req)->sector;
 	if (req_start < ev->sector) {
 		/* completed inside: what lies before goes on (the rest of

@@ -115,7 +115,7 @@ void *ioset_add(struct ioset *s, uint32_t device, unsigned kind,
 	uint32_t used = kind + 1;
 	size_t mask, i;
 
-	if ((s->len + 1) * 4 > s->cap * 3 && ioset_grow(s) < 0)
+	if ((s->len + 1) * 2 > s->cap && ioset_grow(s) < 0)
 		return NULL;
 	mask = s->cap - 1;
 	for (i = ioset_hash(device, used, sector) & mask; slot_at(s, i)->used;
