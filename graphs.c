@@ -410,9 +410,153 @@ static uint64_t d2c_count(const struct analysis *a, int d)
 	return n;
 }
 
-/* D2C mean per bin, then p50, p90, p99 and max as band edges. */
+static int build_latency_ops(const struct graph_ctx *ctx,
+			     struct series_set *out, size_t only);
+
+/* ---- graphs split by tag: a line per tag class ---- */
+
+/* Whether tag slot s of trace t belongs to class ci. */
+static int in_class(const struct class_list *cl, size_t t, size_t s,
+		    size_t ci)
+{
+	return cl->slot_class[t] && cl->slot_class[t][s] == ci;
+}
+
+/* Class ci's D2C in bin i: quantile q of its tags' summed histograms
+ * (q > 1: the max), or NAN when it has none. */
+static double class_latency(const struct analysis *a,
+			    const struct class_list *cl, size_t ci, size_t i,
+			    double q)
+{
+	uint32_t sum[LAT_BIN_BUCKETS];
+	uint64_t max = 0, n = 0;
+	size_t s, k, t = cl->items[ci].trace;
+	double v;
+
+	memset(sum, 0, sizeof(sum));
+	for (s = 0; s < a->n_tags; s++) {
+		const struct tag_bin *b = &a->tags[s].bins[i];
+		const uint32_t *h;
+
+		if (!in_class(cl, t, s, ci) || !b->d2c_n)
+			continue;
+		n += b->d2c_n;
+		if (b->d2c_max_ns > max)
+			max = b->d2c_max_ns;
+		if (q > 1 || !(h = analysis_tag_lat_hist(a, s, i)))
+			continue;
+		for (k = 0; k < LAT_BIN_BUCKETS; k++)
+			sum[k] += h[k];
+	}
+	if (!n)
+		return NAN;
+	if (q > 1)
+		return (double)max;
+	v = hist_quantile(sum, LAT_BIN_BUCKETS, LAT_BIN_BITS, q);
+	return v > (double)max ? (double)max : v;
+}
+
+static double class_latency_mean(const struct analysis *a,
+				 const struct class_list *cl, size_t ci,
+				 size_t i)
+{
+	double sum = 0;
+	uint64_t n = 0;
+	size_t s;
+
+	for (s = 0; s < a->n_tags; s++)
+		if (in_class(cl, cl->items[ci].trace, s, ci)) {
+			sum += (double)a->tags[s].bins[i].d2c_sum_ns;
+			n += a->tags[s].bins[i].d2c_n;
+		}
+	return n ? sum / (double)n : NAN;
+}
+
+/* The D2C mean and bands of each tag class of trace t. */
+static int build_latency_by_tag(const struct graph_ctx *ctx, size_t t,
+				const struct class_list *cl,
+				struct series_set *out)
+{
+	static const struct {
+		enum series_role role;
+		const char *name;
+		double q;
+	} edges[] = {
+		{ ROLE_P50, " D2C p50", 0.5 }, { ROLE_P90, " D2C p90", 0.9 },
+		{ ROLE_P99, " D2C p99", 0.99 }, { ROLE_MAX, " D2C max", 2 },
+	};
+	const struct analysis *a = trace_analysis(ctx, t);
+	size_t ci, i, e;
+
+	for (ci = 0; ci < cl->n; ci++) {
+		const struct io_class *c = &cl->items[ci];
+		struct graph_series *g;
+		char label[200];
+		int any = 0;
+
+		if (c->trace != t)
+			continue;
+		snprintf(label, sizeof(label), "%s D2C mean", c->label);
+		if (!(g = series_add(ctx, out, t, label, c->color)))
+			return -1;
+		for (i = 0; i < a->n_bins; i++) {
+			g->y[i] = class_latency_mean(a, cl, ci, i);
+			any |= !isnan(g->y[i]);
+		}
+		if (!any) {	/* a class with no data I/O: no line */
+			free(g->label);
+			free(g->x);
+			free(g->y);
+			out->n--;
+			continue;
+		}
+		smooth(ctx, g);
+		for (e = 0; e < sizeof(edges) / sizeof(edges[0]); e++) {
+			snprintf(label, sizeof(label), "%s%s", c->label,
+				 edges[e].name);
+			if (!(g = series_add(ctx, out, t, label, c->color)))
+				return -1;
+			g->role = edges[e].role;
+			for (i = 0; i < a->n_bins; i++)
+				g->y[i] = class_latency(a, cl, ci, i,
+							edges[e].q);
+		}
+	}
+	return 0;
+}
+
+/* D2C mean per bin, then p50, p90, p99 and max as band edges: per op,
+ * or per tag class where the trace is tagged. */
 static int build_latency(const struct graph_ctx *ctx, size_t panel,
 			 struct series_set *out)
+{
+	struct class_list cl;
+	size_t t;
+
+	(void)panel;
+	if (!ctx->tagged)
+		return build_latency_ops(ctx, out, SIZE_MAX);
+	if (build_classes(ctx, &cl) < 0) {
+		class_list_free(&cl, ctx->n_traces);
+		return -1;
+	}
+	for (t = 0; t < ctx->n_traces; t++) {
+		int r = trace_analysis(ctx, t)->tagging ?
+			build_latency_by_tag(ctx, t, &cl, out) :
+			build_latency_ops(ctx, out, t);
+
+		if (r < 0) {
+			class_list_free(&cl, ctx->n_traces);
+			return -1;
+		}
+	}
+	class_list_free(&cl, ctx->n_traces);
+	return 0;
+}
+
+/* D2C mean and bands per op, of trace only (SIZE_MAX: every trace). */
+static int build_latency_ops(const struct graph_ctx *ctx,
+			     struct series_set *out, size_t only)
 {
 	static const struct {
 		enum series_role role;
@@ -425,10 +569,11 @@ static int build_latency(const struct graph_ctx *ctx, size_t panel,
 	size_t t, i, e;
 	int d;
 
-	(void)panel;
 	for (t = 0; t < ctx->n_traces; t++) {
 		const struct analysis *a = trace_analysis(ctx, t);
 
+		if (only != SIZE_MAX && t != only)
+			continue;
 		for (d = 0; d < N_OPS; d++) {
 			struct graph_series *g;
 			char label[160];
@@ -581,15 +726,65 @@ static int device_color(const struct graph_ctx *ctx, size_t t, size_t k)
 
 enum device_metric { DEVICE_DEPTH, DEVICE_SEEKS };
 
-/* Queue depth and seeks belong to a device: a line per device. */
+/* Requests in flight or seeks of each tag class of trace t. */
+static int build_tag_lines(const struct graph_ctx *ctx, size_t t,
+			   const struct class_list *cl,
+			   struct series_set *out, enum device_metric m)
+{
+	const struct analysis *a = trace_analysis(ctx, t);
+	size_t ci, i, s;
+
+	for (ci = 0; ci < cl->n; ci++) {
+		struct graph_series *g;
+
+		if (cl->items[ci].trace != t)
+			continue;
+		g = series_add(ctx, out, t, cl->items[ci].label,
+			       cl->items[ci].color);
+		if (!g)
+			return -1;
+		for (i = 0; i < a->n_bins; i++) {
+			double span = analysis_bin_span_s(a, i), v = 0;
+
+			for (s = 0; s < a->n_tags; s++)
+				if (in_class(cl, t, s, ci))
+					v += m == DEVICE_DEPTH ?
+						a->tags[s].bins[i].depth_area_ns :
+						a->tags[s].bins[i].seeks;
+			g->y[i] = m == DEVICE_DEPTH ? v / (span * 1e9)
+						    : v / span;
+		}
+		smooth(ctx, g);
+	}
+	return 0;
+}
+
+/*
+ * Queue depth and seeks belong to a device: a line per device (per tag
+ * class where the trace is tagged: the requests of that class in flight,
+ * the seeks its requests made).
+ */
 static int build_device_lines(const struct graph_ctx *ctx,
 			      struct series_set *out, enum device_metric m)
 {
+	struct class_list cl;
 	size_t t, i, d, k;
 
+	if (ctx->tagged && build_classes(ctx, &cl) < 0) {
+		class_list_free(&cl, ctx->n_traces);
+		return -1;
+	}
 	for (t = 0; t < ctx->n_traces; t++) {
 		const struct analysis *a = trace_analysis(ctx, t);
 		int split = analysis_io_devices(a) > 1;
+
+		if (ctx->tagged && a->tagging) {
+			if (build_tag_lines(ctx, t, &cl, out, m) < 0) {
+				class_list_free(&cl, ctx->n_traces);
+				return -1;
+			}
+			continue;
+		}
 
 		for (d = 0, k = 0; d < a->n_devices; d++) {
 			const struct device_stats *ds = &a->devices[d];
@@ -613,8 +808,11 @@ static int build_device_lines(const struct graph_ctx *ctx,
 			g = series_add(ctx, out, t, label,
 				       split ? device_color(ctx, t, k++)
 					     : trace_color(ctx, t));
-			if (!g)
+			if (!g) {
+				if (ctx->tagged)
+					class_list_free(&cl, ctx->n_traces);
 				return -1;
+			}
 			for (i = 0; i < a->n_bins; i++) {
 				double span = analysis_bin_span_s(a, i);
 
@@ -625,6 +823,8 @@ static int build_device_lines(const struct graph_ctx *ctx,
 			smooth(ctx, g);
 		}
 	}
+	if (ctx->tagged)
+		class_list_free(&cl, ctx->n_traces);
 	return 0;
 }
 
@@ -1111,20 +1311,96 @@ static int draw_offset_heatmap(const struct graph_ctx *ctx, size_t panel,
 	return 0;
 }
 
-/* D2C in log2 buckets of microseconds, as biolatency prints it. */
+/* Fold a whole-trace D2C histogram into log2 buckets of microseconds;
+ * returns the highest bucket with a count, or top as it was. */
+static int fold_log2(const uint64_t *h, uint64_t *counts, int top)
+{
+	size_t k;
+
+	for (k = 0; h && k < LAT_SUM_BUCKETS; k++) {
+		uint64_t us = hist_bucket_low(k, LAT_SUM_BITS) / 1000;
+		int b = us ? 63 - __builtin_clzll(us) : 0;
+
+		if (!h[k])
+			continue;
+		counts[b] += h[k];
+		if (b > top)
+			top = b;
+	}
+	return top;
+}
+
+/* A step series of log2 buckets: bucket k holds [2^k, 2^(k+1)) us
+ * (k = 0 also [0, 1)). */
+static int log2_series(const struct graph_ctx *ctx, struct series_set *out,
+		       size_t t, const char *label, int color,
+		       const uint64_t *counts, int top)
+{
+	struct graph_series *g;
+	size_t k;
+
+	if (top < 0)
+		return 0;
+	if (!(g = series_add(ctx, out, t, label, color)))
+		return -1;
+	g->n = (size_t)top + 2;
+	if (series_resize(g, g->n) < 0)
+		return -1;
+	for (k = 0; k < g->n; k++) {
+		g->x[k] = (double)(1ull << k) * 1000;
+		g->y[k] = k <= (size_t)top ? (double)counts[k] : 0;
+	}
+	g->role = ROLE_STEP;
+	return 0;
+}
+
+static int latency_hist_by_tag(const struct graph_ctx *ctx, size_t t,
+			       const struct class_list *cl,
+			       struct series_set *out)
+{
+	const struct analysis *a = trace_analysis(ctx, t);
+	size_t ci, s;
+
+	for (ci = 0; ci < cl->n; ci++) {
+		uint64_t counts[64] = { 0 };
+		int top = -1;
+
+		if (cl->items[ci].trace != t)
+			continue;
+		for (s = 0; s < a->n_tags; s++)
+			if (in_class(cl, t, s, ci))
+				top = fold_log2(a->tags[s].d2c.hist, counts,
+						top);
+		if (log2_series(ctx, out, t, cl->items[ci].label,
+				cl->items[ci].color, counts, top) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* D2C in log2 buckets of microseconds, as biolatency prints it: per op,
+ * or per tag class where the trace is tagged. */
 static int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
 			      struct series_set *out)
 {
-	size_t t, dev, k;
-	int d;
+	struct class_list cl;
+	size_t t, dev;
+	int d, r = 0;
 
 	(void)panel;
-	for (t = 0; t < ctx->n_traces; t++) {
+	if (ctx->tagged && build_classes(ctx, &cl) < 0) {
+		class_list_free(&cl, ctx->n_traces);
+		return -1;
+	}
+	for (t = 0; t < ctx->n_traces && r == 0; t++) {
 		const struct analysis *a = trace_analysis(ctx, t);
 
-		for (d = 0; d < N_OPS; d++) {
+		if (ctx->tagged && a->tagging) {
+			r = latency_hist_by_tag(ctx, t, &cl, out);
+			continue;
+		}
+		for (d = 0; d < N_OPS && r == 0; d++) {
 			uint64_t counts[64] = { 0 };
-			struct graph_series *g;
 			char label[160];
 			int top = -1;
 
@@ -1132,39 +1408,19 @@ static int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
 				continue;
 			for (dev = 0; dev < a->n_devices; dev++) {
 				const struct device_stats *ds = &a->devices[dev];
-				const uint64_t *h = d == OP_FLUSH ?
-					ds->flush_d2c.hist_op[d] :
-					ds->d2c.hist_op[d];
 
-				for (k = 0; h && k < LAT_SUM_BUCKETS; k++) {
-					uint64_t us = hist_bucket_low(k, LAT_SUM_BITS) / 1000;
-					int b = us ? 63 - __builtin_clzll(us) : 0;
-
-					if (!h[k])
-						continue;
-					counts[b] += h[k];
-					if (b > top)
-						top = b;
-				}
+				top = fold_log2(d == OP_FLUSH ?
+						ds->flush_d2c.hist_op[d] :
+						ds->d2c.hist_op[d], counts, top);
 			}
-			if (top < 0)
-				continue;
 			series_label(ctx, t, d, "", label, sizeof(label));
-			g = series_add(ctx, out, t, label, dir_color(ctx, t, d));
-			if (!g)
-				return -1;
-			/* bucket k holds [2^k, 2^(k+1)) us; k = 0 also [0, 1) */
-			g->n = (size_t)top + 2;
-			if (series_resize(g, g->n) < 0)
-				return -1;
-			for (k = 0; k < g->n; k++) {
-				g->x[k] = (double)(1ull << k) * 1000;
-				g->y[k] = k <= (size_t)top ? (double)counts[k] : 0;
-			}
-			g->role = ROLE_STEP;
+			r = log2_series(ctx, out, t, label, dir_color(ctx, t, d),
+					counts, top);
 		}
 	}
-	return 0;
+	if (ctx->tagged)
+		class_list_free(&cl, ctx->n_traces);
+	return r;
 }
 
 /* ---- CPU use (mpstat beside the trace) and fio's bandwidth logs ---- */

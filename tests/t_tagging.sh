@@ -67,4 +67,51 @@ badtag "exits at once" "event" "true"
 badtag "exits non-zero" "event" "cat > /dev/null; exit 3"
 badtag "unknown response" "unknown response type" "printf '\\011\\000\\000\\000'; cat > /dev/null"
 badtag "silent" "no answer for 2 s" "exec sleep 30"
+
+# Tags split every graph: latency, latency-hist, queue depth and seeks get
+# a line per process, and the lines add up to the untagged ones.
+C7="$SHARED/traces/centos7-sda"
+if [ -f "$C7.blktrace.0" ]; then
+	"$IOW" -t "$C7" -O latency -O queue-depth -O seeks -O latency-hist \
+		--csv "$TMP/all" -o "$TMP/all.svg" > /dev/null 2>&1
+	"$IOW" -t "$C7" -P -O latency -O queue-depth -O seeks -O latency-hist \
+		--csv "$TMP/tag" -o "$TMP/tag.svg" > /dev/null 2>&1
+	for g in latency latency-hist queue-depth seeks; do
+		check "-P: $g has a line per process" \
+			grep -q 'kworker/u256:1 (17852)' "$TMP/tag/$g.csv"
+	done
+	for g in queue-depth seeks latency-hist; do
+		check "-P: the processes' $g adds up to the whole" \
+			python3 - "$TMP/all/$g.csv" "$TMP/tag/$g.csv" <<'EOF2'
+import csv, sys
+whole = list(csv.reader(open(sys.argv[1])))
+parts = list(csv.reader(open(sys.argv[2])))
+skip = 1 if whole[0][0] == "latency_lo_ns" else 2
+assert len(whole) == len(parts) and len(parts[0]) > skip + 2
+for w, p in zip(whole[1:], parts[1:]):
+    total = sum(float(x) for x in p[skip:] if x)
+    one = sum(float(x) for x in w[skip:] if x)
+    assert abs(total - one) <= 1e-6 * max(1, one), (w, p)
+EOF2
+	done
+	check "-P: each bin's mean lies between its processes' means" \
+		python3 - "$TMP/all/latency.csv" "$TMP/tag/latency.csv" <<'EOF2'
+import csv, sys
+whole = list(csv.reader(open(sys.argv[1])))
+parts = list(csv.reader(open(sys.argv[2])))
+w = whole[0].index("write D2C mean")
+cols = [i for i, h in enumerate(parts[0]) if h.endswith("D2C mean")]
+assert len(cols) >= 5
+n = 0
+for a, b in zip(whole[1:], parts[1:]):
+    if a[w] in ("", "nan"):
+        continue
+    means = [float(b[i]) for i in cols if b[i] not in ("", "nan")]
+    assert means and min(means) - 1e-6 <= float(a[w]) <= max(means) + 1e-6
+    n += 1
+assert n >= 10, n
+EOF2
+else
+	skip "tag splits: ../shared/traces/centos7-sda missing"
+fi
 finish
