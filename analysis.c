@@ -1495,9 +1495,19 @@ void analysis_finish(struct analysis *a)
 		return;
 	a->finished = 1;
 	for (i = 0; i < a->n_parts; i++) {
-		/* every part's bins reach the trace's end */
-		a->parts[i].last_ns = a->last_ns;
-		analysis_finish(&a->parts[i]);
+		struct analysis *part = &a->parts[i];
+
+		/* every part's bins are the trace's, to its end, so that a
+		 * device's panel reads as the whole one does */
+		part->last_ns = a->last_ns;
+		while (part->bin_width_ns < a->bin_width_ns) {
+			if (!part->n_bins)
+				part->n_bins = 1;
+			coarsen(part);
+		}
+		if (part->n_bins < a->n_bins)
+			part->n_bins = a->n_bins;
+		analysis_finish(part);
 	}
 	if (a->n_events == 0)
 		a->first_ns = 0;

@@ -1988,13 +1988,15 @@ static FILE *layout_file(void)
 	return path && *path ? fopen(path, "a") : NULL;
 }
 
+/* A panel's place, time axis and title (the rest of the line), for tests. */
 static void log_layout(FILE *f, const struct graph_def *g, size_t panel,
-		       struct plot_panel *pp, const struct graph_ctx *ctx)
+		       struct plot_panel *pp, const struct graph_ctx *ctx,
+		       const char *title)
 {
 	struct plot_rect r = plot_panel_area(pp);
 
-	fprintf(f, "%s %zu %.1f %.1f %.1f %.1f %.9g %.9g\n", g->name, panel,
-		r.x, r.y, r.w, r.h, ctx->x_min, ctx->x_max);
+	fprintf(f, "%s %zu %.1f %.1f %.1f %.1f %.9g %.9g %s\n", g->name, panel,
+		r.x, r.y, r.w, r.h, ctx->x_min, ctx->x_max, title);
 }
 
 static void page_title(const struct options *o,
@@ -2111,7 +2113,7 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 			ret = sel[i]->draw ? sel[i]->draw(&ctx, p, pp, err)
 					   : draw_lines(&ctx, sel[i], p, pp, err);
 			if (layout)
-				log_layout(layout, sel[i], p, pp, &ctx);
+				log_layout(layout, sel[i], p, pp, &ctx, ptitle);
 			if (ret < 0) {
 				if (layout)
 					fclose(layout);

@@ -16,11 +16,11 @@ json() {
 # discard KiB its write KiB; Q2C and Q2D count the same bios.
 identity() {
 	base=$1
-	name=$(basename "$base")
-	"$IOW" -t "$base" --summary=json > "$TMP/$name.json" ||
-		{ fail "$name: --summary=json"; return; }
-	blkparse -i "$name" -D "$(dirname "$base")" > "$TMP/$name.bp" 2>/dev/null
-	python3 - "$TMP/$name.json" "$TMP/$name.bp" > "$TMP/$name.id" 2>&1 <<'EOF'
+	tn=$(basename "$base")
+	"$IOW" -t "$base" --summary=json > "$TMP/$tn.json" ||
+		{ fail "$tn: --summary=json"; return; }
+	blkparse -i "$tn" -D "$(dirname "$base")" > "$TMP/$tn.bp" 2>/dev/null
+	python3 - "$TMP/$tn.json" "$TMP/$tn.bp" > "$TMP/$tn.id" 2>&1 <<'EOF'
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 bp = open(sys.argv[2]).read()
@@ -55,9 +55,9 @@ ok = ok and ours == ios and our_r >> 10 == rk and our_w >> 10 == wk
 sys.exit(0 if ok and ios > 0 else 1)
 EOF
 	if [ $? = 0 ]; then
-		pass "$name: blkparse's identity ($(head -n 1 "$TMP/$name.id"))"
+		pass "$tn: blkparse's identity ($(head -n 1 "$TMP/$tn.id"))"
 	else
-		fail "$name: blkparse's identity" "$(tr '\n' ';' < "$TMP/$name.id")"
+		fail "$tn: blkparse's identity" "$(tr '\n' ';' < "$TMP/$tn.id")"
 	fi
 }
 
@@ -74,62 +74,65 @@ flushy=""
 multi=""
 for f in "$TOP"/samples/*.blktrace.0; do
 	base=${f%.blktrace.0}
-	name=$(basename "$base")
-	[ -f "$TMP/$name.json" ] || "$IOW" -t "$base" --summary=json > "$TMP/$name.json"
-	n=$(json "$TMP/$name.json" "sum(x['flush']['ios'] for x in d['traces'][0]['devices'])")
+	tn=$(basename "$base")
+	[ -f "$TMP/$tn.json" ] || "$IOW" -t "$base" --summary=json > "$TMP/$tn.json"
+	n=$(json "$TMP/$tn.json" "sum(x['flush']['ios'] for x in d['traces'][0]['devices'])")
 	[ "$n" -gt 0 ] && [ -z "$flushy" ] && flushy=$base
-	n=$(json "$TMP/$name.json" "len(d['traces'][0]['devices'])")
+	n=$(json "$TMP/$tn.json" "len(d['traces'][0]['devices'])")
 	[ "$n" -gt 1 ] && [ -z "$multi" ] && multi=$base
 done
 
 if [ -z "$flushy" ]; then
 	fail "a sample with cache flushes (samples/README.md)"
 else
-	name=$(basename "$flushy")
+	tn=$(basename "$flushy")
 	"$IOW" -t "$flushy" -O iops -O tput -O latency --csv "$TMP/f" \
 		-o "$TMP/f.svg" > /dev/null 2>&1
-	check "$name: the IOPS graph has a flush series" \
+	check "$tn: the IOPS graph has a flush series" \
 		grep -q flush "$TMP/f/iops.csv"
-	check "$name: throughput has none (flushes carry no bytes)" \
+	check "$tn: throughput has none (flushes carry no bytes)" \
 		sh -c "! grep -q flush '$TMP/f/tput.csv'"
-	check "$name: the latency graph has a flush series" \
+	check "$tn: the latency graph has a flush series" \
 		grep -q flush "$TMP/f/latency.csv"
-	check "$name: the legend names flushes" grep -q flush "$TMP/f.svg"
 	"$IOW" -t "$flushy" --summary > "$TMP/f.txt"
-	check "$name: the text summary has a flush row" \
+	check "$tn: the text summary has a flush row" \
 		grep -qE '^  flush +[0-9]+ I/Os' "$TMP/f.txt"
-	check "$name: and a flush latency row" grep -q 'D2C flush' "$TMP/f.txt"
-	reads=$(json "$TMP/$name.json" "d['traces'][0]['devices'][0]['read']['ios']")
-	bp_reads=$(sed -n '/^Total/,$p' "$TMP/$name.bp" |
+	check "$tn: and a flush latency row" grep -q 'D2C flush' "$TMP/f.txt"
+	reads=$(json "$TMP/$tn.json" "d['traces'][0]['devices'][0]['read']['ios']")
+	bp_reads=$(sed -n '/^Total/,$p' "$TMP/$tn.bp" |
 		sed -n 's/.*Reads Completed: *\([0-9]*\),.*/\1/p' | head -n 1)
-	check "$name: fewer reads than blkparse's, which counts flushes ($reads < $bp_reads)" \
+	check "$tn: fewer reads than blkparse's, which counts flushes ($reads < $bp_reads)" \
 		[ "$reads" -lt "$bp_reads" ]
 fi
 
 if [ -z "$multi" ]; then
 	fail "a sample of two devices (samples/README.md)"
 else
-	name=$(basename "$multi")
-	"$IOW" -t "$multi" -O tput -O queue-depth -O seeks --csv "$TMP/m" \
-		-o "$TMP/m.svg" > /dev/null 2>&1
-	check "$name: throughput says it sums the devices" \
-		grep -q 'Throughput (sum of 2 devices)' "$TMP/m.svg"
-	check "$name: queue depth draws a line per device" \
+	tn=$(basename "$multi")
+	IOWATCHER_LAYOUT="$TMP/m.layout" "$IOW" -t "$multi" -O tput \
+		-O queue-depth -O seeks --csv "$TMP/m" -o "$TMP/m.svg" \
+		> /dev/null 2>&1
+	check "$tn: throughput says it sums the devices" \
+		grep -q '^tput .* Throughput (sum of 2 devices)$' "$TMP/m.layout"
+	check "$tn: queue depth does not (it draws each device)" \
+		grep -q '^queue-depth .* Queue depth$' "$TMP/m.layout"
+	check "$tn: queue depth draws a line per device" \
 		sh -c "head -n 1 '$TMP/m/queue-depth.csv' | grep -c 'device' | grep -q 1 &&
 		       [ \$(head -n 1 '$TMP/m/queue-depth.csv' | tr ',' '\n' | grep -c device) = 2 ]"
-	check "$name: seeks too" \
+	check "$tn: seeks too" \
 		sh -c "[ \$(head -n 1 '$TMP/m/seeks.csv' | tr ',' '\n' | grep -c device) = 2 ]"
-	"$IOW" -t "$multi" -O tput -O latency --per-device -o "$TMP/p.svg" \
+	IOWATCHER_LAYOUT="$TMP/p.layout" "$IOW" -t "$multi" -O tput \
+		-O latency --per-device --csv "$TMP/p" -o "$TMP/p.svg" \
 		> /dev/null 2>&1
-	check "$name: --per-device draws a panel per device" \
-		sh -c "[ \$(grep -o 'Throughput, device [0-9]*,[0-9]*' '$TMP/p.svg' | sort -u | wc -l) = 2 ]"
-	dev=$(json "$TMP/$name.json" "d['traces'][0]['devices'][1]['device']")
+	check "$tn: --per-device draws a panel per device" \
+		sh -c "[ \$(grep -c '^tput .* Throughput, device [0-9]*,[0-9]*$' '$TMP/p.layout') = 2 ]"
+	dev=$(json "$TMP/$tn.json" "d['traces'][0]['devices'][1]['device']")
 	"$IOW" -t "$multi" -d "$dev" --summary=json > "$TMP/one.json"
-	check "$name: -d $dev keeps that device alone" \
+	check "$tn: -d $dev keeps that device alone" \
 		[ "$(json "$TMP/one.json" "[x['device'] for x in d['traces'][0]['devices']]")" = "['$dev']" ]
-	all=$(json "$TMP/$name.json" "d['traces'][0]['events']")
+	all=$(json "$TMP/$tn.json" "d['traces'][0]['events']")
 	one=$(json "$TMP/one.json" "d['traces'][0]['events']")
-	check "$name: and counts only its events ($one < $all)" [ "$one" -lt "$all" ]
+	check "$tn: and counts only its events ($one < $all)" [ "$one" -lt "$all" ]
 fi
 
 # -x past the end: one line on stderr, a summary of nothing, a picture.

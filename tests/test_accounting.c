@@ -399,6 +399,46 @@ static void test_depth_and_seeks_are_kept_per_device(void)
 	analysis_free(&a);
 }
 
+static void test_per_device_parts_add_up_to_the_whole(void)
+{
+	struct analysis_config cfg = { 0 };
+	const struct analysis *p0, *p1;
+	uint64_t k, sum = 0;
+	size_t i;
+
+	cfg.per_device = 1;
+	start(&cfg);
+	/* device 8,0 busy for 3 s, 8,16 only for its first 100 ms */
+	for (k = 0; k < 3000; k++) {
+		device = DEV(8, 0);
+		ev(k * MS, BLK_TA_QUEUE, R, k * 8, 4096);
+		ev(k * MS, BLK_TA_ISSUE, R, k * 8, 4096);
+		ev(k * MS + 500 * US, BLK_TA_COMPLETE, R, k * 8, 4096);
+		if (k >= 100)
+			continue;
+		device = DEV(8, 16);
+		ev(k * MS, BLK_TA_QUEUE, W, k * 8, 4096);
+		ev(k * MS, BLK_TA_ISSUE, W, k * 8, 4096);
+		ev(k * MS + 200 * US, BLK_TA_COMPLETE, W, k * 8, 4096);
+	}
+	analysis_finish(&a);
+	p0 = analysis_device_part(&a, DEV(8, 0));
+	p1 = analysis_device_part(&a, DEV(8, 16));
+	CHECK(p0 && p1);
+	if (!p0 || !p1)
+		return;
+	CHECK_EQ_INT(p1->bin_width_ns, a.bin_width_ns);
+	CHECK_EQ_INT(p1->n_bins, a.n_bins);
+	CHECK_EQ_INT(p1->n_devices, 1);
+	for (i = 0; i < a.n_bins; i++) {
+		CHECK_EQ_INT(p0->bins[i].ios[OP_READ] + p1->bins[i].ios[OP_WRITE],
+			     a.bins[i].ios[OP_READ] + a.bins[i].ios[OP_WRITE]);
+		sum += p1->bins[i].ios[OP_WRITE];
+	}
+	CHECK_EQ_INT(sum, 100);
+	analysis_free(&a);
+}
+
 /* One tagged I/O: Q (carrying the tag), D, C. */
 static void tagged_io(uint64_t q, uint64_t d, uint64_t c, uint32_t cats,
 		      uint64_t sector, uint32_t bytes, int32_t tag)
@@ -525,6 +565,7 @@ int main(void)
 	RUN_TEST(test_window_counts_only_its_events);
 	RUN_TEST(test_device_filter_keeps_only_named_devices);
 	RUN_TEST(test_depth_and_seeks_are_kept_per_device);
+	RUN_TEST(test_per_device_parts_add_up_to_the_whole);
 	RUN_TEST(test_tags_split_latency_depth_and_seeks);
 	RUN_TEST(test_json_reports_flush_discard_and_empty);
 	return check_report();
