@@ -1,7 +1,8 @@
 #!/bin/sh
 # t_summary.sh: --summary end to end on real traces, against Debian's
 # blkparse (completed I/Os and KiB: equal) and btt (D2C, Q2C means:
-# within 1%); every input form; bad input and usage errors.
+# within 0.1%, and their n equal) on the traces where btt is an oracle;
+# every input form; bad input and usage errors.
 . "$(dirname "$0")/lib.sh"
 TRACES="$SHARED/traces"
 
@@ -31,10 +32,28 @@ oracle() {
 
 json() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
 
+# Samples where btt and blkparse are no oracle (io-accounting.md): btt
+# leaves split pieces out and pairs reads with the writes that cover them;
+# blkparse counts flushes as reads and discards as writes. Their answers
+# are checked in test_accounting.c (traces built with known answers) and
+# t_accounting.sh (blkparse's identity, class by class).
+not_oracle() {
+	case "$1" in
+	ext4-fsync|discard|two-devices) echo "cache flushes";;
+	split-dd) echo "split bios";;
+	overlap-fio) echo "reads inside in-flight writes";;
+	esac
+}
+
 oracle "centos7 per-CPU files" "$TRACES" centos7-sda
 for set in "$TOP"/samples/*.blktrace.0; do
 	[ -f "$set" ] || continue
 	base=$(basename "$set" .blktrace.0)
+	why=$(not_oracle "$base")
+	if [ -n "$why" ]; then
+		echo "     sample $base: btt is no oracle here ($why)"
+		continue
+	fi
 	oracle "sample $base" "$TOP/samples" "$base"
 done
 
