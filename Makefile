@@ -20,6 +20,25 @@ IOW_CPPFLAGS = -D_GNU_SOURCE -DIOWATCHER_VERSION='"$(VERSION)"' \
 IOW_CFLAGS = -std=c11 -Wall -Wextra $(PKG_CFLAGS)
 IOW_LIBS = $(PKG_LIBS) -lm -lpthread
 
+# V=1 prints every command; by default each step is one short line
+# ("  CC      plot.o"), and the builds of make check print only warnings
+# and errors (SILENT=1 there).
+V ?= 0
+ifeq ($(V),1)
+Q =
+say = @:
+SUBMAKE =
+CHECK_SUBMAKE =
+else
+Q = @
+say = @printf '  %-7s %s\n'
+SUBMAKE = --no-print-directory
+CHECK_SUBMAKE = $(SUBMAKE) -s SILENT=1
+endif
+ifeq ($(SILENT),1)
+say = @:
+endif
+
 # B: where objects and programs go, empty for here; with B=DIR/ a whole
 # build (program, tests, tools, the taggers in DIR/scripts) lands in DIR,
 # as the sanitizer build of make check does.
@@ -41,42 +60,51 @@ all: $(B)iowatcher $(TOOL_BINS) $(SCRIPT_LINKS)
 
 $(B)%.o: %.c $(wildcard *.h)
 	@mkdir -p $(@D)
-	$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) $(IOW_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(say) CC $@
+	$(Q)$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) $(IOW_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)libiow.a: $(LIB_OBJS)
-	rm -f $@
-	$(AR) rcs $@ $^
+	$(say) AR $@
+	$(Q)rm -f $@
+	$(Q)$(AR) rcs $@ $^
 
 $(B)iowatcher: $(B)iowatcher.o $(B)libiow.a
-	$(CC) $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(IOW_LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(IOW_LIBS)
 
 $(B)tests/test_%: tests/test_%.c tests/check.h $(B)libiow.a
 	@mkdir -p $(@D)
-	$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
+	$(say) CC $@
+	$(Q)$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
 		-o $@ $< $(B)libiow.a $(IOW_LIBS)
 
 $(B)bench/%: bench/%.c $(B)libiow.a
 	@mkdir -p $(@D)
-	$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
+	$(say) CC $@
+	$(Q)$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
 		-o $@ $< $(B)libiow.a $(IOW_LIBS)
 $(B)scripts/%: scripts/%.c $(B)libiow.a
 	@mkdir -p $(@D)
-	$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
+	$(say) CC $@
+	$(Q)$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
 		-o $@ $< $(B)libiow.a $(IOW_LIBS)
 $(B)tests/tools/%: tests/tools/%.c $(B)libiow.a
 	@mkdir -p $(@D)
-	$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
+	$(say) CC $@
+	$(Q)$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
 		-o $@ $< $(B)libiow.a $(IOW_LIBS)
 # The fuzz targets (make fuzz) and, in the test, their regression inputs.
 $(B)fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h $(wildcard *.c) $(B)libiow.a
 	@mkdir -p $(@D)
-	$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
+	$(say) CC $@
+	$(Q)$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
 		$(FUZZ_LINK) -o $@ $< $(B)libiow.a $(IOW_LIBS)
 $(B)tests/test_fuzz_regress: $(wildcard fuzz/*.c fuzz/*.h) $(wildcard *.c)
 ifneq ($(B),)
 $(SCRIPT_LINKS): $(B)scripts/%: scripts/%
 	@mkdir -p $(@D)
-	ln -sf "$(CURDIR)/$<" $@
+	$(say) LN $@
+	$(Q)ln -sf "$(CURDIR)/$<" $@
 endif
 
 # Installs the Debian packages the build, the demo and the tests need
@@ -84,15 +112,16 @@ endif
 deps:
 	@sh scripts/install-deps
 
+# The demo renders only what samples/ holds, so that it runs in any clone.
 demo: deps
-	$(MAKE) iowatcher
+	$(Q)$(MAKE) $(SUBMAKE) iowatcher
 	./iowatcher -t samples/fio-randrw -F samples/fio-randrw_bw.1.log \
 		-F samples/fio-randrw_bw.2.log@3 -o samples/fio-randrw.png --summary
 	./iowatcher -t samples/fio-randrw -O latency -O latency-heatmap \
 		-O latency-hist -O q2d-d2c -o samples/fio-randrw-latency.png
-	./iowatcher -t ../shared/traces/centos7-sda -P -O io -O tput \
-		-O latency -o samples/centos7-sda-by-process.png
-	@echo "demo: wrote samples/fio-randrw.png, samples/fio-randrw-latency.png and samples/centos7-sda-by-process.png"
+	./iowatcher -t samples/two-devices -P --merge-comm -O io -O tput \
+		-O latency -o samples/two-devices-by-process.png
+	@echo "demo: wrote samples/fio-randrw.png, samples/fio-randrw-latency.png and samples/two-devices-by-process.png"
 
 # Everything the tests run, in the build B names.
 check-build: all $(TEST_BINS)
@@ -108,9 +137,11 @@ SAN_CFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
 
 check: deps
-	$(MAKE) check-build
-	$(MAKE) B=$(SAN_DIR)/ CC=$(SAN_CC) CFLAGS="$(SAN_CFLAGS)" check-build
-	sh tests/run.sh . $(SAN_DIR)
+	@echo "  BUILD   the program and its tests, then again in $(SAN_DIR)/ with sanitizers"
+	$(Q)$(MAKE) $(CHECK_SUBMAKE) check-build
+	$(Q)$(MAKE) $(CHECK_SUBMAKE) B=$(SAN_DIR)/ CC=$(SAN_CC) \
+		CFLAGS="$(SAN_CFLAGS)" check-build
+	$(Q)sh tests/run.sh . $(SAN_DIR)
 
 # make fuzz: every fuzz/fuzz_*.c under libFuzzer for FUZZ_SECONDS each,
 # with ASan and UBSan, in FUZZ_DIR: the corpus grows in

@@ -58,6 +58,52 @@ static bool no_children(void)
 	return waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD;
 }
 
+/*
+ * A tagger's stderr is the program's. Where a test expects it to complain,
+ * that complaint is captured (and checked), not printed among the results;
+ * check failures in the meantime are printed once the capture ends.
+ */
+struct stderr_capture {
+	FILE *file;
+	int saved_fd;
+	int failures_before;
+};
+
+static int stderr_capture_start(struct stderr_capture *cap)
+{
+	cap->failures_before = check_failures_now;
+	cap->file = tmpfile();
+	CHECK(cap->file != NULL);
+	if (!cap->file)
+		return -1;
+	fflush(stderr);
+	cap->saved_fd = dup(STDERR_FILENO);
+	CHECK(cap->saved_fd >= 0);
+	if (cap->saved_fd < 0 ||
+	    dup2(fileno(cap->file), STDERR_FILENO) < 0) {
+		fclose(cap->file);
+		return -1;
+	}
+	return 0;
+}
+
+/* Puts stderr back and leaves what was written to it in buf. */
+static void stderr_capture_end(struct stderr_capture *cap, char *buf,
+			       size_t size)
+{
+	size_t n;
+
+	fflush(stderr);
+	dup2(cap->saved_fd, STDERR_FILENO);
+	close(cap->saved_fd);
+	rewind(cap->file);
+	n = fread(buf, 1, size - 1, cap->file);
+	buf[n] = '\0';
+	fclose(cap->file);
+	if (check_failures_now > cap->failures_before)
+		fputs(buf, stderr);
+}
+
 static struct io_event io(uint64_t i, unsigned code, unsigned cats,
 			  uint32_t pid)
 {
@@ -417,8 +463,16 @@ static void test_tagger_not_found(void)
 
 static void test_missing_command_inside_shell_line_fails_at_first_event(void)
 {
+	struct stderr_capture cap;
+	char said[1024];
+
+	if (stderr_capture_start(&cap))
+		return;
 	check_fails("exec no-such-tagger-for-iowatcher", 10, 5, "event 0",
 		    "exit status 127: command not found", 5);
+	stderr_capture_end(&cap, said, sizeof(said));
+	/* The tagger's stderr is the user's: the shell's own word shows. */
+	CHECK(strstr(said, "no-such-tagger-for-iowatcher: not found") != NULL);
 }
 
 static void test_path_to_nothing_fails_at_start(void)
