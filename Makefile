@@ -121,7 +121,9 @@ demo: deps
 		-O latency-hist -O q2d-d2c -o samples/fio-randrw-latency.png
 	./iowatcher -t samples/two-devices -P --merge-comm -O io -O tput \
 		-O latency -o samples/two-devices-by-process.png
-	@echo "demo: wrote samples/fio-randrw.png, samples/fio-randrw-latency.png and samples/two-devices-by-process.png"
+	./iowatcher -t samples/ext4-fsync -O tput -O iops -O latency \
+		-O queue-depth -o samples/ext4-fsync.png
+	@echo "demo: wrote samples/fio-randrw.png, samples/fio-randrw-latency.png, samples/two-devices-by-process.png and samples/ext4-fsync.png"
 
 # Everything the tests run, in the build B names.
 check-build: all $(TEST_BINS)
