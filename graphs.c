@@ -1882,7 +1882,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	char band_labels[64][160];
 	const char *labels[64];
 	int colors[64];
-	size_t i, n_legend = 0;
+	size_t i, n_legend = 0, n_bands;
 	double top;
 
 	if (g->build(ctx, panel, &set) < 0) {
@@ -1899,13 +1899,19 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		plot_panel_set_y(pp, 0, top > 50 ? 100 : top > 0 ? top * 1.05 : 1);
 	else
 		plot_panel_set_y(pp, 0, top > 0 ? top * 1.05 : 1);
-	for (i = 0; i < set.n && n_legend < 64; i++) {
+	/* Many classes with bands (tags): one legend entry says what the
+	 * lighter bands are, not one per class. */
+	for (i = 0, n_bands = 0; i < set.n; i++)
+		n_bands += set.items[i].role == ROLE_P50 &&
+			   !series_empty(&set.items[i], g->percent);
+	for (i = 0; i < set.n && n_legend < 63; i++) {
 		const struct graph_series *s = &set.items[i], *up;
 		const char *cut;
 
 		if (series_empty(s, g->percent) || s->role == ROLE_P90 ||
 		    s->role == ROLE_P99 || s->role == ROLE_MAX ||
-		    s->role == ROLE_RANGE_HI)
+		    s->role == ROLE_RANGE_HI ||
+		    (s->role == ROLE_P50 && n_bands > 2))
 			continue;
 		labels[n_legend] = s->label;
 		if (s->role == ROLE_P50 && next_edge(&set, i, ROLE_P99)) {
@@ -1926,6 +1932,10 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		if (labels[n_legend] == band_labels[n_legend])
 			colors[n_legend] = s->color % LIGHTER + LIGHTER;
 		n_legend++;
+	}
+	if (n_bands > 2) {
+		labels[n_legend] = "lighter: D2C p50-p90-p99, max";
+		colors[n_legend++] = OTHER_COLOR + LIGHTER;
 	}
 	plot_legend(pp, labels, colors, n_legend);
 	for (i = 0; i < set.n; i++) {
