@@ -333,14 +333,20 @@ test_flush_events_add_up() {
 check test_flush_events_add_up test_flush_events_add_up
 
 test_blkparse_counts_every_io_event() {
-	want=$(sed -n 's/^gentrace: .*: \([0-9]*\) events (\([0-9]*\) n.*/\1 \2/p' \
-		"$TMP/v7.txt" | awk '{ print $1 - $2 }')
-	grep -q "^Events (v7): $want entries" "$TMP/v7.blkparse"
+	for t_name in v7 rich; do
+		want=$(sed -n 's/^gentrace: .*: \([0-9]*\) events (\([0-9]*\) n.*/\1 \2/p' \
+			"$TMP/$t_name.txt" | awk '{ print $1 - $2 }')
+		grep -q "^Events ($t_name): $want entries" \
+			"$TMP/$t_name.blkparse" || return 1
+	done
 }
 check test_blkparse_counts_every_io_event test_blkparse_counts_every_io_event
 
+# Per CPU file, sequence numbers run on without a gap, X records and
+# their payloads included.
 test_blkparse_sees_no_sequence_skips() {
-	grep -q '^Skips: 0 forward' "$TMP/v7.blkparse"
+	grep -q '^Skips: 0 forward' "$TMP/v7.blkparse" &&
+		grep -q '^Skips: 0 forward' "$TMP/rich.blkparse"
 }
 check test_blkparse_sees_no_sequence_skips test_blkparse_sees_no_sequence_skips
 
