@@ -4,10 +4,14 @@
  * the benchmark and for tests that need traces of any size, record
  * version or byte order. A few processes do sequential and random reads
  * and writes on one or more devices; each I/O is Q G [Q M]... I D C with
- * log-normal device times. Events are produced in time order from a small
- * heap of in-flight I/Os and appended to per-CPU buffers, so memory stays
- * flat whatever the trace size. The totals it prints on stderr are an
- * oracle independent of blkparse and of iowatcher's reader.
+ * log-normal device times. On request the trace gets what real
+ * filesystems add: split bios (Q X... then G I D C per piece), cache
+ * flushes and preflush+FUA writes as blk-mq traces them (D FN, C FN 0,
+ * an empty C at the end) and large discards. Events are produced in time
+ * order from a small heap of in-flight I/Os and appended to per-CPU
+ * buffers, so memory stays flat whatever the trace size. The totals it
+ * prints on stderr, by the classes of ../shared/spec/io-accounting.md,
+ * are an oracle independent of blkparse and of iowatcher's reader.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +41,10 @@
 #define MAX_DEVICES		256u
 #define MAX_PIDS		4096u
 #define MAX_RECORD		(BLK_IO_TRACE8_SIZE + COMM_LEN)
+/* --splits: the largest request a device takes (max_sectors_kb 512) */
+#define SPLIT_SECTORS		1024u
+#define SPLIT_BYTES		(SPLIT_SECTORS * SECTOR_SIZE)
+#define SPLIT_PDU_LEN		8u	/* big-endian u64: the remainder */
 
 struct gen_opts {
 	const char *out_base;	/* DIR/NAME */
@@ -49,6 +57,9 @@ struct gen_opts {
 	int swap;
 	int merges;
 	int bimodal;
+	int flushes;	/* cache flushes and preflush+FUA writes */
+	int splits;	/* large bios split at SPLIT_BYTES */
+	int discards;	/* large discards */
 };
 
 /* xoshiro256**: fast, and the same stream for a seed on every machine. */
@@ -382,6 +393,24 @@ static const struct workload_template templates[] = {
 };
 #define N_TEMPLATES (sizeof(templates) / sizeof(templates[0]))
 
+/* Completion classes, as ../shared/spec/io-accounting.md names them. */
+enum io_class { CLASS_READ, CLASS_WRITE, CLASS_DISCARD, CLASS_FLUSH,
+		N_CLASSES };
+
+/*
+ * The oracle of one device: completions by class, and the latency sums
+ * of its data bios (every merged bio and every split piece is one), in
+ * integer nanoseconds so that means come out exact.
+ */
+struct class_totals {
+	uint64_t ios[N_CLASSES];
+	uint64_t bytes[N_CLASSES];
+	uint64_t empty;		/* 0-byte completions that are not flushes */
+	uint64_t bios;		/* data bios completed */
+	uint64_t q2c_ns, d2c_ns, q2d_ns;
+	uint64_t flush_d2c_ns;	/* flush requests, D FN to C FN */
+};
+
 struct device {
 	uint32_t dev;
 	unsigned irq_cpu;	/* where a disk's completions land */
@@ -395,6 +424,8 @@ struct device {
 	unsigned wait_head;
 	unsigned wait_len;
 	unsigned wait_cap;
+	uint64_t flush_done_ns;	/* last flush's completion: flushes are FIFO */
+	struct class_totals totals;
 };
 
 struct process {
@@ -409,6 +440,14 @@ struct process {
 	uint64_t cursor;	/* next sector of a sequential stream */
 };
 
+/* What an I/O is; every kind but DATA needs an option to appear. */
+enum io_kind {
+	IO_DATA,
+	IO_DISCARD,
+	IO_PREFLUSH_FUA,	/* Q G, D FN C FN, D C of the data, C WS 0 */
+	IO_EMPTY_FLUSH,		/* Q G (0 bytes), D FN C FN, C WS 0 */
+};
+
 enum io_stage {
 	STAGE_QUEUE,
 	STAGE_GETRQ,
@@ -417,6 +456,10 @@ enum io_stage {
 	STAGE_INSERT,
 	STAGE_ISSUE,
 	STAGE_COMPLETE,
+	STAGE_SPLIT,		/* X: cut off the front piece */
+	STAGE_FLUSH_ISSUE,	/* D FN */
+	STAGE_FLUSH_COMPLETE,	/* C FN 0 */
+	STAGE_EMPTY_COMPLETE,	/* C WS 0: the flush sequence ends */
 };
 
 struct io {
@@ -433,6 +476,8 @@ struct io {
 	unsigned merges_total;
 	unsigned queue_cpu;	/* Q, G, M and I happen here */
 	unsigned issue_cpu;
+	unsigned complete_cpu;	/* of the data, for the empty C after it */
+	enum io_kind kind;
 	enum io_stage stage;
 	uint32_t next_free;
 };
@@ -454,6 +499,8 @@ struct stats {
 	double q2c_sum_s;
 	double bio_d2c_sum_s;	/* per queued bio, as btt counts */
 	double bio_q2c_sum_s;
+	uint64_t data_requests;	/* completed requests with data */
+	uint64_t data_bios;	/* and the bios in them */
 	uint64_t first_ns;
 	uint64_t last_ns;
 	unsigned max_depth;	/* deepest queue of any device */
@@ -569,24 +616,31 @@ static uint32_t make_dev(unsigned index)
 	return (259u << 20) | (index - 16);		/* nvme-like */
 }
 
+/* Writes rec, its action with every category bit, on io's device. */
+static int emit_record(struct generator *g, const struct io *io,
+		       struct record *rec, struct iow_error *err)
+{
+	rec->device = g->devices[g->procs[io->proc].device].dev;
+	g->stats.records++;
+	g->stats.last_ns = rec->time_ns;
+	return writer_put(&g->writer, rec, err);
+}
+
+/* An event of io, with io's direction and flags among its categories. */
 static int emit(struct generator *g, uint64_t time_ns, unsigned cpu,
 		uint32_t action, const struct io *io, uint64_t sector,
 		uint32_t bytes, uint32_t pid, struct iow_error *err)
 {
-	struct process *p = &g->procs[io->proc];
 	struct record rec = {
 		.time_ns = time_ns,
 		.sector = sector,
 		.bytes = bytes,
 		.action = action | BLK_TC_ACT(io->category),
 		.pid = pid,
-		.device = g->devices[p->device].dev,
 		.cpu = cpu,
 	};
 
-	g->stats.records++;
-	g->stats.last_ns = time_ns;
-	return writer_put(&g->writer, &rec, err);
+	return emit_record(g, io, &rec, err);
 }
 
 static unsigned io_size_bytes(struct generator *g,
@@ -624,10 +678,90 @@ static int pattern_is_write(struct generator *g, enum io_pattern pattern)
 	}
 }
 
-/* Records an I/O takes: Q G I D C plus Q M per merged bio. */
-static unsigned io_records(const struct io *io)
+/*
+ * A data bio larger than a request may be is split, with --splits.
+ * (Discards have limits of their own, far larger: they stay whole.)
+ */
+static int io_needs_split(const struct generator *g, const struct io *io)
 {
+	return g->opts->splits && io->kind == IO_DATA &&
+	       io->bytes > SPLIT_BYTES;
+}
+
+/*
+ * Records an I/O takes: Q G I D C plus Q M per merged bio; a split one
+ * Q, then X and G I D C for each piece but the last, which has no X; a
+ * flush sequence Q G D FN C FN [D C] C WS 0.
+ */
+static unsigned io_records(const struct generator *g, const struct io *io)
+{
+	unsigned pieces;
+
+	if (io->kind == IO_EMPTY_FLUSH)
+		return 5;
+	if (io->kind == IO_PREFLUSH_FUA)
+		return 7;
+	if (io_needs_split(g, io)) {
+		pieces = (io->bytes + SPLIT_BYTES - 1) / SPLIT_BYTES;
+		return 1 + (pieces - 1) + 4 * pieces;
+	}
 	return 5 + 2 * io->merges_left;
+}
+
+/*
+ * --flushes: a writer that syncs (fsync, a journal commit) sends now and
+ * then an empty cache flush or a preflush+FUA write; --discards: some
+ * writes are discards. Draws nothing without those options, so that a
+ * seed's default trace keeps its bytes.
+ */
+static enum io_kind choose_kind(struct generator *g,
+				const struct workload_template *t, int write)
+{
+	if (!write)
+		return IO_DATA;
+	if (g->opts->flushes && t->sync_writes) {
+		double u = rng_unit(&g->rng);
+
+		if (u < 0.04)
+			return IO_EMPTY_FLUSH;
+		if (u < 0.10)
+			return IO_PREFLUSH_FUA;
+	}
+	if (g->opts->discards && rng_unit(&g->rng) < 0.02)
+		return IO_DISCARD;
+	return IO_DATA;
+}
+
+/* 4 KiB pages, log-uniform in [lo, hi]: as many small ones as big. */
+static uint32_t rng_pages_bytes(struct generator *g, unsigned lo, unsigned hi)
+{
+	return (uint32_t)rng_log_uniform(&g->rng, lo, hi + 0.999) * 4096;
+}
+
+/* Direction and flags of a new I/O, as the kernel's categories. */
+static uint32_t io_category(enum io_kind kind, int write, int sync)
+{
+	switch (kind) {
+	case IO_DISCARD:
+		return BLK_TC_WRITE | BLK_TC_DISCARD;
+	case IO_PREFLUSH_FUA:
+		return BLK_TC_WRITE | BLK_TC_SYNC | BLK_TC_FLUSH | BLK_TC_FUA;
+	case IO_EMPTY_FLUSH:
+		return BLK_TC_WRITE | BLK_TC_SYNC | BLK_TC_FLUSH;
+	case IO_DATA:
+		break;
+	}
+	if (!write)
+		return BLK_TC_READ;
+	return sync ? BLK_TC_WRITE | BLK_TC_SYNC : BLK_TC_WRITE;
+}
+
+/* A discard's place: anywhere, 1 MiB aligned. */
+static uint64_t discard_sector(struct generator *g, uint32_t bytes)
+{
+	uint64_t span = DEVICE_SECTORS - 2048 - bytes / SECTOR_SIZE;
+
+	return rng_below(&g->rng, span / 2048) * 2048 + 2048;
 }
 
 /* Starts one I/O of process p: its Q happens at time_ns. */
@@ -642,19 +776,36 @@ static int start_io(struct generator *g, unsigned proc, uint64_t time_ns,
 	uint32_t bytes = io_size_bytes(g, t);
 	unsigned merges = 0;
 	uint32_t id = NO_IO;
+	enum io_kind kind;
 	struct io *io;
 
 	if (io_alloc(g, &id, err) < 0)
 		return -1;
 	io = &g->ios[id];
-	/* A plugged sequential stream glues its next bios onto the request. */
-	if (g->opts->merges && seq && rng_unit(&g->rng) < 0.3) {
+	kind = choose_kind(g, t, write);
+	/* Streaming readers and writers send a big bio now and then. */
+	if (kind == IO_DATA && seq && g->opts->splits &&
+	    rng_unit(&g->rng) < 0.1)
+		bytes = rng_pages_bytes(g, 256, 2048);		/* 1-8 MiB */
+	if (kind == IO_DISCARD)
+		bytes = rng_pages_bytes(g, 256, 16384);		/* 1-64 MiB */
+	if (kind == IO_EMPTY_FLUSH)
+		bytes = 0;
+	/* A plugged sequential stream glues its next bios onto the request
+	 * (never past a request's largest size when bios are split). */
+	if (kind == IO_DATA && g->opts->merges && seq &&
+	    !(g->opts->splits && bytes > SPLIT_BYTES) &&
+	    rng_unit(&g->rng) < 0.3) {
 		merges = 1 + (unsigned)rng_below(&g->rng, 3);
 		if (bytes / 4096 < merges + 1)
 			merges = bytes / 4096 - 1;
 		bytes = bytes / (merges + 1) / 4096 * 4096 * (merges + 1);
 	}
-	if (seq) {
+	if (kind == IO_EMPTY_FLUSH) {
+		io->sector = 0;		/* an empty bio has no place */
+	} else if (kind == IO_DISCARD) {
+		io->sector = discard_sector(g, bytes);
+	} else if (seq) {
 		if (p->cursor + bytes / SECTOR_SIZE >= DEVICE_SECTORS)
 			p->cursor = 2048;
 		io->sector = p->cursor;
@@ -663,9 +814,8 @@ static int start_io(struct generator *g, unsigned proc, uint64_t time_ns,
 		io->sector = rng_below(&g->rng, (DEVICE_SECTORS - 2048) / 8) *
 			     8 + 2048;
 	}
-	io->category = write ? BLK_TC_WRITE : BLK_TC_READ;
-	if (write && t->sync_writes)
-		io->category |= BLK_TC_SYNC;
+	io->kind = kind;
+	io->category = io_category(kind, write, t->sync_writes);
 	io->proc = proc;
 	io->merges_left = merges;
 	io->merges_total = merges;
@@ -680,8 +830,9 @@ static int start_io(struct generator *g, unsigned proc, uint64_t time_ns,
 	if (t->threaded)
 		io->queue_cpu = (unsigned)rng_below(&g->rng, g->opts->ncpus);
 	io->issue_cpu = io->queue_cpu;
+	io->complete_cpu = io->queue_cpu;
 	p->inflight++;
-	g->committed += io_records(io);
+	g->committed += io_records(g, io);
 	return heap_push(g, id, time_ns, err);
 }
 
@@ -753,6 +904,11 @@ static uint64_t device_complete_ns(struct generator *g, struct device *d,
 		sigma = 0.45;
 		mb_per_s = 1500;
 	}
+	if (io->kind == IO_DISCARD) {
+		/* Unmapping moves no data: far faster than writing it. */
+		median_us = d->rotational ? 2000 : 300;
+		mb_per_s *= 16;
+	}
 	if (g->opts->bimodal && rng_unit(&g->rng) < 0.1)
 		median_us = 8000;	/* a slow mode: GC, cache miss */
 	us = rng_lognormal(&g->rng, median_us, sigma);
@@ -781,6 +937,28 @@ static uint64_t small_delay_ns(struct generator *g, double lo_us,
 {
 	return (uint64_t)((lo_us + rng_unit(&g->rng) * (hi_us - lo_us)) *
 			  NSEC_PER_USEC);
+}
+
+/*
+ * A cache flush takes a few hundred microseconds on an SSD, milliseconds
+ * on a disk. The kernel keeps one flush in flight per queue, so they
+ * complete in the order they were issued, never at the same instant.
+ */
+static uint64_t flush_complete_ns(struct generator *g, struct device *d,
+				  uint64_t now_ns)
+{
+	double us = rng_lognormal(&g->rng, d->rotational ? 6000 : 400, 0.5);
+	uint64_t done_ns;
+
+	if (us < 50)
+		us = 50;
+	if (us > 50000)
+		us = 50000;
+	done_ns = now_ns + (uint64_t)(us * NSEC_PER_USEC);
+	if (done_ns <= d->flush_done_ns)
+		done_ns = d->flush_done_ns + NSEC_PER_USEC;
+	d->flush_done_ns = done_ns;
+	return done_ns;
 }
 
 /* Takes a tag for io and schedules its D, or parks it until one frees. */
@@ -813,6 +991,101 @@ static int device_dispatch(struct generator *g, uint32_t id, uint64_t now_ns,
 	return heap_push(g, id, now_ns + small_delay_ns(g, 1, 20), err);
 }
 
+/*
+ * Where a completion lands. A disk interrupts one CPU; an SSD with a
+ * queue per CPU mostly completes where the request was submitted. Either
+ * way some land elsewhere. The pid is whoever was running: often the
+ * idle task.
+ */
+static unsigned completion_cpu(struct generator *g, const struct io *io,
+			       uint32_t *pid)
+{
+	const struct process *p = &g->procs[io->proc];
+	const struct device *d = &g->devices[p->device];
+	unsigned cpu = d->irq_cpu;
+
+	*pid = 0;
+	if (!d->rotational)
+		cpu = io->queue_cpu;
+	if (rng_unit(&g->rng) < 0.2)
+		cpu = (unsigned)rng_below(&g->rng, g->opts->ncpus);
+	if (cpu == io->queue_cpu && rng_unit(&g->rng) < 0.5)
+		*pid = p->pid;
+	return cpu;
+}
+
+static enum io_class data_class(const struct io *io)
+{
+	if (io->category & BLK_TC_DISCARD)
+		return CLASS_DISCARD;
+	if (io->category & BLK_TC_WRITE)
+		return CLASS_WRITE;
+	return CLASS_READ;
+}
+
+/*
+ * Counts a data request completing at now_ns: as blkparse does (by
+ * direction), per request and per bio as btt does, and in the oracle of
+ * its class, where each of its bios is a latency sample: Q2C = C - Q,
+ * D2C = C - D, Q2D = D - Q (the bios' Q times are summed from first_ns).
+ */
+static void account_data(struct generator *g, struct device *d,
+			 const struct io *io, uint64_t now_ns)
+{
+	struct class_totals *ct = &d->totals;
+	enum io_class class = data_class(io);
+	int write = (io->category & BLK_TC_WRITE) != 0;
+	uint64_t bios = io->merges_total + 1;
+	uint64_t since_first = now_ns - g->stats.first_ns;
+	uint64_t issue_since_first = io->issue_ns - g->stats.first_ns;
+
+	g->stats.completed[write]++;
+	g->stats.completed_kib[write] += io->bytes >> 10;
+	g->stats.d2c_sum_s += (now_ns - io->issue_ns) / 1e9;
+	g->stats.q2c_sum_s += (now_ns - io->queue_ns) / 1e9;
+	/* btt counts D2C and Q2C once per queued bio, merged ones too. */
+	g->stats.bio_d2c_sum_s += bios * ((now_ns - io->issue_ns) / 1e9);
+	g->stats.bio_q2c_sum_s += (bios * (now_ns - g->stats.first_ns) -
+				   io->bio_queue_sum_ns) / 1e9;
+	g->stats.data_requests++;
+	g->stats.data_bios += bios;
+	ct->ios[class]++;
+	ct->bytes[class] += io->bytes;
+	ct->bios += bios;
+	ct->q2c_ns += bios * since_first - io->bio_queue_sum_ns;
+	ct->d2c_ns += bios * (now_ns - io->issue_ns);
+	ct->q2d_ns += bios * issue_since_first - io->bio_queue_sum_ns;
+}
+
+/* A tag freed at now_ns goes to the oldest request waiting for one. */
+static int wake_waiter(struct generator *g, struct device *d, unsigned cpu,
+		       uint64_t now_ns, struct iow_error *err)
+{
+	uint32_t next;
+
+	if (!d->wait_len)
+		return 0;
+	next = d->waiting[d->wait_head];
+	d->wait_head = (d->wait_head + 1) % d->wait_cap;
+	d->wait_len--;
+	d->busy_tags++;
+	g->ios[next].stage = STAGE_ISSUE;
+	/* Dispatched from the completion path, on this CPU. */
+	g->ios[next].issue_cpu = cpu;
+	return heap_push(g, next, now_ns + small_delay_ns(g, 2, 10), err);
+}
+
+/* io is over: its process may start the next one. */
+static int retire_io(struct generator *g, uint32_t id, uint64_t now_ns,
+		     struct iow_error *err)
+{
+	unsigned proc = g->ios[id].proc;
+
+	g->procs[proc].inflight--;
+	io_free(g, id);
+	return process_refill(g, proc, now_ns, err);
+}
+
 static int complete_io(struct generator *g, uint32_t id, uint64_t now_ns,
 		       struct iow_error *err)
 {
@@ -820,54 +1093,125 @@ static int complete_io(struct generator *g, uint32_t id, uint64_t now_ns,
 	unsigned proc = io->proc;
 	struct process *p = &g->procs[proc];
 	struct device *d = &g->devices[p->device];
-	int write = (io->category & BLK_TC_WRITE) != 0;
-	unsigned cpu = d->irq_cpu;
-	uint32_t pid = 0;
-	uint64_t bios;
+	uint32_t pid;
+	unsigned cpu = completion_cpu(g, io, &pid);
 
-	/*
-	 * A disk interrupts one CPU; an SSD with a queue per CPU mostly
-	 * completes where the request was submitted. Either way some land
-	 * elsewhere. The pid is whoever was running: often the idle task.
-	 */
-	if (!d->rotational)
-		cpu = io->queue_cpu;
-	if (rng_unit(&g->rng) < 0.2)
-		cpu = (unsigned)rng_below(&g->rng, g->opts->ncpus);
-	if (cpu == io->queue_cpu && rng_unit(&g->rng) < 0.5)
-		pid = p->pid;
 	/* The completion's bytes are the request's, merged bios included. */
 	if (emit(g, now_ns, cpu, BLK_TA_COMPLETE |
 		 BLK_TC_ACT(BLK_TC_COMPLETE | BLK_TC_FS), io, io->sector,
 		 io->bytes, pid, err) < 0)
 		return -1;
-	g->stats.completed[write]++;
-	g->stats.completed_kib[write] += io->bytes >> 10;
-	g->stats.d2c_sum_s += (now_ns - io->issue_ns) / 1e9;
-	g->stats.q2c_sum_s += (now_ns - io->queue_ns) / 1e9;
-	/* btt counts D2C and Q2C once per queued bio, merged ones too. */
-	bios = io->merges_total + 1;
-	g->stats.bio_d2c_sum_s += bios * ((now_ns - io->issue_ns) / 1e9);
-	g->stats.bio_q2c_sum_s += (bios * (now_ns - g->stats.first_ns) -
-				   io->bio_queue_sum_ns) / 1e9;
+	account_data(g, d, io, now_ns);
 	d->issued--;
 	d->busy_tags--;
-	p->inflight--;
-	io_free(g, id);
-	if (d->wait_len) {
-		uint32_t next = d->waiting[d->wait_head];
-
-		d->wait_head = (d->wait_head + 1) % d->wait_cap;
-		d->wait_len--;
-		d->busy_tags++;
-		g->ios[next].stage = STAGE_ISSUE;
-		/* Dispatched from the completion path, on this CPU. */
-		g->ios[next].issue_cpu = cpu;
-		if (heap_push(g, next, now_ns + small_delay_ns(g, 2, 10),
+	if (io->kind == IO_PREFLUSH_FUA) {
+		/* Its flush sequence ends just after, in the same path. */
+		io->complete_cpu = cpu;
+		io->stage = STAGE_EMPTY_COMPLETE;
+		if (heap_push(g, id, now_ns + small_delay_ns(g, 0.1, 1),
 			      err) < 0)
 			return -1;
+		return wake_waiter(g, d, cpu, now_ns, err);
 	}
+	p->inflight--;
+	io_free(g, id);
+	if (wake_waiter(g, d, cpu, now_ns, err) < 0)
+		return -1;
 	return process_refill(g, proc, now_ns, err);
+}
+
+/*
+ * The flush machinery's own request: no sector, no bytes, the FLUSH
+ * category and the read direction (REQ_OP_FLUSH), on io's device.
+ */
+static int emit_flush_request(struct generator *g, const struct io *io,
+			      uint64_t now_ns, unsigned cpu, uint32_t code,
+			      uint32_t category, uint32_t pid,
+			      struct iow_error *err)
+{
+	struct record rec = {
+		.time_ns = now_ns,
+		.action = code | BLK_TC_ACT(category | BLK_TC_READ |
+					    BLK_TC_FLUSH | BLK_TC_FS),
+		.pid = pid,
+		.cpu = cpu,
+	};
+
+	return emit_record(g, io, &rec, err);
+}
+
+/*
+ * D FN. From here on the request's own flags lose PREFLUSH, as the
+ * kernel clears it when the request enters the flush machinery: the data
+ * D and C of a preflush+FUA write show WFS.
+ */
+static int step_flush_issue(struct generator *g, uint32_t id, uint64_t now_ns,
+			    struct iow_error *err)
+{
+	struct io *io = &g->ios[id];
+	struct device *d = &g->devices[g->procs[io->proc].device];
+
+	if (emit_flush_request(g, io, now_ns, io->queue_cpu, BLK_TA_ISSUE,
+			       BLK_TC_ISSUE, g->procs[io->proc].pid, err) < 0)
+		return -1;
+	io->category &= ~BLK_TC_FLUSH;
+	io->issue_ns = now_ns;
+	io->stage = STAGE_FLUSH_COMPLETE;
+	if (++d->issued > g->stats.max_depth)
+		g->stats.max_depth = d->issued;
+	return heap_push(g, id, flush_complete_ns(g, d, now_ns), err);
+}
+
+/* C FN 0; then the data goes to the device, or an empty flush ends. */
+static int step_flush_complete(struct generator *g, uint32_t id,
+			       uint64_t now_ns, struct iow_error *err)
+{
+	struct io *io = &g->ios[id];
+	struct device *d = &g->devices[g->procs[io->proc].device];
+	uint32_t pid;
+	unsigned cpu = completion_cpu(g, io, &pid);
+
+	if (emit_flush_request(g, io, now_ns, cpu, BLK_TA_COMPLETE,
+			       BLK_TC_COMPLETE, pid, err) < 0)
+		return -1;
+	g->stats.completed[0]++;	/* blkparse counts a flush as a read */
+	d->totals.ios[CLASS_FLUSH]++;
+	d->totals.flush_d2c_ns += now_ns - io->issue_ns;
+	d->issued--;
+	if (io->kind == IO_PREFLUSH_FUA) {
+		io->issue_cpu = cpu;	/* requeued from the flush's end */
+		return device_dispatch(g, id, now_ns, err);
+	}
+	io->complete_cpu = cpu;
+	io->stage = STAGE_EMPTY_COMPLETE;
+	return heap_push(g, id, now_ns + small_delay_ns(g, 0.1, 1), err);
+}
+
+/*
+ * C WS 0: the original request of a flush sequence ends with nothing
+ * left to transfer (its data, if any, completed before), at the sector
+ * where it stopped.
+ */
+static int step_empty_complete(struct generator *g, uint32_t id,
+			       uint64_t now_ns, struct iow_error *err)
+{
+	struct io *io = &g->ios[id];
+	struct device *d = &g->devices[g->procs[io->proc].device];
+	struct record rec = {
+		.time_ns = now_ns,
+		.sector = io->sector + io->bytes / SECTOR_SIZE,
+		.action = BLK_TA_COMPLETE |
+			  BLK_TC_ACT(BLK_TC_COMPLETE | BLK_TC_FS |
+				     (io->category & ~(uint32_t)BLK_TC_FUA)),
+		.cpu = io->complete_cpu,
+	};
+	int write = (io->category & BLK_TC_WRITE) != 0;
+
+	if (emit_record(g, io, &rec, err) < 0)
+		return -1;
+	g->stats.completed[write]++;
+	d->totals.empty++;
+	return retire_io(g, id, now_ns, err);
 }
 
 /* Q, G or M of the bio being queued, on the submitting CPU. */
@@ -898,8 +1242,60 @@ static int step_queue(struct generator *g, uint32_t id, uint64_t now_ns,
 		return -1;
 	g->stats.queued[write]++;
 	io->bio_queue_sum_ns += now_ns - g->stats.first_ns;
-	io->stage = io->stage == STAGE_QUEUE ? STAGE_GETRQ : STAGE_BACKMERGE;
+	if (io->stage == STAGE_MERGE_QUEUE)
+		io->stage = STAGE_BACKMERGE;
+	else if (io_needs_split(g, io))
+		io->stage = STAGE_SPLIT;
+	else
+		io->stage = STAGE_GETRQ;
 	return heap_push(g, id, now_ns + small_delay_ns(g, 0.3, 2), err);
+}
+
+/*
+ * X S / N: the front piece [S, N) of the bio waiting at S goes on as a
+ * request of its own (G I D C), keeping the bio's Q time; the remainder
+ * [N, end) waits at N and is cut again, or is the last piece.
+ */
+static int step_split(struct generator *g, uint32_t id, uint64_t now_ns,
+		      struct iow_error *err)
+{
+	unsigned char pdu[SPLIT_PDU_LEN];
+	uint32_t piece_id = NO_IO;
+	struct io *io, *piece;
+	uint64_t next_sector;
+	struct record rec;
+
+	if (io_alloc(g, &piece_id, err) < 0)
+		return -1;
+	io = &g->ios[id];	/* io_alloc may have moved it */
+	next_sector = io->sector + SPLIT_SECTORS;
+	for (unsigned i = 0; i < SPLIT_PDU_LEN; i++)
+		pdu[i] = (unsigned char)(next_sector >> (56 - 8 * i));
+	rec = (struct record){
+		.time_ns = now_ns,
+		.sector = io->sector,
+		.bytes = SPLIT_BYTES,
+		.action = BLK_TA_SPLIT | BLK_TC_ACT(io->category),
+		.pid = g->procs[io->proc].pid,
+		.cpu = io->queue_cpu,
+		.pdu_len = SPLIT_PDU_LEN,
+		.pdu = pdu,
+	};
+	if (emit_record(g, io, &rec, err) < 0)
+		return -1;
+	piece = &g->ios[piece_id];
+	*piece = *io;
+	piece->bytes = piece->bio_bytes = SPLIT_BYTES;
+	piece->stage = STAGE_GETRQ;
+	g->procs[io->proc].inflight++;
+	io->sector = io->bio_sector = next_sector;
+	io->bytes -= SPLIT_BYTES;
+	io->bio_bytes = io->bytes;
+	io->stage = io_needs_split(g, io) ? STAGE_SPLIT : STAGE_GETRQ;
+	if (heap_push(g, piece_id, now_ns + small_delay_ns(g, 0.3, 2),
+		      err) < 0)
+		return -1;
+	return heap_push(g, id, now_ns + small_delay_ns(g, 2, 6), err);
 }
 
 /* G for the first bio, M for each one glued on; then the next bio or I. */
@@ -922,6 +1318,9 @@ static int step_getrq_or_merge(struct generator *g, uint32_t id,
 	if (io->merges_left) {
 		io->stage = STAGE_MERGE_QUEUE;
 		io->bio_sector += io->bio_bytes / SECTOR_SIZE;
+	} else if (io->kind == IO_PREFLUSH_FUA || io->kind == IO_EMPTY_FLUSH) {
+		/* blk-mq hands it to the flush machinery: no I */
+		io->stage = STAGE_FLUSH_ISSUE;
 	} else {
 		io->stage = STAGE_INSERT;
 	}
@@ -966,6 +1365,14 @@ static int step_io(struct generator *g, uint32_t id, uint64_t now_ns,
 		return step_issue(g, id, now_ns, err);
 	case STAGE_COMPLETE:
 		return complete_io(g, id, now_ns, err);
+	case STAGE_SPLIT:
+		return step_split(g, id, now_ns, err);
+	case STAGE_FLUSH_ISSUE:
+		return step_flush_issue(g, id, now_ns, err);
+	case STAGE_FLUSH_COMPLETE:
+		return step_flush_complete(g, id, now_ns, err);
+	case STAGE_EMPTY_COMPLETE:
+		return step_empty_complete(g, id, now_ns, err);
 	}
 	return iow_fail(err, "internal: bad stage %d", (int)io->stage);
 }
@@ -1095,11 +1502,72 @@ static int generate(struct generator *g, struct iow_error *err)
 	return writer_flush(&g->writer, err);
 }
 
+static double mean_us(uint64_t sum_ns, uint64_t n)
+{
+	return n ? (double)sum_ns / (double)n / 1e3 : 0.0;
+}
+
+/*
+ * The oracle of one device (or "all"), one class a line, as iowatcher's
+ * JSON has them: ios and bytes per class, flushes with their mean D2C,
+ * empty completions, and the data bios with their mean latencies.
+ */
+static void print_totals(const char *name, const struct class_totals *ct,
+			 FILE *out)
+{
+	static const char *const class_names[] = { "read", "write",
+						   "discard" };
+
+	for (int c = CLASS_READ; c <= CLASS_DISCARD; c++)
+		fprintf(out, "gentrace: device %s %s ios %" PRIu64 " bytes %"
+			PRIu64 "\n", name, class_names[c], ct->ios[c],
+			ct->bytes[c]);
+	fprintf(out, "gentrace: device %s flush ios %" PRIu64
+		" d2c mean %.3f us\n", name, ct->ios[CLASS_FLUSH],
+		mean_us(ct->flush_d2c_ns, ct->ios[CLASS_FLUSH]));
+	fprintf(out, "gentrace: device %s empty completions %" PRIu64 "\n",
+		name, ct->empty);
+	fprintf(out, "gentrace: device %s data bios %" PRIu64 " q2c mean "
+		"%.3f us d2c mean %.3f us q2d mean %.3f us\n", name, ct->bios,
+		mean_us(ct->q2c_ns, ct->bios), mean_us(ct->d2c_ns, ct->bios),
+		mean_us(ct->q2d_ns, ct->bios));
+}
+
+static void add_totals(struct class_totals *sum, const struct class_totals *ct)
+{
+	for (int c = 0; c < N_CLASSES; c++) {
+		sum->ios[c] += ct->ios[c];
+		sum->bytes[c] += ct->bytes[c];
+	}
+	sum->empty += ct->empty;
+	sum->bios += ct->bios;
+	sum->q2c_ns += ct->q2c_ns;
+	sum->d2c_ns += ct->d2c_ns;
+	sum->q2d_ns += ct->q2d_ns;
+	sum->flush_d2c_ns += ct->flush_d2c_ns;
+}
+
+static void print_device_totals(const struct generator *g, FILE *out)
+{
+	struct class_totals all = { .empty = 0 };
+	char name[32];
+
+	for (unsigned i = 0; i < g->opts->ndevices; i++) {
+		const struct device *d = &g->devices[i];
+
+		snprintf(name, sizeof(name), "%u,%u", blk_dev_major(d->dev),
+			 blk_dev_minor(d->dev));
+		print_totals(name, &d->totals, out);
+		add_totals(&all, &d->totals);
+	}
+	print_totals("all", &all, out);
+}
+
 static void print_summary(const struct generator *g, FILE *out)
 {
 	const struct stats *s = &g->stats;
-	uint64_t done = s->completed[0] + s->completed[1];
-	uint64_t bios = s->queued[0] + s->queued[1];
+	uint64_t done = s->data_requests;
+	uint64_t bios = s->data_bios;
 
 	fprintf(out, "gentrace: %s.blktrace.0..%u: %" PRIu64 " events "
 		"(%" PRIu64 " notes), v%d%s, seed %" PRIu64 "\n",
@@ -1109,6 +1577,8 @@ static void print_summary(const struct generator *g, FILE *out)
 	for (unsigned i = 0; i < g->writer.ncpus; i++)
 		fprintf(out, "gentrace: cpu %u events %" PRIu64 "\n", i,
 			g->writer.cpus[i].records);
+	/* Every C by its direction bit, as blkparse's Completed rows:
+	 * flushes as reads, discards and empty completions as writes. */
 	fprintf(out, "gentrace: reads completed %" PRIu64 " kib %" PRIu64
 		"\n", s->completed[0], s->completed_kib[0]);
 	fprintf(out, "gentrace: writes completed %" PRIu64 " kib %" PRIu64
@@ -1117,6 +1587,7 @@ static void print_summary(const struct generator *g, FILE *out)
 		"\n", s->queued[0], s->merges[0]);
 	fprintf(out, "gentrace: writes queued %" PRIu64 " merges %" PRIu64
 		"\n", s->queued[1], s->merges[1]);
+	/* Data requests and bios only; btt agrees where nothing is split. */
 	fprintf(out, "gentrace: per request d2c avg %.9f s q2c avg %.9f s\n",
 		done ? s->d2c_sum_s / done : 0.0,
 		done ? s->q2c_sum_s / done : 0.0);
@@ -1126,6 +1597,7 @@ static void print_summary(const struct generator *g, FILE *out)
 	fprintf(out, "gentrace: duration %.6f s devices %u pids %u "
 		"max depth %u\n", (s->last_ns - s->first_ns) / 1e9,
 		g->opts->ndevices, g->opts->npids, s->max_depth);
+	print_device_totals(g, out);
 }
 
 static void usage(FILE *out)
@@ -1142,11 +1614,19 @@ static void usage(FILE *out)
 "      --pids N           processes doing I/O (default 4)\n"
 "      --merges           sequential streams back-merge bios (M events)\n"
 "      --bimodal          10%% of device times from a slow 8 ms mode\n"
+"      --flushes          syncing writers send cache flushes (Q FWS 0) and\n"
+"                         preflush+FUA writes: D FN, C FN 0, then the\n"
+"                         data's D and C, and an empty completion C WS 0\n"
+"      --splits           some sequential bios of 1-8 MiB; bios over\n"
+"                         512 KiB are split (X) into pieces of that size\n"
+"      --discards         2%% of writes are discards of 1-64 MiB\n"
 "      --v8               version 8 records (64 bytes)\n"
 "      --swap             the other byte order\n"
 "  -h, --help             this text\n"
-"Totals (events per CPU, reads/writes completed and KiB, D2C/Q2C\n"
-"averages) go to stderr, one 'gentrace: ...' line each.\n");
+"Totals (events per CPU, reads/writes completed and KiB as blkparse counts\n"
+"them, D2C/Q2C averages as btt does, and per device and for 'all' the\n"
+"classes of completion with the data bios' exact mean latencies) go to\n"
+"stderr, one 'gentrace: ...' line each.\n");
 }
 
 static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
@@ -1163,7 +1643,7 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 }
 
 enum { OPT_V8 = 256, OPT_SWAP, OPT_DEVICES, OPT_PIDS, OPT_MERGES,
-       OPT_BIMODAL };
+       OPT_BIMODAL, OPT_FLUSHES, OPT_SPLITS, OPT_DISCARDS };
 
 static int parse_args(int argc, char **argv, struct gen_opts *o,
 		      struct iow_error *err)
@@ -1177,6 +1657,9 @@ static int parse_args(int argc, char **argv, struct gen_opts *o,
 		{ "pids", required_argument, NULL, OPT_PIDS },
 		{ "merges", no_argument, NULL, OPT_MERGES },
 		{ "bimodal", no_argument, NULL, OPT_BIMODAL },
+		{ "flushes", no_argument, NULL, OPT_FLUSHES },
+		{ "splits", no_argument, NULL, OPT_SPLITS },
+		{ "discards", no_argument, NULL, OPT_DISCARDS },
 		{ "v8", no_argument, NULL, OPT_V8 },
 		{ "swap", no_argument, NULL, OPT_SWAP },
 		{ "help", no_argument, NULL, 'h' },
@@ -1226,6 +1709,15 @@ static int parse_args(int argc, char **argv, struct gen_opts *o,
 			break;
 		case OPT_BIMODAL:
 			o->bimodal = 1;
+			break;
+		case OPT_FLUSHES:
+			o->flushes = 1;
+			break;
+		case OPT_SPLITS:
+			o->splits = 1;
+			break;
+		case OPT_DISCARDS:
+			o->discards = 1;
 			break;
 		case OPT_V8:
 			o->v8 = 1;

@@ -19,6 +19,9 @@
 #                       highest RSS are kept (default 3)
 #   BENCH_TIMEOUT=S     give up on one run after S seconds (default 300)
 #   BENCH_SEED=N        gentrace seed (default 1)
+#   BENCH_RICH=1        generated traces also have cache flushes, split
+#                       bios and discards (gentrace --flushes --splits
+#                       --discards), as real filesystems' traces do
 # Exits 0 even when tools are missing: their rows say "skipped: why".
 
 cd "$(dirname "$0")/.." || exit 1
@@ -31,6 +34,8 @@ EVENTS=${BENCH_EVENTS:-2000000}
 RUNS=${BENCH_RUNS:-3}
 TIMEOUT=${BENCH_TIMEOUT:-300}
 SEED=${BENCH_SEED:-1}
+GEN_OPTS="--merges"
+[ "${BENCH_RICH:-0}" = 1 ] && GEN_OPTS="--merges --flushes --splits --discards"
 OUR_GRAPHS="-O io -O tput -O latency -O queue-depth -O iops"
 ORIG_GRAPHS="-O io -O tput -O latency -O queue_depth -O iops"
 
@@ -157,7 +162,7 @@ count_records() {
 
 # generate BASE N: writes a gentrace trace; prints its record count.
 generate() {
-	"$GENTRACE" -o "$1" -n "$2" -s "$SEED" --merges 2> "$1.gentrace" ||
+	"$GENTRACE" -o "$1" -n "$2" -s "$SEED" $GEN_OPTS 2> "$1.gentrace" ||
 		return 1
 	sed -n 's/^gentrace: .*: \([0-9]*\) events.*/\1/p' "$1.gentrace"
 }
@@ -282,7 +287,7 @@ else
 		exit 0
 	}
 	t1=$(now_ns)
-	say "trace: gentrace -n $EVENTS -s $SEED --merges: $MAIN_EVENTS" \
+	say "trace: gentrace -n $EVENTS -s $SEED $GEN_OPTS: $MAIN_EVENTS" \
 	    "records in $(awk -v d=$((t1 - t0)) 'BEGIN{printf "%.2f", d/1e9}') s"
 	BIG_EVENTS=$((EVENTS * 10))
 	# 48 bytes a record, twice over (trace and dump), plus a margin.

@@ -1,7 +1,9 @@
 #!/bin/sh
 # tests/t_gentrace.sh: bench/gentrace writes traces blkparse and btt accept,
 # whose totals match the ones gentrace prints, in both record versions and
-# both byte orders, the same bytes for the same seed.
+# both byte orders, the same bytes for the same seed. With --flushes,
+# --splits and --discards its traces have what real filesystems add, and
+# iowatcher's --summary=json must equal gentrace's oracle class by class.
 . "$(dirname "$0")/lib.sh"
 GEN="$TOP/bench/gentrace"
 
@@ -126,17 +128,136 @@ test_summary_names_totals() {
 }
 check test_summary_names_totals test_summary_names_totals
 
+# The benchmark's traces keep their bytes: this checksum was taken from the
+# generator before --flushes, --splits and --discards existed. (It holds
+# for one libm: the device times go through exp() and log().)
+test_default_trace_keeps_its_bytes() {
+	[ "$(cksum < "$TMP/v7.blktrace.0")" = "2943920939 446248" ] &&
+		[ "$(cksum < "$TMP/v7.blktrace.1")" = "4163272578 514016" ]
+}
+check test_default_trace_keeps_its_bytes test_default_trace_keeps_its_bytes
+
+# class NAME DEVICE WHAT: the first number of gentrace's oracle line
+# "gentrace: device DEVICE WHAT N ...", e.g. class rich all "flush ios"
+class() {
+	sed -n "s/^gentrace: device $2 $3 \([0-9]*\).*/\1/p" "$TMP/$1.txt"
+}
+
+test_rich_options_are_off_by_default() {
+	[ "$(class v7 all "discard ios")" = 0 ] &&
+		[ "$(class v7 all "flush ios")" = 0 ] &&
+		[ "$(class v7 all "empty completions")" = 0 ]
+}
+check test_rich_options_are_off_by_default \
+	test_rich_options_are_off_by_default
+
+gen rich --flushes --splits --discards
+gen rich_sw --flushes --splits --discards --swap
+gen rich_v8 --flushes --splits --discards --v8 --swap
+
+test_rich_trace_has_flushes_discards_and_empty_completions() {
+	[ "$(class rich all "discard ios")" -gt 0 ] &&
+		[ "$(class rich all "flush ios")" -gt 0 ] &&
+		[ "$(class rich all "empty completions")" -gt 0 ]
+}
+check test_rich_trace_has_flushes_discards_and_empty_completions \
+	test_rich_trace_has_flushes_discards_and_empty_completions
+
+# Each option brings its own class and nothing else.
+test_each_rich_option_alone() {
+	gen only_flushes --flushes && gen only_discards --discards &&
+		[ "$(class only_flushes all "flush ios")" -gt 0 ] &&
+		[ "$(class only_flushes all "discard ios")" = 0 ] &&
+		[ "$(class only_discards all "discard ios")" -gt 0 ] &&
+		[ "$(class only_discards all "flush ios")" = 0 ] &&
+		[ "$(class only_discards all "empty completions")" = 0 ]
+}
+check test_each_rich_option_alone test_each_rich_option_alone
+
+# json_matches_oracle NAME: iowatcher's --summary=json of $TMP/NAME has,
+# per device, gentrace's ios and bytes of every class, its flushes and
+# their mean D2C, its empty completions, and Q2C, D2C and Q2D over exactly
+# its data bios (every merged bio and split piece), means to 0.001 us.
+# Prints each difference.
+json_matches_oracle() {
+	"$IOW" -t "$TMP/$1" --summary=json > "$TMP/$1.json" || return 1
+	python3 - "$TMP/$1.json" "$TMP/$1.txt" <<'EOF'
+import json
+import re
+import sys
+
+oracle = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"gentrace: device (\S+) (\w+) (.*)", line)
+    if not m or m.group(1) == "all":
+        continue
+    dev, what, rest = m.groups()
+    nums = [float(x) for x in re.findall(r"\b\d+(?:\.\d+)?\b", rest)]
+    o = oracle.setdefault(dev, {})
+    if what in ("read", "write", "discard"):
+        o[what] = nums[:2]
+    elif what == "flush":
+        o["flush"], o["flush_d2c"] = nums[:2]
+    elif what == "empty":
+        o["empty"] = nums[0]
+    elif what == "data":
+        o["bios"], o["q2c"], o["d2c"], o["q2d"] = nums[:4]
+devices = {d["device"]: d for d in json.load(open(sys.argv[1]))
+           ["traces"][0]["devices"]}
+bad = []
+
+
+def same(dev, what, got, want, tol=0.0):
+    if abs(got - want) > tol:
+        bad.append("%s %s: iowatcher %s, gentrace %s" % (dev, what, got, want))
+
+
+for dev, o in oracle.items():
+    j = devices.pop(dev, None)
+    if j is None:
+        bad.append("%s: missing from the JSON" % dev)
+        continue
+    for c in ("read", "write", "discard"):
+        same(dev, c + " ios", j[c]["ios"], o[c][0])
+        same(dev, c + " bytes", j[c]["bytes"], o[c][1])
+    same(dev, "flush ios", j["flush"]["ios"], o["flush"])
+    same(dev, "flush d2c n", j["flush"]["d2c_us"]["n"], o["flush"])
+    same(dev, "flush d2c mean", j["flush"]["d2c_us"]["mean"],
+         o["flush_d2c"], 0.0011)
+    same(dev, "empty_completions", j["empty_completions"], o["empty"])
+    for lat in ("q2c", "d2c", "q2d"):
+        same(dev, lat + " n", j[lat + "_us"]["n"], o["bios"])
+        same(dev, lat + " mean", j[lat + "_us"]["mean"], o[lat], 0.0011)
+for dev in devices:
+    bad.append("%s: in the JSON, not in gentrace's totals" % dev)
+if not oracle:
+    bad.append("no 'gentrace: device' lines")
+for b in bad:
+    print("  " + b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+EOF
+}
+
+if [ ! -x "$IOW" ] || ! command -v python3 > /dev/null 2>&1; then
+	skip "iowatcher against gentrace's oracle: needs iowatcher and python3"
+else
+	for name in v7 rich rich_sw rich_v8; do
+		check "test_iowatcher_json_equals_gentrace_oracle ($name)" \
+			json_matches_oracle "$name"
+	done
+fi
+
 if ! command -v blkparse > /dev/null 2>&1; then
 	skip "blkparse checks: blkparse not installed"
 	finish
 	exit $?
 fi
 
-for name in v7 sw; do
+for name in v7 sw rich rich_sw; do
 	blkparse -i "$name" -D "$TMP" > "$TMP/$name.blkparse" 2>&1
 done
 
-for name in v7 sw; do
+for name in v7 sw rich rich_sw; do
 	for dir in reads writes; do
 		label=$( [ $dir = reads ] && echo "Reads Completed" ||
 			echo "Writes Completed")
@@ -151,15 +272,81 @@ for name in v7 sw; do
 	done
 done
 
+# The spec's identity: every completion is one of the five classes.
+test_blkparse_completions_are_the_five_classes() {
+	for t_name in v7 rich rich_sw; do
+		want=$(($(class $t_name all "read ios") + \
+			$(class $t_name all "write ios") + \
+			$(class $t_name all "discard ios") + \
+			$(class $t_name all "flush ios") + \
+			$(class $t_name all "empty completions")))
+		got=$(blk_total $t_name "Reads Completed" | cut -d, -f1)
+		got=$((got + $(blk_total $t_name "Writes Completed" | cut -d, -f1)))
+		[ "$got" = "$want" ] || {
+			echo "$t_name: blkparse $got completions, gentrace $want" >&2
+			return 1
+		}
+	done
+}
+check test_blkparse_completions_are_the_five_classes \
+	test_blkparse_completions_are_the_five_classes
+
+# X S / N cuts a 512 KiB front piece: N = S + 1024, whatever the byte
+# order (the remainder's sector is big-endian in the payload).
+test_split_names_the_remainder() {
+	for t_name in rich rich_sw; do
+		awk '$6 == "X" { n++; if ($9 != "/" || $10 != $8 + 1024) bad++ }
+			END { exit !(n > 0 && !bad) }' "$TMP/$t_name.blkparse" ||
+			return 1
+	done
+}
+check test_split_names_the_remainder test_split_names_the_remainder
+
+# A preflush+FUA write, as blk-mq traces it: Q and G with FLUSH and FUA,
+# the flush request D FN / C FN 0 (others' may come between), the data D
+# and C with FUA, then an empty C WS where the data ended.
+test_preflush_fua_write_sequence() {
+	awk '$6 == "Q" && $7 == "FWFS" && !s { s = $8; end = $8 + $10; dev = $1 }
+		!s || $1 != dev { next }
+		$8 == s && $6 != "X" { seq = seq " " $6 ":" $7 }
+		$7 == "FN" { seq = seq " " $6 ":FN" }
+		$6 == "C" && $7 == "WS" && $8 == end && $9 == "[0]" {
+			print seq " empty"; exit }' "$TMP/rich.blkparse" |
+		grep -Eq '^ Q:FWFS G:FWFS( [DC]:FN)* D:FN( [DC]:FN)* C:FN( [DC]:FN)* D:WFS( [DC]:FN)* C:WFS( [DC]:FN)* empty$'
+}
+check test_preflush_fua_write_sequence test_preflush_fua_write_sequence
+
+# Every flush bio (Q FWS 0, or Q FWFS with data) brings one D FN and one
+# C FN 0 and ends in one empty completion; the empty flushes' at sector 0.
+test_flush_events_add_up() {
+	awk -v flushes="$(class rich all "flush ios")" '
+		$6 == "Q" && $7 == "FWS" { plain++ }
+		$6 == "Q" && $7 == "FWFS" { fua++ }
+		$6 == "D" && $7 == "FN" { d++ }
+		$6 == "C" && $7 == "FN" && $8 == 0 { c++ }
+		$6 == "C" && $7 == "WS" && $9 == "[0]" { empty++
+			if ($8 == 0) empty0++ }
+		END { exit !(plain > 0 && fua > 0 && plain + fua == flushes &&
+			d == flushes && c == flushes && empty == flushes &&
+			empty0 == plain) }' "$TMP/rich.blkparse"
+}
+check test_flush_events_add_up test_flush_events_add_up
+
 test_blkparse_counts_every_io_event() {
-	want=$(sed -n 's/^gentrace: .*: \([0-9]*\) events (\([0-9]*\) n.*/\1 \2/p' \
-		"$TMP/v7.txt" | awk '{ print $1 - $2 }')
-	grep -q "^Events (v7): $want entries" "$TMP/v7.blkparse"
+	for t_name in v7 rich; do
+		want=$(sed -n 's/^gentrace: .*: \([0-9]*\) events (\([0-9]*\) n.*/\1 \2/p' \
+			"$TMP/$t_name.txt" | awk '{ print $1 - $2 }')
+		grep -q "^Events ($t_name): $want entries" \
+			"$TMP/$t_name.blkparse" || return 1
+	done
 }
 check test_blkparse_counts_every_io_event test_blkparse_counts_every_io_event
 
+# Per CPU file, sequence numbers run on without a gap, X records and
+# their payloads included.
 test_blkparse_sees_no_sequence_skips() {
-	grep -q '^Skips: 0 forward' "$TMP/v7.blkparse"
+	grep -q '^Skips: 0 forward' "$TMP/v7.blkparse" &&
+		grep -q '^Skips: 0 forward' "$TMP/rich.blkparse"
 }
 check test_blkparse_sees_no_sequence_skips test_blkparse_sees_no_sequence_skips
 
