@@ -58,10 +58,14 @@ SCRIPT_LINKS = $(if $(B),$(addprefix $(B),$(filter-out %.c %.o, \
 
 all: $(B)iowatcher $(TOOL_BINS) $(SCRIPT_LINKS)
 
-$(B)%.o: %.c $(wildcard *.h)
+# Objects depend on the headers they include, as the compiler saw them
+# (-MMD writes B/FILE.d beside each object; -MP survives a removed header).
+DEPFLAGS = -MMD -MP
+
+$(B)%.o: %.c
 	@mkdir -p $(@D)
 	$(say) CC $@
-	$(Q)$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) $(IOW_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(DEPFLAGS) $(IOW_CPPFLAGS) $(CPPFLAGS) $(IOW_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)libiow.a: $(LIB_OBJS)
 	$(say) AR $@
@@ -72,33 +76,21 @@ $(B)iowatcher: $(B)iowatcher.o $(B)libiow.a
 	$(say) LD $@
 	$(Q)$(CC) $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(IOW_LIBS)
 
-$(B)tests/test_%: tests/test_%.c tests/check.h $(B)libiow.a
-	@mkdir -p $(@D)
-	$(say) CC $@
-	$(Q)$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
-		-o $@ $< $(B)libiow.a $(IOW_LIBS)
-
-$(B)bench/%: bench/%.c $(B)libiow.a
-	@mkdir -p $(@D)
-	$(say) CC $@
-	$(Q)$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
-		-o $@ $< $(B)libiow.a $(IOW_LIBS)
-$(B)scripts/%: scripts/%.c $(B)libiow.a
-	@mkdir -p $(@D)
-	$(say) CC $@
-	$(Q)$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
-		-o $@ $< $(B)libiow.a $(IOW_LIBS)
-$(B)tests/tools/%: tests/tools/%.c $(B)libiow.a
-	@mkdir -p $(@D)
-	$(say) CC $@
-	$(Q)$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
-		-o $@ $< $(B)libiow.a $(IOW_LIBS)
-# The fuzz targets (make fuzz) and, in the test, their regression inputs.
-$(B)fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h $(wildcard *.c) $(B)libiow.a
-	@mkdir -p $(@D)
-	$(say) CC $@
-	$(Q)$(CC) $(IOW_CPPFLAGS) $(CPPFLAGS) -I. $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
-		$(FUZZ_LINK) -o $@ $< $(B)libiow.a $(IOW_LIBS)
+# One rule for every program beside the main one (unit tests, bench tools,
+# compiled taggers, test tools, fuzz targets): one source each, linked
+# with the library.
+PROGRAM_DIRS = tests bench scripts tests/tools fuzz
+define program_rule
+$$(B)$(1)/%: $(1)/%.c $$(B)libiow.a
+	@mkdir -p $$(@D)
+	$$(say) CC $$@
+	$$(Q)$$(CC) $$(DEPFLAGS) -MF $$@.d $$(IOW_CPPFLAGS) $$(CPPFLAGS) -I. \
+		$$(IOW_CFLAGS) $$(CFLAGS) $$(LDFLAGS) $(2) -o $$@ $$< \
+		$$(B)libiow.a $$(IOW_LIBS)
+endef
+$(foreach d,$(filter-out fuzz,$(PROGRAM_DIRS)),$(eval $(call program_rule,$(d))))
+$(eval $(call program_rule,fuzz,$$(FUZZ_LINK)))
+-include $(wildcard $(addprefix $(B),*.d $(addsuffix /*.d,$(PROGRAM_DIRS))))
 $(B)tests/test_fuzz_regress: $(wildcard fuzz/*.c fuzz/*.h) $(wildcard *.c)
 ifneq ($(B),)
 $(SCRIPT_LINKS): $(B)scripts/%: scripts/%
@@ -179,7 +171,8 @@ install: all
 	done
 
 clean:
-	rm -f iowatcher *.o libiow.a $(TEST_BINS) $(TOOL_BINS)
+	rm -f iowatcher *.o *.d libiow.a $(TEST_BINS) $(TOOL_BINS)
+	rm -f $(addsuffix /*.d,$(PROGRAM_DIRS))
 	rm -rf $(SAN_DIR) $(FUZZ_DIR)
 
 .PHONY: all deps demo check check-build fuzz bench install clean
