@@ -9,6 +9,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +34,25 @@
 static const char usage_line[] =
 	"usage: iowatcher -t TRACE [-t TRACE ...] [-l LABEL ...] [-o FILE] [--summary[=json]] [options]";
 
-static void usage_error(const char *fmt, const char *arg)
+/*
+ * The smallest graph that can be drawn: its title, legend, tick labels
+ * and axis labels around a plot that still shows something.
+ */
+#define MIN_GRAPH_WIDTH		200
+#define MIN_GRAPH_HEIGHT	150
+#define MAX_GRAPH_SIZE		20000
+
+static void usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+static void usage_error(const char *fmt, ...)
 {
+	va_list ap;
+
 	fprintf(stderr, "iowatcher: ");
-	fprintf(stderr, fmt, arg);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fprintf(stderr, "\n%s\n(iowatcher --help lists the options)\n",
 		usage_line);
 	exit(EXIT_USAGE);
@@ -69,8 +85,8 @@ static void print_help(void)
 "      --title TEXT      the page title\n"
 "  -O, --only-graph NAME draw only these graphs (repeat)\n"
 "  -N, --no-graph NAME   draw all but these graphs (repeat)\n"
-"  -w, --width PX        width of one graph (default 760)\n"
-"  -h, --height PX       height of one graph (default 300)\n"
+"  -w, --width PX        width of one graph (default 760, at least 200)\n"
+"  -h, --height PX       height of one graph (default 300, at least 150)\n"
 "  -c, --columns N       graphs per row (default 2 from four graphs up)\n"
 "  -r, --rolling SECONDS rolling average over the lines\n"
 "      --top N           with tags, the N largest get colours (default 8)\n"
@@ -80,27 +96,32 @@ static void print_help(void)
 "Recording (root)\n"
 "  -d, --device DEV      trace this block device (repeat for several)\n"
 "  -D, --dir-out DIR     where the recorded NAME.blktrace.N files go (.)\n"
-"  -p, --prog PROG [ARGS...]  run the workload while tracing (the rest of\n"
-"                        the command line; one quoted word runs through sh);\n"
-"                        without -p, record until interrupted\n"
+"  -p, --prog PROG [ARGS...]  run the workload while tracing: the rest of\n"
+"                        the command line (iowatcher's options go before\n"
+"                        -p); one quoted word runs through sh; without -p,\n"
+"                        record until interrupted; if it fails, nothing is\n"
+"                        drawn\n"
 "      --tracer blktrace|ftrace|auto  how to trace (auto: blktrace, else\n"
 "                        the kernel's ftrace blk tracer)\n"
 "  -F, --fio-log FILE[@SECONDS]  add a fio bandwidth log (write_bw_log) as\n"
 "                        a graph; @SECONDS: the job started that late\n"
 "Movies\n"
 "      --movie[=spindle|rect]  a video of the I/O as it happened; -o names\n"
-"                        it: .mp4 (H.264), .webm (VP9), .ogv (Theora), .gif\n"
+"                        it: .mp4 (H.264), .webm (VP9), .ogv or .ogg\n"
+"                        (Theora), .gif\n"
 "      --fps N           frames per second (default 20)\n"
 "      --movie-length SECONDS  length of the video (default: the trace's,\n"
 "                        10 to 60 s); N/s: N frames per second of trace\n"
 "  -K, --keep-frames DIR also keep every frame as DIR/frame-NNNNNN.png\n"
+"Tagging\n"
 "  -P, --per-process     tag I/O by the process that queued it\n"
 "      --merge-comm      with -P, one tag per process name, not per pid\n"
 "  -T, --tagger 'COMMAND [ARGS]'  tag I/O with an external tagger program\n"
 "                        (shipped: tag-by-pid, tag-by-range, tag-by-size,\n"
 "                        tag-example; else found on PATH)\n"
 "      --tagger-timeout SECONDS  a tagger silent this long is an error (30)\n"
-"      --help            this text\n"
+"Other\n"
+"      --help            this text (so is -h alone)\n"
 "      --version         the version\n"
 "Graphs (-O / -N names)\n", stdout);
 	for (i = 0; i < graph_table_len; i++)
@@ -152,16 +173,28 @@ static int parse_range(const char *arg, double *lo, double *hi)
 	return 0;
 }
 
-static long parse_positive(const char *arg, const char *what, long max)
+/*
+ * A whole number from min to max, else a usage error for the option the
+ * user typed as typed: "TYPED ARG: WHAT from MIN[WHY_MIN] to MAX".
+ */
+static long parse_count(const char *arg, const char *typed, const char *what,
+			long min, const char *why_min, long max)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(arg, &end, 10);
-	if (end == arg || *end || errno || v <= 0 || v > max)
-		usage_error(what, arg);
+	if (end == arg || *end || errno || v < min || v > max)
+		usage_error("%s %s: %s from %ld%s to %ld", typed, arg, what,
+			    min, why_min, max);
 	return v;
+}
+
+static long parse_positive(const char *arg, const char *typed,
+			   const char *what, long max)
+{
+	return parse_count(arg, typed, what, 1, "", max);
 }
 
 static int append(const char ***list, size_t *n, const char *item)
@@ -231,21 +264,76 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* "+": stop at the first word that is not an option (-p PROG ARGS...). */
-static const char short_options[] = "+t:l:x:y:a:PT:o:O:N:w:h:c:r:K:d:D:p:F:";
+/*
+ * "+": stop at the first word that is not an option (-p PROG ARGS...);
+ * ":": a missing argument is told from an unknown option.
+ */
+static const char short_options[] = "+:t:l:x:y:a:PT:o:O:N:w:h:c:r:K:d:D:p:F:";
 
-static double parse_seconds(const char *arg, const char *opt)
+/*
+ * The option c in argv word `word`, as the user typed it, for messages: a
+ * long one as typed (abbreviated or not) without its =VALUE, a short one
+ * as -C even inside a group (-Pw 10), else the whole word.
+ */
+static void option_typed(char *buf, size_t size, const char *word, int c)
+{
+	if (!strncmp(word, "--", 2))
+		snprintf(buf, size, "%.*s", (int)strcspn(word, "="), word);
+	else if (c > 0 && c < 128 && isgraph(c))
+		snprintf(buf, size, "-%c", c);
+	else
+		snprintf(buf, size, "%s", word);
+}
+
+/* "--mo" could be --movie or --movie-length: the names it abbreviates. */
+static size_t long_option_matches(const char *typed, char *list, size_t size)
+{
+	size_t len = strlen(typed + 2), n = 0, used = 0;
+	const struct option *lo;
+
+	list[0] = '\0';
+	for (lo = long_options; lo->name; lo++) {
+		if (strncmp(lo->name, typed + 2, len))
+			continue;
+		if (used < size)
+			used += (size_t)snprintf(list + used, size - used,
+						 "%s--%s", n ? ", " : "",
+						 lo->name);
+		n++;
+	}
+	return n;
+}
+
+/* getopt's complaints: ':' a missing argument, '?' anything else. */
+static void bad_option(int c, const char *typed)
+{
+	char names[256];
+
+	if (c == ':')
+		usage_error("%s needs an argument%s", typed,
+			    strcmp(typed, "-h") ? "" :
+			    " (-h is the graph height; the help is --help)");
+	if (strncmp(typed, "--", 2)) {
+		/* the original iowatcher's -m */
+		usage_error("%s: unknown option%s", typed,
+			    strcmp(typed, "-m") ? "" : " (a movie is --movie)");
+	}
+	if (optopt)
+		usage_error("%s takes no argument", typed);
+	if (long_option_matches(typed, names, sizeof(names)) > 1)
+		usage_error("%s: ambiguous, it could be %s", typed, names);
+	usage_error("%s: unknown option", typed);
+}
+
+static double parse_seconds(const char *arg, const char *typed)
 {
 	char *end;
 	double v;
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (end == arg || *end || errno || !isfinite(v) || v <= 0) {
-		fprintf(stderr, "iowatcher: %s %s: a positive number of seconds\n%s\n",
-			opt, arg, usage_line);
-		exit(EXIT_USAGE);
-	}
+	if (end == arg || *end || errno || !isfinite(v) || v <= 0)
+		usage_error("%s %s: a positive number of seconds", typed, arg);
 	return v;
 }
 
@@ -261,21 +349,29 @@ static void pick_graph(struct options *o, int c, const char *name)
 		list[(*n)++] = name;
 }
 
+/* A quoted workload's shell (a workload of words runs as it is). */
+static char shell_path[] = "/bin/sh";
+
 /*
  * -p PROG [ARGS...]: the rest of the command line is the workload. One
- * word with spaces ("fio job.fio") runs through the shell.
+ * word with spaces ("fio job.fio") runs through the shell, so it cannot
+ * be followed by more: those are iowatcher's options typed too late.
  */
 static void take_workload(struct options *o, int argc, char **argv,
 			  const char *prog)
 {
-	static char sh[] = "/bin/sh", dash_c[] = "-c";
+	static char dash_c[] = "-c";
 	int n = argc - optind, i;
+	int shell = strpbrk(prog, " \t;|&<>$'\"") != NULL;
 
+	if (shell && n > 0)
+		usage_error("-p takes the rest of the command line, so '%s' cannot follow the quoted workload: put iowatcher's options before -p",
+			    argv[optind]);
 	o->prog_argv = calloc((size_t)n + 4, sizeof(*o->prog_argv));
 	if (!o->prog_argv)
 		usage_error("%s", "out of memory");
-	if (n == 0 && strpbrk(prog, " \t;|&<>$'\"")) {
-		o->prog_argv[0] = sh;
+	if (shell) {
+		o->prog_argv[0] = shell_path;
 		o->prog_argv[1] = dash_c;
 		o->prog_argv[2] = (char *)prog;
 	} else {
@@ -286,7 +382,8 @@ static void take_workload(struct options *o, int argc, char **argv,
 	optind = argc;
 }
 
-static void parse_action(struct options *o, const char *arg)
+static void parse_action(struct options *o, const char *arg,
+			 const char *typed)
 {
 	if (!strcmp(arg, "Q"))
 		o->analysis.iomap_action = BLK_TA_QUEUE;
@@ -295,7 +392,7 @@ static void parse_action(struct options *o, const char *arg)
 	else if (!strcmp(arg, "C"))
 		o->analysis.iomap_action = BLK_TA_COMPLETE;
 	else
-		usage_error("-a %s: the action is Q, D or C", arg);
+		usage_error("%s %s: the action is Q, D or C", typed, arg);
 }
 
 /* Recording writes NAME.blktrace.N: NAME from -t, or the device's name. */
@@ -320,16 +417,60 @@ static uint64_t saturate_u64(double v)
 	return v < 18446744073709551616.0 ? (uint64_t)v : UINT64_MAX;
 }
 
+static void check_movie_args(struct options *o)
+{
+	enum movie_container c;
+	struct iow_error err;
+
+	if (!o->output)
+		usage_error("%s", "--movie needs -o FILE (.mp4, .webm, .ogv, .ogg or .gif)");
+	if (movie_container_from_name(o->output, &c, &err) < 0)
+		usage_error("%s", err.msg);
+	if ((o->graph_width & 1) || (o->graph_height & 1))
+		usage_error("%s", "movie frames need an even -w and -h (the encoder's yuv420p halves them)");
+	if (!o->fps)
+		o->fps = 20;
+}
+
+/* -o names a picture (trace.svg unless only text or CSV is asked for). */
+static void check_picture_args(struct options *o)
+{
+	enum movie_container c;
+	enum plot_format fmt;
+	struct iow_error err;
+
+	if (!o->output && o->summary == SUMMARY_NONE && !o->csv_dir)
+		o->output = "trace.svg";
+	if (!o->output || plot_format_from_name(o->output, &fmt, &err) == 0)
+		return;
+	if (movie_container_from_name(o->output, &c, NULL) == 0)
+		usage_error("%s: a movie's name: add --movie (a picture is .svg, .png or .pdf)",
+			    o->output);
+	usage_error("%s", err.msg);
+}
+
 static void parse_args(int argc, char **argv, struct options *o)
 {
-	int c;
+	char typed[64];
+	int c, word;
 
 	memset(o, 0, sizeof(*o));
 	o->analysis.iomap_action = BLK_TA_ISSUE;
 	o->latency_dirs = 0xf;
+	/* -h is the height here, but alone it is what newcomers type */
+	if (argc == 2 && !strcmp(argv[1], "-h")) {
+		print_help();
+		exit(0);
+	}
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, short_options, long_options,
-				NULL)) != -1) {
+	for (;;) {
+		/* getopt stays on a word while it reads a group (-Pw 10) */
+		word = optind;
+		c = getopt_long(argc, argv, short_options, long_options, NULL);
+		if (c == -1)
+			break;
+		option_typed(typed, sizeof(typed), argv[word],
+			     c == '?' || c == ':' ? optopt : c);
 		switch (c) {
 		case 't':
 			if (append(&o->trace_args, &o->n_trace_args, optarg))
@@ -345,28 +486,28 @@ static void parse_args(int argc, char **argv, struct options *o)
 			else if (!strcmp(optarg, "json"))
 				o->summary = SUMMARY_JSON;
 			else
-				usage_error("--summary=%s: the format is text or json",
-					    optarg);
+				usage_error("%s=%s: the format is text or json",
+					    typed, optarg);
 			break;
 		case OPT_BIN_MS:
 			o->analysis.bin_width_ns = (uint64_t)parse_positive(
-				optarg, "--bin-ms %s: a whole number of milliseconds from 1 to 86400000",
+				optarg, typed, "a whole number of milliseconds",
 				86400000L) * 1000000ull;
 			break;
 		case 'x':
 			if (parse_range(optarg, &o->x_min_s, &o->x_max_s))
-				usage_error("-x %s: give MIN:MAX seconds with 0 <= MIN < MAX",
-					    optarg);
+				usage_error("%s %s: give MIN:MAX seconds with 0 <= MIN < MAX",
+					    typed, optarg);
 			o->has_x_range = 1;
 			break;
 		case 'y':
 			if (parse_range(optarg, &o->y_min_mib, &o->y_max_mib))
-				usage_error("-y %s: give MIN:MAX MiB with 0 <= MIN < MAX",
-					    optarg);
+				usage_error("%s %s: give MIN:MAX MiB with 0 <= MIN < MAX",
+					    typed, optarg);
 			o->has_y_range = 1;
 			break;
 		case 'a':
-			parse_action(o, optarg);
+			parse_action(o, optarg, typed);
 			break;
 		case 'P':
 			o->tag_by_process = 1;
@@ -375,8 +516,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->tagger = optarg;
 			break;
 		case OPT_TAGGER_TIMEOUT:
-			o->tagger_timeout_s = parse_seconds(optarg,
-							    "--tagger-timeout");
+			o->tagger_timeout_s = parse_seconds(optarg, typed);
 			break;
 		case OPT_MERGE_COMM:
 			o->merge_comm = 1;
@@ -392,23 +532,27 @@ static void parse_args(int argc, char **argv, struct options *o)
 			pick_graph(o, c, optarg);
 			break;
 		case 'w':
-			o->graph_width = (int)parse_positive(optarg,
-				"-w %s: a width in pixels from 1 to 20000", 20000);
+			o->graph_width = (int)parse_count(optarg, typed,
+				"a width in pixels", MIN_GRAPH_WIDTH,
+				" (the narrowest graph that can be drawn)",
+				MAX_GRAPH_SIZE);
 			break;
 		case 'h':
-			o->graph_height = (int)parse_positive(optarg,
-				"-h %s: a height in pixels from 1 to 20000", 20000);
+			o->graph_height = (int)parse_count(optarg, typed,
+				"a height in pixels", MIN_GRAPH_HEIGHT,
+				" (the lowest graph that can be drawn)",
+				MAX_GRAPH_SIZE);
 			break;
 		case 'c':
-			o->columns = (int)parse_positive(optarg,
-				"-c %s: a number of columns from 1 to 16", 16);
+			o->columns = (int)parse_positive(optarg, typed,
+				"a number of columns", 16);
 			break;
 		case 'r':
-			o->rolling_s = parse_seconds(optarg, "-r");
+			o->rolling_s = parse_seconds(optarg, typed);
 			break;
 		case OPT_TOP:
-			o->top_tags = (int)parse_positive(optarg,
-				"--top %s: a number of tags from 1 to 64", 64);
+			o->top_tags = (int)parse_positive(optarg, typed,
+				"a number of tags", 64);
 			break;
 		case OPT_CSV:
 			o->csv_dir = optarg;
@@ -421,7 +565,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 			else if (!strcmp(optarg, "rw"))
 				o->latency_dirs = 0xf;
 			else
-				usage_error("--dir %s: r, w or rw", optarg);
+				usage_error("%s %s: r, w or rw", typed, optarg);
 			break;
 		case 'd':
 			if (parse_dev_t(optarg, o))
@@ -446,8 +590,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 			else if (!strcmp(optarg, "auto"))
 				o->tracer = RECORD_AUTO;
 			else
-				usage_error("--tracer %s: blktrace, ftrace or auto",
-					    optarg);
+				usage_error("%s %s: blktrace, ftrace or auto",
+					    typed, optarg);
 			break;
 		case 'F':
 			if (append(&o->fio_logs, &o->n_fio_logs, optarg))
@@ -459,12 +603,12 @@ static void parse_args(int argc, char **argv, struct options *o)
 			else if (!strcmp(optarg, "rect"))
 				o->movie = MOVIE_RECT;
 			else
-				usage_error("--movie=%s: the style is spindle or rect",
-					    optarg);
+				usage_error("%s=%s: the style is spindle or rect",
+					    typed, optarg);
 			break;
 		case OPT_FPS:
-			o->fps = (int)parse_positive(optarg,
-				"--fps %s: frames per second from 1 to 120", 120);
+			o->fps = (int)parse_positive(optarg, typed,
+				"frames per second", 120);
 			break;
 		case OPT_MOVIE_LENGTH: {
 			size_t len = strlen(optarg);
@@ -477,12 +621,11 @@ static void parse_args(int argc, char **argv, struct options *o)
 				if (end != optarg + len - 2 || errno ||
 				    !isfinite(o->movie_frames_per_s) ||
 				    o->movie_frames_per_s <= 0)
-					usage_error("--movie-length %s: N/s is a positive number of frames per second of trace",
-						    optarg);
+					usage_error("%s %s: N/s is a positive number of frames per second of trace",
+						    typed, optarg);
 				o->movie_length_s = 0;
 			} else {
-				o->movie_length_s = parse_seconds(optarg,
-							  "--movie-length");
+				o->movie_length_s = parse_seconds(optarg, typed);
 				o->movie_frames_per_s = 0;
 			}
 			break;
@@ -496,13 +639,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case OPT_VERSION:
 			printf("iowatcher %s\n", IOWATCHER_VERSION);
 			exit(0);
-		case '?':
 		default:
-			if (optopt)
-				usage_error("-%c: unknown option or missing argument",
-					    (char[]){ (char)optopt, 0 });
-			usage_error("%s: unknown option or missing argument",
-				    argv[optind - 1]);
+			bad_option(c, typed);
 		}
 	}
 	if (optind < argc)
@@ -519,30 +657,13 @@ static void parse_args(int argc, char **argv, struct options *o)
 		usage_error("%s", "--merge-comm goes with -P");
 	if (o->tag_by_process && o->tagger)
 		usage_error("%s", "-P and -T both tag: give one of them");
-	if (!o->output && o->summary == SUMMARY_NONE && !o->csv_dir)
-		o->output = "trace.svg";
-	if (o->movie) {
-		enum movie_container c;
-		struct iow_error err;
-
-		if (!o->output)
-			usage_error("%s", "--movie needs -o FILE (.mp4, .webm, .ogv or .gif)");
-		if (movie_container_from_name(o->output, &c, &err) < 0)
-			usage_error("%s", err.msg);
-		if ((o->graph_width & 1) || (o->graph_height & 1))
-			usage_error("%s", "movie frames need an even -w and -h (the encoder's yuv420p halves them)");
-		if (!o->fps)
-			o->fps = 20;
-	} else if (o->fps || o->movie_length_s > 0 ||
-		   o->movie_frames_per_s > 0 || o->keep_frames_dir) {
+	if (o->movie)
+		check_movie_args(o);
+	else if (o->fps || o->movie_length_s > 0 ||
+		 o->movie_frames_per_s > 0 || o->keep_frames_dir)
 		usage_error("%s", "--fps, --movie-length and -K go with --movie");
-	} else if (o->output) {
-		enum plot_format fmt;
-		struct iow_error err;
-
-		if (plot_format_from_name(o->output, &fmt, &err) < 0)
-			usage_error("%s", err.msg);
-	}
+	else
+		check_picture_args(o);
 	/* Only pictures and CSV read the I/O map and per-bin histograms. */
 	o->analysis.stats_only = !o->output && !o->csv_dir && !o->movie;
 	if (o->has_x_range) {
@@ -856,9 +977,77 @@ static void run_free(struct run *run)
 }
 
 /*
+ * A word of an argv-form workload that is one of iowatcher's options (up
+ * to its =VALUE), or NULL: typed after -p, it went to the workload.
+ */
+static const char *misplaced_option(char *const *argv, char *buf,
+				    size_t size)
+{
+	const struct option *lo;
+	size_t i, len;
+
+	if (argv[0] == shell_path)
+		return NULL;
+	for (i = 1; argv[i]; i++) {
+		const char *w = argv[i];
+
+		if (w[0] != '-' || !w[1] || w[1] == ':')
+			continue;
+		if (w[1] != '-') {
+			if (strchr(short_options + 2, w[1]))
+				return w;
+			continue;
+		}
+		len = strcspn(w + 2, "=");
+		for (lo = long_options; lo->name; lo++)
+			if (strlen(lo->name) == len &&
+			    !strncmp(lo->name, w + 2, len)) {
+				snprintf(buf, size, "%.*s", (int)len + 2, w);
+				return buf;
+			}
+	}
+	return NULL;
+}
+
+/*
+ * A workload that fails (not stopped by the user) has traced its failure,
+ * not the work: nothing is drawn, and what was recorded is kept, to be
+ * looked at or drawn all the same.
+ */
+static int check_workload(const struct options *o,
+			  const struct record_result *res, const char *path,
+			  struct iow_error *err)
+{
+	int st = res->workload_status;
+	char how[96], hint[192] = "", word[64];
+	const char *opt;
+
+	if (!o->prog_argv || res->stop_signal)
+		return 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st))
+		snprintf(how, sizeof(how), "exited with status %d",
+			 WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(how, sizeof(how), "was killed by signal %d (%s)",
+			 WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		return 0;
+	opt = misplaced_option(o->prog_argv, word, sizeof(word));
+	if (opt)
+		snprintf(hint, sizeof(hint), " (-p takes the rest of the command line: if %s was meant for iowatcher, put it before -p)",
+			 opt);
+	if (!res->events_written)
+		return iow_fail(err, "the workload %s%s, so nothing is drawn; no I/O was recorded (the trace files are %s.blktrace.*)",
+				how, hint, path);
+	return iow_fail(err, "the workload %s%s, so nothing is drawn; the %llu events recorded are kept in %s.blktrace.* (iowatcher -t %s draws them)",
+			how, hint, (unsigned long long)res->events_written,
+			path, path);
+}
+
+/*
  * -d: trace the devices while the workload runs, then read what was
- * recorded as -t DIR/NAME. Tracing failures end the run; the workload's
- * own status is reported.
+ * recorded as -t DIR/NAME. Tracing failures end the run, and so does a
+ * workload that fails.
  */
 static int record(struct options *o, struct record_result *res,
 		  struct iow_error *err, char *path, size_t path_len)
@@ -878,6 +1067,9 @@ static int record(struct options *o, struct record_result *res,
 			o->devices[0]);
 	if (record_run(&ro, res, err) < 0)
 		return -1;
+	snprintf(path, path_len, "%s/%s", ro.dir, o->trace_args[0]);
+	if (check_workload(o, res, path, err) < 0)
+		return -1;
 	fprintf(stderr, "iowatcher: recorded %llu events with %s%s%s",
 		(unsigned long long)res->events_written,
 		record_tracer_name(res->used),
@@ -887,14 +1079,6 @@ static int record(struct options *o, struct record_result *res,
 	if (res->events_lost)
 		fprintf(stderr, "iowatcher: warning: the kernel lost %llu events\n",
 			(unsigned long long)res->events_lost);
-	if (o->prog_argv && WIFEXITED(res->workload_status) &&
-	    WEXITSTATUS(res->workload_status))
-		fprintf(stderr, "iowatcher: the workload exited with status %d\n",
-			WEXITSTATUS(res->workload_status));
-	else if (o->prog_argv && WIFSIGNALED(res->workload_status))
-		fprintf(stderr, "iowatcher: the workload was killed by signal %d\n",
-			WTERMSIG(res->workload_status));
-	snprintf(path, path_len, "%s/%s", ro.dir, o->trace_args[0]);
 	o->trace_args[0] = path;
 	return 0;
 }

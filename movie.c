@@ -104,7 +104,7 @@ int movie_container_from_name(const char *path, enum movie_container *c,
 			*c = extensions[i].c;
 			return 0;
 		}
-	return iow_fail(err, "%s: a movie is .mp4, .webm, .ogv or .gif", path);
+	return iow_fail(err, "%s: a movie is .mp4, .webm, .ogv, .ogg or .gif", path);
 }
 
 /* Encoder arguments for the container; NULL-terminated. */

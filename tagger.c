@@ -864,10 +864,12 @@ char *tagger_resolve(const char *cmd, const char *const *dirs,
 	path = find_in_dirs(word, len, dirs);
 	if (!path) {
 		/* Say "not found" ourselves: the shell's own line would
-		 * make two. Builtins and keywords are the shell's. */
+		 * make two. Builtins and keywords are the shell's. The
+		 * original iowatcher's -T was the title: say where it is. */
 		if (!is_shell_word(word, len) && !on_path(word, len)) {
 			iow_fail(err, "tagger '%.*s': command not found "
-				 "(not a shipped tagger, not on PATH)",
+				 "(not a shipped tagger, not on PATH; "
+				 "the title is --title)",
 				 (int)len, word);
 			return NULL;
 		}

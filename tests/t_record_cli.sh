@@ -3,7 +3,8 @@
 # device: the summary's bytes equal what the workload moved, the picture
 # shows it, the kernel's tracing state is put back, an interrupt mid-run
 # leaves a readable trace and no workload running, and the failures
-# (not root, no such device) are one line and exit 1.
+# (not root, no such device, a failing workload, options typed after
+# -p) are one line and exit 1, a failing workload's trace kept.
 . "$(dirname "$0")/lib.sh"
 T=/sys/kernel/debug/tracing
 if [ "$(id -u)" != 0 ]; then skip "recording: needs root"; finish; exit; fi
@@ -48,9 +49,39 @@ else
 	skip "fio workload: fio not installed"
 fi
 
-"$IOW" -d "$LOOP" -D "$TMP" -t fail --summary -p "exit 3" > /dev/null 2> "$TMP/err"; rc=$?
-check "a failing workload is reported" grep -q "workload exited with status 3" "$TMP/err"
-check "a failing workload still plots (exit 0)" [ $rc = 0 ]
+# A failing workload: exit 1, one line saying where the trace is kept;
+# nothing drawn; the kept trace reads.
+"$IOW" -d "$LOOP" -D "$TMP" -t fail --summary -o "$TMP/fail.png" \
+	-p "dd if=$LOOP of=/dev/null bs=4k count=16 iflag=direct status=none; exit 3" \
+	> "$TMP/out" 2> "$TMP/err"; rc=$?
+n=$(sed -n 's/.*the \([0-9]*\) events recorded.*/\1/p' "$TMP/err")
+check "a failing workload: exit 1 ($rc)" [ $rc = 1 ]
+check "a failing workload: one line ($(cat "$TMP/err"))" [ "$(cat "$TMP/err")" = \
+	"iowatcher: the workload exited with status 3, so nothing is drawn; the $n events recorded are kept in $TMP/fail.blktrace.* (iowatcher -t $TMP/fail draws them)" ]
+check "a failing workload: nothing drawn or summarised" [ ! -e "$TMP/fail.png" ] && [ ! -s "$TMP/out" ]
+check "a failing workload: its trace is kept and reads" \
+	sh -c "'$IOW' -t '$TMP/fail' --summary=json > '$TMP/fail.json'"
+check "a failing workload: what it read is in the kept trace" [ "$(bytes "$TMP/fail.json" read)" = 65536 ]
+
+# Options typed after -p in argv form went to the workload (dd refuses
+# "-o"): the error says so.
+"$IOW" -d "$LOOP" -D "$TMP" -t late \
+	-p dd if="$LOOP" of=/dev/null bs=4k count=4 iflag=direct status=none -o "$TMP/late.png" --summary \
+	> /dev/null 2> "$TMP/err"; rc=$?
+line=$(grep '^iowatcher: ' "$TMP/err")
+check "options after -p (argv form): exit 1 ($rc), no picture" [ $rc = 1 ] && [ ! -e "$TMP/late.png" ]
+check "options after -p (argv form): one line saying so ($line)" [ "$line" = \
+	"iowatcher: the workload exited with status 1 (-p takes the rest of the command line: if -o was meant for iowatcher, put it before -p), so nothing is drawn; no I/O was recorded (the trace files are $TMP/late.blktrace.*)" ]
+check "options after -p (argv form): one line of iowatcher's" [ "$(grep -c '^iowatcher: ' "$TMP/err")" = 1 ]
+
+# A quoted workload followed by options: refused before anything runs.
+"$IOW" -d "$LOOP" -D "$TMP/q" -t quoted \
+	-p "dd if=$LOOP of=/dev/null bs=4k count=4 iflag=direct status=none" -o "$TMP/q.png" --summary \
+	> /dev/null 2> "$TMP/err"; rc=$?
+check "-p \"CMD\" -o ...: usage error ($rc)" [ $rc = 2 ] && \
+	grep -qx "iowatcher: -p takes the rest of the command line, so '-o' cannot follow the quoted workload: put iowatcher's options before -p" "$TMP/err"
+check "-p \"CMD\" -o ...: nothing recorded" [ ! -e "$TMP/q" ] && [ ! -e "$TMP/q.png" ]
+check "tracing state restored after failures" [ "$(state)" = "$before" ]
 
 # Interrupt mid-run: the workload's group is stopped, the trace is kept.
 "$IOW" -d "$LOOP" -D "$TMP" -t intr --summary=json \
