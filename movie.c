@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "graphs.h"
 #include "movie.h"
 #include "plot.h"
 #include "utf8.h"
 
-extern char **environ;
 
 #define DEFAULT_WIDTH		1280
 #define DEFAULT_HEIGHT		720
@@ -802,7 +801,7 @@ static int start_ffmpeg(struct movie *m, struct iow_error *err)
 	static const char *const palette_in[] = {
 		"-f", "rawvideo", "-pix_fmt", "rgb24", "-s", "16x16",
 		"-i", "pipe:3", NULL };
-	posix_spawn_file_actions_t fa;
+	struct child_spec c;
 	const char *dot = strrchr(m->o->output, '.');
 	const char *slash = strrchr(m->o->output, '/');
 	int pipefd[2], palfd[2] = { -1, -1 }, n = 0, rc;
@@ -836,15 +835,11 @@ static int start_ffmpeg(struct movie *m, struct iow_error *err)
 		}
 		close(palfd[1]);
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[0], 0);
-	if (palfd[0] >= 0)
-		posix_spawn_file_actions_adddup2(&fa, palfd[0], 3);
-	posix_spawn_file_actions_adddup2(&fa, fileno(m->ffmpeg_log), 2);
-	posix_spawn_file_actions_adddup2(&fa, fileno(m->ffmpeg_log), 1);
-	rc = posix_spawnp(&m->pid, "ffmpeg", &fa, NULL, (char *const *)argv,
-			  environ);
-	posix_spawn_file_actions_destroy(&fa);
+	child_spec_init(&c, (char *const *)argv);
+	c.fd[0] = pipefd[0];
+	c.fd[1] = c.fd[2] = fileno(m->ffmpeg_log);
+	c.fd[3] = palfd[0];
+	rc = child_start(&c, &m->pid);
 	close(pipefd[0]);
 	if (palfd[0] >= 0)
 		close(palfd[0]);
@@ -999,13 +994,14 @@ static int finish_ffmpeg(struct movie *m, int kill_it, struct iow_error *err)
 	}
 	if (!m->pid)
 		return -1;
-	if (kill_it)
-		kill(m->pid, SIGKILL);
+	if (kill_it) {
+		child_stop(m->pid, SIGKILL, 0);
+		m->pid = 0;
+		return -1;
+	}
 	while (waitpid(m->pid, &status, 0) < 0 && errno == EINTR)
 		;
 	m->pid = 0;
-	if (kill_it)
-		return -1;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	ffmpeg_last_line(m, last, sizeof(last));

@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "blktrace.h"
+#include "child.h"
 #include "ftrace_rec.h"
 #include "record.h"
 
@@ -98,91 +98,18 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);	/* a signal cuts it short, as it should */
 }
 
-/* ---- child processes ---- */
+/* ---- child processes (child.c) ---- */
 
-struct child_spec {
-	char *const *argv;
-	const char *stdout_path;	/* created for its stdout, or NULL */
-	int out_fd;			/* its stdout and stderr, or -1 */
-	int no_stdin;			/* stdin from /dev/null */
-	char *const *envp;		/* NULL: ours */
-};
-
+/* Starts c, or says which program could not run. */
 static int spawn_child(const struct child_spec *c, pid_t *pid,
 		       struct iow_error *err)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t sigs;
-	short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
-	int rc;
+	int rc = child_start(c, pid);
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
-	/*
-	 * Each child leads a process group of its own: the terminal's ^C
-	 * reaches only us, and we stop the children in order, each with
-	 * everything it started (sh -c "fio ...").
-	 */
-	flags |= POSIX_SPAWN_SETPGROUP;
-	posix_spawnattr_setpgroup(&attr, 0);
-	if (c->no_stdin)
-		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
-						 O_RDONLY, 0);
-	if (c->stdout_path)
-		posix_spawn_file_actions_addopen(&fa, 1, c->stdout_path,
-						 O_WRONLY | O_CREAT | O_TRUNC,
-						 0644);
-	if (c->out_fd >= 0) {
-		posix_spawn_file_actions_adddup2(&fa, c->out_fd, 1);
-		posix_spawn_file_actions_adddup2(&fa, c->out_fd, 2);
-	}
-	sigemptyset(&sigs);
-	posix_spawnattr_setsigmask(&attr, &sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	posix_spawnattr_setsigdefault(&attr, &sigs);
-	posix_spawnattr_setflags(&attr, flags);
-	rc = posix_spawnp(pid, c->argv[0], &fa, &attr, c->argv,
-			  c->envp ? c->envp : environ);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
 	if (rc)
 		return iow_fail(err, "cannot run %s: %s", c->argv[0],
 				strerror(rc));
 	return 0;
-}
-
-/* 1 and *status once pid has exited, 0 while it runs. */
-static int reaped(pid_t pid, int *status)
-{
-	pid_t r;
-
-	do
-		r = waitpid(pid, status, WNOHANG);
-	while (r < 0 && errno == EINTR);
-	return r == pid || (r < 0 && errno == ECHILD);
-}
-
-/*
- * Sends sig to the child's process group, waits up to timeout_ms, then
- * kills the group; returns the child's wait status.
- */
-static int stop_child(pid_t pid, int sig, int timeout_ms)
-{
-	long long deadline = now_ms() + timeout_ms;
-	int status = 0;
-
-	kill(-pid, sig);
-	while (now_ms() < deadline) {
-		if (reaped(pid, &status))
-			return status;
-		sleep_ms(10);
-	}
-	kill(-pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return status;
 }
 
 /* environ with LC_ALL=C and S_TIME_FORMAT=ISO: the format cpustat reads */
@@ -212,10 +139,13 @@ static int start_mpstat(struct record_session *s, struct iow_error *err)
 	static char *argv[] = { "mpstat", "-P", "ALL", "1", NULL };
 	char path[4096];
 	char **envp = mpstat_environ();
-	struct child_spec c = { .argv = argv, .stdout_path = path,
-				.out_fd = -1, .no_stdin = 1, .envp = envp };
+	struct child_spec c;
 	int rc;
 
+	child_spec_init(&c, argv);
+	c.stdout_path = path;
+	c.stdin_null = 1;
+	c.envp = envp;
 	if (!envp)
 		return iow_fail(err, "out of memory");
 	snprintf(path, sizeof(path), "%s/%s.mpstat", s->dir, s->name);
@@ -262,9 +192,11 @@ static int blktrace_spawn(struct record_session *s, struct iow_error *err)
 	char *argv[] = { "blktrace", "-d", (char *)s->o->devices[0],
 			 "-o", (char *)s->name, "-D", (char *)s->dir,
 			 NULL, NULL, NULL };
-	struct child_spec c = { .argv = argv, .no_stdin = 1 };
+	struct child_spec c;
 	int fds[2];
 
+	child_spec_init(&c, argv);
+	c.stdin_null = 1;
 	if (s->o->buffer_kb) {
 		snprintf(kb, sizeof(kb), "%zu", s->o->buffer_kb);
 		argv[7] = "-b";
@@ -272,7 +204,7 @@ static int blktrace_spawn(struct record_session *s, struct iow_error *err)
 	}
 	if (pipe2(fds, O_CLOEXEC))
 		return iow_fail(err, "pipe: %s", strerror(errno));
-	c.out_fd = fds[1];
+	c.fd[1] = c.fd[2] = fds[1];
 	if (spawn_child(&c, &s->blktrace.pid, err)) {
 		close(fds[0]);
 		close(fds[1]);
@@ -305,7 +237,7 @@ static int blktrace_wait_running(struct record_session *s,
 
 	while (now_ms() < deadline && !blktrace_has_files(s)) {
 		blktrace_collect_output(b);
-		if (reaped(b->pid, &status)) {
+		if (child_reaped(b->pid, &status)) {
 			b->pid = 0;
 			return iow_fail(err, "blktrace did not start: %s",
 					blktrace_first_line(b));
@@ -314,7 +246,7 @@ static int blktrace_wait_running(struct record_session *s,
 	}
 	sleep_ms(BLKTRACE_SETTLE_MS);
 	blktrace_collect_output(b);
-	if (reaped(b->pid, &status)) {
+	if (child_reaped(b->pid, &status)) {
 		b->pid = 0;
 		return iow_fail(err, "blktrace did not start: %s",
 				blktrace_first_line(b));
@@ -328,7 +260,7 @@ static int blktrace_wait_running(struct record_session *s,
 static void blktrace_release(struct blktrace_proc *b)
 {
 	if (b->pid > 0)
-		stop_child(b->pid, SIGINT, HELPER_STOP_MS);
+		child_stop(b->pid, SIGINT, HELPER_STOP_MS);
 	if (b->out_fd >= 0)
 		close(b->out_fd);
 	b->pid = 0;
@@ -362,7 +294,7 @@ static int blktrace_pump(struct record_session *s, int timeout_ms,
 	else
 		sleep_ms(timeout_ms);
 	blktrace_collect_output(b);
-	if (!record_stop_signal && reaped(b->pid, &status)) {
+	if (!record_stop_signal && child_reaped(b->pid, &status)) {
 		b->pid = 0;
 		return iow_fail(err, "blktrace stopped by itself: %s",
 				blktrace_first_line(b));
@@ -579,7 +511,7 @@ static int wait_until_done(struct record_session *s, struct iow_error *err)
 
 	while (!record_stop_signal) {
 		if (s->workload_pid > 0 &&
-		    reaped(s->workload_pid, &s->res->workload_status)) {
+		    child_reaped(s->workload_pid, &s->res->workload_status)) {
 			s->workload_pid = 0;
 			/* completions still on their way are kept */
 			until = now_ms() + LATE_COMPLETION_MS;
@@ -604,7 +536,7 @@ static void end_workload(struct record_session *s, int tracing)
 		return;
 	kill(-s->workload_pid, sig);
 	while (now_ms() < deadline) {
-		if (reaped(s->workload_pid, &s->res->workload_status)) {
+		if (child_reaped(s->workload_pid, &s->res->workload_status)) {
 			/* what it started goes too, as with ^C at a shell */
 			kill(-s->workload_pid, SIGKILL);
 			s->workload_pid = 0;
@@ -613,15 +545,16 @@ static void end_workload(struct record_session *s, int tracing)
 		if (!tracing || pump(s, PUMP_MS / 2, NULL))
 			sleep_ms(PUMP_MS / 2);
 	}
-	s->res->workload_status = stop_child(s->workload_pid, SIGKILL, 0);
+	s->res->workload_status = child_stop(s->workload_pid, SIGKILL, 0);
 	s->workload_pid = 0;
 }
 
 static int run_workload(struct record_session *s, struct iow_error *err)
 {
-	struct child_spec c = { .argv = s->o->prog_argv, .out_fd = -1 };
+	struct child_spec c;
 	int rc = 0;
 
+	child_spec_init(&c, s->o->prog_argv);
 	if (s->o->with_mpstat)
 		rc = start_mpstat(s, err);
 	if (!rc && s->o->prog_argv && !record_stop_signal)
@@ -630,7 +563,7 @@ static int run_workload(struct record_session *s, struct iow_error *err)
 		rc = wait_until_done(s, err);
 	end_workload(s, !rc);
 	if (s->mpstat_pid > 0)
-		stop_child(s->mpstat_pid, SIGINT, HELPER_STOP_MS);
+		child_stop(s->mpstat_pid, SIGINT, HELPER_STOP_MS);
 	s->mpstat_pid = 0;
 	return rc;
 }

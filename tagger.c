@@ -14,7 +14,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,6 +25,7 @@
 #include <unistd.h>
 
 #include "blktrace.h"
+#include "child.h"
 #include "tagger.h"
 
 #ifndef IOWATCHER_LIBEXECDIR
@@ -97,13 +97,6 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void sleep_ns(int64_t ns)
-{
-	struct timespec ts = { ns / 1000000000LL, ns % 1000000000LL };
-
-	nanosleep(&ts, NULL);
-}
-
 static size_t in_flight(const struct tagger *t)
 {
 	return t->n_held - t->n_answered;
@@ -114,21 +107,10 @@ static size_t in_flight(const struct tagger *t)
 /* Waits up to wait_ns for the tagger to exit; true once it is reaped. */
 static bool reap(struct tagger *t, int64_t wait_ns)
 {
-	int64_t deadline = now_ns() + wait_ns, nap = 1000000;
-
-	while (t->pid > 0) {
-		pid_t r = waitpid(t->pid, &t->status, WNOHANG);
-
-		if (r == t->pid || (r < 0 && errno != EINTR)) {
-			t->pid = 0;
-			break;
-		}
-		if (now_ns() >= deadline)
-			return false;
-		sleep_ns(nap);
-		if (nap < 20000000)
-			nap *= 2;
-	}
+	if (t->pid > 0 && !child_wait(t->pid, &t->status,
+				      (long)(wait_ns / 1000000)))
+		return false;
+	t->pid = 0;
 	return true;
 }
 
@@ -147,29 +129,8 @@ static void stop_child(struct tagger *t)
 	close_pipes(t);
 	if (t->pid <= 0)
 		return;
-	kill(-t->pid, SIGTERM);
-	if (reap(t, KILL_GRACE_NS))
-		return;
-	kill(-t->pid, SIGKILL);
-	while (waitpid(t->pid, &t->status, 0) < 0 && errno == EINTR)
-		;
+	t->status = child_stop(t->pid, SIGTERM, KILL_GRACE_NS / 1000000);
 	t->pid = 0;
-}
-
-static void describe_status(int status, char *buf, size_t size)
-{
-	if (WIFEXITED(status)) {
-		int code = WEXITSTATUS(status);
-
-		snprintf(buf, size, "exit status %d%s", code,
-			 code == 127 ? ": command not found" :
-			 code == 126 ? ": command not executable" : "");
-	} else if (WIFSIGNALED(status)) {
-		snprintf(buf, size, "signal %d (%s)", WTERMSIG(status),
-			 strsignal(WTERMSIG(status)));
-	} else {
-		snprintf(buf, size, "wait status 0x%x", (unsigned)status);
-	}
 }
 
 /* ---- errors ---- */
@@ -229,7 +190,7 @@ static int fail_exited_early(struct tagger *t, struct iow_error *err)
 	if (!reap(t, t->timeout_ns))
 		return tagger_fail(t, err, "closed its output without "
 				   "answering");
-	describe_status(t->status, status, sizeof(status));
+	child_describe(t->status, status, sizeof(status));
 	return tagger_fail(t, err, "exited before answering (%s)", status);
 }
 
@@ -723,7 +684,7 @@ int tagger_finish(struct tagger *t, struct iow_error *err)
 		return tagger_fail(t, err, "closed its output but did not "
 				   "exit for %g s", t->timeout_ns / 1e9);
 	if (t->status != 0) {
-		describe_status(t->status, status, sizeof(status));
+		child_describe(t->status, status, sizeof(status));
 		return tagger_fail(t, err, "exited with %s", status);
 	}
 	return 0;
@@ -913,36 +874,20 @@ static int spawn_tagger(struct tagger *t, const char *resolved,
 {
 	int to_child[2] = { -1, -1 }, from_child[2] = { -1, -1 };
 	char *argv[] = { "sh", "-c", (char *)resolved, NULL };
-	posix_spawn_file_actions_t actions;
-	posix_spawnattr_t attr;
-	sigset_t defaults, none;
+	struct child_spec c;
 	int rc;
 
 	if (pipe2(to_child, O_CLOEXEC) || pipe2(from_child, O_CLOEXEC)) {
 		rc = errno;
 		goto out_pipes;
 	}
-	posix_spawn_file_actions_init(&actions);
-	posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
-	posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
-	posix_spawnattr_init(&attr);
-	/* Its own process group, so a kill reaches a whole pipeline. */
-	posix_spawnattr_setpgroup(&attr, 0);
-	sigemptyset(&defaults);
-	sigaddset(&defaults, SIGPIPE);
-	posix_spawnattr_setsigdefault(&attr, &defaults);
-	sigemptyset(&none);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
-				 POSIX_SPAWN_SETSIGDEF |
-				 POSIX_SPAWN_SETSIGMASK);
-	rc = posix_spawn(&t->pid, "/bin/sh", &actions, &attr, argv, environ);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&actions);
-	if (rc) {
-		t->pid = 0;
+	child_spec_init(&c, argv);
+	c.path = "/bin/sh";
+	c.fd[0] = to_child[0];
+	c.fd[1] = from_child[1];
+	rc = child_start(&c, &t->pid);
+	if (rc)
 		goto out_pipes;
-	}
 	close(to_child[0]);
 	close(from_child[1]);
 	t->to_fd = to_child[1];
