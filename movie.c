@@ -27,7 +27,6 @@
 #include "plot.h"
 #include "utf8.h"
 
-
 #define DEFAULT_WIDTH		1280
 #define DEFAULT_HEIGHT		720
 /* By default a movie lasts as long as its trace, within these bounds:
