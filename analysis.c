@@ -496,6 +496,7 @@ static struct analysis *device_part(struct analysis *a, uint32_t device,
 	part = &a->parts[a->n_parts];
 	cfg.per_device = 0;
 	cfg.n_only_devices = 0;
+	cfg.on_sample = NULL;	/* the whole analysis tells of it once */
 	if (analysis_init(part, &cfg, err) < 0) {
 		analysis_free(part);
 		return NULL;
@@ -661,6 +662,18 @@ static void depth_change(struct analysis *a, struct device_stats *d,
 
 /* ---- latency ---- */
 
+/* Tells cfg.on_sample, if any, what was just counted. */
+static void tell_sample(const struct analysis *a, unsigned what, int op,
+			uint32_t device, int32_t tag, uint64_t t,
+			uint32_t bytes, uint64_t d2c, uint64_t q2c)
+{
+	struct analysis_sample s = { what, op, device, tag, t, bytes, d2c,
+				     q2c };
+
+	if (a->cfg.on_sample)
+		a->cfg.on_sample(a->cfg.sample_ctx, &s);
+}
+
 static int latency_add(struct latency_summary *l, int op, uint64_t ns)
 {
 	size_t k;
@@ -753,11 +766,14 @@ static int account_bio(struct analysis *a, struct device_stats *d,
 		       uint64_t dt, uint64_t c)
 {
 	struct bin *b = &a->bins[bin];
+	uint64_t c_ns = c;
 
 	if (dt < q)
 		dt = q;
 	if (c < dt)
 		c = dt;
+	tell_sample(a, ANALYSIS_D2C | ANALYSIS_Q2C, op, d->device, tag, c_ns,
+		    0, c - dt, c - q);
 	if (latency_add(&d->d2c, op, c - dt) < 0 ||
 	    latency_add(&d->q2c, op, c - q) < 0 ||
 	    latency_add(&d->q2d, op, dt - q) < 0)
@@ -1007,6 +1023,8 @@ static int count_completion(struct analysis *a, struct device_stats *d,
 		return -1;
 	d->ios[op]++;
 	d->bytes[op] += ev->bytes;
+	tell_sample(a, ANALYSIS_COMPLETION, op, d->device, tag, ev->time_ns,
+		    ev->bytes, 0, 0);
 	b->ios[op]++;
 	b->bytes[op] += ev->bytes;
 	if (ev->bytes && !a->cfg.stats_only)
@@ -1138,6 +1156,8 @@ static int complete_queued_bios(struct analysis *a, struct device_stats *d,
 
 			if (latency_add(&d->q2c, op, q2c) < 0)
 				return -1;
+			tell_sample(a, ANALYSIS_Q2C, op, d->device, ev->tag,
+				    ev->time_ns, 0, 0, q2c);
 			a->bins[bin].q2c_sum_ns[op] += q2c;
 		}
 		pos += bio->bytes / 512;
@@ -1217,6 +1237,8 @@ static int handle_data_complete(struct analysis *a, struct device_stats *d,
 		if (latency_add(&d->d2c, op, d2c) < 0 ||
 		    tag_add_d2c(a, req_tag, bin, op, d2c) < 0)
 			return -1;
+		tell_sample(a, ANALYSIS_D2C, op, d->device, req_tag,
+			    ev->time_ns, 0, d2c, 0);
 		bin_add_d2c(a, bin, op, d2c);
 	}
 	ioset_remove(&p->requests, req);
@@ -1253,6 +1275,8 @@ static int handle_complete(struct analysis *a, struct device_stats *d,
 		d_ns = ev->time_ns > d_ns ? ev->time_ns - d_ns : 0;
 		if (latency_add(&d->flush_d2c, op, d_ns) < 0)
 			return -1;
+		tell_sample(a, ANALYSIS_D2C, op, d->device, tag, ev->time_ns, 0,
+			    d_ns, 0);
 		bin_add_d2c(a, bin, op, d_ns);
 		return 0;
 	}

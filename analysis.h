@@ -45,6 +45,29 @@ enum io_op { OP_READ = 0, OP_WRITE = 1, OP_DISCARD = 2, OP_FLUSH = 3, N_OPS };
 #define SIZE_MAX_BITS		32
 #define SIZE_BUCKETS		((SIZE_MAX_BITS - SIZE_BITS + 1) << SIZE_BITS)
 
+/*
+ * One thing the analysis counted, handed to cfg.on_sample as it is
+ * counted, for a caller that keeps figures of its own time slices (the
+ * live view): every completion (ANALYSIS_COMPLETION, with its class and
+ * bytes) and every latency sample, with the latencies it has: a data bio
+ * D2C and Q2C, a request queued before the trace D2C only, a bio of a
+ * bio-based device Q2C only, a flush request D2C (op OP_FLUSH). Values
+ * are as the summary's histograms take them; time_ns is the completion's.
+ */
+#define ANALYSIS_COMPLETION	1u
+#define ANALYSIS_D2C		2u
+#define ANALYSIS_Q2C		4u
+
+struct analysis_sample {
+	unsigned what;		/* ANALYSIS_COMPLETION, or D2C and/or Q2C */
+	int op;			/* enum io_op */
+	uint32_t device;
+	int32_t tag;
+	uint64_t time_ns;
+	uint32_t bytes;		/* a completion's */
+	uint64_t d2c_ns, q2c_ns;
+};
+
 struct analysis_config {
 	uint64_t bin_width_ns;	/* 0: chosen from the trace's duration */
 	int has_time_range;	/* -x: count only events in [min, max) */
@@ -60,6 +83,9 @@ struct analysis_config {
 	size_t n_only_devices;
 	/* --per-device: also an analysis of each device alone */
 	int per_device;
+	/* optional: told of every completion and latency sample counted */
+	void (*on_sample)(void *ctx, const struct analysis_sample *s);
+	void *sample_ctx;
 };
 
 /* A distribution of latencies in ns (one metric, whole trace). */

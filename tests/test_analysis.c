@@ -384,8 +384,61 @@ static void test_io_map_memory_is_fixed_and_totals_survive_merging(void)
 	analysis_free(&a);
 }
 
+struct sample_log {
+	unsigned n_completions, n_d2c, n_q2c, n_d2c_only;
+	uint64_t bytes, d2c_sum, q2c_sum, last_time;
+};
+
+static void log_sample(void *ctx, const struct analysis_sample *s)
+{
+	struct sample_log *l = ctx;
+
+	if (s->what == ANALYSIS_COMPLETION) {
+		l->n_completions++;
+		l->bytes += s->bytes;
+		l->last_time = s->time_ns;
+		return;
+	}
+	if (s->what & ANALYSIS_D2C) {
+		l->n_d2c++;
+		l->d2c_sum += s->d2c_ns;
+	}
+	if (s->what & ANALYSIS_Q2C) {
+		l->n_q2c++;
+		l->q2c_sum += s->q2c_ns;
+	}
+	if (s->what == ANALYSIS_D2C)
+		l->n_d2c_only++;
+}
+
+static void test_sample_hook_sees_what_the_summary_counts(void)
+{
+	struct sample_log log = { 0 };
+	struct analysis_config cfg = { .on_sample = log_sample,
+				       .sample_ctx = &log, .per_device = 1 };
+
+	start(&cfg);
+	io(0, 1 * MS, 2 * MS, 0, 0, 4096);
+	io(3 * MS, 4 * MS, 7 * MS, 1, 100, 8192);
+	/* queued before the trace: a D2C without a Q2C */
+	ev(8 * MS, BLK_TA_ISSUE, 0, 500, 4096, IO_EVENT_NO_TAG);
+	ev(9 * MS, BLK_TA_COMPLETE, 0, 500, 4096, IO_EVENT_NO_TAG);
+	analysis_finish(&a);
+	/* told once, though the per-device part counts them too */
+	CHECK_EQ_INT(log.n_completions, 3);
+	CHECK_EQ_INT(log.bytes, 4096 + 8192 + 4096);
+	CHECK_EQ_INT(log.last_time, 9 * MS);
+	CHECK_EQ_INT(log.n_d2c, a.devices[0].d2c.n);
+	CHECK_EQ_INT(log.n_q2c, a.devices[0].q2c.n);
+	CHECK_EQ_INT(log.n_d2c_only, 1);
+	CHECK_NEAR((double)log.d2c_sum, a.devices[0].d2c.sum_ns, 1);
+	CHECK_NEAR((double)log.q2c_sum, a.devices[0].q2c.sum_ns, 1);
+	analysis_free(&a);
+}
+
 int main(void)
 {
+	RUN_TEST(test_sample_hook_sees_what_the_summary_counts);
 	RUN_TEST(test_completions_counted_per_direction);
 	RUN_TEST(test_merged_bio_takes_request_issue_and_completion);
 	RUN_TEST(test_front_merge_matches_from_new_start);
