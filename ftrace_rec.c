@@ -260,6 +260,8 @@ struct ftrace_conv {
 	size_t len, cap;
 	ftrace_comm_fn comm;
 	void *comm_ctx;
+	ftrace_tap_fn tap;
+	void *tap_ctx;
 	struct ftrace_conv_stats st;
 };
 
@@ -309,8 +311,11 @@ static int write_record(struct ftrace_conv *c, const struct blk_io_trace *t,
 	if (!f)
 		return -1;
 	if (fwrite(t, sizeof(*t), 1, f) == 1 &&
-	    (!t->pdu_len || fwrite(pdu, t->pdu_len, 1, f) == 1))
+	    (!t->pdu_len || fwrite(pdu, t->pdu_len, 1, f) == 1)) {
+		if (c->tap)
+			c->tap(c->tap_ctx, t, pdu);
 		return 0;
+	}
 	cpu_path(c, t->cpu, path);
 	return iow_fail(err, "cannot write %s: %s", path, strerror(errno));
 }
@@ -519,6 +524,19 @@ static int append(struct ftrace_conv *c, const void *data, size_t len,
 	memcpy(c->buf + c->len, data, len);
 	c->len += len;
 	return 0;
+}
+
+void ftrace_conv_set_tap(struct ftrace_conv *c, ftrace_tap_fn tap,
+			 void *ctx)
+{
+	c->tap = tap;
+	c->tap_ctx = ctx;
+}
+
+void ftrace_conv_stats(const struct ftrace_conv *c,
+		       struct ftrace_conv_stats *st)
+{
+	*st = c->st;
 }
 
 int ftrace_conv_feed(struct ftrace_conv *c, const void *data, size_t len,
@@ -893,6 +911,11 @@ struct ftrace_rec *ftrace_rec_start(const struct tracefs *t,
 		return NULL;
 	}
 	return r;
+}
+
+struct ftrace_conv *ftrace_rec_conv(struct ftrace_rec *r)
+{
+	return r->conv;
 }
 
 /* Reads what trace_pipe has; 1 if it may have more, 0 when empty. */

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "blktrace.h"
 #include "error.h"
 
 /*
@@ -70,6 +71,13 @@ struct ftrace_conv_stats {
 /* trace_pipe bytes in, DIR/NAME.blktrace.<cpu> files out. */
 struct ftrace_conv;
 
+/*
+ * Told of every record as it is written (notes too), in host order with
+ * its cpu and sequence set, and its payload: the live view's input.
+ */
+typedef void (*ftrace_tap_fn)(void *ctx, const struct blk_io_trace *t,
+			      const void *pdu);
+
 struct ftrace_conv *ftrace_conv_open(const char *dir, const char *name,
 				     unsigned n_cpus, ftrace_comm_fn comm,
 				     void *comm_ctx, struct iow_error *err);
@@ -77,6 +85,11 @@ struct ftrace_conv *ftrace_conv_open(const char *dir, const char *name,
 int ftrace_conv_timestamp(struct ftrace_conv *c, uint32_t device,
 			  uint64_t mono_ns, const struct timespec *wall,
 			  struct iow_error *err);
+void ftrace_conv_set_tap(struct ftrace_conv *c, ftrace_tap_fn tap,
+			 void *ctx);
+/* What was converted so far. */
+void ftrace_conv_stats(const struct ftrace_conv *c,
+		       struct ftrace_conv_stats *st);
 /* Any split of the stream will do; partial records wait for the rest. */
 int ftrace_conv_feed(struct ftrace_conv *c, const void *data, size_t len,
 		     struct iow_error *err);
@@ -92,6 +105,8 @@ struct ftrace_rec *ftrace_rec_start(const struct tracefs *t,
 				    size_t n_devs, const char *dir,
 				    const char *name, size_t buffer_kb,
 				    struct iow_error *err);
+/* The converter, to tap it or ask how far it got. */
+struct ftrace_conv *ftrace_rec_conv(struct ftrace_rec *r);
 /* Waits up to timeout_ms for trace data and writes what came. */
 int ftrace_rec_pump(struct ftrace_rec *r, int timeout_ms,
 		    struct iow_error *err);

@@ -29,6 +29,7 @@
 #define HELPER_STOP_MS		10000	/* blktrace flushing its buffers */
 #define BLKTRACE_START_MS	3000
 #define BLKTRACE_SETTLE_MS	250
+#define TAIL_BUF_SIZE		(128 * 1024)	/* > a record's 48 + 65535 */
 
 extern char **environ;
 
@@ -45,6 +46,14 @@ struct blktrace_proc {
 	size_t out_len;
 };
 
+/* One of blktrace's per-CPU files, read as it grows for a tap. */
+struct tail_file {
+	int fd;
+	int bad;		/* not records: no longer read */
+	size_t len;
+	unsigned char buf[TAIL_BUF_SIZE];
+};
+
 struct record_session {
 	const struct record_opts *o;
 	struct record_result *res;
@@ -55,6 +64,9 @@ struct record_session {
 	const struct record_backend *backend;
 	struct ftrace_rec *ftrace;
 	struct blktrace_proc blktrace;
+	struct tail_file **tails;	/* blktrace's files, with a tap */
+	size_t n_tails;
+	uint64_t tail_events;
 	pid_t mpstat_pid, workload_pid;
 	int signals_caught;
 	struct sigaction old_int, old_term;
@@ -282,6 +294,91 @@ static int blktrace_start(struct record_session *s, struct iow_error *err)
 	return 0;
 }
 
+/* Hands the whole records at the start of t's buffer to the tap. */
+static void tail_records(struct record_session *s, struct tail_file *t)
+{
+	const struct record_tap *tap = s->o->tap;
+	struct blk_io_trace rec;
+	size_t pos = 0, size;
+
+	while (t->len - pos >= sizeof(rec)) {
+		memcpy(&rec, t->buf + pos, sizeof(rec));
+		if ((rec.magic & BLK_IO_TRACE_MAGIC_MASK) !=
+		    BLK_IO_TRACE_MAGIC) {
+			t->bad = 1;
+			return;
+		}
+		size = sizeof(rec) + rec.pdu_len;
+		if (t->len - pos < size)
+			break;
+		tap->record(tap->ctx, &rec, t->buf + pos + sizeof(rec));
+		if (!blk_is_note(rec.action))
+			s->tail_events++;
+		pos += size;
+	}
+	memmove(t->buf, t->buf + pos, t->len - pos);
+	t->len -= pos;
+}
+
+static struct tail_file *tail_open(struct record_session *s, unsigned cpu)
+{
+	struct tail_file **more, *t;
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s.blktrace.%u", s->dir, s->name,
+		 cpu);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	more = realloc(s->tails, (s->n_tails + 1) * sizeof(*more));
+	t = calloc(1, sizeof(*t));
+	if (more)
+		s->tails = more;
+	if (!more || !t) {
+		free(t);
+		close(fd);
+		return NULL;
+	}
+	t->fd = fd;
+	s->tails[s->n_tails++] = t;
+	return t;
+}
+
+/* Reads what blktrace added to its files since the last time. */
+static void tail_pump(struct record_session *s)
+{
+	struct tail_file *t;
+	unsigned cpu;
+	ssize_t n;
+
+	if (!s->o->tap)
+		return;
+	for (cpu = 0;; cpu++) {
+		t = cpu < s->n_tails ? s->tails[cpu] : tail_open(s, cpu);
+		if (!t)
+			return;
+		while (!t->bad && (n = read(t->fd, t->buf + t->len,
+					    sizeof(t->buf) - t->len)) > 0) {
+			t->len += (size_t)n;
+			tail_records(s, t);
+		}
+	}
+}
+
+static void tail_close(struct record_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_tails; i++) {
+		close(s->tails[i]->fd);
+		free(s->tails[i]);
+	}
+	free(s->tails);
+	s->tails = NULL;
+	s->n_tails = 0;
+}
+
 static int blktrace_pump(struct record_session *s, int timeout_ms,
 			 struct iow_error *err)
 {
@@ -294,6 +391,7 @@ static int blktrace_pump(struct record_session *s, int timeout_ms,
 	else
 		sleep_ms(timeout_ms);
 	blktrace_collect_output(b);
+	tail_pump(s);
 	if (!record_stop_signal && child_reaped(b->pid, &status)) {
 		b->pid = 0;
 		return iow_fail(err, "blktrace stopped by itself: %s",
@@ -336,6 +434,8 @@ static int count_events(const struct record_session *s, uint64_t *events,
 static int blktrace_stop(struct record_session *s, struct iow_error *err)
 {
 	blktrace_release(&s->blktrace);
+	tail_pump(s);	/* what it wrote as it stopped */
+	tail_close(s);
 	return count_events(s, &s->res->events_written, err);
 }
 
@@ -345,6 +445,9 @@ static int ftrace_start(struct record_session *s, struct iow_error *err)
 {
 	s->ftrace = ftrace_rec_start(&s->tfs, s->devs, s->o->n_devices,
 				     s->dir, s->name, s->o->buffer_kb, err);
+	if (s->ftrace && s->o->tap)
+		ftrace_conv_set_tap(ftrace_rec_conv(s->ftrace),
+				    s->o->tap->record, s->o->tap->ctx);
 	return s->ftrace ? 0 : -1;
 }
 
@@ -498,10 +601,34 @@ static int session_init(struct record_session *s, const struct record_opts *o,
 	return 0;
 }
 
+/* A tap's tick, with how far the recording got; it may end it. */
+static void tick(struct record_session *s)
+{
+	const struct record_tap *tap = s->o->tap;
+	struct record_progress p = { s->backend->tracer, s->tail_events,
+				     s->res->events_lost };
+	struct ftrace_conv_stats st;
+
+	if (!tap || !tap->tick)
+		return;
+	if (s->res->events_written)	/* stopped: the final count */
+		p.events = s->res->events_written;
+	if (s->ftrace) {
+		ftrace_conv_stats(ftrace_rec_conv(s->ftrace), &st);
+		p.events = st.events;
+		p.lost = st.lost;
+	}
+	if (tap->tick(tap->ctx, &p) && !record_stop_signal)
+		record_stop_signal = SIGINT;
+}
+
 static int pump(struct record_session *s, int timeout_ms,
 		struct iow_error *err)
 {
-	return s->backend->pump(s, timeout_ms, err);
+	int rc = s->backend->pump(s, timeout_ms, err);
+
+	tick(s);
+	return rc;
 }
 
 /* Traces until the workload exits or a signal asks us to stop. */
@@ -549,16 +676,36 @@ static void end_workload(struct record_session *s, int tracing)
 	s->workload_pid = 0;
 }
 
-static int run_workload(struct record_session *s, struct iow_error *err)
+/* The workload's output in a file of its own (it must not draw over a
+ * live view), or ours. */
+static int spawn_workload(struct record_session *s, struct iow_error *err)
 {
+	const char *path = s->o->workload_output;
 	struct child_spec c;
-	int rc = 0;
+	int fd, rc;
 
 	child_spec_init(&c, s->o->prog_argv);
+	if (!path)
+		return spawn_child(&c, &s->workload_pid, err);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return iow_fail(err, "cannot create %s: %s", path,
+				strerror(errno));
+	c.fd[1] = c.fd[2] = fd;
+	c.stdin_null = 1;
+	rc = spawn_child(&c, &s->workload_pid, err);
+	close(fd);
+	return rc;
+}
+
+static int run_workload(struct record_session *s, struct iow_error *err)
+{
+	int rc = 0;
+
 	if (s->o->with_mpstat)
 		rc = start_mpstat(s, err);
 	if (!rc && s->o->prog_argv && !record_stop_signal)
-		rc = spawn_child(&c, &s->workload_pid, err);
+		rc = spawn_workload(s, err);
 	if (!rc)
 		rc = wait_until_done(s, err);
 	end_workload(s, !rc);
@@ -593,6 +740,8 @@ int record_run(const struct record_opts *o, struct record_result *res,
 	if (s.backend->stop(&s, rc ? NULL : err))
 		rc = -1;
 	res->stop_signal = record_stop_signal;
+	if (!rc)
+		tick(&s);	/* with the last records the stop drained */
 out:
 	signals_release(&s);
 	if (s.tfs_ready)

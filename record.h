@@ -11,9 +11,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blktrace.h"
 #include "error.h"
 
 enum record_tracer { RECORD_AUTO, RECORD_BLKTRACE, RECORD_FTRACE };
+
+/* How far a recording has got, for a watcher's tick. */
+struct record_progress {
+	enum record_tracer tracer;	/* the one in use */
+	uint64_t events;		/* I/O records written so far */
+	uint64_t lost;			/* the kernel's lost events so far */
+};
+
+/*
+ * Watching a recording as it goes (the live view). record() is told of
+ * every record written to the per-CPU files (notes too), host order,
+ * cpu and sequence set: each CPU's in time order, the CPUs interleaved
+ * only roughly by time. tick() comes after every pump of the tracer
+ * (about every 100 ms) and once the tracer is stopped; a tick returning
+ * non-zero ends the recording as a SIGINT would.
+ */
+struct record_tap {
+	void (*record)(void *ctx, const struct blk_io_trace *t,
+		       const void *pdu);
+	int (*tick)(void *ctx, const struct record_progress *p);
+	void *ctx;
+};
 
 struct record_opts {
 	const char *const *devices;	/* "/dev/loop0", ... */
@@ -25,6 +48,10 @@ struct record_opts {
 	enum record_tracer tracer;
 	int with_mpstat;		/* also write DIR/NAME.mpstat */
 	size_t buffer_kb;		/* trace buffer per CPU; 0 = leave */
+	const struct record_tap *tap;	/* or NULL */
+	/* the workload's stdout and stderr go to this file (its stdin is
+	 * /dev/null); NULL: they are ours */
+	const char *workload_output;
 };
 
 struct record_result {
