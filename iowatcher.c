@@ -22,6 +22,7 @@
 #include "blktrace.h"
 #include "csv.h"
 #include "graphs.h"
+#include "live.h"
 #include "movie.h"
 #include "options.h"
 #include "ptag.h"
@@ -103,6 +104,12 @@ static void print_help(void)
 "                        drawn\n"
 "      --tracer blktrace|ftrace|auto  how to trace (auto: blktrace, else\n"
 "                        the kernel's ftrace blk tracer)\n"
+"      --live[=text|json]  while recording (or reading -t -), show each\n"
+"                        interval's figures: full screen (keys: q quit and\n"
+"                        plot, p pause, i/b/l sort, ? keys), or a text line\n"
+"                        per device (when stdout is not a terminal), or a\n"
+"                        JSON object; -p's output goes to DIR/NAME.out\n"
+"      --interval SECONDS  the live view's interval (default 1)\n"
 "  -F, --fio-log FILE[@SECONDS]  add a fio bandwidth log (write_bw_log) as\n"
 "                        a graph; @SECONDS: the job started that late\n"
 "Movies\n"
@@ -224,6 +231,8 @@ enum long_only {
 	OPT_MOVIE_LENGTH,
 	OPT_TRACER,
 	OPT_PER_DEVICE,
+	OPT_LIVE,
+	OPT_INTERVAL,
 };
 
 static const struct option long_options[] = {
@@ -254,6 +263,8 @@ static const struct option long_options[] = {
 	{ "dir-out", required_argument, NULL, 'D' },
 	{ "prog", required_argument, NULL, 'p' },
 	{ "tracer", required_argument, NULL, OPT_TRACER },
+	{ "live", optional_argument, NULL, OPT_LIVE },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "fio-log", required_argument, NULL, 'F' },
 	{ "movie", optional_argument, NULL, OPT_MOVIE },
 	{ "fps", required_argument, NULL, OPT_FPS },
@@ -449,6 +460,20 @@ static void check_picture_args(struct options *o)
 	usage_error("%s", err.msg);
 }
 
+/* --live watches a recording or a stream: the screen needs a terminal. */
+static void check_live_args(struct options *o)
+{
+	if (o->live_interval_s > 0 && !o->live)
+		usage_error("%s", "--interval goes with --live");
+	if (!o->live)
+		return;
+	if (!o->n_devices && (o->n_trace_args != 1 ||
+			      strcmp(o->trace_args[0], "-")))
+		usage_error("%s", "--live watches a recording (-d DEVICE) or a trace read from stdin (-t -)");
+	if (o->live == LIVE_SCREEN && !isatty(1))
+		o->live = LIVE_TEXT;
+}
+
 static void parse_args(int argc, char **argv, struct options *o)
 {
 	char typed[64];
@@ -582,6 +607,24 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case 'p':
 			take_workload(o, argc, argv, optarg);
 			break;
+		case OPT_LIVE:
+			if (!optarg)
+				o->live = LIVE_SCREEN;
+			else if (!strcmp(optarg, "text"))
+				o->live = LIVE_TEXT;
+			else if (!strcmp(optarg, "json"))
+				o->live = LIVE_JSON;
+			else
+				usage_error("%s=%s: the format is text or json (--live alone: the screen)",
+					    typed, optarg);
+			break;
+		case OPT_INTERVAL:
+			o->live_interval_s = parse_seconds(optarg, typed);
+			if (o->live_interval_s < 0.01 ||
+			    o->live_interval_s > 3600)
+				usage_error("%s %s: from 0.01 to 3600 seconds",
+					    typed, optarg);
+			break;
 		case OPT_TRACER:
 			if (!strcmp(optarg, "blktrace"))
 				o->tracer = RECORD_BLKTRACE;
@@ -649,6 +692,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		recording_defaults(o);
 	else if (o->prog_argv || o->record_dir || o->tracer)
 		usage_error("%s", "-p, -D and --tracer go with -d DEVICE (recording)");
+	check_live_args(o);
 	if (!o->n_trace_args)
 		usage_error("%s", "no trace: give one with -t");
 	if (o->n_labels > o->n_trace_args)
@@ -1045,6 +1089,44 @@ static int check_workload(const struct options *o,
 }
 
 /*
+ * record_run, with --live watched as it goes: the view ends before
+ * anything else is said, and the workload's output goes to PATH.out.
+ */
+static int record_watched(const struct options *o, struct record_opts *ro,
+			  struct record_result *res, const char *path,
+			  struct iow_error *err)
+{
+	char out_path[4096 + 8];
+	struct record_tap tap;
+	struct live *live;
+	int rc;
+
+	if (!o->live)
+		return record_run(ro, res, err);
+	snprintf(out_path, sizeof(out_path), "%s.out", path);
+	if (o->prog_argv)
+		ro->workload_output = out_path;
+	if (o->prog_argv && o->live != LIVE_SCREEN)
+		fprintf(stderr, "iowatcher: the workload's output goes to %s\n",
+			out_path);
+	live = live_start(o, path, ro->workload_output, err);
+	if (!live)
+		return -1;
+	live_tap(live, &tap);
+	ro->tap = &tap;
+	rc = record_run(ro, res, err);
+	if (rc == 0 && live_finish(live, err) < 0)
+		rc = -1;
+	live_close(live);
+	ro->tap = NULL;
+	ro->workload_output = NULL;
+	if (o->prog_argv && o->live == LIVE_SCREEN)
+		fprintf(stderr, "iowatcher: the workload's output is in %s\n",
+			out_path);
+	return rc;
+}
+
+/*
  * -d: trace the devices while the workload runs, then read what was
  * recorded as -t DIR/NAME. Tracing failures end the run, and so does a
  * workload that fails.
@@ -1062,12 +1144,12 @@ static int record(struct options *o, struct record_result *res,
 		.with_mpstat = 1,
 	};
 
-	if (!o->prog_argv)
+	snprintf(path, path_len, "%s/%s", ro.dir, o->trace_args[0]);
+	if (!o->prog_argv && o->live != LIVE_SCREEN)
 		fprintf(stderr, "iowatcher: recording %s until interrupted (Ctrl-C)\n",
 			o->devices[0]);
-	if (record_run(&ro, res, err) < 0)
+	if (record_watched(o, &ro, res, path, err) < 0)
 		return -1;
-	snprintf(path, path_len, "%s/%s", ro.dir, o->trace_args[0]);
 	if (check_workload(o, res, path, err) < 0)
 		return -1;
 	fprintf(stderr, "iowatcher: recorded %llu events with %s%s%s",

@@ -51,6 +51,8 @@ struct options {
 	const char *record_dir;		/* -D */
 	char **prog_argv;		/* -p: the workload */
 	int tracer;			/* --tracer: enum record_tracer */
+	int live;			/* --live: enum live_mode */
+	double live_interval_s;		/* --interval, default 1 */
 	/* fio bandwidth logs, -F */
 	const char **fio_logs;
 	size_t n_fio_logs;
