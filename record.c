@@ -2,7 +2,7 @@
  * record.c: record_run(), what the CLI's record mode calls. Checks the
  * devices, starts a tracer (Debian's blktrace, or the ftrace 'blk' tracer
  * of ftrace_rec.c where blktrace cannot start), then mpstat and the
- * workload; waits for the workload or a SIGINT/SIGTERM; stops all of it
+ * workload; waits for the workload or a SIGINT/SIGTERM/SIGHUP; stops it all
  * in order and leaves the kernel's tracing state as it found it.
  */
 #include <dirent.h>
@@ -34,8 +34,8 @@
 extern char **environ;
 
 /*
- * Set by the SIGINT/SIGTERM handler record_run installs: a handler can
- * only reach a file-level variable, and this is the only one.
+ * Set by the SIGINT/SIGTERM/SIGHUP handler record_run installs: a
+ * handler can only reach a file-level variable, and this is the only one.
  */
 static volatile sig_atomic_t record_stop_signal;
 
@@ -69,7 +69,7 @@ struct record_session {
 	uint64_t tail_events;
 	pid_t mpstat_pid, workload_pid;
 	int signals_caught;
-	struct sigaction old_int, old_term;
+	struct sigaction old_int, old_term, old_hup;
 };
 
 /* A way of tracing: the session starts one and pumps it until stop. */
@@ -521,6 +521,9 @@ static void signals_catch(struct record_session *s)
 	record_stop_signal = iow_interrupted;
 	sigaction(SIGINT, &sa, &s->old_int);
 	sigaction(SIGTERM, &sa, &s->old_term);
+	/* the terminal closed (a live view's, a killed tmux): stop cleanly
+	 * rather than die with the tracer on */
+	sigaction(SIGHUP, &sa, &s->old_hup);
 	s->signals_caught = 1;
 }
 
@@ -530,6 +533,7 @@ static void signals_release(struct record_session *s)
 		return;
 	sigaction(SIGINT, &s->old_int, NULL);
 	sigaction(SIGTERM, &s->old_term, NULL);
+	sigaction(SIGHUP, &s->old_hup, NULL);
 	s->signals_caught = 0;
 }
 

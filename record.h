@@ -57,7 +57,7 @@ struct record_opts {
 struct record_result {
 	enum record_tracer used;	/* RECORD_BLKTRACE or RECORD_FTRACE */
 	int workload_status;		/* raw wait status; 0 without one */
-	int stop_signal;		/* SIGINT/SIGTERM that ended it, or 0 */
+	int stop_signal;		/* SIGINT/SIGTERM/SIGHUP that ended it */
 	uint64_t events_written;	/* I/O records, notes not counted */
 	uint64_t events_lost;		/* the kernel's "[LOST n EVENTS]" */
 	uint64_t bytes_skipped;		/* unreadable trace_pipe bytes */
@@ -66,7 +66,8 @@ struct record_result {
 };
 
 /*
- * Traces o->devices until the workload exits or a SIGINT/SIGTERM comes,
+ * Traces o->devices until the workload exits or a SIGINT, SIGTERM or
+ * SIGHUP comes,
  * and restores the kernel's tracing state on every path. The workload
  * runs in a process group of its own: a stop signal is passed on to the
  * whole group (SIGKILL after 5 s). Needs root. Returns 0 with res filled
