@@ -69,8 +69,8 @@ struct record_result {
  * Traces o->devices until the workload exits or a SIGINT, SIGTERM or
  * SIGHUP comes, and restores the kernel's tracing state on every path.
  * The workload runs in a process group of its own: a stop signal is
- * passed on to the whole group (SIGKILL after 5 s). Needs root. Returns 0 with res filled
- * (also when stopped by a signal), or -1 with err.
+ * passed on to the whole group (SIGKILL after 5 s). Needs root. Returns
+ * 0 with res filled (also when stopped by a signal), or -1 with err.
  */
 int record_run(const struct record_opts *o, struct record_result *res,
 	       struct iow_error *err);
