@@ -1,0 +1,253 @@
+#!/bin/sh
+# t_live.sh: --live, the live view, on a fresh loop device: the text and
+# JSON lines without a terminal (bytes add up to what dd wrote, every
+# interval equals --summary=json -x of the recorded trace), the full
+# screen under tmux (figures on screen, keys, q draws the pictures, the
+# terminal and the kernel's tracing state put back on every way out), a
+# dump on stdin, and the usage errors. Needs root, tracefs with the 'blk'
+# tracer, losetup and python3; the screen tests need tmux.
+. "$(dirname "$0")/lib.sh"
+CMP="$TOP/tests/live_vs_summary.py"
+
+expect_usage() {
+	name=$1 want=$2
+	shift 2
+	"$IOW" "$@" > "$TMP/usage.out" 2>&1
+	rc=$?
+	if [ "$rc" = 2 ] && grep -q -- "$want" "$TMP/usage.out"; then
+		pass "$name"
+	else
+		fail "$name" "exit $rc: $(head -n 1 "$TMP/usage.out")"
+	fi
+}
+expect_usage "--interval without --live is a usage error" \
+	"--interval goes with --live" -t x --interval 2
+expect_usage "--live on a trace file is a usage error" \
+	"--live watches a recording (-d DEVICE) or a trace read from stdin" \
+	-t x --live
+expect_usage "--live=FORMAT names text or json" \
+	"--live=csv: the format is text or json" -t - --live=csv
+expect_usage "--interval has bounds" "from 0.01 to 3600 seconds" \
+	-t - --live --interval 0.001
+
+T=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -e "$d/trace_pipe" ] && { T=$d; break; }
+done
+why=
+if [ "$(id -u)" != 0 ]; then why="not root"
+elif [ -z "$T" ]; then why="tracefs not mounted"
+elif ! grep -qw blk "$T/available_tracers"; then why="no blk tracer"
+elif ! command -v losetup >/dev/null; then why="losetup missing"
+elif ! command -v python3 >/dev/null; then why="python3 missing"
+fi
+if [ -n "$why" ]; then
+	skip "live view tests: $why"
+	finish
+	exit $?
+fi
+
+truncate -s 128M "$TMP/disk.img"
+DEV=$(losetup -f --show "$TMP/disk.img") || { fail "losetup"; finish; exit 1; }
+ENABLE=/sys/class/block/$(basename "$DEV")/trace/enable
+cleanup() {
+	[ -n "$SESSION" ] && tmux kill-session -t "$SESSION" 2>/dev/null
+	echo 0 > "$ENABLE" 2>/dev/null
+	losetup -d "$DEV"
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+tracing_state() {
+	printf '%s|%s|%s|%s|%s\n' "$(cat "$T/current_tracer")" \
+		"$(grep -xE 'bin|nobin' "$T/trace_options")" \
+		"$(cat "$T/trace_clock")" "$(cat "$T/tracing_on")" \
+		"$(cat "$ENABLE")"
+}
+BEFORE=$(tracing_state)
+state_restored() {
+	now=$(tracing_state)
+	[ "$now" = "$BEFORE" ] && [ "$(cat "$ENABLE")" = 0 ] && return 0
+	echo "     tracing state: before '$BEFORE', now '$now'"
+	return 1
+}
+
+DD64="dd if=/dev/zero of=$DEV bs=64k count=1024 oflag=direct"
+
+# 1. text lines when stdout is not a terminal; the workload's output in
+# NAME.out, not on stdout
+mkdir "$TMP/txt"
+"$IOW" -d "$DEV" -D "$TMP/txt" -t txt --live --interval 0.5 -o "$TMP/txt.png" \
+	-p sh -c "sleep 0.3; $DD64; sleep 0.8" > "$TMP/txt.out" 2> "$TMP/txt.err"
+check "--live without a terminal: text, exit 0" \
+	sh -c "grep -q '^# start_s    end_s device ' '$TMP/txt.out' &&
+	       grep -q ' $DEV ' '$TMP/txt.out'"
+written=$(awk -v dev="$DEV" '$3 == dev { s += $6 * ($2 - $1) } END { printf "%.1f", s }' \
+	"$TMP/txt.out")
+check "text: MB/s over the intervals add up to dd's 67.1 MB (got $written)" \
+	[ "$written" = 67.1 ]
+check "text: the workload's output is in NAME.out, and said so" \
+	sh -c "grep -q '1024+0 records out' '$TMP/txt/txt.out' &&
+	       ! grep -q 'records out' '$TMP/txt.out' &&
+	       grep -q \"workload's output goes to $TMP/txt/txt.out\" '$TMP/txt.err'"
+check "text: the pictures are drawn afterwards" [ -s "$TMP/txt.png" ]
+check "tracing state restored after --live=text" state_restored
+
+# 2. JSON: every interval equals --summary=json -x of the recording
+mkdir "$TMP/js"
+"$IOW" -d "$DEV" -D "$TMP/js" -t js --live=json --interval 0.5 --summary \
+	-p sh -c "for i in 1 2 3 4; do $DD64 count=128 status=none;
+		  dd if=$DEV of=/dev/null bs=4k count=600 iflag=direct status=none;
+		  sleep 0.3; done" > "$TMP/js.out" 2> "$TMP/js.err"
+n=$(grep -c '^{"start_s"' "$TMP/js.out")
+check "--live=json: one object per interval ($n)" [ "$n" -ge 3 ]
+if python3 "$CMP" "$IOW" "$TMP/js/js" "$TMP/js.out" > "$TMP/cmp.out"; then
+	pass "json: each interval equals --summary=json -x ($(tail -n 1 "$TMP/cmp.out"))"
+else
+	fail "json: each interval equals --summary=json -x" "$(head -n 5 "$TMP/cmp.out")"
+fi
+check "json: the summary follows the intervals" \
+	grep -q '^{"traces"' "$TMP/js.out"
+check "tracing state restored after --live=json" state_restored
+
+# 3. a dump on stdin, watched as it is read
+if command -v blkparse >/dev/null; then
+	blkparse -i js -D "$TMP/js" -d "$TMP/js.dump" -o /dev/null 2>/dev/null
+	"$IOW" -t - --live=json --interval 0.5 --summary=json < "$TMP/js.dump" \
+		> "$TMP/stdin.out" 2>&1
+	if python3 "$CMP" "$IOW" "$TMP/js.dump" "$TMP/stdin.out" > "$TMP/cmp.out"
+	then
+		pass "-t - --live=json: intervals equal --summary -x of the dump"
+	else
+		fail "-t - --live=json: intervals equal --summary -x of the dump" \
+			"$(head -n 5 "$TMP/cmp.out")"
+	fi
+else
+	skip "-t - --live: blkparse missing"
+fi
+
+# 4. the screen, under tmux
+if ! command -v tmux >/dev/null; then
+	skip "screen tests: tmux missing"
+	finish
+	exit $?
+fi
+SESSION="iow-live-$$"
+# screen NAME COLSxROWS COMMAND...: iowatcher --live in a new tmux
+# session; the shell then notes its exit status, the terminal's modes
+# and whether the alternate screen is still on
+screen() {
+	name=$1 size=$2
+	shift 2
+	rm -f "$TMP/$name.done"
+	tmux kill-session -t "$SESSION" 2>/dev/null
+	tmux new-session -d -s "$SESSION" -x "${size%x*}" -y "${size#*x}" \
+		"cd '$TMP'; LANG=C.UTF-8 $*; echo \$? > '$name.rc';
+		 stty -a > '$name.stty'; touch '$name.done'; sleep 60"
+}
+wait_done() {
+	i=0
+	while [ ! -e "$TMP/$1.done" ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -e "$TMP/$1.done" ]
+}
+terminal_restored() {
+	grep -q ' icanon' "$TMP/$1.stty" && grep -q ' echo ' "$TMP/$1.stty" &&
+		[ "$(tmux display -p -t "$SESSION" '#{alternate_on}')" = 0 ]
+}
+# the iowatcher the session's shell runs
+iowatcher_pid() {
+	ps -o pid= --ppid "$(tmux display -p -t "$SESSION" '#{pane_pid}')" |
+		head -n 1
+}
+# wait_for NAME TEXT: up to 10 s for TEXT to be on the screen
+wait_for() {
+	i=0
+	while [ $i -lt 100 ]; do
+		tmux capture-pane -p -t "$SESSION" > "$TMP/$1.screen"
+		grep -q -- "$2" "$TMP/$1.screen" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+mkdir "$TMP/scr"
+screen q 110x32 "'$IOW' -d $DEV -D scr -t q -o q.png --live \
+	-p sh -c '$DD64; sleep 30'"
+if wait_for q "written 64.0 MiB (1024 I/Os)"; then
+	pass "screen: the device's totals add up to dd's 64 MiB"
+else
+	fail "screen: the device's totals add up to dd's 64 MiB" \
+		"$(head -n 12 "$TMP/q.screen")"
+fi
+check "screen: what is recorded where" \
+	grep -q "iowatcher --live: recording $DEV with ftrace to scr/q.blktrace" \
+	"$TMP/q.screen"
+check "screen: the workload's output file is named" \
+	grep -q "workload output: scr/q.out" "$TMP/q.screen"
+check "screen: dd is a process row" \
+	sh -c "grep -qE '^ [0-9]+ +dd +$DEV ' '$TMP/q.screen'"
+check "screen: the workload's output is not on it" \
+	sh -c "! grep -q 'records out' '$TMP/q.screen'"
+tmux send-keys -t "$SESSION" '?'
+check "screen: ? lists the keys" wait_for q "p  pause the display"
+tmux send-keys -t "$SESSION" p
+check "screen: p pauses" wait_for q "\[PAUSED\]"
+tmux send-keys -t "$SESSION" q
+check "screen: q ends the recording" wait_done q
+check "screen: after q, exit 0 and the pictures drawn" \
+	sh -c "[ \"\$(cat '$TMP/q.rc')\" = 0 ] && [ -s '$TMP/q.png' ]"
+check "screen: terminal restored after q" terminal_restored q
+check "tracing state restored after q" state_restored
+
+screen small 40x10 "'$IOW' -d $DEV -D scr -t small -o small.png --live \
+	-p sh -c 'sleep 30'"
+check "screen: a terminal too small is told so" \
+	wait_for small "terminal too small (40x10"
+tmux resize-window -t "$SESSION" -x 100 -y 30 2>/dev/null
+check "screen: redrawn at its new size" wait_for small "DEVICE"
+tmux send-keys -t "$SESSION" C-c
+check "screen: Ctrl-C ends the recording" wait_done small
+check "screen: after Ctrl-C, exit 0 and the pictures drawn" \
+	sh -c "[ \"\$(cat '$TMP/small.rc')\" = 0 ] && [ -s '$TMP/small.png' ]"
+check "screen: terminal restored after Ctrl-C" terminal_restored small
+check "tracing state restored after Ctrl-C" state_restored
+
+screen ends 100x30 "'$IOW' -d $DEV -D scr -t ends -o ends.png --live \
+	-p sh -c '$DD64 count=64; sleep 1.5'"
+wait_done ends
+check "screen: the workload's end ends it: exit 0, pictures" \
+	sh -c "[ \"\$(cat '$TMP/ends.rc')\" = 0 ] && [ -s '$TMP/ends.png' ]"
+check "screen: terminal restored when the workload ends" terminal_restored ends
+
+screen term 100x30 "'$IOW' -d $DEV -D scr -t term -o term.png --live \
+	-p sh -c 'sleep 30'"
+wait_for term "iowatcher --live" >/dev/null
+kill -TERM $(iowatcher_pid)
+wait_done term
+check "screen: SIGTERM ends it, terminal restored" terminal_restored term
+check "tracing state restored after SIGTERM" state_restored
+
+screen twice 100x30 "'$IOW' -d $DEV -D scr -t twice -o twice.png --live \
+	-p sh -c 'sleep 30'"
+wait_for twice "iowatcher --live" >/dev/null
+tmux send-keys -t "$SESSION" C-c C-c
+wait_done twice
+check "screen: a second Ctrl-C, terminal restored" terminal_restored twice
+check "tracing state restored after two Ctrl-C" state_restored
+
+screen hup 100x30 "'$IOW' -d $DEV -D scr -t hup -o hup.png --live \
+	-p sh -c 'sleep 30'"
+wait_for hup "iowatcher --live" >/dev/null
+pid=$(iowatcher_pid)
+tmux kill-session -t "$SESSION"
+i=0
+while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check "tracing state restored when the terminal closes (SIGHUP)" state_restored
+finish
