@@ -855,29 +855,52 @@ static void warn_empty_window(const struct options *o, const char *name,
 			name, o->y_min_mib, o->y_max_mib);
 }
 
+/*
+ * -t - --live: each event is watched too; 1 when q asks to stop reading
+ * (what was read is then drawn), -1 on an error.
+ */
+static int watch_event(struct live *live, const struct io_event *ev,
+		       struct iow_error *err)
+{
+	if (!live)
+		return 0;
+	if (live_event(live, ev, err) < 0)
+		return -1;
+	/* the keys and the screen, every so many events */
+	return ev->index % 4096 == 0 && live_poll(live);
+}
+
 static int analyse_trace(const struct options *o,
 			 const struct trace_source *src,
 			 struct trace_result *res, struct iow_error *err)
 {
+	struct live *live = NULL;
 	struct feed_pipe *pipe;
 	struct tag_stage ts;
 	struct io_event *ev;
 	sigset_t old_mask;
 	struct feed *f;
-	int r;
+	int r, w;
 
 	if (analysis_init(&res->analysis, &o->analysis, err) < 0)
 		return -1;
 	f = feed_open(src, err);
 	if (!f)
 		return -1;
+	if (o->live && src->kind == TRACE_STDIN &&
+	    !(live = live_start(o, "-", NULL, err))) {
+		feed_close(f);
+		return -1;
+	}
 	if (tag_stage_start(o, &ts, &res->analysis, err) < 0) {
+		live_close(live);
 		feed_close(f);
 		return -1;
 	}
 	/* Reading runs in a thread of its own, beside the analysis. */
 	pipe = feed_pipe_start(f, err);
 	if (!pipe) {
+		live_close(live);
 		tag_stage_free(&ts);
 		feed_close(f);
 		return -1;
@@ -887,14 +910,22 @@ static int analyse_trace(const struct options *o,
 	 * read of a stalled stdin short; here the flag is seen.
 	 */
 	pthread_sigmask(SIG_BLOCK, &stop_signals, &old_mask);
-	while ((r = feed_pipe_next(pipe, &ev, err)) > 0)
-		if (iow_interrupted ||
+	while ((r = feed_pipe_next(pipe, &ev, err)) > 0) {
+		if (iow_interrupted || (w = watch_event(live, ev, err)) < 0 ||
 		    tag_stage_event(&ts, ev, &res->analysis, err) < 0) {
 			r = -1;
 			break;
 		}
+		if (w) {
+			r = 0;
+			break;
+		}
+	}
 	feed_pipe_stop(pipe);
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+	if (live && r == 0 && live_finish(live, err) < 0)
+		r = -1;
+	live_close(live);
 	if (r == 0)
 		r = tag_stage_finish(&ts, &res->analysis, err);
 	if (r == 0 && feed_warning(f))

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 iow, trace, lines = sys.argv[1], sys.argv[2], sys.argv[3]
-intervals = [json.loads(l) for l in open(lines) if l.startswith("{")]
+intervals = [json.loads(l) for l in open(lines) if l.startswith('{"start_s"')]
 bad = 0
 
 
