@@ -107,12 +107,13 @@ else
 	fail "json: each interval equals --summary=json -x" "$(head -n 5 "$TMP/cmp.out")"
 fi
 check "json: the summary follows the intervals" \
-	grep -q '^{"traces"' "$TMP/js.out"
+	grep -q '^  latency (us)' "$TMP/js.out"
 check "tracing state restored after --live=json" state_restored
 
 # 3. a dump on stdin, watched as it is read
 if command -v blkparse >/dev/null; then
-	blkparse -i js -D "$TMP/js" -d "$TMP/js.dump" -o /dev/null 2>/dev/null
+	blkparse -i js -D "$TMP/js" -d "$TMP/js.dump" -o /dev/null \
+		> /dev/null 2>&1
 	"$IOW" -t - --live=json --interval 0.5 --summary=json < "$TMP/js.dump" \
 		> "$TMP/stdin.out" 2>&1
 	if python3 "$CMP" "$IOW" "$TMP/js.dump" "$TMP/stdin.out" > "$TMP/cmp.out"
