@@ -302,7 +302,7 @@ static void draw_device(struct live_view *v, struct frame *f,
 	     mib(d->total_bytes[OP_DISCARD]),
 	     (unsigned long long)d->total_ios[OP_FLUSH]);
 	sparkline(v, f, "MB/s", d->mbps, fig, spark, " MB/s");
-	sparkline(v, f, "p99 us", d->p99_us, fig, spark, " us");
+	sparkline(v, f, "Q2C p99", d->p99_us, fig, spark, " us");
 }
 
 static void draw_rows(struct frame *f, const struct live_figures *fig)

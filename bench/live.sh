@@ -14,18 +14,22 @@
 # children fio and mpstat not counted) as a share of one core over the
 # run, fio's IOPS, the events recorded and the tracer's lost events. The
 # live view's cost is the difference to "record"; the target is under
-# 25% of one core. Run it alone: it traces (other tracers must wait).
+# 25% of one core. Then bench/live_replay hands the first recording to
+# the live view again, alone, for its own CPU time without the noise of
+# the tracer and of other work on the machine. Run it alone: it traces
+# (other tracers must wait).
 cd "$(dirname "$0")/.." || exit 1
 TOP=$(pwd)
 IOW="$TOP/iowatcher"
 SECONDS_RUN=${1:-10}
 RUNS=${BENCH_LIVE_RUNS:-2}
 
-for tool in fio perf script losetup; do
+for tool in fio perf script losetup bc; do
 	command -v $tool >/dev/null || { echo "skipped: $tool missing"; exit 0; }
 done
 [ "$(id -u)" = 0 ] || { echo "skipped: not root"; exit 0; }
-[ -x "$IOW" ] || { echo "skipped: build iowatcher first (make)"; exit 0; }
+[ -x "$IOW" ] && [ -x "$TOP/bench/live_replay" ] ||
+	{ echo "skipped: build iowatcher and bench/live_replay first (make)"; exit 0; }
 
 W=$(mktemp -d)
 truncate -s 1G "$W/disk.img"
@@ -69,9 +73,11 @@ run() {
 	out="$dir/stdout"
 	[ "$mode" = record ] || out="$dir/t.out"
 	iops=$(sed -n 's/.*read: IOPS=\([0-9.k]*\).*/\1/p' "$out" | head -n 1)
-	events=$(sed -n 's/.*recorded \([0-9]*\) events.*/\1/p' "$dir/stderr")
-	lost=$(sed -n 's/.*the kernel lost \([0-9]*\) events.*/\1/p' \
-		"$dir/stderr")
+	# (script(1) puts the screen mode's stderr on its stdout)
+	events=$(cat "$dir/stderr" "$dir/stdout" |
+		sed -n 's/.*recorded \([0-9]*\) events.*/\1/p')
+	lost=$(cat "$dir/stderr" "$dir/stdout" |
+		sed -n 's/.*the kernel lost \([0-9]*\) events.*/\1/p')
 	echo "${cpu_ms:-0} $start $end ${iops:-?} ${events:-?} ${lost:-0}"
 }
 
@@ -87,4 +93,8 @@ for mode in record text screen; do
 			"$(echo "$1 / 10 / $wall" | bc -l)" "$5" "$6" "$4"
 		i=$((i + 1))
 	done
+done
+for mode in text json screen; do
+	printf 'replay %-6s ' $mode
+	"$TOP/bench/live_replay" -m $mode "$W/record-1/t"
 done
