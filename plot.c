@@ -678,13 +678,13 @@ struct legend_entry {
 struct raster_layer {
 	uint32_t *counts;
 	int color_index;
+	int cols, rows;
+	double box[4];			/* x0, x1, y0, y1 */
 };
 
 struct raster_stack {
 	struct raster_layer *layers;
 	size_t n;
-	int cols, rows;
-	double box[4];			/* x0, x1, y0, y1 */
 };
 
 struct plot_panel {
@@ -2311,13 +2311,29 @@ static size_t occupied_cells(const struct grid *g)
 #define SPARSE_DOT_RADIUS	2.6
 #define SPARSE_MAX_COVER	0.12	/* of the plot area, in dots */
 
+/*
+ * A dot whose cell centre v is in [lo, lo + len] goes in *out, moved in
+ * from the frame by up to its radius so that it shows whole (I/O at the
+ * first instant or the lowest offset was half hidden); 0 for a centre
+ * outside, which is not drawn.
+ */
+static int dot_inside(double v, double lo, double len, double *out)
+{
+	if (v < lo || v > lo + len)
+		return 0;
+	*out = len < 2 * SPARSE_DOT_RADIUS ? lo + len / 2 :
+	       fmin(fmax(v, lo + SPARSE_DOT_RADIUS),
+		    lo + len - SPARSE_DOT_RADIUS);
+	return 1;
+}
+
 static int rasters_sparse(struct plot_panel *pp, const struct cells_px *at,
+			  const struct raster_layer *layers, size_t n_layers,
 			  const struct grid *merged, int fx, int fy)
 {
-	struct raster_stack *rs = &pp->rasters;
 	cairo_t *cr = pp->page->cr;
-	double cell_w = at->width * fx / rs->cols;
-	double cell_h = at->height * fy / rs->rows;
+	double cell_w = at->width * fx / layers[0].cols;
+	double cell_h = at->height * fy / layers[0].rows, x, y;
 	size_t i, n = 0;
 	int r, c;
 
@@ -2325,27 +2341,32 @@ static int rasters_sparse(struct plot_panel *pp, const struct cells_px *at,
 	if (fabs(cell_w) >= 2 * SPARSE_DOT_RADIUS &&
 	    fabs(cell_h) >= 2 * SPARSE_DOT_RADIUS)
 		return 0;
-	for (i = 0; i < rs->n; i++)
+	for (i = 0; i < n_layers; i++)
 		n += occupied_cells(&merged[i]);
+	/* The plot's area, not the grid's: a trace far shorter than the
+	 * axis has a grid a pixel wide, which dots still show. */
 	if (n * M_PI * SPARSE_DOT_RADIUS * SPARSE_DOT_RADIUS >
-	    SPARSE_MAX_COVER * fabs(at->width * at->height))
+	    SPARSE_MAX_COVER * pp->area.w * pp->area.h)
 		return 0;
 	cairo_save(cr);
 	cairo_rectangle(cr, pp->area.x, pp->area.y, pp->area.w, pp->area.h);
 	cairo_clip(cr);
-	for (i = 0; i < rs->n; i++) {
-		struct plot_rgb rgb = plot_color(rs->layers[i].color_index);
+	for (i = 0; i < n_layers; i++) {
+		struct plot_rgb rgb = plot_color(layers[i].color_index);
 		const struct grid *g = &merged[i];
 
 		cairo_set_source_rgba(cr, rgb.r, rgb.g, rgb.b, 0.85);
 		for (r = 0; r < g->rows; r++)
 			for (c = 0; c < g->cols; c++) {
-				if (!g->counts[(size_t)r * g->cols + c])
+				if (!g->counts[(size_t)r * g->cols + c] ||
+				    !dot_inside(at->left + (c + 0.5) * cell_w,
+						pp->area.x, pp->area.w, &x) ||
+				    !dot_inside(at->bottom - (r + 0.5) * cell_h,
+						pp->area.y, pp->area.h, &y))
 					continue;
 				cairo_new_sub_path(cr);
-				cairo_arc(cr, at->left + (c + 0.5) * cell_w,
-					  at->bottom - (r + 0.5) * cell_h,
-					  SPARSE_DOT_RADIUS, 0, 2 * M_PI);
+				cairo_arc(cr, x, y, SPARSE_DOT_RADIUS, 0,
+					  2 * M_PI);
 			}
 		cairo_fill(cr);
 	}
@@ -2353,34 +2374,35 @@ static int rasters_sparse(struct plot_panel *pp, const struct cells_px *at,
 	return 1;
 }
 
-/* Every layer merged once, then drawn as dots or as one image. */
-static void rasters_flush(struct plot_panel *pp)
+/* Layers on one grid, merged once, then drawn as dots or as one image. */
+static void rasters_paint_grid(struct plot_panel *pp,
+			       const struct raster_layer *layers, size_t n)
 {
-	struct raster_stack *rs = &pp->rasters;
+	struct grid g = { NULL, layers[0].cols, layers[0].rows };
 	cairo_surface_t *acc = NULL, *img;
-	struct grid g = { NULL, rs->cols, rs->rows }, *merged = NULL;
+	struct grid *merged = NULL;
 	struct cells_px at;
 	size_t i;
 	int fx, fy;
 
-	if (!rs->n || cells_place(pp, rs->box, &at))
-		goto out;
-	fx = merge_factor(rs->cols, at.width);
-	fy = merge_factor(rs->rows, at.height);
-	merged = calloc(rs->n, sizeof(*merged));
-	for (i = 0; merged && i < rs->n; i++) {
-		g.counts = rs->layers[i].counts;
+	if (cells_place(pp, layers[0].box, &at))
+		return;
+	fx = merge_factor(g.cols, at.width);
+	fy = merge_factor(g.rows, at.height);
+	merged = calloc(n, sizeof(*merged));
+	for (i = 0; merged && i < n; i++) {
+		g.counts = layers[i].counts;
 		if (grid_merge(&g, fx, fy, &merged[i]))
 			break;
 	}
-	if (!merged || i < rs->n) {
+	if (!merged || i < n) {
 		page_fail(pp->page, "out of memory for a raster");
 		goto out;
 	}
-	if (rasters_sparse(pp, &at, merged, fx, fy))
+	if (rasters_sparse(pp, &at, layers, n, merged, fx, fy))
 		goto out;
-	for (i = 0; i < rs->n; i++) {
-		img = grid_image(&merged[i], rs->layers[i].color_index, 0);
+	for (i = 0; i < n; i++) {
+		img = grid_image(&merged[i], layers[i].color_index, 0);
 		if (!img) {
 			page_fail(pp->page, "out of memory for a raster");
 			break;
@@ -2397,30 +2419,50 @@ static void rasters_flush(struct plot_panel *pp)
 		cairo_surface_destroy(acc);
 	}
 out:
-	for (i = 0; merged && i < rs->n; i++)
+	for (i = 0; merged && i < n; i++)
 		free(merged[i].counts);
 	free(merged);
+}
+
+static int same_grid(const struct raster_layer *a, int cols, int rows,
+		     const double *box)
+{
+	return a->cols == cols && a->rows == rows &&
+	       memcmp(a->box, box, sizeof(a->box)) == 0;
+}
+
+/*
+ * Each run of layers on one grid is painted as one, in the order given.
+ * Called only once the panel is laid out (a series or the page's close):
+ * before that the plot area has no size, and a grid flushed then (the
+ * first of two traces, whose I/O maps have columns of their own) would
+ * be lost.
+ */
+static void rasters_flush(struct plot_panel *pp)
+{
+	struct raster_stack *rs = &pp->rasters;
+	size_t i, j;
+
+	for (i = 0; i < rs->n; i = j) {
+		const struct raster_layer *l = &rs->layers[i];
+
+		for (j = i + 1; j < rs->n &&
+		     same_grid(&rs->layers[j], l->cols, l->rows, l->box); j++)
+			;
+		rasters_paint_grid(pp, l, j - i);
+	}
 	rasters_clear(rs);
 }
 
-static int same_grid(const struct raster_stack *rs, int cols, int rows,
-		     const double *box)
-{
-	return rs->n && rs->cols == cols && rs->rows == rows &&
-	       memcmp(rs->box, box, sizeof(rs->box)) == 0;
-}
-
-/* Copies counts onto the stack, flushing a stack on another grid first. */
+/* Copies counts onto the stack, to be painted by rasters_flush. */
 static int rasters_add(struct plot_panel *pp, const uint32_t *counts,
 		       int cols, int rows, const double *box, int color_index)
 {
 	struct raster_stack *rs = &pp->rasters;
 	size_t n = (size_t)cols * rows;
-	struct raster_layer *more;
+	struct raster_layer *more, *l;
 	uint32_t *copy;
 
-	if (!same_grid(rs, cols, rows, box))
-		rasters_flush(pp);
 	copy = malloc(n * sizeof(*copy));
 	more = copy ? realloc(rs->layers, (rs->n + 1) * sizeof(*more)) : NULL;
 	if (!more) {
@@ -2429,11 +2471,12 @@ static int rasters_add(struct plot_panel *pp, const uint32_t *counts,
 	}
 	memcpy(copy, counts, n * sizeof(*copy));
 	rs->layers = more;
-	rs->layers[rs->n].counts = copy;
-	rs->layers[rs->n++].color_index = color_index;
-	rs->cols = cols;
-	rs->rows = rows;
-	memcpy(rs->box, box, sizeof(rs->box));
+	l = &rs->layers[rs->n++];
+	l->counts = copy;
+	l->color_index = color_index;
+	l->cols = cols;
+	l->rows = rows;
+	memcpy(l->box, box, sizeof(l->box));
 	return 0;
 }
 

@@ -241,6 +241,9 @@ void plot_points(struct plot_panel *pp, const double *x, const double *y,
  * successive rasters on the same grid and box multiply together (a cell
  * with reads and writes shows a mix of both colours, whatever the order)
  * and are painted once, before the next other series or at close.
+ * Rasters on other grids (another trace's I/O map) wait as well and are
+ * painted in turn, each grid over the ones before. A sparse raster of
+ * small cells is drawn as dots, moved in from the frame to show whole.
  */
 void plot_raster(struct plot_panel *pp, const uint32_t *counts, int cols,
 		 int rows, double x0, double x1, double y0, double y1,

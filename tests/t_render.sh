@@ -73,6 +73,30 @@ done
 "$IOW" -t "$T" -t "$T" -l one -l two -O tput -o "$TMP/two.png"
 check "two traces overlaid: each in its colour" [ "$("$PROBE" "$TMP/two.png" 0 0 2000 2000 0072B2)" -gt 0 ] && [ "$("$PROBE" "$TMP/two.png" 0 0 2000 2000 D55E00)" -gt 0 ]
 
+# area_px PNG LAYOUT GRAPH COLOUR: pixels of COLOUR in GRAPH's plot area
+# (its first panel), a few px of frame around it included
+area_px() {
+	awk -v g="$3" '$1 == g && $2 == 0 { printf "%d %d %d %d\n", $3 - 3, $4 - 3, $3 + $5 + 3, $4 + $6 + 3; exit }' "$2" |
+	{ read a b c d; "$PROBE" "$1" "$a" "$b" "$c" "$d" "$4"; }
+}
+# Two different traces on one device: each in its own colour, whichever
+# comes first (the first one's I/O map used to be dropped unseen).
+overlay() {
+	rm -f "$TMP/olayout"
+	IOWATCHER_LAYOUT="$TMP/olayout" "$IOW" -t "$TOP/samples/$1" -l first \
+		-t "$TOP/samples/$2" -l second -O io -o "$TMP/overlay.png"
+}
+overlay fio-randrw dd-write
+r=$(area_px "$TMP/overlay.png" "$TMP/olayout" io 8CBFDC)
+w=$(area_px "$TMP/overlay.png" "$TMP/olayout" io EBB388)
+check "overlay fio-randrw, dd-write: first's reads ($r px), second's writes ($w px)" \
+	[ "$r" -gt 500 ] && [ "$w" -gt 40 ]
+overlay dd-write fio-randrw
+w=$(area_px "$TMP/overlay.png" "$TMP/olayout" io 88BDDB)
+r=$(area_px "$TMP/overlay.png" "$TMP/olayout" io ECB68C)
+check "overlay dd-write, fio-randrw: first's writes ($w px), second's reads ($r px)" \
+	[ "$w" -gt 40 ] && [ "$r" -gt 500 ]
+
 # Bad output: one line, exit 2 for usage, 1 at run time; nothing left.
 "$IOW" -t "$T" -o "$TMP/out.gif" 2> "$TMP/err"; rc=$?
 check "unknown extension: exit 2" [ $rc = 2 ]

@@ -890,6 +890,75 @@ static void test_overlaid_rasters_both_stay_visible(void)
 	cairo_surface_destroy(png.s);
 }
 
+/*
+ * Two traces' I/O maps have grids of their own. Both declared before the
+ * layout is fixed (the io graph gives its legend after its rasters): the
+ * first used to be flushed onto a plot area of no size, and lost.
+ */
+static void test_rasters_on_two_grids_before_layout_both_drawn(void)
+{
+	const char *path = tmp_path("twogrids.png");
+	uint32_t first[16] = { 0 }, second[4] = { 0 };
+	struct iow_error err = { "" };
+	const char *labels[2] = { "first", "second" };
+	int colors[2] = { 0, 1 };
+	struct plot_rect a;
+	struct plot_page *p;
+	struct plot_panel *pp;
+	struct png png;
+
+	first[0] = 9;				/* 4x4 over 0..4: cell (0, 0) */
+	second[3] = 9;				/* 2x2 over 0..4: top right */
+	p = plot_page_open(path, PLOT_PNG, 400, 300, NULL, &err);
+	if (!p) {
+		CHECK(p != NULL);
+		return;
+	}
+	pp = plot_panel_add(p, 0, 0, 400, 300, "two grids", NULL, NULL);
+	plot_panel_set_x(pp, 0, 4);
+	plot_panel_set_y_exact(pp, 0, 4);
+	plot_raster(pp, first, 4, 4, 0, 4, 0, 4, 0);
+	plot_raster(pp, second, 2, 2, 0, 4, 0, 4, 1);
+	plot_legend(pp, labels, colors, 2);
+	a = plot_panel_area(pp);
+	CHECK_EQ_INT(plot_page_close(p, &err), 0);
+	if (png_load(&png, path)) {
+		CHECK(0);
+		return;
+	}
+	CHECK(is_tint_of(png_rgb(&png, cell_x(&a, 0), cell_y(&a, 0)),
+			 plot_color(0)));
+	CHECK(is_tint_of(png_rgb(&png, cell_x(&a, 3), cell_y(&a, 3)),
+			 plot_color(1)));
+	cairo_surface_destroy(png.s);
+}
+
+static void corner_io(struct plot_panel *pp)
+{
+	static uint32_t counts[1000 * 1000];
+
+	counts[0] = 1;			/* the first instant, lowest offset */
+	plot_raster(pp, counts, 1000, 1000, 0, 4, 0, 4, 1);
+}
+
+/* A lone I/O in the corner is a whole dot, not a quarter under the frame. */
+static void test_sparse_dot_at_the_edge_shows_whole(void)
+{
+	struct plot_rect a;
+	struct png png;
+	int x, y, n = 0;
+
+	if (render_png("corner.png", 4, 4, corner_io, &png, &a)) {
+		CHECK(0);
+		return;
+	}
+	for (y = (int)a.y; y < a.y + a.h; y++)
+		for (x = (int)a.x; x < a.x + a.w; x++)
+			n += is_tint_of(png_rgb(&png, x, y), plot_color(1));
+	CHECK(n >= 14);
+	cairo_surface_destroy(png.s);
+}
+
 static void heatmap_cells(struct plot_panel *pp)
 {
 	uint32_t counts[16] = { 0 };
@@ -1256,6 +1325,8 @@ int main(void)
 	RUN_TEST(test_raster_cells_coloured_only_where_counts);
 	RUN_TEST(test_raster_finer_than_pixels_loses_no_cell);
 	RUN_TEST(test_overlaid_rasters_both_stay_visible);
+	RUN_TEST(test_rasters_on_two_grids_before_layout_both_drawn);
+	RUN_TEST(test_sparse_dot_at_the_edge_shows_whole);
 	RUN_TEST(test_heatmap_uses_ramp_and_leaves_empty_cells_white);
 	RUN_TEST(test_line_leaves_gap_at_nan);
 	RUN_TEST(test_line_draws_lone_points_as_dots);
