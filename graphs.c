@@ -560,20 +560,19 @@ static size_t one_panel(const struct graph_ctx *ctx)
 
 /* ---- the io graph: offset against time, one panel per device ---- */
 
-/* The binary unit offsets on this device read best in, as MiB per unit. */
+/* The binary unit offsets on this device read best in, as MiB per unit:
+ * from MiB up, the numbers below 1000 (not "1.18K GiB"). */
 static double offset_unit(double hi_mib, const char **name)
 {
-	static const char *const names[] = { "offset (MiB)", "offset (GiB)",
-					     "offset (TiB)", "offset (PiB)" };
-	double per = 1;
-	int u = 0;
+	static const char *const names[] = {
+		"offset (bytes)", "offset (KiB)", "offset (MiB)",
+		"offset (GiB)", "offset (TiB)", "offset (PiB)", "offset (EiB)",
+	};
+	double scale;
+	int k = plot_bytes_unit(hi_mib * 1048576.0, 2, &scale);
 
-	while (u < 3 && hi_mib / per >= 2 * 1024) {
-		per *= 1024;
-		u++;
-	}
-	*name = names[u];
-	return per;
+	*name = names[k];
+	return scale / 1048576.0;
 }
 
 /* The distinct devices with I/O across traces, in order of appearance. */
@@ -599,6 +598,8 @@ static size_t io_devices(const struct graph_ctx *ctx, uint32_t *out,
 }
 
 #define MAX_IO_PANELS 16
+/* Room above and below the offsets with I/O, as a share of their span. */
+#define IO_RANGE_PAD	0.03
 
 static size_t io_panels(const struct graph_ctx *ctx)
 {
@@ -648,6 +649,12 @@ static void io_extent(const struct graph_ctx *ctx, uint32_t device,
 	if (ctx->opts->has_y_range) {
 		*lo_mib = ctx->opts->y_min_mib;
 		*hi_mib = ctx->opts->y_max_mib;
+	} else if (*hi_mib > *lo_mib) {
+		/* I/O at the extreme offsets clear of the frame. */
+		double pad = (*hi_mib - *lo_mib) * IO_RANGE_PAD;
+
+		*lo_mib -= pad;
+		*hi_mib += pad;
 	}
 }
 
@@ -1213,9 +1220,10 @@ const struct graph_def graph_table[] = {
 	  .help = "where on the device I/O went, against time (one panel per device)",
 	  .default_on = 1, .panels = io_panels, .draw = draw_io,
 	  .y_label_for = io_y_label },
-	{ .name = "tput", .title = "Throughput", .y_label = "MB/s",
+	{ .name = "tput", .title = "Throughput", .y_label = "throughput",
 	  .help = "completed MB per second, reads and writes",
-	  .default_on = 1, .panels = one_panel, .build = build_tput },
+	  .default_on = 1, .panels = one_panel, .build = build_tput,
+	  .y_format = plot_format_mb_per_s },
 	{ .name = "iops", .title = "IOPS", .y_label = "I/Os per second",
 	  .help = "completed I/Os per second, reads and writes",
 	  .default_on = 1, .panels = one_panel, .build = build_iops },
@@ -1282,9 +1290,10 @@ const struct graph_def graph_table[] = {
 	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_field,
 	  .field = CPUSTAT_USR,
 	  .csv_x = "time_s", .percent = 1 },
-	{ .name = "fio", .title = "fio bandwidth", .y_label = "MB/s",
+	{ .name = "fio", .title = "fio bandwidth", .y_label = "bandwidth",
 	  .help = "fio's bandwidth logs given with -F (write_bw_log)",
 	  .default_on = 1, .panels = fio_panels, .build = build_fio,
+	  .y_format = plot_format_mb_per_s,
 	  .csv_x = "time_s" },
 	{ .name = "size", .title = "Request size", .y_label = "KiB",
 	  .help = "request size per bin: median line, p90 band edge",

@@ -417,6 +417,78 @@ void plot_format_ns(double value, const struct plot_tick_context *ctx,
 	plot_format_seconds(value / 1e9, &s, buf, len);
 }
 
+/* ---- Units ---- */
+
+static const char *const bytes_unit_names[] = {
+	"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB",
+};
+#define BYTES_UNITS \
+	(int)(sizeof(bytes_unit_names) / sizeof(bytes_unit_names[0]))
+
+int plot_bytes_unit(double max_bytes, int min_power, double *scale)
+{
+	int k = min_power < 0 ? 0 : min_power >= BYTES_UNITS ? BYTES_UNITS - 1
+							     : min_power;
+	double s = pow(1024, k), m = fabs(max_bytes);
+
+	/* Up while the numbers would reach 1000 ("1.18K GiB"). */
+	while (k + 1 < BYTES_UNITS && isfinite(m) &&
+	       m / s >= 1000 * (1 - TICK_EPS)) {
+		s *= 1024;
+		k++;
+	}
+	*scale = s;
+	return k;
+}
+
+const char *plot_bytes_unit_name(int power)
+{
+	if (power < 0 || power >= BYTES_UNITS)
+		return "?";
+	return bytes_unit_names[power];
+}
+
+static const char *const rate_unit_names[] = {
+	"B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s", "EB/s",
+};
+
+void plot_format_bytes_per_s(double value,
+			     const struct plot_tick_context *ctx, char *buf,
+			     size_t len)
+{
+	double m = ctx && !ctx->log ? fmax(fabs(ctx->min), fabs(ctx->max))
+				    : fabs(value);
+	double step = label_step(value, ctx, 3), scale = 1;
+	int k = 0;
+
+	if (!isfinite(value) || !isfinite(m)) {
+		snprintf(buf, len, "%g B/s", value);
+		return;
+	}
+	while (k < 6 && m / scale >= 1000 * (1 - TICK_EPS)) {
+		scale *= 1000;
+		k++;
+	}
+	format_scaled(value, scale, decimals_for(step / scale), " ",
+		      rate_unit_names[k], buf, len);
+}
+
+void plot_format_mb_per_s(double value, const struct plot_tick_context *ctx,
+			  char *buf, size_t len)
+{
+	struct plot_tick_context s;
+
+	if (!ctx) {
+		plot_format_bytes_per_s(value * 1e6, NULL, buf, len);
+		return;
+	}
+	s = *ctx;
+	s.min *= 1e6;
+	s.max *= 1e6;
+	s.step *= 1e6;
+	plot_format_bytes_per_s(value * 1e6, &s, buf, len);
+}
+
 static int labels_repeat(char labels[][PLOT_LABEL_LEN], int n)
 {
 	int i;

@@ -106,6 +106,29 @@ void plot_format_ns(double value, const struct plot_tick_context *ctx,
 		    char *buf, size_t len);
 
 /*
+ * The binary unit for an axis of bytes reaching max_bytes: the smallest,
+ * from 1024^min_power up (0 bytes, 1 KiB, 2 MiB ... 6 EiB), in which the
+ * numbers stay below 1000, so a label never reads "1.18K GiB". Returns
+ * the power; *scale gets the unit in bytes.
+ */
+int plot_bytes_unit(double max_bytes, int min_power, double *scale);
+/* "bytes", "KiB", "MiB" ... "EiB" for a power from plot_bytes_unit. */
+const char *plot_bytes_unit_name(int power);
+
+/*
+ * Rates in bytes per second with decimal units, as plot_format_seconds
+ * does for time: one unit from a linear axis's range, the smallest in
+ * which its numbers stay below 1000 ("500 MB/s", "1.5 GB/s", not
+ * "1.5K MB/s"); a unit per value on a log axis.
+ */
+void plot_format_bytes_per_s(double value,
+			     const struct plot_tick_context *ctx, char *buf,
+			     size_t len);
+/* Values in MB/s (10^6 bytes), labelled as plot_format_bytes_per_s does. */
+void plot_format_mb_per_s(double value, const struct plot_tick_context *ctx,
+			  char *buf, size_t len);
+
+/*
  * Formats n tick labels with fn (plot_format_si if NULL). If two
  * adjacent labels come out equal (a formatter with too few digits),
  * all are redone with plain numbers and enough digits to tell apart.

@@ -215,6 +215,60 @@ static void test_si_suffixes(void)
 	CHECK(strcmp(buf, "0") == 0);	/* never "-0" */
 }
 
+/* Offsets of a big device: TiB and up, never "1.18K GiB". */
+static void test_bytes_unit_keeps_numbers_below_1000(void)
+{
+	double scale;
+
+	CHECK_EQ_INT(plot_bytes_unit(256.0 * (1 << 20), 2, &scale), 2);
+	CHECK_EQ_INT((long)scale, 1 << 20);
+	CHECK(strcmp(plot_bytes_unit_name(2), "MiB") == 0);
+	/* 999 GiB stays GiB; 1000 GiB is 0.98 TiB */
+	CHECK_EQ_INT(plot_bytes_unit(999 * pow(2, 30), 2, &scale), 3);
+	CHECK_EQ_INT(plot_bytes_unit(1000 * pow(2, 30), 2, &scale), 4);
+	CHECK(strcmp(plot_bytes_unit_name(4), "TiB") == 0);
+	CHECK_EQ_INT(plot_bytes_unit(1.18 * 1024 * pow(2, 30), 2, &scale), 4);
+	CHECK_NEAR(scale, pow(2, 40), 1);
+	CHECK_EQ_INT(plot_bytes_unit(3 * pow(2, 50), 2, &scale), 5);
+	CHECK(strcmp(plot_bytes_unit_name(5), "PiB") == 0);
+	/* the last sector a trace can name: 8 EiB, the largest unit */
+	CHECK_EQ_INT(plot_bytes_unit(pow(2, 63), 2, &scale), 6);
+	CHECK(strcmp(plot_bytes_unit_name(6), "EiB") == 0);
+	CHECK_EQ_INT(plot_bytes_unit(1e30, 2, &scale), 6);
+	/* never below the smallest unit asked for */
+	CHECK_EQ_INT(plot_bytes_unit(4096, 2, &scale), 2);
+	CHECK_EQ_INT(plot_bytes_unit(0, 0, &scale), 0);
+	CHECK(strcmp(plot_bytes_unit_name(0), "bytes") == 0);
+	CHECK_EQ_INT(plot_bytes_unit(NAN, 2, &scale), 2);
+}
+
+/* Throughput: GB/s from 1000 MB/s up, never "4K MB/s". */
+static void test_rate_axis_takes_its_unit_from_the_range(void)
+{
+	char labels[PLOT_MAX_TICKS][PLOT_LABEL_LEN], buf[PLOT_LABEL_LEN];
+	int n, i;
+
+	format_ticks(plot_format_mb_per_s, 0, 4000, 5, labels, &n);
+	CHECK_EQ_INT(n, 5);
+	CHECK(strcmp(labels[0], "0 GB/s") == 0);
+	CHECK(strcmp(labels[1], "1 GB/s") == 0);
+	CHECK(strcmp(labels[4], "4 GB/s") == 0);
+	format_ticks(plot_format_mb_per_s, 0, 2500, 6, labels, &n);
+	CHECK(strcmp(labels[1], "0.5 GB/s") == 0);
+	format_ticks(plot_format_mb_per_s, 0, 500, 6, labels, &n);
+	CHECK(strcmp(labels[1], "100 MB/s") == 0);
+	format_ticks(plot_format_mb_per_s, 0, 0.25, 6, labels, &n);
+	CHECK(strcmp(labels[1], "50 kB/s") == 0);
+	format_ticks(plot_format_mb_per_s, 0, 3e6, 4, labels, &n);
+	CHECK(strcmp(labels[1], "1 TB/s") == 0);
+	for (i = 0; i < n; i++)
+		CHECK(strchr(labels[i], 'K') == NULL);
+	plot_format_mb_per_s(1500, NULL, buf, sizeof(buf));
+	CHECK(strcmp(buf, "1.5 GB/s") == 0);
+	plot_format_bytes_per_s(512, NULL, buf, sizeof(buf));
+	CHECK(strcmp(buf, "512 B/s") == 0);
+}
+
 static void test_time_axis_uses_seconds_from_two_seconds(void)
 {
 	char labels[PLOT_MAX_TICKS][PLOT_LABEL_LEN];
@@ -1300,6 +1354,8 @@ int main(void)
 	RUN_TEST(test_ticks_never_repeat_and_never_exceed_max);
 	RUN_TEST(test_ticks_never_repeat_labels);
 	RUN_TEST(test_si_suffixes);
+	RUN_TEST(test_bytes_unit_keeps_numbers_below_1000);
+	RUN_TEST(test_rate_axis_takes_its_unit_from_the_range);
 	RUN_TEST(test_time_axis_uses_seconds_from_two_seconds);
 	RUN_TEST(test_time_axis_uses_ms_under_two_seconds);
 	RUN_TEST(test_time_axis_uses_us_under_two_ms);

