@@ -1238,7 +1238,8 @@ const struct graph_def graph_table[] = {
 	  .default_on = 1, .panels = one_panel, .build = build_queue_depth },
 	{ .name = "seeks", .title = "Seeks", .y_label = "seeks per second",
 	  .help = "issued requests not starting where the previous one ended",
-	  .default_on = 1, .panels = one_panel, .build = build_seeks },
+	  .default_on = 1, .panels = one_panel, .build = build_seeks,
+	  .empty_note = "no seeks" },
 	{ .name = "q2d-d2c", .title = "Where the time goes (Q2D + D2C)",
 	  .y_label = "mean time per I/O",
 	  .help = "mean time in the block layer (Q2D) and device (D2C), stacked",
@@ -1494,6 +1495,43 @@ out:
 	free(hi);
 }
 
+/*
+ * A trace in one bin (--bin-ms longer than the trace) gives one point, at
+ * the bin's middle, maybe past the end of the time axis: it is drawn as
+ * a level across the bin (a bar's top, a band's box) instead. series_add
+ * left room for the second point.
+ */
+static void widen_lone_bin(const struct graph_ctx *ctx,
+			   const struct graph_def *g, struct graph_series *s)
+{
+	const struct analysis *a = trace_analysis(ctx, s->trace);
+	double start, end;
+
+	if (g->x_label || g->csv_x || s->n != 1 || a->n_bins != 1)
+		return;
+	start = analysis_bin_start_s(a, 0);
+	end = start + (double)a->bin_width_ns / 1e9;
+	s->x[0] = fmax(start, ctx->x_min);
+	s->x[1] = fmin(end, ctx->x_max);
+	s->y[1] = s->y[0];
+	s->n = 2;
+}
+
+/* Whether any trace completed I/O, for an empty panel's note. */
+static int any_io(const struct graph_ctx *ctx)
+{
+	size_t t, i;
+
+	for (t = 0; t < ctx->n_traces; t++) {
+		const struct analysis *a = trace_analysis(ctx, t);
+
+		for (i = 0; i < a->n_bins; i++)
+			if (a->bins[i].ios[0] || a->bins[i].ios[1])
+				return 1;
+	}
+	return 0;
+}
+
 static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		      size_t panel, struct plot_panel *pp,
 		      struct iow_error *err)
@@ -1509,6 +1547,8 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		series_set_free(&set);
 		return iow_fail(err, "out of memory drawing %s", g->name);
 	}
+	for (i = 0; i < set.n; i++)
+		widen_lone_bin(ctx, g, &set.items[i]);
 	top = series_y_top(&set);
 	if (g->x_label)
 		set_data_x(pp, &set);
@@ -1591,7 +1631,8 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	}
 	if (!n_legend)
 		plot_panel_note(pp, g->percent ? "no samples in range" :
-						 "no I/O in range");
+				g->empty_note && any_io(ctx) ? g->empty_note :
+				"no I/O in range");
 	series_set_free(&set);
 	return 0;
 }

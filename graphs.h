@@ -87,6 +87,9 @@ struct graph_def {
 	 * column their x goes in, e.g. "time_s" for mpstat samples. */
 	const char *csv_x;
 	int percent;		/* y is 0..100 % */
+	/* What an empty panel says when the traces had I/O ("no seeks");
+	 * NULL: "no I/O in range". */
+	const char *empty_note;
 	int field;		/* a parameter for build (the mpstat column) */
 };
 

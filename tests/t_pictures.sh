@@ -73,4 +73,37 @@ else
 	skip "axis units: pdftotext not installed"
 fi
 
+# ---- one bin: --bin-ms longer than the trace ----
+S="$TOP/samples/fio-randrw"
+rm -f "$TMP/layout"
+IOWATCHER_LAYOUT="$TMP/layout" "$IOW" -t "$S" --bin-ms 100000 -O tput -O latency \
+	-o "$TMP/bin.png"
+# px GRAPH COLOUR: pixels of COLOUR in GRAPH's plot area
+px() {
+	awk -v g="$1" '$1 == g { printf "%d %d %d %d\n", $3, $4, $3 + $5, $4 + $6; exit }' "$TMP/layout" |
+	{ read a b c d; "$PROBE" "$TMP/bin.png" "$a" "$b" "$c" "$d" "$2"; }
+}
+w=$(awk '$1 == "tput" { printf "%d", $5 }' "$TMP/layout")
+check "one bin: throughput drawn across the panel ($(px tput 0072B2) px of reads, $w wide)" \
+	[ "$(px tput 0072B2)" -ge "$w" ]
+check "one bin: latency drawn across the panel ($(px latency D55E00) px of writes' mean)" [ "$(px latency D55E00)" -ge "$w" ]
+"$IOW" -t "$S" --bin-ms 100000 -O iops --csv "$TMP/bin" --summary=json > "$TMP/bin.json"
+got=$(awk -F, 'NR == 2 { printf "%.1f", $3 }' "$TMP/bin/iops.csv")
+want=$(python3 -c "import json; d=json.load(open('$TMP/bin.json'))['traces'][0]; print('%.1f' % (d['devices'][0]['read']['ios'] / d['duration_s']))" 2> /dev/null)
+check "one bin: the rate over the trace's length ($got I/Os per s, summary $want)" \
+	[ -n "$got" -a "$got" = "$want" ]
+
+# ---- the seeks panel of I/O without a seek ----
+mk seq
+if [ $have_pdftotext = 1 ]; then
+	"$IOW" -t "$TMP/seq.dump" -O seeks -o "$TMP/seq.pdf"
+	check "sequential writes: the seeks panel says \"no seeks\"" \
+		sh -c "pdftotext '$TMP/seq.pdf' - | grep -qx 'no seeks'"
+	"$IOW" -t "$TMP/seq.dump" -O seeks -x 100:200 -o "$TMP/none.pdf"
+	check "no I/O in the range: says so" \
+		sh -c "pdftotext '$TMP/none.pdf' - | grep -qx 'no I/O in range'"
+else
+	skip "the seeks panel's note: pdftotext not installed"
+fi
+
 finish
