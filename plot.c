@@ -600,6 +600,7 @@ struct plot_rgb plot_ramp(double t)
 #define Y_LABEL_GAP	4.0
 #define LEGEND_SWATCH	10.0
 #define LEGEND_GAP	16.0	/* between legend entries */
+#define LEGEND_MAX_SHARE 0.2	/* of a panel's height, in rows of legend */
 #define COLORBAR_W	96.0
 #define COLORBAR_H	9.0
 #define TEXT_MAX	1024	/* a label with bad UTF-8 is repaired up to this */
@@ -744,6 +745,8 @@ struct plot_axis {
 struct legend_entry {
 	char *label;
 	int color_index;
+	int mix_index;		/* -1, or the colour it mixes with */
+	int text_only;		/* no swatch: a key to the line styles */
 };
 
 /* Rasters waiting to be painted: see rasters_flush. */
@@ -769,8 +772,11 @@ struct plot_panel {
 	int legend_rows;		/* rows reserved below the title */
 	struct legend_entry *legend;
 	size_t n_legend;
+	size_t legend_shown;		/* entries on those rows ... */
+	char legend_more[32];		/* ... then "+N more", or "" */
 	int has_colorbar;
 	double colorbar_max;
+	uint32_t heat_max;		/* plot_heatmap_scale; 0: its own */
 	char *colorbar_label;
 	struct raster_stack rasters;
 };
@@ -1336,38 +1342,60 @@ static void draw_swatch(cairo_t *cr, double x, double y_mid,
 	cairo_fill(cr);
 }
 
+static struct plot_rgb raster_mix(int a, int b);
+
 static double legend_entry_width(cairo_t *cr, const struct legend_entry *e)
 {
 	use_font(cr, FONT_LEGEND);
-	return LEGEND_SWATCH + 5 + text_width(cr, e->label);
+	return (e->text_only ? 0 : LEGEND_SWATCH + 5) +
+	       text_width(cr, e->label);
+}
+
+static void draw_legend_entry(cairo_t *cr, const struct legend_entry *e,
+			      double x, double y_mid)
+{
+	if (!e->text_only) {
+		draw_swatch(cr, x, y_mid, e->mix_index < 0 ?
+			    plot_color(e->color_index) :
+			    raster_mix(e->color_index, e->mix_index));
+		x += LEGEND_SWATCH + 5;
+	}
+	use_font(cr, FONT_LEGEND);
+	draw_text_mid(cr, x, y_mid, e->label, 0);
 }
 
 /*
  * Lays out the first n legend entries from x on lines row_h apart,
- * wrapping before right; draws them if draw. Returns the lines used.
+ * wrapping before right, then more (if not NULL or ""); draws them if
+ * draw. Returns the lines used.
  */
 static int legend_lines(struct plot_panel *pp, size_t n, double x,
-			double y_mid, double right, double row_h, int draw)
+			double y_mid, double right, double row_h, int draw,
+			const char *more)
 {
 	cairo_t *cr = pp->page->cr;
 	double x0 = x, w;
 	int lines = 1;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		w = legend_entry_width(cr, &pp->legend[i]);
+	for (i = 0; i <= n; i++) {
+		if (i == n && !(more && *more))
+			break;
+		if (i < n) {
+			w = legend_entry_width(cr, &pp->legend[i]);
+		} else {
+			use_font(cr, FONT_LEGEND);
+			w = text_width(cr, more);
+		}
 		if (x + w > right && x > x0) {
 			x = x0;
 			y_mid += row_h;
 			lines++;
 		}
-		if (draw) {
-			draw_swatch(cr, x, y_mid,
-				    plot_color(pp->legend[i].color_index));
-			use_font(cr, FONT_LEGEND);
-			draw_text_mid(cr, x + LEGEND_SWATCH + 5, y_mid,
-				      pp->legend[i].label, 0);
-		}
+		if (draw && i < n)
+			draw_legend_entry(cr, &pp->legend[i], x, y_mid);
+		else if (draw)
+			draw_text_mid(cr, x, y_mid, more, 0);
 		x += w + LEGEND_GAP;
 	}
 	return lines;
@@ -1394,15 +1422,41 @@ static double title_width(cairo_t *cr, const struct plot_panel *pp)
 	return text_width(cr, pp->title);
 }
 
-/* Rows needed below the title when the legend does not fit beside it. */
+/*
+ * Rows needed below the title when the legend does not fit beside it: at
+ * most LEGEND_MAX_SHARE of the panel, the entries that do not fit
+ * counted as "+N more" (seven traces' latency legend took 70% of it).
+ */
 static int legend_rows_needed(cairo_t *cr, struct plot_panel *pp)
 {
 	double room = pp->box.w - 2 * PAD;
 	double w = legend_line_width(cr, pp, pp->n_legend);
+	int rows, cap;
+	size_t k = pp->n_legend;
 
+	pp->legend_shown = pp->n_legend;
+	pp->legend_more[0] = '\0';
 	if (!pp->n_legend || w <= room - title_width(cr, pp) - LEGEND_GAP)
 		return 0;
-	return legend_lines(pp, pp->n_legend, 0, 0, room, 0, 0);
+	rows = legend_lines(pp, pp->n_legend, 0, 0, room, 0, 0, NULL);
+	use_font(cr, FONT_LEGEND);
+	cap = (int)(pp->box.h * LEGEND_MAX_SHARE / (line_height(cr) + 4));
+	if (cap < 1)
+		cap = 1;
+	if (rows <= cap)
+		return rows;
+	while (k > 0) {
+		snprintf(pp->legend_more, sizeof(pp->legend_more),
+			 "+%zu more", pp->n_legend - k);
+		if (k < pp->n_legend &&
+		    legend_lines(pp, k, 0, 0, room, 0, 0, pp->legend_more) <= cap)
+			break;
+		k--;
+	}
+	snprintf(pp->legend_more, sizeof(pp->legend_more), "+%zu more",
+		 pp->n_legend - k);
+	pp->legend_shown = k;
+	return cap;
 }
 
 static double top_margin(cairo_t *cr, struct plot_panel *pp)
@@ -1761,7 +1815,7 @@ static double legend_beside(struct plot_panel *pp, double right, double y_mid,
 	if (!draw)
 		return w;
 	x = right - w;
-	legend_lines(pp, k, x, y_mid, right + 1, 0, 1);
+	legend_lines(pp, k, x, y_mid, right + 1, 0, 1, NULL);
 	if (*more) {
 		use_font(cr, FONT_LEGEND);
 		draw_text_mid(cr, right, y_mid, more, 1);
@@ -1807,8 +1861,9 @@ static void draw_title_row(struct plot_panel *pp)
 	use_font(cr, FONT_LEGEND);
 	legend_h = line_height(cr) + 4;
 	if (pp->n_legend && pp->legend_rows)
-		legend_lines(pp, pp->n_legend, left, pp->box.y + PAD + title_h +
-			     2 + legend_h / 2, right, legend_h, 1);
+		legend_lines(pp, pp->legend_shown, left, pp->box.y + PAD +
+			     title_h + 2 + legend_h / 2, right, legend_h, 1,
+			     pp->legend_more);
 }
 
 static void panel_decorate(struct plot_panel *pp)
@@ -2165,7 +2220,7 @@ static int grid_merge(const struct grid *src, int fx, int fy, struct grid *dst)
 /* 0 for a count of 1, 1 for the largest, log-spaced between. */
 static double count_level(uint32_t count, uint32_t max)
 {
-	if (max <= 1)
+	if (max <= 1 || count >= max)
 		return 1;
 	return log((double)count) / log((double)max);
 }
@@ -2193,11 +2248,11 @@ static uint32_t cell_pixel(uint32_t count, uint32_t max, int color_index,
 			(RASTER_ALPHA_MAX - RASTER_ALPHA_MIN) * t);
 }
 
-/* An image of the grid, top row last; NULL when out of memory. */
+/* An image of the grid, top row last, coloured from 1 to max (0: the
+ * grid's own largest count); NULL when out of memory. */
 static cairo_surface_t *grid_image(const struct grid *g, int color_index,
-				   int heat)
+				   int heat, uint32_t max)
 {
-	uint32_t max = max_count(g);
 	cairo_surface_t *img;
 	unsigned char *data;
 	uint32_t *line;
@@ -2208,6 +2263,8 @@ static cairo_surface_t *grid_image(const struct grid *g, int color_index,
 		cairo_surface_destroy(img);
 		return NULL;
 	}
+	if (!max)
+		max = max_count(g);
 	cairo_surface_flush(img);
 	data = cairo_image_surface_get_data(img);
 	stride = cairo_image_surface_get_stride(img);
@@ -2329,8 +2386,8 @@ static cairo_surface_t *merged_image(struct plot_panel *pp,
 		return NULL;
 	}
 	if (max)
-		*max = max_count(shown);
-	img = grid_image(shown, color_index, heat);
+		*max = pp->heat_max ? pp->heat_max : max_count(shown);
+	img = grid_image(shown, color_index, heat, heat ? pp->heat_max : 0);
 	if (!img)
 		page_fail(pp->page, "out of memory for a raster");
 	return img;
@@ -2381,6 +2438,26 @@ static size_t occupied_cells(const struct grid *g)
  * of the plot. Returns 1 if it drew them.
  */
 #define SPARSE_DOT_RADIUS	2.6
+#define SPARSE_DOT_ALPHA	0.85
+
+/* Colour c at alpha over white, opaque. */
+static struct plot_rgb on_white(struct plot_rgb c, double alpha)
+{
+	return rgb_mix(rgb_hex(0xFFFFFF), c, alpha);
+}
+
+/*
+ * What a cell of both a and b looks like: their tints multiplied, as the
+ * dots and the image of a busy cell draw it; the legend's swatch for it.
+ */
+static struct plot_rgb raster_mix(int a, int b)
+{
+	struct plot_rgb x = on_white(plot_color(a), SPARSE_DOT_ALPHA);
+	struct plot_rgb y = on_white(plot_color(b), SPARSE_DOT_ALPHA);
+	struct plot_rgb m = { x.r * y.r, x.g * y.g, x.b * y.b };
+
+	return m;
+}
 #define SPARSE_MAX_COVER	0.12	/* of the plot area, in dots */
 
 /*
@@ -2423,25 +2500,35 @@ static int rasters_sparse(struct plot_panel *pp, const struct cells_px *at,
 	cairo_save(cr);
 	cairo_rectangle(cr, pp->area.x, pp->area.y, pp->area.w, pp->area.h);
 	cairo_clip(cr);
-	for (i = 0; i < n_layers; i++) {
-		struct plot_rgb rgb = plot_color(layers[i].color_index);
-		const struct grid *g = &merged[i];
+	for (r = 0; r < merged[0].rows; r++)
+		for (c = 0; c < merged[0].cols; c++) {
+			struct plot_rgb rgb = { 1, 1, 1 };
+			size_t cell = (size_t)r * merged[0].cols + c, k = 0;
 
-		cairo_set_source_rgba(cr, rgb.r, rgb.g, rgb.b, 0.85);
-		for (r = 0; r < g->rows; r++)
-			for (c = 0; c < g->cols; c++) {
-				if (!g->counts[(size_t)r * g->cols + c] ||
-				    !dot_inside(at->left + (c + 0.5) * cell_w,
-						pp->area.x, pp->area.w, &x) ||
-				    !dot_inside(at->bottom - (r + 0.5) * cell_h,
-						pp->area.y, pp->area.h, &y))
+			/* Classes sharing a cell multiply, as in the image. */
+			for (i = 0; i < n_layers; i++) {
+				struct plot_rgb t;
+
+				if (!merged[i].counts[cell])
 					continue;
-				cairo_new_sub_path(cr);
-				cairo_arc(cr, x, y, SPARSE_DOT_RADIUS, 0,
-					  2 * M_PI);
+				t = on_white(plot_color(layers[i].color_index),
+					     SPARSE_DOT_ALPHA);
+				rgb.r *= t.r;
+				rgb.g *= t.g;
+				rgb.b *= t.b;
+				k++;
 			}
-		cairo_fill(cr);
-	}
+			if (!k ||
+			    !dot_inside(at->left + (c + 0.5) * cell_w,
+					pp->area.x, pp->area.w, &x) ||
+			    !dot_inside(at->bottom - (r + 0.5) * cell_h,
+					pp->area.y, pp->area.h, &y))
+				continue;
+			cairo_new_sub_path(cr);
+			cairo_arc(cr, x, y, SPARSE_DOT_RADIUS, 0, 2 * M_PI);
+			set_rgba(cr, rgb, 1);
+			cairo_fill(cr);
+		}
 	cairo_restore(cr);
 	return 1;
 }
@@ -2474,7 +2561,7 @@ static void rasters_paint_grid(struct plot_panel *pp,
 	if (rasters_sparse(pp, &at, layers, n, merged, fx, fy))
 		goto out;
 	for (i = 0; i < n; i++) {
-		img = grid_image(&merged[i], layers[i].color_index, 0);
+		img = grid_image(&merged[i], layers[i].color_index, 0, 0);
 		if (!img) {
 			page_fail(pp->page, "out of memory for a raster");
 			break;
@@ -2571,6 +2658,12 @@ void plot_raster(struct plot_panel *pp, const uint32_t *counts, int cols,
 		page_fail(pp->page, "out of memory for a raster");
 }
 
+void plot_heatmap_scale(struct plot_panel *pp, uint32_t max)
+{
+	if (pp)
+		pp->heat_max = max;
+}
+
 static void set_colorbar(struct plot_panel *pp, uint32_t max,
 			 const char *count_label)
 {
@@ -2611,29 +2704,57 @@ void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
 
 /* ---- Legend and text ---- */
 
+static struct legend_entry *legend_add(struct plot_panel *pp,
+				       const char *label, int color_index)
+{
+	struct legend_entry *more, *e;
+
+	more = realloc(pp->legend, (pp->n_legend + 1) * sizeof(*more));
+	if (!more) {
+		page_fail(pp->page, "out of memory");
+		return NULL;
+	}
+	pp->legend = more;
+	e = &more[pp->n_legend];
+	e->label = strdup(label ? label : "");
+	e->color_index = color_index;
+	e->mix_index = -1;
+	e->text_only = 0;
+	if (!e->label) {
+		page_fail(pp->page, "out of memory");
+		return NULL;
+	}
+	pp->n_legend++;
+	return e;
+}
+
 void plot_legend(struct plot_panel *pp, const char *const *labels,
 		 const int *color_indexes, size_t n)
 {
-	struct legend_entry *more;
 	size_t i;
 
 	if (!pp || !labels || !color_indexes || !n)
 		return;
-	more = realloc(pp->legend, (pp->n_legend + n) * sizeof(*more));
-	if (!more) {
-		page_fail(pp->page, "out of memory");
-		return;
-	}
-	pp->legend = more;
-	for (i = 0; i < n; i++) {
-		more[pp->n_legend].label = strdup(labels[i] ? labels[i] : "");
-		more[pp->n_legend].color_index = color_indexes[i];
-		if (!more[pp->n_legend].label) {
-			page_fail(pp->page, "out of memory");
+	for (i = 0; i < n; i++)
+		if (!legend_add(pp, labels[i], color_indexes[i]))
 			return;
-		}
-		pp->n_legend++;
-	}
+}
+
+void plot_legend_mix(struct plot_panel *pp, const char *label, int color_a,
+		     int color_b)
+{
+	struct legend_entry *e = pp ? legend_add(pp, label, color_a) : NULL;
+
+	if (e)
+		e->mix_index = color_b;
+}
+
+void plot_legend_text(struct plot_panel *pp, const char *text)
+{
+	struct legend_entry *e = pp ? legend_add(pp, text, 0) : NULL;
+
+	if (e)
+		e->text_only = 1;
 }
 
 void plot_panel_note(struct plot_panel *pp, const char *text)

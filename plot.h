@@ -283,14 +283,32 @@ void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
 		  const char *count_label);
 
 /*
+ * Heat maps drawn after this on the panel are coloured from 1 to max, the
+ * colour bar too, not from 1 to their own largest count: panels given
+ * the same max compare (counts above it take the top colour). 0 undoes.
+ */
+void plot_heatmap_scale(struct plot_panel *pp, uint32_t max);
+
+/*
  * Swatches and labels above the plot area: beside the title if they fit,
  * else on rows of their own below it. Called once the layout is fixed
  * (after plot_panel_draw_axes or a series other than plot_raster), the
  * legend shares the title's row: the title gives way down to 40% of it
- * and entries that still do not fit are counted as "+N more".
+ * and entries that still do not fit are counted as "+N more". Rows of
+ * its own take at most a fifth of the panel, the rest "+N more" too.
  */
 void plot_legend(struct plot_panel *pp, const char *const *labels,
 		 const int *color_indexes, size_t n);
+
+/*
+ * A legend entry for raster cells that hold both colour a and colour b
+ * (reads and writes in one cell): its swatch is the mix drawn there.
+ */
+void plot_legend_mix(struct plot_panel *pp, const char *label, int color_a,
+		     int color_b);
+
+/* A legend entry of text alone: a key to what the lines and bands are. */
+void plot_legend_text(struct plot_panel *pp, const char *text);
 
 /* A note centred in the plot area, e.g. "no data in range". */
 void plot_panel_note(struct plot_panel *pp, const char *text);

@@ -106,4 +106,52 @@ else
 	skip "the seeks panel's note: pdftotext not installed"
 fi
 
+# ---- seven traces: the legend leaves the plot most of its panel ----
+mkdir "$TMP/seven"
+for i in 1 2 3 4 5 6 7; do
+	s=fio-randrw; [ $i -gt 4 ] && s=dd-write
+	for c in 0 1; do
+		ln -s "$TOP/samples/$s.blktrace.$c" \
+			"$TMP/seven/nvme0n1-ext4-fsync-run-$i.blktrace.$c"
+	done
+done
+rm -f "$TMP/layout"
+IOWATCHER_LAYOUT="$TMP/layout" "$IOW" -t "$TMP/seven" -O latency -O io -h 300 \
+	-o "$TMP/seven.png"
+for g in latency io; do
+	h=$(awk -v g=$g '$1 == g { printf "%d", $6 }' "$TMP/layout")
+	check "seven traces: $g plot area $h px of its 300 px panel (>= 165)" \
+		[ "${h:-0}" -ge 165 ]
+done
+
+# ---- the I/O map's mixed colour is in its legend ----
+# (its swatch's colour: test_plot's test_mixed_cell_colour_is_in_the_legend)
+if [ $have_pdftotext = 1 ]; then
+	"$IOW" -t "$S" -O io -o "$TMP/mix.pdf"
+	check "reads and writes in one cell: \"read + write\" in the legend" \
+		sh -c "pdftotext '$TMP/mix.pdf' - | grep -qx 'read + write'"
+fi
+
+# ---- untagged I/O in grey ----
+T="$SHARED/traces/centos7-sda"
+rm -f "$TMP/layout"
+IOWATCHER_LAYOUT="$TMP/layout" "$IOW" -t "$T" -O io -o "$TMP/untag.png" \
+	-T 'tag-by-range -r low:0-1G -r mid:1G-10G -r a:10G-12G -r b:12G-14G'
+grey=$(awk '$1 == "io" { printf "%d %d %d %d\n", $3, $4, $3 + $5, $4 + $6; exit }' "$TMP/layout" |
+	{ read a b c d; "$PROBE" "$TMP/untag.png" "$a" "$b" "$c" "$d" 888888; })
+check "untagged I/O drawn grey ($grey px)" [ "$grey" -ge 200 ]
+
+# ---- overlaid latency heat maps: one latency axis, one colour bar ----
+if [ $have_pdftotext = 1 ]; then
+	"$IOW" -t "$S" -l before -t "$TOP/samples/dd-write" -l after \
+		-O latency-heatmap -o "$TMP/heat.pdf"
+	pdftotext "$TMP/heat.pdf" - > "$TMP/heat.txt"
+	bars=$(grep -c '^I/Os per 30 ms' "$TMP/heat.txt")
+	check "two heat maps, two colour bars of I/Os per 30 ms ($bars)" [ "$bars" = 2 ]
+	maxes=$(sed -n '/^I\/Os per/{n;n;p}' "$TMP/heat.txt" | sort -u | wc -l)
+	check "both colour bars end at the same count" [ "$maxes" = 1 ]
+	tops=$(grep -c '^100 ms$' "$TMP/heat.txt")
+	check "both latency axes reach 100 ms ($tops)" [ "$tops" = 2 ]
+fi
+
 finish

@@ -1092,6 +1092,109 @@ static void test_line_draws_lone_points_as_dots(void)
 	cairo_surface_destroy(png.s);
 }
 
+/* A legend of many entries takes a fifth of the panel at most, the rest
+ * "+N more": seven traces' legend took 70% of their latency panel. */
+static void test_legend_rows_take_a_fifth_at_most(void)
+{
+	const char *path = tmp_path("legendcap.png");
+	struct iow_error err = { "" };
+	const char *labels[40];
+	int colors[40], i;
+	char names[40][48];
+	struct plot_rect a;
+	struct plot_page *p;
+	struct plot_panel *pp;
+
+	for (i = 0; i < 40; i++) {
+		snprintf(names[i], sizeof(names[i]), "nvme0n1-run-%d read D2C", i);
+		labels[i] = names[i];
+		colors[i] = i;
+	}
+	p = plot_page_open(path, PLOT_PNG, 400, 300, NULL, &err);
+	if (!p) {
+		CHECK(p != NULL);
+		return;
+	}
+	pp = plot_panel_add(p, 0, 0, 400, 300, "Device latency", "x", "y");
+	plot_legend(pp, labels, colors, 40);
+	a = plot_panel_area(pp);
+	CHECK_EQ_INT(plot_page_close(p, &err), 0);
+	CHECK(a.y < 300 * 0.2 + 30);	/* title row + a fifth */
+	CHECK(a.h > 300 * 0.55);
+}
+
+/* mix_on_white: colours a and b at the dots' 0.85 over white, multiplied. */
+static uint32_t mix_on_white(int a, int b)
+{
+	struct plot_rgb x = plot_color(a), y = plot_color(b);
+	double r = (1 - 0.85 + 0.85 * x.r) * (1 - 0.85 + 0.85 * y.r);
+	double g = (1 - 0.85 + 0.85 * x.g) * (1 - 0.85 + 0.85 * y.g);
+	double bl = (1 - 0.85 + 0.85 * x.b) * (1 - 0.85 + 0.85 * y.b);
+	struct plot_rgb m = { r, g, bl };
+
+	return hex_of(m);
+}
+
+static int near_rgb(uint32_t a, uint32_t b, int tol)
+{
+	int s;
+
+	for (s = 0; s <= 16; s += 8)
+		if (abs(channel(a, s) - channel(b, s)) > tol)
+			return 0;
+	return 1;
+}
+
+/*
+ * Reads and writes in one cell mix; the legend says what the mix is: its
+ * swatch is the colour of a shared dot.
+ */
+static void test_mixed_cell_colour_is_in_the_legend(void)
+{
+	const char *path = tmp_path("mix.png");
+	static uint32_t reads[500 * 500], writes[500 * 500];
+	struct iow_error err = { "" };
+	const char *labels[2] = { "read", "write" };
+	int colors[2] = { 0, 1 }, x, y, above = 0, inside = 0;
+	uint32_t want = mix_on_white(0, 1);
+	struct plot_rect a;
+	struct plot_page *p;
+	struct plot_panel *pp;
+	struct png png;
+
+	reads[250 * 500 + 250] = writes[250 * 500 + 250] = 3;
+	p = plot_page_open(path, PLOT_PNG, 400, 300, NULL, &err);
+	if (!p) {
+		CHECK(p != NULL);
+		return;
+	}
+	pp = plot_panel_add(p, 0, 0, 400, 300, "I/O offsets", "x", "y");
+	plot_panel_set_x(pp, 0, 500);
+	plot_panel_set_y_exact(pp, 0, 500);
+	plot_raster(pp, reads, 500, 500, 0, 500, 0, 500, 0);
+	plot_raster(pp, writes, 500, 500, 0, 500, 0, 500, 1);
+	plot_legend(pp, labels, colors, 2);
+	plot_legend_mix(pp, "read + write", 0, 1);
+	a = plot_panel_area(pp);
+	CHECK_EQ_INT(plot_page_close(p, &err), 0);
+	if (png_load(&png, path)) {
+		CHECK(0);
+		return;
+	}
+	for (y = 0; y < png.h; y++)
+		for (x = 0; x < png.w; x++) {
+			if (!near_rgb(png_rgb(&png, x, y), want, 3))
+				continue;
+			if (y < a.y)
+				above++;
+			else
+				inside++;
+		}
+	CHECK(above >= 50);		/* the swatch, 10x10 px less corners */
+	CHECK(inside >= 12);		/* the dot of both */
+	cairo_surface_destroy(png.s);
+}
+
 /* Swatches sit above the plot area: on rows reserved below the title
  * when the legend is known early, beside the title when it comes late. */
 static void test_legend_never_covers_plot_area(void)
@@ -1387,6 +1490,8 @@ int main(void)
 	RUN_TEST(test_line_leaves_gap_at_nan);
 	RUN_TEST(test_line_draws_lone_points_as_dots);
 	RUN_TEST(test_legend_never_covers_plot_area);
+	RUN_TEST(test_legend_rows_take_a_fifth_at_most);
+	RUN_TEST(test_mixed_cell_colour_is_in_the_legend);
 	RUN_TEST(test_tick_labels_never_overlap);
 	RUN_TEST(test_demo_page_renders_in_every_format);
 	remove_tmp_dir();
