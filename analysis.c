@@ -1554,14 +1554,18 @@ double analysis_bin_span_s(const struct analysis *a, size_t i)
 	 * The last bin is cut short by the trace's end: dividing by its real
 	 * span avoids a false drop to zero. A floor of a quarter width keeps
 	 * one completion a few microseconds before the end from reading as
-	 * an absurd rate.
+	 * an absurd rate. A lone bin's span is the whole trace, however
+	 * short against the width (--bin-ms longer than the trace): the
+	 * floor there would divide the rates.
 	 */
 	start = analysis_bin_start_s(a, i);
 	span = end - start;
 	if (span > width)
 		span = width;
-	if (span < width / 4)
+	if (i > 0 && span < width / 4)
 		span = width / 4;
+	if (!(span > 0))
+		span = width;
 	return span;
 }
 

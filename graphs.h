@@ -89,9 +89,21 @@ struct graph_def {
 	const char *x_label;
 	plot_format_fn x_format;
 	/* Series with x of their own (not the trace's bins): the CSV
-	 * column their x goes in, e.g. "time_s" for mpstat samples. */
+	 * column their x goes in, e.g. "time_s" for mpstat samples, and
+	 * what x is multiplied by in it (0: 1). */
 	const char *csv_x;
+	double csv_x_scale;
+	/*
+	 * The unit of y in the CSV, ending each column's name
+	 * ("read_d2c_mean_us"): one unit per quantity across the files;
+	 * y is multiplied by csv_scale (0: 1) to get there.
+	 */
+	const char *csv_unit;
+	double csv_scale;
 	int percent;		/* y is 0..100 % */
+	/* What an empty panel says when the traces had I/O ("no seeks");
+	 * NULL: "no I/O in range". */
+	const char *empty_note;
 	int field;		/* a parameter for build (the mpstat column) */
 	/* Adds up every device's I/O: its title says so when a trace has
 	 * several (--per-device draws it once per device instead). */
