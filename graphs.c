@@ -872,6 +872,26 @@ static size_t traced_devices(const struct graph_ctx *ctx, uint32_t *out,
 	return n;
 }
 
+/* A line graph's title: its device's with --per-device, else saying
+ * when it adds up the devices of a trace. */
+static void title_line(const struct graph_ctx *ctx, size_t p, char *buf,
+		       size_t len)
+{
+	const struct graph_def *g = ctx->graph;
+	uint32_t devs[MAX_DEVICE_PANELS];
+	size_t n = traced_devices(ctx, devs, MAX_DEVICE_PANELS);
+
+	if (ctx->in_device_panel)
+		snprintf(buf, len, "%s, device %u,%u", g->title,
+			 blk_dev_major(ctx->panel_device),
+			 blk_dev_minor(ctx->panel_device));
+	else if (g->sums_devices && ctx->multi_device)
+		snprintf(buf, len, "%s (sum of %zu devices)", g->title, n);
+	else
+		snprintf(buf, len, "%s", g->title);
+	(void)p;
+}
+
 /* A line graph: one panel, or one per device with --per-device. */
 static size_t line_panels(const struct graph_ctx *ctx)
 {
@@ -933,6 +953,19 @@ static size_t io_panels(const struct graph_ctx *ctx)
 	size_t n = io_devices(ctx, devs, MAX_IO_PANELS);
 
 	return n ? n : 1;
+}
+
+/* The io graph and the offset heat map: a panel per device. */
+static void title_device(const struct graph_ctx *ctx, size_t p, char *buf,
+			 size_t len)
+{
+	uint32_t devs[MAX_IO_PANELS];
+
+	if (io_devices(ctx, devs, MAX_IO_PANELS) > p)
+		snprintf(buf, len, "%s, device %u,%u", ctx->graph->title,
+			 blk_dev_major(devs[p]), blk_dev_minor(devs[p]));
+	else
+		snprintf(buf, len, "%s", ctx->graph->title);
 }
 
 static long device_slot(const struct analysis *a, uint32_t device)
@@ -1193,11 +1226,6 @@ static int draw_io(const struct graph_ctx *ctx, size_t panel,
 
 /* ---- latency distributions ---- */
 
-static size_t trace_panels(const struct graph_ctx *ctx)
-{
-	return ctx->n_traces;
-}
-
 /* Heat-map rows per power of two of latency. */
 #define LAT_ROWS_PER_OCTAVE 4
 /* Heat maps merge time bins down to about this many columns, so that
@@ -1276,12 +1304,48 @@ static int latency_extent(const struct graph_ctx *ctx, int dirs, double *lo,
  * for the directions in dirs: rows are even in log space from lo to hi,
  * each fine bucket going to the row of its midpoint.
  */
-static uint32_t *latency_cells(const struct analysis *a, int dirs, double lo,
+/*
+ * What one heat map or scatter panel shows: the ops in dirs of a trace,
+ * or (cls >= 0) the data I/O of one tag class of a tagged trace.
+ */
+struct heat_source {
+	const struct analysis *a;
+	int dirs;
+	const struct class_list *cl;
+	size_t trace;
+	long cls;
+};
+
+/* Add bin i's histogram h into its column of cells. */
+static void add_hist_cells(uint32_t *cells, size_t cols, size_t i, int rows,
+			   const uint32_t *h, double lo, double hi)
+{
+	size_t k;
+
+	for (k = 0; k < LAT_BIN_BUCKETS; k++) {
+		double mid;
+		int row;
+
+		if (!h[k])
+			continue;
+		mid = ((double)hist_bucket_low(k, LAT_BIN_BITS) +
+		       (double)hist_bucket_high(k, LAT_BIN_BITS)) / 2;
+		row = (int)floor(log(mid / lo) / log(hi / lo) * rows);
+		if (row < 0)
+			row = 0;
+		if (row >= rows)
+			row = rows - 1;
+		cells[(size_t)row * cols + i] += h[k];
+	}
+}
+
+static uint32_t *latency_cells(const struct heat_source *src, double lo,
 			       double hi, int *rows_out)
 {
+	const struct analysis *a = src->a;
 	int rows = (int)ceil(log2(hi / lo) * LAT_ROWS_PER_OCTAVE);
 	uint32_t *cells;
-	size_t i, k;
+	size_t i, s;
 	int d;
 
 	if (rows < 1)
@@ -1289,28 +1353,28 @@ static uint32_t *latency_cells(const struct analysis *a, int dirs, double lo,
 	cells = calloc((size_t)rows * (a->n_bins + 1), sizeof(*cells));
 	if (!cells)
 		return cells;
-	for (i = 0; i < a->n_bins; i++)
+	for (i = 0; i < a->n_bins; i++) {
+		if (src->cls >= 0) {
+			for (s = 0; s < a->n_tags; s++) {
+				const uint32_t *h;
+
+				if (!in_class(src->cl, src->trace, s,
+					      (size_t)src->cls) ||
+				    !(h = analysis_tag_lat_hist(a, s, i)))
+					continue;
+				add_hist_cells(cells, a->n_bins, i, rows, h,
+					       lo, hi);
+			}
+			continue;
+		}
 		for (d = 0; d < N_DATA_OPS; d++) {
 			const uint32_t *h = analysis_bin_lat_hist(a, i, d);
 
-			if (!h || !(dirs & (1 << d)) || !a->bins[i].d2c_n[d])
-				continue;
-			for (k = 0; k < LAT_BIN_BUCKETS; k++) {
-				double mid;
-				int row;
-
-				if (!h[k])
-					continue;
-				mid = ((double)hist_bucket_low(k, LAT_BIN_BITS) +
-				       (double)hist_bucket_high(k, LAT_BIN_BITS)) / 2;
-				row = (int)floor(log(mid / lo) / log(hi / lo) * rows);
-				if (row < 0)
-					row = 0;
-				if (row >= rows)
-					row = rows - 1;
-				cells[(size_t)row * a->n_bins + i] += h[k];
-			}
+			if (h && (src->dirs & (1 << d)) && a->bins[i].d2c_n[d])
+				add_hist_cells(cells, a->n_bins, i, rows, h,
+					       lo, hi);
 		}
+	}
 	*rows_out = rows;
 	return cells;
 }
@@ -1321,15 +1385,75 @@ static double heat_cell_s(const struct analysis *a)
 	return (double)a->bin_width_ns / 1e9 * (double)heatmap_group(a->n_bins);
 }
 
-/* Whether a trace completed I/O in the directions dirs. */
-static int has_completions(const struct analysis *a, int dirs)
+/* Whether a source has D2C samples to show. */
+static int has_completions(const struct heat_source *src)
 {
+	const struct analysis *a = src->a;
+	size_t i, s;
 	int d;
 
-	for (d = 0; d < N_DIRS; d++)
-		if ((dirs & (1 << d)) && d2c_count(a, d))
-			return 1;
+	if (src->cls < 0) {
+		for (d = 0; d < N_DATA_OPS; d++)
+			if ((src->dirs & (1 << d)) && d2c_count(a, d))
+				return 1;
+		return 0;
+	}
+	for (s = 0; s < a->n_tags; s++)
+		if (in_class(src->cl, src->trace, s, (size_t)src->cls))
+			for (i = 0; i < a->n_bins; i++)
+				if (a->tags[s].bins[i].d2c_n)
+					return 1;
 	return 0;
+}
+
+/*
+ * Panel p of the latency heat map and scatter: a trace each, and where a
+ * trace is tagged, one per tag class of it with data I/O (so that which
+ * process waits shows). Fills src; 0 when there is no such panel.
+ */
+static int heat_source_of(const struct graph_ctx *ctx,
+			  const struct class_list *cl, size_t p,
+			  struct heat_source *src)
+{
+	size_t t, ci, n = 0;
+
+	for (t = 0; t < ctx->n_traces; t++) {
+		src->a = trace_analysis(ctx, t);
+		src->dirs = ctx->opts->latency_dirs;
+		src->cl = cl;
+		src->trace = t;
+		src->cls = -1;
+		if (!ctx->tagged || !src->a->tagging) {
+			if (n++ == p)
+				return 1;
+			continue;
+		}
+		for (ci = 0; ci < cl->n; ci++) {
+			if (cl->items[ci].trace != t)
+				continue;
+			src->cls = (long)ci;
+			if (has_completions(src) && n++ == p)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static size_t heat_panels(const struct graph_ctx *ctx)
+{
+	struct class_list cl;
+	struct heat_source src;
+	size_t n = 0;
+
+	if (ctx->tagged && build_classes(ctx, &cl) < 0) {
+		class_list_free(&cl, ctx->n_traces);
+		return ctx->n_traces;
+	}
+	while (heat_source_of(ctx, &cl, n, &src))
+		n++;
+	if (ctx->tagged)
+		class_list_free(&cl, ctx->n_traces);
+	return n ? n : 1;
 }
 
 /*
@@ -1337,16 +1461,17 @@ static int has_completions(const struct analysis *a, int dirs)
  * cells has its counts scaled up to that span (a count kept at 1 at
  * least), so that traces of other bin widths compare on one colour bar.
  */
-static uint32_t *heat_cells(const struct analysis *a, int dirs, double lo,
+static uint32_t *heat_cells(const struct heat_source *src, double lo,
 			    double hi, double cell_s, size_t *cols,
 			    size_t *rows)
 {
+	const struct analysis *a = src->a;
 	size_t g = heatmap_group(a->n_bins), k;
 	double f = cell_s / heat_cell_s(a);
 	uint32_t *cells, *merged;
 	int r = 0;
 
-	cells = latency_cells(a, dirs, lo, hi, &r);
+	cells = latency_cells(src, lo, hi, &r);
 	if (!cells)
 		return NULL;
 	merged = merge_cells(cells, a->n_bins, (size_t)r, g, 1, cols, rows);
@@ -1358,25 +1483,25 @@ static uint32_t *heat_cells(const struct analysis *a, int dirs, double lo,
 	return merged;
 }
 
-/* The widest cell and the largest count over every trace's heat map. */
-static int heat_scale(const struct graph_ctx *ctx, int dirs, double lo,
-		      double hi, double *cell_s, uint32_t *max)
+/* The widest cell and the largest count over every panel's heat map. */
+static int heat_scale(const struct graph_ctx *ctx,
+		      const struct class_list *cl, double lo, double hi,
+		      double *cell_s, uint32_t *max)
 {
-	size_t t, k, cols, rows;
+	struct heat_source src;
+	size_t p, k, cols, rows;
 
 	*cell_s = 0;
 	*max = 1;
-	for (t = 0; t < ctx->n_traces; t++)
-		if (has_completions(trace_analysis(ctx, t), dirs))
-			*cell_s = fmax(*cell_s,
-				       heat_cell_s(trace_analysis(ctx, t)));
-	for (t = 0; t < ctx->n_traces; t++) {
-		const struct analysis *a = trace_analysis(ctx, t);
+	for (p = 0; heat_source_of(ctx, cl, p, &src); p++)
+		if (has_completions(&src))
+			*cell_s = fmax(*cell_s, heat_cell_s(src.a));
+	for (p = 0; heat_source_of(ctx, cl, p, &src); p++) {
 		uint32_t *cells;
 
-		if (!has_completions(a, dirs))
+		if (!has_completions(&src))
 			continue;
-		cells = heat_cells(a, dirs, lo, hi, *cell_s, &cols, &rows);
+		cells = heat_cells(&src, lo, hi, *cell_s, &cols, &rows);
 		if (!cells)
 			return -1;
 		for (k = 0; k < cols * rows; k++)
@@ -1387,21 +1512,22 @@ static int heat_scale(const struct graph_ctx *ctx, int dirs, double lo,
 	return 0;
 }
 
-/* Heat maps of several traces share the latency axis and colour bar. */
-static int draw_heatmap_panel(const struct graph_ctx *ctx, size_t panel,
+/* Heat maps of several traces or tag classes share the latency axis and
+ * the colour bar. */
+static int draw_heatmap_panel(const struct graph_ctx *ctx,
+			      const struct heat_source *src,
 			      struct plot_panel *pp, struct iow_error *err,
 			      double lo, double hi)
 {
-	const struct analysis *a = trace_analysis(ctx, panel);
-	int dirs = ctx->opts->latency_dirs;
+	const struct analysis *a = src->a;
 	size_t g = heatmap_group(a->n_bins), mc, mr;
 	char span[PLOT_LABEL_LEN], label[PLOT_LABEL_LEN + 16];
 	uint32_t *merged, max;
 	double cell_s;
 
-	if (heat_scale(ctx, dirs, lo, hi, &cell_s, &max) < 0)
+	if (heat_scale(ctx, src->cl, lo, hi, &cell_s, &max) < 0)
 		return iow_fail(err, "out of memory");
-	merged = heat_cells(a, dirs, lo, hi, cell_s, &mc, &mr);
+	merged = heat_cells(src, lo, hi, cell_s, &mc, &mr);
 	if (!merged)
 		return iow_fail(err, "out of memory");
 	plot_format_seconds(cell_s, NULL, span, sizeof(span));
@@ -1413,44 +1539,102 @@ static int draw_heatmap_panel(const struct graph_ctx *ctx, size_t panel,
 	return 0;
 }
 
-static int draw_latency_cells(const struct graph_ctx *ctx, size_t panel,
+/* The scatter: each direction (or the tag class) its own raster. */
+static int draw_scatter_panel(const struct graph_ctx *ctx,
+			      const struct heat_source *src,
 			      struct plot_panel *pp, struct iow_error *err,
-			      int scatter)
+			      double lo, double hi)
 {
-	const struct analysis *a = trace_analysis(ctx, panel);
-	int dirs = ctx->opts->latency_dirs, rows = 0, d;
+	const struct analysis *a = src->a;
 	const char *labels[N_OPS];
-	int colors[N_OPS];
+	int colors[N_OPS], rows = 0, d;
 	size_t n_legend = 0;
+	struct heat_source one = *src;
 	uint32_t *cells;
-	double lo, hi;
 
-	plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
-	if (!has_completions(a, dirs) ||
-	    latency_extent(ctx, dirs, &lo, &hi) < 0) {
-		plot_panel_note(pp, "no completions in range");
-		return 0;
-	}
-	plot_panel_set_y_log(pp, lo, hi);
-	if (!scatter)
-		return draw_heatmap_panel(ctx, panel, pp, err, lo, hi);
-	/* The scatter: each direction its own density raster. */
 	for (d = 0; d < N_DATA_OPS; d++) {
-		if (!(dirs & (1 << d)) || !d2c_count(a, d))
-			continue;
-		cells = latency_cells(a, 1 << d, lo, hi, &rows);
+		int color;
+
+		if (src->cls < 0) {
+			if (!(src->dirs & (1 << d)) || !d2c_count(a, d))
+				continue;
+			one.dirs = 1 << d;
+			color = dir_color(ctx, src->trace, d);
+			labels[n_legend] = io_op_name(d);
+		} else {
+			if (d)
+				break;
+			color = src->cl->items[src->cls].color;
+			labels[n_legend] = src->cl->items[src->cls].label;
+		}
+		cells = latency_cells(&one, lo, hi, &rows);
 		if (!cells)
 			return iow_fail(err, "out of memory");
 		plot_raster(pp, cells, (int)a->n_bins, rows,
 			    analysis_bin_start_s(a, 0),
-			    analysis_bin_start_s(a, a->n_bins), lo, hi,
-			    dir_color(ctx, panel, d));
+			    analysis_bin_start_s(a, a->n_bins), lo, hi, color);
 		free(cells);
-		labels[n_legend] = io_op_name(d);
-		colors[n_legend++] = dir_color(ctx, panel, d);
+		colors[n_legend++] = color;
 	}
 	plot_legend(pp, labels, colors, n_legend);
 	return 0;
+}
+
+static int draw_latency_cells(const struct graph_ctx *ctx, size_t panel,
+			      struct plot_panel *pp, struct iow_error *err,
+			      int scatter)
+{
+	struct class_list cl;
+	struct heat_source src;
+	double lo, hi;
+	int r = 0;
+
+	if (ctx->tagged && build_classes(ctx, &cl) < 0) {
+		class_list_free(&cl, ctx->n_traces);
+		return iow_fail(err, "out of memory");
+	}
+	plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
+	if (!heat_source_of(ctx, &cl, panel, &src) ||
+	    !has_completions(&src) ||
+	    latency_extent(ctx, ctx->opts->latency_dirs, &lo, &hi) < 0) {
+		plot_panel_note(pp, "no completions in range");
+	} else {
+		plot_panel_set_y_log(pp, lo, hi);
+		r = scatter ? draw_scatter_panel(ctx, &src, pp, err, lo, hi)
+			    : draw_heatmap_panel(ctx, &src, pp, err, lo, hi);
+	}
+	if (ctx->tagged)
+		class_list_free(&cl, ctx->n_traces);
+	return r;
+}
+
+/*
+ * The title of panel p of the heat map and scatter: which trace, and
+ * which tag class where the trace is tagged.
+ */
+static void title_heat(const struct graph_ctx *ctx, size_t p, char *buf,
+		       size_t len)
+{
+	const char *title = ctx->graph->title;
+	const char *sum = ctx->multi_device ? " (all devices)" : "";
+	struct class_list cl;
+	struct heat_source src;
+
+	snprintf(buf, len, "%s%s", title, sum);
+	if (ctx->tagged && build_classes(ctx, &cl) < 0) {
+		class_list_free(&cl, ctx->n_traces);
+		return;
+	}
+	if (heat_source_of(ctx, &cl, p, &src)) {
+		if (src.cls >= 0)
+			snprintf(buf, len, "%s%s, %s", title, sum,
+				 cl.items[src.cls].label);
+		else if (ctx->n_traces > 1)
+			snprintf(buf, len, "%s%s, %s", title, sum,
+				 ctx->traces[src.trace].label);
+	}
+	if (ctx->tagged)
+		class_list_free(&cl, ctx->n_traces);
 }
 
 static int draw_latency_heatmap(const struct graph_ctx *ctx, size_t panel,
@@ -1802,7 +1986,8 @@ static int build_fio(const struct graph_ctx *ctx, size_t panel,
 const struct graph_def graph_table[] = {
 	{ .name = "io", .title = "I/O offsets", .y_label = "offset",
 	  .help = "where on the device I/O went, against time (one panel per device)",
-	  .default_on = 1, .panels = io_panels, .draw = draw_io,
+	  .default_on = 1, .panels = io_panels, .panel_title = title_device,
+	  .draw = draw_io,
 	  .y_label_for = io_y_label },
 	{ .name = "tput", .title = "Throughput", .y_label = "throughput",
 	  .help = "completed MB per second, reads and writes",
@@ -1837,13 +2022,13 @@ const struct graph_def graph_table[] = {
 	{ .name = "latency-heatmap", .title = "Latency heat map (D2C)",
 	  .y_label = "latency",
 	  .help = "completions per time bin and latency bucket (log scale)",
-	  .panels = trace_panels, .sums_devices = 1,
+	  .panels = heat_panels, .panel_title = title_heat,
 	  .draw = draw_latency_heatmap,
 	  .y_format = plot_format_ns },
 	{ .name = "latency-scatter", .title = "Latency of each I/O (D2C)",
 	  .y_label = "latency",
 	  .help = "every completion at (time, D2C), density-shaded",
-	  .panels = trace_panels, .sums_devices = 1,
+	  .panels = heat_panels, .panel_title = title_heat,
 	  .draw = draw_latency_scatter,
 	  .y_format = plot_format_ns },
 	{ .name = "latency-hist", .title = "Latency histogram (D2C)",
@@ -1856,7 +2041,8 @@ const struct graph_def graph_table[] = {
 	{ .name = "offset-heatmap", .title = "Bytes by offset and time",
 	  .y_label = "offset",
 	  .help = "bytes per time bin and offset row, as a heat map",
-	  .panels = io_panels, .draw = draw_offset_heatmap,
+	  .panels = io_panels, .panel_title = title_device,
+	  .draw = draw_offset_heatmap,
 	  .y_label_for = io_y_label },
 	{ .name = "cpu-sys", .title = "CPU: system time", .y_label = "%sys",
 	  .help = "CPU %sys from NAME.mpstat beside the trace (all, and per-CPU range)",
@@ -2380,46 +2566,23 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 			struct plot_panel *pp;
 			int ret;
 
-			snprintf(ptitle, sizeof(ptitle), "%s", sel[i]->title);
-			ctx.in_device_panel = 0;
-			if (sel[i]->panels == line_panels && o->per_device) {
+			ctx.graph = sel[i];
+			/* --per-device: line graphs read the panel's device */
+			ctx.in_device_panel = sel[i]->panels == line_panels &&
+					      o->per_device;
+			if (ctx.in_device_panel) {
 				uint32_t devs[MAX_DEVICE_PANELS];
 
-				if (traced_devices(&ctx, devs,
-						   MAX_DEVICE_PANELS) > p) {
-					ctx.in_device_panel = 1;
+				ctx.in_device_panel = traced_devices(
+					&ctx, devs, MAX_DEVICE_PANELS) > p;
+				if (ctx.in_device_panel)
 					ctx.panel_device = devs[p];
-					snprintf(ptitle, sizeof(ptitle),
-						 "%s, device %u,%u",
-						 sel[i]->title,
-						 blk_dev_major(devs[p]),
-						 blk_dev_minor(devs[p]));
-				}
-			} else if (sel[i]->sums_devices && ctx.multi_device) {
-				uint32_t devs[MAX_DEVICE_PANELS];
-
-				snprintf(ptitle, sizeof(ptitle),
-					 "%s (sum of %zu devices)",
-					 sel[i]->title,
-					 traced_devices(&ctx, devs,
-							MAX_DEVICE_PANELS));
 			}
-			if (sel[i]->panels == trace_panels &&
-			    ctx.n_traces > 1) {
-				snprintf(ptitle, sizeof(ptitle), "%s%s, %s",
-					 sel[i]->title, ctx.multi_device ?
-					 " (all devices)" : "",
-					 ctx.traces[p].label);
-			} else if (sel[i]->panels == io_panels) {
-				uint32_t devs[MAX_IO_PANELS];
-
-				if (io_devices(&ctx, devs, MAX_IO_PANELS) > p)
-					snprintf(ptitle, sizeof(ptitle),
-						 "%s, device %u,%u",
-						 sel[i]->title,
-						 blk_dev_major(devs[p]),
-						 blk_dev_minor(devs[p]));
-			}
+			if (sel[i]->panel_title)
+				sel[i]->panel_title(&ctx, p, ptitle,
+						    sizeof(ptitle));
+			else
+				title_line(&ctx, p, ptitle, sizeof(ptitle));
 			pp = plot_panel_add(page, r.x, r.y, r.w, r.h, ptitle,
 					    sel[i]->x_label ? sel[i]->x_label :
 					    "time", sel[i]->y_label_for ?
@@ -2432,7 +2595,6 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 				plot_panel_set_y_format(pp, sel[i]->y_format);
 			if (sel[i]->y_integer)
 				plot_panel_set_y_integer(pp);
-			ctx.graph = sel[i];
 			ret = sel[i]->draw ? sel[i]->draw(&ctx, p, pp, err)
 					   : draw_lines(&ctx, sel[i], p, pp, err);
 			if (layout)

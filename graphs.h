@@ -80,6 +80,11 @@ struct graph_def {
 	/* Draws panel i; NULL draws the built series as lines. */
 	int (*draw)(const struct graph_ctx *ctx, size_t panel,
 		    struct plot_panel *pp, struct iow_error *err);
+	/* Panel i's title when it is more than the graph's (a device, a
+	 * trace, a tag class); ctx->graph is the graph. NULL: the line
+	 * graphs' (a device with --per-device, a sum of devices). */
+	void (*panel_title)(const struct graph_ctx *ctx, size_t panel,
+			    char *buf, size_t len);
 	/* The y label when it depends on the data (the io graph's unit). */
 	const char *(*y_label_for)(const struct graph_ctx *ctx, size_t panel);
 	plot_format_fn y_format;	/* NULL: SI numbers */

@@ -94,6 +94,13 @@ for w, p in zip(whole[1:], parts[1:]):
     assert abs(total - one) <= 1e-6 * max(1, one), (w, p)
 EOF2
 	done
+	IOWATCHER_LAYOUT="$TMP/heat.layout" "$IOW" -t "$C7" -P \
+		-O latency-heatmap -O latency-scatter -o "$TMP/heat.png" \
+		> /dev/null 2>&1
+	check "-P: the latency heat map has a panel per process" \
+		sh -c "[ \$(grep -c '^latency-heatmap .*, [^,]* ([0-9]*)\$' '$TMP/heat.layout') = 5 ]"
+	check "-P: the scatter too" \
+		grep -q '^latency-scatter .*, kworker/u256:1 (17852)$' "$TMP/heat.layout"
 	check "-P: each bin's mean lies between its processes' means" \
 		python3 - "$TMP/all/latency.csv" "$TMP/tag/latency.csv" <<'EOF2'
 import csv, sys
