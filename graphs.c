@@ -1650,28 +1650,79 @@ static int draw_latency_scatter(const struct graph_ctx *ctx, size_t panel,
 }
 
 /* Bytes per (time bin, offset row) of one device, as a heat map. */
+/*
+ * Panel p of the offset heat map: a device, and with several traces a
+ * trace of it each (heat maps do not overlay). Fills the device, the
+ * trace and the device's slot in it; 0 when there is no such panel.
+ */
+static int offset_panel(const struct graph_ctx *ctx, size_t p, uint32_t *dev,
+			size_t *trace, long *slot)
+{
+	uint32_t devs[MAX_IO_PANELS];
+	size_t n_devs = io_devices(ctx, devs, MAX_IO_PANELS), i, t, n = 0;
+
+	for (i = 0; i < n_devs; i++)
+		for (t = 0; t < ctx->n_traces; t++) {
+			long d = device_slot(trace_analysis(ctx, t), devs[i]);
+
+			if (d < 0 || n++ != p)
+				continue;
+			*dev = devs[i];
+			*trace = t;
+			*slot = d;
+			return 1;
+		}
+	return 0;
+}
+
+static size_t offset_panels(const struct graph_ctx *ctx)
+{
+	uint32_t dev;
+	size_t t, n = 0;
+	long d;
+
+	while (offset_panel(ctx, n, &dev, &t, &d))
+		n++;
+	return n ? n : 1;
+}
+
+static void title_offset(const struct graph_ctx *ctx, size_t p, char *buf,
+			 size_t len)
+{
+	uint32_t dev;
+	size_t t;
+	long d;
+
+	if (!offset_panel(ctx, p, &dev, &t, &d))
+		snprintf(buf, len, "%s", ctx->graph->title);
+	else if (ctx->n_traces > 1)
+		snprintf(buf, len, "%s, device %u,%u, %s", ctx->graph->title,
+			 blk_dev_major(dev), blk_dev_minor(dev),
+			 ctx->traces[t].label);
+	else
+		snprintf(buf, len, "%s, device %u,%u", ctx->graph->title,
+			 blk_dev_major(dev), blk_dev_minor(dev));
+}
+
 static int draw_offset_heatmap(const struct graph_ctx *ctx, size_t panel,
 			       struct plot_panel *pp, struct iow_error *err)
 {
-	uint32_t devs[MAX_IO_PANELS], *cells;
-	size_t n_devs = io_devices(ctx, devs, MAX_IO_PANELS), i, cols;
-	const struct analysis *a = NULL;
+	uint32_t dev, *cells;
+	size_t i, t, cols;
+	const struct analysis *a;
 	struct iomap_point p;
 	double lo, hi, unit;
 	const char *unit_name;
 	uint64_t row_lo, row_hi;
-	long d = -1;
+	long d;
 
 	plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
-	for (i = 0; panel < n_devs && i < ctx->n_traces && d < 0; i++) {
-		a = trace_analysis(ctx, i);
-		d = device_slot(a, devs[panel]);
-	}
-	if (d < 0) {
+	if (!offset_panel(ctx, panel, &dev, &t, &d)) {
 		plot_panel_note(pp, "no I/O of this action in range");
 		return 0;
 	}
-	io_extent(ctx, devs[panel], &lo, &hi);
+	a = trace_analysis(ctx, t);
+	io_extent(ctx, dev, &lo, &hi);
 	unit = offset_unit(hi, &unit_name);
 	plot_panel_set_y_exact(pp, lo / unit, hi / unit);
 	cols = analysis_map_cols(a);
@@ -2041,7 +2092,7 @@ const struct graph_def graph_table[] = {
 	{ .name = "offset-heatmap", .title = "Bytes by offset and time",
 	  .y_label = "offset",
 	  .help = "bytes per time bin and offset row, as a heat map",
-	  .panels = io_panels, .panel_title = title_device,
+	  .panels = offset_panels, .panel_title = title_offset,
 	  .draw = draw_offset_heatmap,
 	  .y_label_for = io_y_label },
 	{ .name = "cpu-sys", .title = "CPU: system time", .y_label = "%sys",

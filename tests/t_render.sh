@@ -114,4 +114,12 @@ check "nothing half-written left in the output directory" [ -z "$(ls "$TMP/ro" |
 "$IOW" -t "$T" -x 5:1 -o "$TMP/bad.png" 2> "$TMP/err"; rc=$?
 check "bad range: exit 2" [ $rc = 2 ]
 check "no output for a usage error" [ ! -e "$TMP/bad.png" ]
+# The offset heat map of two traces on one device: a panel each (heat
+# maps cannot overlay; it used to draw the first trace only).
+IOWATCHER_LAYOUT="$TMP/off.layout" "$IOW" -t "$TOP/samples/fio-randrw" -l before \
+	-t "$TOP/samples/dd-write" -l after -O offset-heatmap -o "$TMP/off.png" \
+	> /dev/null 2>&1
+check "offset heat map: a panel per trace of a device" \
+	sh -c "grep -q 'device 7,1, before\$' '$TMP/off.layout' &&
+	       grep -q 'device 7,1, after\$' '$TMP/off.layout'"
 finish
