@@ -18,6 +18,7 @@
 #include "csv.h"
 #include "graphs.h"
 #include "histogram.h"
+#include "outfile.h"
 
 static void csv_field(FILE *f, const char *s)
 {
@@ -285,48 +286,44 @@ int csv_export(const struct options *o, const struct trace_result *traces,
 				o->csv_dir, strerror(errno));
 	graph_ctx_init(&ctx, o, traces, n);
 	for (i = 0; i < n_sel; i++) {
-		char path[4096], tmp[4200];
+		struct outfile out;
+		char path[4096];
 		long rows;
 		FILE *f;
 		int bad;
 
 		snprintf(path, sizeof(path), "%s/%s.csv", o->csv_dir,
 			 sel[i]->name);
-		snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
-		f = fopen(tmp, "w");
-		if (!f)
+		if (outfile_open(&out, path, NULL, err) < 0)
+			return -1;
+		f = fdopen(out.fd, "w");
+		if (!f) {
+			outfile_abort(&out);
 			return iow_fail(err, "%s: %s", path, strerror(errno));
+		}
 		ctx.graph = sel[i];
 		rows = write_graph(f, &ctx, sel[i]);
-		bad = rows < 0;
-		bad |= ferror(f);
-		bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
+		bad = rows < 0 || ferror(f) || fflush(f) != 0;
+		/* the stream had the descriptor: commit syncs it by name */
+		out.fd = -1;
 		if (fclose(f) != 0 || bad) {
 			int e = errno;
 
-			unlink(tmp);
+			outfile_abort(&out);
 			return iow_fail(err, "%s: write failed: %s", path,
 					e ? strerror(e) : "out of memory");
-		}
-		if (iow_interrupted) {
-			unlink(tmp);
-			return iow_fail(err, "%s: interrupted", path);
 		}
 		if (rows == 0) {
 			/* Nothing to export (no mpstat, no completions): no
 			 * file, and none left from an earlier run either. */
-			unlink(tmp);
+			outfile_abort(&out);
 			if (unlink(path) < 0 && errno != ENOENT)
 				return iow_fail(err, "%s: %s", path,
 						strerror(errno));
 			continue;
 		}
-		if (rename(tmp, path) < 0) {
-			int e = errno;
-
-			unlink(tmp);
-			return iow_fail(err, "%s: %s", path, strerror(e));
-		}
+		if (outfile_commit(&out, err) < 0)
+			return -1;
 	}
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 
+#include "outfile.h"
 #include "plot.h"
 #include "utf8.h"
 
@@ -788,9 +789,8 @@ struct plot_page {
 	cairo_t *cr;
 	enum plot_format fmt;
 	double width, height;
-	char *path, *tmp_path;
-	int fd;
-	int tmp_created;
+	char *path;
+	struct outfile out;	/* written aside, renamed when whole */
 	int write_errno;
 	size_t out_len;
 	unsigned char *out_buf;
@@ -837,7 +837,7 @@ static int flush_out(struct plot_page *p)
 	ssize_t w;
 
 	while (done < p->out_len) {
-		w = write(p->fd, p->out_buf + done, p->out_len - done);
+		w = write(p->out.fd, p->out_buf + done, p->out_len - done);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {
@@ -870,33 +870,6 @@ static cairo_status_t page_write(void *closure, const unsigned char *data,
 		len -= chunk;
 	}
 	return CAIRO_STATUS_SUCCESS;
-}
-
-/* Creates path.tmp<pid>-<n> exclusively; the name goes in p->tmp_path. */
-static int open_tmp(struct plot_page *p, struct iow_error *err)
-{
-	size_t len = strlen(p->path) + 40;
-	struct timespec ts;
-	int attempt;
-
-	p->tmp_path = malloc(len);
-	if (!p->tmp_path)
-		return iow_fail(err, "%s: out of memory", p->path);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	for (attempt = 0; attempt < 100; attempt++) {
-		snprintf(p->tmp_path, len, "%s.tmp%d-%lx", p->path,
-			 (int)getpid(), (unsigned long)ts.tv_nsec + attempt);
-		p->fd = open(p->tmp_path,
-			     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (p->fd >= 0) {
-			p->tmp_created = 1;
-			return 0;
-		}
-		if (errno != EEXIST)
-			break;
-	}
-	return iow_fail(err, "%s: cannot create %s: %s", p->path,
-			p->tmp_path, strerror(errno));
 }
 
 static cairo_surface_t *create_surface(struct plot_page *p)
@@ -984,7 +957,7 @@ struct plot_page *plot_page_open(const char *path, enum plot_format fmt,
 	}
 	p = calloc(1, sizeof(*p));
 	if (p)
-		p->fd = -1;
+		p->out.fd = -1;
 	if (!p || !(p->path = strdup(path)) ||
 	    !(p->out_buf = malloc(OUT_BUF_SIZE))) {
 		iow_fail(err, "%s: out of memory", path);
@@ -994,7 +967,8 @@ struct plot_page *plot_page_open(const char *path, enum plot_format fmt,
 	p->fmt = fmt;
 	p->width = width;
 	p->height = height;
-	if (open_tmp(p, err) || page_start(p, title, err)) {
+	if (outfile_open(&p->out, p->path, NULL, err) ||
+	    page_start(p, title, err)) {
 		plot_page_abort(p);
 		return NULL;
 	}
@@ -1033,10 +1007,8 @@ static void page_free(struct plot_page *p)
 		cairo_destroy(p->cr);
 	if (p->surface)
 		cairo_surface_destroy(p->surface);
-	if (p->fd >= 0)
-		close(p->fd);
+	outfile_abort(&p->out);
 	free(p->out_buf);
-	free(p->tmp_path);
 	free(p->path);
 	free(p);
 }
@@ -1045,8 +1017,6 @@ void plot_page_abort(struct plot_page *p)
 {
 	if (!p)
 		return;
-	if (p->tmp_created)
-		unlink(p->tmp_path);
 	page_free(p);
 }
 
@@ -2790,7 +2760,8 @@ void plot_text(struct plot_panel *pp, double x, double y, const char *text,
 
 static int write_failure(struct plot_page *p, struct iow_error *err)
 {
-	return iow_fail(err, "%s: cannot write %s: %s", p->path, p->tmp_path,
+	return iow_fail(err, "%s: cannot write %s: %s", p->path,
+			p->out.tmp_path,
 			strerror(p->write_errno ? p->write_errno : EIO));
 }
 
@@ -2824,46 +2795,6 @@ static int page_render(struct plot_page *p, struct iow_error *err)
 	return 0;
 }
 
-/* Flushes, syncs and closes the temporary file. */
-static int page_sync(struct plot_page *p, struct iow_error *err)
-{
-	int fd = p->fd, rc = 0;
-
-	if (flush_out(p))
-		return write_failure(p, err);
-	p->fd = -1;
-	if (fsync(fd)) {
-		p->write_errno = errno;
-		rc = -1;
-	}
-	if (close(fd) && !rc) {
-		p->write_errno = errno;
-		rc = -1;
-	}
-	return rc ? write_failure(p, err) : 0;
-}
-
-/* Best effort: makes the rename itself survive a crash. */
-static void sync_dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir;
-	int fd;
-
-	if (!slash)
-		dir = strdup(".");
-	else
-		dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
-	if (!dir)
-		return;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	free(dir);
-}
-
 int plot_page_close(struct plot_page *p, struct iow_error *err)
 {
 	int rc;
@@ -2871,17 +2802,10 @@ int plot_page_close(struct plot_page *p, struct iow_error *err)
 	if (!p)
 		return iow_fail(err, "plot_page_close: no page");
 	rc = page_render(p, err);
+	if (!rc && flush_out(p))
+		rc = write_failure(p, err);
 	if (!rc)
-		rc = page_sync(p, err);
-	if (!rc && iow_interrupted)
-		rc = iow_fail(err, "%s: interrupted", p->path);
-	if (!rc && rename(p->tmp_path, p->path))
-		rc = iow_fail(err, "%s: cannot rename %s into place: %s",
-			      p->path, p->tmp_path, strerror(errno));
-	if (rc)
-		unlink(p->tmp_path);
-	else
-		sync_dir_of(p->path);
+		rc = outfile_commit(&p->out, err);
 	page_free(p);
 	return rc;
 }
