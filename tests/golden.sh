@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/golden.sh [--update]: renders every sample in samples/ the ways a user would, summaries, pictures and CSV, and compares
-# each output's checksum with tests/data/golden.sha256; --update rewrites
+# tests/golden.sh [--update]: renders every sample in samples/ the ways a
+# user would (summaries, pictures, CSV) and compares each output's checksum with tests/data/golden.sha256; --update rewrites
 # that file. A refactoring must leave it as it is: an output that changes
 # on purpose is updated in the same commit, and the commit says why.
 # Prints the differing files and exits 1 when any differs.
