@@ -173,7 +173,8 @@ static size_t write_x_series(FILE *f, const struct graph_def *g,
 
 /* The I/O map's cells: where I/O went, per trace, device and class.
  * Returns the rows written. */
-static size_t write_io_cells(FILE *f, const struct graph_ctx *ctx)
+/* The io graph and the offset heat map: a row per map cell. */
+long csv_io_cells(FILE *f, const struct graph_ctx *ctx)
 {
 	size_t t, d, i, rows = 0;
 
@@ -209,12 +210,12 @@ static size_t write_io_cells(FILE *f, const struct graph_ctx *ctx)
 			}
 		}
 	}
-	return rows;
+	return (long)rows;
 }
 
 /* The per-bin latency histograms behind the heat map and the scatter,
  * latency in us as in every file. Returns the rows written. */
-static size_t write_latency_cells(FILE *f, const struct graph_ctx *ctx)
+long csv_latency_cells(FILE *f, const struct graph_ctx *ctx)
 {
 	size_t t, i, k, rows = 0;
 	int d;
@@ -245,24 +246,21 @@ static size_t write_latency_cells(FILE *f, const struct graph_ctx *ctx)
 				}
 			}
 	}
-	return rows;
+	return (long)rows;
 }
 
 /* Writes g's rows into f; returns how many, or -1 out of memory. */
 static long write_graph(FILE *f, const struct graph_ctx *ctx,
-			const struct graph_def *g)
+			const struct graph_def *g, struct iow_error *err)
 {
 	struct series_set set = { NULL, 0 };
 	size_t p, panels, rows;
 
-	if (!g->build) {
-		if (!strcmp(g->name, "io") || !strcmp(g->name, "offset-heatmap"))
-			return (long)write_io_cells(f, ctx);
-		return (long)write_latency_cells(f, ctx);
-	}
+	if (!g->build)
+		return g->export ? g->export(f, ctx) : 0;
 	panels = g->panels(ctx);
 	for (p = 0; p < panels; p++)
-		if (g->build(ctx, p, &set) < 0) {
+		if (g->build(ctx, p, &set, err) < 0) {
 			series_set_free(&set);
 			return -1;
 		}
@@ -302,16 +300,21 @@ int csv_export(const struct options *o, const struct trace_result *traces,
 			return iow_fail(err, "%s: %s", path, strerror(errno));
 		}
 		ctx.graph = sel[i];
-		rows = write_graph(f, &ctx, sel[i]);
-		bad = rows < 0 || ferror(f) || fflush(f) != 0;
+		rows = write_graph(f, &ctx, sel[i], err);
+		bad = ferror(f) || fflush(f) != 0;
 		/* the stream had the descriptor: commit syncs it by name */
 		out.fd = -1;
+		if (rows < 0) {
+			fclose(f);
+			outfile_abort(&out);
+			return -1;
+		}
 		if (fclose(f) != 0 || bad) {
 			int e = errno;
 
 			outfile_abort(&out);
 			return iow_fail(err, "%s: write failed: %s", path,
-					e ? strerror(e) : "out of memory");
+					strerror(e ? e : EIO));
 		}
 		if (rows == 0) {
 			/* Nothing to export (no mpstat, no completions): no

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "blktrace.h"
+#include "csv.h"
 #include "graphs.h"
 #include "histogram.h"
 
@@ -376,18 +377,36 @@ static int build_class_metric(const struct graph_ctx *ctx,
 	return r;
 }
 
-static int build_tput(const struct graph_ctx *ctx, size_t panel,
+static int build_tput_series(const struct graph_ctx *ctx, size_t panel,
 		      struct series_set *out)
 {
 	(void)panel;
 	return build_class_metric(ctx, out, METRIC_BYTES);
 }
 
-static int build_iops(const struct graph_ctx *ctx, size_t panel,
+static int build_tput(const struct graph_ctx *ctx, size_t panel,
+		      struct series_set *out, struct iow_error *err)
+{
+	if (build_tput_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
+	return 0;
+}
+
+static int build_iops_series(const struct graph_ctx *ctx, size_t panel,
 		      struct series_set *out)
 {
 	(void)panel;
 	return build_class_metric(ctx, out, METRIC_IOS);
+}
+
+static int build_iops(const struct graph_ctx *ctx, size_t panel,
+		      struct series_set *out, struct iow_error *err)
+{
+	if (build_iops_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
+	return 0;
 }
 
 
@@ -533,7 +552,7 @@ static int build_latency_by_tag(const struct graph_ctx *ctx, size_t t,
 
 /* D2C mean per bin, then p50, p90, p99 and max as band edges: per op,
  * or per tag class where the trace is tagged. */
-static int build_latency(const struct graph_ctx *ctx, size_t panel,
+static int build_latency_series(const struct graph_ctx *ctx, size_t panel,
 			 struct series_set *out)
 {
 	struct class_list cl;
@@ -557,6 +576,15 @@ static int build_latency(const struct graph_ctx *ctx, size_t panel,
 		}
 	}
 	class_list_free(&cl, ctx->n_traces);
+	return 0;
+}
+
+static int build_latency(const struct graph_ctx *ctx, size_t panel,
+			 struct series_set *out, struct iow_error *err)
+{
+	if (build_latency_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
 	return 0;
 }
 
@@ -625,7 +653,7 @@ static int build_latency_ops(const struct graph_ctx *ctx,
 }
 
 /* Mean time waiting in the block layer (Q2D) and in the device (D2C). */
-static int build_q2d_d2c(const struct graph_ctx *ctx, size_t panel,
+static int build_q2d_d2c_series(const struct graph_ctx *ctx, size_t panel,
 			 struct series_set *out)
 {
 	size_t t, i;
@@ -668,8 +696,17 @@ static int build_q2d_d2c(const struct graph_ctx *ctx, size_t panel,
 	return 0;
 }
 
+static int build_q2d_d2c(const struct graph_ctx *ctx, size_t panel,
+			 struct series_set *out, struct iow_error *err)
+{
+	if (build_q2d_d2c_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
+	return 0;
+}
+
 /* Request size per bin: median and p90 bytes, per direction. */
-static int build_size(const struct graph_ctx *ctx, size_t panel,
+static int build_size_series(const struct graph_ctx *ctx, size_t panel,
 		      struct series_set *out)
 {
 	size_t t, i;
@@ -712,6 +749,15 @@ static int build_size(const struct graph_ctx *ctx, size_t panel,
 			}
 		}
 	}
+	return 0;
+}
+
+static int build_size(const struct graph_ctx *ctx, size_t panel,
+		      struct series_set *out, struct iow_error *err)
+{
+	if (build_size_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
 	return 0;
 }
 
@@ -834,18 +880,36 @@ static int build_device_lines(const struct graph_ctx *ctx,
 	return 0;
 }
 
-static int build_queue_depth(const struct graph_ctx *ctx, size_t panel,
+static int build_queue_depth_series(const struct graph_ctx *ctx, size_t panel,
 			     struct series_set *out)
 {
 	(void)panel;
 	return build_device_lines(ctx, out, DEVICE_DEPTH);
 }
 
-static int build_seeks(const struct graph_ctx *ctx, size_t panel,
+static int build_queue_depth(const struct graph_ctx *ctx, size_t panel,
+			     struct series_set *out, struct iow_error *err)
+{
+	if (build_queue_depth_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
+	return 0;
+}
+
+static int build_seeks_series(const struct graph_ctx *ctx, size_t panel,
 		       struct series_set *out)
 {
 	(void)panel;
 	return build_device_lines(ctx, out, DEVICE_SEEKS);
+}
+
+static int build_seeks(const struct graph_ctx *ctx, size_t panel,
+		       struct series_set *out, struct iow_error *err)
+{
+	if (build_seeks_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
+	return 0;
 }
 
 #define MAX_DEVICE_PANELS 16
@@ -1827,7 +1891,7 @@ static int latency_hist_by_tag(const struct graph_ctx *ctx, size_t t,
 
 /* D2C in log2 buckets of microseconds, as biolatency prints it: per op,
  * or per tag class where the trace is tagged. */
-static int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
+static int build_latency_hist_series(const struct graph_ctx *ctx, size_t panel,
 			      struct series_set *out)
 {
 	struct class_list cl;
@@ -1868,6 +1932,15 @@ static int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
 	if (ctx->tagged)
 		class_list_free(&cl, ctx->n_traces);
 	return r;
+}
+
+static int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
+			      struct series_set *out, struct iow_error *err)
+{
+	if (build_latency_hist_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
+	return 0;
 }
 
 /* ---- CPU use (mpstat beside the trace) and fio's bandwidth logs ---- */
@@ -1977,11 +2050,20 @@ static int build_cpu(const struct graph_ctx *ctx, struct series_set *out,
 }
 
 /* The mpstat column comes from the graph's table entry. */
-static int build_cpu_field(const struct graph_ctx *ctx, size_t panel,
+static int build_cpu_field_series(const struct graph_ctx *ctx, size_t panel,
 			   struct series_set *out)
 {
 	(void)panel;
 	return build_cpu(ctx, out, (enum cpustat_field)ctx->graph->field);
+}
+
+static int build_cpu_field(const struct graph_ctx *ctx, size_t panel,
+			   struct series_set *out, struct iow_error *err)
+{
+	if (build_cpu_field_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
+	return 0;
 }
 
 static size_t fio_panels(const struct graph_ctx *ctx)
@@ -1990,7 +2072,7 @@ static size_t fio_panels(const struct graph_ctx *ctx)
 }
 
 /* fio's bandwidth per log and direction, KiB/s drawn as MB/s. */
-static int build_fio(const struct graph_ctx *ctx, size_t panel,
+static int build_fio_series(const struct graph_ctx *ctx, size_t panel,
 		     struct series_set *out)
 {
 	const struct trace_result *r = &ctx->traces[0];
@@ -2032,13 +2114,29 @@ static int build_fio(const struct graph_ctx *ctx, size_t panel,
 	return 0;
 }
 
+static int build_fio(const struct graph_ctx *ctx, size_t panel,
+		     struct series_set *out, struct iow_error *err)
+{
+	if (build_fio_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
+	return 0;
+}
+
 /* ---- the table ---- */
+
+/* The mpstat columns: a row each, alike but for these. */
+#define CPU_GRAPH(graph, what, label, column, text) \
+	{ .name = graph, .title = "CPU: " what, .y_label = label, \
+	  .help = text, .default_on = 1, .panels = cpu_panels, \
+	  .build = build_cpu_field, .field = column, .csv_x = "time_s", \
+	  .percent = 1, .csv_unit = "pct" }
 
 const struct graph_def graph_table[] = {
 	{ .name = "io", .title = "I/O offsets", .y_label = "offset",
 	  .help = "where on the device I/O went, against time (one panel per device)",
 	  .default_on = 1, .panels = io_panels, .panel_title = title_device,
-	  .draw = draw_io,
+	  .draw = draw_io, .export = csv_io_cells,
 	  .y_label_for = io_y_label },
 	{ .name = "tput", .title = "Throughput", .y_label = "throughput",
 	  .help = "completed MB per second, reads and writes",
@@ -2074,13 +2172,13 @@ const struct graph_def graph_table[] = {
 	  .y_label = "latency",
 	  .help = "completions per time bin and latency bucket (log scale)",
 	  .panels = heat_panels, .panel_title = title_heat,
-	  .draw = draw_latency_heatmap,
+	  .draw = draw_latency_heatmap, .export = csv_latency_cells,
 	  .y_format = plot_format_ns },
 	{ .name = "latency-scatter", .title = "Latency of each I/O (D2C)",
 	  .y_label = "latency",
 	  .help = "every completion at (time, D2C), density-shaded",
 	  .panels = heat_panels, .panel_title = title_heat,
-	  .draw = draw_latency_scatter,
+	  .draw = draw_latency_scatter, .export = csv_latency_cells,
 	  .y_format = plot_format_ns },
 	{ .name = "latency-hist", .title = "Latency histogram (D2C)",
 	  .y_label = "I/Os",
@@ -2093,33 +2191,18 @@ const struct graph_def graph_table[] = {
 	  .y_label = "offset",
 	  .help = "bytes per time bin and offset row, as a heat map",
 	  .panels = offset_panels, .panel_title = title_offset,
-	  .draw = draw_offset_heatmap,
+	  .draw = draw_offset_heatmap, .export = csv_io_cells,
 	  .y_label_for = io_y_label },
-	{ .name = "cpu-sys", .title = "CPU: system time", .y_label = "%sys",
-	  .help = "CPU %sys from NAME.mpstat beside the trace (all, and per-CPU range)",
-	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_field,
-	  .field = CPUSTAT_SYS,
-	  .csv_x = "time_s", .percent = 1, .csv_unit = "pct" },
-	{ .name = "cpu-io", .title = "CPU: waiting for I/O", .y_label = "%iowait",
-	  .help = "CPU %iowait from NAME.mpstat",
-	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_field,
-	  .field = CPUSTAT_IOWAIT,
-	  .csv_x = "time_s", .percent = 1, .csv_unit = "pct" },
-	{ .name = "cpu-irq", .title = "CPU: hard interrupts", .y_label = "%irq",
-	  .help = "CPU %irq from NAME.mpstat",
-	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_field,
-	  .field = CPUSTAT_IRQ,
-	  .csv_x = "time_s", .percent = 1, .csv_unit = "pct" },
-	{ .name = "cpu-soft", .title = "CPU: soft interrupts", .y_label = "%soft",
-	  .help = "CPU %soft from NAME.mpstat",
-	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_field,
-	  .field = CPUSTAT_SOFT,
-	  .csv_x = "time_s", .percent = 1, .csv_unit = "pct" },
-	{ .name = "cpu-user", .title = "CPU: user time", .y_label = "%usr",
-	  .help = "CPU %usr from NAME.mpstat",
-	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_field,
-	  .field = CPUSTAT_USR,
-	  .csv_x = "time_s", .percent = 1, .csv_unit = "pct" },
+	CPU_GRAPH("cpu-sys", "system time", "%sys", CPUSTAT_SYS,
+		  "CPU %sys from NAME.mpstat beside the trace (all, and per-CPU range)"),
+	CPU_GRAPH("cpu-io", "waiting for I/O", "%iowait", CPUSTAT_IOWAIT,
+		  "CPU %iowait from NAME.mpstat"),
+	CPU_GRAPH("cpu-irq", "hard interrupts", "%irq", CPUSTAT_IRQ,
+		  "CPU %irq from NAME.mpstat"),
+	CPU_GRAPH("cpu-soft", "soft interrupts", "%soft", CPUSTAT_SOFT,
+		  "CPU %soft from NAME.mpstat"),
+	CPU_GRAPH("cpu-user", "user time", "%usr", CPUSTAT_USR,
+		  "CPU %usr from NAME.mpstat"),
 	{ .name = "fio", .title = "fio bandwidth", .y_label = "bandwidth",
 	  .help = "fio's bandwidth logs given with -F (write_bw_log)",
 	  .default_on = 1, .panels = fio_panels, .build = build_fio,
@@ -2416,9 +2499,9 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	double top;
 	int compact;
 
-	if (g->build(ctx, panel, &set) < 0) {
+	if (g->build(ctx, panel, &set, err) < 0) {
 		series_set_free(&set);
-		return iow_fail(err, "out of memory drawing %s", g->name);
+		return -1;
 	}
 	for (i = 0; i < set.n; i++)
 		widen_lone_bin(ctx, g, &set.items[i]);

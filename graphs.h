@@ -8,6 +8,7 @@
 #define IOWATCHER_GRAPHS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "error.h"
 #include "options.h"
@@ -76,7 +77,10 @@ struct graph_def {
 	size_t (*panels)(const struct graph_ctx *ctx);
 	/* Line graphs: the series drawn, also what --csv writes. */
 	int (*build)(const struct graph_ctx *ctx, size_t panel,
-		     struct series_set *out);
+		     struct series_set *out, struct iow_error *err);
+	/* What --csv writes of a draw-only graph (no build): rows after a
+	 * header, or -1; NULL: nothing. */
+	long (*export)(FILE *f, const struct graph_ctx *ctx);
 	/* Draws panel i; NULL draws the built series as lines. */
 	int (*draw)(const struct graph_ctx *ctx, size_t panel,
 		    struct plot_panel *pp, struct iow_error *err);

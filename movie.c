@@ -417,7 +417,7 @@ static void small_named_graph(struct movie *m, cairo_t *cr, double y,
 	struct series_set s = { 0 };
 
 	m->ctx.graph = def;
-	if (def && def->build && def->build(&m->ctx, 0, &s) == 0)
+	if (def && def->build && def->build(&m->ctx, 0, &s, NULL) == 0)
 		small_graph(m, cr, y, title, &s);
 	series_set_free(&s);
 	m->ctx.graph = NULL;
