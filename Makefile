@@ -91,7 +91,7 @@ endef
 $(foreach d,$(filter-out fuzz,$(PROGRAM_DIRS)),$(eval $(call program_rule,$(d))))
 $(eval $(call program_rule,fuzz,$$(FUZZ_LINK)))
 -include $(wildcard $(addprefix $(B),*.d $(addsuffix /*.d,$(PROGRAM_DIRS))))
-$(B)tests/test_fuzz_regress: $(wildcard fuzz/*.c fuzz/*.h) $(wildcard *.c)
+$(B)tests/test_fuzz_regress: $(wildcard fuzz/*.c fuzz/*.h)
 ifneq ($(B),)
 $(SCRIPT_LINKS): $(B)scripts/%: scripts/%
 	@mkdir -p $(@D)

@@ -817,14 +817,15 @@ static struct bio_state *bio_at(struct analysis_private *p, uint32_t device,
 				int op, uint64_t sector, int stage,
 				uint64_t max_bytes)
 {
-	struct bio_state *bio, *best = NULL;
+	struct bio_state *bio;
 
+	/* the first found is the oldest (see ioset.h) */
 	for (bio = ioset_find(&p->bios, device, op, sector); bio;
 	     bio = ioset_next(&p->bios, bio))
 		if (bio->stage == stage && bio->bytes >= 512 &&
-		    bio->bytes <= max_bytes && (!best || bio->q_ns < best->q_ns))
-			best = bio;
-	return best;
+		    bio->bytes <= max_bytes)
+			return bio;
+	return NULL;
 }
 
 static int handle_queue(struct analysis *a, const struct io_event *ev)
@@ -1058,11 +1059,10 @@ static struct request_state *request_for(struct analysis *a,
 
 	for (req = ioset_find(&p->requests, ev->device, op, ev->sector); req;
 	     req = ioset_next(&p->requests, req))
-		if (req->issued && req->bytes >= ev->bytes &&
-		    (!best || req->d_ns < best->d_ns))
-			best = req;
-	if (best || !d->requests[op])
-		return best;
+		if (req->issued && req->bytes >= ev->bytes)
+			return req;	/* the first found is the oldest */
+	if (!d->requests[op])
+		return NULL;
 	/* a completion larger than its request still ends it */
 	for (req = ioset_find(&p->requests, ev->device, op, ev->sector); req;
 	     req = ioset_next(&p->requests, req))
@@ -1103,10 +1103,10 @@ static long complete_issued_bios(struct analysis *a, struct device_stats *d,
 		uint64_t bio_end;
 
 		bio = NULL;
-		for (b = ioset_find(&p->bios, ev->device, op, pos); b;
+		for (b = ioset_find(&p->bios, ev->device, op, pos); b && !bio;
 		     b = ioset_next(&p->bios, b))
 			if (b->stage == BIO_ISSUED && b->d_ns == d_ns &&
-			    b->bytes >= 512 && (!bio || b->q_ns < bio->q_ns))
+			    b->bytes >= 512)
 				bio = b;
 		if (!bio)
 			break;
@@ -1578,14 +1578,18 @@ double analysis_bin_span_s(const struct analysis *a, size_t i)
 	 * The last bin is cut short by the trace's end: dividing by its real
 	 * span avoids a false drop to zero. A floor of a quarter width keeps
 	 * one completion a few microseconds before the end from reading as
-	 * an absurd rate.
+	 * an absurd rate. A lone bin's span is the whole trace, however
+	 * short against the width (--bin-ms longer than the trace): the
+	 * floor there would divide the rates.
 	 */
 	start = analysis_bin_start_s(a, i);
 	span = end - start;
 	if (span > width)
 		span = width;
-	if (span < width / 4)
+	if (i > 0 && span < width / 4)
 		span = width / 4;
+	if (!(span > 0))
+		span = width;
 	return span;
 }
 

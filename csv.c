@@ -1,8 +1,11 @@
 /*
  * csv.c: the CSV export. Time series: a row per time bin (bin start and
  * span in seconds), a column per series, as drawn. Graphs drawn as
- * rasters (io, heat maps) export their cells, one row each. Every file is
- * written under a temporary name and renamed when complete.
+ * rasters (io, heat maps) export their cells, one row each. Every column
+ * is named with its unit, one per quantity across the files (time_s,
+ * read_d2c_mean_us, write_mb_per_s, offset_lo_bytes). Every file is
+ * written under a temporary name and renamed when complete; a graph with
+ * no rows to write gets no file.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,6 +18,7 @@
 #include "csv.h"
 #include "graphs.h"
 #include "histogram.h"
+#include "outfile.h"
 
 static void csv_field(FILE *f, const char *s)
 {
@@ -34,18 +38,75 @@ static void csv_number(FILE *f, double v)
 	fprintf(f, "%.9g", v);
 }
 
-/* Rows by bin for time series; traces may have their own bin widths. */
-static void write_time_series(FILE *f, const struct graph_ctx *ctx,
-			      const struct series_set *set)
+static double scale_or_one(double scale)
 {
-	size_t t, i, k;
+	return scale ? scale : 1;
+}
 
-	fputs("time_s,span_s", f);
+/*
+ * A series' column: its label in lower case, other characters than
+ * letters and digits as one '_' (bytes of UTF-8 kept), then the graph's
+ * unit: "read D2C mean" -> "read_d2c_mean_us". A name already taken by
+ * an earlier column (labels differing in punctuation only) gets "_2"...
+ */
+static void column_name(const struct graph_def *g,
+			const struct series_set *set, size_t k, char *buf,
+			size_t len)
+{
+	const char *s = set->items[k].label;
+	size_t n = 0, j, dup = 1;
+	char other[256];
+
+	for (; *s && n + 1 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c >= 'A' && c <= 'Z')
+			buf[n++] = (char)(c - 'A' + 'a');
+		else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+			 c >= 0x80)
+			buf[n++] = (char)c;
+		else if (n && buf[n - 1] != '_')
+			buf[n++] = '_';
+	}
+	while (n && buf[n - 1] == '_')
+		n--;
+	buf[n] = '\0';
+	if (g->csv_unit)
+		snprintf(buf + n, len - n, "%s%s", n ? "_" : "", g->csv_unit);
+	for (j = 0; j < k; j++) {
+		column_name(g, set, j, other, sizeof(other));
+		dup += !strcmp(other, buf);
+	}
+	if (dup > 1)
+		snprintf(buf + strlen(buf), len - strlen(buf), "_%zu", dup);
+}
+
+static void write_header(FILE *f, const struct graph_def *g,
+			 const struct series_set *set)
+{
+	char name[256];
+	size_t k;
+
 	for (k = 0; k < set->n; k++) {
-		fputc(',', f);
-		csv_field(f, set->items[k].label);
+		column_name(g, set, k, name, sizeof(name));
+		fprintf(f, ",%s", name);
 	}
 	fputc('\n', f);
+}
+
+/* Rows by bin for time series; traces may have their own bin widths.
+ * Returns the rows written. */
+static size_t write_time_series(FILE *f, const struct graph_ctx *ctx,
+				const struct graph_def *g,
+				const struct series_set *set)
+{
+	double scale = scale_or_one(g->csv_scale);
+	size_t t, i, k, rows = 0;
+
+	if (!set->n)
+		return 0;
+	fputs("time_s,span_s", f);
+	write_header(f, g, set);
 	/* One block of rows per distinct bin grid, in trace order. */
 	for (t = 0; t < ctx->n_traces; t++) {
 		const struct analysis *a = &ctx->traces[t].analysis;
@@ -73,42 +134,49 @@ static void write_time_series(FILE *f, const struct graph_ctx *ctx,
 				if (sa->bin_width_ns == a->bin_width_ns &&
 				    sa->bin_origin_ns == a->bin_origin_ns &&
 				    i < s->n)
-					csv_number(f, s->y[i]);
+					csv_number(f, s->y[i] * scale);
 			}
 			fputc('\n', f);
+			rows++;
 		}
 	}
+	return rows;
 }
 
-/* Rows by x value for graphs whose x is not time (latency histogram). */
-static void write_x_series(FILE *f, const struct graph_def *g,
-			   const struct series_set *set)
+/* Rows by x value for graphs whose x is not time (latency histogram).
+ * Returns the rows written. */
+static size_t write_x_series(FILE *f, const struct graph_def *g,
+			     const struct series_set *set)
 {
+	double x_scale = scale_or_one(g->csv_x_scale);
+	double scale = scale_or_one(g->csv_scale);
 	size_t k, i, longest = 0;
 
-	fprintf(f, "%s", g->csv_x);
-	for (k = 0; k < set->n; k++) {
-		fputc(',', f);
-		csv_field(f, set->items[k].label);
+	if (!set->n)
+		return 0;
+	for (k = 0; k < set->n; k++)
 		if (set->items[k].n > set->items[longest].n)
 			longest = k;
-	}
-	fputc('\n', f);
-	for (i = 0; set->n && i < set->items[longest].n; i++) {
-		csv_number(f, set->items[longest].x[i]);
+	fprintf(f, "%s", g->csv_x);
+	write_header(f, g, set);
+	for (i = 0; i < set->items[longest].n; i++) {
+		csv_number(f, set->items[longest].x[i] * x_scale);
 		for (k = 0; k < set->n; k++) {
 			fputc(',', f);
 			if (i < set->items[k].n)
-				csv_number(f, set->items[k].y[i]);
+				csv_number(f, set->items[k].y[i] * scale);
 		}
 		fputc('\n', f);
 	}
+	return i;
 }
 
-/* The I/O map's cells: where I/O went, per trace, device and class. */
-static void write_io_cells(FILE *f, const struct graph_ctx *ctx)
+/* The I/O map's cells: where I/O went, per trace, device and class.
+ * Returns the rows written. */
+/* The io graph and the offset heat map: a row per map cell. */
+long csv_io_cells(FILE *f, const struct graph_ctx *ctx)
 {
-	size_t t, d, i;
+	size_t t, d, i, rows = 0;
 
 	fputs("trace,time_s,span_s,device,offset_lo_bytes,offset_hi_bytes,"
 	      "direction,tag,ios,bytes\n", f);
@@ -138,18 +206,21 @@ static void write_io_cells(FILE *f, const struct graph_ctx *ctx)
 					csv_field(f, a->tags[p.tag_slot].label);
 				fprintf(f, ",%u,%llu\n", p.count,
 					(unsigned long long)p.bytes);
+				rows++;
 			}
 		}
 	}
+	return (long)rows;
 }
 
-/* The per-bin latency histograms behind the heat map and the scatter. */
-static void write_latency_cells(FILE *f, const struct graph_ctx *ctx)
+/* The per-bin latency histograms behind the heat map and the scatter,
+ * latency in us as in every file. Returns the rows written. */
+long csv_latency_cells(FILE *f, const struct graph_ctx *ctx)
 {
-	size_t t, i, k;
+	size_t t, i, k, rows = 0;
 	int d;
 
-	fputs("trace,time_s,span_s,direction,latency_lo_ns,latency_hi_ns,ios\n",
+	fputs("trace,time_s,span_s,direction,latency_lo_us,latency_hi_us,ios\n",
 	      f);
 	for (t = 0; t < ctx->n_traces; t++) {
 		const struct analysis *a = &ctx->traces[t].analysis;
@@ -164,43 +235,41 @@ static void write_latency_cells(FILE *f, const struct graph_ctx *ctx)
 					if (!h[k])
 						continue;
 					csv_field(f, ctx->traces[t].label);
-					fprintf(f, ",%.9g,%.9g,%s,%llu,%llu,%u\n",
+					fprintf(f, ",%.9g,%.9g,%s,%.9g,%.9g,%u\n",
 						analysis_bin_start_s(a, i),
 						analysis_bin_span_s(a, i),
 						io_op_name(d),
-						(unsigned long long)hist_bucket_low(k, LAT_BIN_BITS),
-						(unsigned long long)hist_bucket_high(k, LAT_BIN_BITS),
+						hist_bucket_low(k, LAT_BIN_BITS) / 1e3,
+						hist_bucket_high(k, LAT_BIN_BITS) / 1e3,
 						h[k]);
+					rows++;
 				}
 			}
 	}
+	return (long)rows;
 }
 
-static int write_graph(FILE *f, const struct graph_ctx *ctx,
-		       const struct graph_def *g)
+/* Writes g's rows into f; returns how many, or -1 out of memory. */
+static long write_graph(FILE *f, const struct graph_ctx *ctx,
+			const struct graph_def *g, struct iow_error *err)
 {
 	struct series_set set = { NULL, 0 };
-	size_t p, panels;
+	size_t p, panels, rows;
 
-	if (!g->build) {
-		if (!strcmp(g->name, "io") || !strcmp(g->name, "offset-heatmap"))
-			write_io_cells(f, ctx);
-		else
-			write_latency_cells(f, ctx);
-		return 0;
-	}
+	if (!g->build)
+		return g->export ? g->export(f, ctx) : 0;
 	panels = g->panels(ctx);
 	for (p = 0; p < panels; p++)
-		if (g->build(ctx, p, &set) < 0) {
+		if (g->build(ctx, p, &set, err) < 0) {
 			series_set_free(&set);
 			return -1;
 		}
 	if (g->csv_x)
-		write_x_series(f, g, &set);
+		rows = write_x_series(f, g, &set);
 	else
-		write_time_series(f, ctx, &set);
+		rows = write_time_series(f, ctx, g, &set);
 	series_set_free(&set);
-	return 0;
+	return (long)rows;
 }
 
 int csv_export(const struct options *o, const struct trace_result *traces,
@@ -215,37 +284,49 @@ int csv_export(const struct options *o, const struct trace_result *traces,
 				o->csv_dir, strerror(errno));
 	graph_ctx_init(&ctx, o, traces, n);
 	for (i = 0; i < n_sel; i++) {
-		char path[4096], tmp[4200];
+		struct outfile out;
+		char path[4096];
+		long rows;
 		FILE *f;
 		int bad;
 
 		snprintf(path, sizeof(path), "%s/%s.csv", o->csv_dir,
 			 sel[i]->name);
-		snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
-		f = fopen(tmp, "w");
-		if (!f)
+		if (outfile_open(&out, path, NULL, err) < 0)
+			return -1;
+		f = fdopen(out.fd, "w");
+		if (!f) {
+			outfile_abort(&out);
 			return iow_fail(err, "%s: %s", path, strerror(errno));
+		}
 		ctx.graph = sel[i];
-		bad = write_graph(f, &ctx, sel[i]) < 0;
-		bad |= ferror(f);
-		bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
+		rows = write_graph(f, &ctx, sel[i], err);
+		bad = ferror(f) || fflush(f) != 0;
+		/* the stream had the descriptor: commit syncs it by name */
+		out.fd = -1;
+		if (rows < 0) {
+			fclose(f);
+			outfile_abort(&out);
+			return -1;
+		}
 		if (fclose(f) != 0 || bad) {
 			int e = errno;
 
-			unlink(tmp);
+			outfile_abort(&out);
 			return iow_fail(err, "%s: write failed: %s", path,
-					e ? strerror(e) : "out of memory");
+					strerror(e ? e : EIO));
 		}
-		if (iow_interrupted) {
-			unlink(tmp);
-			return iow_fail(err, "%s: interrupted", path);
+		if (rows == 0) {
+			/* Nothing to export (no mpstat, no completions): no
+			 * file, and none left from an earlier run either. */
+			outfile_abort(&out);
+			if (unlink(path) < 0 && errno != ENOENT)
+				return iow_fail(err, "%s: %s", path,
+						strerror(errno));
+			continue;
 		}
-		if (rename(tmp, path) < 0) {
-			int e = errno;
-
-			unlink(tmp);
-			return iow_fail(err, "%s: %s", path, strerror(e));
-		}
+		if (outfile_commit(&out, err) < 0)
+			return -1;
 	}
 	return 0;
 }

@@ -3,7 +3,8 @@
  * them out. Series colours follow one rule everywhere: one trace without
  * tags draws reads in colour 0 and writes in colour 1; several traces get
  * a colour each (writes in its lighter, dashed variant); with tags, each
- * of the top N tags by bytes gets a colour and the rest are "other".
+ * of the top N tags by bytes gets a colour and the rest are "other";
+ * untagged I/O is grey.
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "blktrace.h"
+#include "csv.h"
 #include "graphs.h"
 #include "histogram.h"
 
@@ -19,6 +21,8 @@
 #define DEFAULT_TOP_TAGS	8
 #define LIGHTER			8	/* palette offset: same hue, dashed */
 #define OTHER_COLOR		7	/* black/grey: "other" tags */
+/* Grey: I/O the tagger left untagged, apart from every tag's hue. */
+#define UNTAGGED_COLOR		(OTHER_COLOR + LIGHTER)
 
 /* ---- classes: what one line or one raster colour stands for ---- */
 
@@ -140,6 +144,9 @@ static int tag_classes(const struct graph_ctx *ctx, struct class_list *cl,
 			name_class(ctx, c, t, "other");
 			c->color = OTHER_COLOR;
 			other = cl->n - 1;
+		} else if (a->tags[rank[i].slot].id == IO_EVENT_NO_TAG) {
+			name_class(ctx, c, t, a->tags[rank[i].slot].label);
+			c->color = UNTAGGED_COLOR;
 		} else {
 			name_class(ctx, c, t, a->tags[rank[i].slot].label);
 			c->color = (*next_color)++;
@@ -370,18 +377,36 @@ static int build_class_metric(const struct graph_ctx *ctx,
 	return r;
 }
 
-static int build_tput(const struct graph_ctx *ctx, size_t panel,
+static int build_tput_series(const struct graph_ctx *ctx, size_t panel,
 		      struct series_set *out)
 {
 	(void)panel;
 	return build_class_metric(ctx, out, METRIC_BYTES);
 }
 
-static int build_iops(const struct graph_ctx *ctx, size_t panel,
+static int build_tput(const struct graph_ctx *ctx, size_t panel,
+		      struct series_set *out, struct iow_error *err)
+{
+	if (build_tput_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
+	return 0;
+}
+
+static int build_iops_series(const struct graph_ctx *ctx, size_t panel,
 		      struct series_set *out)
 {
 	(void)panel;
 	return build_class_metric(ctx, out, METRIC_IOS);
+}
+
+static int build_iops(const struct graph_ctx *ctx, size_t panel,
+		      struct series_set *out, struct iow_error *err)
+{
+	if (build_iops_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
+	return 0;
 }
 
 
@@ -527,7 +552,7 @@ static int build_latency_by_tag(const struct graph_ctx *ctx, size_t t,
 
 /* D2C mean per bin, then p50, p90, p99 and max as band edges: per op,
  * or per tag class where the trace is tagged. */
-static int build_latency(const struct graph_ctx *ctx, size_t panel,
+static int build_latency_series(const struct graph_ctx *ctx, size_t panel,
 			 struct series_set *out)
 {
 	struct class_list cl;
@@ -551,6 +576,15 @@ static int build_latency(const struct graph_ctx *ctx, size_t panel,
 		}
 	}
 	class_list_free(&cl, ctx->n_traces);
+	return 0;
+}
+
+static int build_latency(const struct graph_ctx *ctx, size_t panel,
+			 struct series_set *out, struct iow_error *err)
+{
+	if (build_latency_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
 	return 0;
 }
 
@@ -619,7 +653,7 @@ static int build_latency_ops(const struct graph_ctx *ctx,
 }
 
 /* Mean time waiting in the block layer (Q2D) and in the device (D2C). */
-static int build_q2d_d2c(const struct graph_ctx *ctx, size_t panel,
+static int build_q2d_d2c_series(const struct graph_ctx *ctx, size_t panel,
 			 struct series_set *out)
 {
 	size_t t, i;
@@ -662,8 +696,17 @@ static int build_q2d_d2c(const struct graph_ctx *ctx, size_t panel,
 	return 0;
 }
 
+static int build_q2d_d2c(const struct graph_ctx *ctx, size_t panel,
+			 struct series_set *out, struct iow_error *err)
+{
+	if (build_q2d_d2c_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
+	return 0;
+}
+
 /* Request size per bin: median and p90 bytes, per direction. */
-static int build_size(const struct graph_ctx *ctx, size_t panel,
+static int build_size_series(const struct graph_ctx *ctx, size_t panel,
 		      struct series_set *out)
 {
 	size_t t, i;
@@ -706,6 +749,15 @@ static int build_size(const struct graph_ctx *ctx, size_t panel,
 			}
 		}
 	}
+	return 0;
+}
+
+static int build_size(const struct graph_ctx *ctx, size_t panel,
+		      struct series_set *out, struct iow_error *err)
+{
+	if (build_size_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
 	return 0;
 }
 
@@ -828,18 +880,36 @@ static int build_device_lines(const struct graph_ctx *ctx,
 	return 0;
 }
 
-static int build_queue_depth(const struct graph_ctx *ctx, size_t panel,
+static int build_queue_depth_series(const struct graph_ctx *ctx, size_t panel,
 			     struct series_set *out)
 {
 	(void)panel;
 	return build_device_lines(ctx, out, DEVICE_DEPTH);
 }
 
-static int build_seeks(const struct graph_ctx *ctx, size_t panel,
+static int build_queue_depth(const struct graph_ctx *ctx, size_t panel,
+			     struct series_set *out, struct iow_error *err)
+{
+	if (build_queue_depth_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
+	return 0;
+}
+
+static int build_seeks_series(const struct graph_ctx *ctx, size_t panel,
 		       struct series_set *out)
 {
 	(void)panel;
 	return build_device_lines(ctx, out, DEVICE_SEEKS);
+}
+
+static int build_seeks(const struct graph_ctx *ctx, size_t panel,
+		       struct series_set *out, struct iow_error *err)
+{
+	if (build_seeks_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
+	return 0;
 }
 
 #define MAX_DEVICE_PANELS 16
@@ -866,6 +936,26 @@ static size_t traced_devices(const struct graph_ctx *ctx, uint32_t *out,
 	return n;
 }
 
+/* A line graph's title: its device's with --per-device, else saying
+ * when it adds up the devices of a trace. */
+static void title_line(const struct graph_ctx *ctx, size_t p, char *buf,
+		       size_t len)
+{
+	const struct graph_def *g = ctx->graph;
+	uint32_t devs[MAX_DEVICE_PANELS];
+	size_t n = traced_devices(ctx, devs, MAX_DEVICE_PANELS);
+
+	if (ctx->in_device_panel)
+		snprintf(buf, len, "%s, device %u,%u", g->title,
+			 blk_dev_major(ctx->panel_device),
+			 blk_dev_minor(ctx->panel_device));
+	else if (g->sums_devices && ctx->multi_device)
+		snprintf(buf, len, "%s (sum of %zu devices)", g->title, n);
+	else
+		snprintf(buf, len, "%s", g->title);
+	(void)p;
+}
+
 /* A line graph: one panel, or one per device with --per-device. */
 static size_t line_panels(const struct graph_ctx *ctx)
 {
@@ -880,20 +970,19 @@ static size_t line_panels(const struct graph_ctx *ctx)
 
 /* ---- the io graph: offset against time, one panel per device ---- */
 
-/* The binary unit offsets on this device read best in, as MiB per unit. */
+/* The binary unit offsets on this device read best in, as MiB per unit:
+ * from MiB up, the numbers below 1000 (not "1.18K GiB"). */
 static double offset_unit(double hi_mib, const char **name)
 {
-	static const char *const names[] = { "offset (MiB)", "offset (GiB)",
-					     "offset (TiB)", "offset (PiB)" };
-	double per = 1;
-	int u = 0;
+	static const char *const names[] = {
+		"offset (bytes)", "offset (KiB)", "offset (MiB)",
+		"offset (GiB)", "offset (TiB)", "offset (PiB)", "offset (EiB)",
+	};
+	double scale;
+	int k = plot_bytes_unit(hi_mib * 1048576.0, 2, &scale);
 
-	while (u < 3 && hi_mib / per >= 2 * 1024) {
-		per *= 1024;
-		u++;
-	}
-	*name = names[u];
-	return per;
+	*name = names[k];
+	return scale / 1048576.0;
 }
 
 /* The distinct devices with I/O across traces, in order of appearance. */
@@ -919,6 +1008,8 @@ static size_t io_devices(const struct graph_ctx *ctx, uint32_t *out,
 }
 
 #define MAX_IO_PANELS 16
+/* Room above and below the offsets with I/O, as a share of their span. */
+#define IO_RANGE_PAD	0.03
 
 static size_t io_panels(const struct graph_ctx *ctx)
 {
@@ -926,6 +1017,19 @@ static size_t io_panels(const struct graph_ctx *ctx)
 	size_t n = io_devices(ctx, devs, MAX_IO_PANELS);
 
 	return n ? n : 1;
+}
+
+/* The io graph and the offset heat map: a panel per device. */
+static void title_device(const struct graph_ctx *ctx, size_t p, char *buf,
+			 size_t len)
+{
+	uint32_t devs[MAX_IO_PANELS];
+
+	if (io_devices(ctx, devs, MAX_IO_PANELS) > p)
+		snprintf(buf, len, "%s, device %u,%u", ctx->graph->title,
+			 blk_dev_major(devs[p]), blk_dev_minor(devs[p]));
+	else
+		snprintf(buf, len, "%s", ctx->graph->title);
 }
 
 static long device_slot(const struct analysis *a, uint32_t device)
@@ -968,13 +1072,21 @@ static void io_extent(const struct graph_ctx *ctx, uint32_t device,
 	if (ctx->opts->has_y_range) {
 		*lo_mib = ctx->opts->y_min_mib;
 		*hi_mib = ctx->opts->y_max_mib;
+	} else if (*hi_mib > *lo_mib) {
+		/* I/O at the extreme offsets clear of the frame. */
+		double pad = (*hi_mib - *lo_mib) * IO_RANGE_PAD;
+
+		*lo_mib -= pad;
+		*hi_mib += pad;
 	}
 }
 
-/* Draws class ci's raster; returns 1 when it had any I/O. */
+/* Draws class ci's raster, on the grid box (x0, x1, y0, y1); returns 1
+ * when it had any I/O. */
 static int io_raster(const struct graph_ctx *ctx,
 		      const struct class_list *cl, size_t ci, long d,
-		      struct plot_panel *pp, uint32_t *counts, double unit)
+		      struct plot_panel *pp, uint32_t *counts, double unit,
+		      double *box)
 {
 	const struct io_class *c = &cl->items[ci];
 	const struct analysis *a = trace_analysis(ctx, c->trace);
@@ -996,13 +1108,13 @@ static int io_raster(const struct graph_ctx *ctx,
 	if (!any)
 		return 0;
 	analysis_map_row_bytes(a, (size_t)d, 0, &lo, &hi);
-	plot_raster(pp, counts, (int)cols, IOMAP_ROWS,
-		    analysis_map_col_start_s(a, 0),
-		    analysis_map_col_start_s(a, cols),
-		    lo / 1048576.0 / unit,
-		    (lo / 1048576.0 + (double)(hi - lo) * IOMAP_ROWS / 1048576.0) /
-			    unit,
-		    c->color);
+	box[0] = analysis_map_col_start_s(a, 0);
+	box[1] = analysis_map_col_start_s(a, cols);
+	box[2] = lo / 1048576.0 / unit;
+	box[3] = (lo / 1048576.0 + (double)(hi - lo) * IOMAP_ROWS / 1048576.0) /
+		 unit;
+	plot_raster(pp, counts, (int)cols, IOMAP_ROWS, box[0], box[1], box[2],
+		    box[3], c->color);
 	return 1;
 }
 
@@ -1019,6 +1131,101 @@ static const char *io_y_label(const struct graph_ctx *ctx, size_t panel)
 	return name;
 }
 
+/*
+ * Where two classes on one grid (a trace's, or two traces' mapped alike)
+ * share a cell, the picture shows their colours mixed (plot_raster): the
+ * legend names the mixes seen, most cells first, so that no colour drawn
+ * goes unexplained.
+ */
+#define IO_MIXES	4	/* pairs of classes followed */
+#define IO_MIXES_SHOWN	2	/* the most common, in the legend */
+
+struct io_mix {
+	size_t a, b;		/* classes */
+	uint64_t cells;		/* cells holding both */
+};
+
+struct io_mixes {
+	size_t *owner;		/* per cell: the first class in it, or none */
+	double box[4];		/* the grid owner is for */
+	size_t cols;
+	size_t n;
+	struct io_mix pair[IO_MIXES];
+};
+
+static void mixes_start_grid(struct io_mixes *m, const double *box,
+			     size_t cols)
+{
+	size_t k;
+
+	if (m->cols == cols && !memcmp(m->box, box, sizeof(m->box)))
+		return;
+	m->cols = cols;
+	memcpy(m->box, box, sizeof(m->box));
+	for (k = 0; k < cols * IOMAP_ROWS; k++)
+		m->owner[k] = SIZE_MAX;
+}
+
+static void mixes_note(struct io_mixes *m, const uint32_t *counts,
+		       size_t n_cells, size_t ci)
+{
+	size_t k, j;
+
+	for (k = 0; k < n_cells; k++) {
+		size_t o = m->owner[k];
+
+		if (!counts[k])
+			continue;
+		if (o == SIZE_MAX) {
+			m->owner[k] = ci;
+			continue;
+		}
+		for (j = 0; j < m->n; j++)
+			if (m->pair[j].a == o && m->pair[j].b == ci)
+				break;
+		if (j == m->n && m->n == IO_MIXES)
+			continue;
+		if (j == m->n) {
+			m->pair[j].a = o;
+			m->pair[j].b = ci;
+			m->pair[j].cells = 0;
+			m->n++;
+		}
+		m->pair[j].cells++;
+	}
+}
+
+static int cmp_mix_cells(const void *x, const void *y)
+{
+	const struct io_mix *a = x, *b = y;
+
+	return (a->cells < b->cells) - (a->cells > b->cells);
+}
+
+/* "read + write"; with several traces "run1 read + write" or
+ * "run1 write + run2 write". */
+static void mixes_legend(const struct graph_ctx *ctx,
+			 const struct class_list *cl, struct io_mixes *m,
+			 struct plot_panel *pp)
+{
+	size_t j;
+
+	qsort(m->pair, m->n, sizeof(m->pair[0]), cmp_mix_cells);
+	for (j = 0; j < m->n && j < IO_MIXES_SHOWN; j++) {
+		const struct io_class *a = &cl->items[m->pair[j].a];
+		const struct io_class *b = &cl->items[m->pair[j].b];
+		size_t skip = ctx->n_traces > 1 && a->trace == b->trace ?
+			strlen(ctx->traces[a->trace].label) + 1 : 0;
+		char label[300];
+
+		if (strlen(a->label) < skip || strlen(b->label) < skip)
+			skip = 0;
+		snprintf(label, sizeof(label), "%s + %s", a->label,
+			 b->label + skip);
+		plot_legend_mix(pp, label, a->color, b->color);
+	}
+}
+
 static int draw_io(const struct graph_ctx *ctx, size_t panel,
 		   struct plot_panel *pp, struct iow_error *err)
 {
@@ -1027,6 +1234,8 @@ static int draw_io(const struct graph_ctx *ctx, size_t panel,
 	const char *labels[64];
 	int colors[64];
 	size_t n_legend = 0;
+	struct io_mixes mixes = { .owner = NULL };
+	double box[4];
 	struct class_list cl;
 	double lo, hi, unit;
 	const char *unit_name;
@@ -1047,34 +1256,39 @@ static int draw_io(const struct graph_ctx *ctx, size_t panel,
 		if (analysis_map_cols(trace_analysis(ctx, i)) > max_cols)
 			max_cols = analysis_map_cols(trace_analysis(ctx, i));
 	counts = malloc((max_cols + 1) * IOMAP_ROWS * sizeof(*counts));
-	if (!counts) {
+	mixes.owner = malloc((max_cols + 1) * IOMAP_ROWS *
+			     sizeof(*mixes.owner));
+	if (!counts || !mixes.owner) {
+		free(counts);
+		free(mixes.owner);
 		class_list_free(&cl, ctx->n_traces);
 		return iow_fail(err, "out of memory");
 	}
 	for (i = 0; i < cl.n; i++) {
 		const struct analysis *a = trace_analysis(ctx, cl.items[i].trace);
 		long d = device_slot(a, devs[panel]);
+		size_t cols = analysis_map_cols(a);
 
 		if (d < 0)
 			continue;
-		if (io_raster(ctx, &cl, i, d, pp, counts, unit) &&
-		    n_legend < 64) {
+		if (!io_raster(ctx, &cl, i, d, pp, counts, unit, box))
+			continue;
+		mixes_start_grid(&mixes, box, cols);
+		mixes_note(&mixes, counts, cols * IOMAP_ROWS, i);
+		if (n_legend < 64) {
 			labels[n_legend] = cl.items[i].label;
 			colors[n_legend++] = cl.items[i].color;
 		}
 	}
 	plot_legend(pp, labels, colors, n_legend);
+	mixes_legend(ctx, &cl, &mixes, pp);
+	free(mixes.owner);
 	free(counts);
 	class_list_free(&cl, ctx->n_traces);
 	return 0;
 }
 
 /* ---- latency distributions ---- */
-
-static size_t trace_panels(const struct graph_ctx *ctx)
-{
-	return ctx->n_traces;
-}
 
 /* Heat-map rows per power of two of latency. */
 #define LAT_ROWS_PER_OCTAVE 4
@@ -1113,24 +1327,31 @@ static size_t heatmap_group(size_t n_bins)
 		       (n_bins + HEATMAP_COLUMNS - 1) / HEATMAP_COLUMNS : 1;
 }
 
-/* The latency range (ns) any selected direction of trace t reaches. */
-static int latency_extent(const struct analysis *a, int dirs, double *lo,
+/*
+ * The latency range (ns) any selected direction of any trace reaches:
+ * the panels of several traces share it, so that they compare.
+ */
+static int latency_extent(const struct graph_ctx *ctx, int dirs, double *lo,
 			  double *hi)
 {
-	size_t i;
+	size_t i, t;
 	int d;
 
 	*lo = INFINITY;
 	*hi = 0;
-	for (i = 0; i < a->n_bins; i++)
-		for (d = 0; d < N_DATA_OPS; d++) {
-			if (!(dirs & (1 << d)) || !a->bins[i].d2c_n[d])
-				continue;
-			if ((double)a->bins[i].d2c_max_ns[d] > *hi)
-				*hi = (double)a->bins[i].d2c_max_ns[d];
-			if (analysis_bin_latency_q(a, i, d, 0) < *lo)
-				*lo = analysis_bin_latency_q(a, i, d, 0);
-		}
+	for (t = 0; t < ctx->n_traces; t++) {
+		const struct analysis *a = trace_analysis(ctx, t);
+
+		for (i = 0; i < a->n_bins; i++)
+			for (d = 0; d < N_DATA_OPS; d++) {
+				if (!(dirs & (1 << d)) || !a->bins[i].d2c_n[d])
+					continue;
+				if ((double)a->bins[i].d2c_max_ns[d] > *hi)
+					*hi = (double)a->bins[i].d2c_max_ns[d];
+				if (analysis_bin_latency_q(a, i, d, 0) < *lo)
+					*lo = analysis_bin_latency_q(a, i, d, 0);
+			}
+	}
 	if (*hi <= 0)
 		return -1;
 	/* room around the data, so a band at the extremes is not on the frame */
@@ -1147,12 +1368,48 @@ static int latency_extent(const struct analysis *a, int dirs, double *lo,
  * for the directions in dirs: rows are even in log space from lo to hi,
  * each fine bucket going to the row of its midpoint.
  */
-static uint32_t *latency_cells(const struct analysis *a, int dirs, double lo,
+/*
+ * What one heat map or scatter panel shows: the ops in dirs of a trace,
+ * or (cls >= 0) the data I/O of one tag class of a tagged trace.
+ */
+struct heat_source {
+	const struct analysis *a;
+	int dirs;
+	const struct class_list *cl;
+	size_t trace;
+	long cls;
+};
+
+/* Add bin i's histogram h into its column of cells. */
+static void add_hist_cells(uint32_t *cells, size_t cols, size_t i, int rows,
+			   const uint32_t *h, double lo, double hi)
+{
+	size_t k;
+
+	for (k = 0; k < LAT_BIN_BUCKETS; k++) {
+		double mid;
+		int row;
+
+		if (!h[k])
+			continue;
+		mid = ((double)hist_bucket_low(k, LAT_BIN_BITS) +
+		       (double)hist_bucket_high(k, LAT_BIN_BITS)) / 2;
+		row = (int)floor(log(mid / lo) / log(hi / lo) * rows);
+		if (row < 0)
+			row = 0;
+		if (row >= rows)
+			row = rows - 1;
+		cells[(size_t)row * cols + i] += h[k];
+	}
+}
+
+static uint32_t *latency_cells(const struct heat_source *src, double lo,
 			       double hi, int *rows_out)
 {
+	const struct analysis *a = src->a;
 	int rows = (int)ceil(log2(hi / lo) * LAT_ROWS_PER_OCTAVE);
 	uint32_t *cells;
-	size_t i, k;
+	size_t i, s;
 	int d;
 
 	if (rows < 1)
@@ -1160,85 +1417,288 @@ static uint32_t *latency_cells(const struct analysis *a, int dirs, double lo,
 	cells = calloc((size_t)rows * (a->n_bins + 1), sizeof(*cells));
 	if (!cells)
 		return cells;
-	for (i = 0; i < a->n_bins; i++)
+	for (i = 0; i < a->n_bins; i++) {
+		if (src->cls >= 0) {
+			for (s = 0; s < a->n_tags; s++) {
+				const uint32_t *h;
+
+				if (!in_class(src->cl, src->trace, s,
+					      (size_t)src->cls) ||
+				    !(h = analysis_tag_lat_hist(a, s, i)))
+					continue;
+				add_hist_cells(cells, a->n_bins, i, rows, h,
+					       lo, hi);
+			}
+			continue;
+		}
 		for (d = 0; d < N_DATA_OPS; d++) {
 			const uint32_t *h = analysis_bin_lat_hist(a, i, d);
 
-			if (!h || !(dirs & (1 << d)) || !a->bins[i].d2c_n[d])
-				continue;
-			for (k = 0; k < LAT_BIN_BUCKETS; k++) {
-				double mid;
-				int row;
-
-				if (!h[k])
-					continue;
-				mid = ((double)hist_bucket_low(k, LAT_BIN_BITS) +
-				       (double)hist_bucket_high(k, LAT_BIN_BITS)) / 2;
-				row = (int)floor(log(mid / lo) / log(hi / lo) * rows);
-				if (row < 0)
-					row = 0;
-				if (row >= rows)
-					row = rows - 1;
-				cells[(size_t)row * a->n_bins + i] += h[k];
-			}
+			if (h && (src->dirs & (1 << d)) && a->bins[i].d2c_n[d])
+				add_hist_cells(cells, a->n_bins, i, rows, h,
+					       lo, hi);
 		}
+	}
 	*rows_out = rows;
 	return cells;
+}
+
+/* The span of a trace's heat map cell: its bins merged by heatmap_group. */
+static double heat_cell_s(const struct analysis *a)
+{
+	return (double)a->bin_width_ns / 1e9 * (double)heatmap_group(a->n_bins);
+}
+
+/* Whether a source has D2C samples to show. */
+static int has_completions(const struct heat_source *src)
+{
+	const struct analysis *a = src->a;
+	size_t i, s;
+	int d;
+
+	if (src->cls < 0) {
+		for (d = 0; d < N_DATA_OPS; d++)
+			if ((src->dirs & (1 << d)) && d2c_count(a, d))
+				return 1;
+		return 0;
+	}
+	for (s = 0; s < a->n_tags; s++)
+		if (in_class(src->cl, src->trace, s, (size_t)src->cls))
+			for (i = 0; i < a->n_bins; i++)
+				if (a->tags[s].bins[i].d2c_n)
+					return 1;
+	return 0;
+}
+
+/*
+ * Panel p of the latency heat map and scatter: a trace each, and where a
+ * trace is tagged, one per tag class of it with data I/O (so that which
+ * process waits shows). Fills src; 0 when there is no such panel.
+ */
+static int heat_source_of(const struct graph_ctx *ctx,
+			  const struct class_list *cl, size_t p,
+			  struct heat_source *src)
+{
+	size_t t, ci, n = 0;
+
+	for (t = 0; t < ctx->n_traces; t++) {
+		src->a = trace_analysis(ctx, t);
+		src->dirs = ctx->opts->latency_dirs;
+		src->cl = cl;
+		src->trace = t;
+		src->cls = -1;
+		if (!ctx->tagged || !src->a->tagging) {
+			if (n++ == p)
+				return 1;
+			continue;
+		}
+		for (ci = 0; ci < cl->n; ci++) {
+			if (cl->items[ci].trace != t)
+				continue;
+			src->cls = (long)ci;
+			if (has_completions(src) && n++ == p)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static size_t heat_panels(const struct graph_ctx *ctx)
+{
+	struct class_list cl;
+	struct heat_source src;
+	size_t n = 0;
+
+	if (ctx->tagged && build_classes(ctx, &cl) < 0) {
+		class_list_free(&cl, ctx->n_traces);
+		return ctx->n_traces;
+	}
+	while (heat_source_of(ctx, &cl, n, &src))
+		n++;
+	if (ctx->tagged)
+		class_list_free(&cl, ctx->n_traces);
+	return n ? n : 1;
+}
+
+/*
+ * A trace's heat map cells, counted per cell_s seconds: a trace of finer
+ * cells has its counts scaled up to that span (a count kept at 1 at
+ * least), so that traces of other bin widths compare on one colour bar.
+ */
+static uint32_t *heat_cells(const struct heat_source *src, double lo,
+			    double hi, double cell_s, size_t *cols,
+			    size_t *rows)
+{
+	const struct analysis *a = src->a;
+	size_t g = heatmap_group(a->n_bins), k;
+	double f = cell_s / heat_cell_s(a);
+	uint32_t *cells, *merged;
+	int r = 0;
+
+	cells = latency_cells(src, lo, hi, &r);
+	if (!cells)
+		return NULL;
+	merged = merge_cells(cells, a->n_bins, (size_t)r, g, 1, cols, rows);
+	free(cells);
+	for (k = 0; merged && f > 1 && k < *cols * *rows; k++)
+		if (merged[k])
+			merged[k] = (uint32_t)fmin(UINT32_MAX,
+						   fmax(1, round(merged[k] * f)));
+	return merged;
+}
+
+/* The widest cell and the largest count over every panel's heat map. */
+static int heat_scale(const struct graph_ctx *ctx,
+		      const struct class_list *cl, double lo, double hi,
+		      double *cell_s, uint32_t *max)
+{
+	struct heat_source src;
+	size_t p, k, cols, rows;
+
+	*cell_s = 0;
+	*max = 1;
+	for (p = 0; heat_source_of(ctx, cl, p, &src); p++)
+		if (has_completions(&src))
+			*cell_s = fmax(*cell_s, heat_cell_s(src.a));
+	for (p = 0; heat_source_of(ctx, cl, p, &src); p++) {
+		uint32_t *cells;
+
+		if (!has_completions(&src))
+			continue;
+		cells = heat_cells(&src, lo, hi, *cell_s, &cols, &rows);
+		if (!cells)
+			return -1;
+		for (k = 0; k < cols * rows; k++)
+			if (cells[k] > *max)
+				*max = cells[k];
+		free(cells);
+	}
+	return 0;
+}
+
+/* Heat maps of several traces or tag classes share the latency axis and
+ * the colour bar. */
+static int draw_heatmap_panel(const struct graph_ctx *ctx,
+			      const struct heat_source *src,
+			      struct plot_panel *pp, struct iow_error *err,
+			      double lo, double hi)
+{
+	const struct analysis *a = src->a;
+	size_t g = heatmap_group(a->n_bins), mc, mr;
+	char span[PLOT_LABEL_LEN], label[PLOT_LABEL_LEN + 16];
+	uint32_t *merged, max;
+	double cell_s;
+
+	if (heat_scale(ctx, src->cl, lo, hi, &cell_s, &max) < 0)
+		return iow_fail(err, "out of memory");
+	merged = heat_cells(src, lo, hi, cell_s, &mc, &mr);
+	if (!merged)
+		return iow_fail(err, "out of memory");
+	plot_format_seconds(cell_s, NULL, span, sizeof(span));
+	snprintf(label, sizeof(label), "I/Os per %s", span);
+	plot_heatmap_scale(pp, max);
+	plot_heatmap(pp, merged, (int)mc, (int)mr, analysis_bin_start_s(a, 0),
+		     analysis_bin_start_s(a, mc * g), lo, hi, label);
+	free(merged);
+	return 0;
+}
+
+/* The scatter: each direction (or the tag class) its own raster. */
+static int draw_scatter_panel(const struct graph_ctx *ctx,
+			      const struct heat_source *src,
+			      struct plot_panel *pp, struct iow_error *err,
+			      double lo, double hi)
+{
+	const struct analysis *a = src->a;
+	const char *labels[N_OPS];
+	int colors[N_OPS], rows = 0, d;
+	size_t n_legend = 0;
+	struct heat_source one = *src;
+	uint32_t *cells;
+
+	for (d = 0; d < N_DATA_OPS; d++) {
+		int color;
+
+		if (src->cls < 0) {
+			if (!(src->dirs & (1 << d)) || !d2c_count(a, d))
+				continue;
+			one.dirs = 1 << d;
+			color = dir_color(ctx, src->trace, d);
+			labels[n_legend] = io_op_name(d);
+		} else {
+			if (d)
+				break;
+			color = src->cl->items[src->cls].color;
+			labels[n_legend] = src->cl->items[src->cls].label;
+		}
+		cells = latency_cells(&one, lo, hi, &rows);
+		if (!cells)
+			return iow_fail(err, "out of memory");
+		plot_raster(pp, cells, (int)a->n_bins, rows,
+			    analysis_bin_start_s(a, 0),
+			    analysis_bin_start_s(a, a->n_bins), lo, hi, color);
+		free(cells);
+		colors[n_legend++] = color;
+	}
+	plot_legend(pp, labels, colors, n_legend);
+	return 0;
 }
 
 static int draw_latency_cells(const struct graph_ctx *ctx, size_t panel,
 			      struct plot_panel *pp, struct iow_error *err,
 			      int scatter)
 {
-	const struct analysis *a = trace_analysis(ctx, panel);
-	int dirs = ctx->opts->latency_dirs, rows = 0, d;
-	const char *labels[N_OPS];
-	int colors[N_OPS];
-	size_t n_legend = 0;
-	uint32_t *cells;
+	struct class_list cl;
+	struct heat_source src;
 	double lo, hi;
+	int r = 0;
 
+	if (ctx->tagged && build_classes(ctx, &cl) < 0) {
+		class_list_free(&cl, ctx->n_traces);
+		return iow_fail(err, "out of memory");
+	}
 	plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
-	if (latency_extent(a, dirs, &lo, &hi) < 0) {
+	if (!heat_source_of(ctx, &cl, panel, &src) ||
+	    !has_completions(&src) ||
+	    latency_extent(ctx, ctx->opts->latency_dirs, &lo, &hi) < 0) {
 		plot_panel_note(pp, "no completions in range");
-		return 0;
+	} else {
+		plot_panel_set_y_log(pp, lo, hi);
+		r = scatter ? draw_scatter_panel(ctx, &src, pp, err, lo, hi)
+			    : draw_heatmap_panel(ctx, &src, pp, err, lo, hi);
 	}
-	plot_panel_set_y_log(pp, lo, hi);
-	if (!scatter) {
-		size_t g = heatmap_group(a->n_bins), mc, mr;
-		uint32_t *merged;
+	if (ctx->tagged)
+		class_list_free(&cl, ctx->n_traces);
+	return r;
+}
 
-		cells = latency_cells(a, dirs, lo, hi, &rows);
-		if (!cells)
-			return iow_fail(err, "out of memory");
-		merged = merge_cells(cells, a->n_bins, (size_t)rows, g, 1, &mc,
-				     &mr);
-		free(cells);
-		if (!merged)
-			return iow_fail(err, "out of memory");
-		plot_heatmap(pp, merged, (int)mc, (int)mr,
-			     analysis_bin_start_s(a, 0),
-			     analysis_bin_start_s(a, mc * g), lo, hi, "I/Os");
-		free(merged);
-		return 0;
+/*
+ * The title of panel p of the heat map and scatter: which trace, and
+ * which tag class where the trace is tagged.
+ */
+static void title_heat(const struct graph_ctx *ctx, size_t p, char *buf,
+		       size_t len)
+{
+	const char *title = ctx->graph->title;
+	const char *sum = ctx->multi_device ? " (all devices)" : "";
+	struct class_list cl;
+	struct heat_source src;
+
+	snprintf(buf, len, "%s%s", title, sum);
+	if (ctx->tagged && build_classes(ctx, &cl) < 0) {
+		class_list_free(&cl, ctx->n_traces);
+		return;
 	}
-	/* The scatter: each direction its own density raster. */
-	for (d = 0; d < N_DATA_OPS; d++) {
-		if (!(dirs & (1 << d)) || !d2c_count(a, d))
-			continue;
-		cells = latency_cells(a, 1 << d, lo, hi, &rows);
-		if (!cells)
-			return iow_fail(err, "out of memory");
-		plot_raster(pp, cells, (int)a->n_bins, rows,
-			    analysis_bin_start_s(a, 0),
-			    analysis_bin_start_s(a, a->n_bins), lo, hi,
-			    dir_color(ctx, panel, d));
-		free(cells);
-		labels[n_legend] = io_op_name(d);
-		colors[n_legend++] = dir_color(ctx, panel, d);
+	if (heat_source_of(ctx, &cl, p, &src)) {
+		if (src.cls >= 0)
+			snprintf(buf, len, "%s%s, %s", title, sum,
+				 cl.items[src.cls].label);
+		else if (ctx->n_traces > 1)
+			snprintf(buf, len, "%s%s, %s", title, sum,
+				 ctx->traces[src.trace].label);
 	}
-	plot_legend(pp, labels, colors, n_legend);
-	return 0;
+	if (ctx->tagged)
+		class_list_free(&cl, ctx->n_traces);
 }
 
 static int draw_latency_heatmap(const struct graph_ctx *ctx, size_t panel,
@@ -1254,28 +1714,79 @@ static int draw_latency_scatter(const struct graph_ctx *ctx, size_t panel,
 }
 
 /* Bytes per (time bin, offset row) of one device, as a heat map. */
+/*
+ * Panel p of the offset heat map: a device, and with several traces a
+ * trace of it each (heat maps do not overlay). Fills the device, the
+ * trace and the device's slot in it; 0 when there is no such panel.
+ */
+static int offset_panel(const struct graph_ctx *ctx, size_t p, uint32_t *dev,
+			size_t *trace, long *slot)
+{
+	uint32_t devs[MAX_IO_PANELS];
+	size_t n_devs = io_devices(ctx, devs, MAX_IO_PANELS), i, t, n = 0;
+
+	for (i = 0; i < n_devs; i++)
+		for (t = 0; t < ctx->n_traces; t++) {
+			long d = device_slot(trace_analysis(ctx, t), devs[i]);
+
+			if (d < 0 || n++ != p)
+				continue;
+			*dev = devs[i];
+			*trace = t;
+			*slot = d;
+			return 1;
+		}
+	return 0;
+}
+
+static size_t offset_panels(const struct graph_ctx *ctx)
+{
+	uint32_t dev;
+	size_t t, n = 0;
+	long d;
+
+	while (offset_panel(ctx, n, &dev, &t, &d))
+		n++;
+	return n ? n : 1;
+}
+
+static void title_offset(const struct graph_ctx *ctx, size_t p, char *buf,
+			 size_t len)
+{
+	uint32_t dev;
+	size_t t;
+	long d;
+
+	if (!offset_panel(ctx, p, &dev, &t, &d))
+		snprintf(buf, len, "%s", ctx->graph->title);
+	else if (ctx->n_traces > 1)
+		snprintf(buf, len, "%s, device %u,%u, %s", ctx->graph->title,
+			 blk_dev_major(dev), blk_dev_minor(dev),
+			 ctx->traces[t].label);
+	else
+		snprintf(buf, len, "%s, device %u,%u", ctx->graph->title,
+			 blk_dev_major(dev), blk_dev_minor(dev));
+}
+
 static int draw_offset_heatmap(const struct graph_ctx *ctx, size_t panel,
 			       struct plot_panel *pp, struct iow_error *err)
 {
-	uint32_t devs[MAX_IO_PANELS], *cells;
-	size_t n_devs = io_devices(ctx, devs, MAX_IO_PANELS), i, cols;
-	const struct analysis *a = NULL;
+	uint32_t dev, *cells;
+	size_t i, t, cols;
+	const struct analysis *a;
 	struct iomap_point p;
 	double lo, hi, unit;
 	const char *unit_name;
 	uint64_t row_lo, row_hi;
-	long d = -1;
+	long d;
 
 	plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
-	for (i = 0; panel < n_devs && i < ctx->n_traces && d < 0; i++) {
-		a = trace_analysis(ctx, i);
-		d = device_slot(a, devs[panel]);
-	}
-	if (d < 0) {
+	if (!offset_panel(ctx, panel, &dev, &t, &d)) {
 		plot_panel_note(pp, "no I/O of this action in range");
 		return 0;
 	}
-	io_extent(ctx, devs[panel], &lo, &hi);
+	a = trace_analysis(ctx, t);
+	io_extent(ctx, dev, &lo, &hi);
 	unit = offset_unit(hi, &unit_name);
 	plot_panel_set_y_exact(pp, lo / unit, hi / unit);
 	cols = analysis_map_cols(a);
@@ -1380,7 +1891,7 @@ static int latency_hist_by_tag(const struct graph_ctx *ctx, size_t t,
 
 /* D2C in log2 buckets of microseconds, as biolatency prints it: per op,
  * or per tag class where the trace is tagged. */
-static int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
+static int build_latency_hist_series(const struct graph_ctx *ctx, size_t panel,
 			      struct series_set *out)
 {
 	struct class_list cl;
@@ -1421,6 +1932,15 @@ static int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
 	if (ctx->tagged)
 		class_list_free(&cl, ctx->n_traces);
 	return r;
+}
+
+static int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
+			      struct series_set *out, struct iow_error *err)
+{
+	if (build_latency_hist_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
+	return 0;
 }
 
 /* ---- CPU use (mpstat beside the trace) and fio's bandwidth logs ---- */
@@ -1530,11 +2050,20 @@ static int build_cpu(const struct graph_ctx *ctx, struct series_set *out,
 }
 
 /* The mpstat column comes from the graph's table entry. */
-static int build_cpu_field(const struct graph_ctx *ctx, size_t panel,
+static int build_cpu_field_series(const struct graph_ctx *ctx, size_t panel,
 			   struct series_set *out)
 {
 	(void)panel;
 	return build_cpu(ctx, out, (enum cpustat_field)ctx->graph->field);
+}
+
+static int build_cpu_field(const struct graph_ctx *ctx, size_t panel,
+			   struct series_set *out, struct iow_error *err)
+{
+	if (build_cpu_field_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
+	return 0;
 }
 
 static size_t fio_panels(const struct graph_ctx *ctx)
@@ -1543,7 +2072,7 @@ static size_t fio_panels(const struct graph_ctx *ctx)
 }
 
 /* fio's bandwidth per log and direction, KiB/s drawn as MB/s. */
-static int build_fio(const struct graph_ctx *ctx, size_t panel,
+static int build_fio_series(const struct graph_ctx *ctx, size_t panel,
 		     struct series_set *out)
 {
 	const struct trace_result *r = &ctx->traces[0];
@@ -1585,51 +2114,71 @@ static int build_fio(const struct graph_ctx *ctx, size_t panel,
 	return 0;
 }
 
+static int build_fio(const struct graph_ctx *ctx, size_t panel,
+		     struct series_set *out, struct iow_error *err)
+{
+	if (build_fio_series(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph ? ctx->graph->name : "a graph");
+	return 0;
+}
+
 /* ---- the table ---- */
+
+/* The mpstat columns: a row each, alike but for these. */
+#define CPU_GRAPH(graph, what, label, column, text) \
+	{ .name = graph, .title = "CPU: " what, .y_label = label, \
+	  .help = text, .default_on = 1, .panels = cpu_panels, \
+	  .build = build_cpu_field, .field = column, .csv_x = "time_s", \
+	  .percent = 1, .csv_unit = "pct" }
 
 const struct graph_def graph_table[] = {
 	{ .name = "io", .title = "I/O offsets", .y_label = "offset",
 	  .help = "where on the device I/O went, against time (one panel per device)",
-	  .default_on = 1, .panels = io_panels, .draw = draw_io,
+	  .default_on = 1, .panels = io_panels, .panel_title = title_device,
+	  .draw = draw_io, .export = csv_io_cells,
 	  .y_label_for = io_y_label },
-	{ .name = "tput", .title = "Throughput", .y_label = "MB/s",
+	{ .name = "tput", .title = "Throughput", .y_label = "throughput",
 	  .help = "completed MB per second, reads and writes",
 	  .default_on = 1, .panels = line_panels, .sums_devices = 1,
-	  .build = build_tput },
+	  .build = build_tput,
+	  .y_format = plot_format_mb_per_s, .csv_unit = "mb_per_s" },
 	{ .name = "iops", .title = "IOPS", .y_label = "I/Os per second",
 	  .help = "completed I/Os per second, reads and writes",
 	  .default_on = 1, .panels = line_panels, .sums_devices = 1,
-	  .build = build_iops },
+	  .build = build_iops, .csv_unit = "ios_per_s" },
 	{ .name = "latency", .title = "Device latency (D2C)",
 	  .y_label = "latency",
 	  .help = "D2C mean per bin, with p50-p90-p99 bands and max",
 	  .default_on = 1, .panels = line_panels, .sums_devices = 1,
 	  .build = build_latency,
-	  .y_format = plot_format_ns },
+	  .y_format = plot_format_ns, .csv_unit = "us", .csv_scale = 1e-3 },
 	{ .name = "queue-depth", .title = "Queue depth",
 	  .y_label = "requests in flight",
 	  .help = "requests issued and not completed, time-weighted",
-	  .default_on = 1, .panels = line_panels, .build = build_queue_depth },
+	  .default_on = 1, .panels = line_panels, .build = build_queue_depth,
+	  .csv_unit = "requests" },
 	{ .name = "seeks", .title = "Seeks", .y_label = "seeks per second",
 	  .help = "issued requests not starting where the previous one ended",
-	  .default_on = 1, .panels = line_panels, .build = build_seeks },
+	  .default_on = 1, .panels = line_panels, .build = build_seeks,
+	  .empty_note = "no seeks", .csv_unit = "seeks_per_s" },
 	{ .name = "q2d-d2c", .title = "Where the time goes (Q2D + D2C)",
 	  .y_label = "mean time per I/O",
 	  .help = "mean time in the block layer (Q2D) and device (D2C), stacked",
 	  .panels = line_panels, .sums_devices = 1,
 	  .build = build_q2d_d2c,
-	  .y_format = plot_format_ns },
+	  .y_format = plot_format_ns, .csv_unit = "us", .csv_scale = 1e-3 },
 	{ .name = "latency-heatmap", .title = "Latency heat map (D2C)",
 	  .y_label = "latency",
 	  .help = "completions per time bin and latency bucket (log scale)",
-	  .panels = trace_panels, .sums_devices = 1,
-	  .draw = draw_latency_heatmap,
+	  .panels = heat_panels, .panel_title = title_heat,
+	  .draw = draw_latency_heatmap, .export = csv_latency_cells,
 	  .y_format = plot_format_ns },
 	{ .name = "latency-scatter", .title = "Latency of each I/O (D2C)",
 	  .y_label = "latency",
 	  .help = "every completion at (time, D2C), density-shaded",
-	  .panels = trace_panels, .sums_devices = 1,
-	  .draw = draw_latency_scatter,
+	  .panels = heat_panels, .panel_title = title_heat,
+	  .draw = draw_latency_scatter, .export = csv_latency_cells,
 	  .y_format = plot_format_ns },
 	{ .name = "latency-hist", .title = "Latency histogram (D2C)",
 	  .y_label = "I/Os",
@@ -1637,45 +2186,32 @@ const struct graph_def graph_table[] = {
 	  .panels = line_panels, .sums_devices = 1,
 	  .build = build_latency_hist,
 	  .x_label = "latency", .x_format = plot_format_ns,
-	  .csv_x = "latency_lo_ns" },
+	  .csv_x = "latency_lo_us", .csv_x_scale = 1e-3, .csv_unit = "ios" },
 	{ .name = "offset-heatmap", .title = "Bytes by offset and time",
 	  .y_label = "offset",
 	  .help = "bytes per time bin and offset row, as a heat map",
-	  .panels = io_panels, .draw = draw_offset_heatmap,
+	  .panels = offset_panels, .panel_title = title_offset,
+	  .draw = draw_offset_heatmap, .export = csv_io_cells,
 	  .y_label_for = io_y_label },
-	{ .name = "cpu-sys", .title = "CPU: system time", .y_label = "%sys",
-	  .help = "CPU %sys from NAME.mpstat beside the trace (all, and per-CPU range)",
-	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_field,
-	  .field = CPUSTAT_SYS,
-	  .csv_x = "time_s", .percent = 1 },
-	{ .name = "cpu-io", .title = "CPU: waiting for I/O", .y_label = "%iowait",
-	  .help = "CPU %iowait from NAME.mpstat",
-	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_field,
-	  .field = CPUSTAT_IOWAIT,
-	  .csv_x = "time_s", .percent = 1 },
-	{ .name = "cpu-irq", .title = "CPU: hard interrupts", .y_label = "%irq",
-	  .help = "CPU %irq from NAME.mpstat",
-	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_field,
-	  .field = CPUSTAT_IRQ,
-	  .csv_x = "time_s", .percent = 1 },
-	{ .name = "cpu-soft", .title = "CPU: soft interrupts", .y_label = "%soft",
-	  .help = "CPU %soft from NAME.mpstat",
-	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_field,
-	  .field = CPUSTAT_SOFT,
-	  .csv_x = "time_s", .percent = 1 },
-	{ .name = "cpu-user", .title = "CPU: user time", .y_label = "%usr",
-	  .help = "CPU %usr from NAME.mpstat",
-	  .default_on = 1, .panels = cpu_panels, .build = build_cpu_field,
-	  .field = CPUSTAT_USR,
-	  .csv_x = "time_s", .percent = 1 },
-	{ .name = "fio", .title = "fio bandwidth", .y_label = "MB/s",
+	CPU_GRAPH("cpu-sys", "system time", "%sys", CPUSTAT_SYS,
+		  "CPU %sys from NAME.mpstat beside the trace (all, and per-CPU range)"),
+	CPU_GRAPH("cpu-io", "waiting for I/O", "%iowait", CPUSTAT_IOWAIT,
+		  "CPU %iowait from NAME.mpstat"),
+	CPU_GRAPH("cpu-irq", "hard interrupts", "%irq", CPUSTAT_IRQ,
+		  "CPU %irq from NAME.mpstat"),
+	CPU_GRAPH("cpu-soft", "soft interrupts", "%soft", CPUSTAT_SOFT,
+		  "CPU %soft from NAME.mpstat"),
+	CPU_GRAPH("cpu-user", "user time", "%usr", CPUSTAT_USR,
+		  "CPU %usr from NAME.mpstat"),
+	{ .name = "fio", .title = "fio bandwidth", .y_label = "bandwidth",
 	  .help = "fio's bandwidth logs given with -F (write_bw_log)",
 	  .default_on = 1, .panels = fio_panels, .build = build_fio,
-	  .csv_x = "time_s" },
+	  .y_format = plot_format_mb_per_s,
+	  .csv_x = "time_s", .csv_unit = "mb_per_s" },
 	{ .name = "size", .title = "Request size", .y_label = "KiB",
 	  .help = "request size per bin: median line, p90 band edge",
 	  .panels = line_panels, .sums_devices = 1,
-	  .build = build_size },
+	  .build = build_size, .csv_unit = "kib" },
 };
 const size_t graph_table_len = sizeof(graph_table) / sizeof(graph_table[0]);
 
@@ -1874,6 +2410,83 @@ out:
 	free(hi);
 }
 
+/*
+ * A trace in one bin (--bin-ms longer than the trace) gives one point, at
+ * the bin's middle, maybe past the end of the time axis: it is drawn as
+ * a level across the bin (a bar's top, a band's box) instead. series_add
+ * left room for the second point.
+ */
+static void widen_lone_bin(const struct graph_ctx *ctx,
+			   const struct graph_def *g, struct graph_series *s)
+{
+	const struct analysis *a = trace_analysis(ctx, s->trace);
+	double start, end;
+
+	if (g->x_label || g->csv_x || s->n != 1 || a->n_bins != 1)
+		return;
+	start = analysis_bin_start_s(a, 0);
+	end = start + (double)a->bin_width_ns / 1e9;
+	s->x[0] = fmax(start, ctx->x_min);
+	s->x[1] = fmin(end, ctx->x_max);
+	s->y[1] = s->y[0];
+	s->n = 2;
+}
+
+/* Whether any trace completed I/O, for an empty panel's note. */
+static int any_io(const struct graph_ctx *ctx)
+{
+	size_t t, i;
+
+	for (t = 0; t < ctx->n_traces; t++) {
+		const struct analysis *a = trace_analysis(ctx, t);
+
+		for (i = 0; i < a->n_bins; i++)
+			if (a->bins[i].ios[0] || a->bins[i].ios[1])
+				return 1;
+	}
+	return 0;
+}
+
+/* The p50 band edge (with a p99 after it) drawn with line i, or NULL. */
+static const struct graph_series *band_of_line(const struct series_set *set,
+					       size_t i)
+{
+	const struct graph_series *s = &set->items[i];
+	size_t j;
+
+	for (j = i + 1; j < set->n; j++)
+		if (set->items[j].role == ROLE_P50 &&
+		    set->items[j].trace == s->trace &&
+		    set->items[j].color == s->color)
+			return next_edge(set, j, ROLE_P99) ? &set->items[j]
+							   : NULL;
+	return NULL;
+}
+
+/* Whether p50 band edge i is drawn with a line before it. */
+static int band_has_line(const struct series_set *set, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (set->items[j].role == ROLE_LINE &&
+		    band_of_line(set, j) == &set->items[i])
+			return 1;
+	return 0;
+}
+
+/* Lines with bands (latency): with several traces, their legend names
+ * each line once and says what the bands are in one key. */
+static int any_banded_line(const struct series_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->items[i].role == ROLE_LINE && band_of_line(set, i))
+			return 1;
+	return 0;
+}
+
 static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		      size_t panel, struct plot_panel *pp,
 		      struct iow_error *err)
@@ -1884,11 +2497,14 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	int colors[64];
 	size_t i, n_legend = 0, n_bands;
 	double top;
+	int compact;
 
-	if (g->build(ctx, panel, &set) < 0) {
+	if (g->build(ctx, panel, &set, err) < 0) {
 		series_set_free(&set);
-		return iow_fail(err, "out of memory drawing %s", g->name);
+		return -1;
 	}
+	for (i = 0; i < set.n; i++)
+		widen_lone_bin(ctx, g, &set.items[i]);
 	top = series_y_top(&set);
 	if (g->x_label)
 		set_data_x(pp, &set);
@@ -1899,21 +2515,41 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		plot_panel_set_y(pp, 0, top > 50 ? 100 : top > 0 ? top * 1.05 : 1);
 	else
 		plot_panel_set_y(pp, 0, top > 0 ? top * 1.05 : 1);
-	/* Many classes with bands (tags): one legend entry says what the
-	 * lighter bands are, not one per class. */
+	/* Several traces, or many classes with bands (tags): each line is
+	 * named once and one text says what the bands are. */
 	for (i = 0, n_bands = 0; i < set.n; i++)
 		n_bands += set.items[i].role == ROLE_P50 &&
 			   !series_empty(&set.items[i], g->percent);
-	for (i = 0; i < set.n && n_legend < 63; i++) {
+	compact = (ctx->n_traces > 1 || n_bands > 2) &&
+		  any_banded_line(&set);
+	if (compact)
+		plot_legend_text(pp, "mean line, p50-p90-p99 bands, max");
+	for (i = 0; i < set.n && n_legend < 64; i++) {
 		const struct graph_series *s = &set.items[i], *up;
 		const char *cut;
 
 		if (series_empty(s, g->percent) || s->role == ROLE_P90 ||
 		    s->role == ROLE_P99 || s->role == ROLE_MAX ||
-		    s->role == ROLE_RANGE_HI ||
-		    (s->role == ROLE_P50 && n_bands > 2))
+		    s->role == ROLE_RANGE_HI)
 			continue;
 		labels[n_legend] = s->label;
+		if (compact && s->role == ROLE_P50 && band_has_line(&set, i))
+			continue;
+		if (compact && s->role == ROLE_LINE &&
+		    (up = band_of_line(&set, i))) {
+			/* "run1 read D2C mean", "... p50": "run1 read D2C" */
+			size_t k = 0;
+
+			while (s->label[k] && s->label[k] == up->label[k])
+				k++;
+			while (k > 0 && s->label[k - 1] == ' ')
+				k--;
+			snprintf(band_labels[n_legend], sizeof(band_labels[0]),
+				 "%.*s", (int)k, s->label);
+			labels[n_legend] = band_labels[n_legend];
+			colors[n_legend++] = s->color;
+			continue;
+		}
 		if (s->role == ROLE_P50 && next_edge(&set, i, ROLE_P99)) {
 			cut = strstr(s->label, "p50");
 			snprintf(band_labels[n_legend], sizeof(band_labels[0]),
@@ -1932,10 +2568,6 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		if (labels[n_legend] == band_labels[n_legend])
 			colors[n_legend] = s->color % LIGHTER + LIGHTER;
 		n_legend++;
-	}
-	if (n_bands > 2) {
-		labels[n_legend] = "lighter: D2C p50-p90-p99, max";
-		colors[n_legend++] = OTHER_COLOR + LIGHTER;
 	}
 	plot_legend(pp, labels, colors, n_legend);
 	for (i = 0; i < set.n; i++) {
@@ -1981,7 +2613,8 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	}
 	if (!n_legend)
 		plot_panel_note(pp, g->percent ? "no samples in range" :
-						 "no I/O in range");
+				g->empty_note && any_io(ctx) ? g->empty_note :
+				"no I/O in range");
 	series_set_free(&set);
 	return 0;
 }
@@ -2067,46 +2700,23 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 			struct plot_panel *pp;
 			int ret;
 
-			snprintf(ptitle, sizeof(ptitle), "%s", sel[i]->title);
-			ctx.in_device_panel = 0;
-			if (sel[i]->panels == line_panels && o->per_device) {
+			ctx.graph = sel[i];
+			/* --per-device: line graphs read the panel's device */
+			ctx.in_device_panel = sel[i]->panels == line_panels &&
+					      o->per_device;
+			if (ctx.in_device_panel) {
 				uint32_t devs[MAX_DEVICE_PANELS];
 
-				if (traced_devices(&ctx, devs,
-						   MAX_DEVICE_PANELS) > p) {
-					ctx.in_device_panel = 1;
+				ctx.in_device_panel = traced_devices(
+					&ctx, devs, MAX_DEVICE_PANELS) > p;
+				if (ctx.in_device_panel)
 					ctx.panel_device = devs[p];
-					snprintf(ptitle, sizeof(ptitle),
-						 "%s, device %u,%u",
-						 sel[i]->title,
-						 blk_dev_major(devs[p]),
-						 blk_dev_minor(devs[p]));
-				}
-			} else if (sel[i]->sums_devices && ctx.multi_device) {
-				uint32_t devs[MAX_DEVICE_PANELS];
-
-				snprintf(ptitle, sizeof(ptitle),
-					 "%s (sum of %zu devices)",
-					 sel[i]->title,
-					 traced_devices(&ctx, devs,
-							MAX_DEVICE_PANELS));
 			}
-			if (sel[i]->panels == trace_panels &&
-			    ctx.n_traces > 1) {
-				snprintf(ptitle, sizeof(ptitle), "%s%s, %s",
-					 sel[i]->title, ctx.multi_device ?
-					 " (all devices)" : "",
-					 ctx.traces[p].label);
-			} else if (sel[i]->panels == io_panels) {
-				uint32_t devs[MAX_IO_PANELS];
-
-				if (io_devices(&ctx, devs, MAX_IO_PANELS) > p)
-					snprintf(ptitle, sizeof(ptitle),
-						 "%s, device %u,%u",
-						 sel[i]->title,
-						 blk_dev_major(devs[p]),
-						 blk_dev_minor(devs[p]));
-			}
+			if (sel[i]->panel_title)
+				sel[i]->panel_title(&ctx, p, ptitle,
+						    sizeof(ptitle));
+			else
+				title_line(&ctx, p, ptitle, sizeof(ptitle));
 			pp = plot_panel_add(page, r.x, r.y, r.w, r.h, ptitle,
 					    sel[i]->x_label ? sel[i]->x_label :
 					    "time", sel[i]->y_label_for ?
@@ -2119,7 +2729,6 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 				plot_panel_set_y_format(pp, sel[i]->y_format);
 			if (sel[i]->y_integer)
 				plot_panel_set_y_integer(pp);
-			ctx.graph = sel[i];
 			ret = sel[i]->draw ? sel[i]->draw(&ctx, p, pp, err)
 					   : draw_lines(&ctx, sel[i], p, pp, err);
 			if (layout)

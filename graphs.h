@@ -8,6 +8,7 @@
 #define IOWATCHER_GRAPHS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "error.h"
 #include "options.h"
@@ -76,10 +77,18 @@ struct graph_def {
 	size_t (*panels)(const struct graph_ctx *ctx);
 	/* Line graphs: the series drawn, also what --csv writes. */
 	int (*build)(const struct graph_ctx *ctx, size_t panel,
-		     struct series_set *out);
+		     struct series_set *out, struct iow_error *err);
+	/* What --csv writes of a draw-only graph (no build): rows after a
+	 * header, or -1; NULL: nothing. */
+	long (*export)(FILE *f, const struct graph_ctx *ctx);
 	/* Draws panel i; NULL draws the built series as lines. */
 	int (*draw)(const struct graph_ctx *ctx, size_t panel,
 		    struct plot_panel *pp, struct iow_error *err);
+	/* Panel i's title when it is more than the graph's (a device, a
+	 * trace, a tag class); ctx->graph is the graph. NULL: the line
+	 * graphs' (a device with --per-device, a sum of devices). */
+	void (*panel_title)(const struct graph_ctx *ctx, size_t panel,
+			    char *buf, size_t len);
 	/* The y label when it depends on the data (the io graph's unit). */
 	const char *(*y_label_for)(const struct graph_ctx *ctx, size_t panel);
 	plot_format_fn y_format;	/* NULL: SI numbers */
@@ -89,9 +98,21 @@ struct graph_def {
 	const char *x_label;
 	plot_format_fn x_format;
 	/* Series with x of their own (not the trace's bins): the CSV
-	 * column their x goes in, e.g. "time_s" for mpstat samples. */
+	 * column their x goes in, e.g. "time_s" for mpstat samples, and
+	 * what x is multiplied by in it (0: 1). */
 	const char *csv_x;
+	double csv_x_scale;
+	/*
+	 * The unit of y in the CSV, ending each column's name
+	 * ("read_d2c_mean_us"): one unit per quantity across the files;
+	 * y is multiplied by csv_scale (0: 1) to get there.
+	 */
+	const char *csv_unit;
+	double csv_scale;
 	int percent;		/* y is 0..100 % */
+	/* What an empty panel says when the traces had I/O ("no seeks");
+	 * NULL: "no I/O in range". */
+	const char *empty_note;
 	int field;		/* a parameter for build (the mpstat column) */
 	/* Adds up every device's I/O: its title says so when a trace has
 	 * several (--per-device draws it once per device instead). */

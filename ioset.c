@@ -84,10 +84,16 @@ void *ioset_next(struct ioset *s, void *value)
 		    k->used, k->sector);
 }
 
+/*
+ * Entries under one key sit in their probe run in the order they were
+ * added (an add goes after them, a backward shift keeps their order), so
+ * the first found is the oldest. Growing keeps that: the old table is
+ * walked from an empty slot on, so no run is cut at the table's end.
+ */
 static int ioset_grow(struct ioset *s)
 {
 	struct ioset old = *s;
-	size_t i;
+	size_t i, start = 0, n;
 
 	s->cap = old.cap * 2;
 	s->len = 0;
@@ -96,10 +102,14 @@ static int ioset_grow(struct ioset *s)
 		*s = old;
 		return -1;
 	}
-	for (i = 0; i < old.cap; i++) {
-		struct ioset_key *k = slot_at(&old, i);
+	while (slot_at(&old, start)->used)
+		start++;	/* a table at most half full has an empty slot */
+	for (n = 0; n < old.cap; n++) {
+		struct ioset_key *k;
 		void *v;
 
+		i = (start + n) & (old.cap - 1);
+		k = slot_at(&old, i);
 		if (!k->used)
 			continue;
 		v = ioset_add(s, k->device, k->used - 1, k->sector);

@@ -24,6 +24,7 @@
 #include "child.h"
 #include "graphs.h"
 #include "movie.h"
+#include "outfile.h"
 #include "plot.h"
 #include "utf8.h"
 
@@ -78,7 +79,7 @@ struct movie {
 	pid_t pid;
 	int to_ffmpeg;
 	FILE *ffmpeg_log;
-	char tmp_path[4096];
+	struct outfile out;	/* ffmpeg writes it aside, renamed when whole */
 };
 
 /* ---- containers and encoder arguments ---- */
@@ -416,7 +417,7 @@ static void small_named_graph(struct movie *m, cairo_t *cr, double y,
 	struct series_set s = { 0 };
 
 	m->ctx.graph = def;
-	if (def && def->build && def->build(&m->ctx, 0, &s) == 0)
+	if (def && def->build && def->build(&m->ctx, 0, &s, NULL) == 0)
 		small_graph(m, cr, y, title, &s);
 	series_set_free(&s);
 	m->ctx.graph = NULL;
@@ -802,20 +803,21 @@ static int start_ffmpeg(struct movie *m, struct iow_error *err)
 		"-i", "pipe:3", NULL };
 	struct child_spec c;
 	const char *dot = strrchr(m->o->output, '.');
-	const char *slash = strrchr(m->o->output, '/');
 	int pipefd[2], palfd[2] = { -1, -1 }, n = 0, rc;
 
-	snprintf(m->tmp_path, sizeof(m->tmp_path), "%.*s%s.%s.tmp%ld%s",
-		 slash ? (int)(slash - m->o->output + 1) : 0, m->o->output,
-		 "", slash ? slash + 1 : m->o->output, (long)getpid(),
-		 dot ? dot : "");
+	/* the temporary ends as the output does: ffmpeg picks its format
+	 * by the name, and writes it by name itself */
+	if (outfile_open(&m->out, m->o->output, dot, err) < 0)
+		return -1;
+	close(m->out.fd);
+	m->out.fd = -1;
 	snprintf(size, sizeof(size), "%dx%d", m->w, m->h);
 	snprintf(rate, sizeof(rate), "%d", m->fps);
 	n = add_args(argv, n, frames_in);
 	if (m->container == MOVIE_GIF)
 		n = add_args(argv, n, palette_in);
 	n = add_args(argv, n, enc);
-	argv[n++] = m->tmp_path;
+	argv[n++] = m->out.tmp_path;
 	argv[n] = NULL;
 	m->ffmpeg_log = tmpfile();
 	if (!m->ffmpeg_log || pipe2(pipefd, O_CLOEXEC) < 0)
@@ -1097,8 +1099,7 @@ static void movie_free(struct movie *m)
 {
 	if (m->pid)
 		finish_ffmpeg(m, 1, NULL);
-	if (m->tmp_path[0])
-		unlink(m->tmp_path);
+	outfile_abort(&m->out);
 	if (m->ffmpeg_log)
 		fclose(m->ffmpeg_log);
 	if (m->frame)
@@ -1150,11 +1151,8 @@ int movie_render(const struct options *o, const struct trace_result *traces,
 	}
 	if (finish_ffmpeg(&m, 0, err) < 0)
 		goto out;
-	if (rename(m.tmp_path, o->output) < 0) {
-		iow_fail(err, "%s: %s", o->output, strerror(errno));
+	if (outfile_commit(&m.out, err) < 0)
 		goto out;
-	}
-	m.tmp_path[0] = '\0';
 	ret = 0;
 out:
 	movie_free(&m);

@@ -1,6 +1,6 @@
 /*
  * options.h: everything the command line says, in one struct filled by
- * iowatcher.c and passed down to the stages that need it.
+ * cli.c and passed down to the stages that need it.
  */
 #ifndef IOWATCHER_OPTIONS_H
 #define IOWATCHER_OPTIONS_H
@@ -25,6 +25,7 @@ struct options {
 	const char *output;		/* -o */
 	const char *title;		/* --title */
 	struct analysis_config analysis;
+	int bin_ms;			/* --bin-ms, 0: from the trace */
 	/* graphs */
 	const char *only_graphs[MAX_GRAPH_PICKS];	/* -O */
 	size_t n_only;

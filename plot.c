@@ -16,6 +16,7 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 
+#include "outfile.h"
 #include "plot.h"
 #include "utf8.h"
 
@@ -417,6 +418,78 @@ void plot_format_ns(double value, const struct plot_tick_context *ctx,
 	plot_format_seconds(value / 1e9, &s, buf, len);
 }
 
+/* ---- Units ---- */
+
+static const char *const bytes_unit_names[] = {
+	"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB",
+};
+#define BYTES_UNITS \
+	(int)(sizeof(bytes_unit_names) / sizeof(bytes_unit_names[0]))
+
+int plot_bytes_unit(double max_bytes, int min_power, double *scale)
+{
+	int k = min_power < 0 ? 0 : min_power >= BYTES_UNITS ? BYTES_UNITS - 1
+							     : min_power;
+	double s = pow(1024, k), m = fabs(max_bytes);
+
+	/* Up while the numbers would reach 1000 ("1.18K GiB"). */
+	while (k + 1 < BYTES_UNITS && isfinite(m) &&
+	       m / s >= 1000 * (1 - TICK_EPS)) {
+		s *= 1024;
+		k++;
+	}
+	*scale = s;
+	return k;
+}
+
+const char *plot_bytes_unit_name(int power)
+{
+	if (power < 0 || power >= BYTES_UNITS)
+		return "?";
+	return bytes_unit_names[power];
+}
+
+static const char *const rate_unit_names[] = {
+	"B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s", "EB/s",
+};
+
+void plot_format_bytes_per_s(double value,
+			     const struct plot_tick_context *ctx, char *buf,
+			     size_t len)
+{
+	double m = ctx && !ctx->log ? fmax(fabs(ctx->min), fabs(ctx->max))
+				    : fabs(value);
+	double step = label_step(value, ctx, 3), scale = 1;
+	int k = 0;
+
+	if (!isfinite(value) || !isfinite(m)) {
+		snprintf(buf, len, "%g B/s", value);
+		return;
+	}
+	while (k < 6 && m / scale >= 1000 * (1 - TICK_EPS)) {
+		scale *= 1000;
+		k++;
+	}
+	format_scaled(value, scale, decimals_for(step / scale), " ",
+		      rate_unit_names[k], buf, len);
+}
+
+void plot_format_mb_per_s(double value, const struct plot_tick_context *ctx,
+			  char *buf, size_t len)
+{
+	struct plot_tick_context s;
+
+	if (!ctx) {
+		plot_format_bytes_per_s(value * 1e6, NULL, buf, len);
+		return;
+	}
+	s = *ctx;
+	s.min *= 1e6;
+	s.max *= 1e6;
+	s.step *= 1e6;
+	plot_format_bytes_per_s(value * 1e6, &s, buf, len);
+}
+
 static int labels_repeat(char labels[][PLOT_LABEL_LEN], int n)
 {
 	int i;
@@ -528,6 +601,7 @@ struct plot_rgb plot_ramp(double t)
 #define Y_LABEL_GAP	4.0
 #define LEGEND_SWATCH	10.0
 #define LEGEND_GAP	16.0	/* between legend entries */
+#define LEGEND_MAX_SHARE 0.2	/* of a panel's height, in rows of legend */
 #define COLORBAR_W	96.0
 #define COLORBAR_H	9.0
 #define TEXT_MAX	1024	/* a label with bad UTF-8 is repaired up to this */
@@ -672,19 +746,21 @@ struct plot_axis {
 struct legend_entry {
 	char *label;
 	int color_index;
+	int mix_index;		/* -1, or the colour it mixes with */
+	int text_only;		/* no swatch: a key to the line styles */
 };
 
 /* Rasters waiting to be painted: see rasters_flush. */
 struct raster_layer {
 	uint32_t *counts;
 	int color_index;
+	int cols, rows;
+	double box[4];			/* x0, x1, y0, y1 */
 };
 
 struct raster_stack {
 	struct raster_layer *layers;
 	size_t n;
-	int cols, rows;
-	double box[4];			/* x0, x1, y0, y1 */
 };
 
 struct plot_panel {
@@ -697,8 +773,11 @@ struct plot_panel {
 	int legend_rows;		/* rows reserved below the title */
 	struct legend_entry *legend;
 	size_t n_legend;
+	size_t legend_shown;		/* entries on those rows ... */
+	char legend_more[32];		/* ... then "+N more", or "" */
 	int has_colorbar;
 	double colorbar_max;
+	uint32_t heat_max;		/* plot_heatmap_scale; 0: its own */
 	char *colorbar_label;
 	struct raster_stack rasters;
 };
@@ -710,9 +789,8 @@ struct plot_page {
 	cairo_t *cr;
 	enum plot_format fmt;
 	double width, height;
-	char *path, *tmp_path;
-	int fd;
-	int tmp_created;
+	char *path;
+	struct outfile out;	/* written aside, renamed when whole */
 	int write_errno;
 	size_t out_len;
 	unsigned char *out_buf;
@@ -759,7 +837,7 @@ static int flush_out(struct plot_page *p)
 	ssize_t w;
 
 	while (done < p->out_len) {
-		w = write(p->fd, p->out_buf + done, p->out_len - done);
+		w = write(p->out.fd, p->out_buf + done, p->out_len - done);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {
@@ -792,33 +870,6 @@ static cairo_status_t page_write(void *closure, const unsigned char *data,
 		len -= chunk;
 	}
 	return CAIRO_STATUS_SUCCESS;
-}
-
-/* Creates path.tmp<pid>-<n> exclusively; the name goes in p->tmp_path. */
-static int open_tmp(struct plot_page *p, struct iow_error *err)
-{
-	size_t len = strlen(p->path) + 40;
-	struct timespec ts;
-	int attempt;
-
-	p->tmp_path = malloc(len);
-	if (!p->tmp_path)
-		return iow_fail(err, "%s: out of memory", p->path);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	for (attempt = 0; attempt < 100; attempt++) {
-		snprintf(p->tmp_path, len, "%s.tmp%d-%lx", p->path,
-			 (int)getpid(), (unsigned long)ts.tv_nsec + attempt);
-		p->fd = open(p->tmp_path,
-			     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (p->fd >= 0) {
-			p->tmp_created = 1;
-			return 0;
-		}
-		if (errno != EEXIST)
-			break;
-	}
-	return iow_fail(err, "%s: cannot create %s: %s", p->path,
-			p->tmp_path, strerror(errno));
 }
 
 static cairo_surface_t *create_surface(struct plot_page *p)
@@ -906,7 +957,7 @@ struct plot_page *plot_page_open(const char *path, enum plot_format fmt,
 	}
 	p = calloc(1, sizeof(*p));
 	if (p)
-		p->fd = -1;
+		p->out.fd = -1;
 	if (!p || !(p->path = strdup(path)) ||
 	    !(p->out_buf = malloc(OUT_BUF_SIZE))) {
 		iow_fail(err, "%s: out of memory", path);
@@ -916,7 +967,8 @@ struct plot_page *plot_page_open(const char *path, enum plot_format fmt,
 	p->fmt = fmt;
 	p->width = width;
 	p->height = height;
-	if (open_tmp(p, err) || page_start(p, title, err)) {
+	if (outfile_open(&p->out, p->path, NULL, err) ||
+	    page_start(p, title, err)) {
 		plot_page_abort(p);
 		return NULL;
 	}
@@ -955,10 +1007,8 @@ static void page_free(struct plot_page *p)
 		cairo_destroy(p->cr);
 	if (p->surface)
 		cairo_surface_destroy(p->surface);
-	if (p->fd >= 0)
-		close(p->fd);
+	outfile_abort(&p->out);
 	free(p->out_buf);
-	free(p->tmp_path);
 	free(p->path);
 	free(p);
 }
@@ -967,8 +1017,6 @@ void plot_page_abort(struct plot_page *p)
 {
 	if (!p)
 		return;
-	if (p->tmp_created)
-		unlink(p->tmp_path);
 	page_free(p);
 }
 
@@ -1264,38 +1312,60 @@ static void draw_swatch(cairo_t *cr, double x, double y_mid,
 	cairo_fill(cr);
 }
 
+static struct plot_rgb raster_mix(int a, int b);
+
 static double legend_entry_width(cairo_t *cr, const struct legend_entry *e)
 {
 	use_font(cr, FONT_LEGEND);
-	return LEGEND_SWATCH + 5 + text_width(cr, e->label);
+	return (e->text_only ? 0 : LEGEND_SWATCH + 5) +
+	       text_width(cr, e->label);
+}
+
+static void draw_legend_entry(cairo_t *cr, const struct legend_entry *e,
+			      double x, double y_mid)
+{
+	if (!e->text_only) {
+		draw_swatch(cr, x, y_mid, e->mix_index < 0 ?
+			    plot_color(e->color_index) :
+			    raster_mix(e->color_index, e->mix_index));
+		x += LEGEND_SWATCH + 5;
+	}
+	use_font(cr, FONT_LEGEND);
+	draw_text_mid(cr, x, y_mid, e->label, 0);
 }
 
 /*
  * Lays out the first n legend entries from x on lines row_h apart,
- * wrapping before right; draws them if draw. Returns the lines used.
+ * wrapping before right, then more (if not NULL or ""); draws them if
+ * draw. Returns the lines used.
  */
 static int legend_lines(struct plot_panel *pp, size_t n, double x,
-			double y_mid, double right, double row_h, int draw)
+			double y_mid, double right, double row_h, int draw,
+			const char *more)
 {
 	cairo_t *cr = pp->page->cr;
 	double x0 = x, w;
 	int lines = 1;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		w = legend_entry_width(cr, &pp->legend[i]);
+	for (i = 0; i <= n; i++) {
+		if (i == n && !(more && *more))
+			break;
+		if (i < n) {
+			w = legend_entry_width(cr, &pp->legend[i]);
+		} else {
+			use_font(cr, FONT_LEGEND);
+			w = text_width(cr, more);
+		}
 		if (x + w > right && x > x0) {
 			x = x0;
 			y_mid += row_h;
 			lines++;
 		}
-		if (draw) {
-			draw_swatch(cr, x, y_mid,
-				    plot_color(pp->legend[i].color_index));
-			use_font(cr, FONT_LEGEND);
-			draw_text_mid(cr, x + LEGEND_SWATCH + 5, y_mid,
-				      pp->legend[i].label, 0);
-		}
+		if (draw && i < n)
+			draw_legend_entry(cr, &pp->legend[i], x, y_mid);
+		else if (draw)
+			draw_text_mid(cr, x, y_mid, more, 0);
 		x += w + LEGEND_GAP;
 	}
 	return lines;
@@ -1322,15 +1392,41 @@ static double title_width(cairo_t *cr, const struct plot_panel *pp)
 	return text_width(cr, pp->title);
 }
 
-/* Rows needed below the title when the legend does not fit beside it. */
+/*
+ * Rows needed below the title when the legend does not fit beside it: at
+ * most LEGEND_MAX_SHARE of the panel, the entries that do not fit
+ * counted as "+N more" (seven traces' latency legend took 70% of it).
+ */
 static int legend_rows_needed(cairo_t *cr, struct plot_panel *pp)
 {
 	double room = pp->box.w - 2 * PAD;
 	double w = legend_line_width(cr, pp, pp->n_legend);
+	int rows, cap;
+	size_t k = pp->n_legend;
 
+	pp->legend_shown = pp->n_legend;
+	pp->legend_more[0] = '\0';
 	if (!pp->n_legend || w <= room - title_width(cr, pp) - LEGEND_GAP)
 		return 0;
-	return legend_lines(pp, pp->n_legend, 0, 0, room, 0, 0);
+	rows = legend_lines(pp, pp->n_legend, 0, 0, room, 0, 0, NULL);
+	use_font(cr, FONT_LEGEND);
+	cap = (int)(pp->box.h * LEGEND_MAX_SHARE / (line_height(cr) + 4));
+	if (cap < 1)
+		cap = 1;
+	if (rows <= cap)
+		return rows;
+	while (k > 0) {
+		snprintf(pp->legend_more, sizeof(pp->legend_more),
+			 "+%zu more", pp->n_legend - k);
+		if (k < pp->n_legend &&
+		    legend_lines(pp, k, 0, 0, room, 0, 0, pp->legend_more) <= cap)
+			break;
+		k--;
+	}
+	snprintf(pp->legend_more, sizeof(pp->legend_more), "+%zu more",
+		 pp->n_legend - k);
+	pp->legend_shown = k;
+	return cap;
 }
 
 static double top_margin(cairo_t *cr, struct plot_panel *pp)
@@ -1689,7 +1785,7 @@ static double legend_beside(struct plot_panel *pp, double right, double y_mid,
 	if (!draw)
 		return w;
 	x = right - w;
-	legend_lines(pp, k, x, y_mid, right + 1, 0, 1);
+	legend_lines(pp, k, x, y_mid, right + 1, 0, 1, NULL);
 	if (*more) {
 		use_font(cr, FONT_LEGEND);
 		draw_text_mid(cr, right, y_mid, more, 1);
@@ -1735,8 +1831,9 @@ static void draw_title_row(struct plot_panel *pp)
 	use_font(cr, FONT_LEGEND);
 	legend_h = line_height(cr) + 4;
 	if (pp->n_legend && pp->legend_rows)
-		legend_lines(pp, pp->n_legend, left, pp->box.y + PAD + title_h +
-			     2 + legend_h / 2, right, legend_h, 1);
+		legend_lines(pp, pp->legend_shown, left, pp->box.y + PAD +
+			     title_h + 2 + legend_h / 2, right, legend_h, 1,
+			     pp->legend_more);
 }
 
 static void panel_decorate(struct plot_panel *pp)
@@ -2093,7 +2190,7 @@ static int grid_merge(const struct grid *src, int fx, int fy, struct grid *dst)
 /* 0 for a count of 1, 1 for the largest, log-spaced between. */
 static double count_level(uint32_t count, uint32_t max)
 {
-	if (max <= 1)
+	if (max <= 1 || count >= max)
 		return 1;
 	return log((double)count) / log((double)max);
 }
@@ -2121,11 +2218,11 @@ static uint32_t cell_pixel(uint32_t count, uint32_t max, int color_index,
 			(RASTER_ALPHA_MAX - RASTER_ALPHA_MIN) * t);
 }
 
-/* An image of the grid, top row last; NULL when out of memory. */
+/* An image of the grid, top row last, coloured from 1 to max (0: the
+ * grid's own largest count); NULL when out of memory. */
 static cairo_surface_t *grid_image(const struct grid *g, int color_index,
-				   int heat)
+				   int heat, uint32_t max)
 {
-	uint32_t max = max_count(g);
 	cairo_surface_t *img;
 	unsigned char *data;
 	uint32_t *line;
@@ -2136,6 +2233,8 @@ static cairo_surface_t *grid_image(const struct grid *g, int color_index,
 		cairo_surface_destroy(img);
 		return NULL;
 	}
+	if (!max)
+		max = max_count(g);
 	cairo_surface_flush(img);
 	data = cairo_image_surface_get_data(img);
 	stride = cairo_image_surface_get_stride(img);
@@ -2257,8 +2356,8 @@ static cairo_surface_t *merged_image(struct plot_panel *pp,
 		return NULL;
 	}
 	if (max)
-		*max = max_count(shown);
-	img = grid_image(shown, color_index, heat);
+		*max = pp->heat_max ? pp->heat_max : max_count(shown);
+	img = grid_image(shown, color_index, heat, heat ? pp->heat_max : 0);
 	if (!img)
 		page_fail(pp->page, "out of memory for a raster");
 	return img;
@@ -2309,15 +2408,51 @@ static size_t occupied_cells(const struct grid *g)
  * of the plot. Returns 1 if it drew them.
  */
 #define SPARSE_DOT_RADIUS	2.6
+#define SPARSE_DOT_ALPHA	0.85
+
+/* Colour c at alpha over white, opaque. */
+static struct plot_rgb on_white(struct plot_rgb c, double alpha)
+{
+	return rgb_mix(rgb_hex(0xFFFFFF), c, alpha);
+}
+
+/*
+ * What a cell of both a and b looks like: their tints multiplied, as the
+ * dots and the image of a busy cell draw it; the legend's swatch for it.
+ */
+static struct plot_rgb raster_mix(int a, int b)
+{
+	struct plot_rgb x = on_white(plot_color(a), SPARSE_DOT_ALPHA);
+	struct plot_rgb y = on_white(plot_color(b), SPARSE_DOT_ALPHA);
+	struct plot_rgb m = { x.r * y.r, x.g * y.g, x.b * y.b };
+
+	return m;
+}
 #define SPARSE_MAX_COVER	0.12	/* of the plot area, in dots */
 
+/*
+ * A dot whose cell centre v is in [lo, lo + len] goes in *out, moved in
+ * from the frame by up to its radius so that it shows whole (I/O at the
+ * first instant or the lowest offset was half hidden); 0 for a centre
+ * outside, which is not drawn.
+ */
+static int dot_inside(double v, double lo, double len, double *out)
+{
+	if (v < lo || v > lo + len)
+		return 0;
+	*out = len < 2 * SPARSE_DOT_RADIUS ? lo + len / 2 :
+	       fmin(fmax(v, lo + SPARSE_DOT_RADIUS),
+		    lo + len - SPARSE_DOT_RADIUS);
+	return 1;
+}
+
 static int rasters_sparse(struct plot_panel *pp, const struct cells_px *at,
+			  const struct raster_layer *layers, size_t n_layers,
 			  const struct grid *merged, int fx, int fy)
 {
-	struct raster_stack *rs = &pp->rasters;
 	cairo_t *cr = pp->page->cr;
-	double cell_w = at->width * fx / rs->cols;
-	double cell_h = at->height * fy / rs->rows;
+	double cell_w = at->width * fx / layers[0].cols;
+	double cell_h = at->height * fy / layers[0].rows, x, y;
 	size_t i, n = 0;
 	int r, c;
 
@@ -2325,62 +2460,78 @@ static int rasters_sparse(struct plot_panel *pp, const struct cells_px *at,
 	if (fabs(cell_w) >= 2 * SPARSE_DOT_RADIUS &&
 	    fabs(cell_h) >= 2 * SPARSE_DOT_RADIUS)
 		return 0;
-	for (i = 0; i < rs->n; i++)
+	for (i = 0; i < n_layers; i++)
 		n += occupied_cells(&merged[i]);
+	/* The plot's area, not the grid's: a trace far shorter than the
+	 * axis has a grid a pixel wide, which dots still show. */
 	if (n * M_PI * SPARSE_DOT_RADIUS * SPARSE_DOT_RADIUS >
-	    SPARSE_MAX_COVER * fabs(at->width * at->height))
+	    SPARSE_MAX_COVER * pp->area.w * pp->area.h)
 		return 0;
 	cairo_save(cr);
 	cairo_rectangle(cr, pp->area.x, pp->area.y, pp->area.w, pp->area.h);
 	cairo_clip(cr);
-	for (i = 0; i < rs->n; i++) {
-		struct plot_rgb rgb = plot_color(rs->layers[i].color_index);
-		const struct grid *g = &merged[i];
+	for (r = 0; r < merged[0].rows; r++)
+		for (c = 0; c < merged[0].cols; c++) {
+			struct plot_rgb rgb = { 1, 1, 1 };
+			size_t cell = (size_t)r * merged[0].cols + c, k = 0;
 
-		cairo_set_source_rgba(cr, rgb.r, rgb.g, rgb.b, 0.85);
-		for (r = 0; r < g->rows; r++)
-			for (c = 0; c < g->cols; c++) {
-				if (!g->counts[(size_t)r * g->cols + c])
+			/* Classes sharing a cell multiply, as in the image. */
+			for (i = 0; i < n_layers; i++) {
+				struct plot_rgb t;
+
+				if (!merged[i].counts[cell])
 					continue;
-				cairo_new_sub_path(cr);
-				cairo_arc(cr, at->left + (c + 0.5) * cell_w,
-					  at->bottom - (r + 0.5) * cell_h,
-					  SPARSE_DOT_RADIUS, 0, 2 * M_PI);
+				t = on_white(plot_color(layers[i].color_index),
+					     SPARSE_DOT_ALPHA);
+				rgb.r *= t.r;
+				rgb.g *= t.g;
+				rgb.b *= t.b;
+				k++;
 			}
-		cairo_fill(cr);
-	}
+			if (!k ||
+			    !dot_inside(at->left + (c + 0.5) * cell_w,
+					pp->area.x, pp->area.w, &x) ||
+			    !dot_inside(at->bottom - (r + 0.5) * cell_h,
+					pp->area.y, pp->area.h, &y))
+				continue;
+			cairo_new_sub_path(cr);
+			cairo_arc(cr, x, y, SPARSE_DOT_RADIUS, 0, 2 * M_PI);
+			set_rgba(cr, rgb, 1);
+			cairo_fill(cr);
+		}
 	cairo_restore(cr);
 	return 1;
 }
 
-/* Every layer merged once, then drawn as dots or as one image. */
-static void rasters_flush(struct plot_panel *pp)
+/* Layers on one grid, merged once, then drawn as dots or as one image. */
+static void rasters_paint_grid(struct plot_panel *pp,
+			       const struct raster_layer *layers, size_t n)
 {
-	struct raster_stack *rs = &pp->rasters;
+	struct grid g = { NULL, layers[0].cols, layers[0].rows };
 	cairo_surface_t *acc = NULL, *img;
-	struct grid g = { NULL, rs->cols, rs->rows }, *merged = NULL;
+	struct grid *merged = NULL;
 	struct cells_px at;
 	size_t i;
 	int fx, fy;
 
-	if (!rs->n || cells_place(pp, rs->box, &at))
-		goto out;
-	fx = merge_factor(rs->cols, at.width);
-	fy = merge_factor(rs->rows, at.height);
-	merged = calloc(rs->n, sizeof(*merged));
-	for (i = 0; merged && i < rs->n; i++) {
-		g.counts = rs->layers[i].counts;
+	if (cells_place(pp, layers[0].box, &at))
+		return;
+	fx = merge_factor(g.cols, at.width);
+	fy = merge_factor(g.rows, at.height);
+	merged = calloc(n, sizeof(*merged));
+	for (i = 0; merged && i < n; i++) {
+		g.counts = layers[i].counts;
 		if (grid_merge(&g, fx, fy, &merged[i]))
 			break;
 	}
-	if (!merged || i < rs->n) {
+	if (!merged || i < n) {
 		page_fail(pp->page, "out of memory for a raster");
 		goto out;
 	}
-	if (rasters_sparse(pp, &at, merged, fx, fy))
+	if (rasters_sparse(pp, &at, layers, n, merged, fx, fy))
 		goto out;
-	for (i = 0; i < rs->n; i++) {
-		img = grid_image(&merged[i], rs->layers[i].color_index, 0);
+	for (i = 0; i < n; i++) {
+		img = grid_image(&merged[i], layers[i].color_index, 0, 0);
 		if (!img) {
 			page_fail(pp->page, "out of memory for a raster");
 			break;
@@ -2397,30 +2548,50 @@ static void rasters_flush(struct plot_panel *pp)
 		cairo_surface_destroy(acc);
 	}
 out:
-	for (i = 0; merged && i < rs->n; i++)
+	for (i = 0; merged && i < n; i++)
 		free(merged[i].counts);
 	free(merged);
+}
+
+static int same_grid(const struct raster_layer *a, int cols, int rows,
+		     const double *box)
+{
+	return a->cols == cols && a->rows == rows &&
+	       memcmp(a->box, box, sizeof(a->box)) == 0;
+}
+
+/*
+ * Each run of layers on one grid is painted as one, in the order given.
+ * Called only once the panel is laid out (a series or the page's close):
+ * before that the plot area has no size, and a grid flushed then (the
+ * first of two traces, whose I/O maps have columns of their own) would
+ * be lost.
+ */
+static void rasters_flush(struct plot_panel *pp)
+{
+	struct raster_stack *rs = &pp->rasters;
+	size_t i, j;
+
+	for (i = 0; i < rs->n; i = j) {
+		const struct raster_layer *l = &rs->layers[i];
+
+		for (j = i + 1; j < rs->n &&
+		     same_grid(&rs->layers[j], l->cols, l->rows, l->box); j++)
+			;
+		rasters_paint_grid(pp, l, j - i);
+	}
 	rasters_clear(rs);
 }
 
-static int same_grid(const struct raster_stack *rs, int cols, int rows,
-		     const double *box)
-{
-	return rs->n && rs->cols == cols && rs->rows == rows &&
-	       memcmp(rs->box, box, sizeof(rs->box)) == 0;
-}
-
-/* Copies counts onto the stack, flushing a stack on another grid first. */
+/* Copies counts onto the stack, to be painted by rasters_flush. */
 static int rasters_add(struct plot_panel *pp, const uint32_t *counts,
 		       int cols, int rows, const double *box, int color_index)
 {
 	struct raster_stack *rs = &pp->rasters;
 	size_t n = (size_t)cols * rows;
-	struct raster_layer *more;
+	struct raster_layer *more, *l;
 	uint32_t *copy;
 
-	if (!same_grid(rs, cols, rows, box))
-		rasters_flush(pp);
 	copy = malloc(n * sizeof(*copy));
 	more = copy ? realloc(rs->layers, (rs->n + 1) * sizeof(*more)) : NULL;
 	if (!more) {
@@ -2429,11 +2600,12 @@ static int rasters_add(struct plot_panel *pp, const uint32_t *counts,
 	}
 	memcpy(copy, counts, n * sizeof(*copy));
 	rs->layers = more;
-	rs->layers[rs->n].counts = copy;
-	rs->layers[rs->n++].color_index = color_index;
-	rs->cols = cols;
-	rs->rows = rows;
-	memcpy(rs->box, box, sizeof(rs->box));
+	l = &rs->layers[rs->n++];
+	l->counts = copy;
+	l->color_index = color_index;
+	l->cols = cols;
+	l->rows = rows;
+	memcpy(l->box, box, sizeof(l->box));
 	return 0;
 }
 
@@ -2454,6 +2626,12 @@ void plot_raster(struct plot_panel *pp, const uint32_t *counts, int cols,
 		return;
 	if (rasters_add(pp, counts, cols, rows, box, color_index))
 		page_fail(pp->page, "out of memory for a raster");
+}
+
+void plot_heatmap_scale(struct plot_panel *pp, uint32_t max)
+{
+	if (pp)
+		pp->heat_max = max;
 }
 
 static void set_colorbar(struct plot_panel *pp, uint32_t max,
@@ -2496,29 +2674,57 @@ void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
 
 /* ---- Legend and text ---- */
 
+static struct legend_entry *legend_add(struct plot_panel *pp,
+				       const char *label, int color_index)
+{
+	struct legend_entry *more, *e;
+
+	more = realloc(pp->legend, (pp->n_legend + 1) * sizeof(*more));
+	if (!more) {
+		page_fail(pp->page, "out of memory");
+		return NULL;
+	}
+	pp->legend = more;
+	e = &more[pp->n_legend];
+	e->label = strdup(label ? label : "");
+	e->color_index = color_index;
+	e->mix_index = -1;
+	e->text_only = 0;
+	if (!e->label) {
+		page_fail(pp->page, "out of memory");
+		return NULL;
+	}
+	pp->n_legend++;
+	return e;
+}
+
 void plot_legend(struct plot_panel *pp, const char *const *labels,
 		 const int *color_indexes, size_t n)
 {
-	struct legend_entry *more;
 	size_t i;
 
 	if (!pp || !labels || !color_indexes || !n)
 		return;
-	more = realloc(pp->legend, (pp->n_legend + n) * sizeof(*more));
-	if (!more) {
-		page_fail(pp->page, "out of memory");
-		return;
-	}
-	pp->legend = more;
-	for (i = 0; i < n; i++) {
-		more[pp->n_legend].label = strdup(labels[i] ? labels[i] : "");
-		more[pp->n_legend].color_index = color_indexes[i];
-		if (!more[pp->n_legend].label) {
-			page_fail(pp->page, "out of memory");
+	for (i = 0; i < n; i++)
+		if (!legend_add(pp, labels[i], color_indexes[i]))
 			return;
-		}
-		pp->n_legend++;
-	}
+}
+
+void plot_legend_mix(struct plot_panel *pp, const char *label, int color_a,
+		     int color_b)
+{
+	struct legend_entry *e = pp ? legend_add(pp, label, color_a) : NULL;
+
+	if (e)
+		e->mix_index = color_b;
+}
+
+void plot_legend_text(struct plot_panel *pp, const char *text)
+{
+	struct legend_entry *e = pp ? legend_add(pp, text, 0) : NULL;
+
+	if (e)
+		e->text_only = 1;
 }
 
 void plot_panel_note(struct plot_panel *pp, const char *text)
@@ -2554,7 +2760,8 @@ void plot_text(struct plot_panel *pp, double x, double y, const char *text,
 
 static int write_failure(struct plot_page *p, struct iow_error *err)
 {
-	return iow_fail(err, "%s: cannot write %s: %s", p->path, p->tmp_path,
+	return iow_fail(err, "%s: cannot write %s: %s", p->path,
+			p->out.tmp_path,
 			strerror(p->write_errno ? p->write_errno : EIO));
 }
 
@@ -2588,46 +2795,6 @@ static int page_render(struct plot_page *p, struct iow_error *err)
 	return 0;
 }
 
-/* Flushes, syncs and closes the temporary file. */
-static int page_sync(struct plot_page *p, struct iow_error *err)
-{
-	int fd = p->fd, rc = 0;
-
-	if (flush_out(p))
-		return write_failure(p, err);
-	p->fd = -1;
-	if (fsync(fd)) {
-		p->write_errno = errno;
-		rc = -1;
-	}
-	if (close(fd) && !rc) {
-		p->write_errno = errno;
-		rc = -1;
-	}
-	return rc ? write_failure(p, err) : 0;
-}
-
-/* Best effort: makes the rename itself survive a crash. */
-static void sync_dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir;
-	int fd;
-
-	if (!slash)
-		dir = strdup(".");
-	else
-		dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
-	if (!dir)
-		return;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	free(dir);
-}
-
 int plot_page_close(struct plot_page *p, struct iow_error *err)
 {
 	int rc;
@@ -2635,17 +2802,10 @@ int plot_page_close(struct plot_page *p, struct iow_error *err)
 	if (!p)
 		return iow_fail(err, "plot_page_close: no page");
 	rc = page_render(p, err);
+	if (!rc && flush_out(p))
+		rc = write_failure(p, err);
 	if (!rc)
-		rc = page_sync(p, err);
-	if (!rc && iow_interrupted)
-		rc = iow_fail(err, "%s: interrupted", p->path);
-	if (!rc && rename(p->tmp_path, p->path))
-		rc = iow_fail(err, "%s: cannot rename %s into place: %s",
-			      p->path, p->tmp_path, strerror(errno));
-	if (rc)
-		unlink(p->tmp_path);
-	else
-		sync_dir_of(p->path);
+		rc = outfile_commit(&p->out, err);
 	page_free(p);
 	return rc;
 }

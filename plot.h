@@ -106,6 +106,29 @@ void plot_format_ns(double value, const struct plot_tick_context *ctx,
 		    char *buf, size_t len);
 
 /*
+ * The binary unit for an axis of bytes reaching max_bytes: the smallest,
+ * from 1024^min_power up (0 bytes, 1 KiB, 2 MiB ... 6 EiB), in which the
+ * numbers stay below 1000, so a label never reads "1.18K GiB". Returns
+ * the power; *scale gets the unit in bytes.
+ */
+int plot_bytes_unit(double max_bytes, int min_power, double *scale);
+/* "bytes", "KiB", "MiB" ... "EiB" for a power from plot_bytes_unit. */
+const char *plot_bytes_unit_name(int power);
+
+/*
+ * Rates in bytes per second with decimal units, as plot_format_seconds
+ * does for time: one unit from a linear axis's range, the smallest in
+ * which its numbers stay below 1000 ("500 MB/s", "1.5 GB/s", not
+ * "1.5K MB/s"); a unit per value on a log axis.
+ */
+void plot_format_bytes_per_s(double value,
+			     const struct plot_tick_context *ctx, char *buf,
+			     size_t len);
+/* Values in MB/s (10^6 bytes), labelled as plot_format_bytes_per_s does. */
+void plot_format_mb_per_s(double value, const struct plot_tick_context *ctx,
+			  char *buf, size_t len);
+
+/*
  * Formats n tick labels with fn (plot_format_si if NULL). If two
  * adjacent labels come out equal (a formatter with too few digits),
  * all are redone with plain numbers and enough digits to tell apart.
@@ -241,6 +264,9 @@ void plot_points(struct plot_panel *pp, const double *x, const double *y,
  * successive rasters on the same grid and box multiply together (a cell
  * with reads and writes shows a mix of both colours, whatever the order)
  * and are painted once, before the next other series or at close.
+ * Rasters on other grids (another trace's I/O map) wait as well and are
+ * painted in turn, each grid over the ones before. A sparse raster of
+ * small cells is drawn as dots, moved in from the frame to show whole.
  */
 void plot_raster(struct plot_panel *pp, const uint32_t *counts, int cols,
 		 int rows, double x0, double x1, double y0, double y1,
@@ -257,14 +283,32 @@ void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
 		  const char *count_label);
 
 /*
+ * Heat maps drawn after this on the panel are coloured from 1 to max, the
+ * colour bar too, not from 1 to their own largest count: panels given
+ * the same max compare (counts above it take the top colour). 0 undoes.
+ */
+void plot_heatmap_scale(struct plot_panel *pp, uint32_t max);
+
+/*
  * Swatches and labels above the plot area: beside the title if they fit,
  * else on rows of their own below it. Called once the layout is fixed
  * (after plot_panel_draw_axes or a series other than plot_raster), the
  * legend shares the title's row: the title gives way down to 40% of it
- * and entries that still do not fit are counted as "+N more".
+ * and entries that still do not fit are counted as "+N more". Rows of
+ * its own take at most a fifth of the panel, the rest "+N more" too.
  */
 void plot_legend(struct plot_panel *pp, const char *const *labels,
 		 const int *color_indexes, size_t n);
+
+/*
+ * A legend entry for raster cells that hold both colour a and colour b
+ * (reads and writes in one cell): its swatch is the mix drawn there.
+ */
+void plot_legend_mix(struct plot_panel *pp, const char *label, int color_a,
+		     int color_b);
+
+/* A legend entry of text alone: a key to what the lines and bands are. */
+void plot_legend_text(struct plot_panel *pp, const char *text);
 
 /* A note centred in the plot area, e.g. "no data in range". */
 void plot_panel_note(struct plot_panel *pp, const char *text);

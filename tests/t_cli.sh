@@ -67,7 +67,7 @@ says "-h 100: refused, naming the minimum" 2 \
 	"iowatcher: -h 100: a height in pixels from 150 (the lowest graph that can be drawn) to 20000" \
 	-t "$S" -h 100 -o x.svg
 "$IOW" -t "$S" -w 200 -h 150 -O tput -o "$TMP/min.png"; rc=$?
-check "the smallest size draws (exit $rc)" [ $rc = 0 ] && [ -s "$TMP/min.png" ]
+check "the smallest size draws (exit $rc)" [ $rc = 0 -a -s "$TMP/min.png" ]
 check "  and shows the writes" [ "$("$TOP/tests/tools/pngprobe" "$TMP/min.png" 0 0 200 200 D55E00)" -gt 0 ]
 rm -f "$TMP/min.png"
 

@@ -1,10 +1,12 @@
 #!/bin/sh
 # t_docs.sh: --help and the man page name every option and every graph
-# the program has (the options from iowatcher.c's table, the graphs from
-# --help's list, which is printed from the graph table).
+# the program has (the options from the rows of cli.c's table, the graphs
+# from --help's list, which is printed from the graph table; test_cli
+# walks the option table itself).
 . "$(dirname "$0")/lib.sh"
 "$IOW" --help > "$TMP/help"
-opts=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", .*/\1/p' "$TOP/iowatcher.c")
+opts=$(sed -n 's/^[[:space:]]*{ \.name = "\([a-z-]*\)",.*/\1/p' "$TOP/cli.c")
+check "cli.c's table has its rows" [ "$(echo "$opts" | wc -w)" -ge 30 ]
 for o in $opts; do
 	esc=$(printf '%s' "$o" | sed 's/-/\\\\-/g')
 	if grep -q -- "--$o" "$TMP/help" && grep -q -- "\\\\-\\\\-$esc" "$TOP/iowatcher.1"; then

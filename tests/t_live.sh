@@ -26,7 +26,7 @@ expect_usage "--live on a trace file is a usage error" \
 	"--live watches a recording (-d DEVICE) or a trace read from stdin" \
 	-t x --live
 expect_usage "--live=FORMAT names text or json" \
-	"--live=csv: the format is text or json" -t - --live=csv
+	"--live=csv: the format is screen, text or json" -t - --live=csv
 expect_usage "--interval has bounds" "from 0.01 to 3600 seconds" \
 	-t - --live --interval 0.001
 

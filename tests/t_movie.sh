@@ -71,10 +71,12 @@ fi
 mkdir -p "$TMP/nobin"
 for tool in sh cat dirname mktemp rm; do ln -sf "$(command -v $tool)" "$TMP/nobin/"; done
 PATH="$TMP/nobin" "$IOW" -t "$S" --movie -w 320 -h 240 -o "$TMP/none.mp4" 2> "$TMP/err"; rc=$?
-check "no ffmpeg: exit 1, one line ($(cat "$TMP/err"))" [ $rc = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ]
+check "no ffmpeg: exit 1, one line ($(cat "$TMP/err"))" \
+	sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/err') = 1 ]"
 check "no ffmpeg: no file left" [ -z "$(ls "$TMP" | grep none)" ]
 "$IOW" -t "$S" --movie -w 320 -h 240 -o "$TMP/no/such/dir/x.mp4" 2> "$TMP/err"; rc=$?
-check "unwritable directory: exit 1, one line" [ $rc = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ]
+check "unwritable directory: exit 1, one line" \
+	sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/err') = 1 ]"
 "$IOW" -t "$S" --movie -w 321 -h 240 -o "$TMP/odd.mp4" 2> /dev/null; rc=$?
 check "odd width: usage error" [ $rc = 2 ]
 "$IOW" -t "$S" --movie --movie-length 0/s -o "$TMP/z.mp4" 2> /dev/null; rc=$?

@@ -58,7 +58,7 @@ n=$(sed -n 's/.*the \([0-9]*\) events recorded.*/\1/p' "$TMP/err")
 check "a failing workload: exit 1 ($rc)" [ $rc = 1 ]
 check "a failing workload: one line ($(cat "$TMP/err"))" [ "$(cat "$TMP/err")" = \
 	"iowatcher: the workload exited with status 3, so nothing is drawn; the $n events recorded are kept in $TMP/fail.blktrace.* (iowatcher -t $TMP/fail draws them)" ]
-check "a failing workload: nothing drawn or summarised" [ ! -e "$TMP/fail.png" ] && [ ! -s "$TMP/out" ]
+check "a failing workload: nothing drawn or summarised" [ ! -e "$TMP/fail.png" -a ! -s "$TMP/out" ]
 check "a failing workload: its trace is kept and reads" \
 	sh -c "'$IOW' -t '$TMP/fail' --summary=json > '$TMP/fail.json'"
 check "a failing workload: what it read is in the kept trace" [ "$(bytes "$TMP/fail.json" read)" = 65536 ]
@@ -69,7 +69,7 @@ check "a failing workload: what it read is in the kept trace" [ "$(bytes "$TMP/f
 	-p dd if="$LOOP" of=/dev/null bs=4k count=4 iflag=direct status=none -o "$TMP/late.png" --summary \
 	> /dev/null 2> "$TMP/err"; rc=$?
 line=$(grep '^iowatcher: ' "$TMP/err")
-check "options after -p (argv form): exit 1 ($rc), no picture" [ $rc = 1 ] && [ ! -e "$TMP/late.png" ]
+check "options after -p (argv form): exit 1 ($rc), no picture" [ $rc = 1 -a ! -e "$TMP/late.png" ]
 check "options after -p (argv form): one line saying so ($line)" [ "$line" = \
 	"iowatcher: the workload exited with status 1 (-p takes the rest of the command line: if -o was meant for iowatcher, put it before -p), so nothing is drawn; no I/O was recorded (the trace files are $TMP/late.blktrace.*)" ]
 check "options after -p (argv form): one line of iowatcher's" [ "$(grep -c '^iowatcher: ' "$TMP/err")" = 1 ]
@@ -80,7 +80,7 @@ check "options after -p (argv form): one line of iowatcher's" [ "$(grep -c '^iow
 	> /dev/null 2> "$TMP/err"; rc=$?
 check "-p \"CMD\" -o ...: usage error ($rc)" [ $rc = 2 ] && \
 	grep -qx "iowatcher: -p takes the rest of the command line, so '-o' cannot follow the quoted workload: put iowatcher's options before -p" "$TMP/err"
-check "-p \"CMD\" -o ...: nothing recorded" [ ! -e "$TMP/q" ] && [ ! -e "$TMP/q.png" ]
+check "-p \"CMD\" -o ...: nothing recorded" [ ! -e "$TMP/q" -a ! -e "$TMP/q.png" ]
 check "tracing state restored after failures" [ "$(state)" = "$before" ]
 
 # Interrupt mid-run: the workload's group is stopped, the trace is kept.
@@ -101,11 +101,11 @@ check "interrupted run: no workload left running" [ -z "$(pgrep -f "count=4000 i
 check "tracing state restored after an interrupt" [ "$(state)" = "$before" ]
 
 "$IOW" -d /dev/no-such-disk -p true > /dev/null 2> "$TMP/err"; rc=$?
-check "no such device: exit 1, one line" [ $rc = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ]
+check "no such device: exit 1, one line" [ $rc = 1 -a "$(wc -l < "$TMP/err")" = 1 ]
 if command -v setpriv >/dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$IOW" -d "$LOOP" -D /tmp -t np -p true > /dev/null 2> "$TMP/err"; rc=$?
-	check "not root: exit 1, one line ($(cat "$TMP/err"))" [ $rc = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ]
+	check "not root: exit 1, one line ($(cat "$TMP/err"))" [ $rc = 1 -a "$(wc -l < "$TMP/err")" = 1 ]
 else
 	skip "not root: setpriv not installed"
 fi

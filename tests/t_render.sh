@@ -59,7 +59,7 @@ IOWATCHER_LAYOUT="$TMP/qlayout" "$IOW" -t "$TOP/samples/fio-randrw" -O queue-dep
 qd() { awk '{ printf "%d %d %d %d\n", $3, $4, $3 + $5, $4 + $6 }' "$TMP/qlayout" |
 	{ read a b c d; "$PROBE" "$TMP/qd.png" "$a" "$b" "$c" "$d" "$1"; }; }
 check "queue depth of one trace: black line ($(qd 000000) px), no read blue ($(qd 0072B2) px)" \
-	[ "$(qd 000000)" -gt 500 ] && [ "$(qd 0072B2)" = 0 ]
+	[ "$(qd 000000)" -gt 500 -a "$(qd 0072B2)" = 0 ]
 
 # Samples recorded on this machine, when present, render in every graph.
 for set in "$TOP"/samples/*.blktrace.0; do
@@ -71,7 +71,31 @@ done
 
 # Several traces overlaid, named in a legend.
 "$IOW" -t "$T" -t "$T" -l one -l two -O tput -o "$TMP/two.png"
-check "two traces overlaid: each in its colour" [ "$("$PROBE" "$TMP/two.png" 0 0 2000 2000 0072B2)" -gt 0 ] && [ "$("$PROBE" "$TMP/two.png" 0 0 2000 2000 D55E00)" -gt 0 ]
+check "two traces overlaid: each in its colour" [ "$("$PROBE" "$TMP/two.png" 0 0 2000 2000 0072B2)" -gt 0 -a "$("$PROBE" "$TMP/two.png" 0 0 2000 2000 D55E00)" -gt 0 ]
+
+# area_px PNG LAYOUT GRAPH COLOUR: pixels of COLOUR in GRAPH's plot area
+# (its first panel), a few px of frame around it included
+area_px() {
+	awk -v g="$3" '$1 == g && $2 == 0 { printf "%d %d %d %d\n", $3 - 3, $4 - 3, $3 + $5 + 3, $4 + $6 + 3; exit }' "$2" |
+	{ read a b c d; "$PROBE" "$1" "$a" "$b" "$c" "$d" "$4"; }
+}
+# Two different traces on one device: each in its own colour, whichever
+# comes first (the first one's I/O map used to be dropped unseen).
+overlay() {
+	rm -f "$TMP/olayout"
+	IOWATCHER_LAYOUT="$TMP/olayout" "$IOW" -t "$TOP/samples/$1" -l first \
+		-t "$TOP/samples/$2" -l second -O io -o "$TMP/overlay.png"
+}
+overlay fio-randrw dd-write
+r=$(area_px "$TMP/overlay.png" "$TMP/olayout" io 8CBFDC)
+w=$(area_px "$TMP/overlay.png" "$TMP/olayout" io EBB388)
+check "overlay fio-randrw, dd-write: first's reads ($r px), second's writes ($w px)" \
+	[ "$r" -gt 500 -a "$w" -gt 40 ]
+overlay dd-write fio-randrw
+w=$(area_px "$TMP/overlay.png" "$TMP/olayout" io 88BDDB)
+r=$(area_px "$TMP/overlay.png" "$TMP/olayout" io ECB68C)
+check "overlay dd-write, fio-randrw: first's writes ($w px), second's reads ($r px)" \
+	[ "$w" -gt 40 -a "$r" -gt 500 ]
 
 # Bad output: one line, exit 2 for usage, 1 at run time; nothing left.
 "$IOW" -t "$T" -o "$TMP/out.gif" 2> "$TMP/err"; rc=$?
@@ -80,7 +104,7 @@ check "unknown extension: says so" grep -q "out.gif" "$TMP/err"
 "$IOW" -t "$T" -O nosuchgraph -o "$TMP/x.png" 2> "$TMP/err"; rc=$?
 check "unknown graph: exit 2" [ $rc = 2 ]
 "$IOW" -t "$T" -o "$TMP/no/such/dir/x.png" 2> "$TMP/err"; rc=$?
-check "unwritable path: exit 1 with one line" [ $rc = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ]
+check "unwritable path: exit 1 with one line" [ $rc = 1 -a "$(wc -l < "$TMP/err")" = 1 ]
 mkdir -p "$TMP/ro"; chmod 555 "$TMP/ro"
 if [ "$(id -u)" = 0 ] && ! command -v capsh >/dev/null; then
 	: # root ignores directory permissions; the missing-dir case covers it
@@ -90,4 +114,12 @@ check "nothing half-written left in the output directory" [ -z "$(ls "$TMP/ro" |
 "$IOW" -t "$T" -x 5:1 -o "$TMP/bad.png" 2> "$TMP/err"; rc=$?
 check "bad range: exit 2" [ $rc = 2 ]
 check "no output for a usage error" [ ! -e "$TMP/bad.png" ]
+# The offset heat map of two traces on one device: a panel each (heat
+# maps cannot overlay; it used to draw the first trace only).
+IOWATCHER_LAYOUT="$TMP/off.layout" "$IOW" -t "$TOP/samples/fio-randrw" -l before \
+	-t "$TOP/samples/dd-write" -l after -O offset-heatmap -o "$TMP/off.png" \
+	> /dev/null 2>&1
+check "offset heat map: a panel per trace of a device" \
+	sh -c "grep -q 'device 7,1, before\$' '$TMP/off.layout' &&
+	       grep -q 'device 7,1, after\$' '$TMP/off.layout'"
 finish

@@ -78,7 +78,7 @@ if [ -f "$C7.blktrace.0" ]; then
 		--csv "$TMP/tag" -o "$TMP/tag.svg" > /dev/null 2>&1
 	for g in latency latency-hist queue-depth seeks; do
 		check "-P: $g has a line per process" \
-			grep -q 'kworker/u256:1 (17852)' "$TMP/tag/$g.csv"
+			grep -q 'kworker_u256_1_17852' "$TMP/tag/$g.csv"
 	done
 	for g in queue-depth seeks latency-hist; do
 		check "-P: the processes' $g adds up to the whole" \
@@ -86,7 +86,7 @@ if [ -f "$C7.blktrace.0" ]; then
 import csv, sys
 whole = list(csv.reader(open(sys.argv[1])))
 parts = list(csv.reader(open(sys.argv[2])))
-skip = 1 if whole[0][0] == "latency_lo_ns" else 2
+skip = 1 if whole[0][0].startswith("latency_lo") else 2
 assert len(whole) == len(parts) and len(parts[0]) > skip + 2
 for w, p in zip(whole[1:], parts[1:]):
     total = sum(float(x) for x in p[skip:] if x)
@@ -94,13 +94,20 @@ for w, p in zip(whole[1:], parts[1:]):
     assert abs(total - one) <= 1e-6 * max(1, one), (w, p)
 EOF2
 	done
+	IOWATCHER_LAYOUT="$TMP/heat.layout" "$IOW" -t "$C7" -P \
+		-O latency-heatmap -O latency-scatter -o "$TMP/heat.png" \
+		> /dev/null 2>&1
+	check "-P: the latency heat map has a panel per process" \
+		sh -c "[ \$(grep -c '^latency-heatmap .*, [^,]* ([0-9]*)\$' '$TMP/heat.layout') = 5 ]"
+	check "-P: the scatter too" \
+		grep -q '^latency-scatter .*, kworker/u256:1 (17852)$' "$TMP/heat.layout"
 	check "-P: each bin's mean lies between its processes' means" \
 		python3 - "$TMP/all/latency.csv" "$TMP/tag/latency.csv" <<'EOF2'
 import csv, sys
 whole = list(csv.reader(open(sys.argv[1])))
 parts = list(csv.reader(open(sys.argv[2])))
-w = whole[0].index("write D2C mean")
-cols = [i for i, h in enumerate(parts[0]) if h.endswith("D2C mean")]
+w = whole[0].index("write_d2c_mean_us")
+cols = [i for i, h in enumerate(parts[0]) if h.endswith("_d2c_mean_us")]
 assert len(cols) >= 5
 n = 0
 for a, b in zip(whole[1:], parts[1:]):

@@ -112,6 +112,9 @@ static void test_stop_kills_after_the_grace_period(void)
 
 int main(void)
 {
+	/* a PATH of our own: one with a directory we may not search
+	 * (root's, kept by su) turns "not found" into EACCES */
+	setenv("PATH", "/usr/local/bin:/usr/bin:/bin", 1);
 	RUN_TEST(test_exit_status_is_described);
 	RUN_TEST(test_missing_program_is_an_errno);
 	RUN_TEST(test_stop_ends_the_whole_group);

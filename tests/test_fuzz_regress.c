@@ -55,7 +55,7 @@ static unsigned char *read_whole(const char *path, size_t *size)
 }
 
 /* Runs every file in dir through entry; the number run, -1 if none. */
-static long run_dir(const char *dir, fuzz_entry entry, int quiet)
+static long run_dir(const char *dir, fuzz_entry entry)
 {
 	struct dirent *de;
 	long n = 0;
@@ -67,7 +67,6 @@ static long run_dir(const char *dir, fuzz_entry entry, int quiet)
 		char path[1024];
 		unsigned char *data;
 		size_t size = 0;
-		int saved = -1, null_fd = -1;
 
 		if (de->d_name[0] == '.')
 			continue;
@@ -75,19 +74,7 @@ static long run_dir(const char *dir, fuzz_entry entry, int quiet)
 		data = read_whole(path, &size);
 		if (!data)
 			continue;
-		if (quiet) {
-			/* usage errors: many lines of no interest here */
-			fflush(stderr);
-			saved = dup(2);
-			null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-			dup2(null_fd, 2);
-		}
 		entry(data, size);
-		if (quiet) {
-			dup2(saved, 2);
-			close(saved);
-			close(null_fd);
-		}
 		free(data);
 		n++;
 	}
@@ -95,15 +82,15 @@ static long run_dir(const char *dir, fuzz_entry entry, int quiet)
 	return n;
 }
 
-static void run_target(const char *name, fuzz_entry entry, int quiet)
+static void run_target(const char *name, fuzz_entry entry)
 {
 	char dir[256];
 	long seeds, regress;
 
 	snprintf(dir, sizeof(dir), "fuzz/seeds/%s", name);
-	seeds = run_dir(dir, entry, quiet);
+	seeds = run_dir(dir, entry);
 	snprintf(dir, sizeof(dir), "tests/data/regress/%s", name);
-	regress = run_dir(dir, entry, quiet);
+	regress = run_dir(dir, entry);
 	CHECK(seeds > 0);
 	printf("  %s: %ld seeds, %ld regression inputs\n", name, seeds,
 	       regress < 0 ? 0 : regress);
@@ -111,27 +98,27 @@ static void run_target(const char *name, fuzz_entry entry, int quiet)
 
 static void test_trace_reader_survives_seeds_and_past_crashes(void)
 {
-	run_target("feed", fuzz_feed_one, 0);
+	run_target("feed", fuzz_feed_one);
 }
 
 static void test_tagger_answers_survive_seeds_and_past_crashes(void)
 {
-	run_target("tagger", fuzz_tagger_one, 0);
+	run_target("tagger", fuzz_tagger_one);
 }
 
 static void test_mpstat_reader_survives_seeds_and_past_crashes(void)
 {
-	run_target("mpstat", fuzz_mpstat_one, 0);
+	run_target("mpstat", fuzz_mpstat_one);
 }
 
 static void test_fio_log_reader_survives_seeds_and_past_crashes(void)
 {
-	run_target("fiolog", fuzz_fiolog_one, 0);
+	run_target("fiolog", fuzz_fiolog_one);
 }
 
 static void test_command_line_survives_seeds_and_past_crashes(void)
 {
-	run_target("args", fuzz_args_one, 1);
+	run_target("args", fuzz_args_one);
 }
 
 int main(void)

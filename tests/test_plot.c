@@ -215,6 +215,60 @@ static void test_si_suffixes(void)
 	CHECK(strcmp(buf, "0") == 0);	/* never "-0" */
 }
 
+/* Offsets of a big device: TiB and up, never "1.18K GiB". */
+static void test_bytes_unit_keeps_numbers_below_1000(void)
+{
+	double scale;
+
+	CHECK_EQ_INT(plot_bytes_unit(256.0 * (1 << 20), 2, &scale), 2);
+	CHECK_EQ_INT((long)scale, 1 << 20);
+	CHECK(strcmp(plot_bytes_unit_name(2), "MiB") == 0);
+	/* 999 GiB stays GiB; 1000 GiB is 0.98 TiB */
+	CHECK_EQ_INT(plot_bytes_unit(999 * pow(2, 30), 2, &scale), 3);
+	CHECK_EQ_INT(plot_bytes_unit(1000 * pow(2, 30), 2, &scale), 4);
+	CHECK(strcmp(plot_bytes_unit_name(4), "TiB") == 0);
+	CHECK_EQ_INT(plot_bytes_unit(1.18 * 1024 * pow(2, 30), 2, &scale), 4);
+	CHECK_NEAR(scale, pow(2, 40), 1);
+	CHECK_EQ_INT(plot_bytes_unit(3 * pow(2, 50), 2, &scale), 5);
+	CHECK(strcmp(plot_bytes_unit_name(5), "PiB") == 0);
+	/* the last sector a trace can name: 8 EiB, the largest unit */
+	CHECK_EQ_INT(plot_bytes_unit(pow(2, 63), 2, &scale), 6);
+	CHECK(strcmp(plot_bytes_unit_name(6), "EiB") == 0);
+	CHECK_EQ_INT(plot_bytes_unit(1e30, 2, &scale), 6);
+	/* never below the smallest unit asked for */
+	CHECK_EQ_INT(plot_bytes_unit(4096, 2, &scale), 2);
+	CHECK_EQ_INT(plot_bytes_unit(0, 0, &scale), 0);
+	CHECK(strcmp(plot_bytes_unit_name(0), "bytes") == 0);
+	CHECK_EQ_INT(plot_bytes_unit(NAN, 2, &scale), 2);
+}
+
+/* Throughput: GB/s from 1000 MB/s up, never "4K MB/s". */
+static void test_rate_axis_takes_its_unit_from_the_range(void)
+{
+	char labels[PLOT_MAX_TICKS][PLOT_LABEL_LEN], buf[PLOT_LABEL_LEN];
+	int n, i;
+
+	format_ticks(plot_format_mb_per_s, 0, 4000, 5, labels, &n);
+	CHECK_EQ_INT(n, 5);
+	CHECK(strcmp(labels[0], "0 GB/s") == 0);
+	CHECK(strcmp(labels[1], "1 GB/s") == 0);
+	CHECK(strcmp(labels[4], "4 GB/s") == 0);
+	format_ticks(plot_format_mb_per_s, 0, 2500, 6, labels, &n);
+	CHECK(strcmp(labels[1], "0.5 GB/s") == 0);
+	format_ticks(plot_format_mb_per_s, 0, 500, 6, labels, &n);
+	CHECK(strcmp(labels[1], "100 MB/s") == 0);
+	format_ticks(plot_format_mb_per_s, 0, 0.25, 6, labels, &n);
+	CHECK(strcmp(labels[1], "50 kB/s") == 0);
+	format_ticks(plot_format_mb_per_s, 0, 3e6, 4, labels, &n);
+	CHECK(strcmp(labels[1], "1 TB/s") == 0);
+	for (i = 0; i < n; i++)
+		CHECK(strchr(labels[i], 'K') == NULL);
+	plot_format_mb_per_s(1500, NULL, buf, sizeof(buf));
+	CHECK(strcmp(buf, "1.5 GB/s") == 0);
+	plot_format_bytes_per_s(512, NULL, buf, sizeof(buf));
+	CHECK(strcmp(buf, "512 B/s") == 0);
+}
+
 static void test_time_axis_uses_seconds_from_two_seconds(void)
 {
 	char labels[PLOT_MAX_TICKS][PLOT_LABEL_LEN];
@@ -890,6 +944,75 @@ static void test_overlaid_rasters_both_stay_visible(void)
 	cairo_surface_destroy(png.s);
 }
 
+/*
+ * Two traces' I/O maps have grids of their own. Both declared before the
+ * layout is fixed (the io graph gives its legend after its rasters): the
+ * first used to be flushed onto a plot area of no size, and lost.
+ */
+static void test_rasters_on_two_grids_before_layout_both_drawn(void)
+{
+	const char *path = tmp_path("twogrids.png");
+	uint32_t first[16] = { 0 }, second[4] = { 0 };
+	struct iow_error err = { "" };
+	const char *labels[2] = { "first", "second" };
+	int colors[2] = { 0, 1 };
+	struct plot_rect a;
+	struct plot_page *p;
+	struct plot_panel *pp;
+	struct png png;
+
+	first[0] = 9;				/* 4x4 over 0..4: cell (0, 0) */
+	second[3] = 9;				/* 2x2 over 0..4: top right */
+	p = plot_page_open(path, PLOT_PNG, 400, 300, NULL, &err);
+	if (!p) {
+		CHECK(p != NULL);
+		return;
+	}
+	pp = plot_panel_add(p, 0, 0, 400, 300, "two grids", NULL, NULL);
+	plot_panel_set_x(pp, 0, 4);
+	plot_panel_set_y_exact(pp, 0, 4);
+	plot_raster(pp, first, 4, 4, 0, 4, 0, 4, 0);
+	plot_raster(pp, second, 2, 2, 0, 4, 0, 4, 1);
+	plot_legend(pp, labels, colors, 2);
+	a = plot_panel_area(pp);
+	CHECK_EQ_INT(plot_page_close(p, &err), 0);
+	if (png_load(&png, path)) {
+		CHECK(0);
+		return;
+	}
+	CHECK(is_tint_of(png_rgb(&png, cell_x(&a, 0), cell_y(&a, 0)),
+			 plot_color(0)));
+	CHECK(is_tint_of(png_rgb(&png, cell_x(&a, 3), cell_y(&a, 3)),
+			 plot_color(1)));
+	cairo_surface_destroy(png.s);
+}
+
+static void corner_io(struct plot_panel *pp)
+{
+	static uint32_t counts[1000 * 1000];
+
+	counts[0] = 1;			/* the first instant, lowest offset */
+	plot_raster(pp, counts, 1000, 1000, 0, 4, 0, 4, 1);
+}
+
+/* A lone I/O in the corner is a whole dot, not a quarter under the frame. */
+static void test_sparse_dot_at_the_edge_shows_whole(void)
+{
+	struct plot_rect a;
+	struct png png;
+	int x, y, n = 0;
+
+	if (render_png("corner.png", 4, 4, corner_io, &png, &a)) {
+		CHECK(0);
+		return;
+	}
+	for (y = (int)a.y; y < a.y + a.h; y++)
+		for (x = (int)a.x; x < a.x + a.w; x++)
+			n += is_tint_of(png_rgb(&png, x, y), plot_color(1));
+	CHECK(n >= 14);
+	cairo_surface_destroy(png.s);
+}
+
 static void heatmap_cells(struct plot_panel *pp)
 {
 	uint32_t counts[16] = { 0 };
@@ -966,6 +1089,109 @@ static void test_line_draws_lone_points_as_dots(void)
 			 plot_color(1)));
 	CHECK(!is_tint_of(png_rgb(&png, a.x + a.w * 0.625, a.y + a.h * 0.5),
 			  plot_color(1)));
+	cairo_surface_destroy(png.s);
+}
+
+/* A legend of many entries takes a fifth of the panel at most, the rest
+ * "+N more": seven traces' legend took 70% of their latency panel. */
+static void test_legend_rows_take_a_fifth_at_most(void)
+{
+	const char *path = tmp_path("legendcap.png");
+	struct iow_error err = { "" };
+	const char *labels[40];
+	int colors[40], i;
+	char names[40][48];
+	struct plot_rect a;
+	struct plot_page *p;
+	struct plot_panel *pp;
+
+	for (i = 0; i < 40; i++) {
+		snprintf(names[i], sizeof(names[i]), "nvme0n1-run-%d read D2C", i);
+		labels[i] = names[i];
+		colors[i] = i;
+	}
+	p = plot_page_open(path, PLOT_PNG, 400, 300, NULL, &err);
+	if (!p) {
+		CHECK(p != NULL);
+		return;
+	}
+	pp = plot_panel_add(p, 0, 0, 400, 300, "Device latency", "x", "y");
+	plot_legend(pp, labels, colors, 40);
+	a = plot_panel_area(pp);
+	CHECK_EQ_INT(plot_page_close(p, &err), 0);
+	CHECK(a.y < 300 * 0.2 + 30);	/* title row + a fifth */
+	CHECK(a.h > 300 * 0.55);
+}
+
+/* mix_on_white: colours a and b at the dots' 0.85 over white, multiplied. */
+static uint32_t mix_on_white(int a, int b)
+{
+	struct plot_rgb x = plot_color(a), y = plot_color(b);
+	double r = (1 - 0.85 + 0.85 * x.r) * (1 - 0.85 + 0.85 * y.r);
+	double g = (1 - 0.85 + 0.85 * x.g) * (1 - 0.85 + 0.85 * y.g);
+	double bl = (1 - 0.85 + 0.85 * x.b) * (1 - 0.85 + 0.85 * y.b);
+	struct plot_rgb m = { r, g, bl };
+
+	return hex_of(m);
+}
+
+static int near_rgb(uint32_t a, uint32_t b, int tol)
+{
+	int s;
+
+	for (s = 0; s <= 16; s += 8)
+		if (abs(channel(a, s) - channel(b, s)) > tol)
+			return 0;
+	return 1;
+}
+
+/*
+ * Reads and writes in one cell mix; the legend says what the mix is: its
+ * swatch is the colour of a shared dot.
+ */
+static void test_mixed_cell_colour_is_in_the_legend(void)
+{
+	const char *path = tmp_path("mix.png");
+	static uint32_t reads[500 * 500], writes[500 * 500];
+	struct iow_error err = { "" };
+	const char *labels[2] = { "read", "write" };
+	int colors[2] = { 0, 1 }, x, y, above = 0, inside = 0;
+	uint32_t want = mix_on_white(0, 1);
+	struct plot_rect a;
+	struct plot_page *p;
+	struct plot_panel *pp;
+	struct png png;
+
+	reads[250 * 500 + 250] = writes[250 * 500 + 250] = 3;
+	p = plot_page_open(path, PLOT_PNG, 400, 300, NULL, &err);
+	if (!p) {
+		CHECK(p != NULL);
+		return;
+	}
+	pp = plot_panel_add(p, 0, 0, 400, 300, "I/O offsets", "x", "y");
+	plot_panel_set_x(pp, 0, 500);
+	plot_panel_set_y_exact(pp, 0, 500);
+	plot_raster(pp, reads, 500, 500, 0, 500, 0, 500, 0);
+	plot_raster(pp, writes, 500, 500, 0, 500, 0, 500, 1);
+	plot_legend(pp, labels, colors, 2);
+	plot_legend_mix(pp, "read + write", 0, 1);
+	a = plot_panel_area(pp);
+	CHECK_EQ_INT(plot_page_close(p, &err), 0);
+	if (png_load(&png, path)) {
+		CHECK(0);
+		return;
+	}
+	for (y = 0; y < png.h; y++)
+		for (x = 0; x < png.w; x++) {
+			if (!near_rgb(png_rgb(&png, x, y), want, 3))
+				continue;
+			if (y < a.y)
+				above++;
+			else
+				inside++;
+		}
+	CHECK(above >= 50);		/* the swatch, 10x10 px less corners */
+	CHECK(inside >= 12);		/* the dot of both */
 	cairo_surface_destroy(png.s);
 }
 
@@ -1231,6 +1457,8 @@ int main(void)
 	RUN_TEST(test_ticks_never_repeat_and_never_exceed_max);
 	RUN_TEST(test_ticks_never_repeat_labels);
 	RUN_TEST(test_si_suffixes);
+	RUN_TEST(test_bytes_unit_keeps_numbers_below_1000);
+	RUN_TEST(test_rate_axis_takes_its_unit_from_the_range);
 	RUN_TEST(test_time_axis_uses_seconds_from_two_seconds);
 	RUN_TEST(test_time_axis_uses_ms_under_two_seconds);
 	RUN_TEST(test_time_axis_uses_us_under_two_ms);
@@ -1256,10 +1484,14 @@ int main(void)
 	RUN_TEST(test_raster_cells_coloured_only_where_counts);
 	RUN_TEST(test_raster_finer_than_pixels_loses_no_cell);
 	RUN_TEST(test_overlaid_rasters_both_stay_visible);
+	RUN_TEST(test_rasters_on_two_grids_before_layout_both_drawn);
+	RUN_TEST(test_sparse_dot_at_the_edge_shows_whole);
 	RUN_TEST(test_heatmap_uses_ramp_and_leaves_empty_cells_white);
 	RUN_TEST(test_line_leaves_gap_at_nan);
 	RUN_TEST(test_line_draws_lone_points_as_dots);
 	RUN_TEST(test_legend_never_covers_plot_area);
+	RUN_TEST(test_legend_rows_take_a_fifth_at_most);
+	RUN_TEST(test_mixed_cell_colour_is_in_the_legend);
 	RUN_TEST(test_tick_labels_never_overlap);
 	RUN_TEST(test_demo_page_renders_in_every_format);
 	remove_tmp_dir();

@@ -570,6 +570,9 @@ static void test_closes_output_early(void)
 
 int main(void)
 {
+	/* a PATH of our own: one with a directory we may not search
+	 * (root's, kept by su) turns "not found" into EACCES */
+	setenv("PATH", "/usr/local/bin:/usr/bin:/bin", 1);
 	find_top();
 	RUN_TEST(test_tag_example_tags_queue_and_issue_by_direction_and_sync);
 	RUN_TEST(test_tag_example_by_pid);

@@ -1,0 +1,1002 @@
+/*
+ * cli.c: the command line. One table, cli_options, holds every option;
+ * getopt's arrays, --help and the range and choice errors are made from
+ * it. options_parse reads argv into struct options, checks the options
+ * against each other and returns what went wrong as a value: only main
+ * prints and exits.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blktrace.h"
+#include "cli.h"
+#include "graphs.h"
+#include "live.h"
+#include "movie.h"
+#include "plot.h"
+#include "record.h"
+
+static const char usage_line[] =
+	"usage: iowatcher -t TRACE [-t TRACE ...] [-l LABEL ...] [-o FILE] [--summary[=json]] [options]";
+
+/* The state of one parse, for the rows that read their own argument. */
+struct cli_parse {
+	struct options *o;
+	int argc;
+	char **argv;
+	const char *typed;	/* the option as the user typed it */
+	struct iow_error *err;
+};
+
+static enum cli_result usage(struct iow_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static enum cli_result usage(struct iow_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return CLI_USAGE;
+}
+
+static void *field(struct options *o, size_t offset)
+{
+	return (char *)o + offset;
+}
+
+static int append(const char ***list, size_t *n, const char *item)
+{
+	const char **more = realloc(*list, (*n + 1) * sizeof(**list));
+
+	if (!more)
+		return -1;
+	more[(*n)++] = item;
+	*list = more;
+	return 0;
+}
+
+/* ---- the rows that read their own argument ---- */
+
+/*
+ * -d MAJ,MIN names a traced device whose I/O alone is counted (a path or
+ * a name is a device to record): 1 when arg was one.
+ */
+static int is_dev_t(const char *arg, unsigned long *major,
+		    unsigned long *minor)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)arg[0]))
+		return 0;
+	*major = strtoul(arg, &end, 10);
+	if (*end != ',' || !isdigit((unsigned char)end[1]))
+		return 0;
+	*minor = strtoul(end + 1, &end, 10);
+	return *end == '\0';
+}
+
+static enum cli_result parse_device(struct cli_parse *p,
+				    const struct cli_option *row,
+				    const char *arg)
+{
+	struct options *o = p->o;
+	unsigned long major, minor;
+
+	(void)row;
+	if (!is_dev_t(arg, &major, &minor)) {
+		if (append(&o->devices, &o->n_devices, arg))
+			return usage(p->err, "%s", "out of memory");
+		return CLI_OK;
+	}
+	if (major > 0xfff || minor > 0xfffff)
+		return usage(p->err, "--device %s: a major up to 4095 and a minor up to 1048575",
+			     arg);
+	if (o->n_only_devices == MAX_ONLY_DEVICES)
+		return usage(p->err, "--device %s: at most 64 devices", arg);
+	o->only_devices[o->n_only_devices++] =
+		(uint32_t)(major << 20 | minor);
+	return CLI_OK;
+}
+
+static int parse_range(const char *arg, double *lo, double *hi)
+{
+	char *end;
+
+	errno = 0;
+	*lo = strtod(arg, &end);
+	if (end == arg || *end != ':' || errno)
+		return -1;
+	arg = end + 1;
+	*hi = strtod(arg, &end);
+	if (end == arg || *end || errno)
+		return -1;
+	if (!isfinite(*lo) || !isfinite(*hi) || *lo < 0 || *hi <= *lo)
+		return -1;
+	return 0;
+}
+
+static enum cli_result parse_xzoom(struct cli_parse *p,
+				   const struct cli_option *row,
+				   const char *arg)
+{
+	(void)row;
+	if (parse_range(arg, &p->o->x_min_s, &p->o->x_max_s))
+		return usage(p->err, "%s %s: give MIN:MAX seconds with 0 <= MIN < MAX",
+			     p->typed, arg);
+	p->o->has_x_range = 1;
+	return CLI_OK;
+}
+
+static enum cli_result parse_yzoom(struct cli_parse *p,
+				   const struct cli_option *row,
+				   const char *arg)
+{
+	(void)row;
+	if (parse_range(arg, &p->o->y_min_mib, &p->o->y_max_mib))
+		return usage(p->err, "%s %s: give MIN:MAX MiB with 0 <= MIN < MAX",
+			     p->typed, arg);
+	p->o->has_y_range = 1;
+	return CLI_OK;
+}
+
+/* -O and -N: a graph's name, into the row's array of picks. */
+static enum cli_result parse_graph_pick(struct cli_parse *p,
+					const struct cli_option *row,
+					const char *arg)
+{
+	const char **list = field(p->o, row->offset);
+	size_t *n = field(p->o, row->count_offset);
+
+	if (!graph_find(arg))
+		return usage(p->err, "%s: no such graph (iowatcher --help lists them)",
+			     arg);
+	if (*n < MAX_GRAPH_PICKS)
+		list[(*n)++] = arg;
+	return CLI_OK;
+}
+
+static int parse_seconds(const char *arg, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(arg, &end);
+	if (end == arg || *end || errno || !isfinite(*v) || *v <= 0)
+		return -1;
+	return 0;
+}
+
+/* --movie-length SECONDS of video, or N/s: frames per second of trace. */
+static enum cli_result parse_movie_length(struct cli_parse *p,
+					  const struct cli_option *row,
+					  const char *arg)
+{
+	struct options *o = p->o;
+	size_t len = strlen(arg);
+	char *end;
+
+	(void)row;
+	if (len < 2 || strcmp(arg + len - 2, "/s")) {
+		if (parse_seconds(arg, &o->movie_length_s))
+			return usage(p->err, "%s %s: a positive number of seconds",
+				     p->typed, arg);
+		o->movie_frames_per_s = 0;
+		return CLI_OK;
+	}
+	errno = 0;
+	o->movie_frames_per_s = strtod(arg, &end);
+	if (end != arg + len - 2 || errno ||
+	    !isfinite(o->movie_frames_per_s) || o->movie_frames_per_s <= 0)
+		return usage(p->err, "%s %s: N/s is a positive number of frames per second of trace",
+			     p->typed, arg);
+	o->movie_length_s = 0;
+	return CLI_OK;
+}
+
+/* A quoted workload's shell (a workload of words runs as it is). */
+static char shell_path[] = "/bin/sh";
+
+/*
+ * -p PROG [ARGS...]: the rest of the command line is the workload. One
+ * word with spaces ("fio job.fio") runs through the shell, so it cannot
+ * be followed by more: those are iowatcher's options typed too late.
+ */
+static enum cli_result parse_workload(struct cli_parse *p,
+				      const struct cli_option *row,
+				      const char *prog)
+{
+	static char dash_c[] = "-c";
+	struct options *o = p->o;
+	int n = p->argc - optind, i;
+	int shell = strpbrk(prog, " \t;|&<>$'\"") != NULL;
+
+	(void)row;
+	if (shell && n > 0)
+		return usage(p->err, "-p takes the rest of the command line, so '%s' cannot follow the quoted workload: put iowatcher's options before -p",
+			     p->argv[optind]);
+	o->prog_argv = calloc((size_t)n + 4, sizeof(*o->prog_argv));
+	if (!o->prog_argv)
+		return usage(p->err, "%s", "out of memory");
+	if (shell) {
+		o->prog_argv[0] = shell_path;
+		o->prog_argv[1] = dash_c;
+		o->prog_argv[2] = (char *)prog;
+	} else {
+		o->prog_argv[0] = (char *)prog;
+		for (i = 0; i < n; i++)
+			o->prog_argv[i + 1] = p->argv[optind + i];
+	}
+	optind = p->argc;
+	return CLI_OK;
+}
+
+static enum cli_result want_help(struct cli_parse *p,
+				 const struct cli_option *row, const char *arg)
+{
+	(void)p, (void)row, (void)arg;
+	return CLI_HELP;
+}
+
+static enum cli_result want_version(struct cli_parse *p,
+				    const struct cli_option *row,
+				    const char *arg)
+{
+	(void)p, (void)row, (void)arg;
+	return CLI_VERSION;
+}
+
+/* ---- the table ---- */
+
+#define FIELD(f)	.offset = offsetof(struct options, f), \
+			.size = sizeof(((struct options *)0)->f)
+#define COUNT(f)	.count_offset = offsetof(struct options, f)
+
+/*
+ * The smallest graph that can be drawn: its title, legend, tick labels
+ * and axis labels around a plot that still shows something.
+ */
+#define MIN_GRAPH_WIDTH		200
+#define MIN_GRAPH_HEIGHT	150
+#define MAX_GRAPH_SIZE		20000
+
+static const struct cli_choice actions[] = {
+	{ "Q", BLK_TA_QUEUE }, { "D", BLK_TA_ISSUE },
+	{ "C", BLK_TA_COMPLETE }, { NULL, 0 },
+};
+static const struct cli_choice summary_formats[] = {
+	{ "text", SUMMARY_TEXT }, { "json", SUMMARY_JSON }, { NULL, 0 },
+};
+/* bit n shows op n (io_op): rw also shows flushes and discards */
+static const struct cli_choice latency_dirs[] = {
+	{ "r", 1 }, { "w", 2 }, { "rw", 0xf }, { NULL, 0 },
+};
+static const struct cli_choice tracers[] = {
+	{ "blktrace", RECORD_BLKTRACE }, { "ftrace", RECORD_FTRACE },
+	{ "auto", RECORD_AUTO }, { NULL, 0 },
+};
+static const struct cli_choice live_formats[] = {
+	{ "screen", LIVE_SCREEN }, { "text", LIVE_TEXT },
+	{ "json", LIVE_JSON }, { NULL, 0 },
+};
+static const struct cli_choice movie_styles[] = {
+	{ "spindle", MOVIE_SPINDLE }, { "rect", MOVIE_RECT }, { NULL, 0 },
+};
+
+/* In the order --help lists them, which is also the order of the
+ * candidates named for an ambiguous abbreviation. */
+const struct cli_option cli_options[] = {
+	/* Input */
+	{ .name = "trace", .letter = 't', .type = CLI_LIST,
+	  FIELD(trace_args), COUNT(n_trace_args),
+	  .help = { { CLI_INPUT, "TRACE",
+		"a trace: the base name of blktrace's per-CPU files\n"
+		"(NAME.blktrace.N), one of those files, a blkparse -d\n"
+		"dump, a directory of traces, or - for a dump on stdin;\n"
+		"repeat to compare traces" } } },
+	{ .name = "label", .letter = 'l', .type = CLI_LIST,
+	  FIELD(labels), COUNT(n_labels),
+	  .help = { { CLI_INPUT, "LABEL",
+		"label of the trace given in the same position" } } },
+	/* Analysis */
+	{ .name = "bin-ms", .type = CLI_INT, FIELD(bin_ms),
+	  .min = 1, .max = 86400000, .what = "a whole number of milliseconds",
+	  .help = { { CLI_ANALYSIS, "N",
+		"time bin width in milliseconds (default: from the\n"
+		"trace's duration, 1-2-5 steps, at most 1024 bins)" } } },
+	{ .name = "xzoom", .letter = 'x', .type = CLI_CUSTOM,
+	  .parse = parse_xzoom,
+	  .help = { { CLI_ANALYSIS, "MIN:MAX",
+		"count only events from MIN to MAX seconds" } } },
+	{ .name = "yzoom", .letter = 'y', .type = CLI_CUSTOM,
+	  .parse = parse_yzoom,
+	  .help = { { CLI_ANALYSIS, "MIN:MAX",
+		"count only I/O at offsets from MIN to MAX MiB" } } },
+	{ .name = "action", .letter = 'a', .type = CLI_CHOICE,
+	  FIELD(analysis.iomap_action), .choices = actions, .def = "D",
+	  .what = "the action is ",
+	  .help = { { CLI_ANALYSIS, "Q|D|C",
+		"the action the io graph plots (default D, issue)" } } },
+	{ .name = "device", .letter = 'd', .type = CLI_CUSTOM,
+	  .parse = parse_device,
+	  .help = { { CLI_ANALYSIS, "MAJ,MIN",
+		"count only this device's I/O (repeat for several)" },
+		{ CLI_RECORDING, "DEV",
+		"trace this block device (repeat for several)" } } },
+	{ .name = "per-device", .type = CLI_FLAG, FIELD(per_device),
+	  .help = { { CLI_ANALYSIS, NULL,
+		"draw each line graph once per device" } } },
+	/* Output */
+	{ .name = "output", .letter = 'o', .type = CLI_STRING, FIELD(output),
+	  .help = { { CLI_OUTPUT, "FILE",
+		"the picture: .svg, .png or .pdf by its name\n"
+		"(default trace.svg; not drawn with --summary alone)" } } },
+	{ .name = "summary", .type = CLI_CHOICE, FIELD(summary),
+	  .choices = summary_formats, .bare = "text",
+	  .what = "the format is ",
+	  .help = { { CLI_OUTPUT, "text|json",
+		"print statistics per trace and device" } } },
+	{ .name = "title", .type = CLI_STRING, FIELD(title),
+	  .help = { { CLI_OUTPUT, "TEXT", "the page title" } } },
+	{ .name = "only-graph", .letter = 'O', .type = CLI_CUSTOM,
+	  FIELD(only_graphs), COUNT(n_only), .parse = parse_graph_pick,
+	  .help = { { CLI_OUTPUT, "NAME",
+		"draw only these graphs (repeat)" } } },
+	{ .name = "no-graph", .letter = 'N', .type = CLI_CUSTOM,
+	  FIELD(no_graphs), COUNT(n_no), .parse = parse_graph_pick,
+	  .help = { { CLI_OUTPUT, "NAME",
+		"draw all but these graphs (repeat)" } } },
+	{ .name = "width", .letter = 'w', .type = CLI_INT, FIELD(graph_width),
+	  .min = MIN_GRAPH_WIDTH, .max = MAX_GRAPH_SIZE,
+	  .what = "a width in pixels",
+	  .why_min = " (the narrowest graph that can be drawn)",
+	  .help = { { CLI_OUTPUT, "PX",
+		"width of one graph (default 760, at least {min})" } } },
+	{ .name = "height", .letter = 'h', .type = CLI_INT,
+	  FIELD(graph_height),
+	  .min = MIN_GRAPH_HEIGHT, .max = MAX_GRAPH_SIZE,
+	  .what = "a height in pixels",
+	  .why_min = " (the lowest graph that can be drawn)",
+	  .help = { { CLI_OUTPUT, "PX",
+		"height of one graph (default 300, at least {min})" } } },
+	{ .name = "columns", .letter = 'c', .type = CLI_INT, FIELD(columns),
+	  .min = 1, .max = 16, .what = "a number of columns",
+	  .help = { { CLI_OUTPUT, "N",
+		"graphs per row (default 2 from four graphs up)" } } },
+	{ .name = "rolling", .letter = 'r', .type = CLI_SECONDS,
+	  FIELD(rolling_s),
+	  .help = { { CLI_OUTPUT, "SECONDS",
+		"rolling average over the lines" } } },
+	{ .name = "top", .type = CLI_INT, FIELD(top_tags),
+	  .min = 1, .max = 64, .what = "a number of tags",
+	  .help = { { CLI_OUTPUT, "N",
+		"with tags, the N largest get colours (default 8)" } } },
+	{ .name = "csv", .type = CLI_STRING, FIELD(csv_dir),
+	  .help = { { CLI_OUTPUT, "DIR",
+		"also write each graph's series as DIR/GRAPH.csv" } } },
+	{ .name = "dir", .type = CLI_CHOICE, FIELD(latency_dirs),
+	  .choices = latency_dirs, .def = "rw",
+	  .help = { { CLI_OUTPUT, "r|w|rw",
+		"directions the latency graphs show (default rw:\n"
+		"also flushes and discards)" } } },
+	/* Recording (-d's second help entry is there too) */
+	{ .name = "dir-out", .letter = 'D', .type = CLI_STRING,
+	  FIELD(record_dir),
+	  .help = { { CLI_RECORDING, "DIR",
+		"where the recorded NAME.blktrace.N files go (.)" } } },
+	{ .name = "prog", .letter = 'p', .type = CLI_CUSTOM,
+	  .parse = parse_workload,
+	  .help = { { CLI_RECORDING, "PROG [ARGS...]",
+		"run the workload while tracing: the rest of\n"
+		"the command line (iowatcher's options go before\n"
+		"-p); one quoted word runs through sh; without -p,\n"
+		"record until interrupted; if it fails, nothing is\n"
+		"drawn" } } },
+	{ .name = "tracer", .type = CLI_CHOICE, FIELD(tracer),
+	  .choices = tracers,
+	  .help = { { CLI_RECORDING, "blktrace|ftrace|auto",
+		"how to trace (auto: blktrace, else\n"
+		"the kernel's ftrace blk tracer)" } } },
+	{ .name = "live", .type = CLI_CHOICE, FIELD(live),
+	  .choices = live_formats, .bare = "screen",
+	  .what = "the format is ",
+	  .help = { { CLI_RECORDING, "text|json",
+		"while recording (or reading -t -), show each\n"
+		"interval's figures: full screen (keys: q quit and\n"
+		"plot, p pause, i/b/l sort, ? keys), or a text line\n"
+		"per device (when stdout is not a terminal), or a\n"
+		"JSON object; -p's output goes to DIR/NAME.out" } } },
+	{ .name = "interval", .type = CLI_SECONDS, FIELD(live_interval_s),
+	  .help = { { CLI_RECORDING, "SECONDS",
+		"the live view's interval (default 1)" } } },
+	{ .name = "fio-log", .letter = 'F', .type = CLI_LIST,
+	  FIELD(fio_logs), COUNT(n_fio_logs),
+	  .help = { { CLI_RECORDING, "FILE[@SECONDS]",
+		"add a fio bandwidth log (write_bw_log) as\n"
+		"a graph; @SECONDS: the job started that late" } } },
+	/* Movies */
+	{ .name = "movie", .type = CLI_CHOICE, FIELD(movie),
+	  .choices = movie_styles, .bare = "spindle",
+	  .what = "the style is ",
+	  .help = { { CLI_MOVIES, "spindle|rect",
+		"a video of the I/O as it happened; -o names\n"
+		"it: .mp4 (H.264), .webm (VP9), .ogv or .ogg\n"
+		"(Theora), .gif" } } },
+	{ .name = "fps", .type = CLI_INT, FIELD(fps),
+	  .min = 1, .max = 120, .what = "frames per second",
+	  .help = { { CLI_MOVIES, "N", "frames per second (default 20)" } } },
+	{ .name = "movie-length", .type = CLI_CUSTOM,
+	  .parse = parse_movie_length,
+	  .help = { { CLI_MOVIES, "SECONDS",
+		"length of the video (default: the trace's,\n"
+		"10 to 60 s); N/s: N frames per second of trace" } } },
+	{ .name = "keep-frames", .letter = 'K', .type = CLI_STRING,
+	  FIELD(keep_frames_dir),
+	  .help = { { CLI_MOVIES, "DIR",
+		"also keep every frame as DIR/frame-NNNNNN.png" } } },
+	/* Tagging */
+	{ .name = "per-process", .letter = 'P', .type = CLI_FLAG,
+	  FIELD(tag_by_process),
+	  .help = { { CLI_TAGGING, NULL,
+		"tag I/O by the process that queued it" } } },
+	{ .name = "merge-comm", .type = CLI_FLAG, FIELD(merge_comm),
+	  .help = { { CLI_TAGGING, NULL,
+		"with -P, one tag per process name, not per pid" } } },
+	{ .name = "tagger", .letter = 'T', .type = CLI_STRING, FIELD(tagger),
+	  .help = { { CLI_TAGGING, "'COMMAND [ARGS]'",
+		"tag I/O with an external tagger program\n"
+		"(shipped: tag-by-pid, tag-by-range, tag-by-size,\n"
+		"tag-example; else found on PATH)" } } },
+	{ .name = "tagger-timeout", .type = CLI_SECONDS,
+	  FIELD(tagger_timeout_s),
+	  .help = { { CLI_TAGGING, "SECONDS",
+		"a tagger silent this long is an error (30)" } } },
+	/* Other */
+	{ .name = "help", .type = CLI_ACTION, .parse = want_help,
+	  .help = { { CLI_OTHER, NULL, "this text (so is -h alone)" } } },
+	{ .name = "version", .type = CLI_ACTION, .parse = want_version,
+	  .help = { { CLI_OTHER, NULL, "the version" } } },
+};
+
+#define N_ROWS	(sizeof(cli_options) / sizeof(cli_options[0]))
+
+const size_t cli_n_options = N_ROWS;
+
+/* ---- --help ---- */
+
+static const char *const group_titles[CLI_N_GROUPS] = {
+	[CLI_INPUT] = "Input",
+	[CLI_ANALYSIS] = "Analysis",
+	[CLI_OUTPUT] = "Output",
+	[CLI_RECORDING] = "Recording (root)",
+	[CLI_MOVIES] = "Movies",
+	[CLI_TAGGING] = "Tagging",
+	[CLI_OTHER] = "Other",
+};
+
+/* The text starts in this column; a longer left part is followed by two
+ * spaces instead. */
+#define HELP_TEXT_COLUMN	24
+
+static int takes_optional_argument(const struct cli_option *row)
+{
+	return row->type == CLI_CHOICE && row->bare;
+}
+
+/* The help text, its later lines indented to the text's column. */
+static void print_help_text(FILE *f, const struct cli_option *row,
+			    const char *text)
+{
+	for (; *text; text++) {
+		if (*text == '\n')
+			fprintf(f, "\n%*s", HELP_TEXT_COLUMN, "");
+		else if (!strncmp(text, "{min}", 5)) {
+			fprintf(f, "%ld", row->min);
+			text += 4;
+		} else {
+			fputc(*text, f);
+		}
+	}
+	fputc('\n', f);
+}
+
+/* "  -w, --width PX        width of one graph ..." */
+static void print_help_entry(FILE *f, const struct cli_option *row,
+			     const struct cli_help *h)
+{
+	char left[96];
+	int len;
+
+	if (row->letter)
+		len = snprintf(left, sizeof(left), "  -%c, --%s", row->letter,
+			       row->name);
+	else
+		len = snprintf(left, sizeof(left), "      --%s", row->name);
+	if (h->metavar)
+		snprintf(left + len, sizeof(left) - (size_t)len,
+			 takes_optional_argument(row) ? "[=%s]" : " %s",
+			 h->metavar);
+	if (strlen(left) < HELP_TEXT_COLUMN)
+		fprintf(f, "%-*s", HELP_TEXT_COLUMN, left);
+	else
+		fprintf(f, "%s  ", left);
+	print_help_text(f, row, h->text);
+}
+
+void cli_print_help(FILE *f)
+{
+	size_t i, k;
+	int g;
+
+	fprintf(f, "%s\n\n", usage_line);
+	for (g = 0; g < CLI_N_GROUPS; g++) {
+		fprintf(f, "%s\n", group_titles[g]);
+		for (i = 0; i < N_ROWS; i++) {
+			const struct cli_option *row = &cli_options[i];
+
+			for (k = 0; k < 2; k++)
+				if (row->help[k].text &&
+				    (int)row->help[k].group == g)
+					print_help_entry(f, row, &row->help[k]);
+		}
+	}
+	fprintf(f, "Graphs (-O / -N names)\n");
+	for (i = 0; i < graph_table_len; i++)
+		fprintf(f, "  %-16s %s%s\n", graph_table[i].name,
+			graph_table[i].help,
+			graph_table[i].default_on ? "" : " (off by default)");
+}
+
+void cli_print_usage_error(FILE *f, const struct iow_error *err)
+{
+	fprintf(f, "iowatcher: %s\n%s\n(iowatcher --help lists the options)\n",
+		err->msg, usage_line);
+}
+
+/* ---- reading one option ---- */
+
+/* "Q, D or C" */
+static void choice_list(const struct cli_choice *c, char *buf, size_t size)
+{
+	size_t used = 0, i;
+
+	buf[0] = '\0';
+	for (i = 0; c[i].word && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s",
+					 !i ? "" : c[i + 1].word ? ", " : " or ",
+					 c[i].word);
+}
+
+static const struct cli_choice *choice_find(const struct cli_choice *c,
+					    const char *word)
+{
+	for (; c->word; c++)
+		if (!strcmp(c->word, word))
+			return c;
+	return NULL;
+}
+
+static enum cli_result parse_choice(struct cli_parse *p,
+				    const struct cli_option *row,
+				    const char *arg)
+{
+	const struct cli_choice *c = choice_find(row->choices,
+						 arg ? arg : row->bare);
+	char list[128];
+
+	if (!c) {
+		choice_list(row->choices, list, sizeof(list));
+		return usage(p->err, "%s%s%s: %s%s", p->typed,
+			     takes_optional_argument(row) ? "=" : " ", arg,
+			     row->what ? row->what : "", list);
+	}
+	*(int *)field(p->o, row->offset) = c->value;
+	return CLI_OK;
+}
+
+/* A whole number from row->min to row->max, into the row's int. */
+static enum cli_result parse_int(struct cli_parse *p,
+				 const struct cli_option *row,
+				 const char *arg)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (end == arg || *end || errno || v < row->min || v > row->max)
+		return usage(p->err, "%s %s: %s from %ld%s to %ld", p->typed,
+			     arg, row->what, row->min,
+			     row->why_min ? row->why_min : "", row->max);
+	*(int *)field(p->o, row->offset) = (int)v;
+	return CLI_OK;
+}
+
+static enum cli_result parse_row(struct cli_parse *p,
+				 const struct cli_option *row,
+				 const char *arg)
+{
+	void *dest = field(p->o, row->offset);
+
+	switch (row->type) {
+	case CLI_FLAG:
+		*(int *)dest = 1;
+		return CLI_OK;
+	case CLI_INT:
+		return parse_int(p, row, arg);
+	case CLI_SECONDS:
+		if (parse_seconds(arg, dest))
+			return usage(p->err, "%s %s: a positive number of seconds",
+				     p->typed, arg);
+		return CLI_OK;
+	case CLI_STRING:
+		*(const char **)dest = arg;
+		return CLI_OK;
+	case CLI_LIST:
+		if (append(dest, field(p->o, row->count_offset), arg))
+			return usage(p->err, "%s", "out of memory");
+		return CLI_OK;
+	case CLI_CHOICE:
+		return parse_choice(p, row, arg);
+	case CLI_CUSTOM:
+	case CLI_ACTION:
+		return row->parse(p, row, arg);
+	}
+	return usage(p->err, "%s: not understood", p->typed);
+}
+
+/* ---- getopt ---- */
+
+/* getopt's value for a long option without a letter: this plus its row. */
+#define LONG_ONLY_BASE	256
+
+struct cli_getopt {
+	struct option longs[N_ROWS + 1];
+	/* "+:" and per row a letter and up to two colons, then a NUL */
+	char shorts[2 + 3 * N_ROWS + 1];
+};
+
+static int has_arg(const struct cli_option *row)
+{
+	if (row->type == CLI_FLAG || row->type == CLI_ACTION)
+		return no_argument;
+	return takes_optional_argument(row) ? optional_argument :
+					      required_argument;
+}
+
+static void build_getopt(struct cli_getopt *g)
+{
+	char *s = g->shorts;
+	size_t i;
+
+	/* "+": stop at the first word that is not an option (-p PROG
+	 * ARGS...); ":": a missing argument is told from an unknown one */
+	*s++ = '+';
+	*s++ = ':';
+	for (i = 0; i < N_ROWS; i++) {
+		const struct cli_option *row = &cli_options[i];
+
+		g->longs[i] = (struct option){ row->name, has_arg(row), NULL,
+			row->letter ? row->letter : LONG_ONLY_BASE + (int)i };
+		if (!row->letter)
+			continue;
+		*s++ = row->letter;
+		if (has_arg(row) != no_argument)
+			*s++ = ':';
+		if (has_arg(row) == optional_argument)
+			*s++ = ':';
+	}
+	*s = '\0';
+	g->longs[N_ROWS] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+static const struct cli_option *row_of(int c)
+{
+	size_t i;
+
+	if (c >= LONG_ONLY_BASE)
+		return &cli_options[c - LONG_ONLY_BASE];
+	for (i = 0; i < N_ROWS; i++)
+		if (cli_options[i].letter == c)
+			return &cli_options[i];
+	return NULL;
+}
+
+/*
+ * The option c in argv word `word`, as the user typed it, for messages: a
+ * long one as typed (abbreviated or not) without its =VALUE, a short one
+ * as -C even inside a group (-Pw 10), else the whole word.
+ */
+static void option_typed(char *buf, size_t size, const char *word, int c)
+{
+	if (!strncmp(word, "--", 2))
+		snprintf(buf, size, "%.*s", (int)strcspn(word, "="), word);
+	else if (c > 0 && c < 128 && isgraph(c))
+		snprintf(buf, size, "-%c", c);
+	else
+		snprintf(buf, size, "%s", word);
+}
+
+/* "--mo" could be --movie or --movie-length: the names it abbreviates. */
+static size_t long_option_matches(const char *typed, char *list,
+				  size_t size)
+{
+	size_t len = strlen(typed + 2), n = 0, used = 0, i;
+
+	list[0] = '\0';
+	for (i = 0; i < N_ROWS; i++) {
+		if (strncmp(cli_options[i].name, typed + 2, len))
+			continue;
+		if (used < size)
+			used += (size_t)snprintf(list + used, size - used,
+						 "%s--%s", n ? ", " : "",
+						 cli_options[i].name);
+		n++;
+	}
+	return n;
+}
+
+/* getopt's complaints: ':' a missing argument, '?' anything else. */
+static enum cli_result bad_option(int c, const char *typed,
+				  struct iow_error *err)
+{
+	char names[256];
+
+	if (c == ':')
+		return usage(err, "%s needs an argument%s", typed,
+			     strcmp(typed, "-h") ? "" :
+			     " (-h is the graph height; the help is --help)");
+	if (strncmp(typed, "--", 2)) {
+		/* the original iowatcher's -m */
+		return usage(err, "%s: unknown option%s", typed,
+			     strcmp(typed, "-m") ? "" : " (a movie is --movie)");
+	}
+	if (optopt)
+		return usage(err, "%s takes no argument", typed);
+	if (long_option_matches(typed, names, sizeof(names)) > 1)
+		return usage(err, "%s: ambiguous, it could be %s", typed,
+			     names);
+	return usage(err, "%s: unknown option", typed);
+}
+
+static enum cli_result read_options(struct cli_parse *p)
+{
+	struct cli_getopt g;
+	char typed[64];
+	enum cli_result r;
+	int c, word;
+
+	build_getopt(&g);
+	p->typed = typed;
+	opterr = 0;
+	optind = 0;	/* glibc: a new scan, whatever the last one left */
+	for (;;) {
+		/* getopt stays on a word while it reads a group (-Pw 10) */
+		word = optind ? optind : 1;
+		c = getopt_long(p->argc, p->argv, g.shorts, g.longs, NULL);
+		if (c == -1)
+			break;
+		option_typed(typed, sizeof(typed), p->argv[word],
+			     c == '?' || c == ':' ? optopt : c);
+		if (c == '?' || c == ':' || !row_of(c))
+			return bad_option(c, typed, p->err);
+		r = parse_row(p, row_of(c), optarg);
+		if (r != CLI_OK)
+			return r;
+	}
+	if (optind < p->argc)
+		return usage(p->err, "%s: unexpected argument",
+			     p->argv[optind]);
+	return CLI_OK;
+}
+
+/* ---- the options together ---- */
+
+/* Recording writes NAME.blktrace.N: NAME from -t, or the device's name. */
+static enum cli_result recording_defaults(struct options *o,
+					  struct iow_error *err)
+{
+	const char *base = strrchr(o->devices[0], '/');
+
+	if (o->n_trace_args > 1)
+		return usage(err, "%s", "recording writes one trace: give at most one -t NAME");
+	if (!o->n_trace_args &&
+	    append(&o->trace_args, &o->n_trace_args,
+		   base ? base + 1 : o->devices[0]))
+		return usage(err, "%s", "out of memory");
+	if (strchr(o->trace_args[0], '/'))
+		return usage(err, "-t %s: with -d, -t is a name; give the directory with -D",
+			     o->trace_args[0]);
+	return CLI_OK;
+}
+
+static enum cli_result check_movie_args(struct options *o,
+					struct iow_error *err)
+{
+	enum movie_container c;
+
+	if (!o->output)
+		return usage(err, "%s", "--movie needs -o FILE (.mp4, .webm, .ogv, .ogg or .gif)");
+	if (movie_container_from_name(o->output, &c, err) < 0)
+		return CLI_USAGE;
+	if ((o->graph_width & 1) || (o->graph_height & 1))
+		return usage(err, "%s", "movie frames need an even -w and -h (the encoder's yuv420p halves them)");
+	if (!o->fps)
+		o->fps = 20;
+	return CLI_OK;
+}
+
+/* -o names a picture (trace.svg unless only text or CSV is asked for). */
+static enum cli_result check_picture_args(struct options *o,
+					  struct iow_error *err)
+{
+	enum movie_container c;
+	enum plot_format fmt;
+
+	if (!o->output && o->summary == SUMMARY_NONE && !o->csv_dir)
+		o->output = "trace.svg";
+	if (!o->output || plot_format_from_name(o->output, &fmt, err) == 0)
+		return CLI_OK;
+	if (movie_container_from_name(o->output, &c, NULL) == 0)
+		return usage(err, "%s: a movie's name: add --movie (a picture is .svg, .png or .pdf)",
+			     o->output);
+	return CLI_USAGE;
+}
+
+/* --live watches a recording or a stream: the screen needs a terminal. */
+static enum cli_result check_live_args(struct options *o,
+				       struct iow_error *err)
+{
+	if (o->live_interval_s > 0 && !o->live)
+		return usage(err, "%s", "--interval goes with --live");
+	if (!o->live)
+		return CLI_OK;
+	if (o->live_interval_s > 0 &&
+	    (o->live_interval_s < 0.01 || o->live_interval_s > 3600))
+		return usage(err, "--interval %g: from 0.01 to 3600 seconds",
+			     o->live_interval_s);
+	if (!o->n_devices && (o->n_trace_args != 1 ||
+			      strcmp(o->trace_args[0], "-")))
+		return usage(err, "%s", "--live watches a recording (-d DEVICE) or a trace read from stdin (-t -)");
+	if (o->live == LIVE_SCREEN && !isatty(1))
+		o->live = LIVE_TEXT;
+	return CLI_OK;
+}
+
+static enum cli_result check_options(struct options *o, struct iow_error *err)
+{
+	if (o->n_devices) {
+		if (recording_defaults(o, err) != CLI_OK)
+			return CLI_USAGE;
+	} else if (o->prog_argv || o->record_dir || o->tracer) {
+		return usage(err, "%s", "-p, -D and --tracer go with -d DEVICE (recording)");
+	}
+	if (!o->n_trace_args)
+		return usage(err, "%s", "no trace: give one with -t");
+	if (check_live_args(o, err) != CLI_OK)
+		return CLI_USAGE;
+	if (o->n_labels > o->n_trace_args)
+		return usage(err, "%s", "more -l labels than -t traces");
+	if (o->merge_comm && !o->tag_by_process)
+		return usage(err, "%s", "--merge-comm goes with -P");
+	if (o->tag_by_process && o->tagger)
+		return usage(err, "%s", "-P and -T both tag: give one of them");
+	if (o->movie)
+		return check_movie_args(o, err);
+	if (o->fps || o->movie_length_s > 0 || o->movie_frames_per_s > 0 ||
+	    o->keep_frames_dir)
+		return usage(err, "%s", "--fps, --movie-length and -K go with --movie");
+	return check_picture_args(o, err);
+}
+
+/* v >= 0 as a count, UINT64_MAX from 2^64 up: -x 0:1e300 is "to the end". */
+static uint64_t saturate_u64(double v)
+{
+	return v < 18446744073709551616.0 ? (uint64_t)v : UINT64_MAX;
+}
+
+/* What the analysis is told, from the options. */
+static void analysis_options(struct options *o)
+{
+	struct analysis_config *a = &o->analysis;
+
+	a->bin_width_ns = (uint64_t)o->bin_ms * 1000000ull;
+	/* Only pictures and CSV read the I/O map and per-bin histograms. */
+	a->stats_only = !o->output && !o->csv_dir && !o->movie;
+	if (o->has_x_range) {
+		a->has_time_range = 1;
+		a->time_min_ns = saturate_u64(o->x_min_s * 1e9);
+		a->time_max_ns = saturate_u64(o->x_max_s * 1e9);
+	}
+	if (o->has_y_range) {
+		a->has_offset_range = 1;
+		a->offset_min = saturate_u64(o->y_min_mib * 1048576.0);
+		a->offset_max = saturate_u64(o->y_max_mib * 1048576.0);
+	}
+	a->only_devices = o->only_devices;
+	a->n_only_devices = o->n_only_devices;
+	a->per_device = o->per_device;
+}
+
+/* Everything zero, but the choices that have a default. */
+static void options_defaults(struct options *o)
+{
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < N_ROWS; i++) {
+		const struct cli_option *row = &cli_options[i];
+
+		if (row->type == CLI_CHOICE && row->def)
+			*(int *)field(o, row->offset) =
+				choice_find(row->choices, row->def)->value;
+	}
+}
+
+enum cli_result options_parse(int argc, char **argv, struct options *o,
+			      struct iow_error *err)
+{
+	struct cli_parse p = { o, argc, argv, NULL, err };
+	enum cli_result r;
+
+	options_defaults(o);
+	/* -h is the height here, but alone it is what newcomers type */
+	if (argc == 2 && !strcmp(argv[1], "-h"))
+		return CLI_HELP;
+	r = read_options(&p);
+	if (r == CLI_OK)
+		r = check_options(o, err);
+	if (r != CLI_OK) {
+		options_free(o);
+		return r;
+	}
+	analysis_options(o);
+	return CLI_OK;
+}
+
+void options_free(struct options *o)
+{
+	free(o->trace_args);
+	free(o->labels);
+	free(o->devices);
+	free(o->prog_argv);
+	free(o->fio_logs);
+	o->trace_args = o->labels = o->devices = o->fio_logs = NULL;
+	o->n_trace_args = o->n_labels = o->n_devices = o->n_fio_logs = 0;
+	o->prog_argv = NULL;
+}
+
+const char *cli_misplaced_option(char *const *argv, char *buf, size_t size)
+{
+	size_t i, len, k;
+
+	if (argv[0] == shell_path)
+		return NULL;
+	for (i = 1; argv[i]; i++) {
+		const char *w = argv[i];
+
+		if (w[0] != '-' || !w[1] || w[1] == ':')
+			continue;
+		len = strcspn(w + 2, "=");
+		for (k = 0; k < N_ROWS; k++) {
+			const struct cli_option *row = &cli_options[k];
+
+			if (w[1] != '-' && row->letter == w[1])
+				return w;
+			if (w[1] == '-' && strlen(row->name) == len &&
+			    !strncmp(row->name, w + 2, len)) {
+				snprintf(buf, size, "%.*s", (int)len + 2, w);
+				return buf;
+			}
+		}
+	}
+	return NULL;
+}

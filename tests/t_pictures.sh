@@ -1,0 +1,164 @@
+#!/bin/sh
+# t_pictures.sh: pictures that do not mislead, read back from what was
+# drawn: the axis units of a big, fast device (PDF text), one-bin series
+# and the seeks panel's note, the legend's share of a panel with seven
+# traces, overlaid latency heat maps on one scale, the I/O map's mixed
+# colour in its legend, "untagged" in grey.
+. "$(dirname "$0")/lib.sh"
+PROBE="$TOP/tests/tools/pngprobe"
+
+# mktrace.py OUT CASE: a dump of a made-up device 259,0
+cat > "$TMP/mktrace.py" <<'EOF'
+import struct, sys
+
+MAGIC7 = 0x65617407
+QUEUE, GETRQ, ISSUE, COMPLETE = 1, 4, 7, 8
+TC_READ, TC_WRITE, TC_QUEUE, TC_ISSUE, TC_COMPLETE = 1, 2, 16, 64, 128
+CATS = {QUEUE: TC_QUEUE, GETRQ: TC_QUEUE, ISSUE: TC_ISSUE,
+        COMPLETE: TC_COMPLETE}
+DEV = 259 << 20
+S = 10**9
+
+
+def record(t, code, sector, nbytes, write):
+    action = code | ((CATS[code] | (TC_WRITE if write else TC_READ)) << 16)
+    return struct.pack("<IIQQIIIIIHH", MAGIC7, 0, t, sector, nbytes, action,
+                       100, DEV, 0, 0, 0)
+
+
+def io(t, sector, nbytes, write=False, d2c=100000):
+    return [(t, record(t, QUEUE, sector, nbytes, write)),
+            (t, record(t, GETRQ, sector, nbytes, write)),
+            (t + 10000, record(t + 10000, ISSUE, sector, nbytes, write)),
+            (t + 10000 + d2c, record(t + 10000 + d2c, COMPLETE, sector,
+                                     nbytes, write))]
+
+
+out, case = sys.argv[1], sys.argv[2]
+ev = []
+if case == "big":
+    # 4000 I/Os of 1 MiB a second for 2 s over 1.2 TiB: 4.2 GB/s
+    top, n = int(1.2 * 2**40) // 512, 8000
+    for k in range(n):
+        ev += io(k * (2 * S // n), (k * 7919 % n) * (top // n), 1 << 20,
+                 write=bool(k % 2))
+elif case == "seq":
+    # 200 sequential writes over 2 s: I/O, but not one seek
+    for k in range(200):
+        ev += io(k * S // 100, k * 8, 4096, write=True)
+elif case.startswith("lat"):
+    # 2000 reads over 2 s, each taking the given microseconds
+    us = int(case[3:])
+    for k in range(2000):
+        ev += io(k * S // 1000, k * 8, 4096, d2c=us * 1000)
+ev.sort(key=lambda e: e[0])
+open(out, "wb").write(b"".join(r for _, r in ev))
+EOF
+mk() { python3 "$TMP/mktrace.py" "$TMP/$1.dump" "$1"; }
+have_pdftotext=1
+command -v pdftotext > /dev/null || have_pdftotext=0
+
+# ---- units: a 1.2 TiB device at 4 GB/s ----
+mk big
+"$IOW" -t "$TMP/big.dump" -O io -O tput -o "$TMP/big.pdf"
+if [ $have_pdftotext = 1 ]; then
+	pdftotext "$TMP/big.pdf" - > "$TMP/big.txt"
+	check "offsets of a 1.2 TiB device in TiB" grep -qx "offset (TiB)" "$TMP/big.txt"
+	k=$(grep -c '^[0-9.]*K\( MB/s\)*$' "$TMP/big.txt")
+	check "no tick label of 1000 units or more ($k like '1K')" [ "$k" = 0 ]
+	check "2 GB/s throughput labelled in GB/s" grep -qx "2 GB/s" "$TMP/big.txt"
+else
+	skip "axis units: pdftotext not installed"
+fi
+
+# ---- one bin: --bin-ms longer than the trace ----
+S="$TOP/samples/fio-randrw"
+rm -f "$TMP/layout"
+IOWATCHER_LAYOUT="$TMP/layout" "$IOW" -t "$S" --bin-ms 100000 -O tput -O latency \
+	-o "$TMP/bin.png"
+# px GRAPH COLOUR: pixels of COLOUR in GRAPH's plot area
+px() {
+	awk -v g="$1" '$1 == g { printf "%d %d %d %d\n", $3, $4, $3 + $5, $4 + $6; exit }' "$TMP/layout" |
+	{ read a b c d; "$PROBE" "$TMP/bin.png" "$a" "$b" "$c" "$d" "$2"; }
+}
+w=$(awk '$1 == "tput" { printf "%d", $5 }' "$TMP/layout")
+check "one bin: throughput drawn across the panel ($(px tput 0072B2) px of reads, $w wide)" \
+	[ "$(px tput 0072B2)" -ge "$w" ]
+check "one bin: latency drawn across the panel ($(px latency D55E00) px of writes' mean)" \
+	[ "$(px latency D55E00)" -ge "$w" ]
+"$IOW" -t "$S" --bin-ms 100000 -O iops --csv "$TMP/bin" --summary=json > "$TMP/bin.json"
+got=$(awk -F, 'NR == 2 { printf "%.1f", $3 }' "$TMP/bin/iops.csv")
+want=$(python3 -c "import json; d=json.load(open('$TMP/bin.json'))['traces'][0]; print('%.1f' % (d['devices'][0]['read']['ios'] / d['duration_s']))" 2> /dev/null)
+check "one bin: the rate over the trace's length ($got I/Os per s, summary $want)" \
+	[ -n "$got" -a "$got" = "$want" ]
+
+# ---- the seeks panel of I/O without a seek ----
+mk seq
+if [ $have_pdftotext = 1 ]; then
+	"$IOW" -t "$TMP/seq.dump" -O seeks -o "$TMP/seq.pdf"
+	check "sequential writes: the seeks panel says \"no seeks\"" \
+		sh -c "pdftotext '$TMP/seq.pdf' - | grep -qx 'no seeks'"
+	"$IOW" -t "$TMP/seq.dump" -O seeks -x 100:200 -o "$TMP/none.pdf"
+	check "no I/O in the range: says so" \
+		sh -c "pdftotext '$TMP/none.pdf' - | grep -qx 'no I/O in range'"
+else
+	skip "the seeks panel's note: pdftotext not installed"
+fi
+
+# ---- seven traces: the legend leaves the plot most of its panel ----
+mkdir "$TMP/seven"
+for i in 1 2 3 4 5 6 7; do
+	s=fio-randrw; [ $i -gt 4 ] && s=dd-write
+	for c in 0 1; do
+		ln -s "$TOP/samples/$s.blktrace.$c" \
+			"$TMP/seven/nvme0n1-ext4-fsync-run-$i.blktrace.$c"
+	done
+done
+rm -f "$TMP/layout"
+IOWATCHER_LAYOUT="$TMP/layout" "$IOW" -t "$TMP/seven" -O latency -O io -h 300 \
+	-o "$TMP/seven.png"
+for g in latency io; do
+	h=$(awk -v g=$g '$1 == g { printf "%d", $6 }' "$TMP/layout")
+	check "seven traces: $g plot area $h px of its 300 px panel (>= 165)" \
+		[ "${h:-0}" -ge 165 ]
+done
+
+# ---- the I/O map's mixed colour is in its legend ----
+# (its swatch's colour: test_plot's test_mixed_cell_colour_is_in_the_legend)
+if [ $have_pdftotext = 1 ]; then
+	"$IOW" -t "$S" -O io -o "$TMP/mix.pdf"
+	check "reads and writes in one cell: \"read + write\" in the legend" \
+		sh -c "pdftotext '$TMP/mix.pdf' - | grep -qx 'read + write'"
+else
+	skip "the mix in the legend: pdftotext not installed"
+fi
+
+# ---- untagged I/O in grey ----
+T="$SHARED/traces/centos7-sda"
+if [ -f "$T.blktrace.0" ]; then
+	rm -f "$TMP/layout"
+	IOWATCHER_LAYOUT="$TMP/layout" "$IOW" -t "$T" -O io -o "$TMP/untag.png" \
+		-T 'tag-by-range -r low:0-1G -r mid:1G-10G -r a:10G-12G -r b:12G-14G'
+	grey=$(awk '$1 == "io" { printf "%d %d %d %d\n", $3, $4, $3 + $5, $4 + $6; exit }' "$TMP/layout" |
+		{ read a b c d; "$PROBE" "$TMP/untag.png" "$a" "$b" "$c" "$d" 888888; })
+	check "untagged I/O drawn grey ($grey px)" [ "$grey" -ge 200 ]
+else
+	skip "untagged in grey: no $T"
+fi
+
+# ---- overlaid latency heat maps: one latency axis, one colour bar ----
+if [ $have_pdftotext = 1 ]; then
+	"$IOW" -t "$S" -l before -t "$TOP/samples/dd-write" -l after \
+		-O latency-heatmap -o "$TMP/heat.pdf"
+	pdftotext "$TMP/heat.pdf" - > "$TMP/heat.txt"
+	bars=$(grep -c '^I/Os per 30 ms' "$TMP/heat.txt")
+	check "two heat maps, two colour bars of I/Os per 30 ms ($bars)" [ "$bars" = 2 ]
+	maxes=$(sed -n '/^I\/Os per/{n;n;p}' "$TMP/heat.txt" | sort -u | wc -l)
+	check "both colour bars end at the same count" [ "$maxes" = 1 ]
+	tops=$(grep -c '^100 ms$' "$TMP/heat.txt")
+	check "both latency axes reach 100 ms ($tops)" [ "$tops" = 2 ]
+else
+	skip "heat maps' shared scales: pdftotext not installed"
+fi
+
+finish
