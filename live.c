@@ -34,6 +34,8 @@ struct queued {
 struct cpu_queue {
 	struct queued *ring;
 	size_t head, len, cap;
+	uint64_t newest_ns;	/* of the records it was given */
+	int seen;
 };
 
 /* Latencies of one interval, at the summary's resolution. */
@@ -71,6 +73,7 @@ struct live {
 	struct cpu_queue *cpus;
 	size_t n_cpus;
 	uint64_t newest_ns, last_released_ns, arrived, arrived_at_tick;
+	int tracer_known, per_cpu_files;	/* blktrace: see on_tick */
 	size_t since_release;
 	int started;
 	uint64_t genesis_ns, n_released;
@@ -631,9 +634,36 @@ static void on_record(void *ctx, const struct blk_io_trace *t,
 	l->arrived++;
 	if (t->time > l->newest_ns)
 		l->newest_ns = t->time;
-	if (++l->since_release >= RELEASE_EVERY &&
-	    l->newest_ns > LIVE_REORDER_MS * NS_PER_MS)
+	if (t->time > l->cpus[t->cpu].newest_ns)
+		l->cpus[t->cpu].newest_ns = t->time;
+	l->cpus[t->cpu].seen = 1;
+	/* trace_pipe's records: merged as they come, to keep queues short */
+	if (++l->since_release >= RELEASE_EVERY && l->tracer_known &&
+	    !l->per_cpu_files && l->newest_ns > LIVE_REORDER_MS * NS_PER_MS)
 		release(l, l->newest_ns - LIVE_REORDER_MS * NS_PER_MS);
+}
+
+/*
+ * How far blktrace's files can be merged: each file is in time order but
+ * they grow in blktrace's own buffered steps, so up to the oldest of the
+ * newest records of the CPUs that have written any, or, when it is later
+ * and the clocks agree, LIVE_FILES_LAG_MS before now.
+ */
+static uint64_t files_limit(const struct live *l, uint64_t now)
+{
+	uint64_t limit = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < l->n_cpus; i++)
+		if (l->cpus[i].seen && l->cpus[i].newest_ns < limit)
+			limit = l->cpus[i].newest_ns;
+	if (limit == UINT64_MAX)
+		limit = 0;
+	if (now > LIVE_FILES_LAG_MS * NS_PER_MS &&
+	    (!l->newest_ns || now - l->newest_ns < CLOCKS_AGREE_NS) &&
+	    now - LIVE_FILES_LAG_MS * NS_PER_MS > limit)
+		limit = now - LIVE_FILES_LAG_MS * NS_PER_MS;
+	return limit;
 }
 
 /* After a pump: what no CPU can now precede goes to the analysis. */
@@ -645,7 +675,11 @@ static int on_tick(void *ctx, const struct record_progress *p)
 	l->fig.tracer = record_tracer_name(p->tracer);
 	l->fig.events = p->events;
 	l->fig.lost = p->lost;
-	if (l->newest_ns > LIVE_REORDER_MS * NS_PER_MS)
+	l->tracer_known = 1;
+	l->per_cpu_files = p->tracer == RECORD_BLKTRACE;
+	if (l->per_cpu_files)
+		limit = files_limit(l, now);
+	else if (l->newest_ns > LIVE_REORDER_MS * NS_PER_MS)
 		limit = l->newest_ns - LIVE_REORDER_MS * NS_PER_MS;
 	/* nothing came for a pump: the pipe is empty up to about now
 	 * (the tracers' clock is the monotonic one) */

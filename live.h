@@ -14,7 +14,11 @@
  * as the trace reader merges the per-CPU files (oldest first, the lower
  * CPU first at equal times) once no CPU can still bring an older one:
  * when they are LIVE_REORDER_MS older than the newest record, or, after
- * a tick with no record at all, LIVE_IDLE_MS older than the clock.
+ * a tick with no record at all, LIVE_IDLE_MS older than the clock. That
+ * is for ftrace's trace_pipe, which interleaves the CPUs by time itself;
+ * blktrace's files, read as they grow, each grow in steps of their own:
+ * there, up to the oldest of the CPUs' newest records, or when later,
+ * LIVE_FILES_LAG_MS before now.
  */
 #ifndef IOWATCHER_LIVE_H
 #define IOWATCHER_LIVE_H
@@ -30,6 +34,7 @@
 
 #define LIVE_REORDER_MS		50
 #define LIVE_IDLE_MS		500
+#define LIVE_FILES_LAG_MS	2000
 #define LIVE_HISTORY		600	/* intervals the sparklines keep */
 
 enum live_mode { LIVE_OFF, LIVE_SCREEN, LIVE_TEXT, LIVE_JSON };

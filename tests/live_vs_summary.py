@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """live_vs_summary.py IOWATCHER TRACE LIVE.jsonl: every interval --live=json
 printed must equal what --summary=json -x START:END says of the recorded
-trace (the last interval, which ends at the last event, with -x START:1e9).
+trace (the last interval, which ends at the last event, with -x START:1e9);
+the queue depth as its integral over the interval (time-weighted mean x
+span), as an interval may span more than the summary's window at the end.
 Prints one line per mismatch and 'N intervals compared'; exits 1 on any."""
 import json
 import subprocess
@@ -17,9 +19,9 @@ def summary(start, end):
                           "%.6f:%s" % (start, end)],
                          capture_output=True, text=True)
     if out.returncode:
-        return {}
-    devs = json.loads(out.stdout)["traces"][0]["devices"]
-    return {d["device"]: d for d in devs}
+        return {}, 0
+    t = json.loads(out.stdout)["traces"][0]
+    return {d["device"]: d for d in t["devices"]}, t["duration_s"]
 
 
 def differ(what, live, summ):
@@ -31,7 +33,9 @@ def differ(what, live, summ):
 for i, iv in enumerate(intervals):
     last = i == len(intervals) - 1
     where = "%.3f-%.3f" % (iv["start_s"], iv["end_s"])
-    summ = summary(iv["start_s"], "1e9" if last else "%.6f" % iv["end_s"])
+    summ, dur = summary(iv["start_s"],
+                        "1e9" if last else "%.6f" % iv["end_s"])
+    span = iv["end_s"] - iv["start_s"]
     for d in iv["devices"]:
         s = summ.get(d["device"])
         busy = sum(d[k]["ios"] for k in ("read", "write", "discard")) + \
@@ -52,8 +56,12 @@ for i, iv in enumerate(intervals):
                 if d[lat][f] != s[lat][f]:
                     differ("%s %s %s" % (d["device"], lat, f), d[lat][f],
                            s[lat][f])
-        qd_live, qd_sum = d["queue_depth_mean"], s["queue_depth_mean"]
-        if abs(qd_live - qd_sum) > 1e-4 * max(1, qd_sum):
+        # the depth's integral: an interval the live view closed while
+        # the recording was idle spans its whole width, the summary's
+        # window only up to the trace's last event
+        qd_live = d["queue_depth_mean"] * span
+        qd_sum = s["queue_depth_mean"] * dur
+        if abs(qd_live - qd_sum) > 1e-4 * max(span, qd_sum):
             differ(d["device"] + " queue depth", qd_live, qd_sum)
 print("%d intervals compared, %d differences" % (len(intervals), bad))
 sys.exit(1 if bad or not intervals else 0)

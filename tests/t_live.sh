@@ -110,7 +110,38 @@ check "json: the summary follows the intervals" \
 	grep -q '^  latency (us)' "$TMP/js.out"
 check "tracing state restored after --live=json" state_restored
 
-# 3. a dump on stdin, watched as it is read
+# 3. blktrace's files read as they grow: a stand-in blktrace that writes
+# the files of test 2 and stops on SIGINT. Its records are seconds old
+# but the clocks agree, so a file coming 2 s late would be late: they all
+# appear at once, .0 (which the recorder waits for) last.
+mkdir "$TMP/bin" "$TMP/bt"
+cat > "$TMP/bin/blktrace" <<'EOF2'
+#!/bin/sh
+while [ $# -gt 0 ]; do
+	case $1 in -o) name=$2; shift;; -D) dir=$2; shift;; esac
+	shift
+done
+for f in "$FAKE_FROM".blktrace.*; do
+	cp "$f" "$dir/tmp.${f##*.blktrace.}"
+done
+for f in $(ls "$dir" | grep '^tmp\.' | sort -r); do
+	mv "$dir/$f" "$dir/$name.blktrace.${f#tmp.}"
+done
+trap 'exit 0' INT
+while :; do sleep 0.05; done
+EOF2
+chmod +x "$TMP/bin/blktrace"
+PATH="$TMP/bin:$PATH" FAKE_FROM="$TMP/js/js" "$IOW" -d "$DEV" -D "$TMP/bt" \
+	-t bt --tracer blktrace --live=json --interval 0.5 --summary \
+	-p sleep 0.5 > "$TMP/bt.out" 2> "$TMP/bt.err"
+if python3 "$CMP" "$IOW" "$TMP/js/js" "$TMP/bt.out" > "$TMP/cmp.out"; then
+	pass "with blktrace, its files read as they grow ($(tail -n 1 "$TMP/cmp.out"))"
+else
+	fail "with blktrace, its files read as they grow" \
+		"$(head -n 5 "$TMP/cmp.out"; head -n 3 "$TMP/bt.err")"
+fi
+
+# 4. a dump on stdin, watched as it is read
 if command -v blkparse >/dev/null; then
 	blkparse -i js -D "$TMP/js" -d "$TMP/js.dump" -o /dev/null \
 		> /dev/null 2>&1
@@ -127,7 +158,7 @@ else
 	skip "-t - --live: blkparse missing"
 fi
 
-# 4. the screen, under tmux
+# 5. the screen, under tmux
 if ! command -v tmux >/dev/null; then
 	skip "screen tests: tmux missing"
 	finish
