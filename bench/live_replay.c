@@ -45,10 +45,13 @@ static int load(const char *path, struct cpu_file *f)
 	return f->data ? 0 : -1;
 }
 
-static const struct blk_io_trace *head(const struct cpu_file *f)
+/* The record at f's position (records are not aligned in the file). */
+static int head(const struct cpu_file *f, struct blk_io_trace *t)
 {
-	return f->pos + sizeof(struct blk_io_trace) <= f->len ?
-	       (const struct blk_io_trace *)(f->data + f->pos) : NULL;
+	if (f->pos + sizeof(*t) > f->len)
+		return 0;
+	memcpy(t, f->data + f->pos, sizeof(*t));
+	return 1;
 }
 
 static double cpu_now(void)
@@ -107,13 +110,14 @@ int main(int argc, char **argv)
 	live_tap(l, &tap);
 	t0 = cpu_now();
 	for (;;) {
-		const struct blk_io_trace *t, *best = NULL;
+		struct blk_io_trace t, rec, *best = NULL;
 		size_t b = 0;
 
 		for (i = 0; i < n_files; i++)
-			if ((t = head(&files[i])) &&
-			    (!best || t->time < best->time)) {
-				best = t;
+			if (head(&files[i], &t) &&
+			    (!best || t.time < best->time)) {
+				rec = t;
+				best = &rec;
 				b = i;
 			}
 		if (!best)
@@ -123,7 +127,8 @@ int main(int argc, char **argv)
 				tap.tick(tap.ctx, &prog);
 			next_tick = best->time + TICK_NS;
 		}
-		tap.record(tap.ctx, best, best + 1);
+		tap.record(tap.ctx, best, files[b].data + files[b].pos +
+			   sizeof(*best));
 		files[b].pos += sizeof(*best) + best->pdu_len;
 		if (!blk_is_note(best->action)) {
 			prog.events = ++n;
@@ -140,6 +145,9 @@ int main(int argc, char **argv)
 	}
 	t0 = cpu_now() - t0;
 	live_close(l);
+	fclose(o.out);
+	for (i = 0; i < n_files; i++)
+		free(files[i].data);
 	printf("%llu records, %.2f s of trace, %.3f s CPU, %.0f records/s, "
 	       "%.1f%% of a core at the trace's rate\n",
 	       (unsigned long long)n, (double)(last - first) / 1e9, t0,
