@@ -1,0 +1,144 @@
+/* test_live.c: the live view's merge of the recorder's records. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "live.h"
+#include "check.h"
+#include "tracebuild.h"
+
+#define MS 1000000ull
+#define N_IOS 600	/* one every 5 ms: 3 s */
+
+static uint64_t base_ns;
+
+/* I/O i: Q and D on CPU i % 2, its C on the other CPU 1 ms later. */
+static int make_records(struct blk_io_trace *r)
+{
+	int i, n = 0;
+
+	for (i = 0; i < N_IOS; i++) {
+		uint64_t t = base_ns + (uint64_t)i * 5 * MS;
+		struct blk_io_trace io = {
+			.magic = BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7,
+			.sector = (uint64_t)i * 8, .bytes = 4096,
+			.pid = 42, .device = DEV(8, 0), .cpu = (uint32_t)i % 2,
+		};
+
+		io.time = t;
+		io.action = ACT(BLK_TA_QUEUE, BLK_TC_QUEUE | R);
+		r[n++] = io;
+		io.time = t + MS / 10;
+		io.action = ACT(BLK_TA_ISSUE, BLK_TC_ISSUE | R);
+		r[n++] = io;
+		io.time = t + MS;
+		io.cpu = 1 - io.cpu;
+		io.action = ACT(BLK_TA_COMPLETE, BLK_TC_COMPLETE | R);
+		r[n++] = io;
+	}
+	return n;
+}
+
+static int by_time(const void *x, const void *y)
+{
+	const struct blk_io_trace *a = x, *b = y;
+
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return (int)a->cpu - (int)b->cpu;
+}
+
+/*
+ * The records as a recorder would hand them over, a tick after every
+ * 100 ms: each CPU's in time order, CPU 1's held back lag_ms. Returns the
+ * JSON lines printed.
+ */
+static char *watch(const struct blk_io_trace *recs, int n, uint64_t lag_ms)
+{
+	struct record_progress prog = { RECORD_FTRACE, 0, 0 };
+	struct live_opts o = { .mode = LIVE_JSON, .interval_s = 1,
+			       .trace_path = "t", .key_fd = -1 };
+	struct record_tap tap;
+	struct iow_error err;
+	char *text = NULL;
+	size_t size = 0;
+	uint64_t tick = base_ns;
+	int i0 = 0, i1 = 0;
+	struct live *l;
+
+	o.out = open_memstream(&text, &size);
+	l = live_open(&o, &err);
+	CHECK(l != NULL);
+	live_tap(l, &tap);
+	/* the records of each CPU up to the tick (CPU 1's lag_ms older) */
+	while (i0 < n || i1 < n) {
+		tick += 100 * MS;
+		for (; i0 < n && (recs[i0].cpu != 0 || recs[i0].time < tick);
+		     i0++)
+			if (recs[i0].cpu == 0)
+				tap.record(tap.ctx, &recs[i0], NULL);
+		for (; i1 < n && (recs[i1].cpu != 1 ||
+				  recs[i1].time + lag_ms * MS < tick); i1++)
+			if (recs[i1].cpu == 1)
+				tap.record(tap.ctx, &recs[i1], NULL);
+		tap.tick(tap.ctx, &prog);
+	}
+	CHECK(live_finish(l, &err) == 0);
+	live_close(l);
+	fclose(o.out);
+	return text;
+}
+
+/* late_records of the last JSON line */
+static long last_late(const char *text)
+{
+	const char *p = text, *found = NULL;
+
+	while ((p = strstr(p, "\"late_records\": ")))
+		found = p++;
+	return found ? strtol(found + 16, NULL, 10) : -1;
+}
+
+static void test_cpus_late_within_the_window_merge_as_the_files_do(void)
+{
+	static struct blk_io_trace recs[3 * N_IOS];
+	int n = make_records(recs);
+	char *sorted, *late;
+
+	qsort(recs, (size_t)n, sizeof(*recs), by_time);
+	sorted = watch(recs, n, 0);
+	late = watch(recs, n, LIVE_REORDER_MS - 20);
+	CHECK(strstr(sorted, "\"start_s\": 2.000000") != NULL);
+	CHECK(last_late(sorted) == 0);
+	CHECK(strstr(sorted, "\"read\": {\"ios\": 200, \"bytes\": 819200}") !=
+	      NULL);
+	CHECK(strcmp(sorted, late) == 0);
+	free(sorted);
+	free(late);
+}
+
+static void test_records_later_than_the_window_are_counted_late(void)
+{
+	static struct blk_io_trace recs[3 * N_IOS];
+	int n = make_records(recs);
+	char *late;
+
+	qsort(recs, (size_t)n, sizeof(*recs), by_time);
+	late = watch(recs, n, LIVE_REORDER_MS + 150);
+	/* the last interval's count is the whole run's */
+	CHECK(last_late(late) > 0);
+	free(late);
+}
+
+int main(void)
+{
+	struct timespec ts;
+
+	/* an hour ahead of the clock: never taken for records of now */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	base_ns = ((uint64_t)ts.tv_sec + 3600) * 1000000000ull;
+	RUN_TEST(test_cpus_late_within_the_window_merge_as_the_files_do);
+	RUN_TEST(test_records_later_than_the_window_are_counted_late);
+	return check_report();
+}
