@@ -501,8 +501,10 @@ int live_event(struct live *l, const struct io_event *ev,
 {
 	struct io_event copy = *ev;
 
-	if (!blk_is_note(ev->action))
+	if (!blk_is_note(ev->action)) {
 		l->started = 1;
+		l->fig.events++;
+	}
 	l->n_released++;
 	if (analyse(l, &copy) < 0) {
 		if (err)
@@ -880,7 +882,8 @@ struct live *live_open(const struct live_opts *o, struct iow_error *err)
 	clock_gettime(CLOCK_MONOTONIC, &l->t0);
 	l->fig.interval_s = o->interval_s;
 	l->fig.sort = LIVE_SORT_BYTES;
-	l->fig.tag_heading = o->tagger || o->merge_comm ? "TAG" : "PID";
+	l->fig.tag_heading = o->tag_by_process && o->merge_comm ? "TAG"
+								 : "PID";
 	l->fig.tracer = "";
 	l->fig.trace_path = o->trace_path;
 	l->fig.workload_output = o->workload_output;

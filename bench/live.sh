@@ -5,7 +5,8 @@
 #
 #   sh bench/live.sh [SECONDS]          (root; default 10 s of fio a run)
 #
-# Each mode runs BENCH_LIVE_RUNS times (default 2):
+# Each mode runs BENCH_LIVE_RUNS times (default 2), in the order of
+# BENCH_LIVE_MODES (default "record text screen"):
 #   record    iowatcher -d LOOP --summary -p fio ...
 #   text      the same with --live=text (lines to a file)
 #   screen    the same with --live, on a pseudo-terminal (script(1)),
@@ -83,7 +84,7 @@ run() {
 
 printf '%-8s %4s %8s %8s %8s %10s %8s\n' mode run cpu_s wall_s core_% \
 	events lost
-for mode in record text screen; do
+for mode in ${BENCH_LIVE_MODES:-record text screen}; do
 	i=1
 	while [ $i -le "$RUNS" ]; do
 		set -- $(run $mode $i)
