@@ -176,20 +176,28 @@ static void line(struct frame *f, const char *attr, const char *fmt, ...)
 		puts_raw(f, "\r\n");
 }
 
-/* A latency in 7 columns: 850us, 12.3ms, 1.25s. */
+/* A latency in 6 columns: 850us, 12.3ms, 1.25s. */
 static const char *lat(double ns, char *buf, size_t size)
 {
 	double us = ns / 1e3;
 
 	if (ns <= 0)
-		snprintf(buf, size, "%7s", "-");
-	else if (us < 1000)
-		snprintf(buf, size, "%5.0fus", us);
-	else if (us < 1e6)
-		snprintf(buf, size, "%5.1fms", us / 1e3);
+		snprintf(buf, size, "%6s", "-");
+	else if (us < 999.5)
+		snprintf(buf, size, "%4.0fus", us);
+	else if (us < 99950)
+		snprintf(buf, size, "%4.1fms", us / 1e3);
+	else if (us < 999500)
+		snprintf(buf, size, "%4.0fms", us / 1e3);
 	else
-		snprintf(buf, size, "%6.2fs", us / 1e6);
+		snprintf(buf, size, "%5.2fs", us / 1e6);
 	return buf;
+}
+
+/* /dev/nvme0n1 -> nvme0n1: the table's column is narrow. */
+static const char *short_name(const char *name)
+{
+	return strncmp(name, "/dev/", 5) ? name : name + 5;
 }
 
 static double mib(uint64_t bytes)
@@ -280,27 +288,25 @@ static void draw_device(struct live_view *v, struct frame *f,
 	double span = fig->end_s - fig->start_s;
 	char a[16], b[16], c[16], e[16];
 	size_t spark = (size_t)f->cols > 30 ? (size_t)f->cols - 30 : 1;
+	char disc[48] = "";
 
 	if (span <= 0)
 		span = fig->interval_s;
-	line(f, NULL, " %-14.14s %7.2f %7.0f %7.2f %7.0f %7.1f %7.1f %s %s "
-	     "%s %s %6.2f", d->name, (double)d->bytes[OP_READ] / 1e6 / span,
+	line(f, NULL, " %-10.10s %7.2f %7.0f %7.2f %7.0f %s %s %s %s %5.2f",
+	     short_name(d->name), (double)d->bytes[OP_READ] / 1e6 / span,
 	     (double)d->ios[OP_READ] / span,
 	     (double)d->bytes[OP_WRITE] / 1e6 / span,
 	     (double)d->ios[OP_WRITE] / span,
-	     (double)d->ios[OP_FLUSH] / span,
-	     (double)d->ios[OP_DISCARD] / span,
 	     lat(d->d2c.p50_ns, a, sizeof(a)), lat(d->d2c.p99_ns, b, sizeof(b)),
 	     lat(d->q2c.p50_ns, c, sizeof(c)), lat(d->q2c.p99_ns, e, sizeof(e)),
 	     d->depth);
-	line(f, NULL, "   total: read %.1f MiB (%llu I/Os), written %.1f MiB "
-	     "(%llu I/Os), discarded %.1f MiB, %llu flushes",
-	     mib(d->total_bytes[OP_READ]),
-	     (unsigned long long)d->total_ios[OP_READ],
-	     mib(d->total_bytes[OP_WRITE]),
-	     (unsigned long long)d->total_ios[OP_WRITE],
-	     mib(d->total_bytes[OP_DISCARD]),
-	     (unsigned long long)d->total_ios[OP_FLUSH]);
+	if (d->total_bytes[OP_DISCARD])
+		snprintf(disc, sizeof(disc), ", discarded %.1f MiB",
+			 mib(d->total_bytes[OP_DISCARD]));
+	line(f, NULL, "   flush/s %-5.1f discard/s %-5.1f total: read %.1f MiB, "
+	     "written %.1f MiB%s", (double)d->ios[OP_FLUSH] / span,
+	     (double)d->ios[OP_DISCARD] / span, mib(d->total_bytes[OP_READ]),
+	     mib(d->total_bytes[OP_WRITE]), disc);
 	sparkline(v, f, "MB/s", d->mbps, fig, spark, " MB/s");
 	sparkline(v, f, "Q2C p99", d->p99_us, fig, spark, " us");
 }
@@ -312,9 +318,9 @@ static void draw_rows(struct frame *f, const struct live_figures *fig)
 	size_t i;
 
 	line(f, NULL, "%s", "");
-	line(f, "1", " %-7s %-16s %-14s %8s %9s %8s %8s   (by %s)",
+	line(f, "1", " %-7s %-15s %-10s %7s %8s %6s %6s  (by %s)",
 	     fig->tag_heading, fig->tag_heading[0] == 'P' ? "NAME" : "LABEL",
-	     "DEVICE", "I/Os", "MB", "Q2C avg", "Q2C p99", by[fig->sort]);
+	     "DEVICE", "I/Os", "MB", "Q2C avg", "p99", by[fig->sort]);
 	for (i = 0; i < fig->n_rows && f->row < f->rows - 1; i++) {
 		const struct live_row *r = &fig->rows[i];
 		const char *dev = "?";
@@ -328,8 +334,8 @@ static void draw_rows(struct frame *f, const struct live_figures *fig)
 			snprintf(pid, sizeof(pid), "%ld", r->pid);
 		else
 			snprintf(pid, sizeof(pid), "%d", r->tag);
-		line(f, NULL, " %-7s %-16.16s %-14.14s %8llu %9.2f %8s %8s",
-		     pid, r->name, dev, (unsigned long long)r->ios,
+		line(f, NULL, " %-7s %-15.15s %-10.10s %7llu %8.2f %6s %6s",
+		     pid, r->name, short_name(dev), (unsigned long long)r->ios,
 		     (double)r->bytes / 1e6, lat(r->q2c.mean_ns, a, sizeof(a)),
 		     lat(r->q2c.p99_ns, b, sizeof(b)));
 	}
@@ -362,9 +368,9 @@ static void draw(struct live_view *v, const struct live_figures *fig)
 	} else {
 		draw_header(v, f, fig);
 		line(f, NULL, "%s", "");
-		line(f, "1", " %-14s %7s %7s %7s %7s %7s %7s %7s %7s %7s %7s %6s",
-		     "DEVICE", "rMB/s", "rIOPS", "wMB/s", "wIOPS", "flush/s",
-		     "disc/s", "D2C p50", "p99", "Q2C p50", "p99", "depth");
+		line(f, "1", " %-10s %7s %7s %7s %7s %6s %6s %6s %6s %5s",
+		     "DEVICE", "rMB/s", "rIOPS", "wMB/s", "wIOPS", "D2Cp50",
+		     "p99", "Q2Cp50", "p99", "depth");
 		for (i = 0; i < fig->n_devs; i++)
 			draw_device(v, f, fig, &fig->devs[i]);
 		if (!fig->n_devs)

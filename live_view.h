@@ -12,7 +12,7 @@
 
 #include "error.h"
 
-#define LIVE_VIEW_MIN_COLS	72
+#define LIVE_VIEW_MIN_COLS	78
 #define LIVE_VIEW_MIN_ROWS	14
 
 struct live;
