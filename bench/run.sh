@@ -495,6 +495,8 @@ movie_frames() {
 say "iowatcher benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs," \
     "$(uname -sr), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null |
 			 sed 's/.*: //')"
+# Others' work skews every row: the load says how much there was.
+say "load average: $(cut -d ' ' -f 1-3 /proc/loadavg 2> /dev/null)"
 
 MAIN_LABEL="" MAIN="" MAIN_RECORDS=""
 # main_is LABEL BASE RECORDS: the first trace measured is the one the
@@ -671,6 +673,8 @@ if [ "${BENCH_MOVIE:-1}" != 0 ] && have ffmpeg && [ -x "$IOW" ]; then
 	rm -f "$WORK"/gen26.blktrace.* "$WORK"/*.mp4
 fi
 
+say ""
+say "load average at the end: $(cut -d ' ' -f 1-3 /proc/loadavg 2> /dev/null)"
 # Movie rows are left out: their peak is ffmpeg's (time -v counts the
 # children iowatcher waits for), and the 32 MB target is the analysis's.
 awk -F'|' '$1 ~ /^iowatcher/ && $1 !~ /movie/ && $3 > 32768 {
