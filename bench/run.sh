@@ -118,7 +118,7 @@ time_once() {
 	floor)	set -- true;;
 	cat)	set -- cat "$t_base".blktrace.*;;
 	cat10)	set -- cat
-		for t_i in 1 2 3 4 5 6 7 8 9 10; do
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
 			set -- "$@" "$t_base".blktrace.*
 		done;;
 	json)	set -- "$IOW" -t "$t_base" --summary=json;;

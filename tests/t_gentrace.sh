@@ -475,9 +475,10 @@ if ! command -v btt > /dev/null 2>&1; then
 fi
 
 # btt counts D2C and Q2C once per queued bio; gentrace prints that too.
+# (It runs in $TMP: it leaves its *_fp.dat files where it runs.)
 test_btt_d2c_q2c_match_gentrace() {
 	blkparse -i v7 -D "$TMP" -d "$TMP/v7.dump" -O > /dev/null 2>&1 &&
-		btt -i "$TMP/v7.dump" > "$TMP/v7.btt" 2>&1 || return 1
+		(cd "$TMP" && btt -i v7.dump) > "$TMP/v7.btt" 2>&1 || return 1
 	# "gentrace: per bio (btt) d2c avg D s q2c avg Q s n N"
 	want=$(awk '/^gentrace: per bio/ { print $7, $11 }' "$TMP/v7.txt")
 	got=$(awk '$1 == "D2C" && !d { d = $3 } $1 == "Q2C" && !q { q = $3 }
