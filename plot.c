@@ -707,6 +707,17 @@ static void draw_text_mid(cairo_t *cr, double x, double y, const char *s,
 	draw_text(cr, x, y + cap_height(cr) / 2, s, halign);
 }
 
+double plot_caption(cairo_t *cr, double x, double y, double size, int bold,
+		    const char *text, double halign)
+{
+	cairo_select_font_face(cr, FONT_FAMILY, CAIRO_FONT_SLANT_NORMAL,
+			       bold ? CAIRO_FONT_WEIGHT_BOLD :
+				      CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, size);
+	draw_text(cr, x, y, text, halign);
+	return text_width(cr, text);
+}
+
 /* Copies s into buf, cut at a character and ended with an ellipsis if
  * it is wider than max_w. */
 static void fit_text(cairo_t *cr, const char *s, double max_w, char *buf,
@@ -797,6 +808,7 @@ struct plot_page {
 	struct plot_panel **panels;
 	size_t n_panels;
 	double title_h;
+	int on_surface;		/* the caller's surface: no file, no title */
 	char failure[IOW_ERROR_LEN];	/* first failure while drawing */
 };
 
@@ -970,6 +982,44 @@ struct plot_page *plot_page_open(const char *path, enum plot_format fmt,
 	if (outfile_open(&p->out, p->path, NULL, err) ||
 	    page_start(p, title, err)) {
 		plot_page_abort(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct plot_page *plot_page_open_surface(cairo_surface_t *s, double scale,
+					 const char *name,
+					 struct iow_error *err)
+{
+	struct plot_page *p;
+
+	if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS ||
+	    cairo_surface_get_type(s) != CAIRO_SURFACE_TYPE_IMAGE ||
+	    !(scale > 0)) {
+		iow_fail(err, "%s: not an image surface to draw on", name);
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p)
+		p->out.fd = -1;
+	if (!p || !(p->path = strdup(name))) {
+		iow_fail(err, "%s: out of memory", name);
+		page_free(p);
+		return NULL;
+	}
+	/* an image, as a PNG page draws into: rasters need no enlarging */
+	p->fmt = PLOT_PNG;
+	p->on_surface = 1;
+	p->width = cairo_image_surface_get_width(s) / scale;
+	p->height = cairo_image_surface_get_height(s) / scale;
+	p->surface = cairo_surface_reference(s);
+	p->cr = cairo_create(s);
+	cairo_scale(p->cr, scale, scale);
+	set_font_options(p->cr);
+	if (cairo_status(p->cr) != CAIRO_STATUS_SUCCESS) {
+		iow_fail(err, "%s: %s", name,
+			 cairo_status_to_string(cairo_status(p->cr)));
+		page_free(p);
 		return NULL;
 	}
 	return p;
@@ -2781,6 +2831,11 @@ static int page_render(struct plot_page *p, struct iow_error *err)
 				cairo_status_to_string(st));
 	cairo_destroy(p->cr);
 	p->cr = NULL;
+	if (p->on_surface) {
+		/* the caller's: it goes on drawing there */
+		cairo_surface_flush(p->surface);
+		return 0;
+	}
 	if (p->fmt == PLOT_PNG)
 		st = cairo_surface_write_to_png_stream(p->surface, page_write,
 						       p);
@@ -2802,6 +2857,10 @@ int plot_page_close(struct plot_page *p, struct iow_error *err)
 	if (!p)
 		return iow_fail(err, "plot_page_close: no page");
 	rc = page_render(p, err);
+	if (p->on_surface) {
+		page_free(p);
+		return rc;
+	}
 	if (!rc && flush_out(p))
 		rc = write_failure(p, err);
 	if (!rc)

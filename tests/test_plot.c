@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cairo.h>
+#include <cairo-svg.h>
 
 #include "check.h"
 #include "plot.h"
@@ -1092,6 +1093,133 @@ static void test_line_draws_lone_points_as_dots(void)
 	cairo_surface_destroy(png.s);
 }
 
+static void lighter_and_plain_lines(struct plot_panel *pp)
+{
+	double x[2] = { 0, 4 }, lo[2] = { 1, 1 }, hi[2] = { 3, 3 };
+
+	plot_line(pp, x, lo, 2, 8, 3);	/* the lighter pass: dashed */
+	plot_line(pp, x, hi, 2, 0, 3);
+}
+
+/* Counts the pixels along row y of the plot area that are not colour c. */
+static int gaps_along(const struct png *png, const struct plot_rect *a,
+		      double y, struct plot_rgb c)
+{
+	int x, n = 0;
+
+	for (x = (int)a->x + 4; x < (int)(a->x + a->w) - 4; x++)
+		n += png_rgb(png, x, y) != hex_of(c);
+	return n;
+}
+
+/* Lines in the lighter colours (8-15) are dashed, the plain ones not:
+ * both stay told apart where their hues are alike. */
+static void test_lighter_lines_are_dashed(void)
+{
+	struct plot_rect a;
+	struct png png;
+
+	if (render_png("dashes.png", 4, 4, lighter_and_plain_lines, &png, &a)) {
+		CHECK(0);
+		return;
+	}
+	CHECK_EQ_INT(gaps_along(&png, &a, a.y + a.h * 0.25, plot_color(0)), 0);
+	CHECK(gaps_along(&png, &a, a.y + a.h * 0.75, plot_color(8)) > a.w / 5);
+	cairo_surface_destroy(png.s);
+}
+
+/*
+ * A page on the caller's surface (a movie frame): panels drawn there at
+ * the scale given, the rest of the surface as the caller left it, and
+ * the surface still the caller's after the close.
+ */
+static void test_page_on_surface_draws_over_callers_pixels(void)
+{
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24,
+							400, 300);
+	double x[2] = { 0, 4 }, y[2] = { 2, 2 };
+	struct iow_error err = { "" };
+	struct plot_page *p;
+	struct plot_panel *pp;
+	struct plot_rect a;
+	struct png png;
+	cairo_t *cr = cairo_create(s);
+
+	cairo_set_source_rgb(cr, 0x33 / 255.0, 0x66 / 255.0, 0x99 / 255.0);
+	cairo_paint(cr);
+	cairo_destroy(cr);
+	p = plot_page_open_surface(s, 2, "frame", &err);
+	CHECK(p != NULL);
+	pp = plot_panel_add(p, 100, 0, 100, 150, "graph", "time", NULL);
+	plot_panel_set_x(pp, 0, 4);
+	plot_panel_set_y(pp, 0, 4);
+	plot_line(pp, x, y, 2, 1, 3);
+	a = plot_panel_area(pp);
+	CHECK_EQ_INT(plot_page_close(p, &err), 0);
+	/* the panel in page units, half the surface's px */
+	CHECK(a.x > 100 && a.x + a.w <= 200 && a.y + a.h <= 150);
+	CHECK_EQ_INT(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+	cairo_surface_flush(s);
+	png.s = s;
+	png.w = 400;
+	png.h = 300;
+	png.stride = cairo_image_surface_get_stride(s);
+	png.data = cairo_image_surface_get_data(s);
+	CHECK_EQ_INT(png_rgb(&png, 50, 150), 0x336699);
+	CHECK_EQ_INT(png_rgb(&png, 2 * (a.x + a.w * 0.25),
+			     2 * (a.y + a.h * 0.5)), hex_of(plot_color(1)));
+	/* nothing painted under the series either */
+	CHECK_EQ_INT(png_rgb(&png, 2 * (a.x + a.w * 0.3),
+			     2 * (a.y + a.h * 0.2) + 1), 0x336699);
+	CHECK(!file_exists("frame"));
+	cairo_surface_destroy(s);
+}
+
+/* Only an image surface will do: a vector one has no pixels to share. */
+static void test_page_on_surface_needs_an_image(void)
+{
+	cairo_surface_t *s = cairo_svg_surface_create(tmp_path("x.svg"), 10,
+						      10);
+	struct iow_error err = { "" };
+
+	CHECK(plot_page_open_surface(s, 1, "frame", &err) == NULL);
+	CHECK(strstr(err.msg, "frame: not an image surface") != NULL);
+	cairo_surface_destroy(s);
+}
+
+/* Text in the pages' typeface on a caller's context: where it was put,
+ * its width returned, bad UTF-8 repaired rather than failing cairo. */
+static void test_caption_draws_where_asked(void)
+{
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24,
+							200, 40);
+	cairo_t *cr = cairo_create(s);
+	struct png png = { s, 200, 40, 0, NULL };
+	double w;
+	int x, y, red = 0, outside = 0;
+
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+	cairo_set_source_rgb(cr, 1, 0, 0);
+	w = plot_caption(cr, 190, 30, 20, 1, "Hello \xff", 1);
+	CHECK(w > 40 && w < 180);
+	CHECK_EQ_INT(cairo_status(cr), CAIRO_STATUS_SUCCESS);
+	cairo_destroy(cr);
+	cairo_surface_flush(s);
+	png.stride = cairo_image_surface_get_stride(s);
+	png.data = cairo_image_surface_get_data(s);
+	for (y = 0; y < 40; y++)
+		for (x = 0; x < 200; x++) {
+			int in = x >= 190 - w - 1 && x <= 191;
+
+			red += in && png_rgb(&png, x, y) == 0xff0000;
+			outside += !in && png_rgb(&png, x, y) != 0xffffff;
+		}
+	CHECK(red > 50);
+	CHECK_EQ_INT(outside, 0);
+	cairo_surface_destroy(s);
+}
+
 /* A legend of many entries takes a fifth of the panel at most, the rest
  * "+N more": seven traces' legend took 70% of their latency panel. */
 static void test_legend_rows_take_a_fifth_at_most(void)
@@ -1489,6 +1617,10 @@ int main(void)
 	RUN_TEST(test_heatmap_uses_ramp_and_leaves_empty_cells_white);
 	RUN_TEST(test_line_leaves_gap_at_nan);
 	RUN_TEST(test_line_draws_lone_points_as_dots);
+	RUN_TEST(test_lighter_lines_are_dashed);
+	RUN_TEST(test_page_on_surface_draws_over_callers_pixels);
+	RUN_TEST(test_page_on_surface_needs_an_image);
+	RUN_TEST(test_caption_draws_where_asked);
 	RUN_TEST(test_legend_never_covers_plot_area);
 	RUN_TEST(test_legend_rows_take_a_fifth_at_most);
 	RUN_TEST(test_mixed_cell_colour_is_in_the_legend);
