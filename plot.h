@@ -3,7 +3,8 @@
  * file (SVG, PNG or PDF) holding panels; a panel is one graph with a
  * frame, axes, title and legend. This layer draws numbers and knows
  * nothing of traces. Tick choice and label formatting are pure functions
- * (plot_scale.c) so they can be tested without a surface.
+ * (plot_scale.c) so they can be tested without a surface; rasters and
+ * heat maps are in plot_raster.c, the rest in plot.c.
  *
  * Order of calls for a panel: plot_panel_add, the plot_panel_set_*
  * calls, plot_legend, then the series. The first series (or
