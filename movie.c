@@ -36,9 +36,11 @@
 #define DEFAULT_MAX_LENGTH_S	60.0
 #define MAX_FRAMES		1000000
 #define FADE_FRAMES		6	/* I/O stays visible this many frames */
-/* The small graphs' text and lines are the stills' at this frame height,
- * and grow with it. */
+/* The small graphs' text and lines are the stills' at this frame height
+ * and grow with it; in small frames they shrink only so far, to stay
+ * legible. */
 #define GRAPH_SCALE_HEIGHT	720.0
+#define GRAPH_MIN_SCALE		0.75
 
 /* One map cell, placed: where it goes and in which colour. */
 struct dot {
@@ -318,7 +320,7 @@ static void make_layout(struct movie *m)
 	l->side_y = l->title_h - pad * 0.8;
 	l->side_w = m->w - l->side_x - pad * 0.5;
 	l->side_h = m->h - l->side_y - pad * 0.5;
-	l->scale = m->h / GRAPH_SCALE_HEIGHT;
+	l->scale = fmax(m->h / GRAPH_SCALE_HEIGHT, GRAPH_MIN_SCALE);
 }
 
 /*
