@@ -2619,12 +2619,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	return 0;
 }
 
-/*
- * IOWATCHER_LAYOUT=FILE appends where each panel's plot area landed
- * ("graph panel x y w h xmin xmax"), so tests can look at the pixels
- * where the data says there is, or is not, I/O.
- */
-static FILE *layout_file(void)
+FILE *graph_layout_file(void)
 {
 	const char *path = getenv("IOWATCHER_LAYOUT");
 
@@ -2658,6 +2653,38 @@ static void page_title(const struct options *o,
 					 i ? "," : "", traces[i].label);
 }
 
+int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
+		     struct plot_page *page, struct plot_rect r, FILE *layout,
+		     struct plot_panel **out, struct iow_error *err)
+{
+	const struct graph_def *g = ctx->graph;
+	char ptitle[160];
+	struct plot_panel *pp;
+	int ret;
+
+	if (g->panel_title)
+		g->panel_title(ctx, panel, ptitle, sizeof(ptitle));
+	else
+		title_line(ctx, panel, ptitle, sizeof(ptitle));
+	pp = plot_panel_add(page, r.x, r.y, r.w, r.h, ptitle,
+			    g->x_label ? g->x_label : "time",
+			    g->y_label_for ? g->y_label_for(ctx, panel) :
+			    g->y_label);
+	plot_panel_set_x_format(pp, g->x_format ? g->x_format :
+				plot_format_seconds);
+	if (g->y_format)
+		plot_panel_set_y_format(pp, g->y_format);
+	if (g->y_integer)
+		plot_panel_set_y_integer(pp);
+	ret = g->draw ? g->draw(ctx, panel, pp, err) :
+			draw_lines(ctx, g, panel, pp, err);
+	if (layout)
+		log_layout(layout, g, panel, pp, ctx, ptitle);
+	if (out)
+		*out = pp;
+	return ret;
+}
+
 int graphs_render(const struct options *o, const struct trace_result *traces,
 		  size_t n, struct iow_error *err)
 {
@@ -2688,7 +2715,7 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 			      err);
 	if (!page)
 		return -1;
-	layout = layout_file();
+	layout = graph_layout_file();
 	for (i = 0; i < n_sel; i++) {
 		size_t panels = sel[i]->panels(&ctx), p;
 
@@ -2696,8 +2723,6 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 			struct plot_rect r = plot_page_cell(page, rows, cols,
 							    (int)(k / (size_t)cols),
 							    (int)(k % (size_t)cols));
-			char ptitle[160];
-			struct plot_panel *pp;
 			int ret;
 
 			ctx.graph = sel[i];
@@ -2712,27 +2737,7 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 				if (ctx.in_device_panel)
 					ctx.panel_device = devs[p];
 			}
-			if (sel[i]->panel_title)
-				sel[i]->panel_title(&ctx, p, ptitle,
-						    sizeof(ptitle));
-			else
-				title_line(&ctx, p, ptitle, sizeof(ptitle));
-			pp = plot_panel_add(page, r.x, r.y, r.w, r.h, ptitle,
-					    sel[i]->x_label ? sel[i]->x_label :
-					    "time", sel[i]->y_label_for ?
-					    sel[i]->y_label_for(&ctx, p) :
-					    sel[i]->y_label);
-			plot_panel_set_x_format(pp, sel[i]->x_format ?
-						sel[i]->x_format :
-						plot_format_seconds);
-			if (sel[i]->y_format)
-				plot_panel_set_y_format(pp, sel[i]->y_format);
-			if (sel[i]->y_integer)
-				plot_panel_set_y_integer(pp);
-			ret = sel[i]->draw ? sel[i]->draw(&ctx, p, pp, err)
-					   : draw_lines(&ctx, sel[i], p, pp, err);
-			if (layout)
-				log_layout(layout, sel[i], p, pp, &ctx, ptitle);
+			ret = graph_draw_panel(&ctx, p, page, r, layout, NULL, err);
 			if (ret < 0) {
 				if (layout)
 					fclose(layout);

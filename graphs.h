@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdio.h>
 
 #include "error.h"
 #include "options.h"
@@ -153,6 +154,26 @@ size_t graphs_selected(const struct options *o, const struct graph_def **out,
 void graph_ctx_init(struct graph_ctx *ctx, const struct options *o,
 		    const struct trace_result *traces, size_t n);
 void series_set_free(struct series_set *s);
+
+/*
+ * IOWATCHER_LAYOUT=FILE appends where each panel's plot area landed
+ * ("graph panel x y w h xmin xmax title", in page units: px, and for a
+ * movie's small graphs px at the default 720 px height), so tests can
+ * look at the pixels where the data says there is, or is not, I/O.
+ * NULL when unset.
+ */
+FILE *graph_layout_file(void);
+
+/*
+ * Panel i of the graph ctx->graph in the rectangle r of page, as every
+ * picture draws it: title, axes, legend and series (the movie's small
+ * graphs too). With layout, appends where its plot area landed (see
+ * IOWATCHER_LAYOUT); with out, *out gets the panel (NULL if the page
+ * could not add it: the page keeps why).
+ */
+int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
+		     struct plot_page *page, struct plot_rect r, FILE *layout,
+		     struct plot_panel **out, struct iow_error *err);
 
 /* Draw every selected graph into o->output. */
 int graphs_render(const struct options *o, const struct trace_result *traces,

@@ -1,11 +1,12 @@
 /*
  * movie.c: --movie, a video of the I/O as it happened. The I/O map's cells
  * are sorted into frames once; each frame then paints a background drawn
- * once (disc or rectangle, the small graphs, the legend), the I/O of its
- * own time window and of the few before it (fading), the time cursor and
- * the clock, and goes to ffmpeg's standard input as raw YUV 4:2:0 video
- * (a GIF's palette, fixed beforehand, on fd 3). The video is written
- * under a temporary name and renamed when ffmpeg succeeds.
+ * once (disc or rectangle, the legend, and the tput and queue-depth graphs
+ * as plot panels, drawn by graphs.c and plot.c as the pictures' are), the
+ * I/O of its own time window and of the few before it (fading), the time
+ * cursor and the clock, and goes to ffmpeg's standard input as raw YUV
+ * 4:2:0 video (a GIF's palette, fixed beforehand, on fd 3). The video is
+ * written under a temporary name and renamed when ffmpeg succeeds.
  */
 #include <cairo.h>
 #include <errno.h>
@@ -26,7 +27,6 @@
 #include "movie.h"
 #include "outfile.h"
 #include "plot.h"
-#include "utf8.h"
 
 #define DEFAULT_WIDTH		1280
 #define DEFAULT_HEIGHT		720
@@ -36,7 +36,11 @@
 #define DEFAULT_MAX_LENGTH_S	60.0
 #define MAX_FRAMES		1000000
 #define FADE_FRAMES		6	/* I/O stays visible this many frames */
-#define FONT			"DejaVu Sans"
+/* The small graphs' text and lines are the stills' at this frame height
+ * and grow with it; in small frames they shrink only so far, to stay
+ * legible. */
+#define GRAPH_SCALE_HEIGHT	720.0
+#define GRAPH_MIN_SCALE		0.75
 
 /* One map cell, placed: where it goes and in which colour. */
 struct dot {
@@ -57,8 +61,9 @@ struct layout {
 	double title_h;
 	double font;
 	double main_x, main_y, main_w, main_h;	/* disc or rectangle */
-	double side_x, side_w;
-	double tput_y, depth_y, graph_h;
+	double side_x, side_y, side_w, side_h;	/* the small graphs' column */
+	double scale;		/* of the graphs' page: px per unit */
+	struct plot_rect area[2];	/* their plot areas, px: the cursor's */
 };
 
 struct movie {
@@ -298,22 +303,6 @@ static void set_color(cairo_t *cr, int color, double alpha)
 	cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha);
 }
 
-static void text_at(cairo_t *cr, double x, double y, double size, int bold,
-		    const char *s, double halign)
-{
-	cairo_text_extents_t te;
-	char clean[1024];
-
-	s = utf8_clean(s, clean, sizeof(clean));	/* else cairo fails */
-	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
-			       bold ? CAIRO_FONT_WEIGHT_BOLD :
-				      CAIRO_FONT_WEIGHT_NORMAL);
-	cairo_set_font_size(cr, size);
-	cairo_text_extents(cr, s, &te);
-	cairo_move_to(cr, x - halign * te.x_advance, y);
-	cairo_show_text(cr, s);
-}
-
 static void make_layout(struct movie *m)
 {
 	struct layout *l = &m->lay;
@@ -326,101 +315,79 @@ static void make_layout(struct movie *m)
 	l->main_y = l->title_h;
 	l->main_w = m->w * 0.58 - 2 * pad;
 	l->main_h = m->h - l->title_h - pad * 1.6;
-	l->side_x = m->w * 0.58 + pad * 2.5;
-	l->side_w = m->w - l->side_x - pad;
-	/* two graphs, each under a title line and over its time axis */
-	l->graph_h = (l->main_h - 6.2 * l->font) / 2;
-	l->tput_y = l->main_y + l->font * 1.4;
-	l->depth_y = l->tput_y + l->graph_h + l->font * 3.6;
+	/* two panels, one above the other, beside the disc */
+	l->side_x = m->w * 0.58 + pad;
+	l->side_y = l->title_h - pad * 0.8;
+	l->side_w = m->w - l->side_x - pad * 0.5;
+	l->side_h = m->h - l->side_y - pad * 0.5;
+	l->scale = fmax(m->h / GRAPH_SCALE_HEIGHT, GRAPH_MIN_SCALE);
 }
 
-/* Draws the series of a graph of the still set (its builder) small. */
-static void small_graph(struct movie *m, cairo_t *cr, double y,
-			const char *title, const struct series_set *s)
+/*
+ * Throughput and queue depth as plot panels on surface s, as the still
+ * pictures draw them, panel i's left edge moved in by inset[i] px; their
+ * plot areas go in l->area.
+ */
+static int small_graphs_on(struct movie *m, cairo_surface_t *s,
+			   const double inset[2], FILE *layout,
+			   struct iow_error *err)
 {
-	const struct layout *l = &m->lay;
-	double top = 0, x0 = l->side_x, w = l->side_w, h = l->graph_h;
-	double ticks[PLOT_MAX_TICKS];
-	char labels[PLOT_MAX_TICKS][PLOT_LABEL_LEN], label[64];
-	struct plot_tick_context tc = { .min = m->t0, .max = m->t1 };
-	size_t k, i;
-	int n_ticks, j;
+	static const char *const names[2] = { "tput", "queue-depth" };
+	struct layout *l = &m->lay;
+	double k = l->scale, h = l->side_h / 2;
+	struct plot_page *page;
+	int i;
 
-	for (k = 0; k < s->n; k++)
-		for (i = 0; i < s->items[k].n; i++)
-			if (s->items[k].y[i] > top)
-				top = s->items[k].y[i];
-	if (!(top > 0))
-		top = 1;
-	top *= 1.1;
-	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-	text_at(cr, x0, y - l->font * 0.4, l->font * 1.05, 1, title, 0);
-	snprintf(label, sizeof(label), top >= 100 ? "max %.0f" : "max %.3g",
-		 top / 1.1);
-	cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
-	text_at(cr, x0 + w, y - l->font * 0.4, l->font * 0.9, 0, label, 1);
-	cairo_set_source_rgb(cr, 0.97, 0.97, 0.97);
-	cairo_rectangle(cr, x0, y, w, h);
-	cairo_fill(cr);
-	for (k = 0; k < s->n; k++) {
-		const struct graph_series *g = &s->items[k];
-		int pen = 0;
+	page = plot_page_open_surface(s, k, "the movie's graphs", err);
+	if (!page)
+		return -1;
+	for (i = 0; i < 2; i++) {
+		struct plot_rect r = { (l->side_x + inset[i]) / k,
+				       (l->side_y + i * h) / k,
+				       (l->side_w - inset[i]) / k, h / k };
+		struct plot_panel *pp = NULL;
 
-		for (i = 0; i < g->n && !(g->y[i] > 0); i++)
-			;
-		if (i == g->n)
-			continue;	/* no reads at all: no line at zero */
-		set_color(cr, g->color, 1);
-		cairo_set_line_width(cr, 1.4);
-		for (i = 0; i < g->n; i++) {
-			double px = x0 + (g->x[i] - m->t0) / (m->t1 - m->t0) * w;
-			double py = y + h - g->y[i] / top * h;
-
-			if (isnan(g->y[i]) || px < x0 || px > x0 + w) {
-				pen = 0;
-				continue;
-			}
-			if (pen)
-				cairo_line_to(cr, px, py);
-			else
-				cairo_move_to(cr, px, py);
-			pen = 1;
+		m->ctx.graph = graph_find(names[i]);
+		if (graph_draw_panel(&m->ctx, 0, page, r, layout, &pp,
+				     err) < 0) {
+			m->ctx.graph = NULL;
+			plot_page_abort(page);
+			return -1;
 		}
-		cairo_stroke(cr);
+		r = plot_panel_area(pp);
+		l->area[i] = (struct plot_rect){ r.x * k, r.y * k, r.w * k,
+						 r.h * k };
 	}
-	cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
-	cairo_set_line_width(cr, 1);
-	cairo_rectangle(cr, x0 + 0.5, y + 0.5, w - 1, h - 1);
-	cairo_stroke(cr);
-	/* the time axis, in the trace's seconds */
-	tc.step = plot_ticks(m->t0, m->t1, 6, ticks, &n_ticks);
-	plot_format_labels(plot_format_seconds, &tc, ticks, n_ticks, labels);
-	for (j = 0; j < n_ticks; j++) {
-		double px = x0 + (ticks[j] - m->t0) / (m->t1 - m->t0) * w;
-
-		cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
-		cairo_move_to(cr, px, y + h);
-		cairo_line_to(cr, px, y + h + l->font * 0.3);
-		cairo_stroke(cr);
-		cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
-		text_at(cr, px, y + h + l->font * 1.1, l->font * 0.8, 0,
-			labels[j], j == 0 ? 0 : j == n_ticks - 1 &&
-			px > x0 + w - l->font * 2 ? 1 : 0.5);
-	}
+	m->ctx.graph = NULL;
+	return plot_page_close(page, err);
 }
 
-/* The still set's graph called name, built and drawn small. */
-static void small_named_graph(struct movie *m, cairo_t *cr, double y,
-			      const char *name, const char *title)
+/*
+ * The small graphs, drawn once into the background; the frames add the
+ * cursor. A first drawing aside finds where each panel's y labels end
+ * the plot area, so that the panel with the narrower labels can move in
+ * and the two time axes (and cursors) line up.
+ */
+static int draw_small_graphs(struct movie *m, struct iow_error *err)
 {
-	const struct graph_def *def = graph_find(name);
-	struct series_set s = { 0 };
+	double inset[2] = { 0, 0 }, left;
+	cairo_surface_t *aside;
+	FILE *layout;
+	int i, rc;
 
-	m->ctx.graph = def;
-	if (def && def->build && def->build(&m->ctx, 0, &s, NULL) == 0)
-		small_graph(m, cr, y, title, &s);
-	series_set_free(&s);
-	m->ctx.graph = NULL;
+	aside = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, m->w, m->h);
+	rc = small_graphs_on(m, aside, inset, NULL, err);
+	cairo_surface_destroy(aside);
+	if (rc < 0)
+		return -1;
+	left = fmax(m->lay.area[0].x, m->lay.area[1].x);
+	for (i = 0; i < 2; i++)
+		inset[i] = left - m->lay.area[i].x;
+	layout = graph_layout_file();
+	rc = small_graphs_on(m, m->background, inset, layout, err);
+	if (layout)
+		fclose(layout);
+	return rc;
 }
 
 static void draw_legend(struct movie *m, cairo_t *cr)
@@ -430,9 +397,6 @@ static void draw_legend(struct movie *m, cairo_t *cr)
 	size_t k;
 
 	for (k = 0; k < m->cl.n && k < 12; k++) {
-		cairo_text_extents_t te;
-		char clean[1024];
-
 		if (!m->class_used[k])
 			continue;
 		set_color(cr, m->cl.items[k].color, 1);
@@ -440,11 +404,9 @@ static void draw_legend(struct movie *m, cairo_t *cr)
 				l->font * 0.8);
 		cairo_fill(cr);
 		cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-		text_at(cr, x + l->font * 1.1, y, l->font, 0,
-			m->cl.items[k].label, 0);
-		cairo_text_extents(cr, utf8_clean(m->cl.items[k].label, clean,
-						  sizeof(clean)), &te);
-		x += l->font * 2.2 + te.x_advance;
+		x += l->font * 2.2 +
+		     plot_caption(cr, x + l->font * 1.1, y, l->font, 0,
+				  m->cl.items[k].label, 0);
 		if (x > m->w * 0.95)
 			break;
 	}
@@ -481,11 +443,11 @@ static void draw_main_background(struct movie *m, cairo_t *cr)
 		cairo_arc(cr, cx, cy, r * 0.25, 0, 2 * M_PI);
 		cairo_stroke(cr);
 		cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
-		text_at(cr, cx, cy - r - l->font * 0.3, l->font * 0.9, 0,
-			"offset 0", 0.5);
-		text_at(cr, cx, cy + r + l->font * 1.05, l->font * 0.85, 0,
-			"offset clockwise; reads on the outer ring, writes inner",
-			0.5);
+		plot_caption(cr, cx, cy - r - l->font * 0.3, l->font * 0.9, 0,
+			     "offset 0", 0.5);
+		plot_caption(cr, cx, cy + r + l->font * 1.05, l->font * 0.85,
+			     0, "offset clockwise; reads on the outer ring, writes inner",
+			     0.5);
 		return;
 	}
 	cairo_set_source_rgb(cr, 0.97, 0.97, 0.97);
@@ -497,12 +459,12 @@ static void draw_main_background(struct movie *m, cairo_t *cr)
 			l->main_h - 1);
 	cairo_stroke(cr);
 	cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
-	text_at(cr, l->main_x + l->main_w / 2,
-		l->main_y + l->main_h + l->font * 1.05, l->font * 0.85, 0,
-		"offset (low at the bottom) against time", 0.5);
+	plot_caption(cr, l->main_x + l->main_w / 2,
+		     l->main_y + l->main_h + l->font * 1.05, l->font * 0.85, 0,
+		     "offset (low at the bottom) against time", 0.5);
 }
 
-static int draw_background(struct movie *m)
+static int draw_background(struct movie *m, struct iow_error *err)
 {
 	const char *title = m->o->title;
 	char auto_title[300];
@@ -520,15 +482,14 @@ static int draw_background(struct movie *m)
 		title = auto_title;
 	}
 	cairo_set_source_rgb(cr, 0.05, 0.05, 0.05);
-	text_at(cr, m->lay.main_x, m->lay.font * 1.6, m->lay.font * 1.35, 1,
-		title, 0);
+	plot_caption(cr, m->lay.main_x, m->lay.font * 1.6, m->lay.font * 1.35,
+		     1, title, 0);
 	draw_legend(m, cr);
 	draw_main_background(m, cr);
-	small_named_graph(m, cr, m->lay.tput_y, "tput", "Throughput (MB/s)");
-	small_named_graph(m, cr, m->lay.depth_y, "queue-depth", "Queue depth");
 	cairo_destroy(cr);
-	return cairo_surface_status(m->background) == CAIRO_STATUS_SUCCESS ?
-		       0 : -1;
+	if (cairo_surface_status(m->background) != CAIRO_STATUS_SUCCESS)
+		return iow_fail(err, "cannot draw the movie's background");
+	return draw_small_graphs(m, err);
 }
 
 static double dot_radius(const struct movie *m, uint32_t count)
@@ -675,11 +636,13 @@ static void draw_frame(struct movie *m, size_t f)
 	/* the time cursor on the small graphs (and the rectangle) */
 	cairo_set_source_rgba(cr, 0.1, 0.1, 0.1, 0.8);
 	cairo_set_line_width(cr, 1.5);
-	x = l->side_x + (now - m->t0) / (m->t1 - m->t0) * l->side_w;
-	cairo_move_to(cr, x, l->tput_y);
-	cairo_line_to(cr, x, l->tput_y + l->graph_h);
-	cairo_move_to(cr, x, l->depth_y);
-	cairo_line_to(cr, x, l->depth_y + l->graph_h);
+	for (k = 0; k < 2; k++) {
+		const struct plot_rect *a = &l->area[k];
+
+		x = a->x + (now - m->t0) / (m->t1 - m->t0) * a->w;
+		cairo_move_to(cr, x, a->y);
+		cairo_line_to(cr, x, a->y + a->h);
+	}
 	if (m->o->movie == MOVIE_RECT) {
 		x = l->main_x + (now - m->t0) / (m->t1 - m->t0) * l->main_w;
 		cairo_move_to(cr, x, l->main_y);
@@ -688,7 +651,8 @@ static void draw_frame(struct movie *m, size_t f)
 	cairo_stroke(cr);
 	format_clock(now, m->t1 - m->t0, clock, sizeof(clock));
 	cairo_set_source_rgb(cr, 0.05, 0.05, 0.05);
-	text_at(cr, m->w - l->font, l->font * 1.6, l->font * 1.35, 1, clock, 1);
+	plot_caption(cr, m->w - l->font, l->font * 1.6, l->font * 1.35, 1,
+		     clock, 1);
 	cairo_destroy(cr);
 	cairo_surface_flush(m->frame);
 }
@@ -1076,8 +1040,8 @@ static int movie_setup(struct movie *m, const struct options *o,
 	    !(m->class_used = calloc(m->cl.n + 1, 1)) || place_dots(m) < 0)
 		return iow_fail(err, "out of memory");
 	make_layout(m);
-	if (draw_background(m) < 0)
-		return iow_fail(err, "cannot draw the movie's background");
+	if (draw_background(m, err) < 0)
+		return -1;
 	m->frame = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, m->w, m->h);
 	m->yuv = malloc((size_t)m->w * m->h * 3 / 2);
 	if (!m->yuv || background_to_yuv(m) < 0)

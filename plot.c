@@ -1,6 +1,8 @@
 /*
- * plot.c: pages, panels, axes and series drawn with cairo; the tick and
- * label arithmetic that keeps axes readable. Knows numbers, not traces.
+ * plot.c: pages, panels and their layout, series, legends and text drawn
+ * with cairo, and the palette. The arithmetic of ticks and labels is in
+ * plot_scale.c, rasters and heat maps in plot_raster.c; what they share
+ * is in plot_internal.h. Knows numbers, not traces.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,526 +20,10 @@
 
 #include "outfile.h"
 #include "plot.h"
+#include "plot_internal.h"
 #include "utf8.h"
 
-/* ---- Ranges and ticks ---- */
-
-/* Relative slack for floating-point comparisons of tick multiples. */
-#define TICK_EPS	1e-9
-/* Finite values beyond this are clamped so a range never overflows. */
-#define HUGE_VALUE	1e300
-
-static double clamp_huge(double v)
-{
-	if (v > HUGE_VALUE)
-		return HUGE_VALUE;
-	if (v < -HUGE_VALUE)
-		return -HUGE_VALUE;
-	return v;
-}
-
-static int range_is_empty(double min, double max)
-{
-	double range = max - min;
-	double mag = fmax(fabs(min), fabs(max));
-
-	return !(range > mag * TICK_EPS) || range < 1e-200;
-}
-
-void plot_sanitize_range(double *min, double *max)
-{
-	double lo = *min, hi = *max, t;
-
-	if (!isfinite(lo))
-		lo = hi;
-	if (!isfinite(hi))
-		hi = lo;
-	if (!isfinite(lo) || !isfinite(hi))
-		lo = hi = 0;
-	lo = clamp_huge(lo);
-	hi = clamp_huge(hi);
-	if (lo > hi) {
-		t = lo;
-		lo = hi;
-		hi = t;
-	}
-	if (range_is_empty(lo, hi)) {
-		t = fabs(hi) > fabs(lo) ? hi : lo;
-		lo = t < 0 ? 2 * t : 0;
-		hi = t > 0 ? 2 * t : 0;
-	}
-	if (range_is_empty(lo, hi)) {
-		lo = 0;
-		hi = 1;
-	}
-	*min = lo;
-	*max = hi;
-}
-
-/* The smallest 1, 2 or 5 x 10^k that is >= raw (raw > 0). */
-static double nice_step_at_least(double raw)
-{
-	double mag = pow(10, floor(log10(raw)));
-	double m = raw / mag;
-
-	if (m <= 1 + TICK_EPS)
-		return mag;
-	if (m <= 2 + TICK_EPS)
-		return 2 * mag;
-	if (m <= 5 + TICK_EPS)
-		return 5 * mag;
-	return 10 * mag;
-}
-
-/* The nice step after step: 1 -> 2 -> 5 -> 10. */
-static double next_nice_step(double step)
-{
-	double mag = pow(10, floor(log10(step) + TICK_EPS));
-	double m = step / mag;
-
-	if (m < 1.5)
-		return 2 * mag;
-	if (m < 3.5)
-		return 5 * mag;
-	return 10 * mag;
-}
-
-/* The nice step before step: 10 -> 5 -> 2 -> 1. */
-static double prev_nice_step(double step)
-{
-	double mag = pow(10, floor(log10(step) + TICK_EPS));
-	double m = step / mag;
-
-	if (m < 1.5)
-		return mag / 2;
-	if (m < 3.5)
-		return mag;
-	return 2 * mag;
-}
-
-static double first_multiple(double min, double step)
-{
-	return ceil(min / step - TICK_EPS);
-}
-
-static double last_multiple(double max, double step)
-{
-	return floor(max / step + TICK_EPS);
-}
-
-static double count_multiples(double min, double max, double step)
-{
-	return last_multiple(max, step) - first_multiple(min, step) + 1;
-}
-
-double plot_ticks_min_step(double min, double max, int max_ticks,
-			   double min_step, double *ticks, int *n)
-{
-	double step, k0, v;
-	int i, count;
-
-	plot_sanitize_range(&min, &max);
-	if (max_ticks < 1)
-		max_ticks = 1;
-	step = nice_step_at_least(fmax((max - min) / (max_ticks + 1),
-				       min_step > 0 ? min_step : 1e-300));
-	while (count_multiples(min, max, step) > max_ticks)
-		step = next_nice_step(step);
-	/* A step past the whole range leaves no tick: go back to one
-	 * that has some and keep the middle ones. */
-	while (count_multiples(min, max, step) < 1 &&
-	       prev_nice_step(step) >= min_step * (1 - TICK_EPS))
-		step = prev_nice_step(step);
-	k0 = first_multiple(min, step);
-	count = (int)fmax(0, count_multiples(min, max, step));
-	if (count > max_ticks) {
-		k0 += (count - max_ticks) / 2;
-		count = max_ticks;
-	}
-	for (i = 0; i < count; i++) {
-		v = (k0 + i) * step;
-		ticks[i] = fabs(v) < step * TICK_EPS ? 0 : v;
-	}
-	*n = count;
-	return step;
-}
-
-double plot_ticks(double min, double max, int max_ticks,
-		  double *ticks, int *n)
-{
-	return plot_ticks_min_step(min, max, max_ticks, 0, ticks, n);
-}
-
-double plot_nice_range(double *min, double *max, int max_ticks,
-		       double min_step)
-{
-	double lo = *min, hi = *max, step, nlo, nhi;
-	int tries;
-
-	plot_sanitize_range(&lo, &hi);
-	if (max_ticks < 2)
-		max_ticks = 2;
-	step = nice_step_at_least(fmax((hi - lo) / (max_ticks + 1),
-				       min_step > 0 ? min_step : 1e-300));
-	/* An axis across zero needs three ticks at least: stop trying. */
-	for (tries = 0; tries < 64; tries++) {
-		nlo = floor(lo / step + TICK_EPS) * step;
-		nhi = ceil(hi / step - TICK_EPS) * step;
-		if (count_multiples(nlo, nhi, step) <= max_ticks)
-			break;
-		step = next_nice_step(step);
-	}
-	*min = fabs(nlo) < step * TICK_EPS ? 0 : nlo;
-	*max = fabs(nhi) < step * TICK_EPS ? 0 : nhi;
-	return step;
-}
-
-void plot_log_range(double *min, double *max, int nice)
-{
-	double lo = *min, hi = *max;
-
-	if (!isfinite(hi) || hi <= 0)
-		hi = isfinite(lo) && lo > 0 ? lo * 10 : 10;
-	if (!isfinite(lo) || lo <= 0 || lo >= hi)
-		lo = lo > 0 && lo == hi ? hi / 10 : hi / 1000;
-	hi = fmin(hi, HUGE_VALUE);
-	lo = fmax(lo, 1e-300);
-	if (nice) {
-		lo = pow(10, floor(log10(lo) + TICK_EPS));
-		hi = pow(10, ceil(log10(hi) - TICK_EPS));
-		if (hi <= lo)
-			hi = lo * 10;
-	}
-	*min = lo;
-	*max = hi;
-}
-
-static int in_log_range(double v, double lo, double hi)
-{
-	return v >= lo * (1 - TICK_EPS) && v <= hi * (1 + TICK_EPS);
-}
-
-/* Decades e0..e1, every stride-th (aligned to multiples of stride). */
-static int log_decade_ticks(int e0, int e1, int max_ticks, double *ticks)
-{
-	int stride, e, n;
-
-	for (stride = 1;; stride++) {
-		n = 0;
-		for (e = e0; e <= e1; e++)
-			if (e % stride == 0)
-				n++;
-		if (n <= max_ticks)
-			break;
-	}
-	n = 0;
-	for (e = e0; e <= e1; e++)
-		if (e % stride == 0)
-			ticks[n++] = pow(10, e);
-	return n;
-}
-
-/* 1, 2 and 5 x 10^k inside [lo, hi]; -1 if more than max_ticks. */
-static int log_125_ticks(double lo, double hi, int max_ticks, double *ticks)
-{
-	static const double mult[] = { 1, 2, 5 };
-	int e, i, n = 0;
-	double v;
-
-	for (e = (int)floor(log10(lo)); e <= (int)floor(log10(hi)) + 1; e++) {
-		for (i = 0; i < 3; i++) {
-			v = mult[i] * pow(10, e);
-			if (!in_log_range(v, lo, hi))
-				continue;
-			if (n == max_ticks)
-				return -1;
-			ticks[n++] = v;
-		}
-	}
-	return n;
-}
-
-void plot_log_ticks(double min, double max, int max_ticks,
-		    double *ticks, int *n)
-{
-	int e0, e1;
-
-	plot_log_range(&min, &max, 0);
-	if (max_ticks < 1)
-		max_ticks = 1;
-	e0 = (int)ceil(log10(min) - TICK_EPS);
-	e1 = (int)floor(log10(max) + TICK_EPS);
-	if (e1 - e0 + 1 >= 3) {
-		*n = log_decade_ticks(e0, e1, max_ticks, ticks);
-		return;
-	}
-	*n = log_125_ticks(min, max, max_ticks, ticks);
-	if (*n < 0 && e1 >= e0)
-		*n = log_decade_ticks(e0, e1, max_ticks, ticks);
-	if (*n < 2)
-		plot_ticks(min, max, max_ticks, ticks, n);
-}
-
-/* ---- Labels ---- */
-
-/* Digits after the point needed to show multiples of step exactly. */
-static int decimals_for(double step)
-{
-	double s;
-	int d;
-
-	step = fabs(step);
-	if (!(step > 0) || !isfinite(step))
-		return 0;
-	for (d = 0; d < 15; d++) {
-		s = step * pow(10, d);
-		if (fabs(s - nearbyint(s)) <= 1e-6 * s)
-			return d;
-	}
-	return 15;
-}
-
-/* Drops trailing zeros (and a bare point) after a decimal point. */
-static void strip_zeros(char *s)
-{
-	char *dot = strchr(s, '.'), *end;
-
-	if (!dot)
-		return;
-	end = dot + strlen(dot) - 1;
-	while (end > dot && *end == '0')
-		*end-- = '\0';
-	if (end == dot)
-		*dot = '\0';
-}
-
-/* Writes value / scale with decimals and a suffix, never "-0". */
-static void format_scaled(double value, double scale, int decimals,
-			  const char *sep, const char *suffix,
-			  char *buf, size_t len)
-{
-	double m = value / scale;
-	char num[64];
-
-	snprintf(num, sizeof(num), "%.*f", decimals, m);
-	strip_zeros(num);
-	if (strcmp(num, "-0") == 0)
-		strcpy(num, "0");
-	snprintf(buf, len, "%s%s%s", num, *suffix ? sep : "", suffix);
-}
-
-/* The spacing labels must resolve: the axis step, or for log axes and
- * lone values the value's own leading digits. */
-static double label_step(double value, const struct plot_tick_context *ctx,
-			 int digits)
-{
-	if (ctx && !ctx->log && ctx->step > 0)
-		return ctx->step;
-	if (value == 0 || !isfinite(value))
-		return 1;
-	return pow(10, floor(log10(fabs(value)) + TICK_EPS) - (digits - 1));
-}
-
-void plot_format_si(double value, const struct plot_tick_context *ctx,
-		    char *buf, size_t len)
-{
-	static const char *const suffix[] = { "", "K", "M", "G", "T", "P",
-					      "E" };
-	double scale = 1, a = fabs(value);
-	double step = label_step(value, ctx, 3);
-	int p = 0;
-
-	if (!isfinite(value) || a >= 1e21) {
-		snprintf(buf, len, "%.3g", value);
-		return;
-	}
-	while (a >= 1000 * (1 - TICK_EPS) && p < 6) {
-		a /= 1000;
-		scale *= 1000;
-		p++;
-	}
-	format_scaled(value, scale, decimals_for(step / scale), "", suffix[p],
-		      buf, len);
-}
-
-struct time_unit {
-	double scale;
-	const char *name;
-};
-
-static const struct time_unit time_units[] = {
-	{ 1, "s" }, { 1e-3, "ms" }, { 1e-6, "\xc2\xb5s" }, { 1e-9, "ns" },
-};
-
-/* The largest unit u with magnitude >= factor * u (ns if none). */
-static const struct time_unit *time_unit_for(double magnitude, double factor)
-{
-	size_t i;
-
-	for (i = 0; i < 3; i++)
-		if (magnitude >= factor * time_units[i].scale * (1 - TICK_EPS))
-			return &time_units[i];
-	return &time_units[3];
-}
-
-void plot_format_seconds(double value, const struct plot_tick_context *ctx,
-			 char *buf, size_t len)
-{
-	const struct time_unit *u;
-	double step = label_step(value, ctx, 3);
-
-	if (!isfinite(value)) {
-		snprintf(buf, len, "%g s", value);
-		return;
-	}
-	if (ctx && !ctx->log)
-		u = time_unit_for(fmax(fabs(ctx->min), fabs(ctx->max)), 2);
-	else
-		u = time_unit_for(fabs(value), 1);
-	if (fabs(value) >= 1e15) {
-		snprintf(buf, len, "%.6g %s", value, u->name);
-		return;
-	}
-	format_scaled(value, u->scale, decimals_for(step / u->scale), " ",
-		      u->name, buf, len);
-}
-
-void plot_format_ns(double value, const struct plot_tick_context *ctx,
-		    char *buf, size_t len)
-{
-	struct plot_tick_context s;
-
-	if (!ctx) {
-		plot_format_seconds(value / 1e9, NULL, buf, len);
-		return;
-	}
-	s = *ctx;
-	s.min /= 1e9;
-	s.max /= 1e9;
-	s.step /= 1e9;
-	plot_format_seconds(value / 1e9, &s, buf, len);
-}
-
-/* ---- Units ---- */
-
-static const char *const bytes_unit_names[] = {
-	"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB",
-};
-#define BYTES_UNITS \
-	(int)(sizeof(bytes_unit_names) / sizeof(bytes_unit_names[0]))
-
-int plot_bytes_unit(double max_bytes, int min_power, double *scale)
-{
-	int k = min_power < 0 ? 0 : min_power >= BYTES_UNITS ? BYTES_UNITS - 1
-							     : min_power;
-	double s = pow(1024, k), m = fabs(max_bytes);
-
-	/* Up while the numbers would reach 1000 ("1.18K GiB"). */
-	while (k + 1 < BYTES_UNITS && isfinite(m) &&
-	       m / s >= 1000 * (1 - TICK_EPS)) {
-		s *= 1024;
-		k++;
-	}
-	*scale = s;
-	return k;
-}
-
-const char *plot_bytes_unit_name(int power)
-{
-	if (power < 0 || power >= BYTES_UNITS)
-		return "?";
-	return bytes_unit_names[power];
-}
-
-static const char *const rate_unit_names[] = {
-	"B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s", "EB/s",
-};
-
-void plot_format_bytes_per_s(double value,
-			     const struct plot_tick_context *ctx, char *buf,
-			     size_t len)
-{
-	double m = ctx && !ctx->log ? fmax(fabs(ctx->min), fabs(ctx->max))
-				    : fabs(value);
-	double step = label_step(value, ctx, 3), scale = 1;
-	int k = 0;
-
-	if (!isfinite(value) || !isfinite(m)) {
-		snprintf(buf, len, "%g B/s", value);
-		return;
-	}
-	while (k < 6 && m / scale >= 1000 * (1 - TICK_EPS)) {
-		scale *= 1000;
-		k++;
-	}
-	format_scaled(value, scale, decimals_for(step / scale), " ",
-		      rate_unit_names[k], buf, len);
-}
-
-void plot_format_mb_per_s(double value, const struct plot_tick_context *ctx,
-			  char *buf, size_t len)
-{
-	struct plot_tick_context s;
-
-	if (!ctx) {
-		plot_format_bytes_per_s(value * 1e6, NULL, buf, len);
-		return;
-	}
-	s = *ctx;
-	s.min *= 1e6;
-	s.max *= 1e6;
-	s.step *= 1e6;
-	plot_format_bytes_per_s(value * 1e6, &s, buf, len);
-}
-
-static int labels_repeat(char labels[][PLOT_LABEL_LEN], int n)
-{
-	int i;
-
-	for (i = 1; i < n; i++)
-		if (strcmp(labels[i - 1], labels[i]) == 0)
-			return 1;
-	return 0;
-}
-
-void plot_format_labels(plot_format_fn fn, const struct plot_tick_context *ctx,
-			const double *ticks, int n,
-			char labels[][PLOT_LABEL_LEN])
-{
-	int i, digits;
-
-	if (!fn)
-		fn = plot_format_si;
-	for (i = 0; i < n; i++)
-		fn(ticks[i], ctx, labels[i], PLOT_LABEL_LEN);
-	for (digits = 1; digits <= 17 && labels_repeat(labels, n); digits++)
-		for (i = 0; i < n; i++)
-			snprintf(labels[i], PLOT_LABEL_LEN, "%.*g", digits,
-				 ticks[i]);
-}
-
 /* ---- Colours ---- */
-
-static struct plot_rgb rgb_hex(unsigned hex)
-{
-	struct plot_rgb c = {
-		((hex >> 16) & 0xff) / 255.0,
-		((hex >> 8) & 0xff) / 255.0,
-		(hex & 0xff) / 255.0,
-	};
-	return c;
-}
-
-static struct plot_rgb rgb_mix(struct plot_rgb a, struct plot_rgb b,
-			       double t)
-{
-	struct plot_rgb c = {
-		a.r + (b.r - a.r) * t,
-		a.g + (b.g - a.g) * t,
-		a.b + (b.b - a.b) * t,
-	};
-	return c;
-}
 
 /* Which pass through the palette an index is on: 0 plain, 1 light, 2 dark. */
 static int color_cycle(int index)
@@ -635,11 +121,6 @@ static void set_hex(cairo_t *cr, unsigned hex)
 	cairo_set_source_rgb(cr, c.r, c.g, c.b);
 }
 
-static void set_rgba(cairo_t *cr, struct plot_rgb c, double alpha)
-{
-	cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha);
-}
-
 static void use_font(cairo_t *cr, enum font_role role)
 {
 	const struct font_spec *f = &fonts[role];
@@ -707,6 +188,17 @@ static void draw_text_mid(cairo_t *cr, double x, double y, const char *s,
 	draw_text(cr, x, y + cap_height(cr) / 2, s, halign);
 }
 
+double plot_caption(cairo_t *cr, double x, double y, double size, int bold,
+		    const char *text, double halign)
+{
+	cairo_select_font_face(cr, FONT_FAMILY, CAIRO_FONT_SLANT_NORMAL,
+			       bold ? CAIRO_FONT_WEIGHT_BOLD :
+				      CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, size);
+	draw_text(cr, x, y, text, halign);
+	return text_width(cr, text);
+}
+
 /* Copies s into buf, cut at a character and ended with an ellipsis if
  * it is wider than max_w. */
 static void fit_text(cairo_t *cr, const char *s, double max_w, char *buf,
@@ -733,72 +225,7 @@ static void fit_text(cairo_t *cr, const char *s, double max_w, char *buf,
 
 /* ---- Pages ---- */
 
-struct plot_axis {
-	double want_min, want_max;	/* as the caller set them */
-	double lo, hi;			/* as shown */
-	int log, nice;
-	double min_step;
-	double step;
-	plot_format_fn format;
-	struct plot_axis_ticks ticks;
-};
-
-struct legend_entry {
-	char *label;
-	int color_index;
-	int mix_index;		/* -1, or the colour it mixes with */
-	int text_only;		/* no swatch: a key to the line styles */
-};
-
-/* Rasters waiting to be painted: see rasters_flush. */
-struct raster_layer {
-	uint32_t *counts;
-	int color_index;
-	int cols, rows;
-	double box[4];			/* x0, x1, y0, y1 */
-};
-
-struct raster_stack {
-	struct raster_layer *layers;
-	size_t n;
-};
-
-struct plot_panel {
-	struct plot_page *page;
-	struct plot_rect box;		/* the panel on the page */
-	struct plot_rect area;		/* inside the frame; set by layout */
-	char *title, *x_label, *y_label;
-	struct plot_axis x, y;
-	int laid_out;
-	int legend_rows;		/* rows reserved below the title */
-	struct legend_entry *legend;
-	size_t n_legend;
-	size_t legend_shown;		/* entries on those rows ... */
-	char legend_more[32];		/* ... then "+N more", or "" */
-	int has_colorbar;
-	double colorbar_max;
-	uint32_t heat_max;		/* plot_heatmap_scale; 0: its own */
-	char *colorbar_label;
-	struct raster_stack rasters;
-};
-
 #define OUT_BUF_SIZE	65536
-
-struct plot_page {
-	cairo_surface_t *surface;
-	cairo_t *cr;
-	enum plot_format fmt;
-	double width, height;
-	char *path;
-	struct outfile out;	/* written aside, renamed when whole */
-	int write_errno;
-	size_t out_len;
-	unsigned char *out_buf;
-	struct plot_panel **panels;
-	size_t n_panels;
-	double title_h;
-	char failure[IOW_ERROR_LEN];	/* first failure while drawing */
-};
 
 int plot_format_from_name(const char *path, enum plot_format *fmt,
 			  struct iow_error *err)
@@ -824,7 +251,7 @@ int plot_format_from_name(const char *path, enum plot_format *fmt,
 }
 
 /* Keeps the first failure; later ones are usually its consequences. */
-static void page_fail(struct plot_page *p, const char *what)
+void plot_page_fail(struct plot_page *p, const char *what)
 {
 	if (!p->failure[0])
 		snprintf(p->failure, sizeof(p->failure), "%s: %s", p->path,
@@ -975,7 +402,43 @@ struct plot_page *plot_page_open(const char *path, enum plot_format fmt,
 	return p;
 }
 
-static void rasters_clear(struct raster_stack *rs);
+struct plot_page *plot_page_open_surface(cairo_surface_t *s, double scale,
+					 const char *name,
+					 struct iow_error *err)
+{
+	struct plot_page *p;
+
+	if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS ||
+	    cairo_surface_get_type(s) != CAIRO_SURFACE_TYPE_IMAGE ||
+	    !(scale > 0)) {
+		iow_fail(err, "%s: not an image surface to draw on", name);
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p)
+		p->out.fd = -1;
+	if (!p || !(p->path = strdup(name))) {
+		iow_fail(err, "%s: out of memory", name);
+		page_free(p);
+		return NULL;
+	}
+	/* an image, as a PNG page draws into: rasters need no enlarging */
+	p->fmt = PLOT_PNG;
+	p->on_surface = 1;
+	p->width = cairo_image_surface_get_width(s) / scale;
+	p->height = cairo_image_surface_get_height(s) / scale;
+	p->surface = cairo_surface_reference(s);
+	p->cr = cairo_create(s);
+	cairo_scale(p->cr, scale, scale);
+	set_font_options(p->cr);
+	if (cairo_status(p->cr) != CAIRO_STATUS_SUCCESS) {
+		iow_fail(err, "%s: %s", name,
+			 cairo_status_to_string(cairo_status(p->cr)));
+		page_free(p);
+		return NULL;
+	}
+	return p;
+}
 
 static void panel_free(struct plot_panel *pp)
 {
@@ -990,7 +453,7 @@ static void panel_free(struct plot_panel *pp)
 	free(pp->x_label);
 	free(pp->y_label);
 	free(pp->colorbar_label);
-	rasters_clear(&pp->rasters);
+	plot_rasters_clear(&pp->rasters);
 	free(pp);
 }
 
@@ -1057,7 +520,7 @@ static void axis_init(struct plot_axis *a, int nice)
 	a->format = plot_format_si;
 }
 
-static char *dup_or_null(const char *s, int *failed)
+char *plot_dup_or_null(const char *s, int *failed)
 {
 	char *d;
 
@@ -1092,18 +555,18 @@ struct plot_panel *plot_panel_add(struct plot_page *p, double x, double y,
 		return NULL;
 	pp = calloc(1, sizeof(*pp));
 	if (!pp) {
-		page_fail(p, "out of memory");
+		plot_page_fail(p, "out of memory");
 		return NULL;
 	}
 	pp->page = p;
 	pp->box = (struct plot_rect){ x, y, w, h };
-	pp->title = dup_or_null(title, &failed);
-	pp->x_label = dup_or_null(x_label, &failed);
-	pp->y_label = dup_or_null(y_label, &failed);
+	pp->title = plot_dup_or_null(title, &failed);
+	pp->x_label = plot_dup_or_null(x_label, &failed);
+	pp->y_label = plot_dup_or_null(y_label, &failed);
 	axis_init(&pp->x, 0);
 	axis_init(&pp->y, 1);
 	if (failed || page_add_panel(p, pp)) {
-		page_fail(p, "out of memory");
+		plot_page_fail(p, "out of memory");
 		panel_free(pp);
 		return NULL;
 	}
@@ -1312,8 +775,6 @@ static void draw_swatch(cairo_t *cr, double x, double y_mid,
 	cairo_fill(cr);
 }
 
-static struct plot_rgb raster_mix(int a, int b);
-
 static double legend_entry_width(cairo_t *cr, const struct legend_entry *e)
 {
 	use_font(cr, FONT_LEGEND);
@@ -1327,7 +788,7 @@ static void draw_legend_entry(cairo_t *cr, const struct legend_entry *e,
 	if (!e->text_only) {
 		draw_swatch(cr, x, y_mid, e->mix_index < 0 ?
 			    plot_color(e->color_index) :
-			    raster_mix(e->color_index, e->mix_index));
+			    plot_raster_mix(e->color_index, e->mix_index));
 		x += LEGEND_SWATCH + 5;
 	}
 	use_font(cr, FONT_LEGEND);
@@ -1579,14 +1040,14 @@ static double clamp_px(double v, double lo, double len)
 	return v;
 }
 
-static double px_x(const struct plot_panel *pp, double x)
+double plot_px_x(const struct plot_panel *pp, double x)
 {
 	const struct plot_rect *a = &pp->area;
 
 	return clamp_px(a->x + axis_frac(&pp->x, x) * a->w, a->x, a->w);
 }
 
-static double px_y(const struct plot_panel *pp, double y)
+double plot_px_y(const struct plot_panel *pp, double y)
 {
 	const struct plot_rect *a = &pp->area;
 
@@ -1599,22 +1060,20 @@ static int point_ok(const struct plot_panel *pp, double x, double y)
 	       (!pp->y.log || y > 0);
 }
 
-static void rasters_flush(struct plot_panel *pp);
-
 /* Starts drawing a series: layout, a saved state clipped to the area. */
-static cairo_t *series_begin(struct plot_panel *pp)
+cairo_t *plot_series_begin(struct plot_panel *pp)
 {
 	cairo_t *cr = pp->page->cr;
 
 	panel_layout(pp);
-	rasters_flush(pp);
+	plot_rasters_flush(pp);
 	cairo_save(cr);
 	cairo_rectangle(cr, pp->area.x, pp->area.y, pp->area.w, pp->area.h);
 	cairo_clip(cr);
 	return cr;
 }
 
-static void series_end(struct plot_panel *pp)
+void plot_series_end(struct plot_panel *pp)
 {
 	cairo_restore(pp->page->cr);
 }
@@ -1841,7 +1300,7 @@ static void panel_decorate(struct plot_panel *pp)
 	cairo_t *cr = pp->page->cr;
 
 	panel_layout(pp);
-	rasters_flush(pp);
+	plot_rasters_flush(pp);
 	cairo_save(cr);
 	cairo_rectangle(cr, pp->box.x, pp->box.y, pp->box.w, pp->box.h);
 	cairo_clip(cr);
@@ -1973,7 +1432,8 @@ static void line_lone_points(struct plot_panel *pp, cairo_t *cr,
 		    (i + 1 < n && point_ok(pp, x[i + 1], y[i + 1])))
 			continue;
 		cairo_new_sub_path(cr);
-		cairo_arc(cr, px_x(pp, x[i]), px_y(pp, y[i]), r, 0, 2 * M_PI);
+		cairo_arc(cr, plot_px_x(pp, x[i]), plot_px_y(pp, y[i]), r, 0,
+			  2 * M_PI);
 	}
 	cairo_fill(cr);
 }
@@ -1987,18 +1447,19 @@ void plot_line(struct plot_panel *pp, const double *x, const double *y,
 
 	if (!pp || !x || !y)
 		return;
-	cr = series_begin(pp);
+	cr = plot_series_begin(pp);
 	for (i = 0; i < n; i++) {
 		if (!point_ok(pp, x[i], y[i]))
 			column_gap(cr, &c);
 		else
-			column_add(cr, &c, px_x(pp, x[i]), px_y(pp, y[i]));
+			column_add(cr, &c, plot_px_x(pp, x[i]),
+				   plot_px_y(pp, y[i]));
 	}
 	column_flush(cr, &c);
 	set_series_line(cr, color_index, width);
 	cairo_stroke(cr);
 	line_lone_points(pp, cr, x, y, n, width);
-	series_end(pp);
+	plot_series_end(pp);
 }
 
 void plot_step(struct plot_panel *pp, const double *x, const double *y,
@@ -2011,21 +1472,21 @@ void plot_step(struct plot_panel *pp, const double *x, const double *y,
 
 	if (!pp || !x || !y)
 		return;
-	cr = series_begin(pp);
+	cr = plot_series_begin(pp);
 	for (i = 0; i < n; i++) {
 		if (!point_ok(pp, x[i], y[i])) {
 			column_gap(cr, &c);
 			continue;
 		}
-		py = px_y(pp, y[i]);
-		column_add(cr, &c, px_x(pp, x[i]), py);
+		py = plot_px_y(pp, y[i]);
+		column_add(cr, &c, plot_px_x(pp, x[i]), py);
 		if (i + 1 < n && isfinite(x[i + 1]))
-			column_add(cr, &c, px_x(pp, x[i + 1]), py);
+			column_add(cr, &c, plot_px_x(pp, x[i + 1]), py);
 	}
 	column_flush(cr, &c);
 	set_series_line(cr, color_index, width);
 	cairo_stroke(cr);
-	series_end(pp);
+	plot_series_end(pp);
 }
 
 static int band_point_ok(const struct plot_panel *pp, double x, double lo,
@@ -2041,11 +1502,11 @@ static void band_run(struct plot_panel *pp, const double *x, const double *lo,
 	cairo_t *cr = pp->page->cr;
 	size_t i;
 
-	cairo_move_to(cr, px_x(pp, x[first]), px_y(pp, hi[first]));
+	cairo_move_to(cr, plot_px_x(pp, x[first]), plot_px_y(pp, hi[first]));
 	for (i = first + 1; i <= last; i++)
-		cairo_line_to(cr, px_x(pp, x[i]), px_y(pp, hi[i]));
+		cairo_line_to(cr, plot_px_x(pp, x[i]), plot_px_y(pp, hi[i]));
 	for (i = last + 1; i-- > first;)
-		cairo_line_to(cr, px_x(pp, x[i]), px_y(pp, lo[i]));
+		cairo_line_to(cr, plot_px_x(pp, x[i]), plot_px_y(pp, lo[i]));
 	cairo_close_path(cr);
 }
 
@@ -2058,7 +1519,7 @@ void plot_band(struct plot_panel *pp, const double *x, const double *lo,
 
 	if (!pp || !x || !lo || !hi)
 		return;
-	cr = series_begin(pp);
+	cr = plot_series_begin(pp);
 	for (i = 0; i <= n; i++) {
 		int ok = i < n && band_point_ok(pp, x[i], lo[i], hi[i]);
 
@@ -2071,7 +1532,7 @@ void plot_band(struct plot_panel *pp, const double *x, const double *lo,
 	set_rgba(cr, plot_color(color_index),
 		 alpha > 0 && alpha <= 1 ? alpha : 0.25);
 	cairo_fill(cr);
-	series_end(pp);
+	plot_series_end(pp);
 }
 
 static double baseline(const struct plot_panel *pp)
@@ -2090,22 +1551,22 @@ void plot_bars(struct plot_panel *pp, const double *x, const double *height,
 
 	if (!pp || !x || !height)
 		return;
-	cr = series_begin(pp);
-	base = px_y(pp, baseline(pp));
+	cr = plot_series_begin(pp);
+	base = plot_px_y(pp, baseline(pp));
 	for (i = 0; i < n; i++) {
 		if (!point_ok(pp, x[i], height[i]))
 			continue;
-		x0 = px_x(pp, x[i] - bar_width / 2);
-		x1 = px_x(pp, x[i] + bar_width / 2);
+		x0 = plot_px_x(pp, x[i] - bar_width / 2);
+		x1 = plot_px_x(pp, x[i] + bar_width / 2);
 		/* Keep a hairline between neighbours when there is room. */
 		inset = fabs(x1 - x0) >= 4 ? 0.5 : 0;
-		top = px_y(pp, height[i]);
+		top = plot_px_y(pp, height[i]);
 		cairo_rectangle(cr, fmin(x0, x1) + inset, fmin(top, base),
 				fabs(x1 - x0) - 2 * inset, fabs(base - top));
 	}
 	set_rgba(cr, plot_color(color_index), 0.9);
 	cairo_fill(cr);
-	series_end(pp);
+	plot_series_end(pp);
 }
 
 void plot_points(struct plot_panel *pp, const double *x, const double *y,
@@ -2119,12 +1580,12 @@ void plot_points(struct plot_panel *pp, const double *x, const double *y,
 		return;
 	if (!(radius > 0))
 		radius = 2;
-	cr = series_begin(pp);
+	cr = plot_series_begin(pp);
 	for (i = 0; i < n; i++) {
 		if (!point_ok(pp, x[i], y[i]))
 			continue;
-		px = round(px_x(pp, x[i]) * 2) / 2;
-		py = round(px_y(pp, y[i]) * 2) / 2;
+		px = round(plot_px_x(pp, x[i]) * 2) / 2;
+		py = round(plot_px_y(pp, y[i]) * 2) / 2;
 		if (px == last_x && py == last_y)
 			continue;	/* same half pixel: invisible twice */
 		cairo_new_sub_path(cr);
@@ -2134,542 +1595,7 @@ void plot_points(struct plot_panel *pp, const double *x, const double *y,
 	}
 	set_rgba(cr, plot_color(color_index), 0.8);
 	cairo_fill(cr);
-	series_end(pp);
-}
-
-/* ---- Rasters and heat maps ---- */
-
-/* Cells under a pixel are merged until each is this many px across, so
- * that none is lost between pixels and a lone I/O still shows. */
-#define MIN_CELL_PX		2.5
-/* Raster cells sit on white at this opacity, from one I/O to the most. */
-#define RASTER_ALPHA_MIN	0.45
-#define RASTER_ALPHA_MAX	1.0
-
-/* A grid of counts, row 0 at the bottom, as the caller gave it or merged. */
-struct grid {
-	uint32_t *counts;
-	int cols, rows;
-};
-
-static uint32_t max_count(const struct grid *g)
-{
-	size_t i, n = (size_t)g->cols * g->rows;
-	uint32_t m = 0;
-
-	for (i = 0; i < n; i++)
-		if (g->counts[i] > m)
-			m = g->counts[i];
-	return m;
-}
-
-/* Sums fx x fy blocks of src into a new grid (the last ones partial). */
-static int grid_merge(const struct grid *src, int fx, int fy, struct grid *dst)
-{
-	uint64_t sum;
-	size_t i;
-	int r, c;
-
-	dst->cols = (src->cols + fx - 1) / fx;
-	dst->rows = (src->rows + fy - 1) / fy;
-	dst->counts = calloc((size_t)dst->cols * dst->rows, sizeof(uint32_t));
-	if (!dst->counts)
-		return -1;
-	for (r = 0; r < src->rows; r++) {
-		for (c = 0; c < src->cols; c++) {
-			i = (size_t)(r / fy) * dst->cols + c / fx;
-			sum = (uint64_t)dst->counts[i] +
-			      src->counts[(size_t)r * src->cols + c];
-			dst->counts[i] = sum > UINT32_MAX ? UINT32_MAX :
-							    (uint32_t)sum;
-		}
-	}
-	return 0;
-}
-
-/* 0 for a count of 1, 1 for the largest, log-spaced between. */
-static double count_level(uint32_t count, uint32_t max)
-{
-	if (max <= 1 || count >= max)
-		return 1;
-	return log((double)count) / log((double)max);
-}
-
-static uint32_t argb(struct plot_rgb c, double alpha)
-{
-	uint32_t a = (uint32_t)lround(alpha * 255);
-
-	/* Premultiplied, as cairo's ARGB32 wants. */
-	return a << 24 | (uint32_t)lround(c.r * alpha * 255) << 16 |
-	       (uint32_t)lround(c.g * alpha * 255) << 8 |
-	       (uint32_t)lround(c.b * alpha * 255);
-}
-
-static uint32_t cell_pixel(uint32_t count, uint32_t max, int color_index,
-			   int heat)
-{
-	double t = count_level(count, max);
-
-	if (!count)
-		return 0;
-	if (heat)
-		return argb(plot_ramp(t), 1);
-	return argb(plot_color(color_index), RASTER_ALPHA_MIN +
-			(RASTER_ALPHA_MAX - RASTER_ALPHA_MIN) * t);
-}
-
-/* An image of the grid, top row last, coloured from 1 to max (0: the
- * grid's own largest count); NULL when out of memory. */
-static cairo_surface_t *grid_image(const struct grid *g, int color_index,
-				   int heat, uint32_t max)
-{
-	cairo_surface_t *img;
-	unsigned char *data;
-	uint32_t *line;
-	int stride, r, c;
-
-	img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, g->cols, g->rows);
-	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
-		cairo_surface_destroy(img);
-		return NULL;
-	}
-	if (!max)
-		max = max_count(g);
-	cairo_surface_flush(img);
-	data = cairo_image_surface_get_data(img);
-	stride = cairo_image_surface_get_stride(img);
-	for (r = 0; r < g->rows; r++) {
-		line = (uint32_t *)(data + (size_t)(g->rows - 1 - r) * stride);
-		for (c = 0; c < g->cols; c++)
-			line[c] = cell_pixel(g->counts[(size_t)r * g->cols + c],
-					     max, color_index, heat);
-	}
-	cairo_surface_mark_dirty(img);
-	return img;
-}
-
-/*
- * SVG has no way to ask for unsmoothed scaling that cairo 1.16 uses, and
- * PDF viewers smooth soft masks whatever the image says, so a small
- * image of big cells comes out blurred. Enlarging it by whole factors,
- * to about the size it is shown at, keeps the cell edges sharp.
- * Returns a new reference: img itself or the enlarged copy.
- */
-static cairo_surface_t *enlarge_for_vector(struct plot_panel *pp,
-					   cairo_surface_t *img, int *cols,
-					   int *rows, double px_w, double px_h)
-{
-	int kx = (int)fmin(ceil(fabs(px_w) / *cols), 16);
-	int ky = (int)fmin(ceil(fabs(px_h) / *rows), 16);
-	cairo_surface_t *big;
-	cairo_t *cr;
-
-	if (pp->page->fmt == PLOT_PNG || (kx <= 1 && ky <= 1))
-		return cairo_surface_reference(img);
-	kx = kx < 1 ? 1 : kx;
-	ky = ky < 1 ? 1 : ky;
-	big = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, *cols * kx,
-					 *rows * ky);
-	cr = cairo_create(big);
-	cairo_scale(cr, kx, ky);
-	cairo_set_source_surface(cr, img, 0, 0);
-	cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
-	cairo_paint(cr);
-	cairo_destroy(cr);
-	*cols *= kx;
-	*rows *= ky;
-	return big;
-}
-
-/* Where a grid lands on the page: the data box (x0, x1, y0, y1) in px. */
-struct cells_px {
-	double left, bottom, width, height;	/* height grows upwards */
-};
-
-static int cells_place(struct plot_panel *pp, const double *box,
-		       struct cells_px *at)
-{
-	at->left = px_x(pp, box[0]);
-	at->bottom = px_y(pp, box[2]);
-	at->width = px_x(pp, box[1]) - at->left;
-	at->height = at->bottom - px_y(pp, box[3]);
-	/* Nothing to see; a zero scale would break cairo. */
-	return fabs(at->width) > 1e-3 && fabs(at->height) > 1e-3 ? 0 : -1;
-}
-
-/* How many cells to merge along an axis of n cells over len px: none
- * while each cell gets a pixel, else enough for MIN_CELL_PX. */
-static int merge_factor(int n, double len)
-{
-	double f;
-
-	if (fabs(len) >= n)
-		return 1;
-	f = ceil(n * MIN_CELL_PX / fabs(len));
-	return f > n ? n : (int)f;
-}
-
-/* Paints img, the image of shown (src merged), over src's place at
- * with crisp cells. */
-static void paint_cells(struct plot_panel *pp, cairo_surface_t *img,
-			const struct grid *src, const struct grid *shown,
-			const struct cells_px *at)
-{
-	cairo_t *cr = pp->page->cr;
-	int cols = shown->cols, rows = shown->rows;
-	/* Merged cells at the top and right may hang past the box. */
-	double w = at->width * cols * merge_factor(src->cols, at->width) /
-		   src->cols;
-	double h = at->height * rows * merge_factor(src->rows, at->height) /
-		   src->rows;
-
-	img = enlarge_for_vector(pp, img, &cols, &rows, w, h);
-	cairo_save(cr);
-	cairo_rectangle(cr, pp->area.x, pp->area.y, pp->area.w, pp->area.h);
-	cairo_clip(cr);
-	cairo_translate(cr, at->left, at->bottom - h);
-	cairo_scale(cr, w / cols, h / rows);
-	cairo_set_source_surface(cr, img, 0, 0);
-	cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
-	cairo_rectangle(cr, 0, 0, cols, rows);
-	cairo_fill(cr);
-	cairo_restore(cr);
-	cairo_surface_destroy(img);
-}
-
-/*
- * The grid merged down to what the page can show, as an image for a
- * colour (or the heat ramp); max, if not NULL, gets the largest merged
- * count. NULL on failure, which is recorded on the page.
- */
-static cairo_surface_t *merged_image(struct plot_panel *pp,
-				     const struct grid *g,
-				     const struct cells_px *at, int color_index,
-				     int heat, struct grid *shown,
-				     uint32_t *max)
-{
-	cairo_surface_t *img;
-
-	if (grid_merge(g, merge_factor(g->cols, at->width),
-		       merge_factor(g->rows, at->height), shown)) {
-		page_fail(pp->page, "out of memory for a raster");
-		return NULL;
-	}
-	if (max)
-		*max = pp->heat_max ? pp->heat_max : max_count(shown);
-	img = grid_image(shown, color_index, heat, heat ? pp->heat_max : 0);
-	if (!img)
-		page_fail(pp->page, "out of memory for a raster");
-	return img;
-}
-
-static void multiply_into(cairo_surface_t *dst, cairo_surface_t *src)
-{
-	cairo_t *cr = cairo_create(dst);
-
-	cairo_set_operator(cr, CAIRO_OPERATOR_MULTIPLY);
-	cairo_set_source_surface(cr, src, 0, 0);
-	cairo_paint(cr);
-	cairo_destroy(cr);
-}
-
-/*
- * Rasters on the same grid and box wait here and are multiplied together
- * into one image when something else is drawn or the page closes: reads
- * and writes in one cell mix instead of the later hiding the earlier,
- * whatever their order, without a blend mode the output format would
- * have to fake (cairo's SVG falls back to a page-sized bitmap). Waiting
- * also lets a legend declared after the rasters get a row of its own.
- */
-static void rasters_clear(struct raster_stack *rs)
-{
-	size_t i;
-
-	for (i = 0; i < rs->n; i++)
-		free(rs->layers[i].counts);
-	free(rs->layers);
-	memset(rs, 0, sizeof(*rs));
-}
-
-/* Cells with a count in g. */
-static size_t occupied_cells(const struct grid *g)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < (size_t)g->cols * g->rows; i++)
-		n += g->counts[i] != 0;
-	return n;
-}
-
-/*
- * A sparse raster of small cells (a few hundred I/Os over a long trace)
- * would be a scatter of faint specks a few pixels across: its cells are
- * drawn as dots instead, opaque enough to find, while they cover little
- * of the plot. Returns 1 if it drew them.
- */
-#define SPARSE_DOT_RADIUS	2.6
-#define SPARSE_DOT_ALPHA	0.85
-
-/* Colour c at alpha over white, opaque. */
-static struct plot_rgb on_white(struct plot_rgb c, double alpha)
-{
-	return rgb_mix(rgb_hex(0xFFFFFF), c, alpha);
-}
-
-/*
- * What a cell of both a and b looks like: their tints multiplied, as the
- * dots and the image of a busy cell draw it; the legend's swatch for it.
- */
-static struct plot_rgb raster_mix(int a, int b)
-{
-	struct plot_rgb x = on_white(plot_color(a), SPARSE_DOT_ALPHA);
-	struct plot_rgb y = on_white(plot_color(b), SPARSE_DOT_ALPHA);
-	struct plot_rgb m = { x.r * y.r, x.g * y.g, x.b * y.b };
-
-	return m;
-}
-#define SPARSE_MAX_COVER	0.12	/* of the plot area, in dots */
-
-/*
- * A dot whose cell centre v is in [lo, lo + len] goes in *out, moved in
- * from the frame by up to its radius so that it shows whole (I/O at the
- * first instant or the lowest offset was half hidden); 0 for a centre
- * outside, which is not drawn.
- */
-static int dot_inside(double v, double lo, double len, double *out)
-{
-	if (v < lo || v > lo + len)
-		return 0;
-	*out = len < 2 * SPARSE_DOT_RADIUS ? lo + len / 2 :
-	       fmin(fmax(v, lo + SPARSE_DOT_RADIUS),
-		    lo + len - SPARSE_DOT_RADIUS);
-	return 1;
-}
-
-static int rasters_sparse(struct plot_panel *pp, const struct cells_px *at,
-			  const struct raster_layer *layers, size_t n_layers,
-			  const struct grid *merged, int fx, int fy)
-{
-	cairo_t *cr = pp->page->cr;
-	double cell_w = at->width * fx / layers[0].cols;
-	double cell_h = at->height * fy / layers[0].rows, x, y;
-	size_t i, n = 0;
-	int r, c;
-
-	/* Cells as big as the dots show well enough as they are. */
-	if (fabs(cell_w) >= 2 * SPARSE_DOT_RADIUS &&
-	    fabs(cell_h) >= 2 * SPARSE_DOT_RADIUS)
-		return 0;
-	for (i = 0; i < n_layers; i++)
-		n += occupied_cells(&merged[i]);
-	/* The plot's area, not the grid's: a trace far shorter than the
-	 * axis has a grid a pixel wide, which dots still show. */
-	if (n * M_PI * SPARSE_DOT_RADIUS * SPARSE_DOT_RADIUS >
-	    SPARSE_MAX_COVER * pp->area.w * pp->area.h)
-		return 0;
-	cairo_save(cr);
-	cairo_rectangle(cr, pp->area.x, pp->area.y, pp->area.w, pp->area.h);
-	cairo_clip(cr);
-	for (r = 0; r < merged[0].rows; r++)
-		for (c = 0; c < merged[0].cols; c++) {
-			struct plot_rgb rgb = { 1, 1, 1 };
-			size_t cell = (size_t)r * merged[0].cols + c, k = 0;
-
-			/* Classes sharing a cell multiply, as in the image. */
-			for (i = 0; i < n_layers; i++) {
-				struct plot_rgb t;
-
-				if (!merged[i].counts[cell])
-					continue;
-				t = on_white(plot_color(layers[i].color_index),
-					     SPARSE_DOT_ALPHA);
-				rgb.r *= t.r;
-				rgb.g *= t.g;
-				rgb.b *= t.b;
-				k++;
-			}
-			if (!k ||
-			    !dot_inside(at->left + (c + 0.5) * cell_w,
-					pp->area.x, pp->area.w, &x) ||
-			    !dot_inside(at->bottom - (r + 0.5) * cell_h,
-					pp->area.y, pp->area.h, &y))
-				continue;
-			cairo_new_sub_path(cr);
-			cairo_arc(cr, x, y, SPARSE_DOT_RADIUS, 0, 2 * M_PI);
-			set_rgba(cr, rgb, 1);
-			cairo_fill(cr);
-		}
-	cairo_restore(cr);
-	return 1;
-}
-
-/* Layers on one grid, merged once, then drawn as dots or as one image. */
-static void rasters_paint_grid(struct plot_panel *pp,
-			       const struct raster_layer *layers, size_t n)
-{
-	struct grid g = { NULL, layers[0].cols, layers[0].rows };
-	cairo_surface_t *acc = NULL, *img;
-	struct grid *merged = NULL;
-	struct cells_px at;
-	size_t i;
-	int fx, fy;
-
-	if (cells_place(pp, layers[0].box, &at))
-		return;
-	fx = merge_factor(g.cols, at.width);
-	fy = merge_factor(g.rows, at.height);
-	merged = calloc(n, sizeof(*merged));
-	for (i = 0; merged && i < n; i++) {
-		g.counts = layers[i].counts;
-		if (grid_merge(&g, fx, fy, &merged[i]))
-			break;
-	}
-	if (!merged || i < n) {
-		page_fail(pp->page, "out of memory for a raster");
-		goto out;
-	}
-	if (rasters_sparse(pp, &at, layers, n, merged, fx, fy))
-		goto out;
-	for (i = 0; i < n; i++) {
-		img = grid_image(&merged[i], layers[i].color_index, 0, 0);
-		if (!img) {
-			page_fail(pp->page, "out of memory for a raster");
-			break;
-		}
-		if (acc) {
-			multiply_into(acc, img);
-			cairo_surface_destroy(img);
-		} else {
-			acc = img;
-		}
-	}
-	if (acc) {
-		paint_cells(pp, acc, &g, &merged[0], &at);
-		cairo_surface_destroy(acc);
-	}
-out:
-	for (i = 0; merged && i < n; i++)
-		free(merged[i].counts);
-	free(merged);
-}
-
-static int same_grid(const struct raster_layer *a, int cols, int rows,
-		     const double *box)
-{
-	return a->cols == cols && a->rows == rows &&
-	       memcmp(a->box, box, sizeof(a->box)) == 0;
-}
-
-/*
- * Each run of layers on one grid is painted as one, in the order given.
- * Called only once the panel is laid out (a series or the page's close):
- * before that the plot area has no size, and a grid flushed then (the
- * first of two traces, whose I/O maps have columns of their own) would
- * be lost.
- */
-static void rasters_flush(struct plot_panel *pp)
-{
-	struct raster_stack *rs = &pp->rasters;
-	size_t i, j;
-
-	for (i = 0; i < rs->n; i = j) {
-		const struct raster_layer *l = &rs->layers[i];
-
-		for (j = i + 1; j < rs->n &&
-		     same_grid(&rs->layers[j], l->cols, l->rows, l->box); j++)
-			;
-		rasters_paint_grid(pp, l, j - i);
-	}
-	rasters_clear(rs);
-}
-
-/* Copies counts onto the stack, to be painted by rasters_flush. */
-static int rasters_add(struct plot_panel *pp, const uint32_t *counts,
-		       int cols, int rows, const double *box, int color_index)
-{
-	struct raster_stack *rs = &pp->rasters;
-	size_t n = (size_t)cols * rows;
-	struct raster_layer *more, *l;
-	uint32_t *copy;
-
-	copy = malloc(n * sizeof(*copy));
-	more = copy ? realloc(rs->layers, (rs->n + 1) * sizeof(*more)) : NULL;
-	if (!more) {
-		free(copy);
-		return -1;
-	}
-	memcpy(copy, counts, n * sizeof(*copy));
-	rs->layers = more;
-	l = &rs->layers[rs->n++];
-	l->counts = copy;
-	l->color_index = color_index;
-	l->cols = cols;
-	l->rows = rows;
-	memcpy(l->box, box, sizeof(l->box));
-	return 0;
-}
-
-static int cells_ok(const struct plot_panel *pp, const uint32_t *counts,
-		    int cols, int rows)
-{
-	return pp && counts && cols > 0 && rows > 0 && cols <= 32767 &&
-	       rows <= 32767;
-}
-
-void plot_raster(struct plot_panel *pp, const uint32_t *counts, int cols,
-		 int rows, double x0, double x1, double y0, double y1,
-		 int color_index)
-{
-	double box[4] = { x0, x1, y0, y1 };
-
-	if (!cells_ok(pp, counts, cols, rows))
-		return;
-	if (rasters_add(pp, counts, cols, rows, box, color_index))
-		page_fail(pp->page, "out of memory for a raster");
-}
-
-void plot_heatmap_scale(struct plot_panel *pp, uint32_t max)
-{
-	if (pp)
-		pp->heat_max = max;
-}
-
-static void set_colorbar(struct plot_panel *pp, uint32_t max,
-			 const char *count_label)
-{
-	int failed = 0;
-
-	pp->has_colorbar = 1;
-	pp->colorbar_max = fmax(pp->colorbar_max, max);
-	free(pp->colorbar_label);
-	pp->colorbar_label = dup_or_null(count_label, &failed);
-	if (failed)
-		page_fail(pp->page, "out of memory");
-}
-
-void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
-		  int rows, double x0, double x1, double y0, double y1,
-		  const char *count_label)
-{
-	double box[4] = { x0, x1, y0, y1 };
-	struct grid g = { (uint32_t *)counts, cols, rows }, shown = { 0 };
-	cairo_surface_t *img;
-	struct cells_px at;
-	uint32_t max = 0;
-
-	if (!cells_ok(pp, counts, cols, rows))
-		return;
-	series_begin(pp);
-	if (!cells_place(pp, box, &at)) {
-		img = merged_image(pp, &g, &at, 0, 1, &shown, &max);
-		if (img) {
-			paint_cells(pp, img, &g, &shown, &at);
-			cairo_surface_destroy(img);
-		}
-		free(shown.counts);
-	}
-	series_end(pp);
-	set_colorbar(pp, max, count_label);
+	plot_series_end(pp);
 }
 
 /* ---- Legend and text ---- */
@@ -2681,7 +1607,7 @@ static struct legend_entry *legend_add(struct plot_panel *pp,
 
 	more = realloc(pp->legend, (pp->n_legend + 1) * sizeof(*more));
 	if (!more) {
-		page_fail(pp->page, "out of memory");
+		plot_page_fail(pp->page, "out of memory");
 		return NULL;
 	}
 	pp->legend = more;
@@ -2691,7 +1617,7 @@ static struct legend_entry *legend_add(struct plot_panel *pp,
 	e->mix_index = -1;
 	e->text_only = 0;
 	if (!e->label) {
-		page_fail(pp->page, "out of memory");
+		plot_page_fail(pp->page, "out of memory");
 		return NULL;
 	}
 	pp->n_legend++;
@@ -2734,12 +1660,12 @@ void plot_panel_note(struct plot_panel *pp, const char *text)
 
 	if (!pp || !text)
 		return;
-	cr = series_begin(pp);
+	cr = plot_series_begin(pp);
 	use_font(cr, FONT_NOTE);
 	fit_text(cr, text, pp->area.w - 2 * PAD, buf, sizeof(buf));
 	draw_text_mid(cr, pp->area.x + pp->area.w / 2,
 		      pp->area.y + pp->area.h / 2, buf, 0.5);
-	series_end(pp);
+	plot_series_end(pp);
 }
 
 void plot_text(struct plot_panel *pp, double x, double y, const char *text,
@@ -2749,11 +1675,11 @@ void plot_text(struct plot_panel *pp, double x, double y, const char *text,
 
 	if (!pp || !text || !point_ok(pp, x, y))
 		return;
-	cr = series_begin(pp);
+	cr = plot_series_begin(pp);
 	use_font(cr, FONT_TICK);
 	set_hex(cr, 0x333333);
-	draw_text_mid(cr, px_x(pp, x), px_y(pp, y), text, halign);
-	series_end(pp);
+	draw_text_mid(cr, plot_px_x(pp, x), plot_px_y(pp, y), text, halign);
+	plot_series_end(pp);
 }
 
 /* ---- Closing ---- */
@@ -2781,6 +1707,11 @@ static int page_render(struct plot_page *p, struct iow_error *err)
 				cairo_status_to_string(st));
 	cairo_destroy(p->cr);
 	p->cr = NULL;
+	if (p->on_surface) {
+		/* the caller's: it goes on drawing there */
+		cairo_surface_flush(p->surface);
+		return 0;
+	}
 	if (p->fmt == PLOT_PNG)
 		st = cairo_surface_write_to_png_stream(p->surface, page_write,
 						       p);
@@ -2802,6 +1733,10 @@ int plot_page_close(struct plot_page *p, struct iow_error *err)
 	if (!p)
 		return iow_fail(err, "plot_page_close: no page");
 	rc = page_render(p, err);
+	if (p->on_surface) {
+		page_free(p);
+		return rc;
+	}
 	if (!rc && flush_out(p))
 		rc = write_failure(p, err);
 	if (!rc)

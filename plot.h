@@ -3,7 +3,8 @@
  * file (SVG, PNG or PDF) holding panels; a panel is one graph with a
  * frame, axes, title and legend. This layer draws numbers and knows
  * nothing of traces. Tick choice and label formatting are pure functions
- * so they can be tested without a surface.
+ * (plot_scale.c) so they can be tested without a surface; rasters and
+ * heat maps are in plot_raster.c, the rest in plot.c.
  *
  * Order of calls for a panel: plot_panel_add, the plot_panel_set_*
  * calls, plot_legend, then the series. The first series (or
@@ -22,6 +23,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include <cairo.h>
 
 #include "error.h"
 
@@ -176,6 +179,18 @@ struct plot_page *plot_page_open(const char *path, enum plot_format fmt,
  */
 int plot_page_close(struct plot_page *p, struct iow_error *err);
 
+/*
+ * A page drawn onto the caller's image surface instead of into a file
+ * (a movie frame's background), covering all of it, a page unit being
+ * scale px. What the surface already shows stays under the panels; the
+ * page has no title. plot_page_close draws the panels' decorations and
+ * writes nothing; the surface remains the caller's. name is what error
+ * messages call the page.
+ */
+struct plot_page *plot_page_open_surface(cairo_surface_t *s, double scale,
+					 const char *name,
+					 struct iow_error *err);
+
 /* Drops the page: removes the temporary file and frees everything. */
 void plot_page_abort(struct plot_page *p);
 
@@ -312,6 +327,14 @@ void plot_legend_text(struct plot_panel *pp, const char *text);
 
 /* A note centred in the plot area, e.g. "no data in range". */
 void plot_panel_note(struct plot_panel *pp, const char *text);
+
+/*
+ * A line of text on a caller's context in the pages' typeface, size in
+ * its units, in its current colour: left (halign 0), centre (0.5) or
+ * right (1) at x, baseline y; bad UTF-8 repaired. Returns its width.
+ */
+double plot_caption(cairo_t *cr, double x, double y, double size, int bold,
+		    const char *text, double halign);
 
 /* Small text at data (x, y); halign 0 left, 0.5 centre, 1 right. */
 void plot_text(struct plot_panel *pp, double x, double y, const char *text,

@@ -7,7 +7,9 @@
  * log-normal device times. On request the trace gets what real
  * filesystems add: split bios (Q X... then G I D C per piece), cache
  * flushes and preflush+FUA writes as blk-mq traces them (D FN, C FN 0,
- * an empty C at the end) and large discards. Events are produced in time
+ * an empty C at the end) and large discards; --mix imitates a recorded
+ * workload instead (fio's random reads inside the range of its sequential
+ * writes, each request plugged and unplugged). Events are produced in time
  * order from a small heap of in-flight I/Os and appended to per-CPU
  * buffers, so memory stays flat whatever the trace size. The totals it
  * prints on stderr, by the classes of ../shared/spec/io-accounting.md,
@@ -45,6 +47,13 @@
 #define SPLIT_SECTORS		1024u
 #define SPLIT_BYTES		(SPLIT_SECTORS * SECTOR_SIZE)
 #define SPLIT_PDU_LEN		8u	/* big-endian u64: the remainder */
+#define UNPLUG_PDU_LEN		8u	/* big-endian u64: requests unplugged */
+
+/* --mix: a named workload in place of the template table's processes. */
+enum gen_mix {
+	MIX_NONE,
+	MIX_RANDREAD_SEQWRITE,
+};
 
 struct gen_opts {
 	const char *out_base;	/* DIR/NAME */
@@ -60,6 +69,8 @@ struct gen_opts {
 	int flushes;	/* cache flushes and preflush+FUA writes */
 	int splits;	/* large bios split at SPLIT_BYTES */
 	int discards;	/* large discards */
+	enum gen_mix mix;
+	int plugs;	/* P and U between G and I, as direct I/O has them */
 };
 
 /* xoshiro256**: fast, and the same stream for a seed on every machine. */
@@ -393,6 +404,38 @@ static const struct workload_template templates[] = {
 };
 #define N_TEMPLATES (sizeof(templates) / sizeof(templates[0]))
 
+/* A process of a --mix workload: what it does, at a fixed queue depth. */
+struct mix_job {
+	struct workload_template tmpl;
+	unsigned depth;
+};
+
+/*
+ * --mix randread-seqwrite, as bench/randread-seqwrite.fio records it on
+ * a loop device: fio's random 4 KiB reads, 16 in flight, and its 128 KiB
+ * direct (so SYNC) writes, 4 in flight, cycling through the same 256 MiB.
+ * The pauses are fio's own time between a completion and the next
+ * submission on a busy 2-CPU machine: the benchmark's recording there
+ * (2026-11-23) did 33k reads and 14k writes a second, with about 7.5
+ * requests in the device on average.
+ */
+static const struct mix_job randread_seqwrite_jobs[] = {
+	{ { "fio", PATTERN_RAND_READ, 4, 4, 290, 0, 0 }, 16 },
+	{ { "fio", PATTERN_SEQ_WRITE, 128, 128, 130, 1, 0 }, 4 },
+};
+/*
+ * D2C of that loop device: reads p50 ~170 us, 13% of them in 4-8 us (a
+ * worker already running copies them at once); writes p50 ~120 us.
+ */
+#define LOOP_READ_MEDIAN_US	165.0
+#define LOOP_READ_FAST_US	5.5
+#define LOOP_READ_FAST_SHARE	0.13
+#define LOOP_WRITE_MEDIAN_US	120.0
+#define LOOP_SIGMA		0.65
+#define MIX_JOBS (sizeof(randread_seqwrite_jobs) / \
+		  sizeof(randread_seqwrite_jobs[0]))
+#define MIX_REGION_SECTORS	((256u << 20) / SECTOR_SIZE)
+
 /* Completion classes, as ../shared/spec/io-accounting.md names them. */
 enum io_class { CLASS_READ, CLASS_WRITE, CLASS_DISCARD, CLASS_FLUSH,
 		N_CLASSES };
@@ -415,6 +458,7 @@ struct device {
 	uint32_t dev;
 	unsigned irq_cpu;	/* where a disk's completions land */
 	int rotational;
+	int loop_backed;	/* a --mix device: a loop device over RAM */
 	uint64_t free_ns;	/* when its head or data channel frees */
 	unsigned issued;	/* requests between D and C: queue depth */
 	unsigned busy_tags;
@@ -435,6 +479,7 @@ struct process {
 	unsigned device;
 	unsigned cpu;
 	unsigned depth;		/* in-flight I/Os it keeps in this phase */
+	unsigned fixed_depth;	/* a --mix job's: no phases (0: phases) */
 	unsigned inflight;
 	uint64_t phase_end_ns;
 	uint64_t cursor;	/* next sector of a sequential stream */
@@ -460,6 +505,8 @@ enum io_stage {
 	STAGE_FLUSH_ISSUE,	/* D FN */
 	STAGE_FLUSH_COMPLETE,	/* C FN 0 */
 	STAGE_EMPTY_COMPLETE,	/* C WS 0: the flush sequence ends */
+	STAGE_PLUG,		/* P, with plugs: before the I */
+	STAGE_UNPLUG,		/* U */
 };
 
 struct io {
@@ -479,6 +526,8 @@ struct io {
 	unsigned complete_cpu;	/* of the data, for the empty C after it */
 	enum io_kind kind;
 	enum io_stage stage;
+	int placed_at_queue;	/* a --mix job's: CPU (and a stream's
+				 * sector) are its process's at its Q */
 	uint32_t next_free;
 };
 
@@ -520,6 +569,9 @@ struct generator {
 	uint32_t heap_cap;
 	uint64_t order;
 	uint64_t committed;	/* records of every I/O started so far */
+	/* Where data I/O goes: [first, end) sectors of its device. */
+	uint64_t region_first;
+	uint64_t region_end;
 	struct stats stats;
 };
 
@@ -691,10 +743,12 @@ static int io_needs_split(const struct generator *g, const struct io *io)
 /*
  * Records an I/O takes: Q G I D C plus Q M per merged bio; a split one
  * Q, then X and G I D C for each piece but the last, which has no X; a
- * flush sequence Q G D FN C FN [D C] C WS 0.
+ * flush sequence Q G D FN C FN [D C] C WS 0. With plugs every request
+ * also has a P and a U before its I.
  */
 static unsigned io_records(const struct generator *g, const struct io *io)
 {
+	unsigned per_request = g->opts->plugs ? 6 : 4;
 	unsigned pieces;
 
 	if (io->kind == IO_EMPTY_FLUSH)
@@ -703,9 +757,9 @@ static unsigned io_records(const struct generator *g, const struct io *io)
 		return 7;
 	if (io_needs_split(g, io)) {
 		pieces = (io->bytes + SPLIT_BYTES - 1) / SPLIT_BYTES;
-		return 1 + (pieces - 1) + 4 * pieces;
+		return 1 + (pieces - 1) + per_request * pieces;
 	}
-	return 5 + 2 * io->merges_left;
+	return 1 + per_request + 2 * io->merges_left;
 }
 
 /*
@@ -764,6 +818,19 @@ static uint64_t discard_sector(struct generator *g, uint32_t bytes)
 	return rng_below(&g->rng, span / 2048) * 2048 + 2048;
 }
 
+/* Where p's sequential stream goes on, for bytes; wraps in the region. */
+static uint64_t stream_next_sector(struct generator *g, struct process *p,
+				   uint32_t bytes)
+{
+	uint64_t sector;
+
+	if (p->cursor + bytes / SECTOR_SIZE >= g->region_end)
+		p->cursor = g->region_first;
+	sector = p->cursor;
+	p->cursor += bytes / SECTOR_SIZE;
+	return sector;
+}
+
 /* Starts one I/O of process p: its Q happens at time_ns. */
 static int start_io(struct generator *g, unsigned proc, uint64_t time_ns,
 		    struct iow_error *err)
@@ -801,18 +868,19 @@ static int start_io(struct generator *g, unsigned proc, uint64_t time_ns,
 			merges = bytes / 4096 - 1;
 		bytes = bytes / (merges + 1) / 4096 * 4096 * (merges + 1);
 	}
+	io->placed_at_queue = p->fixed_depth != 0;
 	if (kind == IO_EMPTY_FLUSH) {
 		io->sector = 0;		/* an empty bio has no place */
 	} else if (kind == IO_DISCARD) {
 		io->sector = discard_sector(g, bytes);
+	} else if (seq && p->fixed_depth) {
+		io->sector = 0;		/* a fio job's: taken at its Q */
 	} else if (seq) {
-		if (p->cursor + bytes / SECTOR_SIZE >= DEVICE_SECTORS)
-			p->cursor = 2048;
-		io->sector = p->cursor;
-		p->cursor += bytes / SECTOR_SIZE;
+		io->sector = stream_next_sector(g, p, bytes);
 	} else {
-		io->sector = rng_below(&g->rng, (DEVICE_SECTORS - 2048) / 8) *
-			     8 + 2048;
+		io->sector = rng_below(&g->rng, (g->region_end -
+						 g->region_first) / 8) * 8 +
+			     g->region_first;
 	}
 	io->kind = kind;
 	io->category = io_category(kind, write, t->sync_writes);
@@ -843,6 +911,16 @@ static void process_new_phase(struct generator *g, struct process *p,
 	unsigned cap = MAX_QUEUE_DEPTH / g->devices[p->device].nprocs;
 	int first = p->phase_end_ns == 0;
 
+	/* A --mix job keeps its depth; the scheduler moves it now and then
+	 * (a fio job did about twice a second on the recording). */
+	if (p->fixed_depth) {
+		p->depth = p->fixed_depth;
+		if (!first)
+			p->cpu = (unsigned)rng_below(&g->rng, g->opts->ncpus);
+		p->phase_end_ns = now_ns + rng_exp_ns(&g->rng,
+						      200.0 * NSEC_PER_MSEC);
+		return;
+	}
 	if (cap < 1)
 		cap = 1;
 	p->depth = (unsigned)rng_log_uniform(&g->rng, 1.0, cap + 1.0);
@@ -879,6 +957,27 @@ static int process_refill(struct generator *g, unsigned proc, uint64_t now_ns,
 }
 
 /*
+ * A loop device over a file in RAM, direct I/O: each request is a copy
+ * done by a worker, nothing shared to queue on.
+ */
+static uint64_t loop_service_ns(struct generator *g, int write)
+{
+	double us;
+
+	if (write)
+		us = rng_lognormal(&g->rng, LOOP_WRITE_MEDIAN_US, LOOP_SIGMA);
+	else if (rng_unit(&g->rng) < LOOP_READ_FAST_SHARE)
+		us = rng_lognormal(&g->rng, LOOP_READ_FAST_US, 0.25);
+	else
+		us = rng_lognormal(&g->rng, LOOP_READ_MEDIAN_US, LOOP_SIGMA);
+	if (us < 2)
+		us = 2;
+	if (us > 20000)
+		us = 20000;
+	return (uint64_t)(us * NSEC_PER_USEC);
+}
+
+/*
  * Device time. An SSD answers after a log-normal latency but moves data
  * through one channel at its bandwidth, so big requests queue behind each
  * other; a disk serves one request at a time (seek, then transfer), with
@@ -895,6 +994,8 @@ static uint64_t device_complete_ns(struct generator *g, struct device *d,
 	double median_us, sigma, mb_per_s, us;
 	uint64_t service_ns, xfer_ns, start_ns, done_ns;
 
+	if (d->loop_backed)
+		return now_ns + loop_service_ns(g, write);
 	if (d->rotational) {
 		median_us = seq ? 120 : 4500 / (1.0 + 0.08 * d->busy_tags);
 		sigma = seq ? 0.5 : 0.6;
@@ -1007,6 +1108,9 @@ static unsigned completion_cpu(struct generator *g, const struct io *io,
 	*pid = 0;
 	if (!d->rotational)
 		cpu = io->queue_cpu;
+	/* The loop worker that finishes a request runs on any CPU. */
+	if (d->loop_backed)
+		cpu = (unsigned)rng_below(&g->rng, g->opts->ncpus);
 	if (rng_unit(&g->rng) < 0.2)
 		cpu = (unsigned)rng_below(&g->rng, g->opts->ncpus);
 	if (cpu == io->queue_cpu && rng_unit(&g->rng) < 0.5)
@@ -1232,12 +1336,35 @@ static int emit_request(struct generator *g, const struct io *io,
 		    io, io->sector, io->bytes, g->procs[io->proc].pid, err);
 }
 
+/*
+ * A fio job is one thread: it submits from the CPU it is on at the time
+ * and takes a sequential offset as it submits, so its Qs stay on one CPU
+ * between moves, and its stream's sectors go up even when the pauses
+ * before them overlap.
+ */
+static void place_at_queue(struct generator *g, struct io *io)
+{
+	struct process *p = &g->procs[io->proc];
+
+	io->placed_at_queue = 0;
+	io->queue_cpu = io->issue_cpu = io->complete_cpu = p->cpu;
+	if (io->kind == IO_DISCARD || io->kind == IO_EMPTY_FLUSH ||
+	    (p->tmpl->pattern != PATTERN_SEQ_READ &&
+	     p->tmpl->pattern != PATTERN_SEQ_WRITE))
+		return;
+	io->sector = stream_next_sector(g, p, io->bio_bytes *
+					(io->merges_total + 1));
+	io->bio_sector = io->sector;
+}
+
 static int step_queue(struct generator *g, uint32_t id, uint64_t now_ns,
 		      struct iow_error *err)
 {
 	struct io *io = &g->ios[id];
 	int write = (io->category & BLK_TC_WRITE) != 0;
 
+	if (io->placed_at_queue)
+		place_at_queue(g, io);
 	if (emit_bio(g, io, now_ns, BLK_TA_QUEUE, err) < 0)
 		return -1;
 	g->stats.queued[write]++;
@@ -1322,7 +1449,7 @@ static int step_getrq_or_merge(struct generator *g, uint32_t id,
 		/* blk-mq hands it to the flush machinery: no I */
 		io->stage = STAGE_FLUSH_ISSUE;
 	} else {
-		io->stage = STAGE_INSERT;
+		io->stage = g->opts->plugs ? STAGE_PLUG : STAGE_INSERT;
 	}
 	return heap_push(g, id, now_ns + small_delay_ns(g, 0.3, 3), err);
 }
@@ -1341,6 +1468,33 @@ static int step_issue(struct generator *g, uint32_t id, uint64_t now_ns,
 	if (++d->issued > g->stats.max_depth)
 		g->stats.max_depth = d->issued;
 	return heap_push(g, id, device_complete_ns(g, d, io, now_ns), err);
+}
+
+/*
+ * P or U of io's request: the submitter's plug, with no sector, no bytes
+ * and the read direction (the kernel traces it with op 0). A U says how
+ * many requests it let go: one, as a direct I/O submitted alone does.
+ */
+static int step_plug(struct generator *g, uint32_t id, uint64_t now_ns,
+		     struct iow_error *err)
+{
+	struct io *io = &g->ios[id];
+	int unplug = io->stage == STAGE_UNPLUG;
+	unsigned char pdu[UNPLUG_PDU_LEN] = { 0, 0, 0, 0, 0, 0, 0, 1 };
+	struct record rec = {
+		.time_ns = now_ns,
+		.action = (unplug ? BLK_TA_UNPLUG_IO : BLK_TA_PLUG) |
+			  BLK_TC_ACT(BLK_TC_QUEUE | BLK_TC_READ),
+		.pid = g->procs[io->proc].pid,
+		.cpu = io->queue_cpu,
+		.pdu_len = unplug ? UNPLUG_PDU_LEN : 0,
+		.pdu = pdu,
+	};
+
+	if (emit_record(g, io, &rec, err) < 0)
+		return -1;
+	io->stage = unplug ? STAGE_INSERT : STAGE_UNPLUG;
+	return heap_push(g, id, now_ns + small_delay_ns(g, 0.1, 0.5), err);
 }
 
 /* Emits io's event for its current stage and schedules the next one. */
@@ -1373,6 +1527,9 @@ static int step_io(struct generator *g, uint32_t id, uint64_t now_ns,
 		return step_flush_complete(g, id, now_ns, err);
 	case STAGE_EMPTY_COMPLETE:
 		return step_empty_complete(g, id, now_ns, err);
+	case STAGE_PLUG:
+	case STAGE_UNPLUG:
+		return step_plug(g, id, now_ns, err);
 	}
 	return iow_fail(err, "internal: bad stage %d", (int)io->stage);
 }
@@ -1428,6 +1585,30 @@ static int write_notes(struct generator *g, uint64_t start_ns,
 	return 0;
 }
 
+/*
+ * A --mix workload: its jobs replace the table's processes (parse_args
+ * made npids the number of jobs, on one device), each starting on a CPU
+ * of its own, all in the first MIX_REGION_SECTORS of the device, as
+ * fio's jobs with one size share one region.
+ */
+static void mix_setup(struct generator *g, const struct mix_job *jobs)
+{
+	/* One past: a stream wraps before it would reach region_end, and
+	 * the writes cover all of it, up to its last sector. */
+	g->region_first = 0;
+	g->region_end = MIX_REGION_SECTORS + 1;
+	g->devices[0].loop_backed = 1;
+	for (unsigned i = 0; i < g->opts->npids; i++) {
+		struct process *p = &g->procs[i];
+
+		p->tmpl = &jobs[i].tmpl;
+		p->fixed_depth = jobs[i].depth;
+		snprintf(p->comm, sizeof(p->comm), "%s", p->tmpl->comm);
+		p->cpu = i % g->opts->ncpus;
+		p->cursor = g->region_first;
+	}
+}
+
 static int generator_init(struct generator *g, const struct gen_opts *o,
 			  struct iow_error *err)
 {
@@ -1465,6 +1646,10 @@ static int generator_init(struct generator *g, const struct gen_opts *o,
 			    2048 + 2048;
 		g->devices[p->device].nprocs++;
 	}
+	g->region_first = 2048;
+	g->region_end = DEVICE_SECTORS;
+	if (o->mix == MIX_RANDREAD_SEQWRITE)
+		mix_setup(g, randread_seqwrite_jobs);
 	return writer_open(&g->writer, o, err);
 }
 
@@ -1620,6 +1805,11 @@ static void usage(FILE *out)
 "      --splits           some sequential bios of 1-8 MiB; bios over\n"
 "                         512 KiB are split (X) into pieces of that size\n"
 "      --discards         2%% of writes are discards of 1-64 MiB\n"
+"      --mix randread-seqwrite  instead of the mixed processes, fio's\n"
+"                         random 4 KiB reads (16 in flight) inside the\n"
+"                         256 MiB its sequential 128 KiB writes (4 in\n"
+"                         flight) cycle through, on one device, each\n"
+"                         request plugged and unplugged (Q G P U I D C)\n"
 "      --v8               version 8 records (64 bytes)\n"
 "      --swap             the other byte order\n"
 "  -h, --help             this text\n"
@@ -1643,7 +1833,19 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 }
 
 enum { OPT_V8 = 256, OPT_SWAP, OPT_DEVICES, OPT_PIDS, OPT_MERGES,
-       OPT_BIMODAL, OPT_FLUSHES, OPT_SPLITS, OPT_DISCARDS };
+       OPT_BIMODAL, OPT_FLUSHES, OPT_SPLITS, OPT_DISCARDS, OPT_MIX };
+
+/* --mix NAME: the workload's processes on one device, requests plugged. */
+static int set_mix(struct gen_opts *o, const char *name, struct iow_error *err)
+{
+	if (strcmp(name, "randread-seqwrite") != 0)
+		return iow_fail(err, "--mix %s: want randread-seqwrite", name);
+	o->mix = MIX_RANDREAD_SEQWRITE;
+	o->npids = MIX_JOBS;
+	o->ndevices = 1;
+	o->plugs = 1;
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct gen_opts *o,
 		      struct iow_error *err)
@@ -1660,11 +1862,13 @@ static int parse_args(int argc, char **argv, struct gen_opts *o,
 		{ "flushes", no_argument, NULL, OPT_FLUSHES },
 		{ "splits", no_argument, NULL, OPT_SPLITS },
 		{ "discards", no_argument, NULL, OPT_DISCARDS },
+		{ "mix", required_argument, NULL, OPT_MIX },
 		{ "v8", no_argument, NULL, OPT_V8 },
 		{ "swap", no_argument, NULL, OPT_SWAP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	int fixed_procs = 0;	/* --devices or --pids given */
 	uint64_t v;
 	int c;
 
@@ -1697,12 +1901,14 @@ static int parse_args(int argc, char **argv, struct gen_opts *o,
 				return iow_fail(err, "--devices %s: want "
 						"1..%u", optarg, MAX_DEVICES);
 			o->ndevices = (unsigned)v;
+			fixed_procs = 1;
 			break;
 		case OPT_PIDS:
 			if (parse_u64(optarg, 1, MAX_PIDS, &v))
 				return iow_fail(err, "--pids %s: want 1..%u",
 						optarg, MAX_PIDS);
 			o->npids = (unsigned)v;
+			fixed_procs = 1;
 			break;
 		case OPT_MERGES:
 			o->merges = 1;
@@ -1718,6 +1924,10 @@ static int parse_args(int argc, char **argv, struct gen_opts *o,
 			break;
 		case OPT_DISCARDS:
 			o->discards = 1;
+			break;
+		case OPT_MIX:
+			if (set_mix(o, optarg, err) < 0)
+				return -1;
 			break;
 		case OPT_V8:
 			o->v8 = 1;
@@ -1737,6 +1947,9 @@ static int parse_args(int argc, char **argv, struct gen_opts *o,
 	if (!o->out_base || !o->n_events)
 		return iow_fail(err, "-o DIR/NAME and -n EVENTS are required "
 				"(see --help)");
+	if (o->mix != MIX_NONE && fixed_procs)
+		return iow_fail(err, "--mix brings its own processes and "
+				"device: drop --devices and --pids");
 	return 0;
 }
 

@@ -4,6 +4,9 @@
 # both byte orders, the same bytes for the same seed. With --flushes,
 # --splits and --discards its traces have what real filesystems add, and
 # iowatcher's --summary=json must equal gentrace's oracle class by class.
+# --mix randread-seqwrite imitates the benchmark's recorded trace: fio's
+# random 4 KiB reads inside the range of its sequential 128 KiB writes,
+# every request plugged and unplugged.
 . "$(dirname "$0")/lib.sh"
 GEN="$TOP/bench/gentrace"
 
@@ -155,6 +158,46 @@ gen rich --flushes --splits --discards
 gen rich_sw --flushes --splits --discards --swap
 gen rich_v8 --flushes --splits --discards --v8 --swap
 
+# mix NAME ARGS...: a --mix randread-seqwrite trace of 100000 events (the
+# writes go round their 256 MiB about twice), totals in $TMP/NAME.txt
+mix() {
+	m_name=$1
+	shift
+	"$GEN" -o "$TMP/$m_name" -n 100000 -s 3 --mix randread-seqwrite \
+		"$@" 2> "$TMP/$m_name.txt"
+}
+mix mix
+mix mix_rich --merges --flushes --swap
+
+# Two processes named fio on one device, their events in both CPU files.
+test_mix_is_two_fio_jobs_on_one_device() {
+	[ "$(class mix 8,0 "read ios")" -gt 0 ] &&
+		[ "$(class mix 8,0 "write ios")" -gt 0 ] &&
+		[ "$(grep -c '^gentrace: device 8,0 read' "$TMP/mix.txt")" = 1 ] &&
+		[ "$(grep -c '^gentrace: device .* read' "$TMP/mix.txt")" = 2 ] &&
+		grep -q '^gentrace: .* devices 1 pids 2 ' "$TMP/mix.txt" &&
+		[ -s "$TMP/mix.blktrace.1" ] && [ ! -e "$TMP/mix.blktrace.2" ]
+}
+check test_mix_is_two_fio_jobs_on_one_device \
+	test_mix_is_two_fio_jobs_on_one_device
+
+test_mix_refuses_its_own_processes() {
+	"$GEN" -o "$TMP/x" -n 100 --mix randread-seqwrite --pids 3 \
+		2> "$TMP/x.err"
+	[ $? = 2 ] && [ "$(cat "$TMP/x.err")" = "gentrace: --mix brings its \
+own processes and device: drop --devices and --pids" ] || return 1
+	"$GEN" -o "$TMP/x" -n 100 --mix randwrite 2> "$TMP/x.err"
+	[ $? = 2 ] &&
+		[ "$(cat "$TMP/x.err")" = "gentrace: --mix randwrite: want randread-seqwrite" ]
+}
+check test_mix_refuses_its_own_processes test_mix_refuses_its_own_processes
+
+test_mix_keeps_its_bytes_per_seed() {
+	mix mix_again && cmp -s "$TMP/mix.blktrace.0" "$TMP/mix_again.blktrace.0" &&
+		cmp -s "$TMP/mix.blktrace.1" "$TMP/mix_again.blktrace.1"
+}
+check test_mix_keeps_its_bytes_per_seed test_mix_keeps_its_bytes_per_seed
+
 test_rich_trace_has_flushes_discards_and_empty_completions() {
 	[ "$(class rich all "discard ios")" -gt 0 ] &&
 		[ "$(class rich all "flush ios")" -gt 0 ] &&
@@ -241,7 +284,7 @@ EOF
 if [ ! -x "$IOW" ] || ! command -v python3 > /dev/null 2>&1; then
 	skip "iowatcher against gentrace's oracle: needs iowatcher and python3"
 else
-	for name in v7 rich rich_sw rich_v8; do
+	for name in v7 rich rich_sw rich_v8 mix mix_rich; do
 		check "test_iowatcher_json_equals_gentrace_oracle ($name)" \
 			json_matches_oracle "$name"
 	done
@@ -253,11 +296,11 @@ if ! command -v blkparse > /dev/null 2>&1; then
 	exit $?
 fi
 
-for name in v7 sw rich rich_sw; do
+for name in v7 sw rich rich_sw mix mix_rich; do
 	blkparse -i "$name" -D "$TMP" > "$TMP/$name.blkparse" 2>&1
 done
 
-for name in v7 sw rich rich_sw; do
+for name in v7 sw rich rich_sw mix mix_rich; do
 	for dir in reads writes; do
 		label=$( [ $dir = reads ] && echo "Reads Completed" ||
 			echo "Writes Completed")
@@ -333,7 +376,7 @@ test_flush_events_add_up() {
 check test_flush_events_add_up test_flush_events_add_up
 
 test_blkparse_counts_every_io_event() {
-	for t_name in v7 rich; do
+	for t_name in v7 rich mix mix_rich; do
 		want=$(sed -n 's/^gentrace: .*: \([0-9]*\) events (\([0-9]*\) n.*/\1 \2/p' \
 			"$TMP/$t_name.txt" | awk '{ print $1 - $2 }')
 		grep -q "^Events ($t_name): $want entries" \
@@ -345,10 +388,76 @@ check test_blkparse_counts_every_io_event test_blkparse_counts_every_io_event
 # Per CPU file, sequence numbers run on without a gap, X records and
 # their payloads included.
 test_blkparse_sees_no_sequence_skips() {
-	grep -q '^Skips: 0 forward' "$TMP/v7.blkparse" &&
-		grep -q '^Skips: 0 forward' "$TMP/rich.blkparse"
+	for t_name in v7 rich mix mix_rich; do
+		grep -q '^Skips: 0 forward' "$TMP/$t_name.blkparse" || return 1
+	done
 }
 check test_blkparse_sees_no_sequence_skips test_blkparse_sees_no_sequence_skips
+
+# The mix's reads are 4 KiB, aligned, at random places all over the
+# 256 MiB its 128 KiB writes go through in order and wrap around in.
+test_mix_reads_random_inside_sequential_writes() {
+	awk '$6 != "Q" { next }
+		$7 == "R" { r++; if ($10 != 8 || $8 % 8 || $8 + 8 > 524288) bad++
+			if ($8 == last_r + 8) seq_r++
+			if ($8 < 65536) low++; if ($8 >= 458752) high++
+			last_r = $8 }
+		$7 == "WS" { w++; if ($10 != 256 || $8 + 256 > 524288) bad++
+			if (w > 1 && $8 != next_w && $8 != 0) bad++
+			if ($8 == 0) wraps++; if ($8 + 256 == 524288) ends++
+			next_w = $8 + 256 }
+		END { exit !(r > 2 * w && w > 0 && !bad && seq_r < r / 100 &&
+			low > r / 16 && high > r / 16 && wraps >= 2 && ends >= 1) }' \
+		"$TMP/mix.blkparse"
+}
+check test_mix_reads_random_inside_sequential_writes \
+	test_mix_reads_random_inside_sequential_writes
+
+# Reads and writes are in flight together (the directions interleave),
+# never more than fio's 16 reads and 4 writes.
+test_mix_depths() {
+	awk '$6 == "Q" { n[$7]++; if (n[$7] > max[$7]) max[$7] = n[$7]
+			if (n["R"] && n["WS"]) both++ }
+		$6 == "C" { n[$7]-- }
+		END { exit !(max["R"] <= 16 && max["R"] >= 8 &&
+			max["WS"] <= 4 && max["WS"] >= 2 && both > 1000) }' \
+		"$TMP/mix.blkparse"
+}
+check test_mix_depths test_mix_depths
+
+# A fio job is one thread: it submits from one CPU until the scheduler
+# moves it (now and then: on 1% of its Qs or fewer), never from both.
+test_mix_jobs_submit_from_one_cpu_at_a_time() {
+	awk '$6 == "Q" { n[$7]++; if (n[$7] > 1 && $2 != cpu[$7]) moves[$7]++
+			cpu[$7] = $2 }
+		END { exit !(moves["R"] + moves["WS"] > 0 &&
+			moves["R"] < n["R"] / 100 &&
+			moves["WS"] < n["WS"] / 100) }' \
+		"$TMP/mix.blkparse"
+}
+check test_mix_jobs_submit_from_one_cpu_at_a_time \
+	test_mix_jobs_submit_from_one_cpu_at_a_time
+
+# Every request is plugged and unplugged between its G and I, as direct
+# I/O traces on blk-mq: P, then U with one request let go, both with the
+# read direction and nothing else (blkparse: "P N", "U N [fio] 1"). A
+# flush goes to the flush machinery instead: no P, U or I.
+test_mix_plugs_every_request() {
+	for t_name in mix mix_rich; do
+		awk -v flushes="$(class $t_name all "flush ios")" '
+			$6 == "G" { g++ } $6 == "I" { i++ }
+			$6 == "P" { p++; if ($7 != "N" || NF != 8) bad++ }
+			$6 == "U" { u++; if ($7 != "N" || $9 != 1) bad++ }
+			END { exit !(i > 0 && p == i && u == i &&
+				i + flushes == g && !bad) }' \
+			"$TMP/$t_name.blkparse" || return 1
+	done
+	# the reader's first I/O, in order: Q G P U I D
+	[ "$(awk '$6 == "Q" && $7 == "R" && !pid { pid = $5 }
+		pid && $5 == pid && n++ < 6 { printf "%s", $6 }' \
+		"$TMP/mix.blkparse")" = QGPUID ]
+}
+check test_mix_plugs_every_request test_mix_plugs_every_request
 
 test_blkparse_write_merges_match() {
 	want=$(sed -n 's/^gentrace: writes queued [0-9]* merges \([0-9]*\)/\1/p' \
@@ -366,9 +475,10 @@ if ! command -v btt > /dev/null 2>&1; then
 fi
 
 # btt counts D2C and Q2C once per queued bio; gentrace prints that too.
+# (It runs in $TMP: it leaves its *_fp.dat files where it runs.)
 test_btt_d2c_q2c_match_gentrace() {
 	blkparse -i v7 -D "$TMP" -d "$TMP/v7.dump" -O > /dev/null 2>&1 &&
-		btt -i "$TMP/v7.dump" > "$TMP/v7.btt" 2>&1 || return 1
+		(cd "$TMP" && btt -i v7.dump) > "$TMP/v7.btt" 2>&1 || return 1
 	# "gentrace: per bio (btt) d2c avg D s q2c avg Q s n N"
 	want=$(awk '/^gentrace: per bio/ { print $7, $11 }' "$TMP/v7.txt")
 	got=$(awk '$1 == "D2C" && !d { d = $3 } $1 == "Q2C" && !q { q = $3 }

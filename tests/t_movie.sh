@@ -49,6 +49,38 @@ check "rect style renders" "$IOW" -t "$S" --movie=rect -w 320 -h 240 --fps 10 --
 ffmpeg -v error -ss 0.9 -i "$TMP/k.mp4" -frames:v 1 "$TMP/decoded.png"
 check "a decoded frame shows I/O" [ "$("$PROBE" "$TMP/decoded.png" $disc)" -gt 0 ]
 
+# The small graphs are the stills' plot panels (white plot areas, grid
+# lines, tick labels with units, legends), drawn once into the background,
+# with the time axes of both one above the other; IOWATCHER_LAYOUT says
+# where their plot areas landed (px at the default 1280x720). Frame 10 of
+# 50 has the cursor a fifth of the way along both.
+IOWATCHER_LAYOUT="$TMP/mlayout" "$IOW" -t "$S" --movie --fps 10 \
+	--movie-length 5 -K "$TMP/big" -o "$TMP/big.mp4" 2> "$TMP/err"
+area() { awk -v g="$1" '$1 == g { printf "%d %d %d %d", $3, $4, $3 + $5, $4 + $6 }' "$TMP/mlayout"; }
+check "both small graphs laid out ($(tr '\n' ';' < "$TMP/mlayout"))" \
+	[ -n "$(area tput)" ] && [ -n "$(area queue-depth)" ]
+set -- $(area tput); tx0=$1 ty0=$2 tx1=$3 ty1=$4
+set -- $(area queue-depth); qx0=$1 qy0=$2 qx1=$3 qy1=$4
+check "the time axes line up ($tx0-$tx1, $qx0-$qx1)" \
+	[ "$tx0" = "$qx0" ] && [ $((tx1 - qx1)) -le 1 ] && [ $((qx1 - tx1)) -le 1 ]
+F10="$TMP/big/frame-000010.png"
+px() { "$PROBE" "$F10" "$@"; }
+check "throughput: reads in their colour" [ "$(px $tx0 $ty0 $tx1 $ty1 0072B2 12)" -gt 200 ]
+check "throughput: writes in their colour" [ "$(px $tx0 $ty0 $tx1 $ty1 D55E00 12)" -gt 200 ]
+check "queue depth: a black line" [ "$(px $qx0 $qy0 $qx1 $qy1 000000 12)" -gt 200 ]
+plot_w=$(( (tx1 - tx0) * (ty1 - ty0) ))
+check "throughput: a white plot area, as the stills ($(px $tx0 $ty0 $tx1 $ty1 FFFFFF 2) of $plot_w px)" \
+	[ "$(px $tx0 $ty0 $tx1 $ty1 FFFFFF 2)" -gt $((plot_w / 2)) ]
+check "throughput: grid lines, as the stills" [ "$(px $tx0 $ty0 $tx1 $ty1 E5E5E5 3)" -gt 1000 ]
+cursor() { # X0 X1 Y0 Y1 PCT: dark pixels in a 5 px strip PCT % along
+	x=$(( $1 + ($2 - $1) * $5 / 100 )); px $((x - 2)) $3 $((x + 3)) $4 474747 40; }
+check "throughput: the cursor at 1/5 ($(cursor $tx0 $tx1 $ty0 $ty1 20) px)" \
+	[ "$(cursor $tx0 $tx1 $ty0 $ty1 20)" -ge $(( (ty1 - ty0) * 9 / 10 )) ]
+check "queue depth: the cursor at 1/5 too" \
+	[ "$(cursor $qx0 $qx1 $qy0 $qy1 20)" -ge $(( (qy1 - qy0) * 9 / 10 )) ]
+check "no cursor elsewhere ($(cursor $tx0 $tx1 $ty0 $ty1 60) px at 3/5)" \
+	[ "$(cursor $tx0 $tx1 $ty0 $ty1 60)" -lt $(( (ty1 - ty0) / 4 )) ]
+
 # A GIF has one palette made before the first frame: its frame 5 shows the
 # read and write colours, and ffmpeg holds no frames back (palettegen kept
 # them all: 400 frames of 1280x720 took 1.5 GB).

@@ -4,7 +4,9 @@
  *   pngprobe FILE X0 Y0 X1 Y1      prints the number of coloured (not
  *                                  grey, white or black) pixels in the
  *                                  rectangle: series, not axes or text
- *   pngprobe FILE X0 Y0 X1 Y1 RRGGBB  pixels within 40 of that colour
+ *   pngprobe FILE X0 Y0 X1 Y1 RRGGBB [TOL]
+ *                                  pixels within TOL (40 if not given)
+ *                                  of that colour in each channel
  */
 #include <cairo.h>
 #include <stdio.h>
@@ -18,13 +20,14 @@ static int coloured(unsigned r, unsigned g, unsigned b)
 	return max - min > 50;
 }
 
-static int near(unsigned r, unsigned g, unsigned b, unsigned long want)
+static int near(unsigned r, unsigned g, unsigned b, unsigned long want,
+		int tol)
 {
 	int dr = (int)r - (int)((want >> 16) & 255);
 	int dg = (int)g - (int)((want >> 8) & 255);
 	int db = (int)b - (int)(want & 255);
 
-	return abs(dr) <= 40 && abs(dg) <= 40 && abs(db) <= 40;
+	return abs(dr) <= tol && abs(dg) <= tol && abs(db) <= tol;
 }
 
 int main(int argc, char **argv)
@@ -34,9 +37,10 @@ int main(int argc, char **argv)
 	unsigned char *data;
 	unsigned long want = 0;
 	long count = 0;
+	int tol = 40;
 
-	if (argc != 2 && argc != 6 && argc != 7) {
-		fprintf(stderr, "usage: pngprobe FILE [X0 Y0 X1 Y1 [RRGGBB]]\n");
+	if (argc != 2 && argc != 6 && argc != 7 && argc != 8) {
+		fprintf(stderr, "usage: pngprobe FILE [X0 Y0 X1 Y1 [RRGGBB [TOL]]]\n");
 		return 2;
 	}
 	s = cairo_image_surface_create_from_png(argv[1]);
@@ -55,8 +59,10 @@ int main(int argc, char **argv)
 	y0 = atoi(argv[3]);
 	x1 = atoi(argv[4]);
 	y1 = atoi(argv[5]);
-	if (argc == 7)
+	if (argc >= 7)
 		want = strtoul(argv[6], NULL, 16);
+	if (argc == 8)
+		tol = atoi(argv[7]);
 	data = cairo_image_surface_get_data(s);
 	stride = cairo_image_surface_get_stride(s);
 	for (y = y0 < 0 ? 0 : y0; y < y1 && y < h; y++)
@@ -65,7 +71,8 @@ int main(int argc, char **argv)
 			unsigned r = (px >> 16) & 255, g = (px >> 8) & 255;
 			unsigned b = px & 255;
 
-			if (argc == 7 ? near(r, g, b, want) : coloured(r, g, b))
+			if (argc >= 7 ? near(r, g, b, want, tol) :
+					coloured(r, g, b))
 				count++;
 		}
 	printf("%ld\n", count);

@@ -1,0 +1,551 @@
+/*
+ * plot_raster.c: density rasters and heat maps on a panel. Grids of
+ * counts are merged down to what the page can show; the rasters of one
+ * grid wait and are painted as one image (reads and writes multiplied
+ * together), or as dots when sparse; heat maps go on the viridis ramp,
+ * their colour bar's range kept on the panel for plot.c to draw.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cairo.h>
+
+#include "plot.h"
+#include "plot_internal.h"
+
+/* ---- Rasters and heat maps ---- */
+
+/* Cells under a pixel are merged until each is this many px across, so
+ * that none is lost between pixels and a lone I/O still shows. */
+#define MIN_CELL_PX		2.5
+/* Raster cells sit on white at this opacity, from one I/O to the most. */
+#define RASTER_ALPHA_MIN	0.45
+#define RASTER_ALPHA_MAX	1.0
+
+/* A grid of counts, row 0 at the bottom, as the caller gave it or merged. */
+struct grid {
+	uint32_t *counts;
+	int cols, rows;
+};
+
+static uint32_t max_count(const struct grid *g)
+{
+	size_t i, n = (size_t)g->cols * g->rows;
+	uint32_t m = 0;
+
+	for (i = 0; i < n; i++)
+		if (g->counts[i] > m)
+			m = g->counts[i];
+	return m;
+}
+
+/* Sums fx x fy blocks of src into a new grid (the last ones partial). */
+static int grid_merge(const struct grid *src, int fx, int fy, struct grid *dst)
+{
+	uint64_t sum;
+	size_t i;
+	int r, c;
+
+	dst->cols = (src->cols + fx - 1) / fx;
+	dst->rows = (src->rows + fy - 1) / fy;
+	dst->counts = calloc((size_t)dst->cols * dst->rows, sizeof(uint32_t));
+	if (!dst->counts)
+		return -1;
+	for (r = 0; r < src->rows; r++) {
+		for (c = 0; c < src->cols; c++) {
+			i = (size_t)(r / fy) * dst->cols + c / fx;
+			sum = (uint64_t)dst->counts[i] +
+			      src->counts[(size_t)r * src->cols + c];
+			dst->counts[i] = sum > UINT32_MAX ? UINT32_MAX :
+							    (uint32_t)sum;
+		}
+	}
+	return 0;
+}
+
+/* 0 for a count of 1, 1 for the largest, log-spaced between. */
+static double count_level(uint32_t count, uint32_t max)
+{
+	if (max <= 1 || count >= max)
+		return 1;
+	return log((double)count) / log((double)max);
+}
+
+static uint32_t argb(struct plot_rgb c, double alpha)
+{
+	uint32_t a = (uint32_t)lround(alpha * 255);
+
+	/* Premultiplied, as cairo's ARGB32 wants. */
+	return a << 24 | (uint32_t)lround(c.r * alpha * 255) << 16 |
+	       (uint32_t)lround(c.g * alpha * 255) << 8 |
+	       (uint32_t)lround(c.b * alpha * 255);
+}
+
+static uint32_t cell_pixel(uint32_t count, uint32_t max, int color_index,
+			   int heat)
+{
+	double t = count_level(count, max);
+
+	if (!count)
+		return 0;
+	if (heat)
+		return argb(plot_ramp(t), 1);
+	return argb(plot_color(color_index), RASTER_ALPHA_MIN +
+			(RASTER_ALPHA_MAX - RASTER_ALPHA_MIN) * t);
+}
+
+/* An image of the grid, top row last, coloured from 1 to max (0: the
+ * grid's own largest count); NULL when out of memory. */
+static cairo_surface_t *grid_image(const struct grid *g, int color_index,
+				   int heat, uint32_t max)
+{
+	cairo_surface_t *img;
+	unsigned char *data;
+	uint32_t *line;
+	int stride, r, c;
+
+	img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, g->cols, g->rows);
+	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(img);
+		return NULL;
+	}
+	if (!max)
+		max = max_count(g);
+	cairo_surface_flush(img);
+	data = cairo_image_surface_get_data(img);
+	stride = cairo_image_surface_get_stride(img);
+	for (r = 0; r < g->rows; r++) {
+		line = (uint32_t *)(data + (size_t)(g->rows - 1 - r) * stride);
+		for (c = 0; c < g->cols; c++)
+			line[c] = cell_pixel(g->counts[(size_t)r * g->cols + c],
+					     max, color_index, heat);
+	}
+	cairo_surface_mark_dirty(img);
+	return img;
+}
+
+/*
+ * SVG has no way to ask for unsmoothed scaling that cairo 1.16 uses, and
+ * PDF viewers smooth soft masks whatever the image says, so a small
+ * image of big cells comes out blurred. Enlarging it by whole factors,
+ * to about the size it is shown at, keeps the cell edges sharp.
+ * Returns a new reference: img itself or the enlarged copy.
+ */
+static cairo_surface_t *enlarge_for_vector(struct plot_panel *pp,
+					   cairo_surface_t *img, int *cols,
+					   int *rows, double px_w, double px_h)
+{
+	int kx = (int)fmin(ceil(fabs(px_w) / *cols), 16);
+	int ky = (int)fmin(ceil(fabs(px_h) / *rows), 16);
+	cairo_surface_t *big;
+	cairo_t *cr;
+
+	if (pp->page->fmt == PLOT_PNG || (kx <= 1 && ky <= 1))
+		return cairo_surface_reference(img);
+	kx = kx < 1 ? 1 : kx;
+	ky = ky < 1 ? 1 : ky;
+	big = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, *cols * kx,
+					 *rows * ky);
+	cr = cairo_create(big);
+	cairo_scale(cr, kx, ky);
+	cairo_set_source_surface(cr, img, 0, 0);
+	cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+	cairo_paint(cr);
+	cairo_destroy(cr);
+	*cols *= kx;
+	*rows *= ky;
+	return big;
+}
+
+/* Where a grid lands on the page: the data box (x0, x1, y0, y1) in px. */
+struct cells_px {
+	double left, bottom, width, height;	/* height grows upwards */
+};
+
+static int cells_place(struct plot_panel *pp, const double *box,
+		       struct cells_px *at)
+{
+	at->left = plot_px_x(pp, box[0]);
+	at->bottom = plot_px_y(pp, box[2]);
+	at->width = plot_px_x(pp, box[1]) - at->left;
+	at->height = at->bottom - plot_px_y(pp, box[3]);
+	/* Nothing to see; a zero scale would break cairo. */
+	return fabs(at->width) > 1e-3 && fabs(at->height) > 1e-3 ? 0 : -1;
+}
+
+/* How many cells to merge along an axis of n cells over len px: none
+ * while each cell gets a pixel, else enough for MIN_CELL_PX. */
+static int merge_factor(int n, double len)
+{
+	double f;
+
+	if (fabs(len) >= n)
+		return 1;
+	f = ceil(n * MIN_CELL_PX / fabs(len));
+	return f > n ? n : (int)f;
+}
+
+/* Paints img, the image of shown (src merged), over src's place at
+ * with crisp cells. */
+static void paint_cells(struct plot_panel *pp, cairo_surface_t *img,
+			const struct grid *src, const struct grid *shown,
+			const struct cells_px *at)
+{
+	cairo_t *cr = pp->page->cr;
+	int cols = shown->cols, rows = shown->rows;
+	/* Merged cells at the top and right may hang past the box. */
+	double w = at->width * cols * merge_factor(src->cols, at->width) /
+		   src->cols;
+	double h = at->height * rows * merge_factor(src->rows, at->height) /
+		   src->rows;
+
+	img = enlarge_for_vector(pp, img, &cols, &rows, w, h);
+	cairo_save(cr);
+	cairo_rectangle(cr, pp->area.x, pp->area.y, pp->area.w, pp->area.h);
+	cairo_clip(cr);
+	cairo_translate(cr, at->left, at->bottom - h);
+	cairo_scale(cr, w / cols, h / rows);
+	cairo_set_source_surface(cr, img, 0, 0);
+	cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+	cairo_rectangle(cr, 0, 0, cols, rows);
+	cairo_fill(cr);
+	cairo_restore(cr);
+	cairo_surface_destroy(img);
+}
+
+/*
+ * The grid merged down to what the page can show, as an image for a
+ * colour (or the heat ramp); max, if not NULL, gets the largest merged
+ * count. NULL on failure, which is recorded on the page.
+ */
+static cairo_surface_t *merged_image(struct plot_panel *pp,
+				     const struct grid *g,
+				     const struct cells_px *at, int color_index,
+				     int heat, struct grid *shown,
+				     uint32_t *max)
+{
+	cairo_surface_t *img;
+
+	if (grid_merge(g, merge_factor(g->cols, at->width),
+		       merge_factor(g->rows, at->height), shown)) {
+		plot_page_fail(pp->page, "out of memory for a raster");
+		return NULL;
+	}
+	if (max)
+		*max = pp->heat_max ? pp->heat_max : max_count(shown);
+	img = grid_image(shown, color_index, heat, heat ? pp->heat_max : 0);
+	if (!img)
+		plot_page_fail(pp->page, "out of memory for a raster");
+	return img;
+}
+
+static void multiply_into(cairo_surface_t *dst, cairo_surface_t *src)
+{
+	cairo_t *cr = cairo_create(dst);
+
+	cairo_set_operator(cr, CAIRO_OPERATOR_MULTIPLY);
+	cairo_set_source_surface(cr, src, 0, 0);
+	cairo_paint(cr);
+	cairo_destroy(cr);
+}
+
+/*
+ * Rasters on the same grid and box wait here and are multiplied together
+ * into one image when something else is drawn or the page closes: reads
+ * and writes in one cell mix instead of the later hiding the earlier,
+ * whatever their order, without a blend mode the output format would
+ * have to fake (cairo's SVG falls back to a page-sized bitmap). Waiting
+ * also lets a legend declared after the rasters get a row of its own.
+ */
+void plot_rasters_clear(struct raster_stack *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n; i++)
+		free(rs->layers[i].counts);
+	free(rs->layers);
+	memset(rs, 0, sizeof(*rs));
+}
+
+/* Cells with a count in g. */
+static size_t occupied_cells(const struct grid *g)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < (size_t)g->cols * g->rows; i++)
+		n += g->counts[i] != 0;
+	return n;
+}
+
+/*
+ * A sparse raster of small cells (a few hundred I/Os over a long trace)
+ * would be a scatter of faint specks a few pixels across: its cells are
+ * drawn as dots instead, opaque enough to find, while they cover little
+ * of the plot. Returns 1 if it drew them.
+ */
+#define SPARSE_DOT_RADIUS	2.6
+#define SPARSE_DOT_ALPHA	0.85
+
+/* Colour c at alpha over white, opaque. */
+static struct plot_rgb on_white(struct plot_rgb c, double alpha)
+{
+	return rgb_mix(rgb_hex(0xFFFFFF), c, alpha);
+}
+
+/*
+ * What a cell of both a and b looks like: their tints multiplied, as the
+ * dots and the image of a busy cell draw it; the legend's swatch for it.
+ */
+struct plot_rgb plot_raster_mix(int a, int b)
+{
+	struct plot_rgb x = on_white(plot_color(a), SPARSE_DOT_ALPHA);
+	struct plot_rgb y = on_white(plot_color(b), SPARSE_DOT_ALPHA);
+	struct plot_rgb m = { x.r * y.r, x.g * y.g, x.b * y.b };
+
+	return m;
+}
+#define SPARSE_MAX_COVER	0.12	/* of the plot area, in dots */
+
+/*
+ * A dot whose cell centre v is in [lo, lo + len] goes in *out, moved in
+ * from the frame by up to its radius so that it shows whole (I/O at the
+ * first instant or the lowest offset was half hidden); 0 for a centre
+ * outside, which is not drawn.
+ */
+static int dot_inside(double v, double lo, double len, double *out)
+{
+	if (v < lo || v > lo + len)
+		return 0;
+	*out = len < 2 * SPARSE_DOT_RADIUS ? lo + len / 2 :
+	       fmin(fmax(v, lo + SPARSE_DOT_RADIUS),
+		    lo + len - SPARSE_DOT_RADIUS);
+	return 1;
+}
+
+static int rasters_sparse(struct plot_panel *pp, const struct cells_px *at,
+			  const struct raster_layer *layers, size_t n_layers,
+			  const struct grid *merged, int fx, int fy)
+{
+	cairo_t *cr = pp->page->cr;
+	double cell_w = at->width * fx / layers[0].cols;
+	double cell_h = at->height * fy / layers[0].rows, x, y;
+	size_t i, n = 0;
+	int r, c;
+
+	/* Cells as big as the dots show well enough as they are. */
+	if (fabs(cell_w) >= 2 * SPARSE_DOT_RADIUS &&
+	    fabs(cell_h) >= 2 * SPARSE_DOT_RADIUS)
+		return 0;
+	for (i = 0; i < n_layers; i++)
+		n += occupied_cells(&merged[i]);
+	/* The plot's area, not the grid's: a trace far shorter than the
+	 * axis has a grid a pixel wide, which dots still show. */
+	if (n * M_PI * SPARSE_DOT_RADIUS * SPARSE_DOT_RADIUS >
+	    SPARSE_MAX_COVER * pp->area.w * pp->area.h)
+		return 0;
+	cairo_save(cr);
+	cairo_rectangle(cr, pp->area.x, pp->area.y, pp->area.w, pp->area.h);
+	cairo_clip(cr);
+	for (r = 0; r < merged[0].rows; r++)
+		for (c = 0; c < merged[0].cols; c++) {
+			struct plot_rgb rgb = { 1, 1, 1 };
+			size_t cell = (size_t)r * merged[0].cols + c, k = 0;
+
+			/* Classes sharing a cell multiply, as in the image. */
+			for (i = 0; i < n_layers; i++) {
+				struct plot_rgb t;
+
+				if (!merged[i].counts[cell])
+					continue;
+				t = on_white(plot_color(layers[i].color_index),
+					     SPARSE_DOT_ALPHA);
+				rgb.r *= t.r;
+				rgb.g *= t.g;
+				rgb.b *= t.b;
+				k++;
+			}
+			if (!k ||
+			    !dot_inside(at->left + (c + 0.5) * cell_w,
+					pp->area.x, pp->area.w, &x) ||
+			    !dot_inside(at->bottom - (r + 0.5) * cell_h,
+					pp->area.y, pp->area.h, &y))
+				continue;
+			cairo_new_sub_path(cr);
+			cairo_arc(cr, x, y, SPARSE_DOT_RADIUS, 0, 2 * M_PI);
+			set_rgba(cr, rgb, 1);
+			cairo_fill(cr);
+		}
+	cairo_restore(cr);
+	return 1;
+}
+
+/* Layers on one grid, merged once, then drawn as dots or as one image. */
+static void rasters_paint_grid(struct plot_panel *pp,
+			       const struct raster_layer *layers, size_t n)
+{
+	struct grid g = { NULL, layers[0].cols, layers[0].rows };
+	cairo_surface_t *acc = NULL, *img;
+	struct grid *merged = NULL;
+	struct cells_px at;
+	size_t i;
+	int fx, fy;
+
+	if (cells_place(pp, layers[0].box, &at))
+		return;
+	fx = merge_factor(g.cols, at.width);
+	fy = merge_factor(g.rows, at.height);
+	merged = calloc(n, sizeof(*merged));
+	for (i = 0; merged && i < n; i++) {
+		g.counts = layers[i].counts;
+		if (grid_merge(&g, fx, fy, &merged[i]))
+			break;
+	}
+	if (!merged || i < n) {
+		plot_page_fail(pp->page, "out of memory for a raster");
+		goto out;
+	}
+	if (rasters_sparse(pp, &at, layers, n, merged, fx, fy))
+		goto out;
+	for (i = 0; i < n; i++) {
+		img = grid_image(&merged[i], layers[i].color_index, 0, 0);
+		if (!img) {
+			plot_page_fail(pp->page, "out of memory for a raster");
+			break;
+		}
+		if (acc) {
+			multiply_into(acc, img);
+			cairo_surface_destroy(img);
+		} else {
+			acc = img;
+		}
+	}
+	if (acc) {
+		paint_cells(pp, acc, &g, &merged[0], &at);
+		cairo_surface_destroy(acc);
+	}
+out:
+	for (i = 0; merged && i < n; i++)
+		free(merged[i].counts);
+	free(merged);
+}
+
+static int same_grid(const struct raster_layer *a, int cols, int rows,
+		     const double *box)
+{
+	return a->cols == cols && a->rows == rows &&
+	       memcmp(a->box, box, sizeof(a->box)) == 0;
+}
+
+/*
+ * Each run of layers on one grid is painted as one, in the order given.
+ * Called only once the panel is laid out (a series or the page's close):
+ * before that the plot area has no size, and a grid flushed then (the
+ * first of two traces, whose I/O maps have columns of their own) would
+ * be lost.
+ */
+void plot_rasters_flush(struct plot_panel *pp)
+{
+	struct raster_stack *rs = &pp->rasters;
+	size_t i, j;
+
+	for (i = 0; i < rs->n; i = j) {
+		const struct raster_layer *l = &rs->layers[i];
+
+		for (j = i + 1; j < rs->n &&
+		     same_grid(&rs->layers[j], l->cols, l->rows, l->box); j++)
+			;
+		rasters_paint_grid(pp, l, j - i);
+	}
+	plot_rasters_clear(rs);
+}
+
+/* Copies counts onto the stack, to be painted by plot_rasters_flush. */
+static int rasters_add(struct plot_panel *pp, const uint32_t *counts,
+		       int cols, int rows, const double *box, int color_index)
+{
+	struct raster_stack *rs = &pp->rasters;
+	size_t n = (size_t)cols * rows;
+	struct raster_layer *more, *l;
+	uint32_t *copy;
+
+	copy = malloc(n * sizeof(*copy));
+	more = copy ? realloc(rs->layers, (rs->n + 1) * sizeof(*more)) : NULL;
+	if (!more) {
+		free(copy);
+		return -1;
+	}
+	memcpy(copy, counts, n * sizeof(*copy));
+	rs->layers = more;
+	l = &rs->layers[rs->n++];
+	l->counts = copy;
+	l->color_index = color_index;
+	l->cols = cols;
+	l->rows = rows;
+	memcpy(l->box, box, sizeof(l->box));
+	return 0;
+}
+
+static int cells_ok(const struct plot_panel *pp, const uint32_t *counts,
+		    int cols, int rows)
+{
+	return pp && counts && cols > 0 && rows > 0 && cols <= 32767 &&
+	       rows <= 32767;
+}
+
+void plot_raster(struct plot_panel *pp, const uint32_t *counts, int cols,
+		 int rows, double x0, double x1, double y0, double y1,
+		 int color_index)
+{
+	double box[4] = { x0, x1, y0, y1 };
+
+	if (!cells_ok(pp, counts, cols, rows))
+		return;
+	if (rasters_add(pp, counts, cols, rows, box, color_index))
+		plot_page_fail(pp->page, "out of memory for a raster");
+}
+
+void plot_heatmap_scale(struct plot_panel *pp, uint32_t max)
+{
+	if (pp)
+		pp->heat_max = max;
+}
+
+static void set_colorbar(struct plot_panel *pp, uint32_t max,
+			 const char *count_label)
+{
+	int failed = 0;
+
+	pp->has_colorbar = 1;
+	pp->colorbar_max = fmax(pp->colorbar_max, max);
+	free(pp->colorbar_label);
+	pp->colorbar_label = plot_dup_or_null(count_label, &failed);
+	if (failed)
+		plot_page_fail(pp->page, "out of memory");
+}
+
+void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
+		  int rows, double x0, double x1, double y0, double y1,
+		  const char *count_label)
+{
+	double box[4] = { x0, x1, y0, y1 };
+	struct grid g = { (uint32_t *)counts, cols, rows }, shown = { 0 };
+	cairo_surface_t *img;
+	struct cells_px at;
+	uint32_t max = 0;
+
+	if (!cells_ok(pp, counts, cols, rows))
+		return;
+	plot_series_begin(pp);
+	if (!cells_place(pp, box, &at)) {
+		img = merged_image(pp, &g, &at, 0, 1, &shown, &max);
+		if (img) {
+			paint_cells(pp, img, &g, &shown, &at);
+			cairo_surface_destroy(img);
+		}
+		free(shown.counts);
+	}
+	plot_series_end(pp);
+	set_colorbar(pp, max, count_label);
+}
