@@ -615,7 +615,8 @@ static int queue_push(struct live *l, const struct blk_io_trace *t,
 	q->t = *t;
 	if (q->t.pdu_len > PDU_KEPT)
 		q->t.pdu_len = PDU_KEPT;	/* long notes: their start */
-	memcpy(q->pdu, pdu, q->t.pdu_len);
+	if (q->t.pdu_len)
+		memcpy(q->pdu, pdu, q->t.pdu_len);
 	c->len++;
 	return 0;
 }

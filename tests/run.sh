@@ -42,12 +42,15 @@ for build in "$@"; do
 		*.c) t=${t%.c}; [ "$build" = . ] || t="${build%/}/$t";;
 		esac
 		echo "== $t"
+		started=$(date +%s)
 		case "$t" in
 		*.sh) out=$(sh "$t" 2>&1); rc=$?;;
 		*) if [ -x "$t" ]; then out=$(case "$t" in /*) "$t";; *) "./$t";; esac 2>&1); rc=$?
 		   else out="$t: not built"; rc=127; fi;;
 		esac
 		echo "$out" | grep -v '^ok '
+		secs=$(($(date +%s) - started))
+		[ "$secs" -ge 5 ] && echo "   ($secs s)"
 		sanitizer_reports "$t" || fail=$((fail + $?))
 		last=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
 		if [ -z "$last" ]; then
