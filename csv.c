@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "blktrace.h"
 #include "csv.h"
 #include "graphs.h"
 #include "histogram.h"
@@ -49,15 +50,13 @@ static double scale_or_one(double scale)
  * unit: "read D2C mean" -> "read_d2c_mean_us". A name already taken by
  * an earlier column (labels differing in punctuation only) gets "_2"...
  */
-static void column_name(const struct graph_def *g,
-			const struct series_set *set, size_t k, char *buf,
-			size_t len)
-{
-	const char *s = set->items[k].label;
-	size_t n = 0, j, dup = 1;
-	char other[256];
+#define COLUMN_NAME_MAX 256
 
-	for (; *s && n + 1 < len; s++) {
+static void column_base(const struct graph_def *g, const char *s, char *buf)
+{
+	size_t n = 0;
+
+	for (; *s && n + 1 < COLUMN_NAME_MAX; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c >= 'A' && c <= 'Z')
@@ -72,31 +71,40 @@ static void column_name(const struct graph_def *g,
 		n--;
 	buf[n] = '\0';
 	if (g->csv_unit)
-		snprintf(buf + n, len - n, "%s%s", n ? "_" : "", g->csv_unit);
-	for (j = 0; j < k; j++) {
-		column_name(g, set, j, other, sizeof(other));
-		dup += !strcmp(other, buf);
-	}
-	if (dup > 1)
-		snprintf(buf + strlen(buf), len - strlen(buf), "_%zu", dup);
+		snprintf(buf + n, COLUMN_NAME_MAX - n, "%s%s", n ? "_" : "",
+			 g->csv_unit);
 }
 
-static void write_header(FILE *f, const struct graph_def *g,
-			 const struct series_set *set)
+/* The header: every column's name, each compared with those before it. */
+static int write_header(FILE *f, const struct graph_def *g,
+			const struct series_set *set)
 {
-	char name[256];
-	size_t k;
+	char (*names)[COLUMN_NAME_MAX];
+	size_t k, j;
 
+	names = set->n ? malloc(set->n * sizeof(*names)) : NULL;
+	if (set->n && !names)
+		return -1;
 	for (k = 0; k < set->n; k++) {
-		column_name(g, set, k, name, sizeof(name));
-		fprintf(f, ",%s", name);
+		size_t dup = 1, len;
+
+		column_base(g, set->items[k].label, names[k]);
+		for (j = 0; j < k; j++)
+			dup += !strcmp(names[j], names[k]);
+		len = strlen(names[k]);
+		if (dup > 1)
+			snprintf(names[k] + len, COLUMN_NAME_MAX - len, "_%zu",
+				 dup);
+		fprintf(f, ",%s", names[k]);
 	}
 	fputc('\n', f);
+	free(names);
+	return 0;
 }
 
 /* Rows by bin for time series; traces may have their own bin widths.
- * Returns the rows written. */
-static size_t write_time_series(FILE *f, const struct graph_ctx *ctx,
+ * Returns the rows written, or -1 out of memory. */
+static long write_time_series(FILE *f, const struct graph_ctx *ctx,
 				const struct graph_def *g,
 				const struct series_set *set)
 {
@@ -106,7 +114,8 @@ static size_t write_time_series(FILE *f, const struct graph_ctx *ctx,
 	if (!set->n)
 		return 0;
 	fputs("time_s,span_s", f);
-	write_header(f, g, set);
+	if (write_header(f, g, set) < 0)
+		return -1;
 	/* One block of rows per distinct bin grid, in trace order. */
 	for (t = 0; t < ctx->n_traces; t++) {
 		const struct analysis *a = &ctx->traces[t].analysis;
@@ -140,12 +149,12 @@ static size_t write_time_series(FILE *f, const struct graph_ctx *ctx,
 			rows++;
 		}
 	}
-	return rows;
+	return (long)rows;
 }
 
 /* Rows by x value for graphs whose x is not time (latency histogram).
- * Returns the rows written. */
-static size_t write_x_series(FILE *f, const struct graph_def *g,
+ * Returns the rows written, or -1 out of memory. */
+static long write_x_series(FILE *f, const struct graph_def *g,
 			     const struct series_set *set)
 {
 	double x_scale = scale_or_one(g->csv_x_scale);
@@ -158,7 +167,8 @@ static size_t write_x_series(FILE *f, const struct graph_def *g,
 		if (set->items[k].n > set->items[longest].n)
 			longest = k;
 	fprintf(f, "%s", g->csv_x);
-	write_header(f, g, set);
+	if (write_header(f, g, set) < 0)
+		return -1;
 	for (i = 0; i < set->items[longest].n; i++) {
 		csv_number(f, set->items[longest].x[i] * x_scale);
 		for (k = 0; k < set->n; k++) {
@@ -168,7 +178,7 @@ static size_t write_x_series(FILE *f, const struct graph_def *g,
 		}
 		fputc('\n', f);
 	}
-	return i;
+	return (long)i;
 }
 
 /* The I/O map's cells: where I/O went, per trace, device and class.
@@ -249,27 +259,60 @@ long csv_latency_cells(FILE *f, const struct graph_ctx *ctx)
 	return (long)rows;
 }
 
-/* Writes g's rows into f; returns how many, or -1 out of memory. */
-static long write_graph(FILE *f, const struct graph_ctx *ctx,
+/* A --per-device panel's series name their device: "device 8,16 read". */
+static int name_device(struct series_set *set, size_t from, uint32_t dev)
+{
+	size_t k;
+
+	for (k = from; k < set->n; k++) {
+		char *label = set->items[k].label, *named;
+		size_t len = strlen(label) + 32;
+
+		named = malloc(len);
+		if (!named)
+			return -1;
+		snprintf(named, len, "device %u,%u %s", blk_dev_major(dev),
+			 blk_dev_minor(dev), label);
+		free(label);
+		set->items[k].label = named;
+	}
+	return 0;
+}
+
+/* Writes g's rows into f; returns how many, or -1 (err says why). */
+static long write_graph(FILE *f, struct graph_ctx *ctx,
 			const struct graph_def *g, struct iow_error *err)
 {
 	struct series_set set = { NULL, 0 };
-	size_t p, panels, rows;
+	size_t p, panels;
+	long rows;
 
+	graph_select_panel(ctx, g, 0);
 	if (!g->build)
 		return g->export ? g->export(f, ctx) : 0;
 	panels = g->panels(ctx);
-	for (p = 0; p < panels; p++)
+	for (p = 0; p < panels; p++) {
+		size_t from = set.n;
+
+		graph_select_panel(ctx, g, p);
 		if (g->build(ctx, p, &set, err) < 0) {
 			series_set_free(&set);
 			return -1;
 		}
+		if (ctx->in_device_panel &&
+		    name_device(&set, from, ctx->panel_device) < 0) {
+			series_set_free(&set);
+			return iow_fail(err, "out of memory");
+		}
+	}
 	if (g->csv_x)
 		rows = write_x_series(f, g, &set);
 	else
 		rows = write_time_series(f, ctx, g, &set);
 	series_set_free(&set);
-	return (long)rows;
+	if (rows < 0)
+		iow_fail(err, "out of memory");
+	return rows;
 }
 
 int csv_export(const struct options *o, const struct trace_result *traces,
@@ -299,7 +342,6 @@ int csv_export(const struct options *o, const struct trace_result *traces,
 			outfile_abort(&out);
 			return iow_fail(err, "%s: %s", path, strerror(errno));
 		}
-		ctx.graph = sel[i];
 		rows = write_graph(f, &ctx, sel[i], err);
 		bad = ferror(f) || fflush(f) != 0;
 		/* the stream had the descriptor: commit syncs it by name */

@@ -2653,6 +2653,22 @@ static void page_title(const struct options *o,
 					 i ? "," : "", traces[i].label);
 }
 
+void graph_select_panel(struct graph_ctx *ctx, const struct graph_def *g,
+			size_t p)
+{
+	uint32_t devs[MAX_DEVICE_PANELS];
+
+	ctx->graph = g;
+	/* --per-device: line graphs read the panel's device */
+	ctx->in_device_panel = 0;
+	if (g->panels != line_panels || !ctx->opts->per_device)
+		return;
+	if (traced_devices(ctx, devs, MAX_DEVICE_PANELS) > p) {
+		ctx->in_device_panel = 1;
+		ctx->panel_device = devs[p];
+	}
+}
+
 int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
 		     struct plot_page *page, struct plot_rect r, FILE *layout,
 		     struct plot_panel **out, struct iow_error *err)
@@ -2725,18 +2741,7 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 							    (int)(k % (size_t)cols));
 			int ret;
 
-			ctx.graph = sel[i];
-			/* --per-device: line graphs read the panel's device */
-			ctx.in_device_panel = sel[i]->panels == line_panels &&
-					      o->per_device;
-			if (ctx.in_device_panel) {
-				uint32_t devs[MAX_DEVICE_PANELS];
-
-				ctx.in_device_panel = traced_devices(
-					&ctx, devs, MAX_DEVICE_PANELS) > p;
-				if (ctx.in_device_panel)
-					ctx.panel_device = devs[p];
-			}
+			graph_select_panel(&ctx, sel[i], p);
 			ret = graph_draw_panel(&ctx, p, page, r, layout, NULL, err);
 			if (ret < 0) {
 				if (layout)

@@ -156,6 +156,15 @@ void graph_ctx_init(struct graph_ctx *ctx, const struct options *o,
 void series_set_free(struct series_set *s);
 
 /*
+ * Makes panel p of graph g the one ctx builds or draws: sets ctx->graph
+ * and, for a line graph's panel with --per-device, the panel's device
+ * (ctx->in_device_panel, ctx->panel_device). Every picture and --csv
+ * select panels this way.
+ */
+void graph_select_panel(struct graph_ctx *ctx, const struct graph_def *g,
+			size_t p);
+
+/*
  * IOWATCHER_LAYOUT=FILE appends where each panel's plot area landed
  * ("graph panel x y w h xmin xmax title", in page units: px, and for a
  * movie's small graphs px at the default 720 px height), so tests can

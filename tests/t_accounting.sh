@@ -121,11 +121,27 @@ else
 		       [ \$(head -n 1 '$TMP/m/queue-depth.csv' | tr ',' '\n' | grep -c device) = 2 ]"
 	check "$tn: seeks too" \
 		sh -c "[ \$(head -n 1 '$TMP/m/seeks.csv' | tr ',' '\n' | grep -c device) = 2 ]"
-	IOWATCHER_LAYOUT="$TMP/p.layout" "$IOW" -t "$multi" -O tput \
+	IOWATCHER_LAYOUT="$TMP/p.layout" timeout 30 "$IOW" -t "$multi" -O tput \
 		-O latency --per-device --csv "$TMP/p" -o "$TMP/p.svg" \
 		> /dev/null 2>&1
 	check "$tn: --per-device draws a panel per device" \
 		sh -c "[ \$(grep -c '^tput .* Throughput, device [0-9]*,[0-9]*$' '$TMP/p.layout') = 2 ]"
+	check "$tn: --per-device CSV names each device's columns" \
+		grep -q '^time_s,span_s,device_[0-9]*_[0-9]*_read_mb_per_s,.*,device_[0-9]*_[0-9]*_write_mb_per_s$' "$TMP/p/tput.csv"
+	# the devices' columns add up to the trace's, bin by bin
+	python3 - "$TMP/p/tput.csv" "$TMP/m/tput.csv" > "$TMP/p.sum" 2>&1 <<'EOF'
+import csv, sys
+per = list(csv.DictReader(open(sys.argv[1])))
+whole = list(csv.DictReader(open(sys.argv[2])))
+assert len(per) == len(whole) > 0, (len(per), len(whole))
+for a, b in zip(per, whole):
+    for d in ("read", "write"):
+        s = sum(float(v) for k, v in a.items() if k.endswith(d + "_mb_per_s"))
+        assert abs(s - float(b[d + "_mb_per_s"])) < 1e-6, (a, b)
+print(len(per), "bins")
+EOF
+	check "$tn: and they add up to the whole trace's ($(tail -n 1 "$TMP/p.sum"))" \
+		[ "$(tail -n 1 "$TMP/p.sum" | cut -d' ' -f2)" = bins ]
 	dev=$(json "$TMP/$tn.json" "d['traces'][0]['devices'][1]['device']")
 	"$IOW" -t "$multi" -d "$dev" --summary=json > "$TMP/one.json"
 	check "$tn: -d $dev keeps that device alone" \
