@@ -201,7 +201,7 @@ EOF
 	"$FG" "$IOW" -t "$T" --movie -o "$TMP/mi/m.mp4" --movie-length 120 \
 		2> "$TMP/err" &
 	pid=$!
-	if wait_for "$TMP/mi/.*.tmp*" 20; then
+	if wait_for "$TMP/mi/m.mp4.tmp*" 20; then
 		sleep 0.5
 		kill -INT $pid
 		wait_gone $pid 10; gone=$?
@@ -212,8 +212,9 @@ EOF
 		check "SIGINT while making a movie: no movie, no temporary" clean "$TMP/mi"
 		check "SIGINT while making a movie: no ffmpeg left" [ -z "$(pgrep -f "$TMP/mi/")" ]
 	else
+		kill $pid 2>/dev/null
 		wait $pid
-		skip "SIGINT while making a movie: ffmpeg's output never appeared"
+		fail "SIGINT while making a movie: ffmpeg's output ($TMP/mi/m.mp4.tmp*) never appeared"
 	fi
 else
 	skip "encoder killed, movie interrupted: no movie.c with ffmpeg in this tree, or no ffmpeg"
