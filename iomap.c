@@ -138,10 +138,11 @@ static uint64_t key_rewindow(uint64_t key, const void *arg)
 /*
  * Rows halve exactly: old row r lands in row base + r / 2, base being 0 or
  * half the rows as the doubled window starts at or below the old one.
- * Only the columns used so far hold anything.
+ * Only the columns and rows used so far hold anything (cells never
+ * written stay untouched: the arrays' pages are mapped as they fill).
  */
 static void dense_rewindow(uint32_t *v, const struct window_change *w,
-			   size_t cols_used)
+			   size_t cols_used, unsigned lo, unsigned hi)
 {
 	unsigned base = new_row(w, 0), r;
 	size_t c;
@@ -150,24 +151,24 @@ static void dense_rewindow(uint32_t *v, const struct window_change *w,
 	for (d = 0; d < IOMAP_DIRS; d++) {
 		uint32_t *rows = v + dense_index(d, 0, 0);
 
-		if (base == 0) {
-			for (r = 0; r < IOMAP_ROWS; r++)
-				for (c = 0; c < cols_used; c++) {
-					uint32_t x = rows[r * IOMAP_COLS + c];
+		/* upwards when rows move down (base 0), else downwards:
+		 * a row is emptied before anything lands in it */
+		for (r = base == 0 ? lo : hi; base == 0 ? r < hi : r-- > lo;
+		     r += base == 0) {
+			uint32_t *from = rows + (size_t)r * IOMAP_COLS;
+			uint32_t *to = rows + (size_t)(base + r / 2) *
+					      IOMAP_COLS;
 
-					rows[r * IOMAP_COLS + c] = 0;
-					rows[(r / 2) * IOMAP_COLS + c] = add_sat(
-						rows[(r / 2) * IOMAP_COLS + c], x);
-				}
-		} else {
-			for (r = IOMAP_ROWS; r-- > 0;)
-				for (c = 0; c < cols_used; c++) {
-					uint32_t x = rows[r * IOMAP_COLS + c];
-					size_t to = (base + r / 2) * IOMAP_COLS + c;
+			if (from == to)
+				continue;
+			for (c = 0; c < cols_used; c++) {
+				uint32_t x = from[c];
 
-					rows[r * IOMAP_COLS + c] = 0;
-					rows[to] = add_sat(rows[to], x);
-				}
+				if (!x)
+					continue;
+				from[c] = 0;
+				to[c] = add_sat(to[c], x);
+			}
 		}
 	}
 }
@@ -187,9 +188,15 @@ static void widen_window(struct iomap *m, uint64_t sector)
 		w.old_rs = m->row_sectors;
 		w.new_rs = w.old_rs * 2;
 		w.new_lo = w.old_lo / (span * 2) * (span * 2);
-		if (m->count) {
-			dense_rewindow(m->count, &w, m->cols_used);
-			dense_rewindow(m->sectors, &w, m->cols_used);
+		if (m->count && m->rows_hi) {
+			unsigned base = new_row(&w, 0);
+
+			dense_rewindow(m->count, &w, m->cols_used,
+				       m->rows_lo, m->rows_hi);
+			dense_rewindow(m->sectors, &w, m->cols_used,
+				       m->rows_lo, m->rows_hi);
+			m->rows_lo = base + m->rows_lo / 2;
+			m->rows_hi = base + (m->rows_hi - 1) / 2 + 1;
 		}
 		sparse_rekey(m, key_rewindow, &w);
 		m->lo_sector = w.new_lo;
@@ -246,6 +253,10 @@ int iomap_add(struct iomap *m, size_t col, uint64_t sector, int dir,
 	}
 	if (col >= m->cols_used)
 		m->cols_used = col + 1;
+	if (!m->rows_hi || row < m->rows_lo)
+		m->rows_lo = row;
+	if (row >= m->rows_hi)
+		m->rows_hi = row + 1;
 	i = dense_index(dir, row, col);
 	m->count[i] = add_sat(m->count[i], 1);
 	m->sectors[i] = add_sat(m->sectors[i], sectors);
@@ -261,23 +272,28 @@ static uint64_t key_merge_cols(uint64_t key, const void *arg)
 			p.tag_slot == SIZE_MAX ? -1 : (long)p.tag_slot);
 }
 
-static void dense_merge_cols(uint32_t *v, unsigned f, size_t cols_used)
+static void dense_merge_cols(uint32_t *v, unsigned f, size_t cols_used,
+			     unsigned lo, unsigned hi)
 {
-	size_t line, c, out, k;
+	size_t c, out, k;
+	unsigned r;
+	int d;
 
-	for (line = 0; line < (size_t)IOMAP_DIRS * IOMAP_ROWS; line++) {
-		uint32_t *cols = v + line * IOMAP_COLS;
+	for (d = 0; d < IOMAP_DIRS; d++)
+		for (r = lo; r < hi; r++) {
+			uint32_t *cols = v + dense_index(d, r, 0);
 
-		for (c = 0, out = 0; c < cols_used; c += f, out++) {
-			uint64_t sum = 0;
+			for (c = 0, out = 0; c < cols_used; c += f, out++) {
+				uint64_t sum = 0;
 
-			for (k = c; k < c + f && k < cols_used; k++)
-				sum += cols[k];
-			cols[out] = sum > UINT32_MAX ? UINT32_MAX :
-						       (uint32_t)sum;
+				for (k = c; k < c + f && k < cols_used; k++)
+					sum += cols[k];
+				cols[out] = sum > UINT32_MAX ? UINT32_MAX :
+							       (uint32_t)sum;
+			}
+			memset(cols + out, 0,
+			       (cols_used - out) * sizeof(*cols));
 		}
-		memset(cols + out, 0, (cols_used - out) * sizeof(*cols));
-	}
 }
 
 void iomap_merge_cols(struct iomap *m, unsigned f)
@@ -285,8 +301,10 @@ void iomap_merge_cols(struct iomap *m, unsigned f)
 	if (f < 2)
 		return;
 	if (m->count) {
-		dense_merge_cols(m->count, f, m->cols_used);
-		dense_merge_cols(m->sectors, f, m->cols_used);
+		dense_merge_cols(m->count, f, m->cols_used, m->rows_lo,
+				 m->rows_hi);
+		dense_merge_cols(m->sectors, f, m->cols_used, m->rows_lo,
+				 m->rows_hi);
 		m->cols_used = (m->cols_used + f - 1) / f;
 	}
 	sparse_rekey(m, key_merge_cols, &f);
@@ -296,8 +314,21 @@ int iomap_next(const struct iomap *m, size_t *pos, struct iomap_point *p)
 {
 	/* Dense cells first, then the sparse table. */
 	while (m->count && *pos < DENSE_CELLS) {
-		size_t i = (*pos)++;
+		size_t i = (*pos)++, row = i / IOMAP_COLS % IOMAP_ROWS;
 
+		/* past the used rows or columns: on to the next used cell */
+		if (row < m->rows_lo || row >= m->rows_hi ||
+		    i % IOMAP_COLS >= m->cols_used) {
+			size_t d = i / IOMAP_COLS / IOMAP_ROWS;
+
+			if (row < m->rows_lo)
+				*pos = dense_index((int)d, m->rows_lo, 0);
+			else if (row >= m->rows_hi)
+				*pos = dense_index((int)d + 1, 0, 0);
+			else
+				*pos = (i / IOMAP_COLS + 1) * IOMAP_COLS;
+			continue;
+		}
 		if (!m->count[i])
 			continue;
 		p->col = i % IOMAP_COLS;

@@ -40,6 +40,7 @@ struct iomap {
 	uint32_t *count;	/* dense [dir][row][col], NULL until used */
 	uint32_t *sectors;
 	size_t cols_used;	/* dense columns 0 .. cols_used - 1 hold I/O */
+	unsigned rows_lo, rows_hi;	/* and rows rows_lo .. rows_hi - 1 */
 	struct iomap_cell *cells;	/* sparse, for tagged I/O */
 	size_t cap, len;
 };

@@ -3,7 +3,9 @@
 # user would (summaries, pictures, CSV) and compares each output's checksum with tests/data/golden.sha256; --update rewrites
 # that file. A refactoring must leave it as it is: an output that changes
 # on purpose is updated in the same commit, and the commit says why.
-# Prints the differing files and exits 1 when any differs.
+# Prints the differing files and exits 1 when any differs. With
+# GOLDEN_KEEP=DIR the outputs are also copied into DIR (to compare two
+# builds' outputs file by file: IOW=other/iowatcher GOLDEN_KEEP=...).
 cd "$(dirname "$0")/.." || exit 1
 IOW=${IOW:-./iowatcher}
 top=$(mktemp -d)
@@ -31,6 +33,7 @@ done
 "$IOW" -t samples/fio-randrw -x 1:3 -y 0:100 --summary=json -o "$out/zoom.svg" \
 	> "$out/zoom.json" 2> /dev/null
 (cd "$out" && find . -type f | LC_ALL=C sort | xargs sha256sum) > "$top/sums"
+[ -n "$GOLDEN_KEEP" ] && mkdir -p "$GOLDEN_KEEP" && cp -r "$out/." "$GOLDEN_KEEP"
 if [ "$1" = --update ]; then
 	cp "$top/sums" tests/data/golden.sha256
 	echo "golden: $(wc -l < tests/data/golden.sha256) outputs recorded"

@@ -1,0 +1,156 @@
+/*
+ * test_iomap.c: the offset-by-time map against a model. Every I/O added
+ * is kept; at the end each must sit in the cell its sector and column
+ * give under the map's final window and column merges, whatever order
+ * the window grew in (up, down, both) and the columns merged, and the
+ * map must hold nothing else.
+ */
+#include <stdlib.h>
+
+#include "iomap.h"
+#include "check.h"
+
+#define MAX_ADDS 20000
+
+struct add {
+	size_t col;
+	uint64_t sector;
+	int dir;
+	long tag;
+	uint32_t bytes;
+};
+
+static struct add adds[MAX_ADDS];
+
+/* A reproducible generator (the test must fail the same way twice). */
+static uint64_t rng_state;
+
+static uint64_t rng(void)
+{
+	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+	return rng_state >> 33;
+}
+
+/* The expected cell counts, [tag + 1][dir][row][col], compared with what
+ * iomap_next gives. */
+static void compare(const struct iomap *m, size_t n, unsigned col_div,
+		    size_t n_tags, const char *what)
+{
+	size_t cells = (n_tags + 1) * IOMAP_DIRS * IOMAP_ROWS * IOMAP_COLS;
+	uint32_t *want = calloc(cells, sizeof(*want));
+	uint64_t *want_sectors = calloc(cells, sizeof(*want_sectors));
+	struct iomap_point p;
+	size_t i, pos = 0, seen = 0, wrong = 0, expected = 0;
+
+	CHECK(want && want_sectors);
+	if (!want || !want_sectors)
+		goto out;
+	for (i = 0; i < n; i++) {
+		uint64_t row = (adds[i].sector - m->lo_sector) / m->row_sectors;
+		size_t col = adds[i].col / col_div, k;
+
+		CHECK(adds[i].sector >= m->lo_sector && row < IOMAP_ROWS);
+		if (row >= IOMAP_ROWS)
+			continue;
+		k = (((size_t)(adds[i].tag + 1) * IOMAP_DIRS + adds[i].dir) *
+		     IOMAP_ROWS + row) * IOMAP_COLS + col;
+		expected += !want[k];
+		want[k]++;
+		want_sectors[k] += (adds[i].bytes + 511) / 512;
+	}
+	while (iomap_next(m, &pos, &p)) {
+		size_t tag = p.tag_slot == SIZE_MAX ? 0 : p.tag_slot + 1, k;
+
+		k = ((tag * IOMAP_DIRS + (size_t)p.dir) * IOMAP_ROWS + p.row) *
+		    IOMAP_COLS + p.col;
+		seen++;
+		if (tag > n_tags || want[k] != p.count ||
+		    want_sectors[k] * 512 != p.bytes) {
+			if (!wrong++)
+				fprintf(stderr, "  %s: cell col %zu row %u dir %d tag %zu: %u I/Os, %llu bytes; expected %u, %llu\n",
+					what, p.col, p.row, p.dir, tag, p.count,
+					(unsigned long long)p.bytes, want[k],
+					(unsigned long long)want_sectors[k] * 512);
+		}
+	}
+	if (seen != expected)
+		fprintf(stderr, "  %s: %zu cells, expected %zu\n", what, seen,
+			expected);
+	CHECK_EQ_INT(wrong, 0);
+	CHECK_EQ_INT(seen, expected);
+out:
+	free(want);
+	free(want_sectors);
+}
+
+/*
+ * n I/Os whose sectors spread from around start by up to spread either
+ * way (spread growing as the trace goes on, so the window doubles many
+ * times), columns rising to cols, merged by 2 every merge_every adds;
+ * tagged ones (n_tags > 0) in the sparse table.
+ */
+static void run(uint64_t seed, uint64_t start, uint64_t spread, size_t n,
+		size_t cols, size_t merge_every, size_t n_tags,
+		const char *what)
+{
+	struct iomap m = { 0 };
+	unsigned div = 1;
+	size_t i;
+
+	rng_state = seed;
+	for (i = 0; i < n; i++) {
+		uint64_t reach = 1 + spread * (i + 1) / n;
+		uint64_t off = ((rng() << 31) ^ rng()) % reach;
+		struct add *a = &adds[i];
+
+		a->sector = rng() & 1 || off > start ? start + off :
+						       start - off;
+		a->col = (i * cols / n) / div;
+		a->dir = (int)(rng() & 1);
+		a->tag = n_tags && rng() % 3 == 0 ? (long)(rng() % n_tags) : -1;
+		a->bytes = (uint32_t)(512 * (1 + rng() % 256));
+		CHECK(iomap_add(&m, a->col, a->sector, a->dir, a->tag,
+				a->bytes) == 0);
+		/* the model keeps the column as given to the map, in
+		 * units of the merges so far */
+		a->col *= div;
+		if (merge_every && (i + 1) % merge_every == 0 && div < 64) {
+			iomap_merge_cols(&m, 2);
+			div *= 2;
+		}
+	}
+	compare(&m, n, div, n_tags, what);
+	iomap_free(&m);
+}
+
+static void test_window_growing_up_and_down(void)
+{
+	run(1, 1000000, 900000, 5000, 700, 0, 0, "around 1M sectors");
+	run(2, 0, 1ull << 30, 5000, 1024, 0, 0, "from 0 upwards");
+	run(3, 1ull << 40, 1ull << 39, 5000, 300, 0, 0, "far out");
+}
+
+static void test_window_and_columns_merging_together(void)
+{
+	run(4, 123456789, 100000000, MAX_ADDS, 1024, 2500, 0, "merges");
+	run(5, 5000, 4999, MAX_ADDS, 1024, 700, 0, "merges near 0");
+}
+
+static void test_tagged_io_in_the_sparse_table(void)
+{
+	run(6, 1 << 20, 1 << 19, MAX_ADDS, 1024, 4000, 5, "tagged");
+}
+
+static void test_one_row_and_one_column(void)
+{
+	run(7, 4096, 0, 100, 1, 0, 0, "one cell");
+}
+
+int main(void)
+{
+	RUN_TEST(test_window_growing_up_and_down);
+	RUN_TEST(test_window_and_columns_merging_together);
+	RUN_TEST(test_tagged_io_in_the_sparse_table);
+	RUN_TEST(test_one_row_and_one_column);
+	return check_report();
+}
