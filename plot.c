@@ -457,6 +457,19 @@ static void panel_free(struct plot_panel *pp)
 	free(pp);
 }
 
+void plot_page_keep(struct plot_page *p, cairo_surface_t *img)
+{
+	cairo_surface_t **more;
+
+	if (p->fmt == PLOT_PNG || p->on_surface ||
+	    !(more = realloc(p->kept, (p->n_kept + 1) * sizeof(*more)))) {
+		cairo_surface_destroy(img);
+		return;
+	}
+	p->kept = more;
+	p->kept[p->n_kept++] = img;
+}
+
 static void page_free(struct plot_page *p)
 {
 	size_t i;
@@ -470,6 +483,9 @@ static void page_free(struct plot_page *p)
 		cairo_destroy(p->cr);
 	if (p->surface)
 		cairo_surface_destroy(p->surface);
+	for (i = 0; i < p->n_kept; i++)
+		cairo_surface_destroy(p->kept[i]);
+	free(p->kept);
 	outfile_abort(&p->out);
 	free(p->out_buf);
 	free(p->path);

@@ -81,7 +81,16 @@ struct plot_page {
 	double title_h;
 	int on_surface;		/* the caller's surface: no file, no title */
 	char failure[IOW_ERROR_LEN];	/* first failure while drawing */
+	/* Images painted on a vector page, released after it: cairo's
+	 * SVG and PDF surfaces write them out at the end, and an image
+	 * released before would first be copied whole for them. */
+	cairo_surface_t **kept;
+	size_t n_kept;
 };
+
+/* Hands img (a reference the caller owns) to the page, which releases it
+ * after its own surface; released at once when the page is a raster. */
+void plot_page_keep(struct plot_page *p, cairo_surface_t *img);
 
 /* ---- Colours ---- */
 

@@ -142,7 +142,6 @@ static cairo_surface_t *enlarge_for_vector(struct plot_panel *pp,
 	int kx = (int)fmin(ceil(fabs(px_w) / *cols), 16);
 	int ky = (int)fmin(ceil(fabs(px_h) / *rows), 16);
 	cairo_surface_t *big;
-	cairo_t *cr;
 
 	if (pp->page->fmt == PLOT_PNG || (kx <= 1 && ky <= 1))
 		return cairo_surface_reference(img);
@@ -150,12 +149,36 @@ static cairo_surface_t *enlarge_for_vector(struct plot_panel *pp,
 	ky = ky < 1 ? 1 : ky;
 	big = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, *cols * kx,
 					 *rows * ky);
-	cr = cairo_create(big);
-	cairo_scale(cr, kx, ky);
-	cairo_set_source_surface(cr, img, 0, 0);
-	cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
-	cairo_paint(cr);
-	cairo_destroy(cr);
+	if (cairo_surface_status(big) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(big);
+		return cairo_surface_reference(img);	/* blurred, not lost */
+	}
+	/* each pixel kx wide and ky high: what cairo's nearest-neighbour
+	 * scaling gives, without its general path */
+	cairo_surface_flush(img);
+	cairo_surface_flush(big);
+	{
+		const unsigned char *src = cairo_image_surface_get_data(img);
+		unsigned char *dst = cairo_image_surface_get_data(big);
+		int s_stride = cairo_image_surface_get_stride(img);
+		int d_stride = cairo_image_surface_get_stride(big);
+		int r, c, k;
+
+		for (r = 0; r < *rows; r++) {
+			const uint32_t *in = (const uint32_t *)(src +
+						(size_t)r * s_stride);
+			uint32_t *out = (uint32_t *)(dst +
+					(size_t)r * ky * d_stride);
+
+			for (c = 0; c < *cols; c++)
+				for (k = 0; k < kx; k++)
+					out[c * kx + k] = in[c];
+			for (k = 1; k < ky; k++)
+				memcpy(dst + ((size_t)r * ky + k) * d_stride, out,
+				       (size_t)*cols * kx * 4);
+		}
+	}
+	cairo_surface_mark_dirty(big);
 	*cols *= kx;
 	*rows *= ky;
 	return big;
@@ -335,7 +358,7 @@ static void paint_cells(struct plot_panel *pp, cairo_surface_t *img,
 	cairo_rectangle(cr, 0, 0, cols, rows);
 	cairo_fill(cr);
 	cairo_restore(cr);
-	cairo_surface_destroy(img);
+	plot_page_keep(pp->page, img);
 }
 
 /*
