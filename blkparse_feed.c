@@ -145,7 +145,6 @@ static void decode_header(struct stream *s, const unsigned char *p,
 	ev->bytes = load32(p + 24, sw);
 	if (s->version == BLK_IO_TRACE_VERSION7) {
 		ev->action = load32(p + 28, sw);
-		ev->zone_action = 0;
 		ev->pid = load32(p + 32, sw);
 		ev->device = load32(p + 36, sw);
 		ev->cpu = load32(p + 40, sw);
@@ -156,7 +155,6 @@ static void decode_header(struct stream *s, const unsigned char *p,
 
 		ev->pid = load32(p + 28, sw);
 		ev->action = (uint32_t)action;
-		ev->zone_action = (uint32_t)(action >> 32);
 		ev->device = load32(p + 40, sw);
 		ev->cpu = load32(p + 44, sw);
 		ev->error = load16(p + 48, sw);
@@ -357,7 +355,6 @@ int feed_next(struct feed *f, struct io_event *ev, struct iow_error *err)
 	s = f->heap[0];
 	decode_header(s, s->buf + s->start, ev);
 	ev->pdu = ev->pdu_len ? s->buf + s->start + s->header_size : NULL;
-	ev->file_offset = s->buf_offset + s->start;
 	/*
 	 * Time 0 is the first event that is not a note, as in blkparse;
 	 * notes before it (a TIMESTAMP, the first PROCESS names) sit at 0.

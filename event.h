@@ -16,16 +16,14 @@ struct io_event {
 	uint32_t sequence;
 	uint32_t bytes;
 	uint32_t action;	/* v7 layout: code in low 16, categories high */
-	uint32_t zone_action;	/* v8 zone categories (bits 32-63), else 0 */
 	uint32_t pid;
 	uint32_t device;
 	uint32_t cpu;
 	uint16_t error;
 	uint16_t pdu_len;
-	const unsigned char *pdu; /* payload; valid until the next event */
-	uint64_t file_offset;	/* where the record starts, for messages */
-	uint64_t index;		/* event number in the trace, from 0 */
 	int32_t tag;		/* set by a tagger; IO_EVENT_NO_TAG if none */
+	const unsigned char *pdu; /* payload; valid until the next event */
+	uint64_t index;		/* event number in the trace, from 0 */
 };
 
 #endif

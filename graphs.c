@@ -1047,27 +1047,24 @@ static long device_slot(const struct analysis *a, uint32_t device)
 static void io_extent(const struct graph_ctx *ctx, uint32_t device,
 		      double *lo_mib, double *hi_mib)
 {
-	size_t t, i;
+	size_t t;
 
 	*lo_mib = INFINITY;
 	*hi_mib = -INFINITY;
 	for (t = 0; t < ctx->n_traces; t++) {
 		const struct analysis *a = trace_analysis(ctx, t);
 		long d = device_slot(a, device);
-		struct iomap_point p;
+		unsigned row_lo, row_hi;
+		uint64_t lo, hi, unused;
 
-		if (d < 0)
+		if (d < 0 || !iomap_rows_held(&a->iomaps[d], &row_lo, &row_hi))
 			continue;
-		i = 0;
-		while (iomap_next(&a->iomaps[d], &i, &p)) {
-			uint64_t lo, hi;
-
-			analysis_map_row_bytes(a, (size_t)d, p.row, &lo, &hi);
-			if (lo / 1048576.0 < *lo_mib)
-				*lo_mib = lo / 1048576.0;
-			if (hi / 1048576.0 > *hi_mib)
-				*hi_mib = hi / 1048576.0;
-		}
+		analysis_map_row_bytes(a, (size_t)d, row_lo, &lo, &unused);
+		analysis_map_row_bytes(a, (size_t)d, row_hi, &unused, &hi);
+		if (lo / 1048576.0 < *lo_mib)
+			*lo_mib = lo / 1048576.0;
+		if (hi / 1048576.0 > *hi_mib)
+			*hi_mib = hi / 1048576.0;
 	}
 	if (ctx->opts->has_y_range) {
 		*lo_mib = ctx->opts->y_min_mib;

@@ -352,6 +352,31 @@ int iomap_next(const struct iomap *m, size_t *pos, struct iomap_point *p)
 	return 0;
 }
 
+int iomap_rows_held(const struct iomap *m, unsigned *lo, unsigned *hi)
+{
+	int any = 0;
+	size_t i;
+
+	if (m->count && m->rows_hi) {
+		*lo = m->rows_lo;
+		*hi = m->rows_hi - 1;
+		any = 1;
+	}
+	for (i = 0; i < m->cap; i++) {
+		struct iomap_point p;
+
+		if (!m->cells[i].count)
+			continue;
+		key_decode(m->cells[i].key, &p);
+		if (!any || p.row < *lo)
+			*lo = p.row;
+		if (!any || p.row > *hi)
+			*hi = p.row;
+		any = 1;
+	}
+	return any;
+}
+
 void iomap_row_bytes(const struct iomap *m, unsigned row, uint64_t *lo,
 		     uint64_t *hi)
 {

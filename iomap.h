@@ -69,6 +69,9 @@ void iomap_merge_cols(struct iomap *m, unsigned f);
 /* The next non-empty cell from *pos (start at 0); 0 when done. */
 int iomap_next(const struct iomap *m, size_t *pos, struct iomap_point *p);
 /* Offset range of row r in bytes. */
+/* The lowest and highest rows holding I/O; 0 when none does. */
+int iomap_rows_held(const struct iomap *m, unsigned *lo, unsigned *hi);
+
 void iomap_row_bytes(const struct iomap *m, unsigned row, uint64_t *lo,
 		     uint64_t *hi);
 void iomap_free(struct iomap *m);

@@ -41,6 +41,7 @@ static void compare(const struct iomap *m, size_t n, unsigned col_div,
 	uint64_t *want_sectors = calloc(cells, sizeof(*want_sectors));
 	struct iomap_point p;
 	size_t i, pos = 0, seen = 0, wrong = 0, expected = 0;
+	unsigned row_lo = IOMAP_ROWS, row_hi = 0, held_lo = 0, held_hi = 0;
 
 	CHECK(want && want_sectors);
 	if (!want || !want_sectors)
@@ -56,6 +57,10 @@ static void compare(const struct iomap *m, size_t n, unsigned col_div,
 		     IOMAP_ROWS + row) * IOMAP_COLS + col;
 		expected += !want[k];
 		want[k]++;
+		if (row < row_lo)
+			row_lo = (unsigned)row;
+		if (row > row_hi)
+			row_hi = (unsigned)row;
 		want_sectors[k] += (adds[i].bytes + 511) / 512;
 	}
 	while (iomap_next(m, &pos, &p)) {
@@ -78,6 +83,10 @@ static void compare(const struct iomap *m, size_t n, unsigned col_div,
 			expected);
 	CHECK_EQ_INT(wrong, 0);
 	CHECK_EQ_INT(seen, expected);
+	/* the rows holding I/O, without a look at every cell */
+	CHECK(iomap_rows_held(m, &held_lo, &held_hi) == (n > 0));
+	CHECK_EQ_INT(held_lo, row_lo);
+	CHECK_EQ_INT(held_hi, row_hi);
 out:
 	free(want);
 	free(want_sectors);

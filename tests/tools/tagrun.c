@@ -184,7 +184,7 @@ static int next_event(struct dump *d, struct io_event *ev)
 		.action = rec.action, .pid = rec.pid, .device = rec.device,
 		.cpu = rec.cpu, .error = rec.error, .pdu_len = rec.pdu_len,
 		.pdu = d->data + d->offset + sizeof(rec),
-		.file_offset = d->offset, .index = d->index++,
+		.index = d->index++,
 		.tag = IO_EVENT_NO_TAG,
 	};
 	d->offset += sizeof(rec) + rec.pdu_len;
