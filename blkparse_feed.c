@@ -383,6 +383,11 @@ uint64_t feed_genesis_ns(const struct feed *f)
 	return f->genesis_ns;
 }
 
+int feed_is_stream(const struct feed *f)
+{
+	return f->src->kind == TRACE_STDIN;
+}
+
 void feed_close(struct feed *f)
 {
 	size_t i;

@@ -51,6 +51,8 @@ int feed_next(struct feed *f, struct io_event *ev, struct iow_error *err);
 const char *feed_warning(const struct feed *f);
 /* Absolute time of the trace's first event (not a note), in ns. */
 uint64_t feed_genesis_ns(const struct feed *f);
+/* 1 when f reads a stream (stdin), whose reads may stall; 0 for files. */
+int feed_is_stream(const struct feed *f);
 void feed_close(struct feed *f);
 
 /* Decode a REMAP payload; 0 on success, -1 if the payload is too short. */

@@ -1,8 +1,10 @@
 /*
- * feed_pipe.h: the reader in a thread of its own. It decodes and merges
- * records into blocks of events while the caller analyses the previous
- * block, so on two cores reading and analysing overlap. Same contract as
- * feed_next: events in order, 1 / 0 (end) / -1 (error, in err).
+ * feed_pipe.h: events from a feed, read in a thread of their own (which
+ * decodes and merges records into blocks of events while the caller
+ * analyses the previous block) or in the caller's thread, whichever the
+ * pipe measured to be faster on this machine; a stream (stdin) always
+ * has its thread. Same contract as feed_next: events in order, 1 / 0
+ * (end) / -1 (error, in err).
  */
 #ifndef IOWATCHER_FEED_PIPE_H
 #define IOWATCHER_FEED_PIPE_H
@@ -11,7 +13,7 @@
 
 struct feed_pipe;
 
-/* Start reading f in a thread; f must outlive the pipe. */
+/* Start reading f; f must outlive the pipe. */
 struct feed_pipe *feed_pipe_start(struct feed *f, struct iow_error *err);
 /*
  * The next event, in the pipe's own memory (no copy): the caller may

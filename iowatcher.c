@@ -200,7 +200,7 @@ static int analyse_trace(const struct options *o,
 		feed_close(f);
 		return -1;
 	}
-	/* Reading runs in a thread of its own, beside the analysis. */
+	/* Reading runs beside the analysis or before it (feed_pipe.h). */
 	pipe = feed_pipe_start(f, err);
 	if (!pipe) {
 		live_close(live);
@@ -209,10 +209,12 @@ static int analyse_trace(const struct options *o,
 		return -1;
 	}
 	/*
-	 * Meanwhile SIGINT and SIGTERM go to the reader, where they cut a
-	 * read of a stalled stdin short; here the flag is seen.
+	 * Meanwhile SIGINT and SIGTERM of a stream go to its reader thread,
+	 * where they cut a read of a stalled stdin short; here the flag is
+	 * seen. Files may be read in this thread: it takes them itself.
 	 */
-	pthread_sigmask(SIG_BLOCK, &stop_signals, &old_mask);
+	pthread_sigmask(feed_is_stream(f) ? SIG_BLOCK : SIG_UNBLOCK,
+			&stop_signals, &old_mask);
 	while ((r = feed_pipe_next(pipe, &ev, err)) > 0) {
 		if (iow_interrupted || (w = watch_event(live, ev, err)) < 0 ||
 		    tag_stage_event(&ts, ev, &res->analysis, err) < 0) {
