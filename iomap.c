@@ -11,9 +11,29 @@
 #define KEY_DIR_SHIFT		(KEY_ROW_BITS + KEY_COL_BITS)
 #define KEY_SLOT_SHIFT		(KEY_DIR_SHIFT + 1)
 
+static uint32_t add_sat(uint32_t a, uint64_t b)
+{
+	uint64_t v = (uint64_t)a + b;
+
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* A cell's place in the order iomap_next gives cells in: row by row. */
 static size_t dense_index(int dir, unsigned row, size_t col)
 {
 	return ((size_t)dir * IOMAP_ROWS + row) * IOMAP_COLS + col;
+}
+
+/* A cell's place in the array: column by column. */
+static size_t column_index(int dir, size_t col, unsigned row)
+{
+	return ((size_t)dir * IOMAP_COLS + col) * IOMAP_ROWS + row;
+}
+
+static void dense_add(struct iomap_dense *to, struct iomap_dense x)
+{
+	to->count = add_sat(to->count, x.count);
+	to->sectors = add_sat(to->sectors, x.sectors);
 }
 
 static uint64_t cell_key(size_t col, unsigned row, int dir, long slot)
@@ -38,13 +58,6 @@ static uint64_t cell_hash(uint64_t key)
 	key ^= key >> 31;
 	key *= 0x7fb5d329728ea185ull;
 	return key ^ (key >> 27);
-}
-
-static uint32_t add_sat(uint32_t a, uint64_t b)
-{
-	uint64_t v = (uint64_t)a + b;
-
-	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
 static int sparse_add(struct iomap *m, uint64_t key, uint32_t count,
@@ -139,38 +152,33 @@ static uint64_t key_rewindow(uint64_t key, const void *arg)
  * Rows halve exactly: old row r lands in row base + r / 2, base being 0 or
  * half the rows as the doubled window starts at or below the old one.
  * Only the columns and rows used so far hold anything (cells never
- * written stay untouched: the arrays' pages are mapped as they fill).
+ * written stay untouched: the array's pages are mapped as they fill).
  */
-static void dense_rewindow(uint32_t *v, const struct window_change *w,
+static void dense_rewindow(struct iomap_dense *v, const struct window_change *w,
 			   size_t cols_used, unsigned lo, unsigned hi)
 {
 	unsigned base = new_row(w, 0), r;
 	size_t c;
 	int d;
 
-	for (d = 0; d < IOMAP_DIRS; d++) {
-		uint32_t *rows = v + dense_index(d, 0, 0);
+	for (d = 0; d < IOMAP_DIRS; d++)
+		for (c = 0; c < cols_used; c++) {
+			struct iomap_dense *rows = v + column_index(d, c, 0);
 
-		/* upwards when rows move down (base 0), else downwards:
-		 * a row is emptied before anything lands in it */
-		for (r = base == 0 ? lo : hi; base == 0 ? r < hi : r-- > lo;
-		     r += base == 0) {
-			uint32_t *from = rows + (size_t)r * IOMAP_COLS;
-			uint32_t *to = rows + (size_t)(base + r / 2) *
-					      IOMAP_COLS;
+			/* upwards when rows move down (base 0), else
+			 * downwards: a row is emptied before anything lands
+			 * in it */
+			for (r = base == 0 ? lo : hi;
+			     base == 0 ? r < hi : r-- > lo; r += base == 0) {
+				unsigned to = base + r / 2;
+				struct iomap_dense x = rows[r];
 
-			if (from == to)
-				continue;
-			for (c = 0; c < cols_used; c++) {
-				uint32_t x = from[c];
-
-				if (!x)
+				if (to == r || !x.count)
 					continue;
-				from[c] = 0;
-				to[c] = add_sat(to[c], x);
+				rows[r].count = rows[r].sectors = 0;
+				dense_add(&rows[to], x);
 			}
 		}
-	}
 }
 
 /* Double the window until sector falls inside it. */
@@ -188,12 +196,10 @@ static void widen_window(struct iomap *m, uint64_t sector)
 		w.old_rs = m->row_sectors;
 		w.new_rs = w.old_rs * 2;
 		w.new_lo = w.old_lo / (span * 2) * (span * 2);
-		if (m->count && m->rows_hi) {
+		if (m->dense && m->rows_hi) {
 			unsigned base = new_row(&w, 0);
 
-			dense_rewindow(m->count, &w, m->cols_used,
-				       m->rows_lo, m->rows_hi);
-			dense_rewindow(m->sectors, &w, m->cols_used,
+			dense_rewindow(m->dense, &w, m->cols_used,
 				       m->rows_lo, m->rows_hi);
 			m->rows_lo = base + m->rows_lo / 2;
 			m->rows_hi = base + (m->rows_hi - 1) / 2 + 1;
@@ -245,21 +251,17 @@ int iomap_add(struct iomap *m, size_t col, uint64_t sector, int dir,
 	if (tag_slot >= 0)
 		return sparse_add(m, cell_key(col, row, dir, tag_slot), 1,
 				  sectors);
-	if (!m->count) {
-		m->count = calloc(DENSE_CELLS, sizeof(*m->count));
-		m->sectors = calloc(DENSE_CELLS, sizeof(*m->sectors));
-		if (!m->count || !m->sectors)
-			return -1;
-	}
+	if (!m->dense && !(m->dense = calloc(DENSE_CELLS, sizeof(*m->dense))))
+		return -1;
 	if (col >= m->cols_used)
 		m->cols_used = col + 1;
 	if (!m->rows_hi || row < m->rows_lo)
 		m->rows_lo = row;
 	if (row >= m->rows_hi)
 		m->rows_hi = row + 1;
-	i = dense_index(dir, row, col);
-	m->count[i] = add_sat(m->count[i], 1);
-	m->sectors[i] = add_sat(m->sectors[i], sectors);
+	i = column_index(dir, col, row);
+	m->dense[i].count = add_sat(m->dense[i].count, 1);
+	m->dense[i].sectors = add_sat(m->dense[i].sectors, sectors);
 	return 0;
 }
 
@@ -272,38 +274,41 @@ static uint64_t key_merge_cols(uint64_t key, const void *arg)
 			p.tag_slot == SIZE_MAX ? -1 : (long)p.tag_slot);
 }
 
-static void dense_merge_cols(uint32_t *v, unsigned f, size_t cols_used,
-			     unsigned lo, unsigned hi)
+/* Column out becomes the sum of columns out * f ... out * f + f - 1. */
+static void dense_merge_cols(struct iomap_dense *v, unsigned f,
+			     size_t cols_used, unsigned lo, unsigned hi)
 {
 	size_t c, out, k;
 	unsigned r;
 	int d;
 
-	for (d = 0; d < IOMAP_DIRS; d++)
-		for (r = lo; r < hi; r++) {
-			uint32_t *cols = v + dense_index(d, r, 0);
+	for (d = 0; d < IOMAP_DIRS; d++) {
+		for (c = 0, out = 0; c < cols_used; c += f, out++) {
+			struct iomap_dense *to = v + column_index(d, out, 0);
 
-			for (c = 0, out = 0; c < cols_used; c += f, out++) {
-				uint64_t sum = 0;
+			for (r = lo; r < hi; r++) {
+				uint64_t n = 0, sectors = 0;
 
-				for (k = c; k < c + f && k < cols_used; k++)
-					sum += cols[k];
-				cols[out] = sum > UINT32_MAX ? UINT32_MAX :
-							       (uint32_t)sum;
+				for (k = c; k < c + f && k < cols_used; k++) {
+					n += v[column_index(d, k, r)].count;
+					sectors += v[column_index(d, k, r)].sectors;
+				}
+				to[r].count = add_sat(0, n);
+				to[r].sectors = add_sat(0, sectors);
 			}
-			memset(cols + out, 0,
-			       (cols_used - out) * sizeof(*cols));
 		}
+		for (c = out; c < cols_used; c++)
+			memset(v + column_index(d, c, lo), 0,
+			       (hi - lo) * sizeof(*v));
+	}
 }
 
 void iomap_merge_cols(struct iomap *m, unsigned f)
 {
 	if (f < 2)
 		return;
-	if (m->count) {
-		dense_merge_cols(m->count, f, m->cols_used, m->rows_lo,
-				 m->rows_hi);
-		dense_merge_cols(m->sectors, f, m->cols_used, m->rows_lo,
+	if (m->dense) {
+		dense_merge_cols(m->dense, f, m->cols_used, m->rows_lo,
 				 m->rows_hi);
 		m->cols_used = (m->cols_used + f - 1) / f;
 	}
@@ -312,15 +317,15 @@ void iomap_merge_cols(struct iomap *m, unsigned f)
 
 int iomap_next(const struct iomap *m, size_t *pos, struct iomap_point *p)
 {
-	/* Dense cells first, then the sparse table. */
-	while (m->count && *pos < DENSE_CELLS) {
+	/* Dense cells first, row by row, then the sparse table. */
+	while (m->dense && *pos < DENSE_CELLS) {
 		size_t i = (*pos)++, row = i / IOMAP_COLS % IOMAP_ROWS;
+		size_t col = i % IOMAP_COLS, d = i / IOMAP_COLS / IOMAP_ROWS;
+		const struct iomap_dense *x;
 
 		/* past the used rows or columns: on to the next used cell */
 		if (row < m->rows_lo || row >= m->rows_hi ||
-		    i % IOMAP_COLS >= m->cols_used) {
-			size_t d = i / IOMAP_COLS / IOMAP_ROWS;
-
+		    col >= m->cols_used) {
 			if (row < m->rows_lo)
 				*pos = dense_index((int)d, m->rows_lo, 0);
 			else if (row >= m->rows_hi)
@@ -329,18 +334,19 @@ int iomap_next(const struct iomap *m, size_t *pos, struct iomap_point *p)
 				*pos = (i / IOMAP_COLS + 1) * IOMAP_COLS;
 			continue;
 		}
-		if (!m->count[i])
+		x = &m->dense[column_index((int)d, col, (unsigned)row)];
+		if (!x->count)
 			continue;
-		p->col = i % IOMAP_COLS;
-		p->row = (unsigned)(i / IOMAP_COLS % IOMAP_ROWS);
-		p->dir = (int)(i / IOMAP_COLS / IOMAP_ROWS);
+		p->col = col;
+		p->row = (unsigned)row;
+		p->dir = (int)d;
 		p->tag_slot = SIZE_MAX;
-		p->count = m->count[i];
-		p->bytes = (uint64_t)m->sectors[i] * 512;
+		p->count = x->count;
+		p->bytes = (uint64_t)x->sectors * 512;
 		return 1;
 	}
-	while (*pos - (m->count ? DENSE_CELLS : 0) < m->cap) {
-		size_t i = (*pos)++ - (m->count ? DENSE_CELLS : 0);
+	while (*pos - (m->dense ? DENSE_CELLS : 0) < m->cap) {
+		size_t i = (*pos)++ - (m->dense ? DENSE_CELLS : 0);
 
 		if (!m->cells[i].count)
 			continue;
@@ -357,7 +363,7 @@ int iomap_rows_held(const struct iomap *m, unsigned *lo, unsigned *hi)
 	int any = 0;
 	size_t i;
 
-	if (m->count && m->rows_hi) {
+	if (m->dense && m->rows_hi) {
 		*lo = m->rows_lo;
 		*hi = m->rows_hi - 1;
 		any = 1;
@@ -386,8 +392,7 @@ void iomap_row_bytes(const struct iomap *m, unsigned row, uint64_t *lo,
 
 void iomap_free(struct iomap *m)
 {
-	free(m->count);
-	free(m->sectors);
+	free(m->dense);
 	free(m->cells);
 	memset(m, 0, sizeof(*m));
 }

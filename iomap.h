@@ -5,9 +5,12 @@
  * what the io graph, the offset heat map, the movies and the CSV export
  * draw from.
  *
- * Untagged I/O goes in dense arrays, so the map's size is fixed at
+ * Untagged I/O goes in a dense array, so the map's size is fixed at
  * N_DIRS x IOMAP_ROWS x IOMAP_COLS x 8 bytes (4 MiB) per device however
  * long the trace. Tagged I/O goes in a sparse table keyed by cell and tag.
+ * The dense array holds a column's rows together: I/O at random offsets
+ * lands in the 2 KiB of the current column, not in rows 8 KiB apart
+ * (iomap_next still gives the cells row by row).
  * The offset window starts around the first I/O and doubles (rows merging
  * pairwise) when I/O lands outside it, unless -y fixed it.
  */
@@ -27,6 +30,10 @@
  */
 #define IOMAP_MAX_SECTOR	((1ull << 54) - 1)
 
+struct iomap_dense {
+	uint32_t count, sectors;
+};
+
 struct iomap_cell {
 	uint64_t key;		/* column, row, direction and tag slot */
 	uint32_t count;		/* 0: the slot is free */
@@ -37,8 +44,7 @@ struct iomap {
 	uint64_t lo_sector;	/* row r covers lo + r * row_sectors ... */
 	uint64_t row_sectors;
 	int window_set, window_fixed;
-	uint32_t *count;	/* dense [dir][row][col], NULL until used */
-	uint32_t *sectors;
+	struct iomap_dense *dense;	/* [dir][col][row], NULL until used */
 	size_t cols_used;	/* dense columns 0 .. cols_used - 1 hold I/O */
 	unsigned rows_lo, rows_hi;	/* and rows rows_lo .. rows_hi - 1 */
 	struct iomap_cell *cells;	/* sparse, for tagged I/O */
@@ -66,8 +72,10 @@ int iomap_add(struct iomap *m, size_t col, uint64_t sector, int dir,
 	      long tag_slot, uint32_t bytes);
 /* Merge every f columns into one (the time bins were widened). */
 void iomap_merge_cols(struct iomap *m, unsigned f);
-/* The next non-empty cell from *pos (start at 0); 0 when done. */
+/* The next non-empty cell from *pos (start at 0): by direction, row and
+ * column, then the tagged ones; 0 when done. */
 int iomap_next(const struct iomap *m, size_t *pos, struct iomap_point *p);
+
 /* Offset range of row r in bytes. */
 /* The lowest and highest rows holding I/O; 0 when none does. */
 int iomap_rows_held(const struct iomap *m, unsigned *lo, unsigned *hi);

@@ -92,6 +92,25 @@ out:
 	free(want_sectors);
 }
 
+/* The dense cells come by direction, then row, then column (the CSV's
+ * and the movies' order), whatever the array's own. */
+static void check_row_order(const struct iomap *m)
+{
+	struct iomap_point p;
+	size_t pos = 0, last = 0, n = 0, bad = 0;
+
+	while (iomap_next(m, &pos, &p)) {
+		size_t k;
+
+		if (p.tag_slot != SIZE_MAX)
+			break;	/* the sparse table follows, in its order */
+		k = ((size_t)p.dir * IOMAP_ROWS + p.row) * IOMAP_COLS + p.col;
+		bad += n++ && k <= last;
+		last = k;
+	}
+	CHECK_EQ_INT(bad, 0);
+}
+
 /*
  * n I/Os whose sectors spread from around start by up to spread either
  * way (spread growing as the trace goes on, so the window doubles many
@@ -129,6 +148,7 @@ static void run(uint64_t seed, uint64_t start, uint64_t spread, size_t n,
 		}
 	}
 	compare(&m, n, div, n_tags, what);
+	check_row_order(&m);
 	iomap_free(&m);
 }
 
