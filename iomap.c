@@ -274,7 +274,8 @@ static uint64_t key_merge_cols(uint64_t key, const void *arg)
 			p.tag_slot == SIZE_MAX ? -1 : (long)p.tag_slot);
 }
 
-/* Column out becomes the sum of columns out * f ... out * f + f - 1. */
+/* Column out becomes the sum of columns out * f ... out * f + f - 1
+ * (each column's rows side by side: the loops run along them). */
 static void dense_merge_cols(struct iomap_dense *v, unsigned f,
 			     size_t cols_used, unsigned lo, unsigned hi)
 {
@@ -286,15 +287,15 @@ static void dense_merge_cols(struct iomap_dense *v, unsigned f,
 		for (c = 0, out = 0; c < cols_used; c += f, out++) {
 			struct iomap_dense *to = v + column_index(d, out, 0);
 
-			for (r = lo; r < hi; r++) {
-				uint64_t n = 0, sectors = 0;
+			if (c != out)
+				memcpy(to + lo, v + column_index(d, c, lo),
+				       (hi - lo) * sizeof(*v));
+			for (k = c + 1; k < c + f && k < cols_used; k++) {
+				const struct iomap_dense *from =
+					v + column_index(d, k, 0);
 
-				for (k = c; k < c + f && k < cols_used; k++) {
-					n += v[column_index(d, k, r)].count;
-					sectors += v[column_index(d, k, r)].sectors;
-				}
-				to[r].count = add_sat(0, n);
-				to[r].sectors = add_sat(0, sectors);
+				for (r = lo; r < hi; r++)
+					dense_add(&to[r], from[r]);
 			}
 		}
 		for (c = out; c < cols_used; c++)
