@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "bigmem.h"
 #include "blktrace.h"
 #include "blkparse_feed.h"
 #include "histogram.h"
@@ -149,8 +150,8 @@ void analysis_free(struct analysis *a)
 	free(a->tags);
 	free(a->bins);
 	for (i = 0; i < N_OPS; i++) {
-		free(a->lat_hist[i]);
-		free(a->size_hist[i]);
+		bigmem_free(a->lat_hist[i]);
+		bigmem_free(a->size_hist[i]);
 	}
 	memset(a, 0, sizeof(*a));
 }
@@ -695,15 +696,39 @@ static int latency_add(struct latency_summary *l, int op, uint64_t ns)
 	return 0;
 }
 
-static int bin_hist_ready(struct analysis *a, int op)
+/* Bins whose histograms' pages are mapped at once (bigmem.h). */
+#define HIST_MAP_BINS	64
+
+/* op's per-bin histograms, there and mapped up to bin. */
+static int bin_hist_ready(struct analysis *a, int op, size_t bin)
 {
+	size_t from;
+
 	if (!a->lat_hist[op])
-		a->lat_hist[op] = calloc(a->cap_bins * LAT_BIN_BUCKETS,
-					 sizeof(uint32_t));
+		a->lat_hist[op] = bigmem_lazy_calloc(a->cap_bins *
+						     LAT_BIN_BUCKETS *
+						     sizeof(uint32_t));
 	if (!a->size_hist[op])
-		a->size_hist[op] = calloc(a->cap_bins * SIZE_BUCKETS,
-					  sizeof(uint32_t));
-	return a->lat_hist[op] && a->size_hist[op] ? 0 : -1;
+		a->size_hist[op] = bigmem_lazy_calloc(a->cap_bins *
+						      SIZE_BUCKETS *
+						      sizeof(uint32_t));
+	if (!a->lat_hist[op] || !a->size_hist[op])
+		return -1;
+	if (bin < a->hist_mapped[op])
+		return 0;
+	from = bin / HIST_MAP_BINS * HIST_MAP_BINS;
+	if (from < a->hist_mapped[op])
+		from = a->hist_mapped[op];
+	a->hist_mapped[op] = from + HIST_MAP_BINS;
+	if (a->hist_mapped[op] > a->cap_bins)
+		a->hist_mapped[op] = a->cap_bins;
+	bigmem_prefault(a->lat_hist[op], from * LAT_BIN_BUCKETS *
+			sizeof(uint32_t), (a->hist_mapped[op] - from) *
+			LAT_BIN_BUCKETS * sizeof(uint32_t));
+	bigmem_prefault(a->size_hist[op], from * SIZE_BUCKETS *
+			sizeof(uint32_t), (a->hist_mapped[op] - from) *
+			SIZE_BUCKETS * sizeof(uint32_t));
+	return 0;
 }
 
 /* One D2C sample of op into its bin (all latency series read these). */
@@ -1020,7 +1045,7 @@ static int count_completion(struct analysis *a, struct device_stats *d,
 {
 	struct bin *b = &a->bins[bin];
 
-	if (!a->cfg.stats_only && bin_hist_ready(a, op) < 0)
+	if (!a->cfg.stats_only && bin_hist_ready(a, op, bin) < 0)
 		return -1;
 	d->ios[op]++;
 	d->bytes[op] += ev->bytes;

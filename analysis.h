@@ -169,6 +169,7 @@ struct analysis {
 	/* Per op, [bin][LAT_BIN_BUCKETS] of D2C and [bin][SIZE_BUCKETS]
 	 * of sizes, each allocated at its op's first completion. */
 	uint32_t *lat_hist[N_OPS];
+	size_t hist_mapped[N_OPS];	/* bins mapped ahead (analysis.c) */
 	uint32_t *size_hist[N_OPS];
 	unsigned next_coarsen;	/* 2 or 5 */
 	size_t cached_bin;	/* bin_for's last answer, and its start */

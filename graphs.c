@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "blktrace.h"
 #include "csv.h"
 #include "graphs.h"
@@ -1252,12 +1253,12 @@ static int draw_io(const struct graph_ctx *ctx, size_t panel,
 	for (i = 0; i < ctx->n_traces; i++)
 		if (analysis_map_cols(trace_analysis(ctx, i)) > max_cols)
 			max_cols = analysis_map_cols(trace_analysis(ctx, i));
-	counts = malloc((max_cols + 1) * IOMAP_ROWS * sizeof(*counts));
-	mixes.owner = malloc((max_cols + 1) * IOMAP_ROWS *
-			     sizeof(*mixes.owner));
+	counts = bigmem_calloc((max_cols + 1) * IOMAP_ROWS * sizeof(*counts));
+	mixes.owner = bigmem_calloc((max_cols + 1) * IOMAP_ROWS *
+				    sizeof(*mixes.owner));
 	if (!counts || !mixes.owner) {
-		free(counts);
-		free(mixes.owner);
+		bigmem_free(counts);
+		bigmem_free(mixes.owner);
 		class_list_free(&cl, ctx->n_traces);
 		return iow_fail(err, "out of memory");
 	}
@@ -1279,8 +1280,8 @@ static int draw_io(const struct graph_ctx *ctx, size_t panel,
 	}
 	plot_legend(pp, labels, colors, n_legend);
 	mixes_legend(ctx, &cl, &mixes, pp);
-	free(mixes.owner);
-	free(counts);
+	bigmem_free(mixes.owner);
+	bigmem_free(counts);
 	class_list_free(&cl, ctx->n_traces);
 	return 0;
 }

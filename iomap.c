@@ -2,10 +2,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "iomap.h"
 
 #define FIRST_ROW_SECTORS	8	/* the first window: 1 MiB */
 #define DENSE_CELLS		((size_t)IOMAP_DIRS * IOMAP_ROWS * IOMAP_COLS)
+/* Columns whose pages are mapped at once (2 x 64 KiB). */
+#define PREFAULT_COLS		32
 #define KEY_ROW_BITS		10
 #define KEY_COL_BITS		21
 #define KEY_DIR_SHIFT		(KEY_ROW_BITS + KEY_COL_BITS)
@@ -251,8 +254,22 @@ int iomap_add(struct iomap *m, size_t col, uint64_t sector, int dir,
 	if (tag_slot >= 0)
 		return sparse_add(m, cell_key(col, row, dir, tag_slot), 1,
 				  sectors);
-	if (!m->dense && !(m->dense = calloc(DENSE_CELLS, sizeof(*m->dense))))
+	if (!m->dense &&
+	    !(m->dense = bigmem_lazy_calloc(DENSE_CELLS * sizeof(*m->dense))))
 		return -1;
+	/* a direction's pages mapped ahead, a chunk of its columns at a
+	 * time (from the chunk of col: columns mostly come in order) */
+	if (col >= m->cols_mapped[dir]) {
+		size_t from = col / PREFAULT_COLS * PREFAULT_COLS;
+
+		if (from < m->cols_mapped[dir])
+			from = m->cols_mapped[dir];
+		m->cols_mapped[dir] = from + PREFAULT_COLS;
+		bigmem_prefault(m->dense, column_index(dir, from, 0) *
+				sizeof(*m->dense),
+				(m->cols_mapped[dir] - from) * IOMAP_ROWS *
+				sizeof(*m->dense));
+	}
 	if (col >= m->cols_used)
 		m->cols_used = col + 1;
 	if (!m->rows_hi || row < m->rows_lo)
@@ -393,7 +410,7 @@ void iomap_row_bytes(const struct iomap *m, unsigned row, uint64_t *lo,
 
 void iomap_free(struct iomap *m)
 {
-	free(m->dense);
+	bigmem_free(m->dense);
 	free(m->cells);
 	memset(m, 0, sizeof(*m));
 }

@@ -14,6 +14,7 @@
 #include <cairo.h>
 #include <png.h>
 
+#include "bigmem.h"
 #include "plot.h"
 #include "plot_internal.h"
 
@@ -52,7 +53,8 @@ static int grid_merge(const struct grid *src, int fx, int fy, struct grid *dst)
 
 	dst->cols = (src->cols + fx - 1) / fx;
 	dst->rows = (src->rows + fy - 1) / fy;
-	dst->counts = calloc((size_t)dst->cols * dst->rows, sizeof(uint32_t));
+	dst->counts = bigmem_calloc((size_t)dst->cols * dst->rows *
+				    sizeof(uint32_t));
 	if (!dst->counts)
 		return -1;
 	for (r = 0; r < src->rows; r++) {
@@ -98,6 +100,29 @@ static uint32_t cell_pixel(uint32_t count, uint32_t max, int color_index,
 			(RASTER_ALPHA_MAX - RASTER_ALPHA_MIN) * t);
 }
 
+/* An ARGB32 image whose pixels are a bigmem block (freed with it). */
+static cairo_surface_t *image_surface(int w, int h)
+{
+	static const cairo_user_data_key_t pixels_key;
+	int stride = cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, w);
+	unsigned char *pixels;
+	cairo_surface_t *img;
+
+	if (stride <= 0 || h <= 0 ||
+	    !(pixels = bigmem_calloc((size_t)stride * (size_t)h)))
+		return cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+	img = cairo_image_surface_create_for_data(pixels, CAIRO_FORMAT_ARGB32,
+						  w, h, stride);
+	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS ||
+	    cairo_surface_set_user_data(img, &pixels_key, pixels,
+					bigmem_free) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(img);
+		bigmem_free(pixels);
+		return cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+	}
+	return img;
+}
+
 /* An image of the grid, top row last, coloured from 1 to max (0: the
  * grid's own largest count); NULL when out of memory. */
 static cairo_surface_t *grid_image(const struct grid *g, int color_index,
@@ -108,7 +133,7 @@ static cairo_surface_t *grid_image(const struct grid *g, int color_index,
 	uint32_t *line;
 	int stride, r, c;
 
-	img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, g->cols, g->rows);
+	img = image_surface(g->cols, g->rows);
 	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
 		cairo_surface_destroy(img);
 		return NULL;
@@ -147,8 +172,7 @@ static cairo_surface_t *enlarge_for_vector(struct plot_panel *pp,
 		return cairo_surface_reference(img);
 	kx = kx < 1 ? 1 : kx;
 	ky = ky < 1 ? 1 : ky;
-	big = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, *cols * kx,
-					 *rows * ky);
+	big = image_surface(*cols * kx, *rows * ky);
 	if (cairo_surface_status(big) != CAIRO_STATUS_SUCCESS) {
 		cairo_surface_destroy(big);
 		return cairo_surface_reference(img);	/* blurred, not lost */
@@ -410,7 +434,7 @@ void plot_rasters_clear(struct raster_stack *rs)
 	size_t i;
 
 	for (i = 0; i < rs->n; i++)
-		free(rs->layers[i].counts);
+		bigmem_free(rs->layers[i].counts);
 	free(rs->layers);
 	memset(rs, 0, sizeof(*rs));
 }
@@ -573,7 +597,7 @@ static void rasters_paint_grid(struct plot_panel *pp,
 	}
 out:
 	for (i = 0; merged && i < n; i++)
-		free(merged[i].counts);
+		bigmem_free(merged[i].counts);
 	free(merged);
 }
 
@@ -616,10 +640,10 @@ static int rasters_add(struct plot_panel *pp, const uint32_t *counts,
 	struct raster_layer *more, *l;
 	uint32_t *copy;
 
-	copy = malloc(n * sizeof(*copy));
+	copy = bigmem_calloc(n * sizeof(*copy));
 	more = copy ? realloc(rs->layers, (rs->n + 1) * sizeof(*more)) : NULL;
 	if (!more) {
-		free(copy);
+		bigmem_free(copy);
 		return -1;
 	}
 	memcpy(copy, counts, n * sizeof(*copy));
@@ -690,7 +714,7 @@ void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
 			paint_cells(pp, img, &g, &shown, &at);
 			cairo_surface_destroy(img);
 		}
-		free(shown.counts);
+		bigmem_free(shown.counts);
 	}
 	plot_series_end(pp);
 	set_colorbar(pp, max, count_label);
