@@ -107,14 +107,7 @@ deps:
 # The demo renders only what samples/ holds, so that it runs in any clone.
 demo: deps
 	$(Q)$(MAKE) $(SUBMAKE) iowatcher
-	./iowatcher -t samples/fio-randrw -F samples/fio-randrw_bw.1.log \
-		-F samples/fio-randrw_bw.2.log@3 -o samples/fio-randrw.png --summary
-	./iowatcher -t samples/fio-randrw -O latency -O latency-heatmap \
-		-O latency-hist -O q2d-d2c -o samples/fio-randrw-latency.png
-	./iowatcher -t samples/two-devices -P --merge-comm -O io -O tput \
-		-O latency -o samples/two-devices-by-process.png
-	./iowatcher -t samples/ext4-fsync -O tput -O iops -O latency \
-		-O queue-depth -o samples/ext4-fsync.png
+	sh scripts/demo.sh ./iowatcher samples
 	@echo "demo: wrote samples/fio-randrw.png, samples/fio-randrw-latency.png, samples/two-devices-by-process.png and samples/ext4-fsync.png"
 
 # Everything the tests run, in the build B names.
