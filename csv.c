@@ -295,7 +295,7 @@ static long write_graph(FILE *f, struct graph_ctx *ctx,
 		size_t from = set.n;
 
 		graph_select_panel(ctx, g, p);
-		if (g->build(ctx, p, &set, err) < 0) {
+		if (graph_build(ctx, p, &set, err) < 0) {
 			series_set_free(&set);
 			return -1;
 		}

@@ -378,36 +378,18 @@ static int build_class_metric(const struct graph_ctx *ctx,
 	return r;
 }
 
-static int build_tput_series(const struct graph_ctx *ctx, size_t panel,
+static int build_tput(const struct graph_ctx *ctx, size_t panel,
 		      struct series_set *out)
 {
 	(void)panel;
 	return build_class_metric(ctx, out, METRIC_BYTES);
 }
 
-static int build_tput(const struct graph_ctx *ctx, size_t panel,
-		      struct series_set *out, struct iow_error *err)
-{
-	if (build_tput_series(ctx, panel, out) < 0)
-		return iow_fail(err, "out of memory building %s",
-				ctx->graph ? ctx->graph->name : "a graph");
-	return 0;
-}
-
-static int build_iops_series(const struct graph_ctx *ctx, size_t panel,
+static int build_iops(const struct graph_ctx *ctx, size_t panel,
 		      struct series_set *out)
 {
 	(void)panel;
 	return build_class_metric(ctx, out, METRIC_IOS);
-}
-
-static int build_iops(const struct graph_ctx *ctx, size_t panel,
-		      struct series_set *out, struct iow_error *err)
-{
-	if (build_iops_series(ctx, panel, out) < 0)
-		return iow_fail(err, "out of memory building %s",
-				ctx->graph ? ctx->graph->name : "a graph");
-	return 0;
 }
 
 
@@ -553,7 +535,7 @@ static int build_latency_by_tag(const struct graph_ctx *ctx, size_t t,
 
 /* D2C mean per bin, then p50, p90, p99 and max as band edges: per op,
  * or per tag class where the trace is tagged. */
-static int build_latency_series(const struct graph_ctx *ctx, size_t panel,
+static int build_latency(const struct graph_ctx *ctx, size_t panel,
 			 struct series_set *out)
 {
 	struct class_list cl;
@@ -577,15 +559,6 @@ static int build_latency_series(const struct graph_ctx *ctx, size_t panel,
 		}
 	}
 	class_list_free(&cl, ctx->n_traces);
-	return 0;
-}
-
-static int build_latency(const struct graph_ctx *ctx, size_t panel,
-			 struct series_set *out, struct iow_error *err)
-{
-	if (build_latency_series(ctx, panel, out) < 0)
-		return iow_fail(err, "out of memory building %s",
-				ctx->graph ? ctx->graph->name : "a graph");
 	return 0;
 }
 
@@ -654,7 +627,7 @@ static int build_latency_ops(const struct graph_ctx *ctx,
 }
 
 /* Mean time waiting in the block layer (Q2D) and in the device (D2C). */
-static int build_q2d_d2c_series(const struct graph_ctx *ctx, size_t panel,
+static int build_q2d_d2c(const struct graph_ctx *ctx, size_t panel,
 			 struct series_set *out)
 {
 	size_t t, i;
@@ -697,17 +670,8 @@ static int build_q2d_d2c_series(const struct graph_ctx *ctx, size_t panel,
 	return 0;
 }
 
-static int build_q2d_d2c(const struct graph_ctx *ctx, size_t panel,
-			 struct series_set *out, struct iow_error *err)
-{
-	if (build_q2d_d2c_series(ctx, panel, out) < 0)
-		return iow_fail(err, "out of memory building %s",
-				ctx->graph ? ctx->graph->name : "a graph");
-	return 0;
-}
-
 /* Request size per bin: median and p90 bytes, per direction. */
-static int build_size_series(const struct graph_ctx *ctx, size_t panel,
+static int build_size(const struct graph_ctx *ctx, size_t panel,
 		      struct series_set *out)
 {
 	size_t t, i;
@@ -750,15 +714,6 @@ static int build_size_series(const struct graph_ctx *ctx, size_t panel,
 			}
 		}
 	}
-	return 0;
-}
-
-static int build_size(const struct graph_ctx *ctx, size_t panel,
-		      struct series_set *out, struct iow_error *err)
-{
-	if (build_size_series(ctx, panel, out) < 0)
-		return iow_fail(err, "out of memory building %s",
-				ctx->graph ? ctx->graph->name : "a graph");
 	return 0;
 }
 
@@ -881,36 +836,18 @@ static int build_device_lines(const struct graph_ctx *ctx,
 	return 0;
 }
 
-static int build_queue_depth_series(const struct graph_ctx *ctx, size_t panel,
+static int build_queue_depth(const struct graph_ctx *ctx, size_t panel,
 			     struct series_set *out)
 {
 	(void)panel;
 	return build_device_lines(ctx, out, DEVICE_DEPTH);
 }
 
-static int build_queue_depth(const struct graph_ctx *ctx, size_t panel,
-			     struct series_set *out, struct iow_error *err)
-{
-	if (build_queue_depth_series(ctx, panel, out) < 0)
-		return iow_fail(err, "out of memory building %s",
-				ctx->graph ? ctx->graph->name : "a graph");
-	return 0;
-}
-
-static int build_seeks_series(const struct graph_ctx *ctx, size_t panel,
+static int build_seeks(const struct graph_ctx *ctx, size_t panel,
 		       struct series_set *out)
 {
 	(void)panel;
 	return build_device_lines(ctx, out, DEVICE_SEEKS);
-}
-
-static int build_seeks(const struct graph_ctx *ctx, size_t panel,
-		       struct series_set *out, struct iow_error *err)
-{
-	if (build_seeks_series(ctx, panel, out) < 0)
-		return iow_fail(err, "out of memory building %s",
-				ctx->graph ? ctx->graph->name : "a graph");
-	return 0;
 }
 
 #define MAX_DEVICE_PANELS 16
@@ -1889,7 +1826,7 @@ static int latency_hist_by_tag(const struct graph_ctx *ctx, size_t t,
 
 /* D2C in log2 buckets of microseconds, as biolatency prints it: per op,
  * or per tag class where the trace is tagged. */
-static int build_latency_hist_series(const struct graph_ctx *ctx, size_t panel,
+static int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
 			      struct series_set *out)
 {
 	struct class_list cl;
@@ -1930,15 +1867,6 @@ static int build_latency_hist_series(const struct graph_ctx *ctx, size_t panel,
 	if (ctx->tagged)
 		class_list_free(&cl, ctx->n_traces);
 	return r;
-}
-
-static int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
-			      struct series_set *out, struct iow_error *err)
-{
-	if (build_latency_hist_series(ctx, panel, out) < 0)
-		return iow_fail(err, "out of memory building %s",
-				ctx->graph ? ctx->graph->name : "a graph");
-	return 0;
 }
 
 /* ---- CPU use (mpstat beside the trace) and fio's bandwidth logs ---- */
@@ -2048,20 +1976,11 @@ static int build_cpu(const struct graph_ctx *ctx, struct series_set *out,
 }
 
 /* The mpstat column comes from the graph's table entry. */
-static int build_cpu_field_series(const struct graph_ctx *ctx, size_t panel,
+static int build_cpu_field(const struct graph_ctx *ctx, size_t panel,
 			   struct series_set *out)
 {
 	(void)panel;
 	return build_cpu(ctx, out, (enum cpustat_field)ctx->graph->field);
-}
-
-static int build_cpu_field(const struct graph_ctx *ctx, size_t panel,
-			   struct series_set *out, struct iow_error *err)
-{
-	if (build_cpu_field_series(ctx, panel, out) < 0)
-		return iow_fail(err, "out of memory building %s",
-				ctx->graph ? ctx->graph->name : "a graph");
-	return 0;
 }
 
 static size_t fio_panels(const struct graph_ctx *ctx)
@@ -2070,7 +1989,7 @@ static size_t fio_panels(const struct graph_ctx *ctx)
 }
 
 /* fio's bandwidth per log and direction, KiB/s drawn as MB/s. */
-static int build_fio_series(const struct graph_ctx *ctx, size_t panel,
+static int build_fio(const struct graph_ctx *ctx, size_t panel,
 		     struct series_set *out)
 {
 	const struct trace_result *r = &ctx->traces[0];
@@ -2109,15 +2028,6 @@ static int build_fio_series(const struct graph_ctx *ctx, size_t panel,
 			}
 		}
 	}
-	return 0;
-}
-
-static int build_fio(const struct graph_ctx *ctx, size_t panel,
-		     struct series_set *out, struct iow_error *err)
-{
-	if (build_fio_series(ctx, panel, out) < 0)
-		return iow_fail(err, "out of memory building %s",
-				ctx->graph ? ctx->graph->name : "a graph");
 	return 0;
 }
 
@@ -2497,7 +2407,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	double top;
 	int compact;
 
-	if (g->build(ctx, panel, &set, err) < 0) {
+	if (graph_build(ctx, panel, &set, err) < 0) {
 		series_set_free(&set);
 		return -1;
 	}
@@ -2649,6 +2559,15 @@ static void page_title(const struct options *o,
 	for (i = 0; i < n && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, "%s %s",
 					 i ? "," : "", traces[i].label);
+}
+
+int graph_build(const struct graph_ctx *ctx, size_t panel,
+		struct series_set *out, struct iow_error *err)
+{
+	if (ctx->graph->build(ctx, panel, out) < 0)
+		return iow_fail(err, "out of memory building %s",
+				ctx->graph->name);
+	return 0;
 }
 
 void graph_select_panel(struct graph_ctx *ctx, const struct graph_def *g,

@@ -76,9 +76,10 @@ struct graph_def {
 	int default_on;
 	/* Panels this graph needs (the io graph: one per device); 0: none. */
 	size_t (*panels)(const struct graph_ctx *ctx);
-	/* Line graphs: the series drawn, also what --csv writes. */
+	/* Line graphs: the series drawn, also what --csv writes; -1 out
+	 * of memory (graph_build says so). */
 	int (*build)(const struct graph_ctx *ctx, size_t panel,
-		     struct series_set *out, struct iow_error *err);
+		     struct series_set *out);
 	/* What --csv writes of a draw-only graph (no build): rows after a
 	 * header, or -1; NULL: nothing. */
 	long (*export)(FILE *f, const struct graph_ctx *ctx);
@@ -163,6 +164,9 @@ void series_set_free(struct series_set *s);
  */
 void graph_select_panel(struct graph_ctx *ctx, const struct graph_def *g,
 			size_t p);
+/* Panel p's series of ctx->graph (a line graph) into out; -1 with err. */
+int graph_build(const struct graph_ctx *ctx, size_t panel,
+		struct series_set *out, struct iow_error *err);
 
 /*
  * IOWATCHER_LAYOUT=FILE appends where each panel's plot area landed
