@@ -1694,6 +1694,26 @@ double analysis_bin_size_q(const struct analysis *a, size_t i, int op,
 	return k < SIZE_BUCKETS ? (double)hist_bucket_low(k, SIZE_BITS) : 0;
 }
 
+uint64_t analysis_tag_ios(const struct tag_stats *t)
+{
+	uint64_t n = 0;
+	int op;
+
+	for (op = 0; op < N_OPS; op++)
+		n += t->ios[op];
+	return n;
+}
+
+uint64_t analysis_tag_bytes(const struct tag_stats *t)
+{
+	uint64_t n = 0;
+	int op;
+
+	for (op = 0; op < N_OPS; op++)
+		n += t->bytes[op];
+	return n;
+}
+
 uint64_t analysis_op_ios(const struct analysis *a, int op)
 {
 	uint64_t n = 0;

@@ -235,6 +235,9 @@ double analysis_bin_latency_q(const struct analysis *a, size_t i, int op,
  */
 double analysis_bin_size_q(const struct analysis *a, size_t i, int op,
 			   double q);
+/* A tag's I/Os and bytes, every class of completion together. */
+uint64_t analysis_tag_ios(const struct tag_stats *t);
+uint64_t analysis_tag_bytes(const struct tag_stats *t);
 /* Completions (I/Os) of op in the whole trace, all devices. */
 uint64_t analysis_op_ios(const struct analysis *a, int op);
 /* Devices with I/O (Q, D or C) in the trace. */

@@ -84,26 +84,6 @@ static void name_class(const struct graph_ctx *ctx, struct io_class *c,
 		snprintf(c->label, sizeof(c->label), "%s", what);
 }
 
-static uint64_t tag_ios(const struct tag_stats *t)
-{
-	uint64_t n = 0;
-	int op;
-
-	for (op = 0; op < N_OPS; op++)
-		n += t->ios[op];
-	return n;
-}
-
-static uint64_t tag_bytes(const struct tag_stats *t)
-{
-	uint64_t n = 0;
-	int op;
-
-	for (op = 0; op < N_OPS; op++)
-		n += t->bytes[op];
-	return n;
-}
-
 /* The top tags of trace t, each a class; the rest one "other" class. */
 static int tag_classes(const struct graph_ctx *ctx, struct class_list *cl,
 		       size_t t, int *next_color)
@@ -121,10 +101,10 @@ static int tag_classes(const struct graph_ctx *ctx, struct class_list *cl,
 	}
 	for (i = 0; i < a->n_tags; i++) {
 		cl->slot_class[t][i] = SIZE_MAX;
-		if (tag_ios(&a->tags[i]) == 0)
+		if (analysis_tag_ios(&a->tags[i]) == 0)
 			continue;
 		rank[n].slot = i;
-		rank[n++].bytes = tag_bytes(&a->tags[i]);
+		rank[n++].bytes = analysis_tag_bytes(&a->tags[i]);
 	}
 	qsort(rank, n, sizeof(*rank), cmp_ranked);
 	for (i = 0; i < n; i++) {

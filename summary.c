@@ -84,26 +84,6 @@ static void json_log2_histogram(FILE *out, const struct latency_summary *l,
 	fputc(']', out);
 }
 
-static uint64_t tag_ios(const struct tag_stats *t)
-{
-	uint64_t n = 0;
-	int op;
-
-	for (op = 0; op < N_OPS; op++)
-		n += t->ios[op];
-	return n;
-}
-
-static uint64_t tag_bytes(const struct tag_stats *t)
-{
-	uint64_t n = 0;
-	int op;
-
-	for (op = 0; op < N_OPS; op++)
-		n += t->bytes[op];
-	return n;
-}
-
 static void json_device(FILE *out, const struct analysis *a,
 			const struct device_stats *d)
 {
@@ -189,15 +169,15 @@ void summary_print_json(FILE *out, const struct trace_result *traces,
 		for (j = 0; j < a->n_tags; j++) {
 			const struct tag_stats *t = &a->tags[j];
 
-			if (!tag_ios(t))
+			if (!analysis_tag_ios(t))
 				continue;
 			fputs(first ? "" : ", ", out);
 			first = 0;
 			fputs("{\"label\": ", out);
 			json_string(out, t->label);
 			fprintf(out, ", \"ios\": %llu, \"bytes\": %llu}",
-				(unsigned long long)tag_ios(t),
-				(unsigned long long)tag_bytes(t));
+				(unsigned long long)analysis_tag_ios(t),
+				(unsigned long long)analysis_tag_bytes(t));
 		}
 		fputs("]}", out);
 	}
@@ -278,14 +258,14 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 		for (j = 0; j < a->n_tags; j++) {
 			const struct tag_stats *t = &a->tags[j];
 
-			if (!tag_ios(t))
+			if (!analysis_tag_ios(t))
 				continue;
 			if (!tags_shown++)
 				fprintf(out, " tags\n");
 			fprintf(out, "  %-32s %10llu I/Os %12.1f KiB\n",
 				t->label ? t->label : "?",
-				(unsigned long long)tag_ios(t),
-				(double)tag_bytes(t) / 1024.0);
+				(unsigned long long)analysis_tag_ios(t),
+				(double)analysis_tag_bytes(t) / 1024.0);
 		}
 	}
 }
