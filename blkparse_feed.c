@@ -406,19 +406,27 @@ void feed_close(struct feed *f)
 	free(f);
 }
 
+/* The payload past the cgroup id a record may start it with; its length
+ * (0 when there is none, or the cgroup id is cut short). */
+static size_t payload(const struct io_event *ev, const unsigned char **p)
+{
+	*p = ev->pdu;
+	if (!*p)
+		return 0;
+	if (!(ev->action & BLK_TA_CGROUP))
+		return ev->pdu_len;
+	if (ev->pdu_len < 8)
+		return 0;
+	*p += 8;
+	return ev->pdu_len - 8u;
+}
+
 int feed_decode_remap(const struct io_event *ev, uint32_t *from_dev,
 		      uint32_t *to_dev, uint64_t *from_sector)
 {
-	const unsigned char *p = ev->pdu;
-	size_t len = ev->pdu_len;
+	const unsigned char *p;
 
-	if (ev->action & BLK_TA_CGROUP) {
-		if (len < 8)
-			return -1;
-		p += 8;
-		len -= 8;
-	}
-	if (!p || len < BLK_REMAP_PDU_SIZE)
+	if (payload(ev, &p) < BLK_REMAP_PDU_SIZE)
 		return -1;
 	/* The remap payload is big-endian whatever the trace's order. */
 	*from_dev = __builtin_bswap32(load32(p, 0));
@@ -429,16 +437,9 @@ int feed_decode_remap(const struct io_event *ev, uint32_t *from_dev,
 
 int feed_decode_split(const struct io_event *ev, uint64_t *rest_sector)
 {
-	const unsigned char *p = ev->pdu;
-	size_t len = ev->pdu_len;
+	const unsigned char *p;
 
-	if (ev->action & BLK_TA_CGROUP) {
-		if (len < 8)
-			return -1;
-		p += 8;
-		len -= 8;
-	}
-	if (!p || len < 8)
+	if (payload(ev, &p) < 8)
 		return -1;
 	/* Big-endian, as the remap payload. */
 	*rest_sector = __builtin_bswap64(load64(p, 0));
