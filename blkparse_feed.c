@@ -378,11 +378,6 @@ const char *feed_warning(const struct feed *f)
 	return f->warning[0] ? f->warning : NULL;
 }
 
-uint64_t feed_genesis_ns(const struct feed *f)
-{
-	return f->genesis_ns;
-}
-
 int feed_is_stream(const struct feed *f)
 {
 	return f->src->kind == TRACE_STDIN;

@@ -49,8 +49,6 @@ struct feed *feed_open(const struct trace_source *src, struct iow_error *err);
 int feed_next(struct feed *f, struct io_event *ev, struct iow_error *err);
 /* A warning about the trace (a truncated last record), or NULL. */
 const char *feed_warning(const struct feed *f);
-/* Absolute time of the trace's first event (not a note), in ns. */
-uint64_t feed_genesis_ns(const struct feed *f);
 /* 1 when f reads a stream (stdin), whose reads may stall; 0 for files. */
 int feed_is_stream(const struct feed *f);
 void feed_close(struct feed *f);
