@@ -36,9 +36,12 @@ static void *big_map(size_t n, int populate)
 	if (n > SIZE_MAX - HEADER - page_size())
 		return NULL;
 	if (n < BIG_MIN) {
-		m = calloc(1, n + HEADER);
-		if (!m)
+		void *block;
+
+		if (posix_memalign(&block, HEADER, n + HEADER))
 			return NULL;
+		m = block;
+		memset(m, 0, n + HEADER);
 		*(size_t *)m = 0;	/* from malloc */
 		return m + HEADER;
 	}
@@ -63,12 +66,12 @@ void *bigmem_lazy_calloc(size_t n)
 
 void bigmem_prefault(void *p, size_t off, size_t len)
 {
-	unsigned char *base = (unsigned char *)p - HEADER;
 	uintptr_t from, to;
 
-	if (!p || !len || !*(size_t *)base)
-		return;
-	from = (uintptr_t)((unsigned char *)p + off) & ~(uintptr_t)(page_size() - 1);
+	if (!p || !len || !*(size_t *)((unsigned char *)p - HEADER))
+		return;	/* nothing, or from malloc */
+	from = (uintptr_t)((unsigned char *)p + off) &
+	       ~(uintptr_t)(page_size() - 1);
 	to = (uintptr_t)((unsigned char *)p + off + len);
 	madvise((void *)from, to - from, MADV_POPULATE_WRITE);
 }

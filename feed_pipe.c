@@ -27,7 +27,8 @@
  * it is stopped at the end of a block, what it had read is handed out,
  * and the rest is read in the caller's thread. A stream (stdin) always
  * has the thread: a read that stalls there must not hold the caller.
- * IOWATCHER_READER=thread or =caller sets the way instead; =switch and
+ * IOWATCHER_READER=thread or =caller sets the way instead (=auto, or
+ * unset: measured; anything else is an error); =switch and
  * =keep probe, then drop or keep the thread whatever was measured (tests
  * read a trace every way and compare; a benchmark may compare them).
  */
@@ -215,6 +216,14 @@ struct feed_pipe *feed_pipe_start(struct feed *f, struct iow_error *err)
 	pthread_cond_init(&p->space, NULL);
 	pthread_cond_init(&p->data, NULL);
 	way = getenv("IOWATCHER_READER");
+	if (way && *way && strcmp(way, "thread") && strcmp(way, "caller") &&
+	    strcmp(way, "auto") && strcmp(way, "switch") &&
+	    strcmp(way, "keep")) {
+		iow_fail(err, "IOWATCHER_READER=%s: expected thread, caller or "
+			 "auto (auto, or unset: the faster, measured)", way);
+		feed_pipe_stop(p);
+		return NULL;
+	}
 	if (way && !strcmp(way, "caller") && !feed_is_stream(f))
 		p->mode = MODE_HERE;
 	p->decided = !way ? 0 : !strcmp(way, "switch") ? 1 :

@@ -65,4 +65,27 @@ for way in caller switch keep auto; do
 	check "short trace: read $way, the same outputs" same short $way
 done
 
+# the real traces in samples/ (ext4 with fsync, splits, discards, two
+# devices...): the same figures read in the thread or in the caller's
+for f in "$TOP"/samples/*.blktrace.0; do
+	base=${f%.blktrace.0}
+	tn=$(basename "$base")
+	for way in thread caller; do
+		IOWATCHER_READER=$way "$IOW" -t "$base" --summary=json \
+			-O tput -O latency -O queue-depth --csv "$TMP/$tn-$way" \
+			> "$TMP/$tn-$way.json" 2> /dev/null
+	done
+	check "$tn: the same summary and CSV read in the thread or the caller's" \
+		sh -c "cmp -s '$TMP/$tn-thread.json' '$TMP/$tn-caller.json' &&
+		       diff -r '$TMP/$tn-thread' '$TMP/$tn-caller' > /dev/null"
+done
+
+# a way that is not one: one line, exit 1, nothing written
+IOWATCHER_READER=fast "$IOW" -t "$short" --summary -o "$TMP/bad.svg" \
+	> "$TMP/bad.out" 2> "$TMP/bad.err"; rc=$?
+check "IOWATCHER_READER=fast: exit 1 ($rc), one line ($(head -c 100 "$TMP/bad.err"))" \
+	sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/bad.err') = 1 ] &&
+	       grep -q 'IOWATCHER_READER=fast: expected thread, caller or auto' '$TMP/bad.err' &&
+	       [ ! -e '$TMP/bad.svg' ]"
+
 finish
