@@ -164,6 +164,29 @@ static void decode_header(struct stream *s, const unsigned char *p,
 }
 
 /*
+ * The fast path of stream_advance (the record handed out already passed):
+ * when the next record is whole in the buffer with a good magic, makes it
+ * the look-ahead and returns 1; else 0, nothing changed, for the slow path
+ * (which may move the buffer's bytes).
+ */
+static inline int stream_next_in_buffer(struct stream *s)
+{
+	const unsigned char *p = s->buf + s->start;
+	size_t pdu_len;
+
+	if (!s->detected || s->end - s->start < s->header_size)
+		return 0;
+	pdu_len = load16(p + (s->version == BLK_IO_TRACE_VERSION7 ? 46 : 50),
+			 s->swap);
+	if (load32(p, s->swap) != (BLK_IO_TRACE_MAGIC | s->version) ||
+	    s->end - s->start < s->header_size + pdu_len)
+		return 0;
+	s->cur_time = load64(p + 8, s->swap);
+	s->cur_len = s->header_size + pdu_len;
+	return 1;
+}
+
+/*
  * Makes the stream's next record (after the one handed out) the
  * look-ahead: whole in the buffer at s->start, magic checked, its time
  * read. Returns 1 with a record, 0 at the end (a partial header there is
@@ -179,18 +202,8 @@ static int stream_advance(struct feed *f, struct stream *s,
 
 	s->start += s->cur_len;
 	s->cur_len = 0;
-	/* Fast path: the whole record is already in the buffer. */
-	if (s->detected && s->end - s->start >= s->header_size) {
-		p = s->buf + s->start;
-		pdu_len = load16(p + (s->version == BLK_IO_TRACE_VERSION7 ?
-				      46 : 50), s->swap);
-		if (load32(p, s->swap) == (BLK_IO_TRACE_MAGIC | s->version) &&
-		    s->end - s->start >= s->header_size + pdu_len) {
-			s->cur_time = load64(p + 8, s->swap);
-			s->cur_len = s->header_size + pdu_len;
-			return 1;
-		}
-	}
+	if (stream_next_in_buffer(s))
+		return 1;
 	if (stream_fill(s, header_size, err) < 0)
 		return -1;
 	if (s->end == s->start)
@@ -335,9 +348,34 @@ fail:
 	return NULL;
 }
 
-int feed_next(struct feed *f, struct io_event *ev, struct iow_error *err)
+/* The heap's first stream's record, decoded into ev and handed out. */
+static inline void hand_out(struct feed *f, struct stream *s,
+			    struct io_event *ev)
 {
-	struct stream *s;
+	decode_header(s, s->buf + s->start, ev);
+	ev->pdu = ev->pdu_len ? s->buf + s->start + s->header_size : NULL;
+	/*
+	 * Time 0 is the first event that is not a note, as in blkparse;
+	 * notes before it (a TIMESTAMP, the first PROCESS names) sit at 0.
+	 */
+	if (__builtin_expect(!f->started, 0)) {
+		if (!blk_is_note(ev->action)) {
+			f->started = 1;
+			f->genesis_ns = ev->time_ns;
+		} else {
+			ev->time_ns = f->genesis_ns = 0;
+		}
+	}
+	/* Time going backwards within a file lands at 0, not at 2^64. */
+	ev->time_ns = ev->time_ns > f->genesis_ns ?
+		      ev->time_ns - f->genesis_ns : 0;
+	ev->index = f->n_events++;
+}
+
+long feed_next_batch(struct feed *f, struct io_event *ev, size_t max,
+		     size_t pdu_room, struct iow_error *err)
+{
+	size_t n = 0;
 
 	if (f->last) {
 		int r = stream_advance(f, f->last, err);
@@ -350,27 +388,43 @@ int feed_next(struct feed *f, struct io_event *ev, struct iow_error *err)
 		if (f->heap_len)
 			heap_sift_down(f, 0);
 	}
-	if (!f->heap_len)
-		return 0;
-	s = f->heap[0];
-	decode_header(s, s->buf + s->start, ev);
-	ev->pdu = ev->pdu_len ? s->buf + s->start + s->header_size : NULL;
-	/*
-	 * Time 0 is the first event that is not a note, as in blkparse;
-	 * notes before it (a TIMESTAMP, the first PROCESS names) sit at 0.
-	 */
-	if (!f->started && !blk_is_note(ev->action)) {
-		f->started = 1;
-		f->genesis_ns = ev->time_ns;
+	while (n < max && f->heap_len) {
+		struct stream *s = f->heap[0];
+		size_t pdu_len = s->cur_len - s->header_size;
+
+		if (pdu_len > pdu_room)
+			break;
+		pdu_room -= pdu_len;
+		hand_out(f, s, &ev[n++]);
+		/*
+		 * The next record of s, if it is whole in the buffer; else
+		 * the batch ends here: filling the buffer would move the
+		 * payloads just handed out.
+		 */
+		s->start += s->cur_len;
+		s->cur_len = 0;
+		if (!stream_next_in_buffer(s)) {
+			f->last = s;
+			break;
+		}
+		/* most often s stays first (runs of one CPU's records) */
+		if (f->heap_len > 1) {
+			struct stream *c = f->heap[1];
+
+			if (f->heap_len > 2 && stream_before(f->heap[2], c))
+				c = f->heap[2];
+			if (stream_before(c, s))
+				heap_sift_down(f, 0);
+		}
 	}
-	if (!f->started)
-		ev->time_ns = f->genesis_ns = 0;
-	/* Time going backwards within a file lands at 0, not at 2^64. */
-	ev->time_ns = ev->time_ns > f->genesis_ns ?
-		      ev->time_ns - f->genesis_ns : 0;
-	ev->index = f->n_events++;
-	f->last = s;
-	return 1;
+	return (long)n;
+}
+
+int feed_next(struct feed *f, struct io_event *ev, struct iow_error *err)
+{
+	long n = feed_next_batch(f, ev, 1, SIZE_MAX, err);
+
+	return n < 0 ? -1 : n > 0;
 }
 
 const char *feed_warning(const struct feed *f)

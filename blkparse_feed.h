@@ -47,6 +47,16 @@ struct feed;
 struct feed *feed_open(const struct trace_source *src, struct iow_error *err);
 /* 1: *ev holds the next event; 0: end of trace; -1: err says why. */
 int feed_next(struct feed *f, struct io_event *ev, struct iow_error *err);
+/*
+ * The next events, up to max of them, into ev[0..]: their number, 0 at
+ * the end of the trace, -1 on an error (err says why). Their payloads
+ * together take at most pdu_room bytes (a batch ends before the event
+ * that would pass it: with pdu_room 65535 or more, one event always
+ * fits); they stay valid until the next call. A batch is shorter than max
+ * where a file's buffer must be filled again.
+ */
+long feed_next_batch(struct feed *f, struct io_event *ev, size_t max,
+		     size_t pdu_room, struct iow_error *err);
 /* A warning about the trace (a truncated last record), or NULL. */
 const char *feed_warning(const struct feed *f);
 /* 1 when f reads a stream (stdin), whose reads may stall; 0 for files. */

@@ -48,6 +48,7 @@
 #define PROBE_EVENTS	163840	/* with the thread: its first segment not kept */
 #define SEGMENT_EVENTS	32768
 #define PROBE_MARGIN	1.15	/* the thread must be 15% faster to stay */
+#define HERE_EVENTS	64	/* a batch read in the caller's thread */
 
 struct block {
 	struct io_event ev[BLOCK_EVENTS];
@@ -69,7 +70,7 @@ enum pipe_mode {
 struct feed_pipe {
 	struct feed *f;
 	enum pipe_mode mode;
-	struct io_event one;		/* the event, read in the caller's thread */
+	struct io_event here[HERE_EVENTS];	/* read in the caller's thread */
 	uint64_t n_events;		/* handed out in this mode */
 	uint64_t t0, segment_end;	/* a probe's segment: start, last event */
 	uint64_t best_ns;		/* the probe's fastest segment so far */
@@ -121,26 +122,31 @@ static void probe_segment(struct feed_pipe *p)
 /* Fill one block; returns 1 if the trace goes on after it. */
 static int fill_block(struct feed_pipe *p, struct block *b)
 {
-	int r;
-
 	b->n = b->pdu_used = 0;
 	b->last = 0;
 	b->status = 0;
 	while (b->n < BLOCK_EVENTS) {
-		struct io_event *ev = &b->ev[b->n];
+		long n = feed_next_batch(p->f, &b->ev[b->n],
+					 BLOCK_EVENTS - b->n,
+					 BLOCK_PDU - b->pdu_used, &p->err);
+		size_t end;
 
-		r = feed_next(p->f, ev, &p->err);
-		if (r <= 0) {
+		if (n <= 0) {
 			b->last = 1;
-			b->status = r;
+			b->status = (int)n;
 			return 0;
 		}
-		if (ev->pdu_len) {
+		/* the payloads into the block's arena (they fit: see the
+		 * batch's pdu_room) */
+		for (end = b->n + (size_t)n; b->n < end; b->n++) {
+			struct io_event *ev = &b->ev[b->n];
+
+			if (!ev->pdu_len)
+				continue;
 			memcpy(b->pdu + b->pdu_used, ev->pdu, ev->pdu_len);
 			ev->pdu = b->pdu + b->pdu_used;
 			b->pdu_used += ev->pdu_len;
 		}
-		b->n++;
 		/* Room for the largest payload still, else hand over. */
 		if (BLOCK_PDU - b->pdu_used < 65536)
 			break;
@@ -258,23 +264,32 @@ static void end_thread(struct feed_pipe *p, int cancel)
 	p->have_thread = 0;
 }
 
-/* The next event from the caller's thread. */
-static int next_here(struct feed_pipe *p, struct io_event **ev,
-		     struct iow_error *err)
+/*
+ * The next events from the caller's thread, read as a batch. A batch
+ * ends at limit events handed out in this mode (where the probe's
+ * segments and modes change), so none is left over when the thread
+ * starts reading.
+ */
+static int next_here(struct feed_pipe *p, struct io_event **ev, size_t *n,
+		     uint64_t limit, struct iow_error *err)
 {
-	int r = feed_next(p->f, &p->one, err);
+	uint64_t want = limit - p->n_events;
+	long got = feed_next_batch(p->f, p->here, want < HERE_EVENTS ? want :
+				   HERE_EVENTS, SIZE_MAX, err);
 
-	if (r > 0) {
-		*ev = &p->one;
-		p->n_events++;
-	}
-	return r;
+	if (got <= 0)
+		return (int)got;
+	*ev = p->here;
+	*n = (size_t)got;
+	p->n_events += (uint64_t)got;
+	return 1;
 }
 
-/* The next event from the thread's blocks; 0 also when, draining, the
- * stopped thread's blocks are all handed out (then *ev is NULL). */
-static int next_block_event(struct feed_pipe *p, struct io_event **ev,
-			    struct iow_error *err)
+/* The next events from the thread's blocks (the rest of a block); 0
+ * also when, draining, the stopped thread's blocks are all handed out
+ * (then *ev is NULL). */
+static int next_block_events(struct feed_pipe *p, struct io_event **ev,
+			     size_t *n, struct iow_error *err)
 {
 	*ev = NULL;
 	while (!p->cur || p->pos == p->cur->n) {
@@ -318,12 +333,14 @@ static int next_block_event(struct feed_pipe *p, struct io_event **ev,
 			p->skip_segment = 1;
 		}
 	}
-	*ev = &p->cur->ev[p->pos++];
-	p->n_events++;
+	*ev = &p->cur->ev[p->pos];
+	*n = p->cur->n - p->pos;
+	p->pos = p->cur->n;
+	p->n_events += *n;
 	return 1;
 }
 
-int feed_pipe_next(struct feed_pipe *p, struct io_event **ev,
+int feed_pipe_next(struct feed_pipe *p, struct io_event **ev, size_t *n,
 		   struct iow_error *err)
 {
 	int r;
@@ -332,7 +349,7 @@ int feed_pipe_next(struct feed_pipe *p, struct io_event **ev,
 		switch (p->mode) {
 		case MODE_WARMUP:
 			if (p->n_events < WARMUP_EVENTS)
-				return next_here(p, ev, err);
+				return next_here(p, ev, n, WARMUP_EVENTS, err);
 			p->mode = MODE_PROBE_HERE;
 			probe_start(p);
 			break;
@@ -340,7 +357,10 @@ int feed_pipe_next(struct feed_pipe *p, struct io_event **ev,
 			if (p->n_events >= p->segment_end)
 				probe_segment(p);
 			if (p->n_events < PROBE_EVENTS)
-				return next_here(p, ev, err);
+				return next_here(p, ev, n,
+						 p->segment_end < PROBE_EVENTS ?
+						 p->segment_end : PROBE_EVENTS,
+						 err);
 			p->here_ns = p->best_ns;
 			if (start_thread(p, err) < 0) {
 				/* no thread: read here (err is not kept) */
@@ -352,7 +372,7 @@ int feed_pipe_next(struct feed_pipe *p, struct io_event **ev,
 			p->t0 = 0;
 			break;
 		case MODE_PROBE_THREAD:
-			r = next_block_event(p, ev, err);
+			r = next_block_events(p, ev, n, err);
 			if (r <= 0 || *ev)
 				return r;
 			/* the probe is over: keep the faster way */
@@ -366,9 +386,9 @@ int feed_pipe_next(struct feed_pipe *p, struct io_event **ev,
 			p->mode = MODE_DRAIN;
 			break;
 		case MODE_THREAD:
-			return next_block_event(p, ev, err);
+			return next_block_events(p, ev, n, err);
 		case MODE_DRAIN:
-			r = next_block_event(p, ev, err);
+			r = next_block_events(p, ev, n, err);
 			if (r != 0 || *ev)
 				return r;
 			if (p->cur && p->cur->last)
@@ -376,7 +396,7 @@ int feed_pipe_next(struct feed_pipe *p, struct io_event **ev,
 			p->mode = MODE_HERE;
 			break;
 		case MODE_HERE:
-			return next_here(p, ev, err);
+			return next_here(p, ev, n, UINT64_MAX, err);
 		}
 	}
 }

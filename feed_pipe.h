@@ -4,7 +4,7 @@
  * analyses the previous block) or in the caller's thread, whichever the
  * pipe measured to be faster on this machine; a stream (stdin) always
  * has its thread. Same contract as feed_next: events in order, 1 / 0
- * (end) / -1 (error, in err).
+ * (end) / -1 (error, in err), but in batches.
  */
 #ifndef IOWATCHER_FEED_PIPE_H
 #define IOWATCHER_FEED_PIPE_H
@@ -16,10 +16,12 @@ struct feed_pipe;
 /* Start reading f; f must outlive the pipe. */
 struct feed_pipe *feed_pipe_start(struct feed *f, struct iow_error *err);
 /*
- * The next event, in the pipe's own memory (no copy): the caller may
- * change it; it and its pdu stay valid until the next call.
+ * The next events, in order: *ev points at *n of them (at least one), in
+ * the pipe's own memory (no copy): the caller may change them; they and
+ * their payloads stay valid until the next call. Batches, not an event
+ * at a time: a call per event cost more than decoding one.
  */
-int feed_pipe_next(struct feed_pipe *p, struct io_event **ev,
+int feed_pipe_next(struct feed_pipe *p, struct io_event **ev, size_t *n,
 		   struct iow_error *err);
 /* Stop the thread (also mid-trace) and free the pipe. */
 void feed_pipe_stop(struct feed_pipe *p);

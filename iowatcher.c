@@ -183,6 +183,7 @@ static int analyse_trace(const struct options *o,
 	struct io_event *ev;
 	sigset_t old_mask;
 	struct feed *f;
+	size_t n;
 	int r, w;
 
 	if (analysis_init(&res->analysis, &o->analysis, err) < 0)
@@ -215,14 +216,22 @@ static int analyse_trace(const struct options *o,
 	 */
 	pthread_sigmask(feed_is_stream(f) ? SIG_BLOCK : SIG_UNBLOCK,
 			&stop_signals, &old_mask);
-	while ((r = feed_pipe_next(pipe, &ev, err)) > 0) {
-		if (iow_interrupted || (w = watch_event(live, ev, err)) < 0 ||
-		    tag_stage_event(&ts, ev, &res->analysis, err) < 0) {
+	while ((r = feed_pipe_next(pipe, &ev, &n, err)) > 0) {
+		size_t i;
+
+		if (iow_interrupted) {
 			r = -1;
 			break;
 		}
+		for (i = 0, w = 0; i < n && !w; i++)
+			if ((w = watch_event(live, &ev[i], err)) < 0 ||
+			    tag_stage_event(&ts, &ev[i], &res->analysis,
+					    err) < 0) {
+				w = -1;
+				break;
+			}
 		if (w) {
-			r = 0;
+			r = w < 0 ? -1 : 0;
 			break;
 		}
 	}

@@ -353,6 +353,98 @@ static void test_cgroup_id_is_skipped_in_notes(void)
 	CHECK(!strncmp(text, "fio", 3));
 }
 
+/*
+ * Batches hand out the very events feed_next does, in its order, through
+ * three per-CPU files whose buffers are filled again many times, with
+ * payloads of every size up to 60,000 bytes; a batch's payloads stay
+ * within its room and unchanged until the next call.
+ */
+static void test_batches_give_what_feed_next_gives(void)
+{
+	static const size_t maxes[] = { 1, 2, 7, 64, 4096 };
+	static const size_t rooms[] = { 65535, 70000, 200000, SIZE_MAX };
+	static unsigned char big[60000];
+	struct trace_list list = { NULL, 0 };
+	struct io_event one, batch[4096];
+	struct iow_error err;
+	size_t m, k, i;
+	int cpu, j;
+
+	for (i = 0; i < sizeof(big); i++)
+		big[i] = (unsigned char)(i * 7 + 3);
+	for (cpu = 0; cpu < 3; cpu++) {
+		char name[64];
+		FILE *out;
+
+		snprintf(name, sizeof(name), "batch.blktrace.%d", cpu);
+		out = fopen(path_in(name), "wb");
+		CHECK(out != NULL);
+		for (j = 0; j < 20000; j++) {
+			struct rec r = basic[j % 3];
+
+			/* times interleave, with runs on one CPU */
+			r.t = 1000 + (uint64_t)j * 30 + (uint64_t)cpu *
+			      (j % 50 < 25 ? 7 : 400);
+			r.sector = (uint64_t)j;
+			r.cpu = (uint32_t)cpu;
+			if ((j + cpu) % 5 == 0) {
+				r.action = BLK_TN_PROCESS |
+					   BLK_TC_ACT(BLK_TC_NOTIFY);
+				r.pdu = big + j % 100;
+				r.pdu_len = (uint16_t)(j % 97 == 0 ?
+						       50000 + j % 9000 :
+						       1 + j % 300);
+			}
+			tb_write(out, 8, cpu == 1, (uint32_t)j, &r);
+		}
+		fclose(out);
+	}
+	CHECK(feed_find_traces(path_in("batch"), &list, &err) == 0);
+	for (m = 0; m < sizeof(maxes) / sizeof(maxes[0]); m++)
+		for (k = 0; k < sizeof(rooms) / sizeof(rooms[0]); k++) {
+			struct feed *f1 = feed_open(&list.items[0], &err);
+			struct feed *f2 = feed_open(&list.items[0], &err);
+			long n, total = 0, diff = 0, over = 0;
+
+			CHECK(f1 && f2);
+			while ((n = feed_next_batch(f2, batch, maxes[m],
+						    rooms[k], &err)) > 0) {
+				size_t used = 0;
+
+				if ((size_t)n > maxes[m])
+					over++;
+				for (i = 0; i < (size_t)n; i++) {
+					used += batch[i].pdu_len;
+					if (feed_next(f1, &one, &err) != 1 ||
+					    one.index != batch[i].index ||
+					    one.time_ns != batch[i].time_ns ||
+					    one.sector != batch[i].sector ||
+					    one.cpu != batch[i].cpu ||
+					    one.pdu_len != batch[i].pdu_len)
+						diff++;
+				}
+				/* payloads checked after the whole batch */
+				for (i = 0; i < (size_t)n; i++)
+					if (batch[i].pdu_len &&
+					    memcmp(batch[i].pdu,
+						   big + batch[i].sector % 100,
+						   batch[i].pdu_len))
+						diff++;
+				if (used > rooms[k])
+					over++;
+				total += n;
+			}
+			CHECK_EQ_INT(n, 0);
+			CHECK_EQ_INT(feed_next(f1, &one, &err), 0);
+			CHECK_EQ_INT(total, 60000);
+			CHECK_EQ_INT(diff, 0);
+			CHECK_EQ_INT(over, 0);
+			feed_close(f1);
+			feed_close(f2);
+		}
+	trace_list_free(&list);
+}
+
 /* The reader thread hands over exactly what feed_next gives. */
 static void test_reader_thread_gives_the_same_events(void)
 {
@@ -364,6 +456,7 @@ static void test_reader_thread_gives_the_same_events(void)
 	struct feed_pipe *p;
 	FILE *out = fopen(path_in("pipe.dump"), "wb");
 	long n = 0, diff = 0;
+	size_t nb, j;
 	int r1, r2, i;
 
 	/* 30000 records, every 7th a note with a payload: several blocks */
@@ -386,20 +479,29 @@ static void test_reader_thread_gives_the_same_events(void)
 	p = feed_pipe_start(f2, &err);
 	CHECK(f1 && f2 && p);
 	for (;;) {
-		r1 = feed_next(f1, &a, &err);
-		r2 = feed_pipe_next(p, &b, &err);
-		if (r1 != r2) {
-			diff++;
+		r2 = feed_pipe_next(p, &b, &nb, &err);
+		for (j = 0; r2 > 0 && j < nb; j++) {
+			r1 = feed_next(f1, &a, &err);
+			if (r1 != 1) {
+				diff++;
+				break;
+			}
+			n++;
+			if (a.time_ns != b[j].time_ns ||
+			    a.sector != b[j].sector ||
+			    a.action != b[j].action ||
+			    a.index != b[j].index ||
+			    a.pdu_len != b[j].pdu_len ||
+			    (a.pdu_len &&
+			     memcmp(a.pdu, b[j].pdu, a.pdu_len)))
+				diff++;
+		}
+		if (r2 <= 0) {
+			r1 = feed_next(f1, &a, &err);
+			if (r1 != r2)
+				diff++;
 			break;
 		}
-		if (r1 <= 0)
-			break;
-		n++;
-		if (a.time_ns != b->time_ns || a.sector != b->sector ||
-		    a.action != b->action || a.index != b->index ||
-		    a.pdu_len != b->pdu_len ||
-		    (a.pdu_len && memcmp(a.pdu, b->pdu, a.pdu_len)))
-			diff++;
 	}
 	CHECK_EQ_INT(n, 30000);
 	CHECK_EQ_INT(diff, 0);
@@ -417,11 +519,12 @@ static void test_reader_thread_stops_mid_trace(void)
 	struct io_event *ev;
 	struct feed *f;
 	struct feed_pipe *p;
+	size_t n;
 
 	CHECK(feed_find_traces(path_in("pipe.dump"), &list, &err) == 0);
 	f = feed_open(&list.items[0], &err);
 	p = feed_pipe_start(f, &err);
-	CHECK(feed_pipe_next(p, &ev, &err) == 1);
+	CHECK(feed_pipe_next(p, &ev, &n, &err) == 1);
 	feed_pipe_stop(p);
 	feed_close(f);
 	trace_list_free(&list);
@@ -436,6 +539,7 @@ int main(void)
 	RUN_TEST(test_v8_records_decode_with_zone_bits_set);
 	RUN_TEST(test_byte_swapped_traces_read_the_same);
 	RUN_TEST(test_percpu_files_merge_by_time);
+	RUN_TEST(test_batches_give_what_feed_next_gives);
 	RUN_TEST(test_time_zero_is_first_event_not_a_note);
 	RUN_TEST(test_time_going_backwards_lands_at_zero);
 	RUN_TEST(test_truncated_tail_keeps_earlier_events);
