@@ -7,8 +7,8 @@
 
 #define FIRST_ROW_SECTORS	8	/* the first window: 1 MiB */
 #define DENSE_CELLS		((size_t)IOMAP_DIRS * IOMAP_ROWS * IOMAP_COLS)
-/* Columns whose pages are mapped at once (2 x 64 KiB). */
-#define PREFAULT_COLS		32
+/* Columns whose pages are mapped together (64 KiB): a chunk. */
+#define CHUNK_COLS		32
 #define KEY_ROW_BITS		10
 #define KEY_COL_BITS		21
 #define KEY_DIR_SHIFT		(KEY_ROW_BITS + KEY_COL_BITS)
@@ -132,6 +132,28 @@ static void sparse_rekey(struct iomap *m,
 	free(old);
 }
 
+/*
+ * Whether column col of direction d has its pages mapped. Columns whose
+ * chunk is not were never written: they hold zeros, and reading them
+ * (or writing zeros) would map pages for nothing, at a page fault each.
+ */
+static int col_mapped(const struct iomap *m, int d, size_t col)
+{
+	return m->chunks_mapped[d] >> (col / CHUNK_COLS) & 1;
+}
+
+/* Map the pages of col's chunk, all at once (bigmem_prefault). */
+static void map_col(struct iomap *m, int d, size_t col)
+{
+	if (col_mapped(m, d, col))
+		return;
+	bigmem_prefault(m->dense, column_index(d, col / CHUNK_COLS *
+					       CHUNK_COLS, 0) *
+			sizeof(*m->dense),
+			CHUNK_COLS * IOMAP_ROWS * sizeof(*m->dense));
+	m->chunks_mapped[d] |= 1u << (col / CHUNK_COLS);
+}
+
 struct window_change {
 	uint64_t old_lo, old_rs, new_lo, new_rs;
 };
@@ -157,16 +179,19 @@ static uint64_t key_rewindow(uint64_t key, const void *arg)
  * Only the columns and rows used so far hold anything (cells never
  * written stay untouched: the array's pages are mapped as they fill).
  */
-static void dense_rewindow(struct iomap_dense *v, const struct window_change *w,
-			   size_t cols_used, unsigned lo, unsigned hi)
+static void dense_rewindow(struct iomap *m, const struct window_change *w)
 {
-	unsigned base = new_row(w, 0), r;
+	unsigned base = new_row(w, 0), r, lo = m->rows_lo, hi = m->rows_hi;
+	struct iomap_dense *v = m->dense;
 	size_t c;
 	int d;
 
 	for (d = 0; d < IOMAP_DIRS; d++)
-		for (c = 0; c < cols_used; c++) {
+		for (c = 0; c < m->cols_used; c++) {
 			struct iomap_dense *rows = v + column_index(d, c, 0);
+
+			if (!col_mapped(m, d, c))
+				continue;
 
 			/* upwards when rows move down (base 0), else
 			 * downwards: a row is emptied before anything lands
@@ -202,8 +227,7 @@ static void widen_window(struct iomap *m, uint64_t sector)
 		if (m->dense && m->rows_hi) {
 			unsigned base = new_row(&w, 0);
 
-			dense_rewindow(m->dense, &w, m->cols_used,
-				       m->rows_lo, m->rows_hi);
+			dense_rewindow(m, &w);
 			m->rows_lo = base + m->rows_lo / 2;
 			m->rows_hi = base + (m->rows_hi - 1) / 2 + 1;
 		}
@@ -258,24 +282,31 @@ int iomap_add(struct iomap *m, size_t col, uint64_t sector, int dir,
 	    !(m->dense = bigmem_lazy_calloc(DENSE_CELLS * sizeof(*m->dense))))
 		return -1;
 	/* a direction's pages mapped ahead, a chunk of its columns at a
-	 * time (from the chunk of col: columns mostly come in order) */
-	if (col >= m->cols_mapped[dir]) {
-		size_t from = col / PREFAULT_COLS * PREFAULT_COLS;
-
-		if (from < m->cols_mapped[dir])
-			from = m->cols_mapped[dir];
-		m->cols_mapped[dir] = from + PREFAULT_COLS;
-		bigmem_prefault(m->dense, column_index(dir, from, 0) *
-				sizeof(*m->dense),
-				(m->cols_mapped[dir] - from) * IOMAP_ROWS *
-				sizeof(*m->dense));
-	}
+	 * time (columns mostly come in order) */
+	map_col(m, dir, col);
 	if (col >= m->cols_used)
 		m->cols_used = col + 1;
 	if (!m->rows_hi || row < m->rows_lo)
 		m->rows_lo = row;
 	if (row >= m->rows_hi)
 		m->rows_hi = row + 1;
+	/*
+	 * A column's cells come into the cache as a whole just before I/O
+	 * lands in them: random rows would otherwise each wait for memory
+	 * (a column is 32 lines apart from the next one's).
+	 */
+	if (col != m->warm_col[dir]) {
+		const char *c = (const char *)(m->dense +
+					       column_index(dir, col, 0));
+		size_t k;
+
+		for (k = 0; k < 2 * IOMAP_ROWS * sizeof(*m->dense) &&
+			    col + k / (IOMAP_ROWS * sizeof(*m->dense)) <
+				    IOMAP_COLS;
+		     k += 64)
+			__builtin_prefetch(c + k, 1, 2);
+		m->warm_col[dir] = col;
+	}
 	i = column_index(dir, col, row);
 	m->dense[i].count = add_sat(m->dense[i].count, 1);
 	m->dense[i].sectors = add_sat(m->dense[i].sectors, sectors);
@@ -291,33 +322,53 @@ static uint64_t key_merge_cols(uint64_t key, const void *arg)
 			p.tag_slot == SIZE_MAX ? -1 : (long)p.tag_slot);
 }
 
-/* Column out becomes the sum of columns out * f ... out * f + f - 1
- * (each column's rows side by side: the loops run along them). */
-static void dense_merge_cols(struct iomap_dense *v, unsigned f,
-			     size_t cols_used, unsigned lo, unsigned hi)
+/*
+ * Column out becomes the sum of columns out * f ... out * f + f - 1
+ * (each column's rows side by side: the loops run along them). Columns
+ * not mapped hold zeros: they are neither read nor cleared, and a column
+ * is mapped only to receive I/O.
+ */
+static void dense_merge_cols(struct iomap *m, unsigned f)
 {
-	size_t c, out, k;
-	unsigned r;
+	struct iomap_dense *v = m->dense;
+	unsigned r, lo = m->rows_lo, hi = m->rows_hi;
+	size_t c, out, k, end;
 	int d;
 
 	for (d = 0; d < IOMAP_DIRS; d++) {
-		for (c = 0, out = 0; c < cols_used; c += f, out++) {
+		for (c = 0, out = 0; c < m->cols_used; c += f, out++) {
 			struct iomap_dense *to = v + column_index(d, out, 0);
+			int any = 0;
 
-			if (c != out)
+			end = c + f < m->cols_used ? c + f : m->cols_used;
+			for (k = c; k < end; k++)
+				any |= col_mapped(m, d, k);
+			if (!any) {
+				/* what out held went into an earlier column */
+				if (out != c && col_mapped(m, d, out))
+					memset(to + lo, 0, (hi - lo) * sizeof(*v));
+				continue;
+			}
+			map_col(m, d, out);
+			if (c != out && col_mapped(m, d, c))
 				memcpy(to + lo, v + column_index(d, c, lo),
 				       (hi - lo) * sizeof(*v));
-			for (k = c + 1; k < c + f && k < cols_used; k++) {
+			else if (c != out)
+				memset(to + lo, 0, (hi - lo) * sizeof(*v));
+			for (k = c + 1; k < end; k++) {
 				const struct iomap_dense *from =
 					v + column_index(d, k, 0);
 
+				if (!col_mapped(m, d, k))
+					continue;
 				for (r = lo; r < hi; r++)
 					dense_add(&to[r], from[r]);
 			}
 		}
-		for (c = out; c < cols_used; c++)
-			memset(v + column_index(d, c, lo), 0,
-			       (hi - lo) * sizeof(*v));
+		for (c = out; c < m->cols_used; c++)
+			if (col_mapped(m, d, c))
+				memset(v + column_index(d, c, lo), 0,
+				       (hi - lo) * sizeof(*v));
 	}
 }
 
@@ -326,8 +377,7 @@ void iomap_merge_cols(struct iomap *m, unsigned f)
 	if (f < 2)
 		return;
 	if (m->dense) {
-		dense_merge_cols(m->dense, f, m->cols_used, m->rows_lo,
-				 m->rows_hi);
+		dense_merge_cols(m, f);
 		m->cols_used = (m->cols_used + f - 1) / f;
 	}
 	sparse_rekey(m, key_merge_cols, &f);
@@ -343,13 +393,16 @@ int iomap_next(const struct iomap *m, size_t *pos, struct iomap_point *p)
 
 		/* past the used rows or columns: on to the next used cell */
 		if (row < m->rows_lo || row >= m->rows_hi ||
-		    col >= m->cols_used) {
+		    col >= m->cols_used || !col_mapped(m, (int)d, col)) {
 			if (row < m->rows_lo)
 				*pos = dense_index((int)d, m->rows_lo, 0);
 			else if (row >= m->rows_hi)
 				*pos = dense_index((int)d + 1, 0, 0);
-			else
+			else if (col >= m->cols_used)
 				*pos = (i / IOMAP_COLS + 1) * IOMAP_COLS;
+			else	/* to the next chunk, or row */
+				*pos = i / IOMAP_COLS * IOMAP_COLS +
+				       (col / CHUNK_COLS + 1) * CHUNK_COLS;
 			continue;
 		}
 		x = &m->dense[column_index((int)d, col, (unsigned)row)];

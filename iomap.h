@@ -45,8 +45,9 @@ struct iomap {
 	uint64_t row_sectors;
 	int window_set, window_fixed;
 	struct iomap_dense *dense;	/* [dir][col][row], NULL until used */
-	size_t cols_mapped[IOMAP_DIRS];	/* pages mapped up to these columns */
+	uint32_t chunks_mapped[IOMAP_DIRS];	/* bit k: columns 32k .. 32k+31 */
 	size_t cols_used;	/* dense columns 0 .. cols_used - 1 hold I/O */
+	size_t warm_col[IOMAP_DIRS];	/* the column last brought to cache */
 	unsigned rows_lo, rows_hi;	/* and rows rows_lo .. rows_hi - 1 */
 	struct iomap_cell *cells;	/* sparse, for tagged I/O */
 	size_t cap, len;

@@ -115,14 +115,16 @@ static void check_row_order(const struct iomap *m)
  * n I/Os whose sectors spread from around start by up to spread either
  * way (spread growing as the trace goes on, so the window doubles many
  * times), columns rising to cols, merged by 2 every merge_every adds;
- * tagged ones (n_tags > 0) in the sparse table.
+ * tagged ones (n_tags > 0) in the sparse table. With gaps: no I/O in
+ * columns cols/20 to cols/3 (an idle stretch, chunks of the map never
+ * mapped), writes only in the second half, merges by 2 and 5 in turn.
  */
-static void run(uint64_t seed, uint64_t start, uint64_t spread, size_t n,
-		size_t cols, size_t merge_every, size_t n_tags,
-		const char *what)
+static void run_map(uint64_t seed, uint64_t start, uint64_t spread, size_t n,
+		    size_t cols, size_t merge_every, size_t n_tags, int gaps,
+		    const char *what)
 {
 	struct iomap m = { 0 };
-	unsigned div = 1;
+	unsigned div = 1, f = 2;
 	size_t i;
 
 	rng_state = seed;
@@ -130,11 +132,15 @@ static void run(uint64_t seed, uint64_t start, uint64_t spread, size_t n,
 		uint64_t reach = 1 + spread * (i + 1) / n;
 		uint64_t off = ((rng() << 31) ^ rng()) % reach;
 		struct add *a = &adds[i];
+		size_t col = i * cols / n;
 
+		if (gaps && col >= cols / 20)
+			col = cols / 3 + (col - cols / 20) * (cols - cols / 3) /
+					 (cols - cols / 20);
 		a->sector = rng() & 1 || off > start ? start + off :
 						       start - off;
-		a->col = (i * cols / n) / div;
-		a->dir = (int)(rng() & 1);
+		a->col = col / div;
+		a->dir = gaps && i < n / 2 ? 0 : (int)(rng() & 1);
 		a->tag = n_tags && rng() % 3 == 0 ? (long)(rng() % n_tags) : -1;
 		a->bytes = (uint32_t)(512 * (1 + rng() % 256));
 		CHECK(iomap_add(&m, a->col, a->sector, a->dir, a->tag,
@@ -143,12 +149,57 @@ static void run(uint64_t seed, uint64_t start, uint64_t spread, size_t n,
 		 * units of the merges so far */
 		a->col *= div;
 		if (merge_every && (i + 1) % merge_every == 0 && div < 64) {
-			iomap_merge_cols(&m, 2);
-			div *= 2;
+			iomap_merge_cols(&m, f);
+			div *= f;
+			if (gaps)
+				f = f == 2 ? 5 : 2;
 		}
 	}
 	compare(&m, n, div, n_tags, what);
 	check_row_order(&m);
+	iomap_free(&m);
+}
+
+static void run(uint64_t seed, uint64_t start, uint64_t spread, size_t n,
+		size_t cols, size_t merge_every, size_t n_tags,
+		const char *what)
+{
+	run_map(seed, start, spread, n, cols, merge_every, n_tags, 0, what);
+}
+
+/* Idle stretches leave chunks of the map unmapped: what lands after
+ * them, merges and the window's growth still count right. */
+static void test_idle_stretches_and_one_direction(void)
+{
+	run_map(8, 1 << 20, 1 << 19, MAX_ADDS, 1024, 0, 0, 1, "gaps");
+	run_map(9, 1 << 24, 1 << 23, MAX_ADDS, 1024, 3000, 0, 1,
+		"gaps, merges by 2 and 5");
+	run_map(10, 5000, 4999, MAX_ADDS, 1024, 1500, 3, 1,
+		"gaps, merges, tags");
+}
+
+/* Only the chunks of columns that received I/O are mapped. */
+static void test_chunks_mapped_as_io_lands(void)
+{
+	struct iomap m = { 0 };
+	size_t pos = 0, n = 0;
+	struct iomap_point p;
+
+	CHECK(iomap_add(&m, 3, 100, 0, -1, 4096) == 0);
+	CHECK(iomap_add(&m, 313, 100, 0, -1, 4096) == 0);
+	CHECK(iomap_add(&m, 700, 5000, 1, -1, 4096) == 0);
+	CHECK_EQ_INT(m.chunks_mapped[0], (1u << 0) | (1u << 9));
+	CHECK_EQ_INT(m.chunks_mapped[1], 1u << 21);
+	/* halving the columns: 313 -> 156 (chunk 4), 700 -> 350 (10) */
+	iomap_merge_cols(&m, 2);
+	CHECK_EQ_INT(m.chunks_mapped[0], (1u << 0) | (1u << 4) | (1u << 9));
+	CHECK_EQ_INT(m.chunks_mapped[1], (1u << 10) | (1u << 21));
+	while (iomap_next(&m, &pos, &p)) {
+		CHECK(p.col == 1 || p.col == 156 || p.col == 350);
+		CHECK_EQ_INT(p.count, 1);
+		n++;
+	}
+	CHECK_EQ_INT(n, 3);
 	iomap_free(&m);
 }
 
@@ -175,11 +226,40 @@ static void test_one_row_and_one_column(void)
 	run(7, 4096, 0, 100, 1, 0, 0, "one cell");
 }
 
+/* Merging by 5, a group of columns across an unmapped chunk and a mapped
+ * one (60..64: chunks 1 and 2) lands in column 12, whose own I/O went to
+ * column 2: it holds the group's I/O only. */
+static void test_merge_across_an_unmapped_chunk(void)
+{
+	struct iomap m = { 0 };
+	size_t pos = 0, n = 0;
+	struct iomap_point p;
+
+	CHECK(iomap_add(&m, 12, 100, 0, -1, 4096) == 0);
+	CHECK(iomap_add(&m, 64, 100, 0, -1, 4096) == 0);
+	CHECK(iomap_add(&m, 64, 100, 0, -1, 4096) == 0);
+	iomap_merge_cols(&m, 5);
+	while (iomap_next(&m, &pos, &p)) {
+		if (p.col == 2)
+			CHECK_EQ_INT(p.count, 1);
+		else if (p.col == 12)
+			CHECK_EQ_INT(p.count, 2);
+		else
+			CHECK(!"a column that got no I/O");
+		n++;
+	}
+	CHECK_EQ_INT(n, 2);
+	iomap_free(&m);
+}
+
 int main(void)
 {
 	RUN_TEST(test_window_growing_up_and_down);
 	RUN_TEST(test_window_and_columns_merging_together);
 	RUN_TEST(test_tagged_io_in_the_sparse_table);
 	RUN_TEST(test_one_row_and_one_column);
+	RUN_TEST(test_idle_stretches_and_one_direction);
+	RUN_TEST(test_chunks_mapped_as_io_lands);
+	RUN_TEST(test_merge_across_an_unmapped_chunk);
 	return check_report();
 }
