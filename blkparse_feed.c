@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,6 +373,93 @@ static inline void hand_out(struct feed *f, struct stream *s,
 	ev->index = f->n_events++;
 }
 
+/* Why a run of one stream's records stopped. */
+enum run_end {
+	RUN_OTHER,	/* another stream's record comes first */
+	RUN_FULL,	/* max events, or no room for the next payload */
+	RUN_REFILL,	/* the next record is not whole in the buffer */
+};
+
+/*
+ * Hands out s's records (s first in time, its look-ahead whole in the
+ * buffer) into ev[0..max) until another stream's comes first (time
+ * until, order until_order), the batch is full, or s's buffer must be
+ * filled again; returns how many, the reason in *why. Specialised by
+ * record version and byte order (constants where it is inlined): the
+ * loop keeps the stream's place in registers.
+ */
+static inline size_t run_of(struct feed *f, struct stream *s,
+			    struct io_event *ev, size_t max,
+			    size_t *pdu_room, uint64_t until,
+			    unsigned until_order, const int v7, const int sw,
+			    enum run_end *why)
+{
+	const size_t hs = v7 ? BLK_IO_TRACE7_SIZE : BLK_IO_TRACE8_SIZE;
+	const uint32_t magic = BLK_IO_TRACE_MAGIC |
+			       (v7 ? BLK_IO_TRACE_VERSION7 :
+				     BLK_IO_TRACE_VERSION8);
+	const unsigned char *p = s->buf + s->start, *end = s->buf + s->end;
+	size_t len = s->cur_len, room = *pdu_room, n = 0;
+	uint64_t genesis = f->genesis_ns, index = f->n_events;
+	uint64_t t = s->cur_time;
+
+	*why = RUN_FULL;
+	while (n < max) {
+		struct io_event *e = &ev[n];
+		size_t pdu_len = len - hs;
+
+		if (pdu_len > room)
+			break;
+		room -= pdu_len;
+		e->sequence = load32(p + 4, sw);
+		e->sector = load64(p + 16, sw);
+		e->bytes = load32(p + 24, sw);
+		if (v7) {
+			e->action = load32(p + 28, sw);
+			e->pid = load32(p + 32, sw);
+			e->device = load32(p + 36, sw);
+			e->cpu = load32(p + 40, sw);
+			e->error = load16(p + 44, sw);
+		} else {
+			e->pid = load32(p + 28, sw);
+			e->action = (uint32_t)load64(p + 32, sw);
+			e->device = load32(p + 40, sw);
+			e->cpu = load32(p + 44, sw);
+			e->error = load16(p + 48, sw);
+		}
+		e->pdu_len = (uint16_t)pdu_len;
+		e->tag = IO_EVENT_NO_TAG;
+		e->pdu = pdu_len ? p + hs : NULL;
+		/* time going backwards within a file lands at 0 */
+		e->time_ns = t > genesis ? t - genesis : 0;
+		e->index = index++;
+		n++;
+		/* the next record, if whole in the buffer */
+		p += len;
+		if ((size_t)(end - p) < hs ||
+		    load32(p, sw) != magic ||
+		    (size_t)(end - p) < hs + (pdu_len = load16(p + (v7 ? 46 :
+								      50),
+								  sw))) {
+			len = 0;
+			*why = RUN_REFILL;
+			break;
+		}
+		len = hs + pdu_len;
+		t = load64(p + 8, sw);
+		if (t > until || (t == until && s->order > until_order)) {
+			*why = RUN_OTHER;
+			break;
+		}
+	}
+	s->start = (size_t)(p - s->buf);
+	s->cur_len = len;
+	s->cur_time = t;
+	*pdu_room = room;
+	f->n_events = index;
+	return n;
+}
+
 long feed_next_batch(struct feed *f, struct io_event *ev, size_t max,
 		     size_t pdu_room, struct iow_error *err)
 {
@@ -390,32 +478,58 @@ long feed_next_batch(struct feed *f, struct io_event *ev, size_t max,
 	}
 	while (n < max && f->heap_len) {
 		struct stream *s = f->heap[0];
-		size_t pdu_len = s->cur_len - s->header_size;
+		uint64_t until = UINT64_MAX;
+		unsigned until_order = UINT_MAX;
+		enum run_end why;
 
-		if (pdu_len > pdu_room)
-			break;
-		pdu_room -= pdu_len;
-		hand_out(f, s, &ev[n++]);
-		/*
-		 * The next record of s, if it is whole in the buffer; else
-		 * the batch ends here: filling the buffer would move the
-		 * payloads just handed out.
-		 */
-		s->start += s->cur_len;
-		s->cur_len = 0;
-		if (!stream_next_in_buffer(s)) {
-			f->last = s;
-			break;
+		if (__builtin_expect(!f->started, 0)) {
+			/* up to time 0: an event at a time */
+			size_t pdu_len = s->cur_len - s->header_size;
+
+			if (pdu_len > pdu_room)
+				break;
+			pdu_room -= pdu_len;
+			hand_out(f, s, &ev[n++]);
+			s->start += s->cur_len;
+			s->cur_len = 0;
+			if (!stream_next_in_buffer(s)) {
+				f->last = s;
+				break;
+			}
+			heap_sift_down(f, 0);
+			continue;
 		}
-		/* most often s stays first (runs of one CPU's records) */
 		if (f->heap_len > 1) {
 			struct stream *c = f->heap[1];
 
 			if (f->heap_len > 2 && stream_before(f->heap[2], c))
 				c = f->heap[2];
-			if (stream_before(c, s))
-				heap_sift_down(f, 0);
+			until = c->cur_time;
+			until_order = c->order;
 		}
+		if (s->version == BLK_IO_TRACE_VERSION8 && !s->swap)
+			n += run_of(f, s, ev + n, max - n, &pdu_room, until,
+				    until_order, 0, 0, &why);
+		else if (s->version == BLK_IO_TRACE_VERSION8)
+			n += run_of(f, s, ev + n, max - n, &pdu_room, until,
+				    until_order, 0, 1, &why);
+		else if (!s->swap)
+			n += run_of(f, s, ev + n, max - n, &pdu_room, until,
+				    until_order, 1, 0, &why);
+		else
+			n += run_of(f, s, ev + n, max - n, &pdu_room, until,
+				    until_order, 1, 1, &why);
+		if (why == RUN_REFILL) {
+			/*
+			 * The batch ends here: filling the buffer would move
+			 * the payloads just handed out.
+			 */
+			f->last = s;
+			break;
+		}
+		if (why == RUN_FULL)
+			break;
+		heap_sift_down(f, 0);
 	}
 	return (long)n;
 }
