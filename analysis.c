@@ -606,6 +606,13 @@ static double depth_integrate(struct analysis *a, uint64_t depth,
 		return 0;
 	total = (double)depth * (double)(to - from);
 	bin_for(a, to - 1);
+	/* most often from lies in to's bin too (bin_for keeps its start) */
+	if (from >= a->cached_bin_start) {
+		*(double *)(sink + a->cached_bin * stride) += total;
+		if (sink2)
+			*(double *)(sink2 + a->cached_bin * stride2) += total;
+		return total;
+	}
 	while (from < to) {
 		size_t bin = (size_t)((from - a->bin_origin_ns) /
 				      a->bin_width_ns);
@@ -1438,10 +1445,12 @@ static int device_wanted(const struct analysis *a, uint32_t device)
 
 static int is_io_action(unsigned code)
 {
-	return code == BLK_TA_QUEUE || code == BLK_TA_ISSUE ||
-	       code == BLK_TA_COMPLETE || code == BLK_TA_BACKMERGE ||
-	       code == BLK_TA_FRONTMERGE || code == BLK_TA_REQUEUE ||
-	       code == BLK_TA_SPLIT;
+	const uint32_t io = 1u << BLK_TA_QUEUE | 1u << BLK_TA_ISSUE |
+			    1u << BLK_TA_COMPLETE | 1u << BLK_TA_BACKMERGE |
+			    1u << BLK_TA_FRONTMERGE | 1u << BLK_TA_REQUEUE |
+			    1u << BLK_TA_SPLIT;
+
+	return code < 32 && (io >> code & 1);
 }
 
 static void map_issue_or_queue(struct analysis *a, size_t slot,
@@ -1463,39 +1472,21 @@ static void map_issue_or_queue(struct analysis *a, size_t slot,
 	map_io(a, slot, ev, s);
 }
 
-int analysis_add(struct analysis *a, const struct io_event *ev,
-		 struct iow_error *err)
+/*
+ * An I/O action (is_io_action), counted or not (in the time range): what
+ * it does to the I/Os in flight and the statistics. Kept apart from
+ * analysis_add, which every event passes through: most are not I/O
+ * actions (G, P, U, I), and this one's frame costs.
+ */
+static __attribute__((noinline)) int add_io(struct analysis *a,
+					    const struct io_event *ev,
+					    int counted, struct iow_error *err)
 {
 	unsigned code = blk_action_code(ev->action);
 	struct device_stats *d;
 	size_t slot;
-	int dir = direction(ev), counted, r = 0;
+	int dir = direction(ev), r = 0;
 
-	if (blk_is_note(ev->action)) {
-		a->n_notes++;
-		return 0;
-	}
-	if (!device_wanted(a, ev->device))
-		return 0;
-	if (a->cfg.per_device) {
-		struct analysis *part = device_part(a, ev->device, err);
-
-		/* a part has its device once it has seen an I/O event */
-		if (!part || analysis_add(part, ev, err) < 0)
-			return -1;
-	}
-	a->n_events_all++;
-	if (ev->time_ns < a->first_ns)
-		a->first_ns = ev->time_ns;
-	if (ev->time_ns > a->last_ns || a->n_events_all == 1)
-		a->last_ns = ev->time_ns;
-	counted = in_time_range(a, ev->time_ns);
-	if (!in_offset_range(a, ev))
-		return 0;
-	if (counted)
-		a->n_events++;
-	if (!is_io_action(code))
-		return 0;
 	d = device_get(a, ev->device, &slot);
 	if (!d)
 		return iow_fail(err, "out of memory");
@@ -1534,6 +1525,39 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 		map_issue_or_queue(a, slot, ev);
 	sweep_stale(a, ev->time_ns);
 	return 0;
+}
+
+int analysis_add(struct analysis *a, const struct io_event *ev,
+		 struct iow_error *err)
+{
+	int counted;
+
+	if (blk_is_note(ev->action)) {
+		a->n_notes++;
+		return 0;
+	}
+	if (!device_wanted(a, ev->device))
+		return 0;
+	if (a->cfg.per_device) {
+		struct analysis *part = device_part(a, ev->device, err);
+
+		/* a part has its device once it has seen an I/O event */
+		if (!part || analysis_add(part, ev, err) < 0)
+			return -1;
+	}
+	a->n_events_all++;
+	if (ev->time_ns < a->first_ns)
+		a->first_ns = ev->time_ns;
+	if (ev->time_ns > a->last_ns || a->n_events_all == 1)
+		a->last_ns = ev->time_ns;
+	counted = in_time_range(a, ev->time_ns);
+	if (!in_offset_range(a, ev))
+		return 0;
+	if (counted)
+		a->n_events++;
+	if (!is_io_action(blk_action_code(ev->action)))
+		return 0;
+	return add_io(a, ev, counted, err);
 }
 
 void analysis_finish(struct analysis *a)
