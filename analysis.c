@@ -82,6 +82,7 @@ int analysis_init(struct analysis *a, const struct analysis_config *cfg,
 	a->map_width_ns = MAP_FIRST_WIDTH_NS;
 	a->map_next_coarsen = 2;
 	a->cached_bin_start = UINT64_MAX;
+	a->cached_col_start = UINT64_MAX;
 	a->first_ns = UINT64_MAX;
 	a->bins = calloc(a->cap_bins, sizeof(*a->bins));
 	p = calloc(1, sizeof(*p));
@@ -536,9 +537,14 @@ int analysis_set_tag_label(struct analysis *a, int32_t tag, const char *label,
 /* The map column of t (t >= origin), widening the columns as needed. */
 static size_t map_col_for(struct analysis *a, uint64_t t)
 {
-	uint64_t col = (t - a->bin_origin_ns) / a->map_width_ns;
+	uint64_t col;
 	size_t i;
 
+	/* events come in time order: most fall in the last one's column */
+	if (t >= a->cached_col_start &&
+	    t - a->cached_col_start < a->map_width_ns)
+		return a->cached_col;
+	col = (t - a->bin_origin_ns) / a->map_width_ns;
 	while (col >= IOMAP_COLS) {
 		unsigned f = a->map_next_coarsen;
 
@@ -551,6 +557,8 @@ static size_t map_col_for(struct analysis *a, uint64_t t)
 	}
 	if (col >= a->map_cols)
 		a->map_cols = (size_t)col + 1;
+	a->cached_col = (size_t)col;
+	a->cached_col_start = a->bin_origin_ns + col * a->map_width_ns;
 	return (size_t)col;
 }
 

@@ -183,6 +183,8 @@ struct analysis {
 	uint64_t map_width_ns;
 	size_t map_cols;	/* columns up to the last mapped I/O */
 	unsigned map_next_coarsen;
+	size_t cached_col;	/* map_col_for's last answer, and its start */
+	uint64_t cached_col_start;
 	struct tag_stats *tags;
 	size_t n_tags;
 	int tagging;		/* tags are in use: untagged is a class */
