@@ -16,11 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bigmem.h"
 #include "blkparse_feed.h"
 #include "blktrace.h"
 
-/* Room for the largest record: a v8 header and a 64 KiB payload. */
-#define STREAM_BUF_SIZE	(256 * 1024)
+/* Room for the largest record (a v8 header and a 64 KiB payload) and
+ * reads of 64 KiB and more; mapped at once (bigmem.h). */
+#define STREAM_BUF_SIZE	(128 * 1024)
 
 struct stream {
 	const char *path;
@@ -295,7 +297,7 @@ static int open_stream(struct stream *s, const char *path, int is_stdin,
 		return iow_fail(err, "%s: is a directory", path);
 	if (!is_stdin)
 		posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	s->buf = malloc(STREAM_BUF_SIZE);
+	s->buf = bigmem_calloc(STREAM_BUF_SIZE);
 	if (!s->buf)
 		return iow_fail(err, "%s: out of memory", path);
 	return 0;
@@ -562,7 +564,7 @@ void feed_close(struct feed *f)
 
 		if (s->fd > 0)
 			close(s->fd);
-		free(s->buf);
+		bigmem_free(s->buf);
 	}
 	free(f->streams);
 	free(f->heap);
