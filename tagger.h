@@ -50,7 +50,7 @@
 
 #define TAGGER_DEFAULT_TIMEOUT_S	30.0
 /* Events sent but not yet answered, at most; a push beyond waits. */
-#define TAGGER_WINDOW			65536
+#define TAGGER_WINDOW			16384
 /* A label longer than this (with its NUL) is an error. */
 #define TAGGER_MAX_LABEL		4096
 
