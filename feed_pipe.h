@@ -13,8 +13,14 @@
 
 struct feed_pipe;
 
-/* Start reading f; f must outlive the pipe. */
-struct feed_pipe *feed_pipe_start(struct feed *f, struct iow_error *err);
+/*
+ * Start reading f; f must outlive the pipe. cpu_to_spare 0: no CPU is
+ * free for a reader thread (the caller knows of another process at work
+ * on a small machine): files are read in the caller's thread, unless
+ * IOWATCHER_READER says otherwise; 1: whichever way is faster.
+ */
+struct feed_pipe *feed_pipe_start(struct feed *f, int cpu_to_spare,
+				  struct iow_error *err);
 /*
  * The next events, in order: *ev points at *n of them (at least one), in
  * the pipe's own memory (no copy): the caller may change them; they and

@@ -7,6 +7,7 @@
 #include <malloc.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,20 @@ static int tag_stage_start(const struct options *o, struct tag_stage *ts,
 		analysis_enable_tags(a);
 	}
 	return 0;
+}
+
+/*
+ * Whether a reader thread would have a CPU of its own: not where a
+ * tagger's process takes the second of two (or there is one CPU).
+ */
+static int cpu_to_spare(const struct tag_stage *ts)
+{
+	cpu_set_t set;
+	int n = 2;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		n = CPU_COUNT(&set);
+	return n - 1 - (ts->tagger != NULL) > 0;
 }
 
 /* Hand every answered event to the analysis. */
@@ -203,7 +218,7 @@ static int analyse_trace(const struct options *o,
 		return -1;
 	}
 	/* Reading runs beside the analysis or before it (feed_pipe.h). */
-	pipe = feed_pipe_start(f, err);
+	pipe = feed_pipe_start(f, cpu_to_spare(&ts), err);
 	if (!pipe) {
 		live_close(live);
 		tag_stage_free(&ts);

@@ -1,4 +1,5 @@
 /* test_feed.c: the trace reader on constructed traces. */
+#include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -476,7 +477,7 @@ static void test_reader_thread_gives_the_same_events(void)
 	CHECK(feed_find_traces(path_in("pipe.dump"), &list, &err) == 0);
 	f1 = feed_open(&list.items[0], &err);
 	f2 = feed_open(&list.items[0], &err);
-	p = feed_pipe_start(f2, &err);
+	p = feed_pipe_start(f2, 1, &err);
 	CHECK(f1 && f2 && p);
 	for (;;) {
 		r2 = feed_pipe_next(p, &b, &nb, &err);
@@ -511,6 +512,81 @@ static void test_reader_thread_gives_the_same_events(void)
 	trace_list_free(&list);
 }
 
+/* The threads this process runs now. */
+static int threads_now(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * Reads 400,000 events (past the probe) through a pipe started with
+ * cpu_to_spare; returns the most threads seen while reading, checking
+ * every 16th batch.
+ */
+static int most_threads_reading(int cpu_to_spare, long *n_read)
+{
+	struct trace_list list = { NULL, 0 };
+	struct iow_error err;
+	struct io_event *ev;
+	struct feed *f;
+	struct feed_pipe *p;
+	size_t n;
+	long batches = 0;
+	int most = 0, r;
+
+	CHECK(feed_find_traces(path_in("long.dump"), &list, &err) == 0);
+	f = feed_open(&list.items[0], &err);
+	p = feed_pipe_start(f, cpu_to_spare, &err);
+	CHECK(f && p);
+	*n_read = 0;
+	while ((r = feed_pipe_next(p, &ev, &n, &err)) > 0) {
+		*n_read += (long)n;
+		if (batches++ % 16 == 0 && threads_now() > most)
+			most = threads_now();
+	}
+	CHECK_EQ_INT(r, 0);
+	feed_pipe_stop(p);
+	feed_close(f);
+	trace_list_free(&list);
+	return most;
+}
+
+/* No CPU to spare (a tagger works beside, on two): no reader thread,
+ * even where the probe would keep one; IOWATCHER_READER still rules. */
+static void test_no_cpu_to_spare_reads_in_the_callers_thread(void)
+{
+	FILE *out = fopen(path_in("long.dump"), "wb");
+	long n;
+	int i;
+
+	for (i = 0; i < 400000; i++) {
+		struct rec r = basic[i % 3];
+
+		r.t = 1000 + (uint64_t)i * 10;
+		tb_write(out, 7, 0, (uint32_t)i, &r);
+	}
+	fclose(out);
+	setenv("IOWATCHER_READER", "keep", 1);
+	CHECK_EQ_INT(most_threads_reading(1, &n), 2);
+	CHECK_EQ_INT(n, 400000);
+	unsetenv("IOWATCHER_READER");
+	CHECK_EQ_INT(most_threads_reading(0, &n), 1);
+	CHECK_EQ_INT(n, 400000);
+	setenv("IOWATCHER_READER", "thread", 1);
+	CHECK_EQ_INT(most_threads_reading(0, &n), 2);
+	unsetenv("IOWATCHER_READER");
+	unlink(path_in("long.dump"));
+}
+
 /* Stopping mid-trace (an error downstream) neither hangs nor leaks. */
 static void test_reader_thread_stops_mid_trace(void)
 {
@@ -523,7 +599,7 @@ static void test_reader_thread_stops_mid_trace(void)
 
 	CHECK(feed_find_traces(path_in("pipe.dump"), &list, &err) == 0);
 	f = feed_open(&list.items[0], &err);
-	p = feed_pipe_start(f, &err);
+	p = feed_pipe_start(f, 1, &err);
 	CHECK(feed_pipe_next(p, &ev, &n, &err) == 1);
 	feed_pipe_stop(p);
 	feed_close(f);
@@ -555,6 +631,7 @@ int main(void)
 	RUN_TEST(test_cgroup_id_is_skipped_in_notes);
 	RUN_TEST(test_reader_thread_gives_the_same_events);
 	RUN_TEST(test_reader_thread_stops_mid_trace);
+	RUN_TEST(test_no_cpu_to_spare_reads_in_the_callers_thread);
 	{
 		char cmd[128];
 
