@@ -58,6 +58,10 @@ struct analysis_private {
 	struct tag_index_entry *tag_index;
 	size_t tag_index_cap;
 	size_t last_device;
+	/* Whether the trace has had a split (X) or a requeue (R): until
+	 * then no bio waits as a split's rest and every request in flight
+	 * is issued, and the lookups for them are skipped. */
+	int any_split, any_requeue;
 };
 
 static struct analysis_private *priv(const struct analysis *a)
@@ -878,8 +882,9 @@ static int handle_queue(struct analysis *a, const struct io_event *ev)
 	if (ev->bytes < 512)
 		return 0;
 	/* An older kernel queues a split's remainder again: same bio. */
-	for (bio = ioset_find(&p->bios, ev->device, op, ev->sector); bio;
-	     bio = ioset_next(&p->bios, bio))
+	for (bio = p->any_split ? ioset_find(&p->bios, ev->device, op,
+					     ev->sector) : NULL;
+	     bio; bio = ioset_next(&p->bios, bio))
 		if (bio->split_rest && bio->bytes == ev->bytes) {
 			bio->split_rest = 0;
 			return 0;
@@ -904,6 +909,7 @@ static int handle_split(struct analysis *a, const struct io_event *ev)
 
 	if (feed_decode_split(ev, &rest_sector) < 0)
 		return 0;
+	p->any_split = 1;
 	bio = bio_at(p, ev->device, op, ev->sector, BIO_QUEUED, UINT32_MAX);
 	if (!bio)
 		return 0;
@@ -1005,8 +1011,9 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 	if (ev->bytes < 512)
 		return 0;
 	/* A requeued request is issued again: the last D counts. */
-	for (req = ioset_find(&p->requests, ev->device, op, ev->sector); req;
-	     req = ioset_next(&p->requests, req))
+	for (req = p->any_requeue ? ioset_find(&p->requests, ev->device, op,
+					       ev->sector) : NULL;
+	     req; req = ioset_next(&p->requests, req))
 		if (!req->issued && req->bytes == ev->bytes)
 			break;
 	if (!req) {
@@ -1353,6 +1360,7 @@ static void handle_requeue(struct analysis *a, struct device_stats *d,
 			break;
 	if (!req)
 		return;
+	p->any_requeue = 1;
 	req->issued = 0;
 	end = ev->sector + req->bytes / 512;
 	t = req->d_ns;
@@ -1467,6 +1475,10 @@ static void map_issue_or_queue(struct analysis *a, size_t slot,
 	long s = -1;
 	int32_t tag = ev->tag;
 
+	/* nothing is mapped for statistics alone; untagged, no tag's slot
+	 * comes of it either */
+	if (a->cfg.stats_only && !a->tagging && tag == IO_EVENT_NO_TAG)
+		return;
 	if (blk_action_code(ev->action) == BLK_TA_ISSUE) {
 		struct bio_state *bio = bio_at(priv(a), ev->device, data_op(ev),
 					       ev->sector, BIO_ISSUED,

@@ -208,6 +208,10 @@ static void test_requeued_request_counts_from_its_last_issue(void)
 	ev(2 * MS, BLK_TA_REQUEUE, W, 64, 4096);
 	ev(3 * MS, BLK_TA_ISSUE, W, 64, 4096);
 	ev(5 * MS, BLK_TA_COMPLETE, W, 64, 4096);
+	/* the request issued again is the one requeued: none is left in
+	 * flight (bios, then requests, are the private part's first) */
+	CHECK_EQ_INT(((struct ioset *)a.private)[1].len, 0);
+	CHECK_EQ_INT(dev0()->requests[OP_WRITE], 0);
 	analysis_finish(&a);
 	CHECK_EQ_INT(dev0()->d2c.n, 1);
 	CHECK_NEAR(mean(&dev0()->d2c), 2 * MS, 0);
