@@ -137,16 +137,18 @@ static int stream_detect(struct stream *s, uint32_t raw_magic,
 	return 0;
 }
 
-static void decode_header(struct stream *s, const unsigned char *p,
-			  struct io_event *ev)
+/*
+ * A record's fields into ev, all but its time (the caller's to set, from
+ * genesis) and payload pointer: for a version (v7) and byte order (sw)
+ * that run_of's callers make constants.
+ */
+static inline void decode_fields(const unsigned char *p, struct io_event *ev,
+				 const int v7, const int sw)
 {
-	int sw = s->swap;
-
 	ev->sequence = load32(p + 4, sw);
-	ev->time_ns = load64(p + 8, sw);
 	ev->sector = load64(p + 16, sw);
 	ev->bytes = load32(p + 24, sw);
-	if (s->version == BLK_IO_TRACE_VERSION7) {
+	if (v7) {
 		ev->action = load32(p + 28, sw);
 		ev->pid = load32(p + 32, sw);
 		ev->device = load32(p + 36, sw);
@@ -154,16 +156,22 @@ static void decode_header(struct stream *s, const unsigned char *p,
 		ev->error = load16(p + 44, sw);
 		ev->pdu_len = load16(p + 46, sw);
 	} else {
-		uint64_t action = load64(p + 32, sw);
-
 		ev->pid = load32(p + 28, sw);
-		ev->action = (uint32_t)action;
+		/* bits 32-63 (zone categories) are read by no statistic */
+		ev->action = (uint32_t)load64(p + 32, sw);
 		ev->device = load32(p + 40, sw);
 		ev->cpu = load32(p + 44, sw);
 		ev->error = load16(p + 48, sw);
 		ev->pdu_len = load16(p + 50, sw);
 	}
 	ev->tag = IO_EVENT_NO_TAG;
+}
+
+static void decode_header(struct stream *s, const unsigned char *p,
+			  struct io_event *ev)
+{
+	decode_fields(p, ev, s->version == BLK_IO_TRACE_VERSION7, s->swap);
+	ev->time_ns = load64(p + 8, s->swap);
 }
 
 /*
@@ -413,24 +421,7 @@ static inline size_t run_of(struct feed *f, struct stream *s,
 		if (pdu_len > room)
 			break;
 		room -= pdu_len;
-		e->sequence = load32(p + 4, sw);
-		e->sector = load64(p + 16, sw);
-		e->bytes = load32(p + 24, sw);
-		if (v7) {
-			e->action = load32(p + 28, sw);
-			e->pid = load32(p + 32, sw);
-			e->device = load32(p + 36, sw);
-			e->cpu = load32(p + 40, sw);
-			e->error = load16(p + 44, sw);
-		} else {
-			e->pid = load32(p + 28, sw);
-			e->action = (uint32_t)load64(p + 32, sw);
-			e->device = load32(p + 40, sw);
-			e->cpu = load32(p + 44, sw);
-			e->error = load16(p + 48, sw);
-		}
-		e->pdu_len = (uint16_t)pdu_len;
-		e->tag = IO_EVENT_NO_TAG;
+		decode_fields(p, e, v7, sw);
 		e->pdu = pdu_len ? p + hs : NULL;
 		/* time going backwards within a file lands at 0 */
 		e->time_ns = t > genesis ? t - genesis : 0;
