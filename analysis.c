@@ -703,13 +703,7 @@ static int latency_add(struct latency_summary *l, int op, uint64_t ns)
 	if (!l->hist_op[op] &&
 	    !(l->hist_op[op] = calloc(LAT_SUM_BUCKETS, sizeof(*l->hist))))
 		return -1;
-	if (ns >= 1ull << LAT_SUM_MAX_BITS)
-		ns = (1ull << LAT_SUM_MAX_BITS) - 1;
-	l->n++;
-	l->sum_ns += (double)ns;
-	if (ns > l->max_ns)
-		l->max_ns = ns;
-	k = hist_index(ns, LAT_SUM_BITS);
+	k = latency_count(&l->n, &l->sum_ns, &l->max_ns, ns);
 	l->hist[k]++;
 	l->hist_op[op][k]++;
 	return 0;
@@ -1738,24 +1732,24 @@ double analysis_bin_size_q(const struct analysis *a, size_t i, int op,
 	return k < SIZE_BUCKETS ? (double)hist_bucket_low(k, SIZE_BITS) : 0;
 }
 
-uint64_t analysis_tag_ios(const struct tag_stats *t)
+static uint64_t sum_ops(const uint64_t v[N_OPS])
 {
 	uint64_t n = 0;
 	int op;
 
 	for (op = 0; op < N_OPS; op++)
-		n += t->ios[op];
+		n += v[op];
 	return n;
+}
+
+uint64_t analysis_tag_ios(const struct tag_stats *t)
+{
+	return sum_ops(t->ios);
 }
 
 uint64_t analysis_tag_bytes(const struct tag_stats *t)
 {
-	uint64_t n = 0;
-	int op;
-
-	for (op = 0; op < N_OPS; op++)
-		n += t->bytes[op];
-	return n;
+	return sum_ops(t->bytes);
 }
 
 uint64_t analysis_op_ios(const struct analysis *a, int op)

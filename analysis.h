@@ -24,6 +24,7 @@
 
 #include "error.h"
 #include "event.h"
+#include "histogram.h"
 #include "iomap.h"
 
 /* Direction of a queued, merged or issued bio: its WRITE bit, as blkparse. */
@@ -96,6 +97,23 @@ struct latency_summary {
 	uint64_t *hist;		/* LAT_SUM_BUCKETS, NULL until first value */
 	uint64_t *hist_op[N_OPS];
 };
+
+/*
+ * One latency of ns into a count, sum and maximum, clamped as the
+ * whole-trace histograms take it; returns its bucket among
+ * LAT_SUM_BUCKETS (for the analysis's summaries and the live view's).
+ */
+static inline size_t latency_count(uint64_t *n, double *sum_ns,
+				   uint64_t *max_ns, uint64_t ns)
+{
+	if (ns >= 1ull << LAT_SUM_MAX_BITS)
+		ns = (1ull << LAT_SUM_MAX_BITS) - 1;
+	++*n;
+	*sum_ns += (double)ns;
+	if (ns > *max_ns)
+		*max_ns = ns;
+	return hist_index(ns, LAT_SUM_BITS);
+}
 
 struct device_stats {
 	uint32_t device;

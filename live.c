@@ -162,13 +162,7 @@ static long device_slot(struct live *l, uint32_t device)
 static void lat_add(struct lat_acc *l, uint64_t ns)
 {
 	/* as the summary's histograms take them */
-	if (ns >= 1ull << LAT_SUM_MAX_BITS)
-		ns = (1ull << LAT_SUM_MAX_BITS) - 1;
-	l->n++;
-	l->sum_ns += (double)ns;
-	if (ns > l->max_ns)
-		l->max_ns = ns;
-	l->hist[hist_index(ns, LAT_SUM_BITS)]++;
+	l->hist[latency_count(&l->n, &l->sum_ns, &l->max_ns, ns)]++;
 }
 
 static struct proc_acc *proc_get(struct live *l, int32_t tag,
