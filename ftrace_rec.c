@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "blktrace.h"
+#include "bytebuf.h"
 #include "ftrace_rec.h"
 
 #define DEBUGFS_DIR		"/sys/kernel/debug"
@@ -256,8 +257,7 @@ struct ftrace_conv {
 	size_t n_seqs, cap_seqs;
 	unsigned char *pid_seen;	/* bitmap: a PROCESS note written */
 	size_t pid_seen_bytes;
-	unsigned char *buf;		/* bytes not yet a whole record */
-	size_t len, cap;
+	struct bytebuf pending;		/* bytes not yet a whole record */
 	ftrace_comm_fn comm;
 	void *comm_ctx;
 	ftrace_tap_fn tap;
@@ -509,20 +509,8 @@ static enum pipe_chunk classify(const unsigned char *p, size_t avail,
 static int append(struct ftrace_conv *c, const void *data, size_t len,
 		  struct iow_error *err)
 {
-	if (c->len + len > c->cap) {
-		size_t cap = c->cap ? c->cap : 65536;
-		unsigned char *buf;
-
-		while (cap < c->len + len)
-			cap *= 2;
-		buf = realloc(c->buf, cap);
-		if (!buf)
-			return iow_fail(err, "out of memory");
-		c->buf = buf;
-		c->cap = cap;
-	}
-	memcpy(c->buf + c->len, data, len);
-	c->len += len;
+	if (bytebuf_append(&c->pending, data, len) < 0)
+		return iow_fail(err, "out of memory");
 	return 0;
 }
 
@@ -548,12 +536,13 @@ int ftrace_conv_feed(struct ftrace_conv *c, const void *data, size_t len,
 
 	if (append(c, data, len, err))
 		return -1;
-	while (pos < c->len && !rc) {
-		switch (classify(c->buf + pos, c->len - pos, &n, &lost)) {
+	while (pos < c->pending.len && !rc) {
+		switch (classify(c->pending.data + pos,
+				 c->pending.len - pos, &n, &lost)) {
 		case CHUNK_NEED_MORE:
 			goto keep_rest;
 		case CHUNK_RECORD:
-			rc = convert_record(c, c->buf + pos, err);
+			rc = convert_record(c, c->pending.data + pos, err);
 			break;
 		case CHUNK_LOST_LINE:
 			c->st.lost += lost;
@@ -565,8 +554,8 @@ int ftrace_conv_feed(struct ftrace_conv *c, const void *data, size_t len,
 		pos += n;
 	}
 keep_rest:
-	memmove(c->buf, c->buf + pos, c->len - pos);
-	c->len -= pos;
+	memmove(c->pending.data, c->pending.data + pos, c->pending.len - pos);
+	c->pending.len -= pos;
 	return rc;
 }
 
@@ -602,7 +591,7 @@ int ftrace_conv_close(struct ftrace_conv *c, struct ftrace_conv_stats *st,
 	unsigned cpu;
 	int rc = 0;
 
-	c->st.bytes_truncated = c->len;
+	c->st.bytes_truncated = c->pending.len;
 	for (cpu = 0; cpu < c->n_files; cpu++) {
 		if (c->files[cpu] && fclose(c->files[cpu]) && !rc) {
 			cpu_path(c, cpu, path);
@@ -615,7 +604,7 @@ int ftrace_conv_close(struct ftrace_conv *c, struct ftrace_conv_stats *st,
 	free(c->files);
 	free(c->seqs);
 	free(c->pid_seen);
-	free(c->buf);
+	bytebuf_free(&c->pending);
 	free(c);
 	return rc;
 }

@@ -11,14 +11,14 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "bytebuf.h"
 #include "live.h"
 #include "live_view.h"
 
 #define SPARK_SECONDS	60
 
 struct frame {
-	char *buf;
-	size_t len, cap;
+	struct bytebuf text;
 	int cols, rows, row;
 };
 
@@ -113,7 +113,7 @@ void live_view_close(struct live_view *v)
 	restore_terminal(v);
 	if (active_view == v)
 		active_view = NULL;
-	free(v->f.buf);
+	bytebuf_free(&v->f.text);
 	free(v);
 }
 
@@ -121,20 +121,8 @@ void live_view_close(struct live_view *v)
 
 static void put(struct frame *f, const char *s, size_t n)
 {
-	if (f->len + n > f->cap) {
-		size_t cap = f->cap ? f->cap : 16384;
-		char *buf;
-
-		while (cap < f->len + n)
-			cap *= 2;
-		buf = realloc(f->buf, cap);
-		if (!buf)
-			return;		/* a frame cut short, shown next time */
-		f->buf = buf;
-		f->cap = cap;
-	}
-	memcpy(f->buf + f->len, s, n);
-	f->len += n;
+	/* out of memory: a frame cut short, shown next time */
+	(void)bytebuf_append(&f->text, s, n);
 }
 
 static void puts_raw(struct frame *f, const char *s)
@@ -356,7 +344,7 @@ static void draw(struct live_view *v, const struct live_figures *fig)
 	struct frame *f = &v->f;
 	size_t i;
 
-	f->len = 0;
+	f->text.len = 0;
 	f->cols = v->cols;
 	f->rows = v->rows;
 	f->row = 0;
@@ -386,7 +374,7 @@ static void draw(struct live_view *v, const struct live_figures *fig)
 	}
 	puts_raw(f, "\033[J");
 	/* a terminal gone: the recording goes on regardless */
-	(void)!write(v->out_fd, f->buf, f->len);
+	(void)!write(v->out_fd, f->text.data, f->text.len);
 }
 
 /* Handles the keys typed since the last call: 1 on q. */

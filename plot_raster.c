@@ -15,6 +15,7 @@
 #include <png.h>
 
 #include "bigmem.h"
+#include "bytebuf.h"
 #include "plot.h"
 #include "plot_internal.h"
 
@@ -220,8 +221,7 @@ static cairo_surface_t *enlarge_for_vector(struct plot_panel *pp,
  * colour undone the way cairo does it.
  */
 struct png_buf {
-	unsigned char *data;
-	size_t len, cap;
+	struct bytebuf out;
 	int failed;
 };
 
@@ -229,24 +229,8 @@ static void png_buf_write(png_structp png, png_bytep data, png_size_t n)
 {
 	struct png_buf *b = png_get_io_ptr(png);
 
-	if (b->failed)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 65536;
-		unsigned char *more;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		more = realloc(b->data, cap);
-		if (!more) {
-			b->failed = 1;
-			return;
-		}
-		b->data = more;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, data, n);
-	b->len += n;
+	if (!b->failed && bytebuf_append(&b->out, data, n) < 0)
+		b->failed = 1;
 }
 
 static void png_buf_flush(png_structp png)
@@ -281,7 +265,7 @@ static int attach_png(cairo_surface_t *img)
 	int h = cairo_image_surface_get_height(img);
 	int stride = cairo_image_surface_get_stride(img), r;
 	const unsigned char *data;
-	struct png_buf b = { NULL, 0, 0, 0 };
+	struct png_buf b = { { NULL, 0, 0 }, 0 };
 	unsigned char *volatile row = NULL;
 	png_structp png;
 	png_infop info = NULL;
@@ -299,7 +283,7 @@ static int attach_png(cairo_surface_t *img)
 	if (!info || !row || setjmp(png_jmpbuf(png))) {
 		png_destroy_write_struct(&png, &info);
 		free(row);
-		free(b.data);
+		bytebuf_free(&b.out);
 		return -1;
 	}
 	png_set_write_fn(png, &b, png_buf_write, png_buf_flush);
@@ -318,10 +302,10 @@ static int attach_png(cairo_surface_t *img)
 	png_destroy_write_struct(&png, &info);
 	free(row);
 	if (b.failed ||
-	    cairo_surface_set_mime_data(img, CAIRO_MIME_TYPE_PNG, b.data,
-					b.len, free, b.data) !=
+	    cairo_surface_set_mime_data(img, CAIRO_MIME_TYPE_PNG, b.out.data,
+					b.out.len, free, b.out.data) !=
 	    CAIRO_STATUS_SUCCESS) {
-		free(b.data);
+		bytebuf_free(&b.out);
 		return -1;
 	}
 	return 0;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "blktrace.h"
+#include "bytebuf.h"
 #include "child.h"
 #include "tagger.h"
 
@@ -562,19 +563,9 @@ static int reserve_out(struct tagger *t, size_t need)
 		memmove(t->out, t->out + t->out_start, t->out_len);
 		t->out_start = 0;
 	}
-	if (t->out_len + need > t->out_cap) {
-		size_t cap = t->out_cap ? t->out_cap : BATCH_BYTES * 2;
-		unsigned char *out;
-
-		while (t->out_len + need > cap)
-			cap *= 2;
-		out = realloc(t->out, cap);
-		if (!out)
-			return -1;
-		t->out = out;
-		t->out_cap = cap;
-	}
-	return 0;
+	/* (compacted: the bytes in use start at 0 when it has to grow) */
+	return bytebuf_grow(&t->out, &t->out_cap, t->out_start + t->out_len,
+			    need);
 }
 
 _Static_assert(sizeof(struct blk_io_trace) == BLK_IO_TRACE7_SIZE,
