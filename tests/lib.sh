@@ -23,3 +23,27 @@ finish() {
 	echo "$n_pass passed, $n_fail failed, $n_skip skipped"
 	[ "$n_fail" = 0 ]
 }
+
+# ---- recording: the kernel's tracing state ----
+# tracefs_dir: where tracefs is (with trace_pipe), or nothing
+tracefs_dir() {
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ -e "$d/trace_pipe" ] && { echo "$d"; return; }
+	done
+}
+# tracing_state: what a recording must leave as it found it ($T: tracefs,
+# $ENABLE: the traced device's trace/enable); BEFORE=$(tracing_state)
+# before the first recording
+tracing_state() {
+	printf '%s|%s|%s|%s|%s\n' "$(cat "$T/current_tracer")" \
+		"$(grep -xE 'bin|nobin' "$T/trace_options")" \
+		"$(cat "$T/trace_clock")" "$(cat "$T/tracing_on")" \
+		"$(cat "$ENABLE")"
+}
+# state_restored: the state is $BEFORE again, the device's tracing off
+state_restored() {
+	now=$(tracing_state)
+	[ "$now" = "$BEFORE" ] && [ "$(cat "$ENABLE")" = 0 ] && return 0
+	echo "     tracing state: before '$BEFORE', now '$now'"
+	return 1
+}

@@ -30,10 +30,7 @@ expect_usage "--live=FORMAT names text or json" \
 expect_usage "--interval has bounds" "from 0.01 to 3600 seconds" \
 	-t - --live --interval 0.001
 
-T=
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -e "$d/trace_pipe" ] && { T=$d; break; }
-done
+T=$(tracefs_dir)
 why=
 if [ "$(id -u)" != 0 ]; then why="not root"
 elif [ -z "$T" ]; then why="tracefs not mounted"
@@ -58,19 +55,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-tracing_state() {
-	printf '%s|%s|%s|%s|%s\n' "$(cat "$T/current_tracer")" \
-		"$(grep -xE 'bin|nobin' "$T/trace_options")" \
-		"$(cat "$T/trace_clock")" "$(cat "$T/tracing_on")" \
-		"$(cat "$ENABLE")"
-}
 BEFORE=$(tracing_state)
-state_restored() {
-	now=$(tracing_state)
-	[ "$now" = "$BEFORE" ] && [ "$(cat "$ENABLE")" = 0 ] && return 0
-	echo "     tracing state: before '$BEFORE', now '$now'"
-	return 1
-}
 
 DD64="dd if=/dev/zero of=$DEV bs=64k count=1024 oflag=direct"
 

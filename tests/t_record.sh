@@ -7,10 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 RD="$TOP/tests/tools/record_demo"
 
-T=
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -e "$d/trace_pipe" ] && { T=$d; break; }
-done
+T=$(tracefs_dir)
 why=
 if [ "$(id -u)" != 0 ]; then why="not root"
 elif [ -z "$T" ]; then why="tracefs not mounted"
@@ -35,21 +32,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# what record_run must leave as it found it
-tracing_state() {
-	printf '%s|%s|%s|%s|%s\n' "$(cat "$T/current_tracer")" \
-		"$(grep -xE 'bin|nobin' "$T/trace_options")" \
-		"$(cat "$T/trace_clock")" "$(cat "$T/tracing_on")" \
-		"$(cat "$ENABLE")"
-}
+# what record_run must leave as it found it (lib.sh), and the text
+# output option it sets back to
 BEFORE=$(tracing_state)
-
-state_restored() {
-	now=$(tracing_state)
-	[ "$now" = "$BEFORE" ] && [ "$(cat "$ENABLE")" = 0 ] &&
-		grep -qx nobin "$T/trace_options" && return 0
-	echo "     tracing state: before '$BEFORE', now '$now'"
-	return 1
+restored() {
+	state_restored && grep -qx nobin "$T/trace_options"
 }
 
 # written_kib DIR NAME: blkparse's total of KiB written (completed)
@@ -77,7 +64,7 @@ check "blkparse finds no bad records" \
 check "an old recording's files go" [ ! -e "$TMP/dd/dd.blktrace.7" ]
 check "PROCESS notes name the writer" \
 	sh -c "blkparse -i dd -D '$TMP/dd' | grep -q ' Q .*\[dd\]'"
-check "tracing state restored after a run" state_restored
+check "tracing state restored after a run" restored
 
 # 2. SIGINT while the workload still runs: files kept, workload's
 # whole process group stopped, state restored
@@ -98,7 +85,7 @@ check "after SIGINT blkparse reads the 2048 KiB written" \
 	[ "$(written_kib "$TMP/int" int)" = 2048 ]
 check "after SIGINT the workload is gone" \
 	sh -c "! pgrep -f '^sleep 31.25$' >/dev/null"
-check "tracing state restored after SIGINT" state_restored
+check "tracing state restored after SIGINT" restored
 
 # 3. no workload: records until SIGTERM
 mkdir "$TMP/term"
@@ -111,7 +98,7 @@ kill -TERM "$pid"
 wait "$pid"
 check "without a workload it records until SIGTERM" \
 	[ "$(written_kib "$TMP/term" term)" = 40 ]
-check "tracing state restored after SIGTERM" state_restored
+check "tracing state restored after SIGTERM" restored
 
 # 4. mpstat beside the trace
 mkdir "$TMP/mp"
@@ -152,7 +139,7 @@ if command -v setpriv >/dev/null; then
 fi
 expect_error "a workload that cannot run" "cannot run /nonexistent/prog" \
 	"$RD" -d "$DEV" -D "$TMP/e" -- /nonexistent/prog
-check "tracing state restored after errors" state_restored
+check "tracing state restored after errors" restored
 
 # 6. blktrace first when it starts (a stand-in that writes the files of
 # test 1 and stops on SIGINT), ftrace when it fails as on this machine
@@ -186,7 +173,7 @@ check "falls back to ftrace when blktrace cannot start" \
 PATH="$TMP/bin:$PATH" FAKE_FAIL=1 expect_error \
 	"-T blktrace fails when blktrace cannot start" \
 	"blktrace did not start" "$RD" -T blktrace -d "$DEV" -D "$TMP/bt" -- true
-check "tracing state restored after blktrace" state_restored
+check "tracing state restored after blktrace" restored
 
 # 7. tracefs not mounted: mounted for the recording, unmounted after
 if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
@@ -205,6 +192,6 @@ if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
 else
 	skip "mount test: unshare -m not available"
 fi
-check "tracing state restored at the end" state_restored
+check "tracing state restored at the end" restored
 
 finish
