@@ -34,7 +34,7 @@ struct stream {
 	int detected, swap, version;
 	size_t header_size;
 	/* The look-ahead record, whole in buf at start: its time and length
-	 * only; feed_next decodes it straight into the caller's event. */
+	 * only; feed_next_batch decodes it into the caller's events. */
 	uint64_t cur_time;
 	size_t cur_len;
 	unsigned order;		/* tie-break between equal times */
@@ -525,13 +525,6 @@ long feed_next_batch(struct feed *f, struct io_event *ev, size_t max,
 		heap_sift_down(f, 0);
 	}
 	return (long)n;
-}
-
-int feed_next(struct feed *f, struct io_event *ev, struct iow_error *err)
-{
-	long n = feed_next_batch(f, ev, 1, SIZE_MAX, err);
-
-	return n < 0 ? -1 : n > 0;
 }
 
 const char *feed_warning(const struct feed *f)

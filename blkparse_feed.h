@@ -45,8 +45,6 @@ void trace_list_free(struct trace_list *list);
 struct feed;
 
 struct feed *feed_open(const struct trace_source *src, struct iow_error *err);
-/* 1: *ev holds the next event; 0: end of trace; -1: err says why. */
-int feed_next(struct feed *f, struct io_event *ev, struct iow_error *err);
 /*
  * The next events, up to max of them, into ev[0..]: their number, 0 at
  * the end of the trace, -1 on an error (err says why). Their payloads

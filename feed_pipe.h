@@ -3,8 +3,8 @@
  * decodes and merges records into blocks of events while the caller
  * analyses the previous block) or in the caller's thread, whichever the
  * pipe measured to be faster on this machine; a stream (stdin) always
- * has its thread. Same contract as feed_next: events in order, 1 / 0
- * (end) / -1 (error, in err), but in batches.
+ * has its thread. Events come in order, in batches, as from
+ * feed_next_batch; a call returns 1, 0 (the end) or -1 (err says why).
  */
 #ifndef IOWATCHER_FEED_PIPE_H
 #define IOWATCHER_FEED_PIPE_H

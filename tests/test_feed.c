@@ -27,6 +27,14 @@ static const struct rec basic[] = {
 	{ .t = 9000, .sector = 8, .bytes = 4096, .action = ACT(BLK_TA_COMPLETE, BLK_TC_COMPLETE | W), .pid = 0, .dev = DEV(8, 0), .cpu = 0 },
 };
 
+/* One event: a batch of one (1, 0 at the end, -1 on an error). */
+static int next_one(struct feed *f, struct io_event *ev, struct iow_error *err)
+{
+	long n = feed_next_batch(f, ev, 1, SIZE_MAX, err);
+
+	return n < 0 ? -1 : n > 0;
+}
+
 /* Read every event of the trace at arg; returns count, -1 on error. */
 static long read_all(const char *arg, struct io_event *out, size_t max,
 		     struct iow_error *err, char *warning)
@@ -44,7 +52,7 @@ static long read_all(const char *arg, struct io_event *out, size_t max,
 		trace_list_free(&list);
 		return -1;
 	}
-	while ((r = feed_next(f, &ev, err)) > 0) {
+	while ((r = next_one(f, &ev, err)) > 0) {
 		if ((size_t)n < max)
 			out[n] = ev;
 		n++;
@@ -355,7 +363,7 @@ static void test_cgroup_id_is_skipped_in_notes(void)
 }
 
 /*
- * Batches hand out the very events feed_next does, in its order, through
+ * Batches hand out the very events batches of one do, in order, through
  * three per-CPU files whose buffers are filled again many times, with
  * payloads of every size up to 60,000 bytes; a batch's payloads stay
  * within its room and unchanged until the next call.
@@ -416,7 +424,7 @@ static void test_batches_give_what_feed_next_gives(void)
 					over++;
 				for (i = 0; i < (size_t)n; i++) {
 					used += batch[i].pdu_len;
-					if (feed_next(f1, &one, &err) != 1 ||
+					if (next_one(f1, &one, &err) != 1 ||
 					    one.index != batch[i].index ||
 					    one.time_ns != batch[i].time_ns ||
 					    one.sector != batch[i].sector ||
@@ -436,7 +444,7 @@ static void test_batches_give_what_feed_next_gives(void)
 				total += n;
 			}
 			CHECK_EQ_INT(n, 0);
-			CHECK_EQ_INT(feed_next(f1, &one, &err), 0);
+			CHECK_EQ_INT(next_one(f1, &one, &err), 0);
 			CHECK_EQ_INT(total, 60000);
 			CHECK_EQ_INT(diff, 0);
 			CHECK_EQ_INT(over, 0);
@@ -446,7 +454,7 @@ static void test_batches_give_what_feed_next_gives(void)
 	trace_list_free(&list);
 }
 
-/* The reader thread hands over exactly what feed_next gives. */
+/* The reader thread hands over exactly what a batch of one gives. */
 static void test_reader_thread_gives_the_same_events(void)
 {
 	static const char comm[] = "some-process-name";
@@ -482,7 +490,7 @@ static void test_reader_thread_gives_the_same_events(void)
 	for (;;) {
 		r2 = feed_pipe_next(p, &b, &nb, &err);
 		for (j = 0; r2 > 0 && j < nb; j++) {
-			r1 = feed_next(f1, &a, &err);
+			r1 = next_one(f1, &a, &err);
 			if (r1 != 1) {
 				diff++;
 				break;
@@ -498,7 +506,7 @@ static void test_reader_thread_gives_the_same_events(void)
 				diff++;
 		}
 		if (r2 <= 0) {
-			r1 = feed_next(f1, &a, &err);
+			r1 = next_one(f1, &a, &err);
 			if (r1 != r2)
 				diff++;
 			break;
