@@ -6,8 +6,7 @@
  * x2, x5 ... so widths stay 1-2-5 round) whenever the trace outgrows
  * ANALYSIS_MAX_BINS of them.
  *
- * What is counted follows ../shared/spec/io-accounting.md (the man page's
- * "How I/O is counted"): every completion is a read, a write, a discard, a
+ * What is counted follows the man page's "HOW I/O IS COUNTED": every completion is a read, a write, a discard, a
  * flush or an empty completion (not an I/O); latency is per data bio: a
  * bio is queued (Q), may be split (X) into pieces that each go on alone,
  * is dispatched in the request that covers it (D, the last after a

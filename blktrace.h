@@ -1,7 +1,7 @@
 /*
  * blktrace.h: the on-disk blktrace record formats (versions 7 and 8),
- * action codes, categories and notes, as ../shared/spec/blktrace-format.md
- * describes them. Every stage that looks inside a record uses these names.
+ * action codes, categories and notes, as Linux's uapi header
+ * linux/blktrace_api.h and blktrace's own tools define them. Every stage that looks inside a record uses these names.
  */
 #ifndef IOWATCHER_BLKTRACE_H
 #define IOWATCHER_BLKTRACE_H

@@ -1,6 +1,6 @@
 /*
  * tagger.c: runs an external tagger program and sets each event's tag
- * from its answers (the protocol: ../shared/spec/tagging-protocol.md).
+ * from its answers (the protocol: the man page's "WRITING A TAGGER").
  *
  * One thread, non-blocking pipes: events are encoded into an outgoing
  * buffer and written in batches; answers are read whenever we write and

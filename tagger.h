@@ -1,6 +1,7 @@
 /*
  * tagger.h: the pipeline stage between reader and analysis that runs an
- * external tagger program (../shared/spec/tagging-protocol.md) and sets
+ * external tagger program (the protocol: the man page's "WRITING A
+ * TAGGER") and sets
  * io_event.tag on every event from its answers.
  *
  * Usage, with events streamed (the tagger answers while more are sent):

@@ -12,7 +12,7 @@
  * writes, each request plugged and unplugged). Events are produced in time
  * order from a small heap of in-flight I/Os and appended to per-CPU
  * buffers, so memory stays flat whatever the trace size. The totals it
- * prints on stderr, by the classes of ../shared/spec/io-accounting.md,
+ * prints on stderr, by the classes of iowatcher(1)'s "HOW I/O IS COUNTED",
  * are an oracle independent of blkparse and of iowatcher's reader.
  */
 #include <errno.h>
@@ -436,7 +436,7 @@ static const struct mix_job randread_seqwrite_jobs[] = {
 		  sizeof(randread_seqwrite_jobs[0]))
 #define MIX_REGION_SECTORS	((256u << 20) / SECTOR_SIZE)
 
-/* Completion classes, as ../shared/spec/io-accounting.md names them. */
+/* Completion classes, as iowatcher(1) names them. */
 enum io_class { CLASS_READ, CLASS_WRITE, CLASS_DISCARD, CLASS_FLUSH,
 		N_CLASSES };
 

@@ -716,7 +716,7 @@ fi
 # on a 2.6M-event one): only with BENCH_MOVIE_ORIG=1.
 if [ "${BENCH_MOVIE:-1}" != 0 ] && have ffmpeg && [ -x "$IOW" ]; then
 	header "movies (1216x714, 20 fps), one run each"
-	CENTOS="$TOP/../shared/traces/centos7-sda"
+	CENTOS="$TOP/samples/centos7-sda"
 	if [ -f "$CENTOS.blktrace.0" ] && link_trace "$CENTOS" centos7-sda
 	then
 		MOVIE_OPTS="--movie-length 37.5"

@@ -13,7 +13,7 @@ import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEEDS = os.path.join(TOP, "fuzz", "seeds")
-TRACES = os.path.join(TOP, "..", "shared", "traces")
+TRACES = os.path.join(TOP, "samples")
 GENTRACE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "bench", "gentrace")
 
 

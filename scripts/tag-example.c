@@ -3,7 +3,7 @@
  * by its direction and sync flag ("read", "sync write", ...) or, with -p,
  * by the process that queued it ("pid 1234").
  *
- * The protocol (../shared/spec/tagging-protocol.md): events arrive on
+ * The protocol (iowatcher(1), "WRITING A TAGGER"): events arrive on
  * stdin as version-7 records (48 bytes, native byte order) each followed
  * by its payload; for each one we write zero or more responses and an END.
  * Like the taggers in Python, it tags QUEUE and ISSUE events only:

@@ -2,14 +2,15 @@
 # per case, end with finish (prints "N passed, N failed[, N skipped]").
 # Paths: $TOP is the checkout, $BUILD the build under test ($IOW_BUILD,
 # relative to $TOP or absolute; default the checkout), $IOW its binary,
-# $SHARED ../shared, $TMP a scratch directory removed at exit.
+# $CENTOS the CentOS 7 sample (samples/centos7-sda), $TMP a scratch
+# directory removed at exit. Nothing is read from outside the checkout.
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 case "${IOW_BUILD:-.}" in
 /*) BUILD=$IOW_BUILD;;
 *) BUILD="$TOP/${IOW_BUILD:-.}";;
 esac
 IOW="$BUILD/iowatcher"
-SHARED="$TOP/../shared"
+CENTOS="$TOP/samples/centos7-sda"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 n_pass=0; n_fail=0; n_skip=0

@@ -7,8 +7,8 @@ blkparse's "Total" blocks give Reads/Writes Completed (I/Os and KiB):
 these must be equal (KiB as blkparse prints it: total bytes >> 10).
 btt's "All Devices" D2C and Q2C averages must agree within 0.1%, over
 the same number of bios (only on traces without splits, flushes or
-overlapping I/O: elsewhere btt is wrong in known ways, see
-../shared/spec/io-accounting.md).
+overlapping I/O: elsewhere btt is wrong in known ways, see the man
+page's "HOW I/O IS COUNTED").
 Prints one line per figure compared; exits 1 on any difference.
 """
 import json

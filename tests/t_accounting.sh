@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t_accounting.sh: the rules of ../shared/spec/io-accounting.md on
+# tests/t_accounting.sh: the rules of the man page's HOW I/O IS COUNTED on
 # the real traces in samples/ (recorded on loop devices: ext4 with fsync,
 # splits, discards, overlapping fio, two devices; see samples/README.md):
 # blkparse's identity holds on every one, flushes are drawn as flushes,

@@ -8,7 +8,7 @@
 # stopped by a signal is kept (that is how recording is stopped) and the
 # kernel's tracing state is put back.
 . "$(dirname "$0")/lib.sh"
-T="$SHARED/traces/centos7-sda"
+T="$CENTOS"
 MOUNTS=""
 LOOP=""
 cleanup() {

@@ -13,7 +13,7 @@ for t in tag-by-pid tag-by-range tag-by-size tag-example iowatcher.py; do
 done
 # Away from the source tree, the installed program uses its own taggers.
 cp -r "$R" "$TMP/moved"
-n=$(cd / && "$TMP/moved/bin/iowatcher" -t "$SHARED/traces/centos7-sda" \
+n=$(cd / && "$TMP/moved/bin/iowatcher" -t "$CENTOS" \
 	-T tag-by-pid --summary=json | python3 -c "import json,sys; print(len(json.load(sys.stdin)['traces'][0]['tags']))")
 check "installed program finds its shipped tagger ($n tags)" [ "$n" = 5 ]
 finish

@@ -10,7 +10,7 @@ if ! command -v ffmpeg >/dev/null || ! command -v ffprobe >/dev/null; then
 fi
 PROBE="$TOP/tests/tools/pngprobe"
 S="$TOP/samples/fio-randrw"
-T="$SHARED/traces/centos7-sda"
+T="$CENTOS"
 probe() { ffprobe -v error -count_frames -select_streams v:0 \
 	-show_entries stream=nb_read_frames,width,height -of csv=p=0 "$1"; }
 

@@ -134,17 +134,13 @@ else
 fi
 
 # ---- untagged I/O in grey ----
-T="$SHARED/traces/centos7-sda"
-if [ -f "$T.blktrace.0" ]; then
-	rm -f "$TMP/layout"
-	IOWATCHER_LAYOUT="$TMP/layout" "$IOW" -t "$T" -O io -o "$TMP/untag.png" \
-		-T 'tag-by-range -r low:0-1G -r mid:1G-10G -r a:10G-12G -r b:12G-14G'
-	grey=$(awk '$1 == "io" { printf "%d %d %d %d\n", $3, $4, $3 + $5, $4 + $6; exit }' "$TMP/layout" |
-		{ read a b c d; "$PROBE" "$TMP/untag.png" "$a" "$b" "$c" "$d" 888888; })
-	check "untagged I/O drawn grey ($grey px)" [ "$grey" -ge 200 ]
-else
-	skip "untagged in grey: no $T"
-fi
+T="$CENTOS"
+rm -f "$TMP/layout"
+IOWATCHER_LAYOUT="$TMP/layout" "$IOW" -t "$T" -O io -o "$TMP/untag.png" \
+	-T 'tag-by-range -r low:0-1G -r mid:1G-10G -r a:10G-12G -r b:12G-14G'
+grey=$(awk '$1 == "io" { printf "%d %d %d %d\n", $3, $4, $3 + $5, $4 + $6; exit }' "$TMP/layout" |
+	{ read a b c d; "$PROBE" "$TMP/untag.png" "$a" "$b" "$c" "$d" 888888; })
+check "untagged I/O drawn grey ($grey px)" [ "$grey" -ge 200 ]
 
 # ---- overlaid latency heat maps: one latency axis, one colour bar ----
 if [ $have_pdftotext = 1 ]; then

@@ -4,7 +4,7 @@
 # hold series colours where the trace has I/O and none in an idle gap;
 # bad output names and paths fail cleanly, leaving no file behind.
 . "$(dirname "$0")/lib.sh"
-T="$SHARED/traces/centos7-sda"
+T="$CENTOS"
 PROBE="$TOP/tests/tools/pngprobe"
 
 for fmt in svg png pdf; do

@@ -4,7 +4,7 @@
 # within 0.1%, and their n equal) on the traces where btt is an oracle;
 # every input form; bad input and usage errors.
 . "$(dirname "$0")/lib.sh"
-TRACES="$SHARED/traces"
+TRACES="$TOP/samples"
 
 # oracle NAME DIR BASE: our summary vs blkparse and btt on DIR/BASE.*
 oracle() {

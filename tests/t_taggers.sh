@@ -125,9 +125,9 @@ if ! command -v blkparse >/dev/null 2>&1; then
 	finish
 	exit
 fi
-blkparse -i centos7-sda -D "$SHARED/traces" -d "$TMP/centos.dump" -O \
+blkparse -i centos7-sda -D "$TOP/samples" -d "$TMP/centos.dump" -O \
 	>/dev/null 2>&1
-blkparse -i centos7-sda -D "$SHARED/traces" -f '%a %p %n\n' \
+blkparse -i centos7-sda -D "$TOP/samples" -f '%a %p %n\n' \
 	>"$TMP/centos.txt" 2>/dev/null
 awk '$1 == "Q" { n[$2]++; b[$2] += $3 * 512 }
      $1 == "M" || $1 == "F" { n[$2]-- }

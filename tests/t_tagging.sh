@@ -3,7 +3,7 @@
 # agree, tags add up to the completions, the picture has a colour per
 # tag, and a misbehaving tagger ends in one line, exit 1, no output file.
 . "$(dirname "$0")/lib.sh"
-T="$SHARED/traces/centos7-sda"
+T="$CENTOS"
 tags() { python3 -c "import json,sys; print(sorted((t['label'],t['ios'],t['bytes']) for t in json.load(sys.stdin)['traces'][0]['tags']))"; }
 sumtags() { python3 -c "import json,sys; d=json.load(sys.stdin)['traces'][0]; print(sum(t['ios'] for t in d['tags']) == sum(x['read']['ios']+x['write']['ios'] for x in d['devices']) and sum(t['bytes'] for t in d['tags']) == sum(x['read']['bytes']+x['write']['bytes'] for x in d['devices']))"; }
 
@@ -28,7 +28,7 @@ check "-T passes arguments (tag-by-range)" [ "$r" = "['high', 'low']" ]
 # Independent oracle: per pid from blkparse's own text (Q events that
 # complete in this trace; every merge here joins its own pid's request).
 if command -v blkparse >/dev/null; then
-	blkparse -i centos7-sda -D "$SHARED/traces" -f '%a %p %n\n' > "$TMP/bp" 2>/dev/null
+	blkparse -i centos7-sda -D "$TOP/samples" -f '%a %p %n\n' > "$TMP/bp" 2>/dev/null
 	oracle=$(awk '$1=="Q"{q[$2]++} $1=="M"||$1=="F"{q[$2]--} END{for(p in q) if(q[p]>0) print p, q[p]}' "$TMP/bp" | sort -n | tr '\n' ' ')
 	ours=$("$IOW" -t "$T" -P --summary=json | python3 -c "
 import json,sys,re
@@ -70,19 +70,18 @@ badtag "silent" "no answer for 2 s" "exec sleep 30"
 
 # Tags split every graph: latency, latency-hist, queue depth and seeks get
 # a line per process, and the lines add up to the untagged ones.
-C7="$SHARED/traces/centos7-sda"
-if [ -f "$C7.blktrace.0" ]; then
-	"$IOW" -t "$C7" -O latency -O queue-depth -O seeks -O latency-hist \
-		--csv "$TMP/all" -o "$TMP/all.svg" > /dev/null 2>&1
-	"$IOW" -t "$C7" -P -O latency -O queue-depth -O seeks -O latency-hist \
-		--csv "$TMP/tag" -o "$TMP/tag.svg" > /dev/null 2>&1
-	for g in latency latency-hist queue-depth seeks; do
-		check "-P: $g has a line per process" \
-			grep -q 'kworker_u256_1_17852' "$TMP/tag/$g.csv"
-	done
-	for g in queue-depth seeks latency-hist; do
-		check "-P: the processes' $g adds up to the whole" \
-			python3 - "$TMP/all/$g.csv" "$TMP/tag/$g.csv" <<'EOF2'
+C7="$CENTOS"
+"$IOW" -t "$C7" -O latency -O queue-depth -O seeks -O latency-hist \
+	--csv "$TMP/all" -o "$TMP/all.svg" > /dev/null 2>&1
+"$IOW" -t "$C7" -P -O latency -O queue-depth -O seeks -O latency-hist \
+	--csv "$TMP/tag" -o "$TMP/tag.svg" > /dev/null 2>&1
+for g in latency latency-hist queue-depth seeks; do
+	check "-P: $g has a line per process" \
+		grep -q 'kworker_u256_1_17852' "$TMP/tag/$g.csv"
+done
+for g in queue-depth seeks latency-hist; do
+	check "-P: the processes' $g adds up to the whole" \
+		python3 - "$TMP/all/$g.csv" "$TMP/tag/$g.csv" <<'EOF2'
 import csv, sys
 whole = list(csv.reader(open(sys.argv[1])))
 parts = list(csv.reader(open(sys.argv[2])))
@@ -93,16 +92,16 @@ for w, p in zip(whole[1:], parts[1:]):
     one = sum(float(x) for x in w[skip:] if x)
     assert abs(total - one) <= 1e-6 * max(1, one), (w, p)
 EOF2
-	done
-	IOWATCHER_LAYOUT="$TMP/heat.layout" "$IOW" -t "$C7" -P \
-		-O latency-heatmap -O latency-scatter -o "$TMP/heat.png" \
-		> /dev/null 2>&1
-	check "-P: the latency heat map has a panel per process" \
-		sh -c "[ \$(grep -c '^latency-heatmap .*, [^,]* ([0-9]*)\$' '$TMP/heat.layout') = 5 ]"
-	check "-P: the scatter too" \
-		grep -q '^latency-scatter .*, kworker/u256:1 (17852)$' "$TMP/heat.layout"
-	check "-P: each bin's mean lies between its processes' means" \
-		python3 - "$TMP/all/latency.csv" "$TMP/tag/latency.csv" <<'EOF2'
+done
+IOWATCHER_LAYOUT="$TMP/heat.layout" "$IOW" -t "$C7" -P \
+	-O latency-heatmap -O latency-scatter -o "$TMP/heat.png" \
+	> /dev/null 2>&1
+check "-P: the latency heat map has a panel per process" \
+	sh -c "[ \$(grep -c '^latency-heatmap .*, [^,]* ([0-9]*)\$' '$TMP/heat.layout') = 5 ]"
+check "-P: the scatter too" \
+	grep -q '^latency-scatter .*, kworker/u256:1 (17852)$' "$TMP/heat.layout"
+check "-P: each bin's mean lies between its processes' means" \
+	python3 - "$TMP/all/latency.csv" "$TMP/tag/latency.csv" <<'EOF2'
 import csv, sys
 whole = list(csv.reader(open(sys.argv[1])))
 parts = list(csv.reader(open(sys.argv[2])))
@@ -118,7 +117,4 @@ for a, b in zip(whole[1:], parts[1:]):
     n += 1
 assert n >= 10, n
 EOF2
-else
-	skip "tag splits: ../shared/traces/centos7-sda missing"
-fi
 finish

@@ -1,5 +1,5 @@
 /*
- * test_accounting.c: each rule of ../shared/spec/io-accounting.md on a
+ * test_accounting.c: each rule of the man page's HOW I/O IS COUNTED on a
  * trace built event by event, whose answers are known to the nanosecond:
  * classes of completion, flushes, empty completions, splits, partial
  * completions, requeues, I/O queued before the trace, bio-based devices,
