@@ -32,6 +32,14 @@ tracefs_dir() {
 		[ -e "$d/trace_pipe" ] && { echo "$d"; return; }
 	done
 }
+# tracing_lock: waits for the machine's kernel tracing to be ours alone.
+# The blk tracer and a device's trace/enable are global: two test runs
+# at once (two checkouts, two builds) would find each other's tracer on
+# and fail as "busy". Held until the test exits.
+tracing_lock() {
+	exec 9> "${IOW_TRACING_LOCK:-/tmp/iowatcher-tracing.lock}"
+	flock 9 2>/dev/null || true
+}
 # tracing_state: what a recording must leave as it found it ($T: tracefs,
 # $ENABLE: the traced device's trace/enable); BEFORE=$(tracing_state)
 # before the first recording

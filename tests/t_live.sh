@@ -44,6 +44,7 @@ if [ -n "$why" ]; then
 	exit $?
 fi
 
+tracing_lock
 truncate -s 128M "$TMP/disk.img"
 DEV=$(losetup -f --show "$TMP/disk.img") || { fail "losetup"; finish; exit 1; }
 ENABLE=/sys/class/block/$(basename "$DEV")/trace/enable
