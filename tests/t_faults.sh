@@ -288,6 +288,7 @@ elif ! truncate -s 32M "$TMP/disk.img" ||
 	LOOP=""
 	skip "SIGINT while recording: no loop device"
 else
+	tracing_lock
 	tracer_before=$(cat "$TR/current_tracer")
 	bin_before=$(grep -o '^no\?bin$' "$TR/trace_options")
 	for sig in INT TERM; do

@@ -13,6 +13,7 @@ if ! command -v losetup >/dev/null; then skip "recording: no losetup"; finish; e
 if [ ! -w "$T/current_tracer" ] || ! grep -qw blk "$T/available_tracers"; then
 	skip "recording: no tracefs with the blk tracer"; finish; exit
 fi
+tracing_lock
 truncate -s 64M "$TMP/disk.img"
 LOOP=$(losetup -f --show "$TMP/disk.img" 2>/dev/null) || {
 	skip "recording: no loop device"; finish; exit; }
