@@ -819,9 +819,14 @@ static int start_ffmpeg(struct movie *m, struct iow_error *err)
 }
 
 /* ffmpeg's last line of complaint, for our one line. */
+/*
+ * ffmpeg's last line of complaint, with the temporary name it was given
+ * put back as the user's (the temporary is ours, never theirs to see).
+ */
 static void ffmpeg_last_line(struct movie *m, char *buf, size_t len)
 {
-	char line[512];
+	char line[512], *at;
+	size_t tmp_len;
 
 	snprintf(buf, len, "no message");
 	if (!m->ffmpeg_log)
@@ -832,6 +837,12 @@ static void ffmpeg_last_line(struct movie *m, char *buf, size_t len)
 		if (line[0])
 			snprintf(buf, len, "%s", line);
 	}
+	if (!m->out.tmp_path || !(at = strstr(buf, m->out.tmp_path)))
+		return;
+	tmp_len = strlen(m->out.tmp_path);
+	snprintf(line, sizeof(line), "%.*s%s%s", (int)(at - buf), buf,
+		 m->out.path, at + tmp_len);
+	snprintf(buf, len, "%s", line);
 }
 
 /*

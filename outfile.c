@@ -9,6 +9,34 @@
 
 #include "outfile.h"
 
+/* "DIR" of "DIR/NAME" ("." for a bare NAME, "/" for "/NAME"); malloc'd. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	return strndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+/*
+ * Why path cannot be created, in the user's words: the temporary name is
+ * ours, never theirs to see. A missing directory is named.
+ */
+static int fail_create(const char *path, int e, struct iow_error *err)
+{
+	char *dir = dir_of(path);
+	int rc;
+
+	if (e == ENOENT && dir && access(dir, F_OK))
+		rc = iow_fail(err, "cannot create %s: no directory %s", path,
+			      dir);
+	else
+		rc = iow_fail(err, "cannot create %s: %s", path, strerror(e));
+	free(dir);
+	return rc;
+}
+
 int outfile_open(struct outfile *f, const char *path, const char *suffix,
 		 struct iow_error *err)
 {
@@ -36,8 +64,7 @@ int outfile_open(struct outfile *f, const char *path, const char *suffix,
 		if (errno != EEXIST)
 			break;
 	}
-	iow_fail(err, "%s: cannot create %s: %s", path, f->tmp_path,
-		 strerror(errno));
+	fail_create(path, errno, err);
 	free(f->tmp_path);
 	f->tmp_path = NULL;
 	outfile_abort(f);
@@ -47,14 +74,9 @@ int outfile_open(struct outfile *f, const char *path, const char *suffix,
 /* Best effort: makes the rename itself survive a crash. */
 static void sync_dir_of(const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir;
+	char *dir = dir_of(path);
 	int fd;
 
-	if (!slash)
-		dir = strdup(".");
-	else
-		dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
 	if (!dir)
 		return;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -85,13 +107,13 @@ int outfile_commit(struct outfile *f, struct iow_error *err)
 	int e = sync_tmp(f), rc = 0;
 
 	if (e)
-		rc = iow_fail(err, "%s: cannot write %s: %s", f->path,
-			      f->tmp_path, strerror(e));
+		rc = iow_fail(err, "cannot write %s: %s", f->path,
+			      strerror(e));
 	else if (iow_interrupted)
 		rc = iow_fail(err, "%s: interrupted", f->path);
 	else if (rename(f->tmp_path, f->path))
-		rc = iow_fail(err, "%s: cannot rename %s into place: %s",
-			      f->path, f->tmp_path, strerror(errno));
+		rc = iow_fail(err, "cannot put %s in place: %s", f->path,
+			      strerror(errno));
 	if (rc) {
 		outfile_abort(f);
 		return rc;

@@ -1702,8 +1702,7 @@ void plot_text(struct plot_panel *pp, double x, double y, const char *text,
 
 static int write_failure(struct plot_page *p, struct iow_error *err)
 {
-	return iow_fail(err, "%s: cannot write %s: %s", p->path,
-			p->out.tmp_path,
+	return iow_fail(err, "cannot write %s: %s", p->path,
 			strerror(p->write_errno ? p->write_errno : EIO));
 }
 

@@ -34,6 +34,8 @@ stopped() { [ "$1" != 0 ] && one_line "$2"; }
 drawn() { [ "$1" = 0 ] && [ -s "$2" ]; }
 # no_tmp DIR: no temporary file left
 no_tmp() { [ -z "$(find "$1" -name '*.tmp*')" ]; }
+# user_path_named PATH ERRFILE: the message names PATH, and no temporary
+user_path_named() { grep -qF "$1" "$2" && ! grep -q '\.tmp[0-9]' "$2"; }
 # wait_gone PID SECONDS: PID has exited within SECONDS
 wait_gone() {
 	n=0
@@ -79,6 +81,8 @@ if is_root && tmpfs "$TMP/ro" 64k && mount -o remount,ro "$TMP/ro" 2>/dev/null; 
 		check "read-only directory, $out: exit 1 ($rc), one line ($(head -c 120 "$TMP/err"))" \
 			fails $rc "$TMP/err"
 		check "read-only directory, $out: nothing written" clean "$TMP/ro"
+		check "read-only directory, $out: the error names $out, not a temporary" \
+			user_path_named "$TMP/ro/$out" "$TMP/err"
 	done
 	"$IOW" -t "$T" --csv "$TMP/ro/csv" 2> "$TMP/err"; rc=$?
 	check "read-only directory, --csv: exit 1, one line" fails $rc "$TMP/err"
@@ -96,6 +100,8 @@ if is_root && tmpfs "$TMP/full" 64k; then
 		check "full file system, $out: exit 1 ($rc), one line ($(head -c 120 "$TMP/err"))" \
 			fails $rc "$TMP/err"
 		check "full file system, $out: nothing left behind" clean "$TMP/full" filler
+		check "full file system, $out: the error names $out, not a temporary" \
+			user_path_named "$TMP/full/$out" "$TMP/err"
 	done
 	"$IOW" -t "$T" --csv "$TMP/full/csv" 2> "$TMP/err"; rc=$?
 	check "full file system, --csv: exit 1 ($rc), one line" fails $rc "$TMP/err"
@@ -108,6 +114,8 @@ if is_root && tmpfs "$TMP/full" 64k; then
 	check "file system full midway: exit 1 ($rc), one line ($(head -c 120 "$TMP/err"))" \
 		fails $rc "$TMP/err"
 	check "file system full midway: nothing left behind" clean "$TMP/full" filler
+	check "file system full midway: the error names big.svg, not a temporary" \
+		user_path_named "$TMP/full/big.svg" "$TMP/err"
 else
 	skip "full output directory: needs root and tmpfs mounts"
 fi

@@ -110,7 +110,10 @@ static void test_unwritable_directory_is_one_error(void)
 	struct iow_error err;
 
 	CHECK(outfile_open(&f, "/nonexistent/x.png", NULL, &err) < 0);
-	CHECK(strstr(err.msg, "/nonexistent/x.png: cannot create ") == err.msg);
+	/* the user's name and what is wrong with it, never the temporary */
+	CHECK(!strcmp(err.msg,
+		      "cannot create /nonexistent/x.png: no directory /nonexistent"));
+	CHECK(!strstr(err.msg, ".tmp"));
 	outfile_abort(&f);
 }
 
