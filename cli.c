@@ -868,6 +868,9 @@ static enum cli_result check_live_args(struct options *o,
 		return usage(err, "%s", "--live watches a recording (-d DEVICE) or a trace read from stdin (-t -)");
 	if (o->live == LIVE_SCREEN && !isatty(1))
 		o->live = LIVE_TEXT;
+	/* a stream stays one format: JSON lines to the end */
+	if (o->live == LIVE_JSON && o->summary == SUMMARY_TEXT)
+		return usage(err, "%s", "--live=json writes JSON lines: --summary=json ends them with the summary as one more line (a text --summary would break the stream)");
 	return CLI_OK;
 }
 

@@ -19,7 +19,6 @@
 
 #define DEFAULT_GRAPH_WIDTH	760
 #define DEFAULT_GRAPH_HEIGHT	300
-#define DEFAULT_TOP_TAGS	8
 #define LIGHTER			8	/* palette offset: same hue, dashed */
 #define OTHER_COLOR		7	/* black/grey: "other" tags */
 /* Grey: I/O the tagger left untagged, apart from every tag's hue. */
@@ -90,7 +89,7 @@ static int tag_classes(const struct graph_ctx *ctx, struct class_list *cl,
 {
 	const struct analysis *a = trace_analysis(ctx, t);
 	size_t top = ctx->opts->top_tags > 0 ? (size_t)ctx->opts->top_tags
-					     : DEFAULT_TOP_TAGS;
+					     : TOP_TAGS_DEFAULT;
 	struct ranked_tag *rank = calloc(a->n_tags + 1, sizeof(*rank));
 	size_t i, n = 0, other = SIZE_MAX;
 

@@ -565,9 +565,12 @@ int main(int argc, char **argv)
 	if (iow_interrupted)
 		goto fail;
 	if (opts.summary == SUMMARY_JSON)
-		summary_print_json(stdout, run.results, run.n_done);
+		summary_print_json(stdout, run.results, run.n_done,
+				   opts.live == LIVE_JSON);
 	else if (opts.summary == SUMMARY_TEXT)
-		summary_print_text(stdout, run.results, run.n_done);
+		summary_print_text(stdout, run.results, run.n_done,
+				   opts.top_tags > 0 ? (size_t)opts.top_tags :
+						       TOP_TAGS_DEFAULT);
 	goto out;
 fail:
 	/* after an interrupt, what failed is only its consequence */

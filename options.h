@@ -14,6 +14,7 @@ enum summary_mode { SUMMARY_NONE, SUMMARY_TEXT, SUMMARY_JSON };
 enum movie_style { MOVIE_NONE, MOVIE_SPINDLE, MOVIE_RECT };
 
 #define MAX_ONLY_DEVICES	64
+#define TOP_TAGS_DEFAULT	8	/* --top: tags named, the rest "other" */
 #define MAX_GRAPH_PICKS 64
 
 struct options {

@@ -1,6 +1,8 @@
 /* summary.c: the --summary table and --summary=json document. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "blktrace.h"
 #include "histogram.h"
@@ -29,6 +31,20 @@ static void json_string(FILE *out, const char *s)
 		}
 	}
 	fputc('"', out);
+}
+
+static int cmp_tags(const void *pa, const void *pb)
+{
+	const struct tag_stats *a = *(const struct tag_stats *const *)pa;
+	const struct tag_stats *b = *(const struct tag_stats *const *)pb;
+	uint64_t ia = analysis_tag_ios(a), ib = analysis_tag_ios(b);
+	uint64_t ba = analysis_tag_bytes(a), bb = analysis_tag_bytes(b);
+
+	if (ia != ib)
+		return ia < ib ? 1 : -1;
+	if (ba != bb)
+		return ba < bb ? 1 : -1;
+	return strcmp(a->label ? a->label : "", b->label ? b->label : "");
 }
 
 static double us(double ns)
@@ -133,9 +149,50 @@ static void json_device(FILE *out, const struct analysis *a,
 		(unsigned long long)d->seeks);
 }
 
-void summary_print_json(FILE *out, const struct trace_result *traces,
-			size_t n)
+/*
+ * The tags that have I/O, most I/Os first (then most bytes, then by
+ * label): the order the text shows them in. NULL when out of memory;
+ * *n their number.
+ */
+static const struct tag_stats **ranked_tags(const struct analysis *a,
+					    size_t *n)
 {
+	const struct tag_stats **rank = malloc((a->n_tags + 1) *
+					       sizeof(*rank));
+	size_t i;
+
+	*n = 0;
+	if (!rank)
+		return NULL;
+	for (i = 0; i < a->n_tags; i++)
+		if (analysis_tag_ios(&a->tags[i]))
+			rank[(*n)++] = &a->tags[i];
+	qsort(rank, *n, sizeof(*rank), cmp_tags);
+	return rank;
+}
+
+/* Every tag, ranked (a script wants them all; the text caps them). */
+static void json_tags(FILE *out, const struct analysis *a)
+{
+	size_t n, i;
+	const struct tag_stats **rank = ranked_tags(a, &n);
+
+	for (i = 0; rank && i < n; i++) {
+		fputs(i ? ", " : "", out);
+		fputs("{\"label\": ", out);
+		json_string(out, rank[i]->label);
+		fprintf(out, ", \"ios\": %llu, \"bytes\": %llu}",
+			(unsigned long long)analysis_tag_ios(rank[i]),
+			(unsigned long long)analysis_tag_bytes(rank[i]));
+	}
+	free(rank);
+}
+
+void summary_print_json(FILE *out, const struct trace_result *traces,
+			size_t n, int one_line)
+{
+	/* one line: a JSON-lines stream (--live=json) stays one per line */
+	const char *nl = one_line ? "" : "\n";
 	size_t i, j;
 
 	fputs("{\"traces\": [", out);
@@ -143,7 +200,7 @@ void summary_print_json(FILE *out, const struct trace_result *traces,
 		const struct analysis *a = &traces[i].analysis;
 		int first = 1;
 
-		fputs(i ? ",\n  {" : "\n  {", out);
+		fprintf(out, "%s%s%s{", i ? "," : "", nl, one_line ? "" : "  ");
 		fputs("\"label\": ", out);
 		json_string(out, traces[i].label);
 		fputs(", \"source\": ", out);
@@ -160,28 +217,16 @@ void summary_print_json(FILE *out, const struct trace_result *traces,
 		for (j = 0; j < a->n_devices; j++) {
 			if (!a->devices[j].has_io)
 				continue;
-			fputs(first ? "\n    " : ",\n    ", out);
+			fprintf(out, "%s%s%s", first ? "" : ",", nl,
+				one_line ? (first ? "" : " ") : "    ");
 			json_device(out, a, &a->devices[j]);
 			first = 0;
 		}
-		fputs("],\n   \"tags\": [", out);
-		first = 1;
-		for (j = 0; j < a->n_tags; j++) {
-			const struct tag_stats *t = &a->tags[j];
-
-			if (!analysis_tag_ios(t))
-				continue;
-			fputs(first ? "" : ", ", out);
-			first = 0;
-			fputs("{\"label\": ", out);
-			json_string(out, t->label);
-			fprintf(out, ", \"ios\": %llu, \"bytes\": %llu}",
-				(unsigned long long)analysis_tag_ios(t),
-				(unsigned long long)analysis_tag_bytes(t));
-		}
+		fprintf(out, "],%s%s\"tags\": [", nl, one_line ? " " : "   ");
+		json_tags(out, a);
 		fputs("]}", out);
 	}
-	fputs("\n]}\n", out);
+	fprintf(out, "%s]}\n", nl);
 }
 
 static void text_latency(FILE *out, const char *name,
@@ -207,18 +252,61 @@ static void text_bytes(FILE *out, const char *what, uint64_t ios,
 		dur > 0 ? (double)ios / dur : 0);
 }
 
+/*
+ * The tags, most I/Os first, top of them by name and the rest in one
+ * line, as the graphs' legends keep the top ones and an "other".
+ */
+static void text_tags(FILE *out, const struct analysis *a, size_t top)
+{
+	size_t n, i;
+	uint64_t more_ios = 0, more_bytes = 0;
+	const struct tag_stats **rank = ranked_tags(a, &n);
+
+	if (!rank || !n) {
+		free(rank);
+		return;
+	}
+	fprintf(out, " tags (by I/Os)\n");
+	for (i = 0; i < n; i++) {
+		uint64_t ios = analysis_tag_ios(rank[i]);
+		uint64_t bytes = analysis_tag_bytes(rank[i]);
+
+		if (i >= top && n > top + 1) {
+			more_ios += ios;
+			more_bytes += bytes;
+			continue;
+		}
+		fprintf(out, "  %-32s %10llu I/Os %12.1f KiB\n",
+			rank[i]->label ? rank[i]->label : "?",
+			(unsigned long long)ios, (double)bytes / 1024.0);
+	}
+	if (n > top + 1) {
+		char more[48];
+
+		/* --top N shows more of them, --summary=json all */
+		snprintf(more, sizeof(more), "%zu more tags", n - top);
+		fprintf(out, "  %-32s %10llu I/Os %12.1f KiB\n", more,
+			(unsigned long long)more_ios,
+			(double)more_bytes / 1024.0);
+	}
+	free(rank);
+}
+
 void summary_print_text(FILE *out, const struct trace_result *traces,
-			size_t n)
+			size_t n, size_t top_tags)
 {
 	size_t i, j;
 
 	for (i = 0; i < n; i++) {
 		const struct analysis *a = &traces[i].analysis;
 		double dur = analysis_duration_s(a);
-		int tags_shown = 0;
+		const char *src = traces[i].source;
+		/* the source in brackets only where it says more */
+		int show_src = src && strcmp(src, traces[i].label);
 
-		fprintf(out, "%s (%s): %llu events, %.3f s%s%s\n",
-			traces[i].label, traces[i].source,
+		fprintf(out, "%s%s%s%s: %llu events, %.3f s%s%s\n",
+			traces[i].label, show_src ? " (" : "",
+			show_src ? src : "", show_src ? ")" : "",
 			(unsigned long long)a->n_events, dur,
 			traces[i].recorder ? ", recorded with " : "",
 			traces[i].recorder ? traces[i].recorder : "");
@@ -242,10 +330,13 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 					(unsigned long long)d->ios[OP_FLUSH],
 					dur > 0 ? (double)d->ios[OP_FLUSH] /
 							  dur : 0);
-			if (d->empty_completions)
+			if (d->empty_completions == 1)
+				fprintf(out, "  1 empty completion (the end of a flush sequence, not an I/O)\n");
+			else if (d->empty_completions)
 				fprintf(out, "  %llu empty completions (ends of flush sequences, not I/Os)\n",
 					(unsigned long long)d->empty_completions);
-			fprintf(out, "  latency (us)       n       mean        p50        p90        p99        max\n");
+			/* n counts bios: a merged request's bios each count */
+			fprintf(out, "  latency (us)    bios       mean        p50        p90        p99        max\n");
 			text_latency(out, "D2C", &d->d2c);
 			text_latency(out, "Q2C", &d->q2c);
 			text_latency(out, "Q2D", &d->q2d);
@@ -255,17 +346,6 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 				dur > 0 ? d->depth_area_ns / 1e9 / dur : 0,
 				(unsigned long long)d->seeks);
 		}
-		for (j = 0; j < a->n_tags; j++) {
-			const struct tag_stats *t = &a->tags[j];
-
-			if (!analysis_tag_ios(t))
-				continue;
-			if (!tags_shown++)
-				fprintf(out, " tags\n");
-			fprintf(out, "  %-32s %10llu I/Os %12.1f KiB\n",
-				t->label ? t->label : "?",
-				(unsigned long long)analysis_tag_ios(t),
-				(double)analysis_tag_bytes(t) / 1024.0);
-		}
+		text_tags(out, a, top_tags);
 	}
 }

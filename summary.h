@@ -28,9 +28,15 @@ struct trace_result {
 	size_t n_fio;
 };
 
+/*
+ * The table: per trace, its devices, then its tags, most I/Os first,
+ * top_tags of them by name and the others in one line.
+ */
 void summary_print_text(FILE *out, const struct trace_result *traces,
-			size_t n);
+			size_t n, size_t top_tags);
+/* The document, every tag in it; one_line: no newline but the last (a
+ * line of a JSON-lines stream). */
 void summary_print_json(FILE *out, const struct trace_result *traces,
-			size_t n);
+			size_t n, int one_line);
 
 #endif

@@ -169,8 +169,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r < 0) {
 		fuzz_check_error(&err, "reading");
 	} else {
-		summary_print_json(fz_devnull, &res, 1);
-		summary_print_text(fz_devnull, &res, 1);
+		summary_print_json(fz_devnull, &res, 1, 0);
+		summary_print_text(fz_devnull, &res, 1, TOP_TAGS_DEFAULT);
 		fz_feed_draw(c, &res);
 	}
 	analysis_free(&res.analysis);

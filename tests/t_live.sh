@@ -25,6 +25,8 @@ expect_usage "--interval without --live is a usage error" \
 expect_usage "--live on a trace file is a usage error" \
 	"--live watches a recording (-d DEVICE) or a trace read from stdin" \
 	-t x --live
+expect_usage "--live=json with a text summary: one format to a stream" \
+	"--summary=json ends them" -t - --live=json --summary
 expect_usage "--live=FORMAT names text or json" \
 	"--live=csv: the format is screen, text or json" -t - --live=csv
 expect_usage "--interval has bounds" "from 0.01 to 3600 seconds" \
@@ -81,7 +83,7 @@ check "tracing state restored after --live=text" state_restored
 
 # 2. JSON: every interval equals --summary=json -x of the recording
 mkdir "$TMP/js"
-"$IOW" -d "$DEV" -D "$TMP/js" -t js --live=json --interval 0.5 --summary \
+"$IOW" -d "$DEV" -D "$TMP/js" -t js --live=json --interval 0.5 --summary=json \
 	-p sh -c "for i in 1 2 3 4; do $DD64 count=128 status=none;
 		  dd if=$DEV of=/dev/null bs=4k count=600 iflag=direct status=none;
 		  sleep 0.3; done" > "$TMP/js.out" 2> "$TMP/js.err"
@@ -92,8 +94,18 @@ if python3 "$CMP" "$IOW" "$TMP/js/js" "$TMP/js.out" > "$TMP/cmp.out"; then
 else
 	fail "json: each interval equals --summary=json -x" "$(head -n 5 "$TMP/cmp.out")"
 fi
-check "json: the summary follows the intervals" \
-	grep -q '^  latency (us)' "$TMP/js.out"
+# jsonl FILE: every line is one JSON object, the last one the summary
+jsonl() {
+	python3 -c "
+import json, sys
+lines = open(sys.argv[1]).read().split('\\n')
+assert lines[-1] == '', 'no newline at the end'
+objs = [json.loads(l) for l in lines[:-1]]
+assert all('start_s' in o for o in objs[:-1]) and 'traces' in objs[-1]
+" "$1"
+}
+check "json: the stream stays JSON lines, the summary the last one" \
+	jsonl "$TMP/js.out"
 check "tracing state restored after --live=json" state_restored
 
 # 3. blktrace's files read as they grow: a stand-in blktrace that writes
@@ -118,7 +130,7 @@ while :; do sleep 0.05; done
 EOF2
 chmod +x "$TMP/bin/blktrace"
 PATH="$TMP/bin:$PATH" FAKE_FROM="$TMP/js/js" "$IOW" -d "$DEV" -D "$TMP/bt" \
-	-t bt --tracer blktrace --live=json --interval 0.5 --summary \
+	-t bt --tracer blktrace --live=json --interval 0.5 --summary=json \
 	-p sleep 0.5 > "$TMP/bt.out" 2> "$TMP/bt.err"
 if python3 "$CMP" "$IOW" "$TMP/js/js" "$TMP/bt.out" > "$TMP/cmp.out"; then
 	pass "with blktrace, its files read as they grow ($(tail -n 1 "$TMP/cmp.out"))"
@@ -132,10 +144,12 @@ if command -v blkparse >/dev/null; then
 	blkparse -i js -D "$TMP/js" -d "$TMP/js.dump" -o /dev/null \
 		> /dev/null 2>&1
 	"$IOW" -t - --live=json --interval 0.5 --summary=json < "$TMP/js.dump" \
-		> "$TMP/stdin.out" 2>&1
+		> "$TMP/stdin.out" 2> "$TMP/stdin.err"
 	if python3 "$CMP" "$IOW" "$TMP/js.dump" "$TMP/stdin.out" > "$TMP/cmp.out"
 	then
 		pass "-t - --live=json: intervals equal --summary -x of the dump"
+		check "-t - --live=json --summary=json: JSON lines to the end" \
+			jsonl "$TMP/stdin.out"
 	else
 		fail "-t - --live=json: intervals equal --summary -x of the dump" \
 			"$(head -n 5 "$TMP/cmp.out")"

@@ -95,6 +95,42 @@ check "-x restricts what is counted" [ "$first" -lt "$all" ]
 "$IOW" -t "$TRACES/centos7-sda" --summary > "$TMP/text"
 check "text summary has the device and latency rows" grep -q "device 8,0" "$TMP/text"
 check "text summary has D2C" grep -q "D2C" "$TMP/text"
+check "the trace's name once where it is the source too" \
+	sh -c "cd '$TRACES' && '$IOW' -t centos7-sda --summary | head -n 1 | grep -q '^centos7-sda: 799 events'"
+
+# Tags in the text: most I/Os first, the top 8 by name and the rest in one
+# line that keeps the totals; the JSON keeps every one, in the same order.
+E="$TRACES/ext4-fsync"
+"$IOW" -t "$E" -P --summary > "$TMP/tags.txt"
+"$IOW" -t "$E" -P --summary=json > "$TMP/tags.json"
+"$IOW" -t "$E" -P --top 30 --summary > "$TMP/tags30.txt"
+check "tags: the text ranks them by I/Os, 8 named and one line for the rest" \
+	python3 - "$TMP/tags.txt" "$TMP/tags.json" "$TMP/tags30.txt" <<'EOF2'
+import json, re, sys
+def rows(path):
+    lines = open(path).read().split("\n")
+    i = lines.index(" tags (by I/Os)")
+    out = []
+    for l in lines[i + 1:]:
+        m = re.match(r"  (.*?) +(\d+) I/Os +([\d.]+) KiB$", l)
+        if not m:
+            break
+        out.append((m.group(1), int(m.group(2)), float(m.group(3))))
+    return out
+text, wide = rows(sys.argv[1]), rows(sys.argv[3])
+tags = json.load(open(sys.argv[2]))["traces"][0]["tags"]
+assert len(tags) == 26, len(tags)
+ios = [t["ios"] for t in tags]
+assert ios == sorted(ios, reverse=True), ios
+assert len(text) == 9 and text[-1][0] == "18 more tags", text
+assert [r[1] for r in text[:8]] == ios[:8]
+assert text[-1][1] == sum(ios[8:]), (text[-1], ios)
+assert abs(text[-1][2] * 1024 - sum(t["bytes"] for t in tags[8:])) < 52
+assert sum(r[1] for r in text) == sum(ios)
+assert len(wide) == 26 and [r[1] for r in wide] == ios
+# a tag with many flushes and no bytes ranks by its I/Os
+assert text[1][0].startswith("kworker/") and text[1][2] == 0, text[1]
+EOF2
 
 # Bad input: one line on stderr naming the file, exit 1.
 bad() {

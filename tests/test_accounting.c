@@ -539,7 +539,7 @@ static void test_json_reports_flush_discard_and_empty(void)
 	analysis_finish(&a);
 	r.analysis = a;
 	f = open_memstream(&buf, &len);
-	summary_print_json(f, &r, 1);
+	summary_print_json(f, &r, 1, 0);
 	fclose(f);
 	CHECK(strstr(buf, "\"read\": {\"ios\": 0, \"bytes\": 0}") != NULL);
 	CHECK(strstr(buf, "\"write\": {\"ios\": 0, \"bytes\": 0}") != NULL);
@@ -548,6 +548,24 @@ static void test_json_reports_flush_discard_and_empty(void)
 			  "\"mean\": 1234.567") != NULL);
 	CHECK(strstr(buf, "\"empty_completions\": 1") != NULL);
 	CHECK(strstr(buf, "\"q2c_us\": {\"n\": 1, \"mean\": 2000.000") != NULL);
+	free(buf);
+	/* the text says one in the singular, and what latency n counts */
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	summary_print_text(f, &r, 1, 8);
+	fclose(f);
+	CHECK(strstr(buf, "  1 empty completion (the end of a flush sequence, not an I/O)\n") != NULL);
+	CHECK(strstr(buf, "completions") == NULL);
+	CHECK(strstr(buf, "latency (us)    bios ") != NULL);
+	/* the source in brackets only where it differs from the label */
+	CHECK(strncmp(buf, "t (built): ", 11) == 0);
+	free(buf);
+	r.source = "t";
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	summary_print_text(f, &r, 1, 8);
+	fclose(f);
+	CHECK(strncmp(buf, "t: ", 3) == 0);
 	free(buf);
 	analysis_free(&a);
 }
