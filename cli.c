@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "blktrace.h"
@@ -800,6 +802,42 @@ static enum cli_result read_options(struct cli_parse *p)
 
 /* ---- the options together ---- */
 
+/* Whether DIR/NAME is a trace already: a file, a directory or a set. */
+static int trace_exists(const char *dir, const char *name)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (stat(path, &st) == 0)
+		return 1;
+	snprintf(path, sizeof(path), "%s/%s.blktrace.0", dir, name);
+	return stat(path, &st) == 0;
+}
+
+/*
+ * -t NAME given with -d DEV names the trace to record. Where NAME is a
+ * trace already, the user meant to read it (and -d to pick a device of
+ * it): a run never records over or beside its input. The hint gives the
+ * device as MAJ,MIN where it is a block device.
+ */
+static enum cli_result refuse_recording_over(struct options *o,
+					     struct iow_error *err)
+{
+	const char *dir = o->record_dir ? o->record_dir : ".";
+	const char *dev = o->devices[0];
+	char as_dev_t[64] = "MAJ,MIN";
+	struct stat st;
+
+	if (!trace_exists(dir, o->trace_args[0]))
+		return CLI_OK;
+	if (stat(dev, &st) == 0 && S_ISBLK(st.st_mode))
+		snprintf(as_dev_t, sizeof(as_dev_t), "%u,%u",
+			 major(st.st_rdev), minor(st.st_rdev));
+	return usage(err, "-t %s is a trace already, and -d %s would record a new one: to read only that device's I/O of the trace, give -d %s; to record, give a new name with -t (or none)",
+		     o->trace_args[0], dev, as_dev_t);
+}
+
 /* Recording writes NAME.blktrace.N: NAME from -t, or the device's name. */
 static enum cli_result recording_defaults(struct options *o,
 					  struct iow_error *err)
@@ -808,6 +846,8 @@ static enum cli_result recording_defaults(struct options *o,
 
 	if (o->n_trace_args > 1)
 		return usage(err, "%s", "recording writes one trace: give at most one -t NAME");
+	if (o->n_trace_args && refuse_recording_over(o, err) != CLI_OK)
+		return CLI_USAGE;
 	if (!o->n_trace_args &&
 	    append(&o->trace_args, &o->n_trace_args,
 		   base ? base + 1 : o->devices[0]))

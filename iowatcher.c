@@ -471,8 +471,15 @@ static int record(struct options *o, struct record_result *res,
 		.tracer = (enum record_tracer)o->tracer,
 		.with_mpstat = 1,
 	};
+	char first_file[4096 + 16];
 
 	snprintf(path, path_len, "%s/%s", ro.dir, o->trace_args[0]);
+	/* only the device's own name can be there (cli.c refuses a -t
+	 * naming a trace): a recording replaces the last one, and says so */
+	snprintf(first_file, sizeof(first_file), "%s.blktrace.0", path);
+	if (access(first_file, F_OK) == 0)
+		fprintf(stderr, "iowatcher: replacing the earlier recording %s.blktrace.* (-t NAME records beside it)\n",
+			path);
 	if (!o->prog_argv && o->live != LIVE_SCREEN)
 		fprintf(stderr, "iowatcher: recording %s until interrupted (Ctrl-C)\n",
 			o->devices[0]);

@@ -79,6 +79,20 @@ says "-p \"CMD\" followed by a word" 2 \
 	"iowatcher: -p takes the rest of the command line, so 'more' cannot follow the quoted workload: put iowatcher's options before -p" \
 	-d /dev/null -D "$TMP" -t rec -p "sleep 0" more
 
+# ---- -t naming a trace that exists, with -d: read it, never record ----
+# (beside $TMP: says() wants $TMP empty)
+HAVE="$TMP.have"
+mkdir "$HAVE"
+cp "$TOP"/samples/dd-write.blktrace.* "$HAVE/"
+cp "$TOP"/samples/dd-write.blktrace.0 "$HAVE/one.dump"
+for t in dd-write one.dump; do
+	says "-t $t (a trace) with -d: refused, saying what to type" 2 \
+		"iowatcher: -t $t is a trace already, and -d /dev/null would record a new one: to read only that device's I/O of the trace, give -d MAJ,MIN; to record, give a new name with -t (or none)" \
+		-t "$t" -d /dev/null -D "$HAVE" --summary
+done
+check "  nothing written beside the trace" [ "$(ls "$HAVE" | wc -l)" = 3 ]
+rm -rf "$HAVE"
+
 # ---- --help's headings ----
 "$IOW" --help > "$TMP/help"
 # under HEADING OPTION: OPTION's line comes after HEADING and before the
