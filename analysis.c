@@ -15,6 +15,7 @@
 #include "blkparse_feed.h"
 #include "histogram.h"
 #include "ioset.h"
+#include "lossnote.h"
 
 /* The I/O map's narrowest column: a 10 ms trace gets 1000 of them. */
 #define MAP_FIRST_WIDTH_NS	10000ull
@@ -62,6 +63,10 @@ struct analysis_private {
 	 * then no bio waits as a split's rest and every request in flight
 	 * is issued, and the lookups for them are skipped. */
 	int any_split, any_requeue;
+	/* the last loss notes read: a recorder writes one per traced
+	 * device, and a loss is counted once */
+	struct loss_note recent_notes[16];
+	size_t n_recent_notes;
 };
 
 static struct analysis_private *priv(const struct analysis *a)
@@ -154,6 +159,7 @@ void analysis_free(struct analysis *a)
 	free(a->iomaps);
 	free(a->tags);
 	free(a->bins);
+	free(a->loss);
 	for (i = 0; i < N_OPS; i++) {
 		bigmem_free(a->lat_hist[i]);
 		bigmem_free(a->size_hist[i]);
@@ -196,6 +202,7 @@ static void merge_bin(struct bin *dst, const struct bin *src)
 	}
 	dst->depth_area_ns += src->depth_area_ns;
 	dst->seeks += src->seeks;
+	dst->lossy_ns += src->lossy_ns;
 }
 
 /* Merge runs of f bins, each per_bin u32 counts, in place. */
@@ -510,6 +517,19 @@ static struct analysis *device_part(struct analysis *a, uint32_t device,
 	a->n_parts++;
 	part->part_device = device;
 	part->tagging = a->tagging;
+	if (a->n_loss) {
+		/* what was lost before its first event is its loss too */
+		part->loss = malloc(a->n_loss * sizeof(*part->loss));
+		if (!part->loss) {
+			iow_fail(err, "out of memory");
+			return NULL;
+		}
+		memcpy(part->loss, a->loss, a->n_loss * sizeof(*a->loss));
+		part->n_loss = part->cap_loss = a->n_loss;
+		part->lost_events = a->lost_events;
+		part->in_loss = a->in_loss;
+		part->loss_until_ns = a->loss_until_ns;
+	}
 	for (i = 0; i < a->n_tags; i++)
 		if (a->tags[i].label &&
 		    analysis_set_tag_label(part, a->tags[i].id,
@@ -1425,6 +1445,297 @@ static void sweep_stale(struct analysis *a, uint64_t now)
 	}
 }
 
+static void map_issue_or_queue(struct analysis *a, size_t slot,
+			       const struct io_event *ev)
+{
+	long s = -1;
+	int32_t tag = ev->tag;
+
+	/* nothing is mapped for statistics alone; untagged, no tag's slot
+	 * comes of it either */
+	if (a->cfg.stats_only && !a->tagging && tag == IO_EVENT_NO_TAG)
+		return;
+	if (blk_action_code(ev->action) == BLK_TA_ISSUE) {
+		struct bio_state *bio = bio_at(priv(a), ev->device, data_op(ev),
+					       ev->sector, BIO_ISSUED,
+					       UINT32_MAX);
+
+		if (bio && bio->tag != IO_EVENT_NO_TAG)
+			tag = bio->tag;
+	}
+	if (a->tagging || tag != IO_EVENT_NO_TAG)
+		s = tag_slot(a, tag);
+	map_io(a, slot, ev, s);
+}
+
+/* ---- loss ---- */
+
+static int forget_bio(void *value, void *arg)
+{
+	struct analysis *a = arg;
+	const struct ioset_key *k = ioset_key_of(&priv(a)->bios, value);
+	const struct bio_state *bio = value;
+	size_t i;
+
+	/* a bio still waiting was lost in flight; an issued one is its
+	 * request's */
+	for (i = 0; bio->stage == BIO_QUEUED && i < a->n_devices; i++)
+		if (a->devices[i].device == k->device)
+			a->devices[i].lost_in_flight++;
+	return 0;
+}
+
+static int forget_request(void *value, void *arg)
+{
+	(void)value, (void)arg;
+	return 0;
+}
+
+/*
+ * Nothing in flight at now can be trusted after a loss: its completion
+ * (or its issue) may be among the lost events. The depth is closed at
+ * now and every bio, request and flush in flight forgotten: counted as
+ * lost in flight, never timed, never left to inflate the depth.
+ */
+static void forget_in_flight(struct analysis *a, uint64_t now)
+{
+	struct analysis_private *p = priv(a);
+	size_t i;
+
+	for (i = 0; i < a->n_devices; i++) {
+		struct device_stats *d = &a->devices[i];
+
+		depth_change(a, d, now, 0);
+		d->lost_in_flight += d->in_flight;
+		d->in_flight = 0;
+		memset(d->requests, 0, sizeof(d->requests));
+		if (d->flushes)
+			d->flushes->len = 0;
+		d->has_last_issue = 0;	/* a seek across it is unknown */
+	}
+	for (i = 0; i < a->n_tags; i++) {
+		tag_depth_change(a, a->tags[i].id, now, 0);
+		a->tags[i].in_flight = 0;
+	}
+	ioset_filter(&p->bios, forget_bio, a);
+	ioset_filter(&p->requests, forget_request, NULL);
+	p->bios_after_sweep = p->requests_after_sweep = 0;
+}
+
+/* A loss window into the list: merged with the last where they meet. */
+static int loss_window_add(struct analysis *a, const struct loss_window *w)
+{
+	struct loss_window *last = a->n_loss ? &a->loss[a->n_loss - 1] : NULL;
+
+	a->lost_events += w->events;
+	if (last && w->from_ns <= last->to_ns && w->to_ns >= last->from_ns) {
+		if (w->from_ns < last->from_ns)
+			last->from_ns = w->from_ns;
+		if (w->to_ns > last->to_ns)
+			last->to_ns = w->to_ns;
+		last->events += w->events;
+		last->cpu_mask |= w->cpu_mask;
+		last->count_unknown |= w->count_unknown;
+		last->noted_late |= w->noted_late;
+		return 0;
+	}
+	if (a->n_loss == a->cap_loss) {
+		size_t cap = a->cap_loss ? 2 * a->cap_loss : 8;
+		struct loss_window *more = realloc(a->loss,
+						   cap * sizeof(*more));
+
+		if (!more)
+			return -1;
+		a->loss = more;
+		a->cap_loss = cap;
+	}
+	a->loss[a->n_loss++] = *w;
+	return 0;
+}
+
+/* Events were lost in w (noted at now): forget, and stop timing to its end. */
+static int loss_begins(struct analysis *a, const struct loss_window *w,
+		       uint64_t now)
+{
+	size_t i;
+
+	if (loss_window_add(a, w) < 0)
+		return -1;
+	forget_in_flight(a, now);
+	if (w->to_ns > now && (!a->in_loss || w->to_ns > a->loss_until_ns)) {
+		a->in_loss = 1;
+		a->loss_until_ns = w->to_ns;
+	}
+	for (i = 0; i < a->n_parts; i++)
+		if (loss_begins(&a->parts[i], w, now) < 0)
+			return -1;
+	return 0;
+}
+
+/* 1 when n is one of the last notes read (another device's copy). */
+static int note_seen(struct analysis_private *p, const struct loss_note *n)
+{
+	size_t i, len = sizeof(p->recent_notes) / sizeof(p->recent_notes[0]);
+
+	for (i = 0; i < p->n_recent_notes && i < len; i++) {
+		const struct loss_note *r = &p->recent_notes[i];
+
+		if (r->cpu == n->cpu && r->from_ns == n->from_ns &&
+		    r->to_ns == n->to_ns && r->count == n->count &&
+		    r->count_known == n->count_known)
+			return 1;
+	}
+	p->recent_notes[p->n_recent_notes++ % len] = *n;
+	return 0;
+}
+
+/*
+ * A MESSAGE note that is a loss note (lossnote.h). Its time is the
+ * window's start; with the start unknown (T0 0), its end, the window
+ * then running from the trace's start.
+ */
+static int loss_note(struct analysis *a, const struct io_event *ev,
+		     struct iow_error *err)
+{
+	struct loss_window w = { 0 };
+	struct loss_note n;
+	const char *text;
+	size_t len;
+
+	if (blk_action_code(ev->action) != BLK_TN_MESSAGE)
+		return 0;
+	len = feed_note_text(ev, &text);
+	if (lossnote_parse(text, len, &n) < 0 || note_seen(priv(a), &n))
+		return 0;
+	if (n.from_ns) {
+		w.from_ns = ev->time_ns;
+		w.to_ns = n.to_ns - n.from_ns > UINT64_MAX - w.from_ns ?
+			  UINT64_MAX : w.from_ns + (n.to_ns - n.from_ns);
+	} else {
+		w.to_ns = ev->time_ns;
+	}
+	w.events = n.count_known ? n.count : 0;
+	w.count_unknown = !n.count_known;
+	w.cpu_mask = 1ull << (n.cpu < 63 ? n.cpu : 63);
+	/* events after its start were counted before it was known */
+	w.noted_late = a->n_events_all && w.from_ns < a->last_ns;
+	if (loss_begins(a, &w, ev->time_ns) < 0)
+		return iow_fail(err, "out of memory at event %llu",
+				(unsigned long long)ev->index);
+	return 0;
+}
+
+/*
+ * An I/O action inside a loss window: what happened is counted (queued,
+ * merged, issued, completed with its bytes), but nothing is timed and
+ * nothing enters the I/Os in flight, whose other events may be lost.
+ */
+static int add_io_in_loss(struct analysis *a, const struct io_event *ev,
+			  int counted, struct iow_error *err)
+{
+	unsigned code = blk_action_code(ev->action);
+	struct device_stats *d;
+	int dir = direction(ev), op;
+	size_t slot;
+
+	d = device_get(a, ev->device, &slot);
+	if (!d)
+		return iow_fail(err, "out of memory");
+	d->has_io = 1;
+	if (!counted)
+		return 0;
+	switch (code) {
+	case BLK_TA_QUEUE:
+		d->queued[dir]++;
+		break;
+	case BLK_TA_BACKMERGE:
+	case BLK_TA_FRONTMERGE:
+		d->merges[dir]++;
+		break;
+	case BLK_TA_ISSUE:
+		d->issued[dir]++;
+		break;
+	case BLK_TA_COMPLETE:
+		op = completion_op(ev);
+		if (op < 0) {
+			d->empty_completions++;
+			break;
+		}
+		if (count_completion(a, d, ev, op, ev->tag,
+				     bin_for(a, ev->time_ns)) < 0)
+			return iow_fail(err, "out of memory at event %llu",
+					(unsigned long long)ev->index);
+		break;
+	}
+	/* where the I/O went is known all the same */
+	if (code == a->cfg.iomap_action &&
+	    (code == BLK_TA_QUEUE || code == BLK_TA_ISSUE ||
+	     (code == BLK_TA_COMPLETE && ev->bytes)))
+		map_issue_or_queue(a, slot, ev);
+	return 0;
+}
+
+static int cmp_loss_from(const void *pa, const void *pb)
+{
+	const struct loss_window *a = pa, *b = pb;
+
+	return (a->from_ns > b->from_ns) - (a->from_ns < b->from_ns);
+}
+
+/*
+ * At the end: the windows in time order, overlapping ones merged, and
+ * the time each bin (and the whole) spent in them, within the trace's
+ * span and -x's window.
+ */
+static void loss_finish(struct analysis *a)
+{
+	uint64_t lo = a->cfg.has_time_range ? a->cfg.time_min_ns : a->first_ns;
+	uint64_t hi = a->last_ns;
+	size_t i, n = 0;
+
+	if (!a->n_loss)
+		return;
+	qsort(a->loss, a->n_loss, sizeof(*a->loss), cmp_loss_from);
+	for (i = 0; i < a->n_loss; i++) {
+		struct loss_window *w = &a->loss[i], *last = n ? &a->loss[n - 1]
+								: NULL;
+
+		if (last && w->from_ns <= last->to_ns) {
+			if (w->to_ns > last->to_ns)
+				last->to_ns = w->to_ns;
+			last->events += w->events;
+			last->cpu_mask |= w->cpu_mask;
+			last->count_unknown |= w->count_unknown;
+			last->noted_late |= w->noted_late;
+			continue;
+		}
+		a->loss[n++] = *w;
+	}
+	a->n_loss = n;
+	if (a->cfg.has_time_range && hi > a->cfg.time_max_ns)
+		hi = a->cfg.time_max_ns;
+	a->lossy_ns = 0;
+	for (i = 0; i < a->n_loss; i++) {
+		uint64_t from = a->loss[i].from_ns > lo ? a->loss[i].from_ns : lo;
+		uint64_t to = a->loss[i].to_ns < hi ? a->loss[i].to_ns : hi;
+
+		while (from < to && a->n_bins) {
+			size_t bin = (size_t)((from - a->bin_origin_ns) /
+					      a->bin_width_ns);
+			uint64_t end = a->bin_origin_ns +
+				       (uint64_t)(bin + 1) * a->bin_width_ns;
+
+			if (bin >= a->n_bins)
+				break;
+			if (end > to)
+				end = to;
+			a->bins[bin].lossy_ns += end - from;
+			a->lossy_ns += end - from;
+			from = end;
+		}
+	}
+}
+
 static int in_offset_range(const struct analysis *a,
 			   const struct io_event *ev)
 {
@@ -1463,29 +1774,6 @@ static int is_io_action(unsigned code)
 	return code < 32 && (io >> code & 1);
 }
 
-static void map_issue_or_queue(struct analysis *a, size_t slot,
-			       const struct io_event *ev)
-{
-	long s = -1;
-	int32_t tag = ev->tag;
-
-	/* nothing is mapped for statistics alone; untagged, no tag's slot
-	 * comes of it either */
-	if (a->cfg.stats_only && !a->tagging && tag == IO_EVENT_NO_TAG)
-		return;
-	if (blk_action_code(ev->action) == BLK_TA_ISSUE) {
-		struct bio_state *bio = bio_at(priv(a), ev->device, data_op(ev),
-					       ev->sector, BIO_ISSUED,
-					       UINT32_MAX);
-
-		if (bio && bio->tag != IO_EVENT_NO_TAG)
-			tag = bio->tag;
-	}
-	if (a->tagging || tag != IO_EVENT_NO_TAG)
-		s = tag_slot(a, tag);
-	map_io(a, slot, ev, s);
-}
-
 /*
  * An I/O action (is_io_action), counted or not (in the time range): what
  * it does to the I/Os in flight and the statistics. Kept apart from
@@ -1500,6 +1788,12 @@ static __attribute__((noinline)) int add_io(struct analysis *a,
 	struct device_stats *d;
 	size_t slot;
 	int dir = direction(ev), r = 0;
+
+	if (a->in_loss) {
+		if (ev->time_ns < a->loss_until_ns)
+			return add_io_in_loss(a, ev, counted, err);
+		a->in_loss = 0;
+	}
 
 	d = device_get(a, ev->device, &slot);
 	if (!d)
@@ -1548,7 +1842,8 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 
 	if (blk_is_note(ev->action)) {
 		a->n_notes++;
-		return 0;
+		/* a CPU's loss is every device's: no --device filter */
+		return loss_note(a, ev, err);
 	}
 	if (!device_wanted(a, ev->device))
 		return 0;
@@ -1600,6 +1895,7 @@ void analysis_finish(struct analysis *a)
 		a->first_ns = 0;
 	for (i = 0; i < a->n_devices; i++)
 		depth_change(a, &a->devices[i], a->last_ns, 0);
+	loss_finish(a);
 	for (i = 0; i < a->n_tags; i++)
 		tag_depth_change(a, a->tags[i].id, a->last_ns, 0);
 	for (i = 0; i < a->n_tags; i++)
@@ -1621,6 +1917,18 @@ double analysis_duration_s(const struct analysis *a)
 			end = a->cfg.time_max_ns;
 	}
 	return end > start ? (double)(end - start) / 1e9 : 0;
+}
+
+double analysis_clean_s(const struct analysis *a)
+{
+	double d = analysis_duration_s(a), lossy = (double)a->lossy_ns / 1e9;
+
+	return d > lossy ? d - lossy : 0;
+}
+
+double analysis_bin_lossy_s(const struct analysis *a, size_t i)
+{
+	return i < a->n_bins ? (double)a->bins[i].lossy_ns / 1e9 : 0;
 }
 
 double analysis_bin_start_s(const struct analysis *a, size_t i)

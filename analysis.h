@@ -14,6 +14,13 @@
  * requests pair first in, first out and have a latency of their own.
  * Requests and bios are looked up by device, op and start sector, so a
  * read inside an in-flight write is another I/O.
+ *
+ * Where the recorder lost events (a loss note, lossnote.h), nothing in
+ * flight can be trusted: at the window's start every bio and request in
+ * flight is forgotten (counted as lost in flight, never timed), and until
+ * its end completions are counted but nothing is timed and no depth is
+ * added; the window's time is left out of the queue depth's mean. So a
+ * loss never shows as latency or queue depth, only as windows.
  */
 #ifndef IOWATCHER_ANALYSIS_H
 #define IOWATCHER_ANALYSIS_H
@@ -114,6 +121,18 @@ static inline size_t latency_count(uint64_t *n, double *sum_ns,
 	return hist_index(ns, LAT_SUM_BITS);
 }
 
+/*
+ * Where events were lost, from the trace's start: a window of one CPU's
+ * loss note, or of several that overlap (merged as they come).
+ */
+struct loss_window {
+	uint64_t from_ns, to_ns;
+	uint64_t events;	/* the known counts, added up */
+	uint64_t cpu_mask;	/* CPUs 0-62; bit 63: CPU 63 and above */
+	int count_unknown;	/* a note said "an unknown number" */
+	int noted_late;		/* the note came after events it touched */
+};
+
 struct device_stats {
 	uint32_t device;
 	uint64_t ios[N_OPS], bytes[N_OPS];	/* completions by class */
@@ -125,6 +144,8 @@ struct device_stats {
 	struct latency_summary flush_d2c;	/* flush requests */
 	double depth_area_ns;	/* integral of requests in flight over time */
 	uint64_t seeks;
+	/* requests and bios in flight at a loss: their end is unknown */
+	uint64_t lost_in_flight;
 	double *depth_bins;	/* this device's depth area per bin */
 	uint32_t *seek_bins;	/* and its seeks */
 	int has_io;		/* saw Q, D or C (not only remaps) */
@@ -147,6 +168,7 @@ struct bin {
 	uint64_t d2c_max_ns[N_OPS];
 	double depth_area_ns;
 	uint32_t seeks;
+	uint64_t lossy_ns;	/* of the bin, in loss windows (at finish) */
 };
 
 /* Completions, D2C of data bios, requests in flight and seeks per tag,
@@ -209,6 +231,13 @@ struct analysis {
 	struct analysis *parts;
 	size_t n_parts;
 	uint32_t part_device;	/* the device a part is of */
+	/* loss windows, in time order, and how far the current reaches */
+	struct loss_window *loss;
+	size_t n_loss, cap_loss;
+	uint64_t lost_events;		/* the notes' known counts */
+	uint64_t lossy_ns;		/* the windows' time (at finish) */
+	int in_loss;
+	uint64_t loss_until_ns;
 	void *private;		/* in-flight maps and indexes */
 	int finished;
 	char warning[IOW_ERROR_LEN];
@@ -234,6 +263,14 @@ const struct analysis *analysis_device_part(const struct analysis *a,
 /* ---- reading the results ---- */
 
 double analysis_duration_s(const struct analysis *a);
+/*
+ * The time the series can speak for: the duration less the loss
+ * windows' (in -x's window), in seconds; the mean queue depth is the
+ * depth's area over it.
+ */
+double analysis_clean_s(const struct analysis *a);
+/* Seconds of bin i within loss windows (0 without loss). */
+double analysis_bin_lossy_s(const struct analysis *a, size_t i);
 /* Start of bin i in seconds from the trace's first event. */
 double analysis_bin_start_s(const struct analysis *a, size_t i);
 /* Seconds bin i covers: its width, less for the trace's last bin. */

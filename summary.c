@@ -103,7 +103,8 @@ static void json_log2_histogram(FILE *out, const struct latency_summary *l,
 static void json_device(FILE *out, const struct analysis *a,
 			const struct device_stats *d)
 {
-	double dur = analysis_duration_s(a);
+	/* the depth's mean over the time outside loss windows */
+	double clean = analysis_clean_s(a);
 
 	fprintf(out, "{\"device\": \"%u,%u\", ", blk_dev_major(d->device),
 		blk_dev_minor(d->device));
@@ -144,9 +145,11 @@ static void json_device(FILE *out, const struct analysis *a,
 		fputs(", \"flush\": ", out);
 		json_log2_histogram(out, &d->flush_d2c, OP_FLUSH);
 	}
-	fprintf(out, "}, \"queue_depth_mean\": %.4f, \"seeks\": %llu}",
-		dur > 0 ? d->depth_area_ns / 1e9 / dur : 0,
-		(unsigned long long)d->seeks);
+	fprintf(out, "}, \"queue_depth_mean\": %.4f, \"seeks\": %llu, "
+		"\"lost_in_flight\": %llu}",
+		clean > 0 ? d->depth_area_ns / 1e9 / clean : 0,
+		(unsigned long long)d->seeks,
+		(unsigned long long)d->lost_in_flight);
 }
 
 /*
@@ -169,6 +172,48 @@ static const struct tag_stats **ranked_tags(const struct analysis *a,
 			rank[(*n)++] = &a->tags[i];
 	qsort(rank, *n, sizeof(*rank), cmp_tags);
 	return rank;
+}
+
+/* "cpus": [0, 1] of a window (bit 63: 63 and above, written as 63). */
+static void json_cpus(FILE *out, uint64_t mask)
+{
+	int c, first = 1;
+
+	fputc('[', out);
+	for (c = 0; c < 64; c++)
+		if (mask >> c & 1) {
+			fprintf(out, "%s%d", first ? "" : ", ", c);
+			first = 0;
+		}
+	fputc(']', out);
+}
+
+/* Where the recording lost events, as the trace's loss notes say. */
+static void json_loss(FILE *out, const struct analysis *a)
+{
+	size_t i;
+	int unknown = 0;
+
+	for (i = 0; i < a->n_loss; i++)
+		unknown |= a->loss[i].count_unknown;
+	fprintf(out, "\"lost_events\": %llu, \"lost_count_known\": %s, "
+		"\"lossy_s\": %.6f, \"loss_windows\": [",
+		(unsigned long long)a->lost_events, unknown ? "false" : "true",
+		(double)a->lossy_ns / 1e9);
+	for (i = 0; i < a->n_loss; i++) {
+		const struct loss_window *w = &a->loss[i];
+
+		fprintf(out, "%s{\"from_s\": %.6f, \"to_s\": %.6f, "
+			"\"events\": %llu, \"count_known\": %s, "
+			"\"noted_late\": %s, \"cpus\": ", i ? ", " : "",
+			(double)w->from_ns / 1e9, (double)w->to_ns / 1e9,
+			(unsigned long long)w->events,
+			w->count_unknown ? "false" : "true",
+			w->noted_late ? "true" : "false");
+		json_cpus(out, w->cpu_mask);
+		fputc('}', out);
+	}
+	fputs("], ", out);
 }
 
 /* Every tag, ranked (a script wants them all; the text caps them). */
@@ -210,10 +255,12 @@ void summary_print_json(FILE *out, const struct trace_result *traces,
 			json_string(out, traces[i].recorder);
 		}
 		fprintf(out, ", \"events\": %llu, \"notes\": %llu, "
-			"\"duration_s\": %.6f, \"bin_width_s\": %.6f, "
-			"\"devices\": [", (unsigned long long)a->n_events,
+			"\"duration_s\": %.6f, \"bin_width_s\": %.6f, ",
+			(unsigned long long)a->n_events,
 			(unsigned long long)a->n_notes,
 			analysis_duration_s(a), (double)a->bin_width_ns / 1e9);
+		json_loss(out, a);
+		fputs("\"devices\": [", out);
 		for (j = 0; j < a->n_devices; j++) {
 			if (!a->devices[j].has_io)
 				continue;
@@ -292,6 +339,39 @@ static void text_tags(FILE *out, const struct analysis *a, size_t top)
 	free(rank);
 }
 
+/*
+ * A loss, in words, under the trace's line: what was lost, where, and
+ * what the figures below do about it.
+ */
+static void text_loss(FILE *out, const struct analysis *a)
+{
+	uint64_t cpus = 0, in_flight = 0;
+	size_t i;
+	int unknown = 0, late = 0, c, n_cpus = 0;
+
+	if (!a->n_loss)
+		return;
+	for (i = 0; i < a->n_loss; i++) {
+		cpus |= a->loss[i].cpu_mask;
+		unknown |= a->loss[i].count_unknown;
+		late |= a->loss[i].noted_late;
+	}
+	for (i = 0; i < a->n_devices; i++)
+		in_flight += a->devices[i].lost_in_flight;
+	for (c = 0; c < 64; c++)
+		n_cpus += (int)(cpus >> c & 1);
+	fprintf(out, " LOST %s%llu events on %d CPU%s, in %zu window%s "
+		"(%.3f s of %.3f s): queue depth and latency leave those "
+		"windows out; %llu I/Os in flight at a loss are not timed\n",
+		unknown ? "at least " : "",
+		(unsigned long long)a->lost_events, n_cpus,
+		n_cpus == 1 ? "" : "s", a->n_loss, a->n_loss == 1 ? "" : "s",
+		(double)a->lossy_ns / 1e9, analysis_duration_s(a),
+		(unsigned long long)in_flight);
+	if (late)
+		fprintf(out, " (a loss was noted only after events it touched were counted: figures before then may hold what it made up)\n");
+}
+
 void summary_print_text(FILE *out, const struct trace_result *traces,
 			size_t n, size_t top_tags)
 {
@@ -310,6 +390,7 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 			(unsigned long long)a->n_events, dur,
 			traces[i].recorder ? ", recorded with " : "",
 			traces[i].recorder ? traces[i].recorder : "");
+		text_loss(out, a);
 		for (j = 0; j < a->n_devices; j++) {
 			const struct device_stats *d = &a->devices[j];
 
@@ -343,7 +424,9 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 			if (d->flush_d2c.n)
 				text_latency(out, "D2C flush", &d->flush_d2c);
 			fprintf(out, "  queue depth (mean) %.3f, seeks %llu\n",
-				dur > 0 ? d->depth_area_ns / 1e9 / dur : 0,
+				analysis_clean_s(a) > 0 ?
+					d->depth_area_ns / 1e9 /
+						analysis_clean_s(a) : 0,
 				(unsigned long long)d->seeks);
 		}
 		text_tags(out, a, top_tags);

@@ -11,6 +11,7 @@
 #include "blktrace.h"
 #include "check.h"
 #include "ioset.h"
+#include "lossnote.h"
 #include "summary.h"
 #include "tracebuild.h"
 
@@ -570,6 +571,141 @@ static void test_json_reports_flush_discard_and_empty(void)
 	analysis_free(&a);
 }
 
+/*
+ * A loss note, as a recorder writes it (lossnote.h): at t, the window's
+ * start, lost events of cpu for len ns (from_abs: the window's start in
+ * the trace's own clock, 0 when unknown, and then t is its end).
+ */
+static void loss(uint64_t t, uint64_t from_abs, uint64_t len, uint32_t cpu,
+		 uint64_t count)
+{
+	struct loss_note n = { count, 1, cpu, from_abs, from_abs + len };
+	char text[128];
+	size_t l = lossnote_format(text, sizeof(text), &n);
+
+	evp(t, BLK_TN_MESSAGE, BLK_TC_NOTIFY, 0, 0, text, (uint16_t)(l + 1));
+}
+
+/*
+ * Events lost: a read whose completion was lost must not stay in flight
+ * (the depth climbing for ever) nor pair with a later read of its block
+ * (a latency the loss made up); nothing in the window is timed, its
+ * completions still count, and its time is out of the depth's mean.
+ */
+static void test_loss_never_shows_as_latency_or_depth(void)
+{
+	struct iow_error err;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	struct trace_result r = { .label = "t", .source = "built" };
+
+	start(NULL);
+	/* 0-1 s: one read in flight for 100 ms, timed */
+	ev(0, BLK_TA_QUEUE, R, 8, 4096);
+	ev(0, BLK_TA_ISSUE, R, 8, 4096);
+	ev(100 * MS, BLK_TA_COMPLETE, R, 8, 4096);
+	/* a read of block 16, whose completion is lost */
+	ev(200 * MS, BLK_TA_QUEUE, R, 16, 4096);
+	ev(200 * MS, BLK_TA_ISSUE, R, 16, 4096);
+	/* cpu 1 lost 1000 events from 1 s to 2 s (the note written twice,
+	 * one per traced device) */
+	loss(1000 * MS, 5000 * MS, 1000 * MS, 1, 1000);
+	loss(1000 * MS, 5000 * MS, 1000 * MS, 1, 1000);
+	/* in the window: a completion seen is counted, not timed */
+	ev(1500 * MS, BLK_TA_QUEUE, R, 24, 4096);
+	ev(1500 * MS, BLK_TA_ISSUE, R, 24, 4096);
+	ev(1600 * MS, BLK_TA_COMPLETE, R, 24, 4096);
+	/* after it: another read of block 16, whose issue was seen... */
+	ev(3000 * MS, BLK_TA_QUEUE, R, 16, 4096);
+	ev(3000 * MS, BLK_TA_ISSUE, R, 16, 4096);
+	ev(3001 * MS, BLK_TA_COMPLETE, R, 16, 4096);
+	ev(4000 * MS, BLK_TA_COMPLETE, R, 8, 0);	/* an empty completion */
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->ios[OP_READ], 3);
+	/* ...timed from its own issue (1 ms), not from the lost one's */
+	CHECK_EQ_INT(dev0()->d2c.n, 2);
+	CHECK_EQ_INT(dev0()->d2c.max_ns, 100 * MS);
+	CHECK_NEAR(mean(&dev0()->d2c), 50.5 * MS, 1);
+	CHECK_EQ_INT(dev0()->lost_in_flight, 1);
+	CHECK_EQ_INT(a.lost_events, 1000);
+	CHECK_EQ_INT(a.n_loss, 1);
+	CHECK_EQ_INT(a.loss[0].from_ns, 1000 * MS);
+	CHECK_EQ_INT(a.loss[0].to_ns, 2000 * MS);
+	CHECK_EQ_INT(a.loss[0].cpu_mask, 2);
+	CHECK(!a.loss[0].noted_late);
+	CHECK_EQ_INT(a.lossy_ns, 1000 * MS);
+	/* depth: 100 ms + the lost read's 800 ms up to the loss + 1 ms,
+	 * over the 3 s outside the window */
+	CHECK_NEAR(dev0()->depth_area_ns, 901.0 * MS, 1);
+	CHECK_NEAR(analysis_clean_s(&a), 3.0, 1e-9);
+	r.analysis = a;
+	f = open_memstream(&buf, &len);
+	summary_print_json(f, &r, 1, 0);
+	summary_print_text(f, &r, 1, 8);
+	fclose(f);
+	CHECK(strstr(buf, "\"lost_events\": 1000, \"lost_count_known\": true, \"lossy_s\": 1.000000, \"loss_windows\": [{\"from_s\": 1.000000, \"to_s\": 2.000000, \"events\": 1000, \"count_known\": true, \"noted_late\": false, \"cpus\": [1]}]") != NULL);
+	CHECK(strstr(buf, "\"queue_depth_mean\": 0.3003, \"seeks\": ") != NULL);
+	CHECK(strstr(buf, "\"lost_in_flight\": 1}") != NULL);
+	CHECK(strstr(buf, " LOST 1000 events on 1 CPU, in 1 window (1.000 s of 4.000 s): queue depth and latency leave those windows out; 1 I/Os in flight at a loss are not timed\n") != NULL);
+	free(buf);
+	analysis_free(&a);
+	(void)err;
+}
+
+/* A loss whose start is unknown (blktrace's dropped count) runs from the
+ * trace's start and says it was noted late; bins know their lost time. */
+static void test_loss_noted_late_is_said_so(void)
+{
+	struct analysis_config cfg = { .bin_width_ns = 100 * MS };
+
+	start(&cfg);
+	ev(0, BLK_TA_QUEUE, W, 0, 4096);
+	ev(0, BLK_TA_ISSUE, W, 0, 4096);
+	ev(150 * MS, BLK_TA_ISSUE, W, 64, 4096);
+	loss(250 * MS, 0, 99, 0, 7);
+	ev(300 * MS, BLK_TA_COMPLETE, W, 64, 4096);
+	ev(400 * MS, BLK_TA_COMPLETE, W, 0, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(a.n_loss, 1);
+	CHECK(a.loss[0].noted_late);
+	CHECK_EQ_INT(a.loss[0].from_ns, 0);
+	CHECK_EQ_INT(a.loss[0].to_ns, 250 * MS);
+	/* both writes were in flight at the note: forgotten, not timed */
+	CHECK_EQ_INT(dev0()->d2c.n, 0);
+	CHECK_EQ_INT(dev0()->ios[OP_WRITE], 2);
+	CHECK_EQ_INT(dev0()->lost_in_flight, 2);
+	CHECK_NEAR(analysis_bin_lossy_s(&a, 0), 0.1, 1e-9);
+	CHECK_NEAR(analysis_bin_lossy_s(&a, 2), 0.05, 1e-9);
+	CHECK_NEAR(analysis_bin_lossy_s(&a, 3), 0, 1e-9);
+	analysis_free(&a);
+}
+
+/* Each device's own analysis (--per-device) knows of the loss too, also
+ * one whose first event comes after it. */
+static void test_loss_reaches_every_device_part(void)
+{
+	struct analysis_config cfg = { .per_device = 1 };
+	const struct analysis *p;
+
+	start(&cfg);
+	ev(0, BLK_TA_ISSUE, R, 8, 4096);
+	loss(10 * MS, 7 * MS, 5 * MS, 0, 3);
+	device = DEV(8, 16);
+	ev(12 * MS, BLK_TA_ISSUE, R, 8, 4096);
+	ev(13 * MS, BLK_TA_COMPLETE, R, 8, 4096);
+	device = DEV(8, 0);
+	ev(20 * MS, BLK_TA_COMPLETE, R, 8, 4096);
+	analysis_finish(&a);
+	p = analysis_device_part(&a, DEV(8, 0));
+	CHECK(p && p->n_loss == 1 && p->devices[0].d2c.n == 0 &&
+	      p->devices[0].lost_in_flight == 1);
+	p = analysis_device_part(&a, DEV(8, 16));
+	CHECK(p && p->n_loss == 1 && p->lost_events == 3 &&
+	      p->devices[0].d2c.n == 0 && p->devices[0].ios[OP_READ] == 1);
+	analysis_free(&a);
+}
+
 int main(void)
 {
 	RUN_TEST(test_flush_is_its_own_class_with_its_own_latency);
@@ -590,5 +726,8 @@ int main(void)
 	RUN_TEST(test_per_device_parts_add_up_to_the_whole);
 	RUN_TEST(test_tags_split_latency_depth_and_seeks);
 	RUN_TEST(test_json_reports_flush_discard_and_empty);
+	RUN_TEST(test_loss_never_shows_as_latency_or_depth);
+	RUN_TEST(test_loss_noted_late_is_said_so);
+	RUN_TEST(test_loss_reaches_every_device_part);
 	return check_report();
 }
