@@ -1,6 +1,6 @@
 #!/bin/sh
 # t_standalone.sh: a clone stands alone. No file of the project reads or
-# names the developers' ../shared directory (CONTRIBUTING.md alone may,
+# names the developers' directory beside the checkout (CONTRIBUTING.md alone may,
 # to tell contributors what is there), and every trace the tests, the
 # demo and the benchmark read is in the repository.
 . "$(dirname "$0")/lib.sh"
@@ -20,9 +20,9 @@ while IFS= read -r f; do
 	grep -In -e '\.\./shar[e]d' -e '"shar[e]d", "traces"' -e 'shar[e]d/traces' -e 'shar[e]d/spec' "$f" /dev/null >> "$TMP/named"
 done < "$TMP/files"
 if [ -s "$TMP/named" ]; then
-	fail "no file but CONTRIBUTING.md names ../shared" "$(head -n 5 "$TMP/named" | tr '\n' ' ')"
+	fail "no file but CONTRIBUTING.md names the developers' directory" "$(head -n 5 "$TMP/named" | tr '\n' ' ')"
 else
-	pass "no file but CONTRIBUTING.md names ../shared"
+	pass "no file but CONTRIBUTING.md names the developers' directory"
 fi
 check "the CentOS 7 sample is in the repository" [ -s samples/centos7-sda.blktrace.0 -a -s samples/centos7-sda.blktrace.1 ]
 check "samples/README.md says where the CentOS trace came from" grep -q 'centos7-sda' samples/README.md
