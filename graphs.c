@@ -854,23 +854,45 @@ static size_t traced_devices(const struct graph_ctx *ctx, uint32_t *out,
 	return n;
 }
 
+/*
+ * What a graph's title says of a trace's several devices: nothing where
+ * it draws them apart, else that it adds them up or pools their bios.
+ * Queue depth and seeks draw a line per device, but a tag class's line
+ * counts its requests on every device.
+ */
+static void devices_note(const struct graph_ctx *ctx, char *buf, size_t len)
+{
+	uint32_t devs[MAX_DEVICE_PANELS];
+	size_t n = traced_devices(ctx, devs, MAX_DEVICE_PANELS);
+	enum device_merge m = ctx->graph ? ctx->graph->devices : DEVICES_APART;
+
+	buf[0] = '\0';
+	if (!ctx->multi_device || ctx->in_device_panel)
+		return;
+	if (m == DEVICES_APART && ctx->tagged)
+		m = DEVICES_SUMMED;
+	if (m == DEVICES_SUMMED)
+		snprintf(buf, len, " (sum of %zu devices)", n);
+	else if (m == DEVICES_POOLED)
+		snprintf(buf, len, " (%zu devices pooled)", n);
+}
+
 /* A line graph's title: its device's with --per-device, else saying
- * when it adds up the devices of a trace. */
+ * what it does with the devices of a trace. */
 static void title_line(const struct graph_ctx *ctx, size_t p, char *buf,
 		       size_t len)
 {
 	const struct graph_def *g = ctx->graph;
-	uint32_t devs[MAX_DEVICE_PANELS];
-	size_t n = traced_devices(ctx, devs, MAX_DEVICE_PANELS);
+	char note[64];
 
-	if (ctx->in_device_panel)
+	if (ctx->in_device_panel) {
 		snprintf(buf, len, "%s, device %u,%u", g->title,
 			 blk_dev_major(ctx->panel_device),
 			 blk_dev_minor(ctx->panel_device));
-	else if (g->sums_devices && ctx->multi_device)
-		snprintf(buf, len, "%s (sum of %zu devices)", g->title, n);
-	else
-		snprintf(buf, len, "%s", g->title);
+	} else {
+		devices_note(ctx, note, sizeof(note));
+		snprintf(buf, len, "%s%s", g->title, note);
+	}
 	(void)p;
 }
 
@@ -1595,10 +1617,11 @@ static void title_heat(const struct graph_ctx *ctx, size_t p, char *buf,
 		       size_t len)
 {
 	const char *title = ctx->graph->title;
-	const char *sum = ctx->multi_device ? " (all devices)" : "";
+	char sum[64];
 	struct class_list cl;
 	struct heat_source src;
 
+	devices_note(ctx, sum, sizeof(sum));
 	snprintf(buf, len, "%s%s", title, sum);
 	if (ctx->tagged && build_classes(ctx, &cl) < 0) {
 		class_list_free(&cl, ctx->n_traces);
@@ -2028,17 +2051,17 @@ const struct graph_def graph_table[] = {
 	  .y_label_for = io_y_label },
 	{ .name = "tput", .title = "Throughput", .y_label = "throughput",
 	  .help = "completed MB per second, reads and writes",
-	  .default_on = 1, .panels = line_panels, .sums_devices = 1,
+	  .default_on = 1, .panels = line_panels, .devices = DEVICES_SUMMED,
 	  .build = build_tput,
 	  .y_format = plot_format_mb_per_s, .csv_unit = "mb_per_s" },
 	{ .name = "iops", .title = "IOPS", .y_label = "I/Os per second",
 	  .help = "completed I/Os per second, reads and writes",
-	  .default_on = 1, .panels = line_panels, .sums_devices = 1,
+	  .default_on = 1, .panels = line_panels, .devices = DEVICES_SUMMED,
 	  .build = build_iops, .csv_unit = "ios_per_s" },
 	{ .name = "latency", .title = "Device latency (D2C)",
 	  .y_label = "latency",
 	  .help = "D2C mean per bin, with p50-p90-p99 bands and max",
-	  .default_on = 1, .panels = line_panels, .sums_devices = 1,
+	  .default_on = 1, .panels = line_panels, .devices = DEVICES_POOLED,
 	  .build = build_latency,
 	  .y_format = plot_format_ns, .csv_unit = "us", .csv_scale = 1e-3 },
 	{ .name = "queue-depth", .title = "Queue depth",
@@ -2053,25 +2076,27 @@ const struct graph_def graph_table[] = {
 	{ .name = "q2d-d2c", .title = "Where the time goes (Q2D + D2C)",
 	  .y_label = "mean time per I/O",
 	  .help = "mean time in the block layer (Q2D) and device (D2C), stacked",
-	  .panels = line_panels, .sums_devices = 1,
+	  .panels = line_panels, .devices = DEVICES_POOLED,
 	  .build = build_q2d_d2c,
 	  .y_format = plot_format_ns, .csv_unit = "us", .csv_scale = 1e-3 },
 	{ .name = "latency-heatmap", .title = "Latency heat map (D2C)",
 	  .y_label = "latency",
 	  .help = "completions per time bin and latency bucket (log scale)",
+	  .devices = DEVICES_POOLED,
 	  .panels = heat_panels, .panel_title = title_heat,
 	  .draw = draw_latency_heatmap, .export = csv_latency_cells,
 	  .y_format = plot_format_ns },
 	{ .name = "latency-scatter", .title = "Latency of each I/O (D2C)",
 	  .y_label = "latency",
 	  .help = "every completion at (time, D2C), density-shaded",
+	  .devices = DEVICES_POOLED,
 	  .panels = heat_panels, .panel_title = title_heat,
 	  .draw = draw_latency_scatter, .export = csv_latency_cells,
 	  .y_format = plot_format_ns },
 	{ .name = "latency-hist", .title = "Latency histogram (D2C)",
 	  .y_label = "I/Os",
 	  .help = "D2C in log2 buckets, one series per trace and direction",
-	  .panels = line_panels, .sums_devices = 1,
+	  .panels = line_panels, .devices = DEVICES_POOLED,
 	  .build = build_latency_hist,
 	  .x_label = "latency", .x_format = plot_format_ns,
 	  .csv_x = "latency_lo_us", .csv_x_scale = 1e-3, .csv_unit = "ios" },
@@ -2098,7 +2123,7 @@ const struct graph_def graph_table[] = {
 	  .csv_x = "time_s", .csv_unit = "mb_per_s" },
 	{ .name = "size", .title = "Request size", .y_label = "KiB",
 	  .help = "request size per bin: median line, p90 band edge",
-	  .panels = line_panels, .sums_devices = 1,
+	  .panels = line_panels, .devices = DEVICES_POOLED,
 	  .build = build_size, .csv_unit = "kib" },
 };
 const size_t graph_table_len = sizeof(graph_table) / sizeof(graph_table[0]);

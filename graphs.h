@@ -9,7 +9,6 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include <stdio.h>
 
 #include "error.h"
 #include "options.h"
@@ -51,6 +50,18 @@ struct series_set {
 };
 
 struct graph_def;
+
+/*
+ * What a line graph does with the devices of a trace that has several:
+ * draws them apart (a line per device), adds them up (bytes and I/Os
+ * per second), or pools their bios into one distribution (latency and
+ * its percentiles, sizes), which is not a sum.
+ */
+enum device_merge {
+	DEVICES_APART,
+	DEVICES_SUMMED,
+	DEVICES_POOLED,
+};
 
 /* What every graph function is given. */
 struct graph_ctx {
@@ -116,9 +127,9 @@ struct graph_def {
 	 * NULL: "no I/O in range". */
 	const char *empty_note;
 	int field;		/* a parameter for build (the mpstat column) */
-	/* Adds up every device's I/O: its title says so when a trace has
-	 * several (--per-device draws it once per device instead). */
-	int sums_devices;
+	/* What it does with a trace's several devices, which its title
+	 * then says (--per-device draws it once per device instead). */
+	enum device_merge devices;
 };
 
 /*

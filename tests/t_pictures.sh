@@ -142,6 +142,32 @@ grey=$(awk '$1 == "io" { printf "%d %d %d %d\n", $3, $4, $3 + $5, $4 + $6; exit 
 	{ read a b c d; "$PROBE" "$TMP/untag.png" "$a" "$b" "$c" "$d" 888888; })
 check "untagged I/O drawn grey ($grey px)" [ "$grey" -ge 200 ]
 
+# ---- two devices in one trace: each title says what it does with them ----
+# (throughput and IOPS add up, latency and sizes pool the bios, queue
+# depth draws a line per device, or with tags a line per class summed)
+D="$TOP/samples/two-devices"
+rm -f "$TMP/dlayout"
+IOWATCHER_LAYOUT="$TMP/dlayout" "$IOW" -t "$D" -O tput -O iops -O latency \
+	-O queue-depth -O q2d-d2c -O latency-hist -O size -O latency-heatmap \
+	-o "$TMP/dev.png"
+# title GRAPH: the title of GRAPH's first panel in the layout
+title() { awk -v g="$1" '$1 == g { for (i = 9; i <= NF; i++) printf "%s%s", $i, i < NF ? " " : ""; exit }' "$TMP/dlayout"; }
+for want in "tput:Throughput (sum of 2 devices)" "iops:IOPS (sum of 2 devices)" \
+	"latency:Device latency (D2C) (2 devices pooled)" \
+	"q2d-d2c:Where the time goes (Q2D + D2C) (2 devices pooled)" \
+	"latency-hist:Latency histogram (D2C) (2 devices pooled)" \
+	"size:Request size (2 devices pooled)" \
+	"latency-heatmap:Latency heat map (D2C) (2 devices pooled)" \
+	"queue-depth:Queue depth"; do
+	g=${want%%:*}
+	check "two devices: $g titled \"$(title $g)\"" [ "$(title $g)" = "${want#*:}" ]
+done
+rm -f "$TMP/dlayout"
+IOWATCHER_LAYOUT="$TMP/dlayout" "$IOW" -t "$D" -P -O queue-depth -O seeks \
+	-o "$TMP/devP.png"
+check "two devices by process: a class's queue depth sums them ($(title queue-depth))" \
+	[ "$(title queue-depth)" = "Queue depth (sum of 2 devices)" ]
+
 # ---- overlaid latency heat maps: one latency axis, one colour bar ----
 if [ $have_pdftotext = 1 ]; then
 	"$IOW" -t "$S" -l before -t "$TOP/samples/dd-write" -l after \
