@@ -2,8 +2,9 @@
  * graphs.c: iowatcher's graphs as table entries, and the page that lays
  * them out. Series colours follow one rule everywhere: one trace without
  * tags draws reads in colour 0 and writes in colour 1; several traces get
- * a colour each (writes in its lighter, dashed variant); with tags, each
- * of the top N tags by bytes gets a colour and the rest are "other";
+ * a colour each (writes in its lighter, dashed variant); with tags, the
+ * top N tags by what the graph shows (I/Os; bytes for throughput) get
+ * a colour each, the same in every graph, and the rest are "other";
  * untagged I/O is grey.
  */
 #include <math.h>
@@ -62,16 +63,47 @@ static const struct analysis *trace_analysis(const struct graph_ctx *ctx,
 	return part ? part : &none;
 }
 
+/*
+ * Tags ranked by what a graph shows: I/Os (flushes count, and carry no
+ * bytes), or bytes for throughput; ties by the other measure, then by
+ * first appearance, so that the ranks do not depend on qsort.
+ */
+enum tag_rank { RANK_IOS, RANK_BYTES };
+
 struct ranked_tag {
 	size_t slot;
-	uint64_t bytes;
+	uint64_t key, tie;
 };
 
 static int cmp_ranked(const void *a, const void *b)
 {
 	const struct ranked_tag *x = a, *y = b;
 
-	return (x->bytes < y->bytes) - (x->bytes > y->bytes);
+	if (x->key != y->key)
+		return (x->key < y->key) - (x->key > y->key);
+	if (x->tie != y->tie)
+		return (x->tie < y->tie) - (x->tie > y->tie);
+	return (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+/* The tags of a with I/O into rank (room for a->n_tags), best first. */
+static size_t rank_tags(const struct analysis *a, enum tag_rank by,
+			struct ranked_tag *rank)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < a->n_tags; i++) {
+		uint64_t ios = analysis_tag_ios(&a->tags[i]);
+		uint64_t bytes = analysis_tag_bytes(&a->tags[i]);
+
+		if (!ios)
+			continue;
+		rank[n].slot = i;
+		rank[n].key = by == RANK_BYTES ? bytes : ios;
+		rank[n++].tie = by == RANK_BYTES ? ios : bytes;
+	}
+	qsort(rank, n, sizeof(*rank), cmp_ranked);
+	return n;
 }
 
 static void name_class(const struct graph_ctx *ctx, struct io_class *c,
@@ -84,60 +116,96 @@ static void name_class(const struct graph_ctx *ctx, struct io_class *c,
 		snprintf(c->label, sizeof(c->label), "%s", what);
 }
 
-/* The top tags of trace t, each a class; the rest one "other" class. */
+/* The next colour of a tag class: the palette's, past "other"'s. */
+static int next_tag_color(int *next_color)
+{
+	int c = (*next_color)++;
+
+	if (c % LIGHTER == OTHER_COLOR)
+		c = (*next_color)++;
+	return c;
+}
+
+/*
+ * A colour for each tag of trace t that is among the top ones by I/Os
+ * or by bytes, those by I/Os first: a tag keeps its colour in every
+ * graph, whichever measure picks the graph's top tags. -1 for the rest.
+ */
+static void tag_colors(const struct analysis *a, const struct ranked_tag *by_ios,
+		       const struct ranked_tag *by_bytes, size_t n, size_t top,
+		       int *next_color, int *color)
+{
+	const struct ranked_tag *lists[2] = { by_ios, by_bytes };
+	size_t i, k;
+
+	for (i = 0; i < a->n_tags; i++)
+		color[i] = -1;
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < n && i < top; i++) {
+			size_t s = lists[k][i].slot;
+
+			if (color[s] < 0 && a->tags[s].id != IO_EVENT_NO_TAG)
+				color[s] = next_tag_color(next_color);
+		}
+}
+
+/*
+ * The top tags of trace t by what the graph shows (bytes for throughput,
+ * else I/Os), each a class; the rest one "other" class.
+ */
 static int tag_classes(const struct graph_ctx *ctx, struct class_list *cl,
 		       size_t t, int *next_color)
 {
 	const struct analysis *a = trace_analysis(ctx, t);
 	size_t top = ctx->opts->top_tags > 0 ? (size_t)ctx->opts->top_tags
 					     : DEFAULT_TOP_TAGS;
-	struct ranked_tag *rank = calloc(a->n_tags + 1, sizeof(*rank));
-	size_t i, n = 0, other = SIZE_MAX;
+	struct ranked_tag *by_ios = calloc(a->n_tags + 1, sizeof(*by_ios));
+	struct ranked_tag *by_bytes = calloc(a->n_tags + 1, sizeof(*by_ios));
+	int *color = calloc(a->n_tags + 1, sizeof(*color));
+	const struct ranked_tag *rank;
+	size_t i, n, other = SIZE_MAX;
+	int r = -1;
 
 	cl->slot_class[t] = malloc((a->n_tags + 1) * sizeof(size_t));
-	if (!rank || !cl->slot_class[t]) {
-		free(rank);
-		return -1;
-	}
-	for (i = 0; i < a->n_tags; i++) {
+	if (!by_ios || !by_bytes || !color || !cl->slot_class[t])
+		goto out;
+	n = rank_tags(a, RANK_IOS, by_ios);
+	rank_tags(a, RANK_BYTES, by_bytes);
+	tag_colors(a, by_ios, by_bytes, n, top, next_color, color);
+	rank = ctx->graph && ctx->graph->tags_by_bytes ? by_bytes : by_ios;
+	for (i = 0; i < a->n_tags; i++)
 		cl->slot_class[t][i] = SIZE_MAX;
-		if (analysis_tag_ios(&a->tags[i]) == 0)
-			continue;
-		rank[n].slot = i;
-		rank[n++].bytes = analysis_tag_bytes(&a->tags[i]);
-	}
-	qsort(rank, n, sizeof(*rank), cmp_ranked);
 	for (i = 0; i < n; i++) {
+		size_t s = rank[i].slot;
 		struct io_class *c;
 
 		if (i >= top && other != SIZE_MAX) {
-			cl->slot_class[t][rank[i].slot] = other;
+			cl->slot_class[t][s] = other;
 			continue;
 		}
-		c = class_add(cl);
-		if (!c) {
-			free(rank);
-			return -1;
-		}
+		if (!(c = class_add(cl)))
+			goto out;
 		c->trace = t;
 		c->dir = -1;
 		if (i >= top) {
 			name_class(ctx, c, t, "other");
 			c->color = OTHER_COLOR;
 			other = cl->n - 1;
-		} else if (a->tags[rank[i].slot].id == IO_EVENT_NO_TAG) {
-			name_class(ctx, c, t, a->tags[rank[i].slot].label);
+		} else if (a->tags[s].id == IO_EVENT_NO_TAG) {
+			name_class(ctx, c, t, a->tags[s].label);
 			c->color = UNTAGGED_COLOR;
 		} else {
-			name_class(ctx, c, t, a->tags[rank[i].slot].label);
-			c->color = (*next_color)++;
-			if (c->color % LIGHTER == OTHER_COLOR)
-				c->color = (*next_color)++;
+			name_class(ctx, c, t, a->tags[s].label);
+			c->color = color[s];
 		}
-		cl->slot_class[t][rank[i].slot] = cl->n - 1;
+		cl->slot_class[t][s] = cl->n - 1;
 	}
-	free(rank);
-	return 0;
+	r = 0;
+out:
+	free(by_ios);
+	free(by_bytes);
+	free(color);
+	return r;
 }
 
 /*
@@ -460,6 +528,54 @@ static double class_latency_mean(const struct analysis *a,
 	return n ? sum / (double)n : NAN;
 }
 
+/* The darker, dotted shade of a colour: a class's flushes. */
+static int flush_shade(int color)
+{
+	return color % LIGHTER + 2 * LIGHTER;
+}
+
+/*
+ * Class ci's flush requests, a line of their mean D2C per bin where it
+ * has any: their latency is their own, never the class's data latency.
+ */
+static int class_flush_line(const struct graph_ctx *ctx,
+			    const struct class_list *cl, size_t ci,
+			    struct series_set *out)
+{
+	const struct io_class *c = &cl->items[ci];
+	const struct analysis *a = trace_analysis(ctx, c->trace);
+	struct graph_series *g;
+	char label[200];
+	size_t i, s;
+	int any = 0;
+
+	if (!op_shown(ctx, OP_FLUSH))
+		return 0;
+	for (s = 0; s < a->n_tags && !any; s++)
+		any = in_class(cl, c->trace, s, ci) && a->tags[s].flush_bins;
+	if (!any)
+		return 0;
+	snprintf(label, sizeof(label), "%s flush D2C mean", c->label);
+	if (!(g = series_add(ctx, out, c->trace, label, flush_shade(c->color))))
+		return -1;
+	for (i = 0; i < a->n_bins; i++) {
+		double sum = 0;
+		uint64_t n = 0;
+
+		for (s = 0; s < a->n_tags; s++) {
+			const struct tag_flush_bin *b = a->tags[s].flush_bins;
+
+			if (b && in_class(cl, c->trace, s, ci)) {
+				sum += (double)b[i].sum_ns;
+				n += b[i].n;
+			}
+		}
+		g->y[i] = n ? sum / (double)n : NAN;
+	}
+	smooth(ctx, g);
+	return 0;
+}
+
 /* The D2C mean and bands of each tag class of trace t. */
 static int build_latency_by_tag(const struct graph_ctx *ctx, size_t t,
 				const struct class_list *cl,
@@ -484,6 +600,8 @@ static int build_latency_by_tag(const struct graph_ctx *ctx, size_t t,
 
 		if (c->trace != t)
 			continue;
+		if (class_flush_line(ctx, cl, ci, out) < 0)
+			return -1;
 		snprintf(label, sizeof(label), "%s D2C mean", c->label);
 		if (!(g = series_add(ctx, out, t, label, c->color)))
 			return -1;
@@ -2052,6 +2170,7 @@ const struct graph_def graph_table[] = {
 	{ .name = "tput", .title = "Throughput", .y_label = "throughput",
 	  .help = "completed MB per second, reads and writes",
 	  .default_on = 1, .panels = line_panels, .devices = DEVICES_SUMMED,
+	  .tags_by_bytes = 1,
 	  .build = build_tput,
 	  .y_format = plot_format_mb_per_s, .csv_unit = "mb_per_s" },
 	{ .name = "iops", .title = "IOPS", .y_label = "I/Os per second",

@@ -130,6 +130,9 @@ struct graph_def {
 	/* What it does with a trace's several devices, which its title
 	 * then says (--per-device draws it once per device instead). */
 	enum device_merge devices;
+	/* With tags, the top tags by bytes get the graph's classes, not
+	 * the top ones by I/Os (flushes carry no bytes). */
+	int tags_by_bytes;
 };
 
 /*

@@ -168,6 +168,31 @@ IOWATCHER_LAYOUT="$TMP/dlayout" "$IOW" -t "$D" -P -O queue-depth -O seeks \
 check "two devices by process: a class's queue depth sums them ($(title queue-depth))" \
 	[ "$(title queue-depth)" = "Queue depth (sum of 2 devices)" ]
 
+# ---- tags ranked by what the graph shows ----
+# ext4-fsync by process: kworker/1:1H sends 161 cache flushes (no bytes),
+# second by I/Os after jbd2; dd 25426 moved the most bytes after jbd2.
+# With --top 3, IOPS and latency give the kworker a class of its own (its
+# flushes' latency a line of its own), throughput gives it to dd; and a
+# tag keeps its colour: the kworker's (D55E00, the second) is nowhere in
+# the throughput panel.
+E="$TOP/samples/ext4-fsync"
+rm -f "$TMP/tlayout"
+IOWATCHER_LAYOUT="$TMP/tlayout" "$IOW" -t "$E" -P --top 3 -O iops -O tput \
+	-O latency --csv "$TMP/top3" -o "$TMP/top3.png"
+head -n 1 "$TMP/top3/iops.csv" > "$TMP/top3.h"
+head -n 1 "$TMP/top3/tput.csv" >> "$TMP/top3.h"
+head -n 1 "$TMP/top3/latency.csv" >> "$TMP/top3.h"
+check "IOPS: the flushing kworker has a class (not \"other\")" \
+	sh -c "sed -n 1p '$TMP/top3.h' | grep -q ',kworker_1_1h_kblock_44_ios_per_s'"
+check "latency: its flushes' D2C, a line of its own" \
+	sh -c "sed -n 3p '$TMP/top3.h' | grep -q ',kworker_1_1h_kblock_44_flush_d2c_mean_us'"
+check "throughput: the kworker (no bytes) in \"other\", dd 25426 its own" \
+	sh -c "! sed -n 2p '$TMP/top3.h' | grep -q kworker && sed -n 2p '$TMP/top3.h' | grep -q ',dd_25426_mb_per_s'"
+tpx() { awk -v g="$1" '$1 == g { printf "%d %d %d %d\n", $3, $4, $3 + $5, $4 + $6; exit }' "$TMP/tlayout" |
+	{ read a b c d; "$PROBE" "$TMP/top3.png" "$a" "$b" "$c" "$d" "$2" 12; }; }
+check "the kworker's colour in IOPS ($(tpx iops D55E00) px), not in throughput ($(tpx tput D55E00) px)" \
+	[ "$(tpx iops D55E00)" -gt 20 -a "$(tpx tput D55E00)" = 0 ]
+
 # ---- overlaid latency heat maps: one latency axis, one colour bar ----
 if [ $have_pdftotext = 1 ]; then
 	"$IOW" -t "$S" -l before -t "$TOP/samples/dd-write" -l after \
