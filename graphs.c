@@ -116,14 +116,11 @@ static void name_class(const struct graph_ctx *ctx, struct io_class *c,
 		snprintf(c->label, sizeof(c->label), "%s", what);
 }
 
-/* The next colour of a tag class: the palette's, past "other"'s. */
+/* The next colour of a tag class: the palette's hues, then the shades
+ * furthest apart from them and from "other" and "untagged". */
 static int next_tag_color(int *next_color)
 {
-	int c = (*next_color)++;
-
-	if (c % LIGHTER == OTHER_COLOR)
-		c = (*next_color)++;
-	return c;
+	return plot_category_color((*next_color)++);
 }
 
 /*
@@ -528,15 +525,10 @@ static double class_latency_mean(const struct analysis *a,
 	return n ? sum / (double)n : NAN;
 }
 
-/* The darker, dotted shade of a colour: a class's flushes. */
-static int flush_shade(int color)
-{
-	return color % LIGHTER + 2 * LIGHTER;
-}
-
 /*
- * Class ci's flush requests, a line of their mean D2C per bin where it
- * has any: their latency is their own, never the class's data latency.
+ * Class ci's flush requests, a dotted line of their mean D2C per bin
+ * where it has any: their latency is their own, never the class's data
+ * latency.
  */
 static int class_flush_line(const struct graph_ctx *ctx,
 			    const struct class_list *cl, size_t ci,
@@ -556,8 +548,9 @@ static int class_flush_line(const struct graph_ctx *ctx,
 	if (!any)
 		return 0;
 	snprintf(label, sizeof(label), "%s flush D2C mean", c->label);
-	if (!(g = series_add(ctx, out, c->trace, label, flush_shade(c->color))))
+	if (!(g = series_add(ctx, out, c->trace, label, c->color)))
 		return -1;
+	g->role = ROLE_DOTTED;
 	for (i = 0; i < a->n_bins; i++) {
 		double sum = 0;
 		uint64_t n = 0;
@@ -2639,6 +2632,9 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 					  0.2);
 			continue;
 		case ROLE_RANGE_HI:
+			continue;
+		case ROLE_DOTTED:
+			plot_line_dotted(pp, s->x, s->y, s->n, s->color, 1.6);
 			continue;
 		}
 		plot_line(pp, s->x, s->y, s->n, s->color, 1.6);

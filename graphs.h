@@ -31,6 +31,7 @@ enum series_role {
 	ROLE_STEP,	/* a histogram: y[i] holds from x[i] to x[i + 1] */
 	ROLE_RANGE_LO,	/* a band up to the next ROLE_RANGE_HI, no line */
 	ROLE_RANGE_HI,
+	ROLE_DOTTED,	/* a line dotted in its colour: a class's flushes */
 };
 
 /* One line of a time-series graph. */
