@@ -2089,6 +2089,100 @@ static int build_cpu(const struct graph_ctx *ctx, struct series_set *out,
 	return 0;
 }
 
+/* The traces with mpstat samples: a stacked CPU panel each. */
+static size_t cpu_stack_panels(const struct graph_ctx *ctx)
+{
+	size_t t, n = 0;
+
+	for (t = 0; t < ctx->n_traces; t++)
+		n += ctx->traces[t].cpu && ctx->traces[t].cpu->all.n;
+	return n;
+}
+
+/* The trace of stacked CPU panel p, or SIZE_MAX. */
+static size_t cpu_stack_trace(const struct graph_ctx *ctx, size_t p)
+{
+	size_t t;
+
+	for (t = 0; t < ctx->n_traces; t++)
+		if (ctx->traces[t].cpu && ctx->traces[t].cpu->all.n && !p--)
+			return t;
+	return SIZE_MAX;
+}
+
+/*
+ * mpstat's breakdown of busy time, bottom up, each in a colour of its
+ * own (not the reads' blue or the writes' vermilion): guest time is in
+ * %usr and %nice already, the rest is %idle.
+ */
+static const struct {
+	enum cpustat_field field;
+	int color;
+} cpu_layers[] = {
+	{ CPUSTAT_USR, 5 }, { CPUSTAT_NICE, 5 + LIGHTER },
+	{ CPUSTAT_SYS, 3 }, { CPUSTAT_IOWAIT, 6 }, { CPUSTAT_IRQ, 4 },
+	{ CPUSTAT_SOFT, 2 }, { CPUSTAT_STEAL, UNTAGGED_COLOR },
+};
+
+/* Whether column f of mpstat's "all" rows is ever above 0. */
+static int cpu_field_used(const struct cpustat *cs, enum cpustat_field f)
+{
+	size_t i;
+
+	for (i = 0; i < cs->all.n; i++)
+		if (cs->all.samples[i].pct[f] > 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Panel p's trace's CPU time, all CPUs, as mpstat breaks it down,
+ * stacked: the top is the busy share. A column that stays at 0 (%irq
+ * on most machines) is left out rather than drawn flat.
+ */
+static int build_cpu_stack(const struct graph_ctx *ctx, size_t panel,
+			   struct series_set *out)
+{
+	size_t t = cpu_stack_trace(ctx, panel), k, i;
+	const struct cpustat *cs;
+
+	if (t == SIZE_MAX)
+		return 0;
+	cs = ctx->traces[t].cpu;
+	for (k = 0; k < sizeof(cpu_layers) / sizeof(cpu_layers[0]); k++) {
+		enum cpustat_field f = cpu_layers[k].field;
+		struct graph_series *g;
+		char what[32], label[160];
+
+		if (!cpu_field_used(cs, f))
+			continue;
+		snprintf(what, sizeof(what), "%%%s", cpustat_field_name(f));
+		series_label(ctx, t, -1, what, label, sizeof(label));
+		g = series_own_x(out, t, label, cpu_layers[k].color, cs->all.n);
+		if (!g)
+			return -1;
+		g->role = ROLE_STACK;
+		for (i = 0; i < cs->all.n; i++) {
+			g->x[i] = cpu_sample_x(&cs->all.samples[i]);
+			g->y[i] = cs->all.samples[i].pct[f];
+		}
+	}
+	return 0;
+}
+
+/* "CPU time", and whose with several traces. */
+static void title_cpu(const struct graph_ctx *ctx, size_t p, char *buf,
+		      size_t len)
+{
+	size_t t = cpu_stack_trace(ctx, p);
+
+	if (ctx->n_traces > 1 && t != SIZE_MAX)
+		snprintf(buf, len, "%s, %s", ctx->graph->title,
+			 ctx->traces[t].label);
+	else
+		snprintf(buf, len, "%s", ctx->graph->title);
+}
+
 /* The mpstat column comes from the graph's table entry. */
 static int build_cpu_field(const struct graph_ctx *ctx, size_t panel,
 			   struct series_set *out)
@@ -2147,10 +2241,10 @@ static int build_fio(const struct graph_ctx *ctx, size_t panel,
 
 /* ---- the table ---- */
 
-/* The mpstat columns: a row each, alike but for these. */
+/* The mpstat columns apart: a row each, alike but for these. */
 #define CPU_GRAPH(graph, what, label, column, text) \
 	{ .name = graph, .title = "CPU: " what, .y_label = label, \
-	  .help = text, .default_on = 1, .panels = cpu_panels, \
+	  .help = text, .panels = cpu_panels, \
 	  .build = build_cpu_field, .field = column, .csv_x = "time_s", \
 	  .percent = 1, .csv_unit = "pct" }
 
@@ -2218,6 +2312,11 @@ const struct graph_def graph_table[] = {
 	  .panels = offset_panels, .panel_title = title_offset,
 	  .draw = draw_offset_heatmap, .export = csv_io_cells,
 	  .y_label_for = io_y_label },
+	{ .name = "cpu", .title = "CPU time", .y_label = "% of CPU time",
+	  .help = "CPU time from NAME.mpstat beside the trace, stacked as mpstat breaks it down",
+	  .default_on = 1, .panels = cpu_stack_panels,
+	  .panel_title = title_cpu, .build = build_cpu_stack,
+	  .csv_x = "time_s", .percent = 1, .csv_unit = "pct" },
 	CPU_GRAPH("cpu-sys", "system time", "%sys", CPUSTAT_SYS,
 		  "CPU %sys from NAME.mpstat beside the trace (all, and per-CPU range)"),
 	CPU_GRAPH("cpu-io", "waiting for I/O", "%iowait", CPUSTAT_IOWAIT,

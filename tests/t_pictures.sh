@@ -193,6 +193,25 @@ tpx() { awk -v g="$1" '$1 == g { printf "%d %d %d %d\n", $3, $4, $3 + $5, $4 + $
 check "the kworker's colour in IOPS ($(tpx iops D55E00) px), not in throughput ($(tpx tput D55E00) px)" \
 	[ "$(tpx iops D55E00)" -gt 20 -a "$(tpx tput D55E00)" = 0 ]
 
+# ---- CPU time: one stacked panel by default, the columns apart on request ----
+rm -f "$TMP/clayout"
+IOWATCHER_LAYOUT="$TMP/clayout" "$IOW" -t "$S" --csv "$TMP/cpu" -o "$TMP/cpu.png"
+check "beside a trace with mpstat: one CPU panel ($(cut -d' ' -f1 "$TMP/clayout" | grep cpu | tr '\n' ' '))" \
+	[ "$(cut -d' ' -f1 "$TMP/clayout" | grep -c '^cpu')" = 1 ] && grep -q '^cpu 0 ' "$TMP/clayout"
+# fio-randrw.mpstat: %irq is 0 throughout (no layer), the rest are not
+check "its layers: mpstat's columns that are ever above 0 ($(head -n 1 "$TMP/cpu/cpu.csv"))" \
+	[ "$(head -n 1 "$TMP/cpu/cpu.csv")" = "time_s,usr_pct,sys_pct,iowait_pct,soft_pct,steal_pct" ]
+# the stack's top is the busy share: 100 - %idle of each sample
+awk '$2 == "all" && $1 != "Average:" { print 100 - $NF }' "$S.mpstat" > "$TMP/busy"
+awk -F, 'NR > 1 { print $2 + $3 + $4 + $5 + $6 }' "$TMP/cpu/cpu.csv" > "$TMP/top"
+check "the stack's top is 100 - %idle ($(tr '\n' ' ' < "$TMP/top"))" \
+	sh -c "[ \$(wc -l < '$TMP/top') = 5 ] && paste '$TMP/top' '$TMP/busy' |
+	       awk '{ d = \$1 - \$2; if (d > 0.02 || d < -0.02) exit 1 }'"
+rm -f "$TMP/clayout"
+IOWATCHER_LAYOUT="$TMP/clayout" "$IOW" -t "$S" -O cpu-sys -O cpu-irq -o "$TMP/cpu2.png"
+check "-O cpu-sys -O cpu-irq: those panels alone" \
+	[ "$(cut -d' ' -f1 "$TMP/clayout" | tr '\n' ' ')" = "cpu-sys cpu-irq " ]
+
 # ---- overlaid latency heat maps: one latency axis, one colour bar ----
 if [ $have_pdftotext = 1 ]; then
 	"$IOW" -t "$S" -l before -t "$TOP/samples/dd-write" -l after \
