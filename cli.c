@@ -279,6 +279,10 @@ static const struct cli_choice summary_formats[] = {
 static const struct cli_choice latency_dirs[] = {
 	{ "r", 1 }, { "w", 2 }, { "rw", 0xf }, { NULL, 0 },
 };
+static const struct cli_choice latency_axes[] = {
+	{ "auto", LATENCY_AXIS_AUTO }, { "log", LATENCY_AXIS_LOG },
+	{ "linear", LATENCY_AXIS_LINEAR }, { NULL, 0 },
+};
 static const struct cli_choice tracers[] = {
 	{ "blktrace", RECORD_BLKTRACE }, { "ftrace", RECORD_FTRACE },
 	{ "auto", RECORD_AUTO }, { NULL, 0 },
@@ -387,6 +391,12 @@ const struct cli_option cli_options[] = {
 	  .help = { { CLI_OUTPUT, "r|w|rw",
 		"directions the latency graphs show (default rw:\n"
 		"also flushes and discards)" } } },
+	{ .name = "latency-axis", .type = CLI_CHOICE, FIELD(latency_axis),
+	  .choices = latency_axes, .def = "auto",
+	  .help = { { CLI_OUTPUT, "MODE",
+		"the latency graphs' axis: auto (the default:\n"
+		"log where the lines span over two decades),\n"
+		"log or linear" } } },
 	/* Recording (-d's second help entry is there too) */
 	{ .name = "dir-out", .letter = 'D', .type = CLI_STRING,
 	  FIELD(record_dir),

@@ -17,6 +17,7 @@
 #include "csv.h"
 #include "graphs.h"
 #include "histogram.h"
+#include "latpoints.h"
 
 #define DEFAULT_GRAPH_WIDTH	760
 #define DEFAULT_GRAPH_HEIGHT	300
@@ -799,9 +800,9 @@ static int build_size(const struct graph_ctx *ctx, size_t panel,
 				int any = a->bins[i].ios[d] != 0;
 
 				med->y[i] = any ? analysis_bin_size_q(a, i, d,
-							0.5) / 1024 : NAN;
+							0.5) : NAN;
 				p90->y[i] = any ? analysis_bin_size_q(a, i, d,
-							0.9) / 1024 : NAN;
+							0.9) : NAN;
 			}
 		}
 	}
@@ -1651,24 +1652,168 @@ static int draw_heatmap_panel(const struct graph_ctx *ctx,
 	return 0;
 }
 
-/* The scatter: each direction (or the tag class) its own raster. */
+/* ---- the scatter: each I/O at its own latency ---- */
+
+/* The scatter's grid, over the panel: merged down to what the page
+ * shows, a cell is a few px, not a quarter of an octave. */
+#define SCATTER_COLS	1024
+#define SCATTER_ROWS	512
+
+struct tag_id {
+	int32_t id;
+	size_t slot;
+};
+
+static int cmp_tag_id(const void *a, const void *b)
+{
+	const struct tag_id *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Whether point p is of the source: its op, or its tag in the class. */
+static int point_of(const struct heat_source *src, const struct tag_id *ids,
+		    const struct latency_point *p)
+{
+	struct tag_id key = { p->tag, 0 }, *hit;
+
+	if (src->cls < 0)
+		return (src->dirs & (1 << p->op)) != 0;
+	hit = bsearch(&key, ids, src->a->n_tags, sizeof(*ids), cmp_tag_id);
+	return hit && in_class(src->cl, src->trace, hit->slot,
+			       (size_t)src->cls);
+}
+
+/* Trace t's tag ids and slots, sorted by id (NULL: none or no memory). */
+static struct tag_id *tag_ids(const struct analysis *a)
+{
+	struct tag_id *ids = calloc(a->n_tags + 1, sizeof(*ids));
+	size_t s;
+
+	for (s = 0; ids && s < a->n_tags; s++) {
+		ids[s].id = a->tags[s].id;
+		ids[s].slot = s;
+	}
+	if (ids)
+		qsort(ids, a->n_tags, sizeof(*ids), cmp_tag_id);
+	return ids;
+}
+
+/* The latency axis of the scatter, shared by its panels. */
+struct scatter_axis {
+	double lo, hi;		/* ns */
+	int log;
+};
+
+/*
+ * The range of the points every panel shows, and whether the axis is a
+ * log one: as --latency-axis says, or (auto) where they span more than
+ * two decades. -1 when there is no point; -2 when points are missing.
+ */
+static int scatter_extent(const struct graph_ctx *ctx,
+			  const struct class_list *cl,
+			  struct scatter_axis *ax)
+{
+	double min = INFINITY, max = 0;
+	struct heat_source src;
+	size_t p, k;
+
+	for (p = 0; heat_source_of(ctx, cl, p, &src); p++) {
+		const struct latency_points *pts = ctx->traces[src.trace].points;
+		const struct latency_point *v = pts ? latency_points_items(pts) :
+						      NULL;
+		struct tag_id *ids = src.cls >= 0 ? tag_ids(src.a) : NULL;
+
+		if (!pts || pts->failed || (src.cls >= 0 && !ids)) {
+			free(ids);
+			return -2;
+		}
+		for (k = 0; k < latency_points_n(pts); k++) {
+			if (v[k].time_s < ctx->x_min || v[k].time_s > ctx->x_max ||
+			    !point_of(&src, ids, &v[k]))
+				continue;
+			min = fmin(min, v[k].d2c_ns);
+			max = fmax(max, v[k].d2c_ns);
+		}
+		free(ids);
+	}
+	if (!(max > 0))
+		return -1;
+	ax->log = ctx->opts->latency_axis == LATENCY_AXIS_LOG ||
+		  (ctx->opts->latency_axis == LATENCY_AXIS_AUTO &&
+		   max > 100 * fmax(min, 1));
+	if (ax->log) {
+		/* room around the points, in whole decades */
+		ax->lo = fmax(min, 1) / 2;
+		ax->hi = max * 2;
+		plot_log_range(&ax->lo, &ax->hi, 1);
+	} else {
+		ax->lo = 0;
+		ax->hi = max * 1.05;
+	}
+	return 0;
+}
+
+/* The row of latency v on the axis, or -1 off it. */
+static long scatter_row(const struct scatter_axis *ax, double v)
+{
+	double f = ax->log ? log(v / ax->lo) / log(ax->hi / ax->lo)
+			   : (v - ax->lo) / (ax->hi - ax->lo);
+
+	if (!(f >= 0) || f > 1)
+		return -1;
+	return f >= 1 ? SCATTER_ROWS - 1 : (long)(f * SCATTER_ROWS);
+}
+
+/* The points of src (one op, or a tag class) counted on the grid. */
+static void scatter_cells(const struct graph_ctx *ctx,
+			  const struct heat_source *src,
+			  const struct tag_id *ids,
+			  const struct scatter_axis *ax, uint32_t *cells)
+{
+	const struct latency_points *pts = ctx->traces[src->trace].points;
+	const struct latency_point *v = latency_points_items(pts);
+	double span = ctx->x_max - ctx->x_min;
+	size_t k;
+
+	memset(cells, 0, SCATTER_COLS * SCATTER_ROWS * sizeof(*cells));
+	for (k = 0; k < latency_points_n(pts); k++) {
+		double f = (v[k].time_s - ctx->x_min) / span;
+		long row;
+
+		if (!(f >= 0) || f > 1 || !point_of(src, ids, &v[k]) ||
+		    (row = scatter_row(ax, v[k].d2c_ns)) < 0)
+			continue;
+		cells[(size_t)row * SCATTER_COLS +
+		      (f >= 1 ? SCATTER_COLS - 1 : (size_t)(f * SCATTER_COLS))]++;
+	}
+}
+
+/* The scatter: each direction (or the tag class) its own raster, every
+ * I/O at its completion's time and its own D2C. */
 static int draw_scatter_panel(const struct graph_ctx *ctx,
 			      const struct heat_source *src,
 			      struct plot_panel *pp, struct iow_error *err,
-			      double lo, double hi)
+			      const struct scatter_axis *ax)
 {
-	const struct analysis *a = src->a;
 	const char *labels[N_OPS];
-	int colors[N_OPS], rows = 0, d;
+	int colors[N_OPS], d;
 	size_t n_legend = 0;
 	struct heat_source one = *src;
-	uint32_t *cells;
+	struct tag_id *ids = src->cls >= 0 ? tag_ids(src->a) : NULL;
+	uint32_t *cells = bigmem_calloc(SCATTER_COLS * SCATTER_ROWS *
+					sizeof(*cells));
 
+	if (!cells || (src->cls >= 0 && !ids)) {
+		bigmem_free(cells);
+		free(ids);
+		return iow_fail(err, "out of memory");
+	}
 	for (d = 0; d < N_DATA_OPS; d++) {
 		int color;
 
 		if (src->cls < 0) {
-			if (!(src->dirs & (1 << d)) || !d2c_count(a, d))
+			if (!(src->dirs & (1 << d)) || !d2c_count(src->a, d))
 				continue;
 			one.dirs = 1 << d;
 			color = dir_color(ctx, src->trace, d);
@@ -1679,16 +1824,21 @@ static int draw_scatter_panel(const struct graph_ctx *ctx,
 			color = src->cl->items[src->cls].color;
 			labels[n_legend] = src->cl->items[src->cls].label;
 		}
-		cells = latency_cells(&one, lo, hi, &rows);
-		if (!cells)
-			return iow_fail(err, "out of memory");
-		plot_raster(pp, cells, (int)a->n_bins, rows,
-			    analysis_bin_start_s(a, 0),
-			    analysis_bin_start_s(a, a->n_bins), lo, hi, color);
-		free(cells);
+		scatter_cells(ctx, &one, ids, ax, cells);
+		plot_raster(pp, cells, SCATTER_COLS, SCATTER_ROWS, ctx->x_min,
+			    ctx->x_max, ax->lo, ax->hi, color);
 		colors[n_legend++] = color;
 	}
 	plot_legend(pp, labels, colors, n_legend);
+	/* where reads and writes share a cell, it shows their mix */
+	if (n_legend > 1) {
+		char mix[64];
+
+		snprintf(mix, sizeof(mix), "%s + %s", labels[0], labels[1]);
+		plot_legend_mix(pp, mix, colors[0], colors[1]);
+	}
+	bigmem_free(cells);
+	free(ids);
 	return 0;
 }
 
@@ -1698,22 +1848,33 @@ static int draw_latency_cells(const struct graph_ctx *ctx, size_t panel,
 {
 	struct class_list cl;
 	struct heat_source src;
+	struct scatter_axis ax;
 	double lo, hi;
-	int r = 0;
+	int r = 0, ext = 0;
 
 	if (ctx->tagged && build_classes(ctx, &cl) < 0) {
 		class_list_free(&cl, ctx->n_traces);
 		return iow_fail(err, "out of memory");
 	}
 	plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
-	if (!heat_source_of(ctx, &cl, panel, &src) ||
-	    !has_completions(&src) ||
-	    latency_extent(ctx, ctx->opts->latency_dirs, &lo, &hi) < 0) {
+	if (!heat_source_of(ctx, &cl, panel, &src) || !has_completions(&src) ||
+	    (!scatter && latency_extent(ctx, ctx->opts->latency_dirs, &lo,
+					&hi) < 0) ||
+	    (scatter && (ext = scatter_extent(ctx, &cl, &ax)) < 0)) {
+		if (ext == -2)
+			r = iow_fail(err, "out of memory keeping each I/O's latency");
 		plot_panel_note(pp, "no completions in range");
+	} else if (scatter) {
+		if (ax.log) {
+			plot_panel_set_y_log(pp, ax.lo, ax.hi);
+			plot_panel_set_y_label(pp, "latency (log scale)");
+		} else {
+			plot_panel_set_y(pp, ax.lo, ax.hi);
+		}
+		r = draw_scatter_panel(ctx, &src, pp, err, &ax);
 	} else {
 		plot_panel_set_y_log(pp, lo, hi);
-		r = scatter ? draw_scatter_panel(ctx, &src, pp, err, lo, hi)
-			    : draw_heatmap_panel(ctx, &src, pp, err, lo, hi);
+		r = draw_heatmap_panel(ctx, &src, pp, err, lo, hi);
 	}
 	if (ctx->tagged)
 		class_list_free(&cl, ctx->n_traces);
@@ -1860,12 +2021,13 @@ static int draw_offset_heatmap(const struct graph_ctx *ctx, size_t panel,
 		free(cells);
 		if (!merged)
 			return iow_fail(err, "out of memory");
+		plot_heatmap_format(pp, plot_format_kib);
 		plot_heatmap(pp, merged, (int)mc, (int)mr,
 			     analysis_map_col_start_s(a, 0),
 			     analysis_map_col_start_s(a, mc * g),
 			     row_lo / 1048576.0 / unit,
 			     (row_lo / 1048576.0 + (double)(row_hi - row_lo) *
-			      IOMAP_ROWS / 1048576.0) / unit, "KiB");
+			      IOMAP_ROWS / 1048576.0) / unit, "bytes");
 		free(merged);
 	}
 	return 0;
@@ -2269,6 +2431,7 @@ const struct graph_def graph_table[] = {
 	  .help = "D2C mean per bin, with p50-p90-p99 bands and max",
 	  .default_on = 1, .panels = line_panels, .devices = DEVICES_POOLED,
 	  .build = build_latency,
+	  .latency_axis = 1,
 	  .y_format = plot_format_ns, .csv_unit = "us", .csv_scale = 1e-3 },
 	{ .name = "queue-depth", .title = "Queue depth",
 	  .y_label = "requests in flight",
@@ -2284,9 +2447,10 @@ const struct graph_def graph_table[] = {
 	  .help = "mean time in the block layer (Q2D) and device (D2C), stacked",
 	  .panels = line_panels, .devices = DEVICES_POOLED,
 	  .build = build_q2d_d2c,
+	  .latency_axis = 1,
 	  .y_format = plot_format_ns, .csv_unit = "us", .csv_scale = 1e-3 },
 	{ .name = "latency-heatmap", .title = "Latency heat map (D2C)",
-	  .y_label = "latency",
+	  .y_label = "latency (log scale)",
 	  .help = "completions per time bin and latency bucket (log scale)",
 	  .devices = DEVICES_POOLED,
 	  .panels = heat_panels, .panel_title = title_heat,
@@ -2294,7 +2458,7 @@ const struct graph_def graph_table[] = {
 	  .y_format = plot_format_ns },
 	{ .name = "latency-scatter", .title = "Latency of each I/O (D2C)",
 	  .y_label = "latency",
-	  .help = "every completion at (time, D2C), density-shaded",
+	  .help = "every completion at its time and D2C, density-shaded",
 	  .devices = DEVICES_POOLED,
 	  .panels = heat_panels, .panel_title = title_heat,
 	  .draw = draw_latency_scatter, .export = csv_latency_cells,
@@ -2332,10 +2496,11 @@ const struct graph_def graph_table[] = {
 	  .default_on = 1, .panels = fio_panels, .build = build_fio,
 	  .y_format = plot_format_mb_per_s,
 	  .csv_x = "time_s", .csv_unit = "mb_per_s" },
-	{ .name = "size", .title = "Request size", .y_label = "KiB",
+	{ .name = "size", .title = "Request size", .y_label = "request size",
 	  .help = "request size per bin: median line, p90 band edge",
 	  .panels = line_panels, .devices = DEVICES_POOLED,
-	  .build = build_size, .csv_unit = "kib" },
+	  .build = build_size, .y_bytes = 1,
+	  .csv_unit = "kib", .csv_scale = 1.0 / 1024 },
 };
 const size_t graph_table_len = sizeof(graph_table) / sizeof(graph_table[0]);
 
@@ -2502,8 +2667,10 @@ static void set_data_x(struct plot_panel *pp, const struct series_set *set)
 	plot_panel_set_x_log(pp, lo / 2, hi * 2);
 }
 
+/* A stack's band i, from the stacks below it (or from floor, the
+ * bottom of a log axis, where there are none). */
 static void draw_stack(struct plot_panel *pp, const struct series_set *set,
-		       size_t i)
+		       size_t i, double floor)
 {
 	const struct graph_series *s = &set->items[i];
 	double *lo = calloc(s->n + 1, sizeof(double));
@@ -2527,6 +2694,8 @@ static void draw_stack(struct plot_panel *pp, const struct series_set *set,
 			continue;
 		}
 		hi[j] = lo[j] + s->y[j];
+		if (floor > 0 && lo[j] < floor)
+			lo[j] = floor;
 	}
 	plot_band(pp, s->x, lo, hi, s->n, s->color, 0.75);
 out:
@@ -2569,6 +2738,69 @@ static int any_io(const struct graph_ctx *ctx)
 				return 1;
 	}
 	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of a series' values above 0, or NAN. */
+static double series_median(const struct graph_series *s)
+{
+	double *v = malloc((s->n + 1) * sizeof(*v)), m = NAN;
+	size_t i, n = 0;
+
+	if (!v)
+		return NAN;
+	for (i = 0; i < s->n; i++)
+		if (s->y[i] > 0)
+			v[n++] = s->y[i];
+	if (n) {
+		qsort(v, n, sizeof(*v), cmp_double);
+		m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	}
+	free(v);
+	return m;
+}
+
+/*
+ * Whether a latency graph's y axis is a log one: as --latency-axis says,
+ * or (auto) where a line's typical value (its median) is under a
+ * hundredth of the axis's top: on a linear axis it would lie on the
+ * floor (an NVMe trace's 55 us beside another's 50 ms). *lo gets the
+ * smallest value drawn, for the axis's bottom.
+ */
+static int latency_log_axis(const struct graph_ctx *ctx,
+			    const struct series_set *set, double top,
+			    double *lo)
+{
+	double typical = INFINITY;
+	size_t i, j;
+
+	*lo = INFINITY;
+	for (i = 0; i < set->n; i++) {
+		const struct graph_series *s = &set->items[i];
+
+		for (j = 0; j < s->n; j++)
+			if (s->y[j] > 0 && s->y[j] < *lo)
+				*lo = s->y[j];
+		if (s->role == ROLE_LINE || s->role == ROLE_STACK ||
+		    s->role == ROLE_DOTTED)
+			typical = fmin(typical, series_median(s));
+	}
+	if (!(top > 0) || !isfinite(*lo))
+		return 0;
+	switch (ctx->opts->latency_axis) {
+	case LATENCY_AXIS_LOG:
+		return 1;
+	case LATENCY_AXIS_LINEAR:
+		return 0;
+	default:
+		return isfinite(typical) && top / typical > 100;
+	}
 }
 
 /* The p50 band edge (with a p99 after it) drawn with line i, or NULL. */
@@ -2616,11 +2848,11 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		      struct iow_error *err)
 {
 	struct series_set set = { NULL, 0 };
-	char band_labels[64][160];
+	char band_labels[64][160], y_label[160];
 	const char *labels[64];
 	int colors[64];
 	size_t i, n_legend = 0, n_bands;
-	double top;
+	double top, floor = 0, lo;
 	int compact;
 
 	if (graph_build(ctx, panel, &set, err) < 0) {
@@ -2635,7 +2867,13 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	else
 		plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
 	/* Headroom, so a flat line at the top is not drawn on the frame. */
-	if (g->percent)
+	if (g->latency_axis && latency_log_axis(ctx, &set, top, &lo)) {
+		/* the stacks' bottom band from under the axis */
+		floor = lo / 100;
+		plot_panel_set_y_log(pp, lo, top * 1.5);
+		snprintf(y_label, sizeof(y_label), "%s (log scale)", g->y_label);
+		plot_panel_set_y_label(pp, y_label);
+	} else if (g->percent)
 		plot_panel_set_y(pp, 0, top > 50 ? 100 : top > 0 ? top * 1.05 : 1);
 	else
 		plot_panel_set_y(pp, 0, top > 0 ? top * 1.05 : 1);
@@ -2719,7 +2957,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 				  s->color % LIGHTER + LIGHTER, 0.8);
 			continue;
 		case ROLE_STACK:
-			draw_stack(pp, &set, i);
+			draw_stack(pp, &set, i, floor);
 			continue;
 		case ROLE_STEP:
 			plot_step(pp, s->x, s->y, s->n, s->color, 1.6);
@@ -2828,6 +3066,10 @@ int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
 		plot_panel_set_y_format(pp, g->y_format);
 	if (g->y_integer)
 		plot_panel_set_y_integer(pp);
+	if (g->y_bytes) {
+		plot_panel_set_y_binary(pp);
+		plot_panel_set_y_format(pp, plot_format_bytes);
+	}
 	ret = g->draw ? g->draw(ctx, panel, pp, err) :
 			draw_lines(ctx, g, panel, pp, err);
 	if (layout)
@@ -2835,6 +3077,19 @@ int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
 	if (out)
 		*out = pp;
 	return ret;
+}
+
+int graphs_want_points(const struct options *o)
+{
+	const struct graph_def *sel[64];
+	size_t n = graphs_selected(o, sel, 64), i;
+
+	if (!o->output || o->movie)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (sel[i]->draw == draw_latency_scatter)
+			return 1;
+	return 0;
 }
 
 int graphs_render(const struct options *o, const struct trace_result *traces,

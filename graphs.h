@@ -107,7 +107,9 @@ struct graph_def {
 	const char *(*y_label_for)(const struct graph_ctx *ctx, size_t panel);
 	plot_format_fn y_format;	/* NULL: SI numbers */
 	int y_integer;
-	int y_log;		/* log y axis (latency histograms) */
+	int y_bytes;		/* y in bytes: binary units (plot_format_bytes) */
+	/* y is a latency: --latency-axis chooses a log or linear axis */
+	int latency_axis;
 	/* Panel i's x axis when it is not time: label and formatter. */
 	const char *x_label;
 	plot_format_fn x_format;
@@ -202,6 +204,10 @@ FILE *graph_layout_file(void);
 int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
 		     struct plot_page *page, struct plot_rect r, FILE *layout,
 		     struct plot_panel **out, struct iow_error *err);
+
+/* Whether the graphs o draws need each I/O's latency (the scatter):
+ * trace_result.points, kept as the analysis counts. */
+int graphs_want_points(const struct options *o);
 
 /* Draw every selected graph into o->output. */
 int graphs_render(const struct options *o, const struct trace_result *traces,

@@ -580,6 +580,22 @@ void plot_panel_set_y_log(struct plot_panel *pp, double min, double max)
 		axis_set(pp, &pp->y, min, max, 1, 1);
 }
 
+void plot_panel_set_y_label(struct plot_panel *pp, const char *label)
+{
+	int failed = 0;
+	char *copy;
+
+	if (!pp || pp->laid_out)
+		return;
+	copy = plot_dup_or_null(label, &failed);
+	if (failed) {
+		plot_page_fail(pp->page, "out of memory");
+		return;
+	}
+	free(pp->y_label);
+	pp->y_label = copy;
+}
+
 void plot_panel_set_x_format(struct plot_panel *pp, plot_format_fn fn)
 {
 	if (pp && !pp->laid_out)
@@ -598,6 +614,44 @@ void plot_panel_set_y_integer(struct plot_panel *pp)
 		pp->y.min_step = 1;
 }
 
+void plot_panel_set_y_binary(struct plot_panel *pp)
+{
+	if (pp && !pp->laid_out)
+		pp->y.binary = 1;
+}
+
+/*
+ * A linear axis of bytes: ticks on 1-2-5 steps of the binary unit its
+ * labels take (plot_format_bytes: the smallest keeping them below 1000),
+ * 10 KiB, 20 KiB, not 9.77 KiB of decimal steps in bytes.
+ */
+static void binary_ticks(struct plot_axis *a, double *lo, double *hi,
+			 int max_ticks)
+{
+	struct plot_axis_ticks *t = &a->ticks;
+	double unit, ulo, uhi;
+	int i, k = plot_bytes_unit(fmax(fabs(*lo), fabs(*hi)), 0, &unit);
+
+	plot_sanitize_range(lo, hi);
+	for (;;) {
+		ulo = *lo / unit;
+		uhi = *hi / unit;
+		if (a->nice)
+			plot_nice_range(&ulo, &uhi, max_ticks, a->min_step / unit);
+		/* widened to 1000 units: the labels take the next unit */
+		if (fmax(fabs(ulo), fabs(uhi)) < 1000 || k >= 6)
+			break;
+		unit *= 1024;
+		k++;
+	}
+	a->step = plot_ticks_min_step(ulo, uhi, max_ticks, a->min_step / unit,
+				      t->value, &t->n) * unit;
+	for (i = 0; i < t->n; i++)
+		t->value[i] *= unit;
+	*lo = ulo * unit;
+	*hi = uhi * unit;
+}
+
 /* Range, ticks and labels for at most max_ticks ticks. */
 static void axis_choose(struct plot_axis *a, int max_ticks)
 {
@@ -609,6 +663,8 @@ static void axis_choose(struct plot_axis *a, int max_ticks)
 		plot_log_range(&lo, &hi, a->nice);
 		plot_log_ticks(lo, hi, max_ticks, t->value, &t->n);
 		a->step = 0;
+	} else if (a->binary) {
+		binary_ticks(a, &lo, &hi, max_ticks);
 	} else {
 		plot_sanitize_range(&lo, &hi);
 		if (a->nice)
@@ -1162,19 +1218,22 @@ static double colorbar(struct plot_panel *pp, double x, double y_mid,
 {
 	cairo_t *cr = pp->page->cr;
 	cairo_pattern_t *ramp;
-	char max_label[PLOT_LABEL_LEN];
+	char max_label[PLOT_LABEL_LEN], min_label[PLOT_LABEL_LEN];
 	const char *label = pp->colorbar_label ? pp->colorbar_label : "";
+	plot_format_fn fmt = pp->colorbar_format ? pp->colorbar_format :
+						   plot_format_si;
 	double x0 = x;
 	int i;
 
-	plot_format_si(pp->colorbar_max, NULL, max_label, sizeof(max_label));
+	fmt(1, NULL, min_label, sizeof(min_label));
+	fmt(pp->colorbar_max, NULL, max_label, sizeof(max_label));
 	use_font(cr, FONT_LEGEND);
 	if (draw && *label)
 		draw_text_mid(cr, x, y_mid, label, 0);
 	x += *label ? text_width(cr, label) + 8 : 0;
 	if (draw)
-		draw_text_mid(cr, x, y_mid, "1", 0);
-	x += text_width(cr, "1") + 4;
+		draw_text_mid(cr, x, y_mid, min_label, 0);
+	x += text_width(cr, min_label) + 4;
 	if (draw) {
 		ramp = cairo_pattern_create_linear(x, 0, x + COLORBAR_W, 0);
 		for (i = 0; i <= 8; i++) {

@@ -119,6 +119,18 @@ int plot_bytes_unit(double max_bytes, int min_power, double *scale);
 const char *plot_bytes_unit_name(int power);
 
 /*
+ * Sizes in bytes with binary units, as plot_format_seconds does for
+ * time: one unit from a linear axis's range, the smallest in which its
+ * numbers stay below 1000 ("2.5 MiB", not "2.5K KiB"); a unit per value
+ * on a log axis or alone (a colour bar's ends).
+ */
+void plot_format_bytes(double value, const struct plot_tick_context *ctx,
+		       char *buf, size_t len);
+/* Values in KiB, labelled as plot_format_bytes does. */
+void plot_format_kib(double value, const struct plot_tick_context *ctx,
+		     char *buf, size_t len);
+
+/*
  * Rates in bytes per second with decimal units, as plot_format_seconds
  * does for time: one unit from a linear axis's range, the smallest in
  * which its numbers stay below 1000 ("500 MB/s", "1.5 GB/s", not
@@ -235,11 +247,16 @@ void plot_panel_set_y(struct plot_panel *pp, double min, double max);
 void plot_panel_set_y_exact(struct plot_panel *pp, double min, double max);
 /* Log y axis widened to whole decades, ticks at powers of ten. */
 void plot_panel_set_y_log(struct plot_panel *pp, double min, double max);
+/* The y axis's label, replacing plot_panel_add's (until the layout). */
+void plot_panel_set_y_label(struct plot_panel *pp, const char *label);
 /* Label formatters; plot_format_si unless set. */
 void plot_panel_set_x_format(struct plot_panel *pp, plot_format_fn fn);
 void plot_panel_set_y_format(struct plot_panel *pp, plot_format_fn fn);
 /* Counts: no ticks between whole numbers on the y axis. */
 void plot_panel_set_y_integer(struct plot_panel *pp);
+/* Bytes: y ticks on 1-2-5 steps of the binary unit plot_format_bytes
+ * labels them in (10 KiB, 20 KiB: not 9.77 KiB). */
+void plot_panel_set_y_binary(struct plot_panel *pp);
 
 /*
  * Fixes the layout and draws the grid. Optional: the first series does
@@ -324,6 +341,10 @@ void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
  * the same max compare (counts above it take the top colour). 0 undoes.
  */
 void plot_heatmap_scale(struct plot_panel *pp, uint32_t max);
+
+/* How the colour bar's ends are labelled (counts of KiB: plot_format_kib,
+ * "1 KiB" to "2 MiB", not "KiB 1" to "2.05K"); plot_format_si unless set. */
+void plot_heatmap_format(struct plot_panel *pp, plot_format_fn fn);
 
 /*
  * Swatches and labels above the plot area: beside the title if they fit,

@@ -22,6 +22,7 @@ struct plot_axis {
 	double want_min, want_max;	/* as the caller set them */
 	double lo, hi;			/* as shown */
 	int log, nice;
+	int binary;			/* ticks on 1-2-5 of a binary unit */
 	double min_step;
 	double step;
 	plot_format_fn format;
@@ -64,6 +65,7 @@ struct plot_panel {
 	double colorbar_max;
 	uint32_t heat_max;		/* plot_heatmap_scale; 0: its own */
 	char *colorbar_label;
+	plot_format_fn colorbar_format;	/* its ends; NULL: plot_format_si */
 	struct raster_stack rasters;
 };
 

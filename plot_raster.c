@@ -763,6 +763,12 @@ void plot_heatmap_scale(struct plot_panel *pp, uint32_t max)
 		pp->heat_max = max;
 }
 
+void plot_heatmap_format(struct plot_panel *pp, plot_format_fn fn)
+{
+	if (pp)
+		pp->colorbar_format = fn;
+}
+
 static void set_colorbar(struct plot_panel *pp, uint32_t max,
 			 const char *count_label)
 {

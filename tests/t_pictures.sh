@@ -46,6 +46,11 @@ elif case == "seq":
     # 200 sequential writes over 2 s: I/O, but not one seek
     for k in range(200):
         ev += io(k * S // 100, k * 8, 4096, write=True)
+elif case == "two":
+    # 2000 reads over 2 s taking 48 or 50 us in turn: one eighth of an
+    # octave, where the scatter snapped both to one row of points
+    for k in range(2000):
+        ev += io(k * S // 1000, k * 8, 4096, d2c=(48000, 50000)[k % 2])
 elif case.startswith("lat"):
     # 2000 reads over 2 s, each taking the given microseconds
     us = int(case[3:])
@@ -211,6 +216,81 @@ rm -f "$TMP/clayout"
 IOWATCHER_LAYOUT="$TMP/clayout" "$IOW" -t "$S" -O cpu-sys -O cpu-irq -o "$TMP/cpu2.png"
 check "-O cpu-sys -O cpu-irq: those panels alone" \
 	[ "$(cut -d' ' -f1 "$TMP/clayout" | tr '\n' ' ')" = "cpu-sys cpu-irq " ]
+
+# ---- latencies decades apart: a log axis, and the axis says so ----
+# an NVMe-like trace (55 us) overlaid on a disk's (50 ms): on a linear
+# axis the first lies on the floor
+mk lat55
+mk lat50000
+# rows GRAPH PNG LAYOUT [COLOUR]: the runs of rows of COLOUR (or any
+# colour) in GRAPH's plot area, "FIRST-LAST" a line
+rows() { awk -v g="$1" '$1 == g { printf "%d %d %d %d\n", $3, $4, $3 + $5, $4 + $6; exit }' "$3" |
+	{ read a b c d; "$PROBE" -r "$2" "$a" "$b" "$c" "$d" $4; }; }
+# area GRAPH LAYOUT: its plot area's top and bottom rows
+bottom() { awk -v g="$1" '$1 == g { printf "%d", $4 + $6 - 1; exit }' "$2"; }
+height() { awk -v g="$1" '$1 == g { printf "%d", $6; exit }' "$2"; }
+for axis in auto linear; do
+	rm -f "$TMP/l-$axis.layout"
+	opt=; [ $axis = auto ] || opt="--latency-axis $axis"
+	IOWATCHER_LAYOUT="$TMP/l-$axis.layout" "$IOW" -t "$TMP/lat55.dump" -l nvme \
+		-t "$TMP/lat50000.dump" -l disk -O latency -O q2d-d2c $opt \
+		-o "$TMP/l-$axis.png"
+	# the lowest row of the nvme line (blue), above the floor by
+	lowest=$(rows latency "$TMP/l-$axis.png" "$TMP/l-$axis.layout" 0072B2 | tail -n 1 | cut -d- -f2)
+	above=-1
+	[ -n "$lowest" ] && above=$(( $(bottom latency "$TMP/l-$axis.layout") - lowest ))
+	eval "above_$axis=$above"
+done
+h=$(height latency "$TMP/l-auto.layout")
+check "55 us beside 50 ms (auto): the 55 us line $above_auto px above the floor of $h" \
+	[ "$above_auto" -ge $((h / 10)) ]
+check "--latency-axis linear: on the floor ($above_linear px)" \
+	[ "$above_linear" -ge 0 -a "$above_linear" -le 3 ]
+if [ $have_pdftotext = 1 ]; then
+	"$IOW" -t "$TMP/lat55.dump" -t "$TMP/lat50000.dump" -O latency -O q2d-d2c \
+		-O latency-scatter -O latency-heatmap -o "$TMP/l.pdf"
+	pdftotext "$TMP/l.pdf" - > "$TMP/l.txt"
+	check "the axes say \"log scale\" ($(grep -c 'log scale' "$TMP/l.txt") of 6 panels)" \
+		[ "$(grep -c '(log scale)$' "$TMP/l.txt")" = 6 ]
+	"$IOW" -t "$TMP/lat55.dump" -O latency -O latency-scatter -o "$TMP/l1.pdf"
+	check "one trace at 55 us: linear axes, not said log" \
+		sh -c "! pdftotext '$TMP/l1.pdf' - | grep -q 'log scale'"
+else
+	skip "log scale on the axes: pdftotext not installed"
+fi
+
+# ---- the scatter places each I/O at its latency ----
+# 48 and 50 us: two rows of points (the scatter drew one), their heights
+# above the floor of the (auto: linear) axis 50/48 apart
+mk two
+rm -f "$TMP/s.layout"
+IOWATCHER_LAYOUT="$TMP/s.layout" "$IOW" -t "$TMP/two.dump" -O latency-scatter \
+	-h 900 -o "$TMP/s.png"
+rows latency-scatter "$TMP/s.png" "$TMP/s.layout" > "$TMP/s.rows"
+check "scatter: two rows of points at 48 and 50 us ($(tr '\n' ' ' < "$TMP/s.rows"))" \
+	[ "$(wc -l < "$TMP/s.rows")" = 2 ]
+b=$(bottom latency-scatter "$TMP/s.layout")
+ratio=$(awk -F- -v b="$b" '{ c[NR] = b - ($1 + $2) / 2 } END { if (NR == 2) printf "%.4f", c[1] / c[2]; else print 0 }' "$TMP/s.rows")
+check "their heights above the axis's 0: 50/48 = 1.042 apart ($ratio)" \
+	awk "BEGIN { exit !($ratio > 1.03 && $ratio < 1.055) }"
+rm -f "$TMP/s.layout"
+IOWATCHER_LAYOUT="$TMP/s.layout" "$IOW" -t "$TMP/two.dump" -O latency-scatter \
+	-h 1500 --latency-axis log -o "$TMP/s-log.png"
+check "on a log axis as well ($(rows latency-scatter "$TMP/s-log.png" "$TMP/s.layout" | tr '\n' ' '))" \
+	[ "$(rows latency-scatter "$TMP/s-log.png" "$TMP/s.layout" | wc -l)" = 2 ]
+
+# ---- sizes in a unit that keeps them short ----
+if [ $have_pdftotext = 1 ]; then
+	"$IOW" -t "$TMP/big.dump" -O size -O offset-heatmap -o "$TMP/size.pdf"
+	pdftotext "$TMP/size.pdf" - > "$TMP/size.txt"
+	check "1 MiB requests: \"1 MiB\" on the size axis" grep -qx "1 MiB" "$TMP/size.txt"
+	k=$(grep -c '^[0-9.]*K\( KiB\)*$' "$TMP/size.txt")
+	check "no size or colour bar label of 1000 units ($k like '1K KiB')" [ "$k" = 0 ]
+	check "the offset heat map's colour bar in bytes: 1 KiB to 2 MiB" \
+		sh -c "grep -qx 'bytes 1 KiB' '$TMP/size.txt' && grep -qx '2 MiB' '$TMP/size.txt'"
+else
+	skip "size units: pdftotext not installed"
+fi
 
 # ---- overlaid latency heat maps: one latency axis, one colour bar ----
 if [ $have_pdftotext = 1 ]; then

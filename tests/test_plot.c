@@ -1250,6 +1250,49 @@ static void test_mixed_cell_colour_is_in_the_legend(void)
 	cairo_surface_destroy(png.s);
 }
 
+/* A size axis's ticks fall on round numbers of its binary unit: 10 KiB,
+ * 20 KiB (decimal steps of bytes made 9.77 KiB, 19.5 KiB). */
+static void test_binary_axis_ticks_on_round_units(void)
+{
+	struct iow_error err = { "" };
+	const struct plot_axis_ticks *t;
+	struct plot_page *p;
+	struct plot_panel *pp;
+	int i;
+
+	p = plot_page_open(tmp_path("binary.png"), PLOT_PNG, 400, 300, NULL,
+			   &err);
+	if (!p) {
+		CHECK(p != NULL);
+		return;
+	}
+	pp = plot_panel_add(p, 0, 0, 400, 300, "sizes", "x", "size");
+	plot_panel_set_y(pp, 0, 66 * 1024);
+	plot_panel_set_y_binary(pp);
+	plot_panel_set_y_format(pp, plot_format_bytes);
+	t = plot_panel_y_ticks(pp);
+	CHECK(t->n >= 3);
+	for (i = 0; i < t->n; i++) {
+		double units = t->value[i] / 1024;
+
+		CHECK_NEAR(units, round(units / 10) * 10, 1e-9);
+		CHECK(strstr(t->label[i], " KiB") != NULL);
+	}
+	/* past 1000 units the next one: 0.5 MiB, not 500 KiB steps */
+	pp = plot_panel_add(p, 0, 0, 400, 300, "big", "x", "size");
+	plot_panel_set_y(pp, 0, 2.6 * 1048576);
+	plot_panel_set_y_binary(pp);
+	plot_panel_set_y_format(pp, plot_format_bytes);
+	t = plot_panel_y_ticks(pp);
+	for (i = 0; i < t->n; i++) {
+		double units = t->value[i] / 1048576;
+
+		CHECK_NEAR(units * 2, round(units * 2), 1e-9);
+		CHECK(strstr(t->label[i], " MiB") != NULL);
+	}
+	CHECK_EQ_INT(plot_page_close(p, &err), 0);
+}
+
 /* Swatches sit above the plot area: on rows reserved below the title
  * when the legend is known early, beside the title when it comes late. */
 static void test_legend_never_covers_plot_area(void)
@@ -1535,6 +1578,7 @@ int main(void)
 	RUN_TEST(test_page_on_surface_draws_over_callers_pixels);
 	RUN_TEST(test_page_on_surface_needs_an_image);
 	RUN_TEST(test_caption_draws_where_asked);
+	RUN_TEST(test_binary_axis_ticks_on_round_units);
 	RUN_TEST(test_legend_never_covers_plot_area);
 	RUN_TEST(test_legend_rows_take_a_fifth_at_most);
 	RUN_TEST(test_mixed_cell_colour_is_in_the_legend);
