@@ -2480,7 +2480,8 @@ const struct graph_def graph_table[] = {
 	  .help = "CPU time from NAME.mpstat beside the trace, stacked as mpstat breaks it down",
 	  .default_on = 1, .panels = cpu_stack_panels,
 	  .panel_title = title_cpu, .build = build_cpu_stack,
-	  .csv_x = "time_s", .percent = 1, .csv_unit = "pct" },
+	  .csv_x = "time_s", .percent = 1, .share_y = 1,
+	  .csv_unit = "pct" },
 	CPU_GRAPH("cpu-sys", "system time", "%sys", CPUSTAT_SYS,
 		  "CPU %sys from NAME.mpstat beside the trace (all, and per-CPU range)"),
 	CPU_GRAPH("cpu-io", "waiting for I/O", "%iowait", CPUSTAT_IOWAIT,
@@ -2843,6 +2844,25 @@ static int any_banded_line(const struct series_set *set)
 	return 0;
 }
 
+/* The highest top of every panel of g: panels that compare. */
+static int shared_y_top(const struct graph_ctx *ctx, const struct graph_def *g,
+			double *top)
+{
+	size_t p, panels = g->panels(ctx);
+
+	for (p = 0; p < panels; p++) {
+		struct series_set set = { NULL, 0 };
+
+		if (g->build(ctx, p, &set) < 0) {
+			series_set_free(&set);
+			return -1;
+		}
+		*top = fmax(*top, series_y_top(&set));
+		series_set_free(&set);
+	}
+	return 0;
+}
+
 static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		      size_t panel, struct plot_panel *pp,
 		      struct iow_error *err)
@@ -2862,6 +2882,10 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	for (i = 0; i < set.n; i++)
 		widen_lone_bin(ctx, g, &set.items[i]);
 	top = series_y_top(&set);
+	if (g->share_y && shared_y_top(ctx, g, &top) < 0) {
+		series_set_free(&set);
+		return iow_fail(err, "out of memory building %s", g->name);
+	}
 	if (g->x_label)
 		set_data_x(pp, &set);
 	else

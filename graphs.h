@@ -126,6 +126,8 @@ struct graph_def {
 	const char *csv_unit;
 	double csv_scale;
 	int percent;		/* y is 0..100 % */
+	/* Its panels (a trace each) share the y axis, so that they compare. */
+	int share_y;
 	/* What an empty panel says when the traces had I/O ("no seeks");
 	 * NULL: "no I/O in range". */
 	const char *empty_note;

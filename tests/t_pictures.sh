@@ -212,6 +212,15 @@ awk -F, 'NR > 1 { print $2 + $3 + $4 + $5 + $6 }' "$TMP/cpu/cpu.csv" > "$TMP/top
 check "the stack's top is 100 - %idle ($(tr '\n' ' ' < "$TMP/top"))" \
 	sh -c "[ \$(wc -l < '$TMP/top') = 5 ] && paste '$TMP/top' '$TMP/busy' |
 	       awk '{ d = \$1 - \$2; if (d > 0.02 || d < -0.02) exit 1 }'"
+if [ $have_pdftotext = 1 ]; then
+	"$IOW" -t "$S" -l before -t "$TOP/samples/dd-write" -l after -O cpu \
+		-o "$TMP/cpu2.pdf"
+	pdftotext "$TMP/cpu2.pdf" - > "$TMP/cpu2.txt"
+	check "two traces: a CPU panel each ($(grep -c '^CPU time, ' "$TMP/cpu2.txt")), on one scale to 100 % ($(grep -cx 100 "$TMP/cpu2.txt"))" \
+		[ "$(grep -c '^CPU time, ' "$TMP/cpu2.txt")" = 2 -a "$(grep -cx 100 "$TMP/cpu2.txt")" = 2 ]
+else
+	skip "CPU panels of two traces: pdftotext not installed"
+fi
 rm -f "$TMP/clayout"
 IOWATCHER_LAYOUT="$TMP/clayout" "$IOW" -t "$S" -O cpu-sys -O cpu-irq -o "$TMP/cpu2.png"
 check "-O cpu-sys -O cpu-irq: those panels alone" \
