@@ -145,6 +145,7 @@ void analysis_free(struct analysis *a)
 		for (j = 0; t->lat_bins && j < a->cap_bins; j++)
 			free(t->lat_bins[j]);
 		free(t->lat_bins);
+		free(t->flush_bins);
 	}
 	for (i = 0; i < a->n_parts; i++)
 		analysis_free(&a->parts[i]);
@@ -226,6 +227,28 @@ static void coarsen_u32(uint32_t *v, size_t n_old, size_t per_bin,
 	}
 	memset(v + n_new * per_bin, 0,
 	       (n_old - n_new) * per_bin * sizeof(*v));
+}
+
+/* Merge runs of f bins of a tag's flush latencies, in place. */
+static void coarsen_tag_flushes(struct tag_flush_bin *b, size_t n_old,
+				unsigned f)
+{
+	size_t n_new = (n_old + f - 1) / f, i, j;
+
+	if (!b)
+		return;
+	for (i = 0; i < n_new; i++) {
+		struct tag_flush_bin acc = b[i * f];
+
+		for (j = i * f + 1; j < (i + 1) * f && j < n_old; j++) {
+			acc.n += b[j].n;
+			acc.sum_ns += b[j].sum_ns;
+			if (b[j].max_ns > acc.max_ns)
+				acc.max_ns = b[j].max_ns;
+		}
+		b[i] = acc;
+	}
+	memset(b + n_new, 0, (n_old - n_new) * sizeof(*b));
 }
 
 /* Merge runs of f bins of a tag's sparse histograms, in place. */
@@ -315,6 +338,7 @@ static void coarsen(struct analysis *a)
 		}
 		memset(b + n_new, 0, (a->n_bins - n_new) * sizeof(*b));
 		coarsen_tag_hists(a->tags[t].lat_bins, a->n_bins, f);
+		coarsen_tag_flushes(a->tags[t].flush_bins, a->n_bins, f);
 	}
 	a->n_bins = n_new;
 	a->bin_width_ns *= f;
@@ -816,6 +840,29 @@ static int tag_add_d2c(struct analysis *a, int32_t tag, size_t bin, int op,
 	if (d2c >= 1ull << LAT_BIN_MAX_BITS)
 		d2c = (1ull << LAT_BIN_MAX_BITS) - 1;
 	t->lat_bins[bin][hist_index(d2c, LAT_BIN_BITS)]++;
+	return 0;
+}
+
+/* A flush request's D2C in its tag's series, apart from data latency. */
+static int tag_add_flush_d2c(struct analysis *a, int32_t tag, size_t bin,
+			     uint64_t d2c)
+{
+	struct tag_flush_bin *b;
+	long s;
+
+	if (a->cfg.stats_only || (!a->tagging && tag == IO_EVENT_NO_TAG))
+		return 0;
+	if ((s = tag_slot(a, tag)) < 0)
+		return -1;
+	if (!a->tags[s].flush_bins &&
+	    !(a->tags[s].flush_bins = calloc(a->cap_bins,
+					     sizeof(struct tag_flush_bin))))
+		return -1;
+	b = &a->tags[s].flush_bins[bin];
+	b->n++;
+	b->sum_ns += d2c;
+	if (d2c > b->max_ns)
+		b->max_ns = d2c;
 	return 0;
 }
 
@@ -1334,7 +1381,8 @@ static int handle_complete(struct analysis *a, struct device_stats *d,
 		if (!issued)
 			return 0;
 		d_ns = ev->time_ns > d_ns ? ev->time_ns - d_ns : 0;
-		if (latency_add(&d->flush_d2c, op, d_ns) < 0)
+		if (latency_add(&d->flush_d2c, op, d_ns) < 0 ||
+		    tag_add_flush_d2c(a, tag, bin, d_ns) < 0)
 			return -1;
 		tell_sample(a, ANALYSIS_D2C, op, d->device, tag, ev->time_ns, 0,
 			    d_ns, 0);

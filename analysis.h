@@ -181,6 +181,13 @@ struct tag_bin {
 	double depth_area_ns;
 };
 
+/* A tag's flush requests in one bin: their D2C, which is theirs alone,
+ * never mixed into the tag's data latency. */
+struct tag_flush_bin {
+	uint32_t n;
+	uint64_t sum_ns, max_ns;
+};
+
 struct tag_stats {
 	int32_t id;		/* IO_EVENT_NO_TAG for the untagged class */
 	char *label;
@@ -190,6 +197,8 @@ struct tag_stats {
 	/* per bin, its D2C histogram (LAT_BIN_BUCKETS), made at the bin's
 	 * first sample: a tag's bins are mostly empty */
 	uint32_t **lat_bins;
+	/* per bin, made at the tag's first flush: most tags have none */
+	struct tag_flush_bin *flush_bins;
 	/* internal: requests of this tag in flight, on every device */
 	uint32_t in_flight;
 	uint64_t depth_since_ns;

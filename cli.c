@@ -281,6 +281,10 @@ static const struct cli_choice summary_formats[] = {
 static const struct cli_choice latency_dirs[] = {
 	{ "r", 1 }, { "w", 2 }, { "rw", 0xf }, { NULL, 0 },
 };
+static const struct cli_choice latency_axes[] = {
+	{ "auto", LATENCY_AXIS_AUTO }, { "log", LATENCY_AXIS_LOG },
+	{ "linear", LATENCY_AXIS_LINEAR }, { NULL, 0 },
+};
 static const struct cli_choice tracers[] = {
 	{ "blktrace", RECORD_BLKTRACE }, { "ftrace", RECORD_FTRACE },
 	{ "auto", RECORD_AUTO }, { NULL, 0 },
@@ -380,7 +384,8 @@ const struct cli_option cli_options[] = {
 	{ .name = "top", .type = CLI_INT, FIELD(top_tags),
 	  .min = 1, .max = 64, .what = "a number of tags",
 	  .help = { { CLI_OUTPUT, "N",
-		"with tags, the N largest get colours (default 8)" } } },
+		"with tags, the N with most I/Os (in tput, bytes)\n"
+		"get colours, and the summary names them (default 8)" } } },
 	{ .name = "csv", .type = CLI_STRING, FIELD(csv_dir),
 	  .help = { { CLI_OUTPUT, "DIR",
 		"also write each graph's series as DIR/GRAPH.csv" } } },
@@ -389,6 +394,12 @@ const struct cli_option cli_options[] = {
 	  .help = { { CLI_OUTPUT, "r|w|rw",
 		"directions the latency graphs show (default rw:\n"
 		"also flushes and discards)" } } },
+	{ .name = "latency-axis", .type = CLI_CHOICE, FIELD(latency_axis),
+	  .choices = latency_axes, .def = "auto",
+	  .help = { { CLI_OUTPUT, "MODE",
+		"the latency graphs' axis: auto (the default:\n"
+		"log where the lines span over two decades),\n"
+		"log or linear" } } },
 	/* Recording (-d's second help entry is there too) */
 	{ .name = "dir-out", .letter = 'D', .type = CLI_STRING,
 	  FIELD(record_dir),

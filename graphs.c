@@ -2,8 +2,9 @@
  * graphs.c: iowatcher's graphs as table entries, and the page that lays
  * them out. Series colours follow one rule everywhere: one trace without
  * tags draws reads in colour 0 and writes in colour 1; several traces get
- * a colour each (writes in its lighter, dashed variant); with tags, each
- * of the top N tags by bytes gets a colour and the rest are "other";
+ * a colour each (writes in its lighter, dashed variant); with tags, the
+ * top N tags by what the graph shows (I/Os; bytes for throughput) get
+ * a colour each, the same in every graph, and the rest are "other";
  * untagged I/O is grey.
  */
 #include <math.h>
@@ -16,6 +17,7 @@
 #include "csv.h"
 #include "graphs.h"
 #include "histogram.h"
+#include "latpoints.h"
 
 #define DEFAULT_GRAPH_WIDTH	760
 #define DEFAULT_GRAPH_HEIGHT	300
@@ -61,16 +63,47 @@ static const struct analysis *trace_analysis(const struct graph_ctx *ctx,
 	return part ? part : &none;
 }
 
+/*
+ * Tags ranked by what a graph shows: I/Os (flushes count, and carry no
+ * bytes), or bytes for throughput; ties by the other measure, then by
+ * first appearance, so that the ranks do not depend on qsort.
+ */
+enum tag_rank { RANK_IOS, RANK_BYTES };
+
 struct ranked_tag {
 	size_t slot;
-	uint64_t bytes;
+	uint64_t key, tie;
 };
 
 static int cmp_ranked(const void *a, const void *b)
 {
 	const struct ranked_tag *x = a, *y = b;
 
-	return (x->bytes < y->bytes) - (x->bytes > y->bytes);
+	if (x->key != y->key)
+		return (x->key < y->key) - (x->key > y->key);
+	if (x->tie != y->tie)
+		return (x->tie < y->tie) - (x->tie > y->tie);
+	return (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+/* The tags of a with I/O into rank (room for a->n_tags), best first. */
+static size_t rank_tags(const struct analysis *a, enum tag_rank by,
+			struct ranked_tag *rank)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < a->n_tags; i++) {
+		uint64_t ios = analysis_tag_ios(&a->tags[i]);
+		uint64_t bytes = analysis_tag_bytes(&a->tags[i]);
+
+		if (!ios)
+			continue;
+		rank[n].slot = i;
+		rank[n].key = by == RANK_BYTES ? bytes : ios;
+		rank[n++].tie = by == RANK_BYTES ? ios : bytes;
+	}
+	qsort(rank, n, sizeof(*rank), cmp_ranked);
+	return n;
 }
 
 static void name_class(const struct graph_ctx *ctx, struct io_class *c,
@@ -83,60 +116,93 @@ static void name_class(const struct graph_ctx *ctx, struct io_class *c,
 		snprintf(c->label, sizeof(c->label), "%s", what);
 }
 
-/* The top tags of trace t, each a class; the rest one "other" class. */
+/* The next colour of a tag class: the palette's hues, then the shades
+ * furthest apart from them and from "other" and "untagged". */
+static int next_tag_color(int *next_color)
+{
+	return plot_category_color((*next_color)++);
+}
+
+/*
+ * A colour for each tag of trace t that is among the top ones by I/Os
+ * or by bytes, those by I/Os first: a tag keeps its colour in every
+ * graph, whichever measure picks the graph's top tags. -1 for the rest.
+ */
+static void tag_colors(const struct analysis *a, const struct ranked_tag *by_ios,
+		       const struct ranked_tag *by_bytes, size_t n, size_t top,
+		       int *next_color, int *color)
+{
+	const struct ranked_tag *lists[2] = { by_ios, by_bytes };
+	size_t i, k;
+
+	for (i = 0; i < a->n_tags; i++)
+		color[i] = -1;
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < n && i < top; i++) {
+			size_t s = lists[k][i].slot;
+
+			if (color[s] < 0 && a->tags[s].id != IO_EVENT_NO_TAG)
+				color[s] = next_tag_color(next_color);
+		}
+}
+
+/*
+ * The top tags of trace t by what the graph shows (bytes for throughput,
+ * else I/Os), each a class; the rest one "other" class.
+ */
 static int tag_classes(const struct graph_ctx *ctx, struct class_list *cl,
 		       size_t t, int *next_color)
 {
 	const struct analysis *a = trace_analysis(ctx, t);
 	size_t top = ctx->opts->top_tags > 0 ? (size_t)ctx->opts->top_tags
 					     : TOP_TAGS_DEFAULT;
-	struct ranked_tag *rank = calloc(a->n_tags + 1, sizeof(*rank));
-	size_t i, n = 0, other = SIZE_MAX;
+	struct ranked_tag *by_ios = calloc(a->n_tags + 1, sizeof(*by_ios));
+	struct ranked_tag *by_bytes = calloc(a->n_tags + 1, sizeof(*by_ios));
+	int *color = calloc(a->n_tags + 1, sizeof(*color));
+	const struct ranked_tag *rank;
+	size_t i, n, other = SIZE_MAX;
+	int r = -1;
 
 	cl->slot_class[t] = malloc((a->n_tags + 1) * sizeof(size_t));
-	if (!rank || !cl->slot_class[t]) {
-		free(rank);
-		return -1;
-	}
-	for (i = 0; i < a->n_tags; i++) {
+	if (!by_ios || !by_bytes || !color || !cl->slot_class[t])
+		goto out;
+	n = rank_tags(a, RANK_IOS, by_ios);
+	rank_tags(a, RANK_BYTES, by_bytes);
+	tag_colors(a, by_ios, by_bytes, n, top, next_color, color);
+	rank = ctx->graph && ctx->graph->tags_by_bytes ? by_bytes : by_ios;
+	for (i = 0; i < a->n_tags; i++)
 		cl->slot_class[t][i] = SIZE_MAX;
-		if (analysis_tag_ios(&a->tags[i]) == 0)
-			continue;
-		rank[n].slot = i;
-		rank[n++].bytes = analysis_tag_bytes(&a->tags[i]);
-	}
-	qsort(rank, n, sizeof(*rank), cmp_ranked);
 	for (i = 0; i < n; i++) {
+		size_t s = rank[i].slot;
 		struct io_class *c;
 
 		if (i >= top && other != SIZE_MAX) {
-			cl->slot_class[t][rank[i].slot] = other;
+			cl->slot_class[t][s] = other;
 			continue;
 		}
-		c = class_add(cl);
-		if (!c) {
-			free(rank);
-			return -1;
-		}
+		if (!(c = class_add(cl)))
+			goto out;
 		c->trace = t;
 		c->dir = -1;
 		if (i >= top) {
 			name_class(ctx, c, t, "other");
 			c->color = OTHER_COLOR;
 			other = cl->n - 1;
-		} else if (a->tags[rank[i].slot].id == IO_EVENT_NO_TAG) {
-			name_class(ctx, c, t, a->tags[rank[i].slot].label);
+		} else if (a->tags[s].id == IO_EVENT_NO_TAG) {
+			name_class(ctx, c, t, a->tags[s].label);
 			c->color = UNTAGGED_COLOR;
 		} else {
-			name_class(ctx, c, t, a->tags[rank[i].slot].label);
-			c->color = (*next_color)++;
-			if (c->color % LIGHTER == OTHER_COLOR)
-				c->color = (*next_color)++;
+			name_class(ctx, c, t, a->tags[s].label);
+			c->color = color[s];
 		}
-		cl->slot_class[t][rank[i].slot] = cl->n - 1;
+		cl->slot_class[t][s] = cl->n - 1;
 	}
-	free(rank);
-	return 0;
+	r = 0;
+out:
+	free(by_ios);
+	free(by_bytes);
+	free(color);
+	return r;
 }
 
 /*
@@ -459,6 +525,50 @@ static double class_latency_mean(const struct analysis *a,
 	return n ? sum / (double)n : NAN;
 }
 
+/*
+ * Class ci's flush requests, a dotted line of their mean D2C per bin
+ * where it has any: their latency is their own, never the class's data
+ * latency.
+ */
+static int class_flush_line(const struct graph_ctx *ctx,
+			    const struct class_list *cl, size_t ci,
+			    struct series_set *out)
+{
+	const struct io_class *c = &cl->items[ci];
+	const struct analysis *a = trace_analysis(ctx, c->trace);
+	struct graph_series *g;
+	char label[200];
+	size_t i, s;
+	int any = 0;
+
+	if (!op_shown(ctx, OP_FLUSH))
+		return 0;
+	for (s = 0; s < a->n_tags && !any; s++)
+		any = in_class(cl, c->trace, s, ci) && a->tags[s].flush_bins;
+	if (!any)
+		return 0;
+	snprintf(label, sizeof(label), "%s flush D2C mean", c->label);
+	if (!(g = series_add(ctx, out, c->trace, label, c->color)))
+		return -1;
+	g->role = ROLE_DOTTED;
+	for (i = 0; i < a->n_bins; i++) {
+		double sum = 0;
+		uint64_t n = 0;
+
+		for (s = 0; s < a->n_tags; s++) {
+			const struct tag_flush_bin *b = a->tags[s].flush_bins;
+
+			if (b && in_class(cl, c->trace, s, ci)) {
+				sum += (double)b[i].sum_ns;
+				n += b[i].n;
+			}
+		}
+		g->y[i] = n ? sum / (double)n : NAN;
+	}
+	smooth(ctx, g);
+	return 0;
+}
+
 /* The D2C mean and bands of each tag class of trace t. */
 static int build_latency_by_tag(const struct graph_ctx *ctx, size_t t,
 				const struct class_list *cl,
@@ -483,6 +593,8 @@ static int build_latency_by_tag(const struct graph_ctx *ctx, size_t t,
 
 		if (c->trace != t)
 			continue;
+		if (class_flush_line(ctx, cl, ci, out) < 0)
+			return -1;
 		snprintf(label, sizeof(label), "%s D2C mean", c->label);
 		if (!(g = series_add(ctx, out, t, label, c->color)))
 			return -1;
@@ -687,9 +799,9 @@ static int build_size(const struct graph_ctx *ctx, size_t panel,
 				int any = a->bins[i].ios[d] != 0;
 
 				med->y[i] = any ? analysis_bin_size_q(a, i, d,
-							0.5) / 1024 : NAN;
+							0.5) : NAN;
 				p90->y[i] = any ? analysis_bin_size_q(a, i, d,
-							0.9) / 1024 : NAN;
+							0.9) : NAN;
 			}
 		}
 	}
@@ -853,23 +965,45 @@ static size_t traced_devices(const struct graph_ctx *ctx, uint32_t *out,
 	return n;
 }
 
+/*
+ * What a graph's title says of a trace's several devices: nothing where
+ * it draws them apart, else that it adds them up or pools their bios.
+ * Queue depth and seeks draw a line per device, but a tag class's line
+ * counts its requests on every device.
+ */
+static void devices_note(const struct graph_ctx *ctx, char *buf, size_t len)
+{
+	uint32_t devs[MAX_DEVICE_PANELS];
+	size_t n = traced_devices(ctx, devs, MAX_DEVICE_PANELS);
+	enum device_merge m = ctx->graph ? ctx->graph->devices : DEVICES_APART;
+
+	buf[0] = '\0';
+	if (!ctx->multi_device || ctx->in_device_panel)
+		return;
+	if (m == DEVICES_APART && ctx->tagged)
+		m = DEVICES_SUMMED;
+	if (m == DEVICES_SUMMED)
+		snprintf(buf, len, " (sum of %zu devices)", n);
+	else if (m == DEVICES_POOLED)
+		snprintf(buf, len, " (%zu devices pooled)", n);
+}
+
 /* A line graph's title: its device's with --per-device, else saying
- * when it adds up the devices of a trace. */
+ * what it does with the devices of a trace. */
 static void title_line(const struct graph_ctx *ctx, size_t p, char *buf,
 		       size_t len)
 {
 	const struct graph_def *g = ctx->graph;
-	uint32_t devs[MAX_DEVICE_PANELS];
-	size_t n = traced_devices(ctx, devs, MAX_DEVICE_PANELS);
+	char note[64];
 
-	if (ctx->in_device_panel)
+	if (ctx->in_device_panel) {
 		snprintf(buf, len, "%s, device %u,%u", g->title,
 			 blk_dev_major(ctx->panel_device),
 			 blk_dev_minor(ctx->panel_device));
-	else if (g->sums_devices && ctx->multi_device)
-		snprintf(buf, len, "%s (sum of %zu devices)", g->title, n);
-	else
-		snprintf(buf, len, "%s", g->title);
+	} else {
+		devices_note(ctx, note, sizeof(note));
+		snprintf(buf, len, "%s%s", g->title, note);
+	}
 	(void)p;
 }
 
@@ -1517,24 +1651,168 @@ static int draw_heatmap_panel(const struct graph_ctx *ctx,
 	return 0;
 }
 
-/* The scatter: each direction (or the tag class) its own raster. */
+/* ---- the scatter: each I/O at its own latency ---- */
+
+/* The scatter's grid, over the panel: merged down to what the page
+ * shows, a cell is a few px, not a quarter of an octave. */
+#define SCATTER_COLS	1024
+#define SCATTER_ROWS	512
+
+struct tag_id {
+	int32_t id;
+	size_t slot;
+};
+
+static int cmp_tag_id(const void *a, const void *b)
+{
+	const struct tag_id *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Whether point p is of the source: its op, or its tag in the class. */
+static int point_of(const struct heat_source *src, const struct tag_id *ids,
+		    const struct latency_point *p)
+{
+	struct tag_id key = { p->tag, 0 }, *hit;
+
+	if (src->cls < 0)
+		return (src->dirs & (1 << p->op)) != 0;
+	hit = bsearch(&key, ids, src->a->n_tags, sizeof(*ids), cmp_tag_id);
+	return hit && in_class(src->cl, src->trace, hit->slot,
+			       (size_t)src->cls);
+}
+
+/* Trace t's tag ids and slots, sorted by id (NULL: none or no memory). */
+static struct tag_id *tag_ids(const struct analysis *a)
+{
+	struct tag_id *ids = calloc(a->n_tags + 1, sizeof(*ids));
+	size_t s;
+
+	for (s = 0; ids && s < a->n_tags; s++) {
+		ids[s].id = a->tags[s].id;
+		ids[s].slot = s;
+	}
+	if (ids)
+		qsort(ids, a->n_tags, sizeof(*ids), cmp_tag_id);
+	return ids;
+}
+
+/* The latency axis of the scatter, shared by its panels. */
+struct scatter_axis {
+	double lo, hi;		/* ns */
+	int log;
+};
+
+/*
+ * The range of the points every panel shows, and whether the axis is a
+ * log one: as --latency-axis says, or (auto) where they span more than
+ * two decades. -1 when there is no point; -2 when points are missing.
+ */
+static int scatter_extent(const struct graph_ctx *ctx,
+			  const struct class_list *cl,
+			  struct scatter_axis *ax)
+{
+	double min = INFINITY, max = 0;
+	struct heat_source src;
+	size_t p, k;
+
+	for (p = 0; heat_source_of(ctx, cl, p, &src); p++) {
+		const struct latency_points *pts = ctx->traces[src.trace].points;
+		const struct latency_point *v = pts ? latency_points_items(pts) :
+						      NULL;
+		struct tag_id *ids = src.cls >= 0 ? tag_ids(src.a) : NULL;
+
+		if (!pts || pts->failed || (src.cls >= 0 && !ids)) {
+			free(ids);
+			return -2;
+		}
+		for (k = 0; k < latency_points_n(pts); k++) {
+			if (v[k].time_s < ctx->x_min || v[k].time_s > ctx->x_max ||
+			    !point_of(&src, ids, &v[k]))
+				continue;
+			min = fmin(min, v[k].d2c_ns);
+			max = fmax(max, v[k].d2c_ns);
+		}
+		free(ids);
+	}
+	if (!(max > 0))
+		return -1;
+	ax->log = ctx->opts->latency_axis == LATENCY_AXIS_LOG ||
+		  (ctx->opts->latency_axis == LATENCY_AXIS_AUTO &&
+		   max > 100 * fmax(min, 1));
+	if (ax->log) {
+		/* room around the points, in whole decades */
+		ax->lo = fmax(min, 1) / 2;
+		ax->hi = max * 2;
+		plot_log_range(&ax->lo, &ax->hi, 1);
+	} else {
+		ax->lo = 0;
+		ax->hi = max * 1.05;
+	}
+	return 0;
+}
+
+/* The row of latency v on the axis, or -1 off it. */
+static long scatter_row(const struct scatter_axis *ax, double v)
+{
+	double f = ax->log ? log(v / ax->lo) / log(ax->hi / ax->lo)
+			   : (v - ax->lo) / (ax->hi - ax->lo);
+
+	if (!(f >= 0) || f > 1)
+		return -1;
+	return f >= 1 ? SCATTER_ROWS - 1 : (long)(f * SCATTER_ROWS);
+}
+
+/* The points of src (one op, or a tag class) counted on the grid. */
+static void scatter_cells(const struct graph_ctx *ctx,
+			  const struct heat_source *src,
+			  const struct tag_id *ids,
+			  const struct scatter_axis *ax, uint32_t *cells)
+{
+	const struct latency_points *pts = ctx->traces[src->trace].points;
+	const struct latency_point *v = latency_points_items(pts);
+	double span = ctx->x_max - ctx->x_min;
+	size_t k;
+
+	memset(cells, 0, SCATTER_COLS * SCATTER_ROWS * sizeof(*cells));
+	for (k = 0; k < latency_points_n(pts); k++) {
+		double f = (v[k].time_s - ctx->x_min) / span;
+		long row;
+
+		if (!(f >= 0) || f > 1 || !point_of(src, ids, &v[k]) ||
+		    (row = scatter_row(ax, v[k].d2c_ns)) < 0)
+			continue;
+		cells[(size_t)row * SCATTER_COLS +
+		      (f >= 1 ? SCATTER_COLS - 1 : (size_t)(f * SCATTER_COLS))]++;
+	}
+}
+
+/* The scatter: each direction (or the tag class) its own raster, every
+ * I/O at its completion's time and its own D2C. */
 static int draw_scatter_panel(const struct graph_ctx *ctx,
 			      const struct heat_source *src,
 			      struct plot_panel *pp, struct iow_error *err,
-			      double lo, double hi)
+			      const struct scatter_axis *ax)
 {
-	const struct analysis *a = src->a;
 	const char *labels[N_OPS];
-	int colors[N_OPS], rows = 0, d;
+	int colors[N_OPS], d;
 	size_t n_legend = 0;
 	struct heat_source one = *src;
-	uint32_t *cells;
+	struct tag_id *ids = src->cls >= 0 ? tag_ids(src->a) : NULL;
+	uint32_t *cells = bigmem_calloc(SCATTER_COLS * SCATTER_ROWS *
+					sizeof(*cells));
 
+	if (!cells || (src->cls >= 0 && !ids)) {
+		bigmem_free(cells);
+		free(ids);
+		return iow_fail(err, "out of memory");
+	}
 	for (d = 0; d < N_DATA_OPS; d++) {
 		int color;
 
 		if (src->cls < 0) {
-			if (!(src->dirs & (1 << d)) || !d2c_count(a, d))
+			if (!(src->dirs & (1 << d)) || !d2c_count(src->a, d))
 				continue;
 			one.dirs = 1 << d;
 			color = dir_color(ctx, src->trace, d);
@@ -1545,16 +1823,21 @@ static int draw_scatter_panel(const struct graph_ctx *ctx,
 			color = src->cl->items[src->cls].color;
 			labels[n_legend] = src->cl->items[src->cls].label;
 		}
-		cells = latency_cells(&one, lo, hi, &rows);
-		if (!cells)
-			return iow_fail(err, "out of memory");
-		plot_raster(pp, cells, (int)a->n_bins, rows,
-			    analysis_bin_start_s(a, 0),
-			    analysis_bin_start_s(a, a->n_bins), lo, hi, color);
-		free(cells);
+		scatter_cells(ctx, &one, ids, ax, cells);
+		plot_raster(pp, cells, SCATTER_COLS, SCATTER_ROWS, ctx->x_min,
+			    ctx->x_max, ax->lo, ax->hi, color);
 		colors[n_legend++] = color;
 	}
 	plot_legend(pp, labels, colors, n_legend);
+	/* where reads and writes share a cell, it shows their mix */
+	if (n_legend > 1) {
+		char mix[64];
+
+		snprintf(mix, sizeof(mix), "%s + %s", labels[0], labels[1]);
+		plot_legend_mix(pp, mix, colors[0], colors[1]);
+	}
+	bigmem_free(cells);
+	free(ids);
 	return 0;
 }
 
@@ -1564,22 +1847,33 @@ static int draw_latency_cells(const struct graph_ctx *ctx, size_t panel,
 {
 	struct class_list cl;
 	struct heat_source src;
+	struct scatter_axis ax;
 	double lo, hi;
-	int r = 0;
+	int r = 0, ext = 0;
 
 	if (ctx->tagged && build_classes(ctx, &cl) < 0) {
 		class_list_free(&cl, ctx->n_traces);
 		return iow_fail(err, "out of memory");
 	}
 	plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
-	if (!heat_source_of(ctx, &cl, panel, &src) ||
-	    !has_completions(&src) ||
-	    latency_extent(ctx, ctx->opts->latency_dirs, &lo, &hi) < 0) {
+	if (!heat_source_of(ctx, &cl, panel, &src) || !has_completions(&src) ||
+	    (!scatter && latency_extent(ctx, ctx->opts->latency_dirs, &lo,
+					&hi) < 0) ||
+	    (scatter && (ext = scatter_extent(ctx, &cl, &ax)) < 0)) {
+		if (ext == -2)
+			r = iow_fail(err, "out of memory keeping each I/O's latency");
 		plot_panel_note(pp, "no completions in range");
+	} else if (scatter) {
+		if (ax.log) {
+			plot_panel_set_y_log(pp, ax.lo, ax.hi);
+			plot_panel_set_y_label(pp, "latency (log scale)");
+		} else {
+			plot_panel_set_y(pp, ax.lo, ax.hi);
+		}
+		r = draw_scatter_panel(ctx, &src, pp, err, &ax);
 	} else {
 		plot_panel_set_y_log(pp, lo, hi);
-		r = scatter ? draw_scatter_panel(ctx, &src, pp, err, lo, hi)
-			    : draw_heatmap_panel(ctx, &src, pp, err, lo, hi);
+		r = draw_heatmap_panel(ctx, &src, pp, err, lo, hi);
 	}
 	if (ctx->tagged)
 		class_list_free(&cl, ctx->n_traces);
@@ -1594,10 +1888,11 @@ static void title_heat(const struct graph_ctx *ctx, size_t p, char *buf,
 		       size_t len)
 {
 	const char *title = ctx->graph->title;
-	const char *sum = ctx->multi_device ? " (all devices)" : "";
+	char sum[64];
 	struct class_list cl;
 	struct heat_source src;
 
+	devices_note(ctx, sum, sizeof(sum));
 	snprintf(buf, len, "%s%s", title, sum);
 	if (ctx->tagged && build_classes(ctx, &cl) < 0) {
 		class_list_free(&cl, ctx->n_traces);
@@ -1725,12 +2020,13 @@ static int draw_offset_heatmap(const struct graph_ctx *ctx, size_t panel,
 		free(cells);
 		if (!merged)
 			return iow_fail(err, "out of memory");
+		plot_heatmap_format(pp, plot_format_kib);
 		plot_heatmap(pp, merged, (int)mc, (int)mr,
 			     analysis_map_col_start_s(a, 0),
 			     analysis_map_col_start_s(a, mc * g),
 			     row_lo / 1048576.0 / unit,
 			     (row_lo / 1048576.0 + (double)(row_hi - row_lo) *
-			      IOMAP_ROWS / 1048576.0) / unit, "KiB");
+			      IOMAP_ROWS / 1048576.0) / unit, "bytes");
 		free(merged);
 	}
 	return 0;
@@ -1954,6 +2250,100 @@ static int build_cpu(const struct graph_ctx *ctx, struct series_set *out,
 	return 0;
 }
 
+/* The traces with mpstat samples: a stacked CPU panel each. */
+static size_t cpu_stack_panels(const struct graph_ctx *ctx)
+{
+	size_t t, n = 0;
+
+	for (t = 0; t < ctx->n_traces; t++)
+		n += ctx->traces[t].cpu && ctx->traces[t].cpu->all.n;
+	return n;
+}
+
+/* The trace of stacked CPU panel p, or SIZE_MAX. */
+static size_t cpu_stack_trace(const struct graph_ctx *ctx, size_t p)
+{
+	size_t t;
+
+	for (t = 0; t < ctx->n_traces; t++)
+		if (ctx->traces[t].cpu && ctx->traces[t].cpu->all.n && !p--)
+			return t;
+	return SIZE_MAX;
+}
+
+/*
+ * mpstat's breakdown of busy time, bottom up, each in a colour of its
+ * own (not the reads' blue or the writes' vermilion): guest time is in
+ * %usr and %nice already, the rest is %idle.
+ */
+static const struct {
+	enum cpustat_field field;
+	int color;
+} cpu_layers[] = {
+	{ CPUSTAT_USR, 5 }, { CPUSTAT_NICE, 5 + LIGHTER },
+	{ CPUSTAT_SYS, 3 }, { CPUSTAT_IOWAIT, 6 }, { CPUSTAT_IRQ, 4 },
+	{ CPUSTAT_SOFT, 2 }, { CPUSTAT_STEAL, UNTAGGED_COLOR },
+};
+
+/* Whether column f of mpstat's "all" rows is ever above 0. */
+static int cpu_field_used(const struct cpustat *cs, enum cpustat_field f)
+{
+	size_t i;
+
+	for (i = 0; i < cs->all.n; i++)
+		if (cs->all.samples[i].pct[f] > 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Panel p's trace's CPU time, all CPUs, as mpstat breaks it down,
+ * stacked: the top is the busy share. A column that stays at 0 (%irq
+ * on most machines) is left out rather than drawn flat.
+ */
+static int build_cpu_stack(const struct graph_ctx *ctx, size_t panel,
+			   struct series_set *out)
+{
+	size_t t = cpu_stack_trace(ctx, panel), k, i;
+	const struct cpustat *cs;
+
+	if (t == SIZE_MAX)
+		return 0;
+	cs = ctx->traces[t].cpu;
+	for (k = 0; k < sizeof(cpu_layers) / sizeof(cpu_layers[0]); k++) {
+		enum cpustat_field f = cpu_layers[k].field;
+		struct graph_series *g;
+		char what[32], label[160];
+
+		if (!cpu_field_used(cs, f))
+			continue;
+		snprintf(what, sizeof(what), "%%%s", cpustat_field_name(f));
+		series_label(ctx, t, -1, what, label, sizeof(label));
+		g = series_own_x(out, t, label, cpu_layers[k].color, cs->all.n);
+		if (!g)
+			return -1;
+		g->role = ROLE_STACK;
+		for (i = 0; i < cs->all.n; i++) {
+			g->x[i] = cpu_sample_x(&cs->all.samples[i]);
+			g->y[i] = cs->all.samples[i].pct[f];
+		}
+	}
+	return 0;
+}
+
+/* "CPU time", and whose with several traces. */
+static void title_cpu(const struct graph_ctx *ctx, size_t p, char *buf,
+		      size_t len)
+{
+	size_t t = cpu_stack_trace(ctx, p);
+
+	if (ctx->n_traces > 1 && t != SIZE_MAX)
+		snprintf(buf, len, "%s, %s", ctx->graph->title,
+			 ctx->traces[t].label);
+	else
+		snprintf(buf, len, "%s", ctx->graph->title);
+}
+
 /* The mpstat column comes from the graph's table entry. */
 static int build_cpu_field(const struct graph_ctx *ctx, size_t panel,
 			   struct series_set *out)
@@ -2012,10 +2402,10 @@ static int build_fio(const struct graph_ctx *ctx, size_t panel,
 
 /* ---- the table ---- */
 
-/* The mpstat columns: a row each, alike but for these. */
+/* The mpstat columns apart: a row each, alike but for these. */
 #define CPU_GRAPH(graph, what, label, column, text) \
 	{ .name = graph, .title = "CPU: " what, .y_label = label, \
-	  .help = text, .default_on = 1, .panels = cpu_panels, \
+	  .help = text, .panels = cpu_panels, \
 	  .build = build_cpu_field, .field = column, .csv_x = "time_s", \
 	  .percent = 1, .csv_unit = "pct" }
 
@@ -2027,18 +2417,20 @@ const struct graph_def graph_table[] = {
 	  .y_label_for = io_y_label },
 	{ .name = "tput", .title = "Throughput", .y_label = "throughput",
 	  .help = "completed MB per second, reads and writes",
-	  .default_on = 1, .panels = line_panels, .sums_devices = 1,
+	  .default_on = 1, .panels = line_panels, .devices = DEVICES_SUMMED,
+	  .tags_by_bytes = 1,
 	  .build = build_tput,
 	  .y_format = plot_format_mb_per_s, .csv_unit = "mb_per_s" },
 	{ .name = "iops", .title = "IOPS", .y_label = "I/Os per second",
 	  .help = "completed I/Os per second, reads and writes",
-	  .default_on = 1, .panels = line_panels, .sums_devices = 1,
+	  .default_on = 1, .panels = line_panels, .devices = DEVICES_SUMMED,
 	  .build = build_iops, .csv_unit = "ios_per_s" },
 	{ .name = "latency", .title = "Device latency (D2C)",
 	  .y_label = "latency",
 	  .help = "D2C mean per bin, with p50-p90-p99 bands and max",
-	  .default_on = 1, .panels = line_panels, .sums_devices = 1,
+	  .default_on = 1, .panels = line_panels, .devices = DEVICES_POOLED,
 	  .build = build_latency,
+	  .latency_axis = 1,
 	  .y_format = plot_format_ns, .csv_unit = "us", .csv_scale = 1e-3 },
 	{ .name = "queue-depth", .title = "Queue depth",
 	  .y_label = "requests in flight",
@@ -2052,25 +2444,28 @@ const struct graph_def graph_table[] = {
 	{ .name = "q2d-d2c", .title = "Where the time goes (Q2D + D2C)",
 	  .y_label = "mean time per I/O",
 	  .help = "mean time in the block layer (Q2D) and device (D2C), stacked",
-	  .panels = line_panels, .sums_devices = 1,
+	  .panels = line_panels, .devices = DEVICES_POOLED,
 	  .build = build_q2d_d2c,
+	  .latency_axis = 1,
 	  .y_format = plot_format_ns, .csv_unit = "us", .csv_scale = 1e-3 },
 	{ .name = "latency-heatmap", .title = "Latency heat map (D2C)",
-	  .y_label = "latency",
+	  .y_label = "latency (log scale)",
 	  .help = "completions per time bin and latency bucket (log scale)",
+	  .devices = DEVICES_POOLED,
 	  .panels = heat_panels, .panel_title = title_heat,
 	  .draw = draw_latency_heatmap, .export = csv_latency_cells,
 	  .y_format = plot_format_ns },
 	{ .name = "latency-scatter", .title = "Latency of each I/O (D2C)",
 	  .y_label = "latency",
-	  .help = "every completion at (time, D2C), density-shaded",
+	  .help = "every completion at its time and D2C, density-shaded",
+	  .devices = DEVICES_POOLED,
 	  .panels = heat_panels, .panel_title = title_heat,
 	  .draw = draw_latency_scatter, .export = csv_latency_cells,
 	  .y_format = plot_format_ns },
 	{ .name = "latency-hist", .title = "Latency histogram (D2C)",
 	  .y_label = "I/Os",
 	  .help = "D2C in log2 buckets, one series per trace and direction",
-	  .panels = line_panels, .sums_devices = 1,
+	  .panels = line_panels, .devices = DEVICES_POOLED,
 	  .build = build_latency_hist,
 	  .x_label = "latency", .x_format = plot_format_ns,
 	  .csv_x = "latency_lo_us", .csv_x_scale = 1e-3, .csv_unit = "ios" },
@@ -2080,6 +2475,12 @@ const struct graph_def graph_table[] = {
 	  .panels = offset_panels, .panel_title = title_offset,
 	  .draw = draw_offset_heatmap, .export = csv_io_cells,
 	  .y_label_for = io_y_label },
+	{ .name = "cpu", .title = "CPU time", .y_label = "% of CPU time",
+	  .help = "CPU time from NAME.mpstat beside the trace, stacked as mpstat breaks it down",
+	  .default_on = 1, .panels = cpu_stack_panels,
+	  .panel_title = title_cpu, .build = build_cpu_stack,
+	  .csv_x = "time_s", .percent = 1, .share_y = 1,
+	  .csv_unit = "pct" },
 	CPU_GRAPH("cpu-sys", "system time", "%sys", CPUSTAT_SYS,
 		  "CPU %sys from NAME.mpstat beside the trace (all, and per-CPU range)"),
 	CPU_GRAPH("cpu-io", "waiting for I/O", "%iowait", CPUSTAT_IOWAIT,
@@ -2095,10 +2496,11 @@ const struct graph_def graph_table[] = {
 	  .default_on = 1, .panels = fio_panels, .build = build_fio,
 	  .y_format = plot_format_mb_per_s,
 	  .csv_x = "time_s", .csv_unit = "mb_per_s" },
-	{ .name = "size", .title = "Request size", .y_label = "KiB",
+	{ .name = "size", .title = "Request size", .y_label = "request size",
 	  .help = "request size per bin: median line, p90 band edge",
-	  .panels = line_panels, .sums_devices = 1,
-	  .build = build_size, .csv_unit = "kib" },
+	  .panels = line_panels, .devices = DEVICES_POOLED,
+	  .build = build_size, .y_bytes = 1,
+	  .csv_unit = "kib", .csv_scale = 1.0 / 1024 },
 };
 const size_t graph_table_len = sizeof(graph_table) / sizeof(graph_table[0]);
 
@@ -2265,8 +2667,10 @@ static void set_data_x(struct plot_panel *pp, const struct series_set *set)
 	plot_panel_set_x_log(pp, lo / 2, hi * 2);
 }
 
+/* A stack's band i, from the stacks below it (or from floor, the
+ * bottom of a log axis, where there are none). */
 static void draw_stack(struct plot_panel *pp, const struct series_set *set,
-		       size_t i)
+		       size_t i, double floor)
 {
 	const struct graph_series *s = &set->items[i];
 	double *lo = calloc(s->n + 1, sizeof(double));
@@ -2290,6 +2694,8 @@ static void draw_stack(struct plot_panel *pp, const struct series_set *set,
 			continue;
 		}
 		hi[j] = lo[j] + s->y[j];
+		if (floor > 0 && lo[j] < floor)
+			lo[j] = floor;
 	}
 	plot_band(pp, s->x, lo, hi, s->n, s->color, 0.75);
 out:
@@ -2334,6 +2740,69 @@ static int any_io(const struct graph_ctx *ctx)
 	return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of a series' values above 0, or NAN. */
+static double series_median(const struct graph_series *s)
+{
+	double *v = malloc((s->n + 1) * sizeof(*v)), m = NAN;
+	size_t i, n = 0;
+
+	if (!v)
+		return NAN;
+	for (i = 0; i < s->n; i++)
+		if (s->y[i] > 0)
+			v[n++] = s->y[i];
+	if (n) {
+		qsort(v, n, sizeof(*v), cmp_double);
+		m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	}
+	free(v);
+	return m;
+}
+
+/*
+ * Whether a latency graph's y axis is a log one: as --latency-axis says,
+ * or (auto) where a line's typical value (its median) is under a
+ * hundredth of the axis's top: on a linear axis it would lie on the
+ * floor (an NVMe trace's 55 us beside another's 50 ms). *lo gets the
+ * smallest value drawn, for the axis's bottom.
+ */
+static int latency_log_axis(const struct graph_ctx *ctx,
+			    const struct series_set *set, double top,
+			    double *lo)
+{
+	double typical = INFINITY;
+	size_t i, j;
+
+	*lo = INFINITY;
+	for (i = 0; i < set->n; i++) {
+		const struct graph_series *s = &set->items[i];
+
+		for (j = 0; j < s->n; j++)
+			if (s->y[j] > 0 && s->y[j] < *lo)
+				*lo = s->y[j];
+		if (s->role == ROLE_LINE || s->role == ROLE_STACK ||
+		    s->role == ROLE_DOTTED)
+			typical = fmin(typical, series_median(s));
+	}
+	if (!(top > 0) || !isfinite(*lo))
+		return 0;
+	switch (ctx->opts->latency_axis) {
+	case LATENCY_AXIS_LOG:
+		return 1;
+	case LATENCY_AXIS_LINEAR:
+		return 0;
+	default:
+		return isfinite(typical) && top / typical > 100;
+	}
+}
+
 /* The p50 band edge (with a p99 after it) drawn with line i, or NULL. */
 static const struct graph_series *band_of_line(const struct series_set *set,
 					       size_t i)
@@ -2374,16 +2843,35 @@ static int any_banded_line(const struct series_set *set)
 	return 0;
 }
 
+/* The highest top of every panel of g: panels that compare. */
+static int shared_y_top(const struct graph_ctx *ctx, const struct graph_def *g,
+			double *top)
+{
+	size_t p, panels = g->panels(ctx);
+
+	for (p = 0; p < panels; p++) {
+		struct series_set set = { NULL, 0 };
+
+		if (g->build(ctx, p, &set) < 0) {
+			series_set_free(&set);
+			return -1;
+		}
+		*top = fmax(*top, series_y_top(&set));
+		series_set_free(&set);
+	}
+	return 0;
+}
+
 static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		      size_t panel, struct plot_panel *pp,
 		      struct iow_error *err)
 {
 	struct series_set set = { NULL, 0 };
-	char band_labels[64][160];
+	char band_labels[64][160], y_label[160];
 	const char *labels[64];
 	int colors[64];
 	size_t i, n_legend = 0, n_bands;
-	double top;
+	double top, floor = 0, lo;
 	int compact;
 
 	if (graph_build(ctx, panel, &set, err) < 0) {
@@ -2393,12 +2881,22 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	for (i = 0; i < set.n; i++)
 		widen_lone_bin(ctx, g, &set.items[i]);
 	top = series_y_top(&set);
+	if (g->share_y && shared_y_top(ctx, g, &top) < 0) {
+		series_set_free(&set);
+		return iow_fail(err, "out of memory building %s", g->name);
+	}
 	if (g->x_label)
 		set_data_x(pp, &set);
 	else
 		plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
 	/* Headroom, so a flat line at the top is not drawn on the frame. */
-	if (g->percent)
+	if (g->latency_axis && latency_log_axis(ctx, &set, top, &lo)) {
+		/* the stacks' bottom band from under the axis */
+		floor = lo / 100;
+		plot_panel_set_y_log(pp, lo, top * 1.5);
+		snprintf(y_label, sizeof(y_label), "%s (log scale)", g->y_label);
+		plot_panel_set_y_label(pp, y_label);
+	} else if (g->percent)
 		plot_panel_set_y(pp, 0, top > 50 ? 100 : top > 0 ? top * 1.05 : 1);
 	else
 		plot_panel_set_y(pp, 0, top > 0 ? top * 1.05 : 1);
@@ -2482,7 +2980,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 				  s->color % LIGHTER + LIGHTER, 0.8);
 			continue;
 		case ROLE_STACK:
-			draw_stack(pp, &set, i);
+			draw_stack(pp, &set, i, floor);
 			continue;
 		case ROLE_STEP:
 			plot_step(pp, s->x, s->y, s->n, s->color, 1.6);
@@ -2494,6 +2992,9 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 					  0.2);
 			continue;
 		case ROLE_RANGE_HI:
+			continue;
+		case ROLE_DOTTED:
+			plot_line_dotted(pp, s->x, s->y, s->n, s->color, 1.6);
 			continue;
 		}
 		plot_line(pp, s->x, s->y, s->n, s->color, 1.6);
@@ -2588,6 +3089,10 @@ int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
 		plot_panel_set_y_format(pp, g->y_format);
 	if (g->y_integer)
 		plot_panel_set_y_integer(pp);
+	if (g->y_bytes) {
+		plot_panel_set_y_binary(pp);
+		plot_panel_set_y_format(pp, plot_format_bytes);
+	}
 	ret = g->draw ? g->draw(ctx, panel, pp, err) :
 			draw_lines(ctx, g, panel, pp, err);
 	if (layout)
@@ -2595,6 +3100,19 @@ int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
 	if (out)
 		*out = pp;
 	return ret;
+}
+
+int graphs_want_points(const struct options *o)
+{
+	const struct graph_def *sel[64];
+	size_t n = graphs_selected(o, sel, 64), i;
+
+	if (!o->output || o->movie)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (sel[i]->draw == draw_latency_scatter)
+			return 1;
+	return 0;
 }
 
 int graphs_render(const struct options *o, const struct trace_result *traces,

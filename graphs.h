@@ -9,7 +9,6 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include <stdio.h>
 
 #include "error.h"
 #include "options.h"
@@ -32,6 +31,7 @@ enum series_role {
 	ROLE_STEP,	/* a histogram: y[i] holds from x[i] to x[i + 1] */
 	ROLE_RANGE_LO,	/* a band up to the next ROLE_RANGE_HI, no line */
 	ROLE_RANGE_HI,
+	ROLE_DOTTED,	/* a line dotted in its colour: a class's flushes */
 };
 
 /* One line of a time-series graph. */
@@ -51,6 +51,18 @@ struct series_set {
 };
 
 struct graph_def;
+
+/*
+ * What a line graph does with the devices of a trace that has several:
+ * draws them apart (a line per device), adds them up (bytes and I/Os
+ * per second), or pools their bios into one distribution (latency and
+ * its percentiles, sizes), which is not a sum.
+ */
+enum device_merge {
+	DEVICES_APART,
+	DEVICES_SUMMED,
+	DEVICES_POOLED,
+};
 
 /* What every graph function is given. */
 struct graph_ctx {
@@ -95,7 +107,9 @@ struct graph_def {
 	const char *(*y_label_for)(const struct graph_ctx *ctx, size_t panel);
 	plot_format_fn y_format;	/* NULL: SI numbers */
 	int y_integer;
-	int y_log;		/* log y axis (latency histograms) */
+	int y_bytes;		/* y in bytes: binary units (plot_format_bytes) */
+	/* y is a latency: --latency-axis chooses a log or linear axis */
+	int latency_axis;
 	/* Panel i's x axis when it is not time: label and formatter. */
 	const char *x_label;
 	plot_format_fn x_format;
@@ -112,13 +126,18 @@ struct graph_def {
 	const char *csv_unit;
 	double csv_scale;
 	int percent;		/* y is 0..100 % */
+	/* Its panels (a trace each) share the y axis, so that they compare. */
+	int share_y;
 	/* What an empty panel says when the traces had I/O ("no seeks");
 	 * NULL: "no I/O in range". */
 	const char *empty_note;
 	int field;		/* a parameter for build (the mpstat column) */
-	/* Adds up every device's I/O: its title says so when a trace has
-	 * several (--per-device draws it once per device instead). */
-	int sums_devices;
+	/* What it does with a trace's several devices, which its title
+	 * then says (--per-device draws it once per device instead). */
+	enum device_merge devices;
+	/* With tags, the top tags by bytes get the graph's classes, not
+	 * the top ones by I/Os (flushes carry no bytes). */
+	int tags_by_bytes;
 };
 
 /*
@@ -187,6 +206,10 @@ FILE *graph_layout_file(void);
 int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
 		     struct plot_page *page, struct plot_rect r, FILE *layout,
 		     struct plot_panel **out, struct iow_error *err);
+
+/* Whether the graphs o draws need each I/O's latency (the scatter):
+ * trace_result.points, kept as the analysis counts. */
+int graphs_want_points(const struct options *o);
 
 /* Draw every selected graph into o->output. */
 int graphs_render(const struct options *o, const struct trace_result *traces,

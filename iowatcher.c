@@ -200,9 +200,18 @@ static int analyse_trace(const struct options *o,
 	sigset_t old_mask;
 	struct feed *f;
 	size_t n;
+	struct analysis_config cfg = o->analysis;
 	int r, w;
 
-	if (analysis_init(&res->analysis, &o->analysis, err) < 0)
+	if (graphs_want_points(o)) {
+		/* the scatter's points, every D2C as it is counted */
+		res->points = calloc(1, sizeof(*res->points));
+		if (!res->points)
+			return iow_fail(err, "out of memory");
+		cfg.on_sample = latency_points_sample;
+		cfg.sample_ctx = res->points;
+	}
+	if (analysis_init(&res->analysis, &cfg, err) < 0)
 		return -1;
 	f = feed_open(src, err);
 	if (!f)
@@ -375,6 +384,8 @@ static void run_free(struct run *run)
 			free(r->fio[j].path);
 		}
 		free(r->fio);
+		latency_points_free(r->points);
+		free(r->points);
 	}
 	free(run->results);
 	free(run->labels);

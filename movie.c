@@ -1,8 +1,9 @@
 /*
  * movie.c: --movie, a video of the I/O as it happened. The I/O map's cells
  * are sorted into frames once; each frame then paints a background drawn
- * once (disc or rectangle, the legend, and the tput and queue-depth graphs
- * as plot panels, drawn by graphs.c and plot.c as the pictures' are), the
+ * once (the disc, or the rect's band per device with its axes; the
+ * legend; and the tput and queue-depth graphs as plot panels, drawn by
+ * graphs.c and plot.c as the pictures' are), the
  * I/O of its own time window and of the few before it (fading), the time
  * cursor and the clock, and goes to ffmpeg's standard input as raw YUV
  * 4:2:0 video (a GIF's palette, fixed beforehand, on fd 3). The video is
@@ -49,6 +50,23 @@ struct dot {
 	uint32_t count;
 	int16_t class_idx;
 	int8_t dir;
+	uint8_t band;		/* its device: the rect's band */
+};
+
+/* The rect draws a band per device, at most this many (the rest are
+ * drawn in the last, which says so). */
+#define MAX_BANDS	8
+
+struct extent {
+	uint64_t lo, hi;	/* bytes the device's I/O spans */
+};
+
+/* A device with I/O in any trace, and where the rect draws it. */
+struct movie_device {
+	uint32_t device;
+	struct extent e;	/* over every trace */
+	struct plot_rect area;	/* its band's plot area, px */
+	double pad;		/* room in it past e, as a share of e */
 };
 
 struct frame_dots {
@@ -75,6 +93,9 @@ struct movie {
 	size_t frames;
 	double t0, t1, dt;	/* trace seconds shown, and per frame */
 	struct layout lay;
+	struct movie_device devs[MAX_BANDS];
+	size_t n_devs;
+	int more_devices;	/* past MAX_BANDS, in the last band */
 	struct frame_dots fd;
 	char *class_used;	/* classes with any I/O: legend entries */
 	unsigned char *yuv;	/* the frame as ffmpeg gets it */
@@ -148,10 +169,6 @@ static const char *const *encoder_args(enum movie_container c)
 
 /* ---- placing the I/O in frames ---- */
 
-struct extent {
-	uint64_t lo, hi;	/* bytes the device's I/O spans */
-};
-
 static void device_extent(const struct analysis *a, size_t d,
 			  struct extent *e)
 {
@@ -171,6 +188,54 @@ static void device_extent(const struct analysis *a, size_t d,
 	}
 	if (e->hi <= e->lo)
 		e->hi = e->lo + 1;
+}
+
+/* The band of a device: its place among m->devs (the last for those
+ * past MAX_BANDS). */
+static size_t band_of(const struct movie *m, uint32_t device)
+{
+	size_t k;
+
+	for (k = 0; k < m->n_devs; k++)
+		if (m->devs[k].device == device)
+			return k;
+	return MAX_BANDS - 1;
+}
+
+/*
+ * The devices with I/O, in order of appearance, each with the offsets its
+ * I/O spans in every trace: the rect's bands, and what the disc and the
+ * bands place a dot within. Devices past MAX_BANDS share the last band.
+ */
+static void find_devices(struct movie *m)
+{
+	size_t t, d, k;
+
+	for (t = 0; t < m->ctx.n_traces; t++) {
+		const struct analysis *a = &m->ctx.traces[t].analysis;
+
+		for (d = 0; d < a->n_devices; d++) {
+			struct extent e;
+
+			if (!a->iomaps[d].window_set)
+				continue;
+			device_extent(a, d, &e);
+			k = band_of(m, a->devices[d].device);
+			if (k == MAX_BANDS - 1 && m->n_devs < MAX_BANDS) {
+				k = m->n_devs++;
+				m->devs[k].device = a->devices[d].device;
+				m->devs[k].e = e;
+				continue;
+			}
+			if (k == MAX_BANDS - 1 &&
+			    m->devs[k].device != a->devices[d].device)
+				m->more_devices = 1;
+			if (e.lo < m->devs[k].e.lo)
+				m->devs[k].e.lo = e.lo;
+			if (e.hi > m->devs[k].e.hi)
+				m->devs[k].e.hi = e.hi;
+		}
+	}
 }
 
 static long class_of(const struct class_list *cl, size_t trace,
@@ -231,6 +296,7 @@ static int place_dots(struct movie *m)
 	fd->first = calloc(m->frames + 2, sizeof(*fd->first));
 	if (!fd->first)
 		return -1;
+	find_devices(m);
 	for (pass = 0; pass < 2; pass++) {
 		size_t t, d;
 
@@ -240,11 +306,12 @@ static int place_dots(struct movie *m)
 			for (d = 0; d < a->n_devices; d++) {
 				struct iomap_point p;
 				struct extent e;
-				size_t i = 0;
+				size_t i = 0, band;
 
 				if (!a->iomaps[d].window_set)
 					continue;
-				device_extent(a, d, &e);
+				band = band_of(m, a->devices[d].device);
+				e = m->devs[band].e;
 				while (iomap_next(&a->iomaps[d], &i, &p)) {
 					long k = class_of(&m->cl, t, &p);
 					size_t f0, f1, f;
@@ -271,6 +338,7 @@ static int place_dots(struct movie *m)
 						dot->class_idx = (int16_t)k;
 						m->class_used[k] = 1;
 						dot->dir = (int8_t)p.dir;
+						dot->band = (uint8_t)band;
 					}
 				}
 			}
@@ -448,20 +516,69 @@ static void draw_main_background(struct movie *m, cairo_t *cr)
 		plot_caption(cr, cx, cy + r + l->font * 1.05, l->font * 0.85,
 			     0, "offset clockwise; reads on the outer ring, writes inner",
 			     0.5);
-		return;
 	}
-	cairo_set_source_rgb(cr, 0.97, 0.97, 0.97);
-	cairo_rectangle(cr, l->main_x, l->main_y, l->main_w, l->main_h);
-	cairo_fill(cr);
-	cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
-	cairo_set_line_width(cr, 1);
-	cairo_rectangle(cr, l->main_x + 0.5, l->main_y + 0.5, l->main_w - 1,
-			l->main_h - 1);
-	cairo_stroke(cr);
-	cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
-	plot_caption(cr, l->main_x + l->main_w / 2,
-		     l->main_y + l->main_h + l->font * 1.05, l->font * 0.85, 0,
-		     "offset (low at the bottom) against time", 0.5);
+}
+
+/* Room above and below a band's offsets, as a share of their span, so
+ * that I/O at the extremes is not on the frame (as the io graph). */
+#define BAND_PAD	0.03
+
+/*
+ * The rect: a plot panel per device, one above the other, with its axes
+ * (time along, the offset in its binary unit up) and its device in the
+ * title, as the io graph draws them; each frame then puts a device's
+ * dots in its band's plot area. With layout, each band's plot area is
+ * appended to it as "rect BAND x y w h t0 t1 title" (px).
+ */
+static int draw_rect_bands(struct movie *m, FILE *layout,
+			   struct iow_error *err)
+{
+	const struct layout *l = &m->lay;
+	double k = l->scale, gap = l->font * 0.5, h;
+	struct plot_page *page;
+	size_t b;
+
+	if (!m->n_devs)
+		return 0;
+	page = plot_page_open_surface(m->background, k, "the movie's bands",
+				      err);
+	if (!page)
+		return -1;
+	h = (l->main_h - gap * (double)(m->n_devs - 1)) / (double)m->n_devs;
+	for (b = 0; b < m->n_devs; b++) {
+		struct movie_device *md = &m->devs[b];
+		double span = (double)(md->e.hi - md->e.lo), unit, lo, hi;
+		int p = plot_bytes_unit((double)md->e.hi, 2, &unit);
+		char title[96], y_label[32];
+		struct plot_panel *pp;
+		struct plot_rect r;
+
+		snprintf(title, sizeof(title), "device %u,%u%s",
+			 md->device >> 20, md->device & 0xfffff,
+			 b == MAX_BANDS - 1 && m->more_devices ?
+				 " and the devices after it" : "");
+		snprintf(y_label, sizeof(y_label), "offset (%s)",
+			 plot_bytes_unit_name(p));
+		lo = (double)md->e.lo - span * BAND_PAD;
+		hi = (double)md->e.hi + span * BAND_PAD;
+		pp = plot_panel_add(page, l->main_x / k,
+				    (l->main_y + (double)b * (h + gap)) / k,
+				    l->main_w / k, h / k, title, "time",
+				    y_label);
+		plot_panel_set_x(pp, m->t0, m->t1);
+		plot_panel_set_x_format(pp, plot_format_seconds);
+		plot_panel_set_y_exact(pp, lo / unit, hi / unit);
+		plot_panel_draw_axes(pp);
+		r = plot_panel_area(pp);
+		md->area = (struct plot_rect){ r.x * k, r.y * k, r.w * k,
+					       r.h * k };
+		md->pad = BAND_PAD;
+		if (layout)
+			fprintf(layout, "rect %zu %.1f %.1f %.1f %.1f %.9g %.9g %s\n",
+				b, md->area.x, md->area.y, md->area.w,
+				md->area.h, m->t0, m->t1, title);
+	}
+	return plot_page_close(page, err);
 }
 
 static int draw_background(struct movie *m, struct iow_error *err)
@@ -489,6 +606,15 @@ static int draw_background(struct movie *m, struct iow_error *err)
 	cairo_destroy(cr);
 	if (cairo_surface_status(m->background) != CAIRO_STATUS_SUCCESS)
 		return iow_fail(err, "cannot draw the movie's background");
+	if (m->o->movie == MOVIE_RECT) {
+		FILE *layout = graph_layout_file();
+		int rc = draw_rect_bands(m, layout, err);
+
+		if (layout)
+			fclose(layout);
+		if (rc < 0)
+			return -1;
+	}
 	return draw_small_graphs(m, err);
 }
 
@@ -501,8 +627,9 @@ static double dot_radius(const struct movie *m, uint32_t count)
 	if (r > base * 2.6)
 		r = base * 2.6;
 	if (m->o->movie == MOVIE_RECT) {
-		/* a frame is one column of the rectangle: stay inside it */
-		double col = m->lay.main_w / (double)m->frames;
+		/* a frame is one column of a band: stay inside it */
+		double col = (m->n_devs ? m->devs[0].area.w : m->lay.main_w) /
+			     (double)m->frames;
 
 		if (r > col * 0.6)
 			r = col * 0.6;
@@ -528,10 +655,11 @@ static void disc_point(const struct movie *m, const struct dot *d, double *x,
 static void rect_point(const struct movie *m, size_t frame,
 		       const struct dot *d, double *x, double *y)
 {
-	const struct layout *l = &m->lay;
+	const struct movie_device *md = &m->devs[d->band];
+	const struct plot_rect *a = &md->area;
 
-	*x = l->main_x + ((double)frame + 0.5) / (double)m->frames * l->main_w;
-	*y = l->main_y + l->main_h - 3 - d->pos * (l->main_h - 6);
+	*x = a->x + ((double)frame + 0.5) / (double)m->frames * a->w;
+	*y = a->y + a->h - (md->pad + d->pos) / (1 + 2 * md->pad) * a->h;
 }
 
 /*
@@ -643,10 +771,12 @@ static void draw_frame(struct movie *m, size_t f)
 		cairo_move_to(cr, x, a->y);
 		cairo_line_to(cr, x, a->y + a->h);
 	}
-	if (m->o->movie == MOVIE_RECT) {
-		x = l->main_x + (now - m->t0) / (m->t1 - m->t0) * l->main_w;
-		cairo_move_to(cr, x, l->main_y);
-		cairo_line_to(cr, x, l->main_y + l->main_h);
+	for (k = 0; m->o->movie == MOVIE_RECT && k < m->n_devs; k++) {
+		const struct plot_rect *a = &m->devs[k].area;
+
+		x = a->x + (now - m->t0) / (m->t1 - m->t0) * a->w;
+		cairo_move_to(cr, x, a->y);
+		cairo_line_to(cr, x, a->y + a->h);
 	}
 	cairo_stroke(cr);
 	format_clock(now, m->t1 - m->t0, clock, sizeof(clock));

@@ -12,6 +12,8 @@
 
 enum summary_mode { SUMMARY_NONE, SUMMARY_TEXT, SUMMARY_JSON };
 enum movie_style { MOVIE_NONE, MOVIE_SPINDLE, MOVIE_RECT };
+/* --latency-axis: log when the lines span more than two decades (auto) */
+enum latency_axis { LATENCY_AXIS_AUTO, LATENCY_AXIS_LOG, LATENCY_AXIS_LINEAR };
 
 #define MAX_ONLY_DEVICES	64
 #define TOP_TAGS_DEFAULT	8	/* --top: tags named, the rest "other" */
@@ -68,6 +70,7 @@ struct options {
 	/* export */
 	const char *csv_dir;		/* --csv */
 	int latency_dirs;		/* --dir: bit n shows op n (io_op) */
+	int latency_axis;		/* --latency-axis: enum latency_axis */
 };
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * plot.c: pages, panels and their layout, series, legends and text drawn
- * with cairo, and the palette. The arithmetic of ticks and labels is in
- * plot_scale.c, rasters and heat maps in plot_raster.c; what they share
- * is in plot_internal.h. Knows numbers, not traces.
+ * with cairo. The arithmetic of ticks and labels is in plot_scale.c,
+ * rasters and heat maps in plot_raster.c, the palette and mixes in
+ * plot_color.c; what they share is in plot_internal.h. Knows numbers,
+ * not traces.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,57 +23,6 @@
 #include "plot.h"
 #include "plot_internal.h"
 #include "utf8.h"
-
-/* ---- Colours ---- */
-
-/* Which pass through the palette an index is on: 0 plain, 1 light, 2 dark. */
-static int color_cycle(int index)
-{
-	if (index < 0)
-		index = -index;
-	return (index / 8) % 3;
-}
-
-struct plot_rgb plot_color(int index)
-{
-	/* Okabe-Ito; yellow a little darker than #F0E442 to show on white. */
-	static const unsigned okabe_ito[8] = {
-		0x0072B2, 0xD55E00, 0x009E73, 0xE69F00,
-		0xCC79A7, 0x56B4E9, 0xE0CF2F, 0x000000,
-	};
-	struct plot_rgb c;
-	int cycle = color_cycle(index);
-
-	if (index < 0)
-		index = -index;
-	c = rgb_hex(okabe_ito[index % 8]);
-	if (cycle == 1)
-		return rgb_mix(c, rgb_hex(0xFFFFFF), 0.45);
-	if (cycle == 2)
-		return rgb_mix(c, rgb_hex(0x000000), 0.4);
-	return c;
-}
-
-struct plot_rgb plot_ramp(double t)
-{
-	static const unsigned viridis[] = {
-		0x440154, 0x472D7B, 0x3B528B, 0x2C728E, 0x21918C,
-		0x28AE80, 0x5EC962, 0xADDC30, 0xFDE725,
-	};
-	const int last = (int)(sizeof(viridis) / sizeof(viridis[0])) - 1;
-	double pos;
-	int i;
-
-	if (!(t > 0))
-		t = 0;
-	if (t > 1)
-		t = 1;
-	pos = t * last;
-	i = (int)pos;
-	if (i >= last)
-		return rgb_hex(viridis[last]);
-	return rgb_mix(rgb_hex(viridis[i]), rgb_hex(viridis[i + 1]), pos - i);
-}
 
 /* ---- Look ---- */
 
@@ -630,6 +580,22 @@ void plot_panel_set_y_log(struct plot_panel *pp, double min, double max)
 		axis_set(pp, &pp->y, min, max, 1, 1);
 }
 
+void plot_panel_set_y_label(struct plot_panel *pp, const char *label)
+{
+	int failed = 0;
+	char *copy;
+
+	if (!pp || pp->laid_out)
+		return;
+	copy = plot_dup_or_null(label, &failed);
+	if (failed) {
+		plot_page_fail(pp->page, "out of memory");
+		return;
+	}
+	free(pp->y_label);
+	pp->y_label = copy;
+}
+
 void plot_panel_set_x_format(struct plot_panel *pp, plot_format_fn fn)
 {
 	if (pp && !pp->laid_out)
@@ -648,6 +614,44 @@ void plot_panel_set_y_integer(struct plot_panel *pp)
 		pp->y.min_step = 1;
 }
 
+void plot_panel_set_y_binary(struct plot_panel *pp)
+{
+	if (pp && !pp->laid_out)
+		pp->y.binary = 1;
+}
+
+/*
+ * A linear axis of bytes: ticks on 1-2-5 steps of the binary unit its
+ * labels take (plot_format_bytes: the smallest keeping them below 1000),
+ * 10 KiB, 20 KiB, not 9.77 KiB of decimal steps in bytes.
+ */
+static void binary_ticks(struct plot_axis *a, double *lo, double *hi,
+			 int max_ticks)
+{
+	struct plot_axis_ticks *t = &a->ticks;
+	double unit, ulo, uhi;
+	int i, k = plot_bytes_unit(fmax(fabs(*lo), fabs(*hi)), 0, &unit);
+
+	plot_sanitize_range(lo, hi);
+	for (;;) {
+		ulo = *lo / unit;
+		uhi = *hi / unit;
+		if (a->nice)
+			plot_nice_range(&ulo, &uhi, max_ticks, a->min_step / unit);
+		/* widened to 1000 units: the labels take the next unit */
+		if (fmax(fabs(ulo), fabs(uhi)) < 1000 || k >= 6)
+			break;
+		unit *= 1024;
+		k++;
+	}
+	a->step = plot_ticks_min_step(ulo, uhi, max_ticks, a->min_step / unit,
+				      t->value, &t->n) * unit;
+	for (i = 0; i < t->n; i++)
+		t->value[i] *= unit;
+	*lo = ulo * unit;
+	*hi = uhi * unit;
+}
+
 /* Range, ticks and labels for at most max_ticks ticks. */
 static void axis_choose(struct plot_axis *a, int max_ticks)
 {
@@ -659,6 +663,8 @@ static void axis_choose(struct plot_axis *a, int max_ticks)
 		plot_log_range(&lo, &hi, a->nice);
 		plot_log_ticks(lo, hi, max_ticks, t->value, &t->n);
 		a->step = 0;
+	} else if (a->binary) {
+		binary_ticks(a, &lo, &hi, max_ticks);
 	} else {
 		plot_sanitize_range(&lo, &hi);
 		if (a->nice)
@@ -1212,19 +1218,22 @@ static double colorbar(struct plot_panel *pp, double x, double y_mid,
 {
 	cairo_t *cr = pp->page->cr;
 	cairo_pattern_t *ramp;
-	char max_label[PLOT_LABEL_LEN];
+	char max_label[PLOT_LABEL_LEN], min_label[PLOT_LABEL_LEN];
 	const char *label = pp->colorbar_label ? pp->colorbar_label : "";
+	plot_format_fn fmt = pp->colorbar_format ? pp->colorbar_format :
+						   plot_format_si;
 	double x0 = x;
 	int i;
 
-	plot_format_si(pp->colorbar_max, NULL, max_label, sizeof(max_label));
+	fmt(1, NULL, min_label, sizeof(min_label));
+	fmt(pp->colorbar_max, NULL, max_label, sizeof(max_label));
 	use_font(cr, FONT_LEGEND);
 	if (draw && *label)
 		draw_text_mid(cr, x, y_mid, label, 0);
 	x += *label ? text_width(cr, label) + 8 : 0;
 	if (draw)
-		draw_text_mid(cr, x, y_mid, "1", 0);
-	x += text_width(cr, "1") + 4;
+		draw_text_mid(cr, x, y_mid, min_label, 0);
+	x += text_width(cr, min_label) + 4;
 	if (draw) {
 		ramp = cairo_pattern_create_linear(x, 0, x + COLORBAR_W, 0);
 		for (i = 0; i <= 8; i++) {
@@ -1329,12 +1338,13 @@ static void panel_decorate(struct plot_panel *pp)
 
 /* ---- Series ---- */
 
-/* Dash patterns for the lighter and darker passes through the palette. */
-static void set_series_line(cairo_t *cr, int color_index, double width)
+/* Dash patterns for the lighter and darker passes through the palette
+ * (dotted: 2, whatever the pass). */
+static void set_series_line(cairo_t *cr, int color_index, double width,
+			    int cycle)
 {
 	static const double dashes[] = { 6, 3 };
 	static const double dots[] = { 1.5, 2.5 };
-	int cycle = color_cycle(color_index);
 
 	cairo_set_line_width(cr, width > 0 ? width : 1.5);
 	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
@@ -1454,8 +1464,9 @@ static void line_lone_points(struct plot_panel *pp, cairo_t *cr,
 	cairo_fill(cr);
 }
 
-void plot_line(struct plot_panel *pp, const double *x, const double *y,
-	       size_t n, int color_index, double width)
+static void line_styled(struct plot_panel *pp, const double *x,
+			const double *y, size_t n, int color_index,
+			double width, int cycle)
 {
 	struct column c = { 0 };
 	cairo_t *cr;
@@ -1472,10 +1483,23 @@ void plot_line(struct plot_panel *pp, const double *x, const double *y,
 				   plot_px_y(pp, y[i]));
 	}
 	column_flush(cr, &c);
-	set_series_line(cr, color_index, width);
+	set_series_line(cr, color_index, width, cycle);
 	cairo_stroke(cr);
 	line_lone_points(pp, cr, x, y, n, width);
 	plot_series_end(pp);
+}
+
+void plot_line(struct plot_panel *pp, const double *x, const double *y,
+	       size_t n, int color_index, double width)
+{
+	line_styled(pp, x, y, n, color_index, width,
+		    plot_color_cycle(color_index));
+}
+
+void plot_line_dotted(struct plot_panel *pp, const double *x,
+		      const double *y, size_t n, int color_index, double width)
+{
+	line_styled(pp, x, y, n, color_index, width, 2);
 }
 
 void plot_step(struct plot_panel *pp, const double *x, const double *y,
@@ -1500,7 +1524,8 @@ void plot_step(struct plot_panel *pp, const double *x, const double *y,
 			column_add(cr, &c, plot_px_x(pp, x[i + 1]), py);
 	}
 	column_flush(cr, &c);
-	set_series_line(cr, color_index, width);
+	set_series_line(cr, color_index, width,
+			plot_color_cycle(color_index));
 	cairo_stroke(cr);
 	plot_series_end(pp);
 }

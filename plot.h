@@ -119,6 +119,18 @@ int plot_bytes_unit(double max_bytes, int min_power, double *scale);
 const char *plot_bytes_unit_name(int power);
 
 /*
+ * Sizes in bytes with binary units, as plot_format_seconds does for
+ * time: one unit from a linear axis's range, the smallest in which its
+ * numbers stay below 1000 ("2.5 MiB", not "2.5K KiB"); a unit per value
+ * on a log axis or alone (a colour bar's ends).
+ */
+void plot_format_bytes(double value, const struct plot_tick_context *ctx,
+		       char *buf, size_t len);
+/* Values in KiB, labelled as plot_format_bytes does. */
+void plot_format_kib(double value, const struct plot_tick_context *ctx,
+		     char *buf, size_t len);
+
+/*
  * Rates in bytes per second with decimal units, as plot_format_seconds
  * does for time: one unit from a linear axis's range, the smallest in
  * which its numbers stay below 1000 ("500 MB/s", "1.5 GB/s", not
@@ -143,13 +155,28 @@ void plot_format_labels(plot_format_fn fn, const struct plot_tick_context *ctx,
 /* ---- Colours ---- */
 
 /*
- * The Okabe-Ito palette, safe for colour-blind readers, in this order:
- * 0 blue (reads), 1 vermillion (writes), 2 bluish green, 3 orange,
- * 4 reddish purple, 5 sky blue, 6 dark yellow, 7 black. Index 8-15 are
- * the same hues lighter (lines also dashed), 16-23 darker (dotted), and
- * so on in turn.
+ * The palette, safe for colour-blind readers, in this order: 0 blue
+ * (reads), 1 vermilion (writes), 2 bluish green, 3 dark red, 4 reddish
+ * purple, 5 sky blue, 6 sand yellow, 7 black. Index 8-15 are the same
+ * hues lighter (lines also dashed), 16-23 darker (dotted), and so on in
+ * turn.
  */
 struct plot_rgb plot_color(int index);
+
+/*
+ * The palette index of the k-th of several classes (tags): the seven
+ * hues (not black), then the lighter and darker shades in the order
+ * that keeps each furthest from those before it.
+ */
+int plot_category_color(int k);
+
+/*
+ * What a raster cell holding colours a and b in equal shares is drawn
+ * in (reads and writes together): a darker colour of the hue between
+ * theirs, apart from both; a cell shared unevenly leans to its larger
+ * share's colour.
+ */
+struct plot_rgb plot_mix_color(int a, int b);
 
 /* The heat-map ramp (viridis): t = 0 is dark purple, 1 is yellow. */
 struct plot_rgb plot_ramp(double t);
@@ -220,11 +247,16 @@ void plot_panel_set_y(struct plot_panel *pp, double min, double max);
 void plot_panel_set_y_exact(struct plot_panel *pp, double min, double max);
 /* Log y axis widened to whole decades, ticks at powers of ten. */
 void plot_panel_set_y_log(struct plot_panel *pp, double min, double max);
+/* The y axis's label, replacing plot_panel_add's (until the layout). */
+void plot_panel_set_y_label(struct plot_panel *pp, const char *label);
 /* Label formatters; plot_format_si unless set. */
 void plot_panel_set_x_format(struct plot_panel *pp, plot_format_fn fn);
 void plot_panel_set_y_format(struct plot_panel *pp, plot_format_fn fn);
 /* Counts: no ticks between whole numbers on the y axis. */
 void plot_panel_set_y_integer(struct plot_panel *pp);
+/* Bytes: y ticks on 1-2-5 steps of the binary unit plot_format_bytes
+ * labels them in (10 KiB, 20 KiB: not 9.77 KiB). */
+void plot_panel_set_y_binary(struct plot_panel *pp);
 
 /*
  * Fixes the layout and draws the grid. Optional: the first series does
@@ -253,6 +285,11 @@ struct plot_rect plot_panel_area(struct plot_panel *pp);
 void plot_line(struct plot_panel *pp, const double *x, const double *y,
 	       size_t n, int color_index, double width);
 
+/* The same, dotted in the colour's own shade: a second line of one
+ * class (its flushes beside its data). */
+void plot_line_dotted(struct plot_panel *pp, const double *x,
+		      const double *y, size_t n, int color_index, double width);
+
 /* Steps: y[i] holds from x[i] to x[i + 1]; NaN leaves a gap. */
 void plot_step(struct plot_panel *pp, const double *x, const double *y,
 	       size_t n, int color_index, double width);
@@ -276,9 +313,10 @@ void plot_points(struct plot_panel *pp, const double *x, const double *y,
  * is drawn in the colour, more opaque as log(count) rises; empty cells
  * are left alone. Cells under a pixel are merged (counts summed) into
  * cells a few px across, so none falls between pixels. Counts are copied:
- * successive rasters on the same grid and box multiply together (a cell
- * with reads and writes shows a mix of both colours, whatever the order)
- * and are painted once, before the next other series or at close.
+ * successive rasters on the same grid and box are painted together, once,
+ * before the next other series or at close: a cell of several colours
+ * is drawn in the mix of its two largest (plot_mix_color, leaning to
+ * the larger share), whatever the order, its opacity by their sum.
  * Rasters on other grids (another trace's I/O map) wait as well and are
  * painted in turn, each grid over the ones before. A sparse raster of
  * small cells is drawn as dots, moved in from the frame to show whole.
@@ -303,6 +341,10 @@ void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
  * the same max compare (counts above it take the top colour). 0 undoes.
  */
 void plot_heatmap_scale(struct plot_panel *pp, uint32_t max);
+
+/* How the colour bar's ends are labelled (counts of KiB: plot_format_kib,
+ * "1 KiB" to "2 MiB", not "KiB 1" to "2.05K"); plot_format_si unless set. */
+void plot_heatmap_format(struct plot_panel *pp, plot_format_fn fn);
 
 /*
  * Swatches and labels above the plot area: beside the title if they fit,

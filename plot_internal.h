@@ -1,5 +1,6 @@
 /*
- * plot_internal.h: what plot.c and plot_raster.c share and nothing else
+ * plot_internal.h: what plot.c, plot_raster.c and plot_color.c share and
+ * nothing else
  * sees: the page, panel and axis structures, and the few functions one
  * of them calls in the other. The interface is plot.h.
  */
@@ -21,6 +22,7 @@ struct plot_axis {
 	double want_min, want_max;	/* as the caller set them */
 	double lo, hi;			/* as shown */
 	int log, nice;
+	int binary;			/* ticks on 1-2-5 of a binary unit */
 	double min_step;
 	double step;
 	plot_format_fn format;
@@ -63,6 +65,7 @@ struct plot_panel {
 	double colorbar_max;
 	uint32_t heat_max;		/* plot_heatmap_scale; 0: its own */
 	char *colorbar_label;
+	plot_format_fn colorbar_format;	/* its ends; NULL: plot_format_si */
 	struct raster_stack rasters;
 };
 
@@ -120,6 +123,18 @@ static inline void set_rgba(cairo_t *cr, struct plot_rgb c, double alpha)
 {
 	cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha);
 }
+
+/* ---- plot_color.c ---- */
+
+/* Which pass through the palette an index is on: 0 plain, 1 lighter
+ * (lines dashed), 2 darker (dotted). */
+int plot_color_cycle(int index);
+/*
+ * A raster cell of colours a and b where share_b (0..1) of its count is
+ * b's: a's colour, towards their mix (plot_mix_color) as the shares even
+ * out, to b's.
+ */
+struct plot_rgb plot_mix_share(int a, int b, double share_b);
 
 /* ---- plot.c ---- */
 

@@ -1,8 +1,8 @@
 /*
  * plot_raster.c: density rasters and heat maps on a panel. Grids of
  * counts are merged down to what the page can show; the rasters of one
- * grid wait and are painted as one image (reads and writes multiplied
- * together), or as dots when sparse; heat maps go on the viridis ramp,
+ * grid wait and are painted as one image (a cell of reads and writes in
+ * their mix), or as dots when sparse; heat maps go on the viridis ramp,
  * their colour bar's range kept on the panel for plot.c to draw.
  */
 #include <math.h>
@@ -395,23 +395,14 @@ static cairo_surface_t *merged_image(struct plot_panel *pp,
 	return img;
 }
 
-static void multiply_into(cairo_surface_t *dst, cairo_surface_t *src)
-{
-	cairo_t *cr = cairo_create(dst);
-
-	cairo_set_operator(cr, CAIRO_OPERATOR_MULTIPLY);
-	cairo_set_source_surface(cr, src, 0, 0);
-	cairo_paint(cr);
-	cairo_destroy(cr);
-}
-
 /*
- * Rasters on the same grid and box wait here and are multiplied together
- * into one image when something else is drawn or the page closes: reads
- * and writes in one cell mix instead of the later hiding the earlier,
- * whatever their order, without a blend mode the output format would
- * have to fake (cairo's SVG falls back to a page-sized bitmap). Waiting
- * also lets a legend declared after the rasters get a row of its own.
+ * Rasters on the same grid and box wait here and are painted together as
+ * one image when something else is drawn or the page closes: a cell of
+ * reads and writes is drawn in their mix (plot_mix_share) instead of the
+ * later hiding the earlier, whatever their order, without a blend mode
+ * the output format would have to fake (cairo's SVG falls back to a
+ * page-sized bitmap). Waiting also lets a legend declared after the
+ * rasters get a row of its own.
  */
 void plot_rasters_clear(struct raster_stack *rs)
 {
@@ -448,18 +439,97 @@ static struct plot_rgb on_white(struct plot_rgb c, double alpha)
 	return rgb_mix(rgb_hex(0xFFFFFF), c, alpha);
 }
 
-/*
- * What a cell of both a and b looks like: their tints multiplied, as the
- * dots and the image of a busy cell draw it; the legend's swatch for it.
- */
+/* The legend's swatch for a cell of both a and b: their mix as a dot of
+ * an evenly shared cell draws it. */
 struct plot_rgb plot_raster_mix(int a, int b)
 {
-	struct plot_rgb x = on_white(plot_color(a), SPARSE_DOT_ALPHA);
-	struct plot_rgb y = on_white(plot_color(b), SPARSE_DOT_ALPHA);
-	struct plot_rgb m = { x.r * y.r, x.g * y.g, x.b * y.b };
-
-	return m;
+	return on_white(plot_mix_color(a, b), SPARSE_DOT_ALPHA);
 }
+
+/*
+ * The colour of each cell of layers on one grid: a cell of one layer in
+ * its colour; a cell of several in the mix of its two largest (the rest
+ * count towards its density only), by their shares in MIX_LEVELS steps,
+ * each pair's steps computed once.
+ */
+#define MIX_LEVELS	32
+
+struct cell_colors {
+	const struct raster_layer *layers;
+	const struct grid *merged;	/* the layers' counts, merged alike */
+	size_t n;
+	struct plot_rgb *mixes;		/* [a][b][MIX_LEVELS + 1] */
+	unsigned char *have;
+};
+
+static int cell_colors_init(struct cell_colors *cc,
+			    const struct raster_layer *layers,
+			    const struct grid *merged, size_t n)
+{
+	size_t slots = n * n * (MIX_LEVELS + 1);
+
+	cc->layers = layers;
+	cc->merged = merged;
+	cc->n = n;
+	cc->mixes = n > 1 ? malloc(slots * sizeof(*cc->mixes)) : NULL;
+	cc->have = n > 1 ? calloc(slots, 1) : NULL;
+	return n > 1 && (!cc->mixes || !cc->have) ? -1 : 0;
+}
+
+static void cell_colors_free(struct cell_colors *cc)
+{
+	free(cc->mixes);
+	free(cc->have);
+}
+
+/* Cell k's colour and its count over every layer (0: empty). */
+static struct plot_rgb cell_color(struct cell_colors *cc, size_t k,
+				  uint64_t *total)
+{
+	size_t i, a = SIZE_MAX, b = SIZE_MAX, slot;
+	uint32_t ca = 0, cb = 0;
+	int level;
+
+	*total = 0;
+	for (i = 0; i < cc->n; i++) {
+		uint32_t c = cc->merged[i].counts[k];
+
+		*total += c;
+		if (c > ca) {
+			b = a;
+			cb = ca;
+			a = i;
+			ca = c;
+		} else if (c > cb) {
+			b = i;
+			cb = c;
+		}
+	}
+	if (a == SIZE_MAX)
+		return rgb_hex(0xFFFFFF);
+	if (b == SIZE_MAX)
+		return plot_color(cc->layers[a].color_index);
+	/* the earlier layer first, so that a pair mixes alike both ways */
+	if (b < a) {
+		size_t t = a;
+		uint32_t tc = ca;
+
+		a = b;
+		ca = cb;
+		b = t;
+		cb = tc;
+	}
+	level = (int)lround((double)cb / ((double)ca + cb) * MIX_LEVELS);
+	slot = (a * cc->n + b) * (MIX_LEVELS + 1) + (size_t)level;
+	if (!cc->have[slot]) {
+		cc->mixes[slot] = plot_mix_share(cc->layers[a].color_index,
+						 cc->layers[b].color_index,
+						 (double)level / MIX_LEVELS);
+		cc->have[slot] = 1;
+	}
+	return cc->mixes[slot];
+}
+
 #define SPARSE_MAX_COVER	0.12	/* of the plot area, in dots */
 
 /*
@@ -479,13 +549,14 @@ static int dot_inside(double v, double lo, double len, double *out)
 }
 
 static int rasters_sparse(struct plot_panel *pp, const struct cells_px *at,
-			  const struct raster_layer *layers, size_t n_layers,
-			  const struct grid *merged, int fx, int fy)
+			  struct cell_colors *cc, int fx, int fy)
 {
 	cairo_t *cr = pp->page->cr;
+	const struct raster_layer *layers = cc->layers;
+	const struct grid *merged = cc->merged;
 	double cell_w = at->width * fx / layers[0].cols;
 	double cell_h = at->height * fy / layers[0].rows, x, y;
-	size_t i, n = 0;
+	size_t i, n = 0, n_layers = cc->n;
 	int r, c;
 
 	/* Cells as big as the dots show well enough as they are. */
@@ -504,23 +575,11 @@ static int rasters_sparse(struct plot_panel *pp, const struct cells_px *at,
 	cairo_clip(cr);
 	for (r = 0; r < merged[0].rows; r++)
 		for (c = 0; c < merged[0].cols; c++) {
-			struct plot_rgb rgb = { 1, 1, 1 };
-			size_t cell = (size_t)r * merged[0].cols + c, k = 0;
+			size_t cell = (size_t)r * merged[0].cols + c;
+			uint64_t total;
+			struct plot_rgb rgb = cell_color(cc, cell, &total);
 
-			/* Classes sharing a cell multiply, as in the image. */
-			for (i = 0; i < n_layers; i++) {
-				struct plot_rgb t;
-
-				if (!merged[i].counts[cell])
-					continue;
-				t = on_white(plot_color(layers[i].color_index),
-					     SPARSE_DOT_ALPHA);
-				rgb.r *= t.r;
-				rgb.g *= t.g;
-				rgb.b *= t.b;
-				k++;
-			}
-			if (!k ||
+			if (!total ||
 			    !dot_inside(at->left + (c + 0.5) * cell_w,
 					pp->area.x, pp->area.w, &x) ||
 			    !dot_inside(at->bottom - (r + 0.5) * cell_h,
@@ -528,11 +587,57 @@ static int rasters_sparse(struct plot_panel *pp, const struct cells_px *at,
 				continue;
 			cairo_new_sub_path(cr);
 			cairo_arc(cr, x, y, SPARSE_DOT_RADIUS, 0, 2 * M_PI);
-			set_rgba(cr, rgb, 1);
+			set_rgba(cr, on_white(rgb, SPARSE_DOT_ALPHA), 1);
 			cairo_fill(cr);
 		}
 	cairo_restore(cr);
 	return 1;
+}
+
+/* The image of layers on one grid: each cell in its colour (cell_color),
+ * more opaque as log(its count) nears the grid's largest; NULL when out
+ * of memory. */
+static cairo_surface_t *layers_image(struct cell_colors *cc)
+{
+	const struct grid *g = &cc->merged[0];
+	size_t k, n = (size_t)g->cols * g->rows;
+	uint32_t max = 0, *line;
+	cairo_surface_t *img;
+	unsigned char *data;
+	int stride, r, c;
+
+	for (k = 0; k < n; k++) {
+		uint64_t total = 0;
+		size_t i;
+
+		for (i = 0; i < cc->n; i++)
+			total += cc->merged[i].counts[k];
+		if (total > max)
+			max = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+	}
+	img = image_surface(g->cols, g->rows);
+	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(img);
+		return NULL;
+	}
+	cairo_surface_flush(img);
+	data = cairo_image_surface_get_data(img);
+	stride = cairo_image_surface_get_stride(img);
+	for (r = 0; r < g->rows; r++) {
+		line = (uint32_t *)(data + (size_t)(g->rows - 1 - r) * stride);
+		for (c = 0; c < g->cols; c++) {
+			uint64_t total;
+			struct plot_rgb rgb = cell_color(cc, (size_t)r * g->cols + c,
+							 &total);
+
+			line[c] = !total ? 0 : argb(rgb, RASTER_ALPHA_MIN +
+				(RASTER_ALPHA_MAX - RASTER_ALPHA_MIN) *
+				count_level(total > UINT32_MAX ? UINT32_MAX :
+					    (uint32_t)total, max));
+		}
+	}
+	cairo_surface_mark_dirty(img);
+	return img;
 }
 
 /* Layers on one grid, merged once, then drawn as dots or as one image. */
@@ -540,8 +645,9 @@ static void rasters_paint_grid(struct plot_panel *pp,
 			       const struct raster_layer *layers, size_t n)
 {
 	struct grid g = { NULL, layers[0].cols, layers[0].rows };
-	cairo_surface_t *acc = NULL, *img;
+	struct cell_colors cc = { .mixes = NULL, .have = NULL };
 	struct grid *merged = NULL;
+	cairo_surface_t *img;
 	struct cells_px at;
 	size_t i;
 	int fx, fy;
@@ -556,30 +662,21 @@ static void rasters_paint_grid(struct plot_panel *pp,
 		if (grid_merge(&g, fx, fy, &merged[i]))
 			break;
 	}
-	if (!merged || i < n) {
+	if (!merged || i < n || cell_colors_init(&cc, layers, merged, n)) {
 		plot_page_fail(pp->page, "out of memory for a raster");
 		goto out;
 	}
-	if (rasters_sparse(pp, &at, layers, n, merged, fx, fy))
+	if (rasters_sparse(pp, &at, &cc, fx, fy))
 		goto out;
-	for (i = 0; i < n; i++) {
-		img = grid_image(&merged[i], layers[i].color_index, 0, 0);
-		if (!img) {
-			plot_page_fail(pp->page, "out of memory for a raster");
-			break;
-		}
-		if (acc) {
-			multiply_into(acc, img);
-			cairo_surface_destroy(img);
-		} else {
-			acc = img;
-		}
+	img = layers_image(&cc);
+	if (!img) {
+		plot_page_fail(pp->page, "out of memory for a raster");
+		goto out;
 	}
-	if (acc) {
-		paint_cells(pp, acc, &g, &merged[0], &at);
-		cairo_surface_destroy(acc);
-	}
+	paint_cells(pp, img, &g, &merged[0], &at);
+	cairo_surface_destroy(img);
 out:
+	cell_colors_free(&cc);
 	for (i = 0; merged && i < n; i++)
 		bigmem_free(merged[i].counts);
 	free(merged);
@@ -664,6 +761,12 @@ void plot_heatmap_scale(struct plot_panel *pp, uint32_t max)
 {
 	if (pp)
 		pp->heat_max = max;
+}
+
+void plot_heatmap_format(struct plot_panel *pp, plot_format_fn fn)
+{
+	if (pp)
+		pp->colorbar_format = fn;
 }
 
 static void set_colorbar(struct plot_panel *pp, uint32_t max,

@@ -440,6 +440,42 @@ const char *plot_bytes_unit_name(int power)
 	return bytes_unit_names[power];
 }
 
+void plot_format_bytes(double value, const struct plot_tick_context *ctx,
+		       char *buf, size_t len)
+{
+	double m = ctx && !ctx->log ? fmax(fabs(ctx->min), fabs(ctx->max))
+				    : fabs(value);
+	double step, scale;
+	int k;
+
+	if (!isfinite(value) || !isfinite(m)) {
+		snprintf(buf, len, "%g bytes", value);
+		return;
+	}
+	k = plot_bytes_unit(m, 0, &scale);
+	/* a lone value: three digits of it in its unit, not of bytes */
+	step = ctx && !ctx->log ? label_step(value, ctx, 3) / scale :
+				  label_step(value / scale, NULL, 3);
+	format_scaled(value, scale, decimals_for(step), " ",
+		      bytes_unit_names[k], buf, len);
+}
+
+void plot_format_kib(double value, const struct plot_tick_context *ctx,
+		     char *buf, size_t len)
+{
+	struct plot_tick_context s;
+
+	if (!ctx) {
+		plot_format_bytes(value * 1024, NULL, buf, len);
+		return;
+	}
+	s = *ctx;
+	s.min *= 1024;
+	s.max *= 1024;
+	s.step *= 1024;
+	plot_format_bytes(value * 1024, &s, buf, len);
+}
+
 static const char *const rate_unit_names[] = {
 	"B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s", "EB/s",
 };

@@ -10,6 +10,7 @@
 #include "analysis.h"
 #include "cpustat.h"
 #include "fiolog.h"
+#include "latpoints.h"
 
 /* A fio log given with -F, drawn beside the traces. */
 struct fio_input {
@@ -26,6 +27,8 @@ struct trace_result {
 	struct cpustat *cpu;	/* NAME.mpstat beside the trace, or NULL */
 	struct fio_input *fio;	/* -F logs (on the first trace), n_fio */
 	size_t n_fio;
+	/* each I/O's D2C, when the latency scatter is drawn; else NULL */
+	struct latency_points *points;
 };
 
 /*

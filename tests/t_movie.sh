@@ -81,6 +81,31 @@ check "queue depth: the cursor at 1/5 too" \
 check "no cursor elsewhere ($(cursor $tx0 $tx1 $ty0 $ty1 60) px at 3/5)" \
 	[ "$(cursor $tx0 $tx1 $ty0 $ty1 60)" -lt $(( (ty1 - ty0) / 4 )) ]
 
+# The rect of a trace of two devices: a band each, one above the other,
+# titled with its device and with axes (tick labels left of and below
+# each plot area); the fio reads of 7,1 in its band, the kworkers'
+# writes in 7,0's, neither in the other's.
+rm -f "$TMP/rlayout"
+IOWATCHER_LAYOUT="$TMP/rlayout" "$IOW" -t "$TOP/samples/two-devices" --movie=rect \
+	--fps 10 --movie-length 3 -K "$TMP/rect" -o "$TMP/rect.mp4" 2> "$TMP/err"
+band() { awk -v t="$1" '$1 == "rect" && $9 " " $10 == t { printf "%d %d %d %d", $3, $4, $3 + $5, $4 + $6 }' "$TMP/rlayout"; }
+check "rect: a band per device ($(grep '^rect' "$TMP/rlayout" | cut -d' ' -f9- | tr '\n' ';'))" \
+	[ -n "$(band 'device 7,0')" ] && [ -n "$(band 'device 7,1')" ]
+set -- $(band 'device 7,0'); ax0=$1 ay0=$2 ax1=$3 ay1=$4
+set -- $(band 'device 7,1'); bx0=$1 by0=$2 bx1=$3 by1=$4
+check "rect: the bands one above the other, apart" [ "${ay1:-0}" -lt "${by0:-0}" ]
+LAST="$TMP/rect/frame-000030.png"
+check "rect: 7,1's reads in its band ($("$PROBE" "$LAST" $bx0 $by0 $bx1 $by1 0072B2) px)" \
+	[ "$("$PROBE" "$LAST" $bx0 $by0 $bx1 $by1 0072B2)" -gt 500 ]
+check "rect: 7,0's writes in its band ($("$PROBE" "$LAST" $ax0 $ay0 $ax1 $ay1 D55E00) px)" \
+	[ "$("$PROBE" "$LAST" $ax0 $ay0 $ax1 $ay1 D55E00)" -gt 200 ]
+check "rect: no writes in 7,1's band" [ "$("$PROBE" "$LAST" $bx0 $by0 $bx1 $by1 D55E00)" = 0 ]
+# tick labels: dark text in the 40 px left of a plot area and below it
+check "rect: offsets labelled beside each band" \
+	[ "$("$PROBE" "$LAST" $((bx0 - 40)) $by0 $((bx0 - 6)) $by1 333333 60)" -gt 40 ]
+check "rect: times labelled under each band" \
+	[ "$("$PROBE" "$LAST" $bx0 $((by1 + 6)) $bx1 $((by1 + 20)) 333333 60)" -gt 40 ]
+
 # A GIF has one palette made before the first frame: its frame 5 shows the
 # read and write colours, and ffmpeg holds no frames back (palettegen kept
 # them all: 400 frames of 1280x720 took 1.5 GB).

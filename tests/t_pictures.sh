@@ -46,6 +46,11 @@ elif case == "seq":
     # 200 sequential writes over 2 s: I/O, but not one seek
     for k in range(200):
         ev += io(k * S // 100, k * 8, 4096, write=True)
+elif case == "two":
+    # 2000 reads over 2 s taking 48 or 50 us in turn: one eighth of an
+    # octave, where the scatter snapped both to one row of points
+    for k in range(2000):
+        ev += io(k * S // 1000, k * 8, 4096, d2c=(48000, 50000)[k % 2])
 elif case.startswith("lat"):
     # 2000 reads over 2 s, each taking the given microseconds
     us = int(case[3:])
@@ -141,6 +146,160 @@ IOWATCHER_LAYOUT="$TMP/layout" "$IOW" -t "$T" -O io -o "$TMP/untag.png" \
 grey=$(awk '$1 == "io" { printf "%d %d %d %d\n", $3, $4, $3 + $5, $4 + $6; exit }' "$TMP/layout" |
 	{ read a b c d; "$PROBE" "$TMP/untag.png" "$a" "$b" "$c" "$d" 888888; })
 check "untagged I/O drawn grey ($grey px)" [ "$grey" -ge 200 ]
+
+# ---- two devices in one trace: each title says what it does with them ----
+# (throughput and IOPS add up, latency and sizes pool the bios, queue
+# depth draws a line per device, or with tags a line per class summed)
+D="$TOP/samples/two-devices"
+rm -f "$TMP/dlayout"
+IOWATCHER_LAYOUT="$TMP/dlayout" "$IOW" -t "$D" -O tput -O iops -O latency \
+	-O queue-depth -O q2d-d2c -O latency-hist -O size -O latency-heatmap \
+	-o "$TMP/dev.png"
+# title GRAPH: the title of GRAPH's first panel in the layout
+title() { awk -v g="$1" '$1 == g { for (i = 9; i <= NF; i++) printf "%s%s", $i, i < NF ? " " : ""; exit }' "$TMP/dlayout"; }
+for want in "tput:Throughput (sum of 2 devices)" "iops:IOPS (sum of 2 devices)" \
+	"latency:Device latency (D2C) (2 devices pooled)" \
+	"q2d-d2c:Where the time goes (Q2D + D2C) (2 devices pooled)" \
+	"latency-hist:Latency histogram (D2C) (2 devices pooled)" \
+	"size:Request size (2 devices pooled)" \
+	"latency-heatmap:Latency heat map (D2C) (2 devices pooled)" \
+	"queue-depth:Queue depth"; do
+	g=${want%%:*}
+	check "two devices: $g titled \"$(title $g)\"" [ "$(title $g)" = "${want#*:}" ]
+done
+rm -f "$TMP/dlayout"
+IOWATCHER_LAYOUT="$TMP/dlayout" "$IOW" -t "$D" -P -O queue-depth -O seeks \
+	-o "$TMP/devP.png"
+check "two devices by process: a class's queue depth sums them ($(title queue-depth))" \
+	[ "$(title queue-depth)" = "Queue depth (sum of 2 devices)" ]
+
+# ---- tags ranked by what the graph shows ----
+# ext4-fsync by process: kworker/1:1H sends 161 cache flushes (no bytes),
+# second by I/Os after jbd2; dd 25426 moved the most bytes after jbd2.
+# With --top 3, IOPS and latency give the kworker a class of its own (its
+# flushes' latency a line of its own), throughput gives it to dd; and a
+# tag keeps its colour: the kworker's (D55E00, the second) is nowhere in
+# the throughput panel.
+E="$TOP/samples/ext4-fsync"
+rm -f "$TMP/tlayout"
+IOWATCHER_LAYOUT="$TMP/tlayout" "$IOW" -t "$E" -P --top 3 -O iops -O tput \
+	-O latency --csv "$TMP/top3" -o "$TMP/top3.png"
+head -n 1 "$TMP/top3/iops.csv" > "$TMP/top3.h"
+head -n 1 "$TMP/top3/tput.csv" >> "$TMP/top3.h"
+head -n 1 "$TMP/top3/latency.csv" >> "$TMP/top3.h"
+check "IOPS: the flushing kworker has a class (not \"other\")" \
+	sh -c "sed -n 1p '$TMP/top3.h' | grep -q ',kworker_1_1h_kblock_44_ios_per_s'"
+check "latency: its flushes' D2C, a line of its own" \
+	sh -c "sed -n 3p '$TMP/top3.h' | grep -q ',kworker_1_1h_kblock_44_flush_d2c_mean_us'"
+check "throughput: the kworker (no bytes) in \"other\", dd 25426 its own" \
+	sh -c "! sed -n 2p '$TMP/top3.h' | grep -q kworker && sed -n 2p '$TMP/top3.h' | grep -q ',dd_25426_mb_per_s'"
+tpx() { awk -v g="$1" '$1 == g { printf "%d %d %d %d\n", $3, $4, $3 + $5, $4 + $6; exit }' "$TMP/tlayout" |
+	{ read a b c d; "$PROBE" "$TMP/top3.png" "$a" "$b" "$c" "$d" "$2" 12; }; }
+check "the kworker's colour in IOPS ($(tpx iops D55E00) px), not in throughput ($(tpx tput D55E00) px)" \
+	[ "$(tpx iops D55E00)" -gt 20 -a "$(tpx tput D55E00)" = 0 ]
+
+# ---- CPU time: one stacked panel by default, the columns apart on request ----
+rm -f "$TMP/clayout"
+IOWATCHER_LAYOUT="$TMP/clayout" "$IOW" -t "$S" --csv "$TMP/cpu" -o "$TMP/cpu.png"
+check "beside a trace with mpstat: one CPU panel ($(cut -d' ' -f1 "$TMP/clayout" | grep cpu | tr '\n' ' '))" \
+	[ "$(cut -d' ' -f1 "$TMP/clayout" | grep -c '^cpu')" = 1 ] && grep -q '^cpu 0 ' "$TMP/clayout"
+# fio-randrw.mpstat: %irq is 0 throughout (no layer), the rest are not
+check "its layers: mpstat's columns that are ever above 0 ($(head -n 1 "$TMP/cpu/cpu.csv"))" \
+	[ "$(head -n 1 "$TMP/cpu/cpu.csv")" = "time_s,usr_pct,sys_pct,iowait_pct,soft_pct,steal_pct" ]
+# the stack's top is the busy share: 100 - %idle of each sample
+awk '$2 == "all" && $1 != "Average:" { print 100 - $NF }' "$S.mpstat" > "$TMP/busy"
+awk -F, 'NR > 1 { print $2 + $3 + $4 + $5 + $6 }' "$TMP/cpu/cpu.csv" > "$TMP/top"
+check "the stack's top is 100 - %idle ($(tr '\n' ' ' < "$TMP/top"))" \
+	sh -c "[ \$(wc -l < '$TMP/top') = 5 ] && paste '$TMP/top' '$TMP/busy' |
+	       awk '{ d = \$1 - \$2; if (d > 0.02 || d < -0.02) exit 1 }'"
+if [ $have_pdftotext = 1 ]; then
+	"$IOW" -t "$S" -l before -t "$TOP/samples/dd-write" -l after -O cpu \
+		-o "$TMP/cpu2.pdf"
+	pdftotext "$TMP/cpu2.pdf" - > "$TMP/cpu2.txt"
+	check "two traces: a CPU panel each ($(grep -c '^CPU time, ' "$TMP/cpu2.txt")), on one scale to 100 % ($(grep -cx 100 "$TMP/cpu2.txt"))" \
+		[ "$(grep -c '^CPU time, ' "$TMP/cpu2.txt")" = 2 -a "$(grep -cx 100 "$TMP/cpu2.txt")" = 2 ]
+else
+	skip "CPU panels of two traces: pdftotext not installed"
+fi
+rm -f "$TMP/clayout"
+IOWATCHER_LAYOUT="$TMP/clayout" "$IOW" -t "$S" -O cpu-sys -O cpu-irq -o "$TMP/cpu2.png"
+check "-O cpu-sys -O cpu-irq: those panels alone" \
+	[ "$(cut -d' ' -f1 "$TMP/clayout" | tr '\n' ' ')" = "cpu-sys cpu-irq " ]
+
+# ---- latencies decades apart: a log axis, and the axis says so ----
+# an NVMe-like trace (55 us) overlaid on a disk's (50 ms): on a linear
+# axis the first lies on the floor
+mk lat55
+mk lat50000
+# rows GRAPH PNG LAYOUT [COLOUR]: the runs of rows of COLOUR (or any
+# colour) in GRAPH's plot area, "FIRST-LAST" a line
+rows() { awk -v g="$1" '$1 == g { printf "%d %d %d %d\n", $3, $4, $3 + $5, $4 + $6; exit }' "$3" |
+	{ read a b c d; "$PROBE" -r "$2" "$a" "$b" "$c" "$d" $4; }; }
+# area GRAPH LAYOUT: its plot area's top and bottom rows
+bottom() { awk -v g="$1" '$1 == g { printf "%d", $4 + $6 - 1; exit }' "$2"; }
+height() { awk -v g="$1" '$1 == g { printf "%d", $6; exit }' "$2"; }
+for axis in auto linear; do
+	rm -f "$TMP/l-$axis.layout"
+	opt=; [ $axis = auto ] || opt="--latency-axis $axis"
+	IOWATCHER_LAYOUT="$TMP/l-$axis.layout" "$IOW" -t "$TMP/lat55.dump" -l nvme \
+		-t "$TMP/lat50000.dump" -l disk -O latency -O q2d-d2c $opt \
+		-o "$TMP/l-$axis.png"
+	# the lowest row of the nvme line (blue), above the floor by
+	lowest=$(rows latency "$TMP/l-$axis.png" "$TMP/l-$axis.layout" 0072B2 | tail -n 1 | cut -d- -f2)
+	above=-1
+	[ -n "$lowest" ] && above=$(( $(bottom latency "$TMP/l-$axis.layout") - lowest ))
+	eval "above_$axis=$above"
+done
+h=$(height latency "$TMP/l-auto.layout")
+check "55 us beside 50 ms (auto): the 55 us line $above_auto px above the floor of $h" \
+	[ "$above_auto" -ge $((h / 10)) ]
+check "--latency-axis linear: on the floor ($above_linear px)" \
+	[ "$above_linear" -ge 0 -a "$above_linear" -le 3 ]
+if [ $have_pdftotext = 1 ]; then
+	"$IOW" -t "$TMP/lat55.dump" -t "$TMP/lat50000.dump" -O latency -O q2d-d2c \
+		-O latency-scatter -O latency-heatmap -o "$TMP/l.pdf"
+	pdftotext "$TMP/l.pdf" - > "$TMP/l.txt"
+	check "the axes say \"log scale\" ($(grep -c 'log scale' "$TMP/l.txt") of 6 panels)" \
+		[ "$(grep -c '(log scale)$' "$TMP/l.txt")" = 6 ]
+	"$IOW" -t "$TMP/lat55.dump" -O latency -O latency-scatter -o "$TMP/l1.pdf"
+	check "one trace at 55 us: linear axes, not said log" \
+		sh -c "! pdftotext '$TMP/l1.pdf' - | grep -q 'log scale'"
+else
+	skip "log scale on the axes: pdftotext not installed"
+fi
+
+# ---- the scatter places each I/O at its latency ----
+# 48 and 50 us: two rows of points (the scatter drew one), their heights
+# above the floor of the (auto: linear) axis 50/48 apart
+mk two
+rm -f "$TMP/s.layout"
+IOWATCHER_LAYOUT="$TMP/s.layout" "$IOW" -t "$TMP/two.dump" -O latency-scatter \
+	-h 900 -o "$TMP/s.png"
+rows latency-scatter "$TMP/s.png" "$TMP/s.layout" > "$TMP/s.rows"
+check "scatter: two rows of points at 48 and 50 us ($(tr '\n' ' ' < "$TMP/s.rows"))" \
+	[ "$(wc -l < "$TMP/s.rows")" = 2 ]
+b=$(bottom latency-scatter "$TMP/s.layout")
+ratio=$(awk -F- -v b="$b" '{ c[NR] = b - ($1 + $2) / 2 } END { if (NR == 2) printf "%.4f", c[1] / c[2]; else print 0 }' "$TMP/s.rows")
+check "their heights above the axis's 0: 50/48 = 1.042 apart ($ratio)" \
+	awk "BEGIN { exit !($ratio > 1.03 && $ratio < 1.055) }"
+rm -f "$TMP/s.layout"
+IOWATCHER_LAYOUT="$TMP/s.layout" "$IOW" -t "$TMP/two.dump" -O latency-scatter \
+	-h 1500 --latency-axis log -o "$TMP/s-log.png"
+check "on a log axis as well ($(rows latency-scatter "$TMP/s-log.png" "$TMP/s.layout" | tr '\n' ' '))" \
+	[ "$(rows latency-scatter "$TMP/s-log.png" "$TMP/s.layout" | wc -l)" = 2 ]
+
+# ---- sizes in a unit that keeps them short ----
+if [ $have_pdftotext = 1 ]; then
+	"$IOW" -t "$TMP/big.dump" -O size -O offset-heatmap -o "$TMP/size.pdf"
+	pdftotext "$TMP/size.pdf" - > "$TMP/size.txt"
+	check "1 MiB requests: \"1 MiB\" on the size axis" grep -qx "1 MiB" "$TMP/size.txt"
+	k=$(grep -c '^[0-9.]*K\( KiB\)*$' "$TMP/size.txt")
+	check "no size or colour bar label of 1000 units ($k like '1K KiB')" [ "$k" = 0 ]
+	check "the offset heat map's colour bar in bytes: 1 KiB to 2 MiB" \
+		sh -c "grep -qx 'bytes 1 KiB' '$TMP/size.txt' && grep -qx '2 MiB' '$TMP/size.txt'"
+else
+	skip "size units: pdftotext not installed"
+fi
 
 # ---- overlaid latency heat maps: one latency axis, one colour bar ----
 if [ $have_pdftotext = 1 ]; then

@@ -27,6 +27,7 @@
 static struct analysis a;
 static uint64_t n_ev;
 static uint32_t device = DEV(8, 0);
+static int32_t tag = IO_EVENT_NO_TAG;	/* of the events to come */
 
 static void start(const struct analysis_config *cfg)
 {
@@ -35,6 +36,7 @@ static void start(const struct analysis_config *cfg)
 
 	n_ev = 0;
 	device = DEV(8, 0);
+	tag = IO_EVENT_NO_TAG;
 	CHECK(analysis_init(&a, cfg ? cfg : &zero, &err) == 0);
 }
 
@@ -51,7 +53,7 @@ static void evp(uint64_t t, unsigned code, uint32_t cats, uint64_t sector,
 	e.action = code | BLK_TC_ACT(cats);
 	e.device = device;
 	e.index = n_ev++;
-	e.tag = IO_EVENT_NO_TAG;
+	e.tag = tag;
 	e.pdu = pdu;
 	e.pdu_len = pdu_len;
 	CHECK(analysis_add(&a, &e, &err) == 0);
@@ -102,6 +104,56 @@ static void test_flush_is_its_own_class_with_its_own_latency(void)
 	CHECK_EQ_INT(dev0()->d2c.n, 0);
 	/* in flight 0-3 ms and 2-10 ms */
 	CHECK_NEAR(dev0()->depth_area_ns, 11.0 * MS, 0);
+	analysis_free(&a);
+}
+
+/* The tag's: what the graphs split by tag draw of its flushes. */
+static const struct tag_stats *tag_of(int32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < a.n_tags; i++)
+		if (a.tags[i].id == id)
+			return &a.tags[i];
+	CHECK(!"no such tag");
+	return &a.tags[0];
+}
+
+static void test_a_tags_flushes_have_a_latency_of_their_own(void)
+{
+	const struct tag_stats *t;
+	uint64_t n = 0, sum = 0, max = 0;
+	size_t i;
+
+	start(NULL);
+	analysis_enable_tags(&a);
+	tag = 7;
+	ev(0, BLK_TA_ISSUE, FL, 0, 0);
+	ev(4 * MS, BLK_TA_COMPLETE, FL, 0, 0);
+	ev(5 * MS, BLK_TA_QUEUE, W, 8, 4096);
+	ev(5 * MS, BLK_TA_ISSUE, W, 8, 4096);
+	ev(6 * MS, BLK_TA_COMPLETE, W, 8, 4096);
+	tag = 9;			/* a tag of data alone */
+	ev(7 * MS, BLK_TA_QUEUE, R, 80, 4096);
+	ev(7 * MS, BLK_TA_ISSUE, R, 80, 4096);
+	ev(9 * MS, BLK_TA_COMPLETE, R, 80, 4096);
+	analysis_finish(&a);
+	t = tag_of(7);
+	CHECK_EQ_INT(t->ios[OP_FLUSH], 1);
+	/* the data latency is the write's alone */
+	CHECK_EQ_INT(t->d2c.n, 1);
+	CHECK_NEAR(mean(&t->d2c), 1 * MS, 0);
+	CHECK(t->flush_bins != NULL);
+	for (i = 0; t->flush_bins && i < a.n_bins; i++) {
+		n += t->flush_bins[i].n;
+		sum += t->flush_bins[i].sum_ns;
+		if (t->flush_bins[i].max_ns > max)
+			max = t->flush_bins[i].max_ns;
+	}
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_INT(sum, 4 * MS);
+	CHECK_EQ_INT(max, 4 * MS);
+	CHECK(tag_of(9)->flush_bins == NULL);
 	analysis_free(&a);
 }
 
@@ -709,6 +761,7 @@ static void test_loss_reaches_every_device_part(void)
 int main(void)
 {
 	RUN_TEST(test_flush_is_its_own_class_with_its_own_latency);
+	RUN_TEST(test_a_tags_flushes_have_a_latency_of_their_own);
 	RUN_TEST(test_preflush_fua_write_timed_by_its_data);
 	RUN_TEST(test_split_pieces_keep_the_original_queue_time);
 	RUN_TEST(test_split_remainder_queued_again_is_the_same_bio);

@@ -118,6 +118,272 @@ static void test_palette_is_okabe_ito_and_distinct(void)
 	CHECK(rgb_distance(plot_color(-1), plot_color(1)) < 1e-9);
 }
 
+/*
+ * How far apart two colours look, to readers with normal colour vision
+ * and with each dichromacy: sRGB to linear light, Machado, Oliveira and
+ * Fernandes' (2009) simulation at full severity, CIELAB (D65) and the
+ * CIEDE2000 difference (Sharma, Wu and Dalal's formulation). A
+ * difference of about 10 or more reads as another colour at a glance.
+ */
+enum vision { NORMAL, PROTAN, DEUTAN, TRITAN, N_VISIONS };
+
+static const char *const vision_name[N_VISIONS] = {
+	"normal", "protanopia", "deuteranopia", "tritanopia",
+};
+
+struct lab {
+	double l, a, b;
+};
+
+static double lin(double c)
+{
+	return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+static double lab_f(double t)
+{
+	return t > 216.0 / 24389 ? cbrt(t) : (24389.0 / 27 * t + 16) / 116;
+}
+
+static struct lab seen_as(struct plot_rgb c, enum vision v)
+{
+	static const double machado[N_VISIONS][3][3] = {
+		[PROTAN] = { { 0.152286, 1.052583, -0.204868 },
+			     { 0.114503, 0.786281, 0.099216 },
+			     { -0.003882, -0.048116, 1.051998 } },
+		[DEUTAN] = { { 0.367322, 0.860646, -0.227968 },
+			     { 0.280085, 0.672501, 0.047413 },
+			     { -0.011820, 0.042940, 0.968881 } },
+		[TRITAN] = { { 1.255528, -0.076749, -0.178779 },
+			     { -0.078411, 0.930809, 0.147602 },
+			     { 0.004733, 0.691367, 0.303900 } },
+	};
+	double in[3] = { lin(c.r), lin(c.g), lin(c.b) }, l[3], x, y, z;
+	struct lab out;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		l[i] = in[i];
+		if (v != NORMAL)
+			l[i] = fmin(1, fmax(0, machado[v][i][0] * in[0] +
+					       machado[v][i][1] * in[1] +
+					       machado[v][i][2] * in[2]));
+	}
+	x = lab_f((0.4124564 * l[0] + 0.3575761 * l[1] + 0.1804375 * l[2]) /
+		  0.95047);
+	y = lab_f(0.2126729 * l[0] + 0.7151522 * l[1] + 0.0721750 * l[2]);
+	z = lab_f((0.0193339 * l[0] + 0.1191920 * l[1] + 0.9503041 * l[2]) /
+		  1.08883);
+	out.l = 116 * y - 16;
+	out.a = 500 * (x - y);
+	out.b = 200 * (y - z);
+	return out;
+}
+
+static double deg(double r)
+{
+	return r * 180 / M_PI;
+}
+
+static double rad(double d)
+{
+	return d * M_PI / 180;
+}
+
+static double ciede2000(struct lab p, struct lab q)
+{
+	double c1 = hypot(p.a, p.b), c2 = hypot(q.a, q.b), cm = (c1 + c2) / 2;
+	double g = 0.5 * (1 - sqrt(pow(cm, 7) / (pow(cm, 7) + pow(25, 7))));
+	double a1 = (1 + g) * p.a, a2 = (1 + g) * q.a;
+	double c1p = hypot(a1, p.b), c2p = hypot(a2, q.b);
+	double h1 = c1p ? fmod(deg(atan2(p.b, a1)) + 360, 360) : 0;
+	double h2 = c2p ? fmod(deg(atan2(q.b, a2)) + 360, 360) : 0;
+	double dl = q.l - p.l, dc = c2p - c1p, dh = 0, hm, t, lm, cmp;
+	double sl, sc, sh, rt, dtheta, rc, dhh;
+
+	if (c1p * c2p != 0) {
+		dh = h2 - h1;
+		if (dh > 180)
+			dh -= 360;
+		else if (dh < -180)
+			dh += 360;
+	}
+	dhh = 2 * sqrt(c1p * c2p) * sin(rad(dh) / 2);
+	lm = (p.l + q.l) / 2;
+	cmp = (c1p + c2p) / 2;
+	hm = h1 + h2;
+	if (c1p * c2p != 0) {
+		hm = (h1 + h2) / 2;
+		if (fabs(h1 - h2) > 180)
+			hm += h1 + h2 < 360 ? 180 : -180;
+	}
+	t = 1 - 0.17 * cos(rad(hm - 30)) + 0.24 * cos(rad(2 * hm)) +
+	    0.32 * cos(rad(3 * hm + 6)) - 0.20 * cos(rad(4 * hm - 63));
+	dtheta = 30 * exp(-pow((hm - 275) / 25, 2));
+	rc = 2 * sqrt(pow(cmp, 7) / (pow(cmp, 7) + pow(25, 7)));
+	sl = 1 + 0.015 * pow(lm - 50, 2) / sqrt(20 + pow(lm - 50, 2));
+	sc = 1 + 0.045 * cmp;
+	sh = 1 + 0.015 * cmp * t;
+	rt = -sin(rad(2 * dtheta)) * rc;
+	return sqrt(pow(dl / sl, 2) + pow(dc / sc, 2) + pow(dhh / sh, 2) +
+		    rt * (dc / sc) * (dhh / sh));
+}
+
+/* The smallest difference of a and b over the visions from..to. */
+static double apart(struct plot_rgb a, struct plot_rgb b, enum vision from,
+		    enum vision to, enum vision *worst)
+{
+	double m = INFINITY, d;
+	enum vision v;
+
+	for (v = from; v <= to; v++) {
+		d = ciede2000(seen_as(a, v), seen_as(b, v));
+		if (d < m) {
+			m = d;
+			*worst = v;
+		}
+	}
+	return m;
+}
+
+/* Sharma's test pairs: the formula is the published one. */
+static void test_ciede2000_matches_published_pairs(void)
+{
+	static const struct {
+		struct lab p, q;
+		double de;
+	} pairs[] = {
+		{ { 50, 2.6772, -79.7751 }, { 50, 0, -82.7485 }, 2.0425 },
+		{ { 50, -1.3802, -84.2814 }, { 50, 0, -82.7485 }, 1.0000 },
+		{ { 50, 2.5, 0 }, { 73, 25, -18 }, 27.1492 },
+		{ { 60.2574, -34.0099, 36.2677 },
+		  { 60.4626, -34.1751, 39.4387 }, 1.2644 },
+		{ { 22.7233, 20.0904, -46.6940 },
+		  { 23.0331, 14.9730, -42.5619 }, 2.0373 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		CHECK_NEAR(ciede2000(pairs[i].p, pairs[i].q), pairs[i].de,
+			   1e-4);
+}
+
+/*
+ * Every two of the palette's eight colours look apart to every reader:
+ * Okabe-Ito's orange and yellow were 7.2 apart for a deuteranope.
+ */
+static void test_palette_stays_apart_for_colour_blind_readers(void)
+{
+	enum vision worst = NORMAL;
+	int i, j;
+
+	for (i = 0; i < 8; i++)
+		for (j = i + 1; j < 8; j++) {
+			double d = apart(plot_color(i), plot_color(j), NORMAL,
+					 TRITAN, &worst);
+
+			if (d < 12)
+				fprintf(stderr, "  colours %d and %d: %.1f apart "
+					"(%s)\n", i, j, d, vision_name[worst]);
+			CHECK(d >= 12);
+		}
+}
+
+/*
+ * The colours of the first eight tag classes, "other" (black) and
+ * "untagged" (grey) look apart: the eighth tag's light blue was 4 apart
+ * from the sixth's sky blue. Shades past the seven hues are told apart
+ * by their lightness and line style too: their bar is lower for the
+ * colour-blind.
+ */
+static void test_tag_colours_stay_apart(void)
+{
+	int colors[10], i, j;
+	enum vision worst = NORMAL;
+
+	for (i = 0; i < 8; i++)
+		colors[i] = plot_category_color(i);
+	colors[8] = 7;
+	colors[9] = 15;
+	for (i = 0; i < 10; i++) {
+		CHECK(colors[i] != 7 && colors[i] != 15 ? 1 : i >= 8);
+		for (j = i + 1; j < 10; j++) {
+			double d = apart(plot_color(colors[i]),
+					 plot_color(colors[j]), NORMAL, NORMAL,
+					 &worst);
+			double cvd = apart(plot_color(colors[i]),
+					   plot_color(colors[j]), PROTAN,
+					   TRITAN, &worst);
+
+			if (d < 15 || cvd < 8)
+				fprintf(stderr, "  tag colours %d and %d: %.1f "
+					"apart, %.1f (%s)\n", colors[i],
+					colors[j], d, cvd, vision_name[worst]);
+			CHECK(d >= 15);
+			CHECK(cvd >= 8);
+		}
+	}
+}
+
+/* The CIELAB hue angle of a colour, degrees. */
+static double hue_of(struct plot_rgb c)
+{
+	struct lab l = seen_as(c, NORMAL);
+
+	return fmod(deg(atan2(l.b, l.a)) + 360, 360);
+}
+
+/* Whether hue h lies on the shorter arc from a to b, give or take
+ * slack degrees (darkening a mix of near hues moves it a little). */
+static int hue_between(double h, double a, double b, double slack)
+{
+	double span = fmod(b - a + 360, 360), at = fmod(h - a + 360, 360);
+
+	if (span > 180) {
+		span = 360 - span;
+		at = fmod(a - h + 360, 360);
+	}
+	return at <= span + slack || at >= 360 - slack;
+}
+
+/*
+ * A cell of reads and writes is drawn in a colour apart from both for
+ * every reader, of a hue between theirs, with colour left in it: reads
+ * and writes multiplied together, as the map drew them, made a muddy
+ * dark green (hue 130, chroma 27), a third class to the eye, and dense
+ * mixed I/O one block of it. Any two hues (tags) mix alike; a near-
+ * opposite pair's mix (green and dark red: an olive) is less apart.
+ */
+static void test_mixed_cells_stay_apart_and_between(void)
+{
+	struct plot_rgb rw = plot_mix_color(0, 1);
+	enum vision worst = NORMAL;
+	int i, j;
+
+	for (i = 0; i < 7; i++)
+		for (j = i + 1; j < 7; j++) {
+			struct plot_rgb m = plot_mix_color(i, j);
+			struct lab l = seen_as(m, NORMAL);
+			double da = apart(m, plot_color(i), NORMAL, TRITAN,
+					  &worst);
+			double db = apart(m, plot_color(j), NORMAL, TRITAN,
+					  &worst);
+
+			if (da < 8 || db < 8)
+				fprintf(stderr, "  mix of %d and %d: %.1f and "
+					"%.1f apart\n", i, j, da, db);
+			CHECK(da >= 8 && db >= 8);
+			CHECK(hypot(l.a, l.b) >= 20);
+			CHECK(hue_between(hue_of(m), hue_of(plot_color(i)),
+					  hue_of(plot_color(j)), 10));
+		}
+	CHECK(apart(rw, plot_color(0), NORMAL, TRITAN, &worst) >= 15);
+	CHECK(apart(rw, plot_color(1), NORMAL, TRITAN, &worst) >= 15);
+	CHECK(hypot(seen_as(rw, NORMAL).a, seen_as(rw, NORMAL).b) >= 40);
+	CHECK(hue_between(hue_of(rw), hue_of(plot_color(0)),
+			  hue_of(plot_color(1)), 0));
+}
+
 static void test_ramp_runs_dark_to_light(void)
 {
 	struct plot_rgb lo = plot_ramp(0), hi = plot_ramp(1);
@@ -562,6 +828,51 @@ static void test_overlaid_rasters_both_stay_visible(void)
 	cairo_surface_destroy(png.s);
 }
 
+static void uneven_rasters(struct plot_panel *pp)
+{
+	uint32_t reads[16] = { 0 }, writes[16] = { 0 };
+
+	reads[0] = 90;			/* row 0, col 0: mostly reads */
+	writes[0] = 10;
+	reads[1] = 50;			/* row 0, col 1: even */
+	writes[1] = 50;
+	reads[2] = 10;			/* row 0, col 2: mostly writes */
+	writes[2] = 90;
+	plot_raster(pp, reads, 4, 4, 0, 4, 0, 4, 0);
+	plot_raster(pp, writes, 4, 4, 0, 4, 0, 4, 1);
+}
+
+static double rgb_apart(uint32_t a, struct plot_rgb b)
+{
+	struct plot_rgb x = { channel(a, 16) / 255.0, channel(a, 8) / 255.0,
+			      channel(a, 0) / 255.0 };
+
+	return rgb_distance(x, b);
+}
+
+/* A cell shared unevenly leans to its larger share: a tenth of writes
+ * among reads shows, but the cell still reads as mostly reads. */
+static void test_uneven_cell_leans_to_its_larger_share(void)
+{
+	struct plot_rect a;
+	struct png png;
+	uint32_t reads, even, writes;
+
+	if (render_png("uneven.png", 4, 4, uneven_rasters, &png, &a)) {
+		CHECK(0);
+		return;
+	}
+	reads = png_rgb(&png, cell_x(&a, 0), cell_y(&a, 0) - 7);
+	even = png_rgb(&png, cell_x(&a, 1), cell_y(&a, 0) - 7);
+	writes = png_rgb(&png, cell_x(&a, 2), cell_y(&a, 0) - 7);
+	CHECK(rgb_apart(even, plot_mix_color(0, 1)) < 0.02);
+	CHECK(rgb_apart(reads, plot_color(0)) < rgb_apart(even, plot_color(0)));
+	CHECK(rgb_apart(reads, plot_color(0)) > 0.05);
+	CHECK(rgb_apart(writes, plot_color(1)) < rgb_apart(even, plot_color(1)));
+	CHECK(rgb_apart(writes, plot_color(1)) > 0.05);
+	cairo_surface_destroy(png.s);
+}
+
 /*
  * Two traces' I/O maps have grids of their own. Both declared before the
  * layout is fixed (the io graph gives its legend after its rasters): the
@@ -868,16 +1179,15 @@ static void test_legend_rows_take_a_fifth_at_most(void)
 	CHECK(a.h > 300 * 0.55);
 }
 
-/* mix_on_white: colours a and b at the dots' 0.85 over white, multiplied. */
+/* mix_on_white: the mix of colours a and b (an evenly shared cell) at
+ * the dots' 0.85 over white. */
 static uint32_t mix_on_white(int a, int b)
 {
-	struct plot_rgb x = plot_color(a), y = plot_color(b);
-	double r = (1 - 0.85 + 0.85 * x.r) * (1 - 0.85 + 0.85 * y.r);
-	double g = (1 - 0.85 + 0.85 * x.g) * (1 - 0.85 + 0.85 * y.g);
-	double bl = (1 - 0.85 + 0.85 * x.b) * (1 - 0.85 + 0.85 * y.b);
-	struct plot_rgb m = { r, g, bl };
+	struct plot_rgb m = plot_mix_color(a, b);
+	struct plot_rgb w = { 1 - 0.85 + 0.85 * m.r, 1 - 0.85 + 0.85 * m.g,
+			      1 - 0.85 + 0.85 * m.b };
 
-	return hex_of(m);
+	return hex_of(w);
 }
 
 static int near_rgb(uint32_t a, uint32_t b, int tol)
@@ -938,6 +1248,49 @@ static void test_mixed_cell_colour_is_in_the_legend(void)
 	CHECK(above >= 50);		/* the swatch, 10x10 px less corners */
 	CHECK(inside >= 12);		/* the dot of both */
 	cairo_surface_destroy(png.s);
+}
+
+/* A size axis's ticks fall on round numbers of its binary unit: 10 KiB,
+ * 20 KiB (decimal steps of bytes made 9.77 KiB, 19.5 KiB). */
+static void test_binary_axis_ticks_on_round_units(void)
+{
+	struct iow_error err = { "" };
+	const struct plot_axis_ticks *t;
+	struct plot_page *p;
+	struct plot_panel *pp;
+	int i;
+
+	p = plot_page_open(tmp_path("binary.png"), PLOT_PNG, 400, 300, NULL,
+			   &err);
+	if (!p) {
+		CHECK(p != NULL);
+		return;
+	}
+	pp = plot_panel_add(p, 0, 0, 400, 300, "sizes", "x", "size");
+	plot_panel_set_y(pp, 0, 66 * 1024);
+	plot_panel_set_y_binary(pp);
+	plot_panel_set_y_format(pp, plot_format_bytes);
+	t = plot_panel_y_ticks(pp);
+	CHECK(t->n >= 3);
+	for (i = 0; i < t->n; i++) {
+		double units = t->value[i] / 1024;
+
+		CHECK_NEAR(units, round(units / 10) * 10, 1e-9);
+		CHECK(strstr(t->label[i], " KiB") != NULL);
+	}
+	/* past 1000 units the next one: 0.5 MiB, not 500 KiB steps */
+	pp = plot_panel_add(p, 0, 0, 400, 300, "big", "x", "size");
+	plot_panel_set_y(pp, 0, 2.6 * 1048576);
+	plot_panel_set_y_binary(pp);
+	plot_panel_set_y_format(pp, plot_format_bytes);
+	t = plot_panel_y_ticks(pp);
+	for (i = 0; i < t->n; i++) {
+		double units = t->value[i] / 1048576;
+
+		CHECK_NEAR(units * 2, round(units * 2), 1e-9);
+		CHECK(strstr(t->label[i], " MiB") != NULL);
+	}
+	CHECK_EQ_INT(plot_page_close(p, &err), 0);
 }
 
 /* Swatches sit above the plot area: on rows reserved below the title
@@ -1199,6 +1552,10 @@ int main(void)
 	RUN_TEST(test_format_from_name_by_extension_case_insensitive);
 	RUN_TEST(test_unknown_extension_is_error);
 	RUN_TEST(test_palette_is_okabe_ito_and_distinct);
+	RUN_TEST(test_ciede2000_matches_published_pairs);
+	RUN_TEST(test_palette_stays_apart_for_colour_blind_readers);
+	RUN_TEST(test_tag_colours_stay_apart);
+	RUN_TEST(test_mixed_cells_stay_apart_and_between);
 	RUN_TEST(test_ramp_runs_dark_to_light);
 	RUN_TEST(test_png_written_via_rename_and_decodes);
 	RUN_TEST(test_unwritable_dir_is_error_not_crash);
@@ -1211,6 +1568,7 @@ int main(void)
 	RUN_TEST(test_raster_cells_coloured_only_where_counts);
 	RUN_TEST(test_raster_finer_than_pixels_loses_no_cell);
 	RUN_TEST(test_overlaid_rasters_both_stay_visible);
+	RUN_TEST(test_uneven_cell_leans_to_its_larger_share);
 	RUN_TEST(test_rasters_on_two_grids_before_layout_both_drawn);
 	RUN_TEST(test_sparse_dot_at_the_edge_shows_whole);
 	RUN_TEST(test_heatmap_uses_ramp_and_leaves_empty_cells_white);
@@ -1220,6 +1578,7 @@ int main(void)
 	RUN_TEST(test_page_on_surface_draws_over_callers_pixels);
 	RUN_TEST(test_page_on_surface_needs_an_image);
 	RUN_TEST(test_caption_draws_where_asked);
+	RUN_TEST(test_binary_axis_ticks_on_round_units);
 	RUN_TEST(test_legend_never_covers_plot_area);
 	RUN_TEST(test_legend_rows_take_a_fifth_at_most);
 	RUN_TEST(test_mixed_cell_colour_is_in_the_legend);

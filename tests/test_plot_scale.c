@@ -193,6 +193,32 @@ static void test_rate_axis_takes_its_unit_from_the_range(void)
 	CHECK(strcmp(buf, "512 B/s") == 0);
 }
 
+/* Sizes: the request size axis read "2.5K KiB"; now "2.5 MiB". */
+static void test_size_labels_take_a_binary_unit(void)
+{
+	struct plot_tick_context ctx = { 0, 3 * 1048576.0, 524288, 0 };
+	char buf[PLOT_LABEL_LEN];
+
+	plot_format_bytes(2.5 * 1048576, &ctx, buf, sizeof(buf));
+	CHECK(strcmp(buf, "2.5 MiB") == 0);
+	plot_format_bytes(0, &ctx, buf, sizeof(buf));
+	CHECK(strcmp(buf, "0 MiB") == 0);
+	ctx = (struct plot_tick_context){ 0, 70 * 1024.0, 10240, 0 };
+	plot_format_bytes(20 * 1024, &ctx, buf, sizeof(buf));
+	CHECK(strcmp(buf, "20 KiB") == 0);
+	/* lone values (a colour bar's ends): three digits in their unit */
+	plot_format_kib(2100, NULL, buf, sizeof(buf));
+	CHECK(strcmp(buf, "2.05 MiB") == 0);
+	plot_format_kib(1, NULL, buf, sizeof(buf));
+	CHECK(strcmp(buf, "1 KiB") == 0);
+	plot_format_kib(1000, NULL, buf, sizeof(buf));
+	CHECK(strcmp(buf, "0.977 MiB") == 0);
+	plot_format_bytes(512, NULL, buf, sizeof(buf));
+	CHECK(strcmp(buf, "512 bytes") == 0);
+	plot_format_bytes(3.0 * (1ull << 40), NULL, buf, sizeof(buf));
+	CHECK(strcmp(buf, "3 TiB") == 0);
+}
+
 static void test_time_axis_uses_seconds_from_two_seconds(void)
 {
 	char labels[PLOT_MAX_TICKS][PLOT_LABEL_LEN];
@@ -436,6 +462,7 @@ int main(void)
 	RUN_TEST(test_si_suffixes);
 	RUN_TEST(test_bytes_unit_keeps_numbers_below_1000);
 	RUN_TEST(test_rate_axis_takes_its_unit_from_the_range);
+	RUN_TEST(test_size_labels_take_a_binary_unit);
 	RUN_TEST(test_time_axis_uses_seconds_from_two_seconds);
 	RUN_TEST(test_time_axis_uses_ms_under_two_seconds);
 	RUN_TEST(test_time_axis_uses_us_under_two_ms);

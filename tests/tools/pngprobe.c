@@ -7,10 +7,14 @@
  *   pngprobe FILE X0 Y0 X1 Y1 RRGGBB [TOL]
  *                                  pixels within TOL (40 if not given)
  *                                  of that colour in each channel
+ *   pngprobe -r FILE X0 Y0 X1 Y1 [RRGGBB [TOL]]
+ *                                  the runs of rows holding such pixels,
+ *                                  top down, one "FIRST-LAST" each
  */
 #include <cairo.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int coloured(unsigned r, unsigned g, unsigned b)
 {
@@ -36,11 +40,16 @@ int main(int argc, char **argv)
 	int w, h, x0, y0, x1, y1, x, y, stride;
 	unsigned char *data;
 	unsigned long want = 0;
-	long count = 0;
-	int tol = 40;
+	long count = 0, run_start = -1;
+	int tol = 40, runs = 0;
 
-	if (argc != 2 && argc != 6 && argc != 7 && argc != 8) {
-		fprintf(stderr, "usage: pngprobe FILE [X0 Y0 X1 Y1 [RRGGBB [TOL]]]\n");
+	if (argc > 1 && !strcmp(argv[1], "-r")) {
+		runs = 1;
+		argv++;
+		argc--;
+	}
+	if ((argc != 2 || runs) && argc != 6 && argc != 7 && argc != 8) {
+		fprintf(stderr, "usage: pngprobe [-r] FILE [X0 Y0 X1 Y1 [RRGGBB [TOL]]]\n");
 		return 2;
 	}
 	s = cairo_image_surface_create_from_png(argv[1]);
@@ -65,7 +74,9 @@ int main(int argc, char **argv)
 		tol = atoi(argv[7]);
 	data = cairo_image_surface_get_data(s);
 	stride = cairo_image_surface_get_stride(s);
-	for (y = y0 < 0 ? 0 : y0; y < y1 && y < h; y++)
+	for (y = y0 < 0 ? 0 : y0; y < y1 && y < h; y++) {
+		long before = count;
+
 		for (x = x0 < 0 ? 0 : x0; x < x1 && x < w; x++) {
 			unsigned px = *(unsigned *)(data + y * stride + x * 4);
 			unsigned r = (px >> 16) & 255, g = (px >> 8) & 255;
@@ -75,7 +86,17 @@ int main(int argc, char **argv)
 					coloured(r, g, b))
 				count++;
 		}
-	printf("%ld\n", count);
+		if (runs && count > before && run_start < 0)
+			run_start = y;
+		if (runs && count == before && run_start >= 0) {
+			printf("%ld-%d\n", run_start, y - 1);
+			run_start = -1;
+		}
+	}
+	if (runs && run_start >= 0)
+		printf("%ld-%d\n", run_start, y - 1);
+	if (!runs)
+		printf("%ld\n", count);
 	cairo_surface_destroy(s);
 	return 0;
 }
