@@ -490,7 +490,7 @@ static void test_unwritable_dir_is_error_not_crash(void)
 			   NULL, &err);
 	CHECK(p == NULL);
 	CHECK(strstr(err.msg, "/nonexistent-dir/x/graph.svg") != NULL);
-	CHECK(strstr(err.msg, strerror(ENOENT)) != NULL);
+	CHECK(strstr(err.msg, "no directory /nonexistent-dir/x") != NULL);
 	p = plot_page_open("/etc/passwd/graph.png", PLOT_PNG, 100, 100, NULL,
 			   &err);
 	CHECK(p == NULL);
