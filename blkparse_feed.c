@@ -38,6 +38,7 @@ struct stream {
 	uint64_t cur_time;
 	size_t cur_len;
 	unsigned order;		/* tie-break between equal times */
+	int added_lines;	/* blkparse's "Input file" lines may come */
 };
 
 struct feed {
@@ -197,6 +198,48 @@ static inline int stream_next_in_buffer(struct stream *s)
 	return 1;
 }
 
+/* "Input file DIR/NAME.blktrace.N added\n": a path and the words. */
+#define ADDED_LINE_MAX	(PATH_MAX + 32)
+
+/*
+ * blkparse -d - writes a line "Input file NAME.blktrace.N added" to its
+ * standard output for each per-CPU file it opens (-q does not stop it),
+ * between the notes it copies while it opens them: all before the first
+ * record that is not a note. Such a line there, whole, is skipped; the
+ * caller sees to "there". Returns 1 when a line was skipped, 0 when the
+ * bytes at s->start are not one (an error to the caller), -1 on a read
+ * error.
+ */
+static int skip_added_line(struct stream *s, struct iow_error *err)
+{
+	static const char head[] = "Input file ", tail[] = " added\n";
+	const size_t head_len = sizeof(head) - 1, tail_len = sizeof(tail) - 1;
+	const unsigned char *p, *nl;
+	size_t have, len;
+
+	for (;;) {
+		p = s->buf + s->start;
+		have = s->end - s->start;
+		if (memcmp(p, head, have < head_len ? have : head_len))
+			return 0;
+		nl = memchr(p, '\n', have < ADDED_LINE_MAX ? have :
+					      ADDED_LINE_MAX);
+		if (nl)
+			break;
+		if (have >= ADDED_LINE_MAX || s->at_eof)
+			return 0;
+		if (stream_fill(s, have + 1, err) < 0)
+			return -1;
+	}
+	len = (size_t)(nl - p) + 1;
+	if (len <= head_len + tail_len ||
+	    memcmp(nl + 1 - tail_len, tail, tail_len) ||
+	    memchr(p, '\0', len))
+		return 0;
+	s->start += len;
+	return 1;
+}
+
 /*
  * Makes the stream's next record (after the one handed out) the
  * look-ahead: whole in the buffer at s->start, magic checked, its time
@@ -215,6 +258,7 @@ static int stream_advance(struct feed *f, struct stream *s,
 	s->cur_len = 0;
 	if (stream_next_in_buffer(s))
 		return 1;
+again:
 	if (stream_fill(s, header_size, err) < 0)
 		return -1;
 	if (s->end == s->start)
@@ -222,6 +266,15 @@ static int stream_advance(struct feed *f, struct stream *s,
 	offset = s->buf_offset + s->start;
 	if (s->end - s->start < 4)
 		goto truncated;
+	if (s->added_lines && !f->started &&
+	    !memcmp(s->buf + s->start, "Inpu", 4)) {
+		int r = skip_added_line(s, err);
+
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			goto again;
+	}
 	magic = load32(s->buf + s->start, 0);
 	if (!s->detected && stream_detect(s, magic, offset, err) < 0)
 		return -1;
@@ -338,6 +391,8 @@ struct feed *feed_open(const struct trace_source *src, struct iow_error *err)
 		if (open_stream(&f->streams[i], src->paths[i],
 				src->kind == TRACE_STDIN, err) < 0)
 			goto fail;
+		/* blkparse writes dumps; per-CPU files come from blktrace */
+		f->streams[i].added_lines = src->kind != TRACE_PERCPU;
 		r = stream_advance(f, &f->streams[i], err);
 		if (r < 0)
 			goto fail;

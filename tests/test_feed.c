@@ -234,6 +234,101 @@ static void test_bad_magic_is_error_naming_file(void)
 	      NULL);
 }
 
+/*
+ * A dump as blkparse -d - writes it: an "Input file ... added" line for
+ * each per-CPU file it opens, between the notes it copies meanwhile.
+ * where: the lines go before records where[0] and where[1].
+ */
+static void write_lined_dump(const char *path, const char *kind,
+			     const int *where)
+{
+	static const char comm[] = "fio";
+	FILE *f = fopen(path, kind);
+	struct rec r[5];
+	int i, k = 0;
+
+	r[0] = basic[0];
+	r[0].action = BLK_TN_PROCESS | BLK_TC_ACT(BLK_TC_NOTIFY);
+	r[0].pdu = comm;
+	r[0].pdu_len = sizeof(comm);
+	r[1] = r[0];
+	r[1].cpu = 1;
+	memcpy(r + 2, basic, sizeof(basic));
+	for (i = 0; i < 5; i++) {
+		if (k < 2 && where[k] == i)
+			fprintf(f, "Input file dir/sda.blktrace.%d added\n", k++);
+		tb_write(f, 7, 0, (uint32_t)i, &r[i]);
+	}
+	fclose(f);
+}
+
+static void test_blkparse_input_lines_before_events_are_skipped(void)
+{
+	static const int at_notes[] = { 0, 1 }, both_first[] = { 0, 0 };
+	struct io_event ev[8];
+	struct iow_error err;
+
+	write_lined_dump(path_in("lines.dump"), "wb", at_notes);
+	CHECK_EQ_INT(read_all(path_in("lines.dump"), ev, 8, &err, NULL), 5);
+	CHECK_EQ_INT(ev[1].cpu, 1);
+	CHECK_EQ_INT(ev[3].time_ns, 500);
+	CHECK_EQ_INT(ev[4].time_ns, 8000);
+	write_lined_dump(path_in("lines2.dump"), "wb", both_first);
+	CHECK_EQ_INT(read_all(path_in("lines2.dump"), ev, 8, &err, NULL), 5);
+	CHECK_EQ_INT(ev[4].time_ns, 8000);
+}
+
+static void test_blkparse_input_line_after_an_event_is_an_error(void)
+{
+	static const int late[] = { 0, 3 };
+	struct io_event ev[8];
+	struct iow_error err;
+
+	/* after the first event (the records' third): the first line's
+	 * 36 bytes, 2 notes of 52 and the event's 48 */
+	write_lined_dump(path_in("late.dump"), "wb", late);
+	CHECK_EQ_INT(read_all(path_in("late.dump"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "late.dump: byte 188: bad record magic") != NULL);
+}
+
+static void test_blkparse_input_line_in_a_cpu_file_is_an_error(void)
+{
+	static const int first[] = { 0, 9 };
+	struct io_event ev[8];
+	struct iow_error err;
+
+	/* blktrace writes per-CPU files, not blkparse */
+	write_lined_dump(path_in("lined.blktrace.0"), "wb", first);
+	CHECK_EQ_INT(read_all(path_in("lined"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "lined.blktrace.0: byte 0:") != NULL);
+}
+
+static void test_blkparse_input_line_cut_short_is_an_error(void)
+{
+	static const char *const bad[] = {
+		"Input file sda.blktrace.0 added",	/* no newline */
+		"Input file sda.blktrace.0 adde\n",
+		"Input file  added\n",			/* no name */
+		"Input files sda.blktrace.0 added\n",
+		"Input",
+	};
+	struct io_event ev[8];
+	struct iow_error err;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		FILE *f = fopen(path_in("cut.dump"), "wb");
+
+		fputs(bad[i], f);
+		if (i < 4)
+			tb_write(f, 7, 0, 0, &basic[0]);
+		fclose(f);
+		CHECK_EQ_INT(read_all(path_in("cut.dump"), ev, 8, &err, NULL),
+			     -1);
+		CHECK(strstr(err.msg, "cut.dump") != NULL);
+	}
+}
+
 static void test_corrupt_record_in_middle_is_error(void)
 {
 	struct io_event ev[8];
@@ -630,6 +725,10 @@ int main(void)
 	RUN_TEST(test_payload_past_end_is_error_with_offset);
 	RUN_TEST(test_bad_magic_is_error_naming_file);
 	RUN_TEST(test_corrupt_record_in_middle_is_error);
+	RUN_TEST(test_blkparse_input_lines_before_events_are_skipped);
+	RUN_TEST(test_blkparse_input_line_after_an_event_is_an_error);
+	RUN_TEST(test_blkparse_input_line_in_a_cpu_file_is_an_error);
+	RUN_TEST(test_blkparse_input_line_cut_short_is_an_error);
 	RUN_TEST(test_unknown_version_is_error);
 	RUN_TEST(test_empty_trace_is_error);
 	RUN_TEST(test_missing_path_is_error);
