@@ -5,6 +5,11 @@
 #    on every trace in samples/, the same JSON summary as the per-CPU
 #    files, and with --live=text the same lines as its dump read from a
 #    file.
+# 2. Compressed traces (gzip, xz, zstd, known by their first bytes): every
+#    sample as a compressed dump, per-CPU set and stream on stdin gives
+#    the JSON summary of the uncompressed trace, byte for byte; cut short
+#    or corrupted, one line and exit 1, no output file; compressions not
+#    read (bzip2, lz4) say what to type.
 . "$(dirname "$0")/lib.sh"
 
 # json_of FILE: the summary without the trace's label and source (a
@@ -88,5 +93,167 @@ EOF
 	check "a dump file written from blkparse -d - (with its lines) reads as the files" \
 		same_json "$TMP/lines.json" "$TMP/$n.files.json"
 fi
+
+# ---- 2. compressed traces ----
+# no_source FILE: the summary without its source (a compressed dump's
+# names its file; its label drops the suffix)
+no_source() {
+	sed 's/"source": "[^"]*", //' "$1"
+}
+
+# same_but_source A B: A's and B's summaries differ in the source alone
+same_but_source() {
+	no_source "$1" > "$1.cmp" && no_source "$2" > "$2.cmp" &&
+		cmp -s "$1.cmp" "$2.cmp" && [ -s "$1.cmp" ]
+}
+
+tools=""
+for c in gzip xz zstd; do
+	if command -v $c > /dev/null; then
+		tools="$tools $c"
+	else
+		skip "$c-compressed traces: $c missing"
+	fi
+done
+ext() {
+	case $1 in gzip) echo gz;; xz) echo xz;; zstd) echo zst;; esac
+}
+plain="$TMP/plain"
+mkdir -p "$plain"
+for f in "$TOP"/samples/*.blktrace.0; do
+	base=${f%.blktrace.0}
+	n=$(basename "$base")
+	# the reference: the plain files, and a plain dump, each named as
+	# the compressed ones will be
+	(cd "$TOP/samples" && "$IOW" -t "$n" --summary=json) \
+		> "$TMP/$n.set.json" 2>&1
+	if command -v blkparse > /dev/null; then
+		blkparse -i "$n" -D "$TOP/samples" -d "$plain/$n.dump" \
+			-o /dev/null > /dev/null 2>&1
+	else
+		cat "$base".blktrace.* > "$plain/$n.dump"	# not time-sorted
+	fi
+	(cd "$plain" && "$IOW" -t "$n.dump" --summary=json) \
+		> "$TMP/$n.dump.json" 2>&1
+	"$IOW" -t - --summary=json < "$plain/$n.dump" > "$TMP/$n.stdin.json" 2>&1
+	for c in $tools; do
+		e=$(ext $c)
+		d="$TMP/$e"
+		mkdir -p "$d"
+		for g in "$base".blktrace.*; do
+			$c -c "$g" > "$d/$(basename "$g").$e"
+		done
+		$c -c "$plain/$n.dump" > "$d/$n.dump.$e"
+		(cd "$d" && "$IOW" -t "$n" --summary=json) > "$d/$n.set.json" 2>&1
+		check "$n as $c-compressed per-CPU files ($n.blktrace.N.$e): the plain files' JSON, byte for byte" \
+			cmp -s "$d/$n.set.json" "$TMP/$n.set.json"
+		(cd "$d" && "$IOW" -t "$n.dump.$e" --summary=json) \
+			> "$d/$n.dump.json" 2>&1
+		check "$n as a $c-compressed dump: the plain dump's JSON (label $n.dump), but its source" \
+			same_but_source "$d/$n.dump.json" "$TMP/$n.dump.json"
+		$c -c "$plain/$n.dump" | "$IOW" -t - --summary=json \
+			> "$d/$n.stdin.json" 2>&1
+		check "$n: $c -c DUMP | iowatcher -t -: the plain stream's JSON, byte for byte" \
+			cmp -s "$d/$n.stdin.json" "$TMP/$n.stdin.json"
+	done
+done
+
+# a directory of compressed sets and dumps: every trace in it
+for c in $tools; do
+	e=$(ext $c)
+	"$IOW" -t "$TMP/$e" --summary=json > "$TMP/dir-$e.json" 2> "$TMP/dir-$e.err"
+	want=$(ls "$TOP"/samples/*.blktrace.0 | wc -l)
+	got=$(grep -c '"label": "[a-z0-9-]*"' "$TMP/dir-$e.json")
+	got_dumps=$(grep -c '"label": "[a-z0-9-]*\.dump"' "$TMP/dir-$e.json")
+	check "a directory of $c-compressed sets and dumps: $want sets ($got), $want dumps ($got_dumps)" \
+		[ "$got" = "$want" ] && [ "$got_dumps" = "$want" ]
+done
+
+# blkparse's pipe, compressed on the way (with its Input file lines)
+if command -v blkparse > /dev/null && command -v xz > /dev/null; then
+	blkparse -i fio-randrw -D "$TOP/samples" -d - -o /dev/null | xz -c |
+		"$IOW" -t - --summary=json > "$TMP/bxz.json" 2> "$TMP/bxz.err"
+	check "blkparse -d - | xz | iowatcher -t -: the files' figures" \
+		quiet_and_same "$TMP/bxz" "$TMP/fio-randrw.set.json"
+fi
+
+# parts one after the other (gzip -c a b, xz and zstd likewise)
+n=fio-randrw
+head -c 300000 "$plain/$n.dump" > "$TMP/part1"
+tail -c +300001 "$plain/$n.dump" > "$TMP/part2"
+for c in $tools; do
+	e=$(ext $c)
+	{ $c -c "$TMP/part1"; $c -c "$TMP/part2"; } > "$TMP/$n.dump.$e"
+	(cd "$TMP" && "$IOW" -t "$n.dump.$e" --summary=json) \
+		> "$TMP/cat-$e.json" 2>&1
+	check "$c: two compressed parts one after the other read as one dump" \
+		same_but_source "$TMP/cat-$e.json" "$TMP/$n.dump.json"
+done
+
+# bad_input NAME WANT ARGS...: one line on stderr matching WANT, exit 1,
+# no picture written
+bad_input() {
+	name=$1 want=$2; shift 2
+	rm -f "$TMP/out.png"
+	"$IOW" "$@" -o "$TMP/out.png" > /dev/null 2> "$TMP/bad.err"; rc=$?
+	if one_line_exit1 "$TMP/bad.err" $rc && grep -q -- "$want" "$TMP/bad.err" &&
+	   [ ! -e "$TMP/out.png" ]; then
+		pass "$name: $(cat "$TMP/bad.err")"
+	else
+		fail "$name" "exit $rc: $(head -n 3 "$TMP/bad.err")"
+	fi
+}
+
+for c in $tools; do
+	e=$(ext $c)
+	z="$TMP/$e/$n.dump.$e"
+	size=$(stat -c %s "$z")
+	for cut in $((size / 2)) $((size - 1)) $((size - 4)); do
+		head -c $cut "$z" > "$TMP/cut.dump.$e"
+		bad_input "$c dump cut at byte $cut of $size" \
+			"cut.dump.$e: $c data cut short at compressed byte [0-9]* (decompressed byte [0-9]*)" \
+			-t "$TMP/cut.dump.$e"
+	done
+	head -c $((size / 2)) "$z" > "$TMP/cut.$e"
+	bad_input "$c stream on stdin cut short" \
+		"<stdin>: $c data cut short" -t - < "$TMP/cut.$e"
+	mkdir -p "$TMP/cutset"
+	cp "$TMP/$e/$n.blktrace.0.$e" "$TMP/cutset/"
+	head -c $((size / 3)) "$TMP/$e/$n.blktrace.1.$e" \
+		> "$TMP/cutset/$n.blktrace.1.$e"
+	bad_input "$c per-CPU file cut short" \
+		"$n.blktrace.1.$e: $c data cut short" -t "$TMP/cutset/$n"
+	rm -f "$TMP/cutset/"*
+	# a byte changed in the middle: an error, whichever layer sees it
+	cp "$z" "$TMP/bad.dump.$e"
+	printf '\125\125\125\125' | dd of="$TMP/bad.dump.$e" bs=1 \
+		seek=$((size / 2)) conv=notrunc 2> /dev/null
+	bad_input "$c dump with 4 bytes changed" "bad.dump.$e: " \
+		-t "$TMP/bad.dump.$e"
+done
+
+# the decompressors are linked as cairo is: from their static archives
+# where cairo's are (the program's start costs no more shared libraries)
+if command -v ldd > /dev/null && ldd "$IOW" > "$TMP/ldd" 2>&1; then
+	if grep -q libcairo "$TMP/ldd"; then
+		check "cairo linked shared: liblzma and libzstd too" \
+			sh -c "grep -q liblzma '$TMP/ldd' && grep -q libzstd '$TMP/ldd'"
+	else
+		check "cairo linked statically: liblzma, libzstd and zlib too" \
+			sh -c "! grep -qE 'liblzma|libzstd|libz\.' '$TMP/ldd'"
+	fi
+fi
+
+# known, not read: say what they are and what to type
+for c in bzip2 lz4; do
+	command -v $c > /dev/null || { skip "$c: missing"; continue; }
+	$c -c "$plain/$n.dump" > "$TMP/t.dump.$c"
+	bad_input "a $c-compressed dump" \
+		"t.dump.$c: $c-compressed, which iowatcher does not read: $c -dc .*t.dump.$c | iowatcher -t -" \
+		-t "$TMP/t.dump.$c"
+	bad_input "$c-compressed data on stdin" \
+		"<stdin>: $c-compressed data, which iowatcher does not read: decompress it on the way ($c -dc FILE | iowatcher -t -)" \
+		-t - < "$TMP/t.dump.$c"
+done
 
 finish

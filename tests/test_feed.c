@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "blkparse_feed.h"
 #include "check.h"
@@ -690,6 +691,118 @@ static void test_no_cpu_to_spare_reads_in_the_callers_thread(void)
 	unlink(path_in("long.dump"));
 }
 
+/* src's bytes gzip-compressed into dst. */
+static void gzip_file(const char *src, const char *dst)
+{
+	FILE *in = fopen(src, "rb");
+	gzFile out = gzopen(dst, "wb");
+	char buf[65536];
+	size_t n;
+
+	CHECK(in && out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		CHECK(gzwrite(out, buf, (unsigned)n) == (int)n);
+	fclose(in);
+	gzclose(out);
+}
+
+/* Reads path through a pipe: the most threads seen, the events read. */
+static int most_threads_reading_path(const char *path, int cpu_to_spare,
+				     long *n_read)
+{
+	struct trace_list list = { NULL, 0 };
+	struct iow_error err;
+	struct io_event *ev;
+	struct feed *f;
+	struct feed_pipe *p;
+	size_t n;
+	int most = 0, r;
+
+	CHECK(feed_find_traces(path, &list, &err) == 0);
+	f = feed_open(&list.items[0], &err);
+	p = feed_pipe_start(f, cpu_to_spare, &err);
+	CHECK(f && p);
+	*n_read = 0;
+	while ((r = feed_pipe_next(p, &ev, &n, &err)) > 0) {
+		*n_read += (long)n;
+		if (threads_now() > most)
+			most = threads_now();
+	}
+	CHECK_EQ_INT(r, 0);
+	feed_pipe_stop(p);
+	feed_close(f);
+	trace_list_free(&list);
+	return most;
+}
+
+/* Decompressing is done in the reader thread, beside the analysis:
+ * also where files would be read in the caller's. */
+static void test_compressed_trace_is_read_in_the_reader_thread(void)
+{
+	long n;
+
+	gzip_file(path_in("pipe.dump"), path_in("pipe.dump.gz"));
+	CHECK_EQ_INT(most_threads_reading_path(path_in("pipe.dump.gz"), 0, &n),
+		     2);
+	CHECK_EQ_INT(n, 30000);
+	setenv("IOWATCHER_READER", "caller", 1);
+	CHECK_EQ_INT(most_threads_reading_path(path_in("pipe.dump.gz"), 1, &n),
+		     2);
+	CHECK_EQ_INT(n, 30000);
+	/* the same trace, plain, is read in the caller's thread */
+	CHECK_EQ_INT(most_threads_reading_path(path_in("pipe.dump"), 1, &n), 1);
+	unsetenv("IOWATCHER_READER");
+}
+
+/*
+ * Compressed per-CPU files are a set as plain ones are, found by the
+ * base name, by one of them, and in a directory; a CPU whose file is
+ * there plain and compressed (gzip -k) reads the plain one; a compressed
+ * dump's label drops the suffix.
+ */
+static void test_compressed_sets_and_dumps_are_found(void)
+{
+	struct trace_list list = { NULL, 0 };
+	struct io_event ev[8];
+	struct iow_error err;
+	char sub[300];
+
+	snprintf(sub, sizeof(sub), "%s/zdir", dir);
+	mkdir(sub, 0755);
+	CHECK(tb_file(path_in("zdir/z.blktrace.0"), 7, 0, basic, 3) == 0);
+	CHECK(tb_file(path_in("zdir/z.blktrace.1"), 7, 0, basic, 3) == 0);
+	gzip_file(path_in("zdir/z.blktrace.0"), path_in("zdir/z.blktrace.0.gz"));
+	gzip_file(path_in("zdir/z.blktrace.1"), path_in("zdir/z.blktrace.1.gz"));
+	unlink(path_in("zdir/z.blktrace.1"));
+	CHECK(feed_find_traces(path_in("zdir/z"), &list, &err) == 0);
+	CHECK_EQ_INT(list.n, 1);
+	if (list.n == 1) {
+		CHECK_EQ_INT(list.items[0].n_paths, 2);
+		CHECK(!strcmp(list.items[0].label, "z"));
+		CHECK(strstr(list.items[0].paths[0], "z.blktrace.0") &&
+		      !strstr(list.items[0].paths[0], ".gz"));
+		CHECK(strstr(list.items[0].paths[1], "z.blktrace.1.gz") !=
+		      NULL);
+	}
+	trace_list_free(&list);
+	CHECK_EQ_INT(read_all(path_in("zdir/z.blktrace.1.gz"), ev, 8, &err,
+			      NULL), 6);
+	CHECK(tb_file(path_in("zdir/d.dump"), 7, 0, basic, 3) == 0);
+	gzip_file(path_in("zdir/d.dump"), path_in("zdir/d.dump.gz"));
+	unlink(path_in("zdir/d.dump"));
+	CHECK(feed_find_traces(sub, &list, &err) == 0);
+	CHECK_EQ_INT(list.n, 2);
+	if (list.n == 2) {
+		CHECK(!strcmp(list.items[0].label, "d.dump"));
+		CHECK_EQ_INT(list.items[0].kind, TRACE_DUMP);
+		CHECK(!strcmp(list.items[1].label, "z"));
+		CHECK_EQ_INT(list.items[1].n_paths, 2);
+	}
+	trace_list_free(&list);
+	CHECK_EQ_INT(read_all(path_in("zdir/d.dump.gz"), ev, 8, &err, NULL), 3);
+	check_basic(ev);
+}
+
 /* Stopping mid-trace (an error downstream) neither hangs nor leaks. */
 static void test_reader_thread_stops_mid_trace(void)
 {
@@ -738,6 +851,8 @@ int main(void)
 	RUN_TEST(test_cgroup_id_is_skipped_in_notes);
 	RUN_TEST(test_reader_thread_gives_the_same_events);
 	RUN_TEST(test_reader_thread_stops_mid_trace);
+	RUN_TEST(test_compressed_trace_is_read_in_the_reader_thread);
+	RUN_TEST(test_compressed_sets_and_dumps_are_found);
 	RUN_TEST(test_no_cpu_to_spare_reads_in_the_callers_thread);
 	{
 		char cmd[128];
