@@ -20,6 +20,7 @@
 #include "blkparse_feed.h"
 #include "blktrace.h"
 #include "bytesrc.h"
+#include "sniff.h"
 
 /* Room for the largest record (a v8 header and a 64 KiB payload) and
  * reads of 64 KiB and more; mapped at once (bigmem.h). */
@@ -114,6 +115,28 @@ static const char *byte_word(const struct stream *s)
 	return s->src.ops->name ? "decompressed byte" : "byte";
 }
 
+/*
+ * The first record's magic is not blktrace's: say what the data looks
+ * like where that can be told (sniff.h), and what to give instead.
+ */
+static int not_a_trace(const struct stream *s, uint64_t offset,
+		       uint32_t raw_magic, struct iow_error *err)
+{
+	const struct sniffed *look = sniff(s->buf + s->start,
+					   s->end - s->start);
+	const char *instead = sniff_instead(look, s->src.is_stdin);
+	const char *kind = s->src.ops->name;
+
+	if (!look)
+		return iow_fail(err,
+			"%s: %s %llu: not a blktrace record (magic 0x%08x; %s)",
+			s->path, byte_word(s), (unsigned long long)offset,
+			raw_magic, instead);
+	return iow_fail(err, "%s: %s%s%s, not a blktrace trace (%s)",
+			s->path, look->what, kind ? ", compressed with " : "",
+			kind ? kind : "", instead);
+}
+
 static int stream_detect(struct stream *s, uint32_t raw_magic,
 			 uint64_t offset, struct iow_error *err)
 {
@@ -122,10 +145,7 @@ static int stream_detect(struct stream *s, uint32_t raw_magic,
 	if ((magic & BLK_IO_TRACE_MAGIC_MASK) != BLK_IO_TRACE_MAGIC) {
 		magic = __builtin_bswap32(raw_magic);
 		if ((magic & BLK_IO_TRACE_MAGIC_MASK) != BLK_IO_TRACE_MAGIC)
-			return iow_fail(err,
-				"%s: %s %llu: not a blktrace record (magic 0x%08x)",
-				s->path, byte_word(s),
-				(unsigned long long)offset, raw_magic);
+			return not_a_trace(s, offset, raw_magic, err);
 		s->swap = 1;
 	}
 	s->version = magic & 0xff;
@@ -210,9 +230,16 @@ static inline int stream_next_in_buffer(struct stream *s)
 static int bad_magic(const struct stream *s, uint64_t offset, uint32_t magic,
 		     struct iow_error *err)
 {
+	const unsigned char *p = s->buf + s->start;
 	const char *kind = s->src.ops->name;
 	char maybe[64] = "";
 
+	/* blkparse -d - without -o: its text comes down the same pipe */
+	if (sniff_blkparse_text(p, s->end - s->start))
+		return iow_fail(err,
+			"%s: %s %llu: blkparse's text output inside the trace (%s)",
+			s->path, byte_word(s), (unsigned long long)offset,
+			sniff_instead(sniff(p, s->end - s->start), 1));
 	if (kind)
 		snprintf(maybe, sizeof(maybe),
 			 ", or corrupt %s data (%s -t tests it)", kind, kind);
@@ -835,26 +862,6 @@ oom:
 	return iow_fail(err, "out of memory");
 }
 
-/* Up to len bytes of the start of path's data, decompressed if need
- * be: how many, -1 when it cannot be read (err says why). */
-static ssize_t read_start(const char *path, unsigned char *buf, size_t len,
-			  struct iow_error *err)
-{
-	struct byte_source bs;
-	size_t have = 0;
-	ssize_t got = 0;
-
-	if (bytesrc_open(&bs, path, 0, err) == 0)
-		while (have < len &&
-		       (got = bytesrc_read(&bs, buf + have, len - have,
-					   err)) > 0)
-			have += (size_t)got;
-	else
-		got = -1;
-	bytesrc_close(&bs);
-	return got < 0 ? -1 : (ssize_t)have;
-}
-
 /* A dump's start: a record, or blkparse's lines and then a record. */
 static int starts_as_trace(const unsigned char *p, size_t have)
 {
@@ -874,14 +881,42 @@ static int starts_as_trace(const unsigned char *p, size_t have)
 		       BLK_IO_TRACE_MAGIC;
 }
 
-/* Whether path holds a dump, compressed or not. */
-static int is_trace_file(const char *path)
+/* What a file that is not a trace seems to be (for a directory's
+ * message). */
+struct seen_file {
+	const char *name;
+	const struct sniffed *look;		/* or NULL: unknown */
+	const struct compression *compression;	/* or NULL */
+};
+
+/*
+ * Whether path holds a dump, compressed or not; if not, what it seems
+ * to be in *seen (from its decompressed start, or its compression where
+ * that is not read here).
+ */
+static int probe_file(const char *path, struct seen_file *seen)
 {
 	unsigned char start[2 * ADDED_LINE_MAX];
 	struct iow_error ignored;
-	ssize_t have = read_start(path, start, sizeof(start), &ignored);
+	struct byte_source bs;
+	size_t have = 0;
+	ssize_t got = -1;
 
-	return have > 0 && starts_as_trace(start, (size_t)have);
+	if (bytesrc_open(&bs, path, 0, &ignored) == 0)
+		while (have < sizeof(start) &&
+		       (got = bytesrc_read(&bs, start + have,
+					   sizeof(start) - have,
+					   &ignored)) > 0)
+			have += (size_t)got;
+	seen->compression = bs.compression;
+	seen->look = NULL;
+	bytesrc_close(&bs);
+	if (got < 0)
+		return 0;
+	if (have && starts_as_trace(start, have))
+		return 1;
+	seen->look = sniff(start, have);
+	return 0;
 }
 
 static int add_single_file(struct trace_list *list, enum trace_kind kind,
@@ -901,10 +936,57 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* How many files a directory's message names. */
+#define SEEN_NAMED	3
+
+/*
+ * A directory with no trace: what its files seemed to be (the first
+ * SEEN_NAMED of them that seemed to be something), and what to give.
+ */
+static int no_trace_in(const char *dir, const struct seen_file *seen,
+		       size_t n_seen, size_t n_files, struct iow_error *err)
+{
+	const struct sniffed *advice = n_seen ? seen[0].look : NULL;
+	char found[IOW_ERROR_LEN] = "";
+	size_t i, used = 0;
+
+	for (i = 0; i < n_seen && i < SEEN_NAMED; i++) {
+		const struct seen_file *f = &seen[i];
+		int n;
+
+		if (f->look != advice)
+			advice = NULL;	/* one piece of advice for all */
+		if (f->look)
+			n = snprintf(found + used, sizeof(found) - used,
+				     "%s: %s%s%s; ", f->name, f->look->what,
+				     f->compression ? ", compressed with " : "",
+				     f->compression ? f->compression->name : "");
+		else
+			n = snprintf(found + used, sizeof(found) - used,
+				     "%s: %s-compressed, not read here; ",
+				     f->name, f->compression->name);
+		if (n < 0 || (size_t)n >= sizeof(found) - used)
+			break;
+		used += (size_t)n;
+	}
+	if (n_files > i)
+		snprintf(found + used, sizeof(found) - used,
+			 "%s%zu other file%s; ", i ? "and " : "", n_files - i,
+			 n_files - i == 1 ? "" : "s");
+	if (!n_files)
+		return iow_fail(err,
+			"%s: directory holds no blktrace trace (no files in it; %s)",
+			dir, sniff_instead(NULL, 0));
+	return iow_fail(err, "%s: directory holds no blktrace trace (%s%s)",
+			dir, found, sniff_instead(advice, 0));
+}
+
 static int find_in_directory(const char *dir, struct trace_list *list,
 			     struct iow_error *err)
 {
 	size_t before = list->n, n = 0, cap = 0, set_len = 0, i;
+	size_t n_files = 0, n_seen = 0;
+	struct seen_file seen[SEEN_NAMED];
 	const char *set = NULL;	/* the last set's first file's name */
 	char **names = NULL;
 	struct dirent *de;
@@ -956,14 +1038,21 @@ static int find_in_directory(const char *dir, struct trace_list *list,
 				set = names[i];
 				set_len = base_len;
 			}
-		} else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-			   is_trace_file(path)) {
-			ret = add_single_file(list, TRACE_DUMP, path, err);
+		} else if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			struct seen_file f = { names[i], NULL, NULL };
+
+			n_files++;
+			if (probe_file(path, &f))
+				ret = add_single_file(list, TRACE_DUMP, path,
+						      err);
+			else if (n_seen < SEEN_NAMED &&
+				 (f.look || f.compression))
+				seen[n_seen++] = f;
 		}
 		free(path);
 	}
 	if (ret == 0 && list->n == before)
-		ret = iow_fail(err, "%s: directory holds no blktrace trace", dir);
+		ret = no_trace_in(dir, seen, n_seen, n_files, err);
 out:
 	closedir(d);
 	for (i = 0; i < n; i++)

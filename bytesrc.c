@@ -237,6 +237,7 @@ int bytesrc_open(struct byte_source *bs, const char *path, int flags,
 	memset(bs, 0, sizeof(*bs));
 	bs->ops = &plain_ops;
 	bs->path = path;
+	bs->is_stdin = !!(flags & BYTESRC_STDIN);
 	bs->fd = (flags & BYTESRC_STDIN) ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 	if (bs->fd < 0)
 		return iow_fail(err, "%s: %s", path, strerror(errno));
@@ -247,7 +248,7 @@ int bytesrc_open(struct byte_source *bs, const char *path, int flags,
 	have = read_head(bs, head, err);
 	if (have < 0)
 		return -1;
-	c = bytesrc_compression(head, (size_t)have);
+	c = bs->compression = bytesrc_compression(head, (size_t)have);
 	if (c && !c->ops)
 		return not_read(bs, c, flags, err);
 	bs->in_size = c ? IN_SIZE : HEAD_MAX;

@@ -31,8 +31,12 @@ struct byte_source_ops {
 
 struct byte_source {
 	const struct byte_source_ops *ops;
+	/* the compression the first bytes showed (also one not read), or
+	 * NULL */
+	const struct compression *compression;
 	const char *path;	/* in messages: the file, or "<stdin>" */
 	int fd;
+	int is_stdin;
 	/* bytes read from fd and not yet used: in[in_start, in_end) */
 	unsigned char *in;
 	size_t in_start, in_end, in_size;

@@ -10,6 +10,10 @@
 #    the JSON summary of the uncompressed trace, byte for byte; cut short
 #    or corrupted, one line and exit 1, no output file; compressions not
 #    read (bzip2, lz4) say what to type.
+# 3. What is not a trace (blkparse's text, a picture, fio's output, a
+#    program...) is named, with what to give instead, in one line, exit
+#    1 and no output file; a directory without a trace says what it
+#    holds.
 . "$(dirname "$0")/lib.sh"
 
 # json_of FILE: the summary without the trace's label and source (a
@@ -255,5 +259,52 @@ for c in bzip2 lz4; do
 		"<stdin>: $c-compressed data, which iowatcher does not read: decompress it on the way ($c -dc FILE | iowatcher -t -)" \
 		-t - < "$TMP/t.dump.$c"
 done
+
+# ---- 3. not a trace: say what it is ----
+cp "$TOP/samples/fio-randrw.png" "$TMP/out.png.in"
+bad_input "a PNG image" \
+	"out.png.in: a PNG image, not a blktrace trace (give blktrace's NAME.blktrace.N files or a blkparse -d dump)" \
+	-t "$TMP/out.png.in"
+bad_input "the program itself" "iowatcher: an ELF program or library, not a blktrace trace" \
+	-t "$IOW"
+bad_input "fio's output" \
+	"fio-randrw.fio-output: fio's output, not a blktrace trace (record a trace while fio runs: iowatcher -d DEV -p \"fio JOB.fio\")" \
+	-t "$TOP/samples/fio-randrw.fio-output"
+bad_input "a fio log" "a fio log, not a blktrace trace (fio's logs are given with -F, beside a trace)" \
+	-t "$TOP/samples/fio-randrw_bw.1.log"
+tar cf "$TMP/x.tar" -C "$TOP/samples" fio-randrw.fio
+gzip -c "$TMP/x.tar" > "$TMP/x.tar.gz"
+bad_input "a gzip-compressed tar archive" \
+	"x.tar.gz: a tar archive, compressed with gzip, not a blktrace trace" \
+	-t "$TMP/x.tar.gz"
+printf 'not\001a trace\002at all, nor anything else\003\n' > "$TMP/odd"
+bad_input "bytes of no known kind: the magic, as before" \
+	"odd: byte 0: not a blktrace record (magic 0x" -t "$TMP/odd"
+if command -v blkparse > /dev/null; then
+	blkparse -i dd-write -D "$TOP/samples" -o "$TMP/dd.txt" > /dev/null 2>&1
+	bad_input "blkparse's text output as a trace" \
+		"dd.txt: blkparse's text output, not a blktrace trace (give blktrace's files NAME.blktrace.N, or a dump made with blkparse -i NAME -d NAME.dump)" \
+		-t "$TMP/dd.txt"
+	bad_input "blkparse's text output on stdin" \
+		"<stdin>: blkparse's text output, not a blktrace trace (blkparse writes its text to standard output unless given -o: blkparse -i NAME -d - -o /dev/null | iowatcher -t -)" \
+		-t - < "$TMP/dd.txt"
+	# blkparse -d - without -o: its text and the dump down one pipe
+	for f in "$TOP"/samples/*.blktrace.0; do
+		n=$(basename "${f%.blktrace.0}")
+		rm -f "$TMP/out.png"
+		blkparse -i "$n" -D "$TOP/samples" -d - 2> /dev/null |
+			"$IOW" -t - -o "$TMP/out.png" > /dev/null 2> "$TMP/noo.err"
+		check "$n: blkparse -d - without -o | iowatcher -t -: one line that says -o /dev/null ($(cat "$TMP/noo.err"))" \
+			sh -c "[ \$(wc -l < '$TMP/noo.err') = 1 ] &&
+			       grep -q \"blkparse's text output.*blkparse -i NAME -d - -o /dev/null | iowatcher -t -\" '$TMP/noo.err' &&
+			       [ ! -e '$TMP/out.png' ]"
+	done
+fi
+mkdir "$TMP/notraces"
+cp "$TOP/samples/fio-randrw.png" "$TOP/samples/fio-randrw.mpstat" \
+	"$TOP/samples/fio-randrw.fio" "$TMP/notraces/"
+bad_input "a directory without a trace: what it holds" \
+	"notraces: directory holds no blktrace trace (fio-randrw.fio: text; fio-randrw.mpstat: mpstat's output; fio-randrw.png: a PNG image; give blktrace's NAME.blktrace.N files or a blkparse -d dump)" \
+	-t "$TMP/notraces"
 
 finish

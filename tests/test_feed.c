@@ -66,6 +66,21 @@ static long read_all(const char *arg, struct io_event *out, size_t max,
 	return r < 0 ? -1 : n;
 }
 
+/* src's bytes gzip-compressed into dst. */
+static void gzip_file(const char *src, const char *dst)
+{
+	FILE *in = fopen(src, "rb");
+	gzFile out = gzopen(dst, "wb");
+	char buf[65536];
+	size_t n;
+
+	CHECK(in && out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		CHECK(gzwrite(out, buf, (unsigned)n) == (int)n);
+	fclose(in);
+	gzclose(out);
+}
+
 static void check_basic(const struct io_event *ev)
 {
 	CHECK_EQ_INT(ev[0].time_ns, 0);
@@ -231,8 +246,57 @@ static void test_bad_magic_is_error_naming_file(void)
 	fputs("this is not a trace at all, just some text\n", f);
 	fclose(f);
 	CHECK_EQ_INT(read_all(path_in("text.dump"), ev, 8, &err, NULL), -1);
-	CHECK(strstr(err.msg, "text.dump: byte 0: not a blktrace record") !=
+	CHECK(strstr(err.msg, "text.dump: text, not a blktrace trace (give blktrace's NAME.blktrace.N files or a blkparse -d dump)") !=
 	      NULL);
+}
+
+/* What a file that is not a trace looks like, where that is cheap to
+ * tell: said with what to give instead; unknown bytes keep the magic. */
+static void test_not_a_trace_says_what_it_looks_like(void)
+{
+	static const char png[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+	static const char blkparse[] =
+		"  8,0    1        1     0.000000000  1234  Q   W 123 + 8 [dd]\n";
+	unsigned char noise[64];
+	struct io_event ev[8];
+	struct iow_error err;
+	FILE *f;
+	size_t i;
+
+	f = fopen(path_in("out.png"), "wb");
+	fwrite(png, 1, sizeof(png) - 1, f);
+	fclose(f);
+	CHECK_EQ_INT(read_all(path_in("out.png"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "out.png: a PNG image, not a blktrace trace (give blktrace's NAME.blktrace.N files or a blkparse -d dump)") != NULL);
+	f = fopen(path_in("sda.txt"), "w");
+	fputs(blkparse, f);
+	fclose(f);
+	gzip_file(path_in("sda.txt"), path_in("sda.txt.gz"));
+	CHECK_EQ_INT(read_all(path_in("sda.txt.gz"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "sda.txt.gz: blkparse's text output, compressed with gzip, not a blktrace trace (give blktrace's files NAME.blktrace.N, or a dump made with blkparse -i NAME -d NAME.dump)") != NULL);
+	for (i = 0; i < sizeof(noise); i++)
+		noise[i] = (unsigned char)(i * 131 + 7);
+	f = fopen(path_in("noise"), "wb");
+	fwrite(noise, 1, sizeof(noise), f);
+	fclose(f);
+	CHECK_EQ_INT(read_all(path_in("noise"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "noise: byte 0: not a blktrace record (magic 0x") != NULL);
+}
+
+/* blkparse's text in the middle of a dump (blkparse -d - without -o
+ * writes both to its standard output) says so. */
+static void test_blkparse_text_inside_a_dump_says_so(void)
+{
+	struct io_event ev[8];
+	struct iow_error err;
+	FILE *f = fopen(path_in("mixed.dump"), "wb");
+
+	tb_write(f, 7, 0, 0, &basic[0]);
+	fputs("  8,0    1        1     0.000000000  1234  Q   W 8 + 8 [dd]\n", f);
+	fclose(f);
+	CHECK_EQ_INT(read_all(path_in("mixed.dump"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "mixed.dump: byte 48: blkparse's text output inside the trace (") != NULL);
+	CHECK(strstr(err.msg, "-o /dev/null") != NULL);
 }
 
 /*
@@ -412,11 +476,27 @@ static void test_directory_without_trace_is_error(void)
 	struct trace_list list = { NULL, 0 };
 	struct iow_error err;
 	char sub[300];
+	FILE *f;
+	int i;
 
 	snprintf(sub, sizeof(sub), "%s/nodata", dir);
 	mkdir(sub, 0755);
 	CHECK(feed_find_traces(sub, &list, &err) < 0);
-	CHECK(strstr(err.msg, "holds no blktrace trace") != NULL);
+	CHECK(strstr(err.msg, "holds no blktrace trace (no files in it;") !=
+	      NULL);
+	trace_list_free(&list);
+	/* what the files seemed to be, the first three, and how many more */
+	for (i = 0; i < 5; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "nodata/%d.txt", i);
+		f = fopen(path_in(name), "w");
+		fputs("  8,0    1        1     0.000000000  1234  Q   W 8 + 8 [dd]\n",
+		      f);
+		fclose(f);
+	}
+	CHECK(feed_find_traces(sub, &list, &err) < 0);
+	CHECK(strstr(err.msg, "holds no blktrace trace (0.txt: blkparse's text output; 1.txt: blkparse's text output; 2.txt: blkparse's text output; and 2 other files; give blktrace's files NAME.blktrace.N, or a dump made with blkparse -i NAME -d NAME.dump)") != NULL);
 	trace_list_free(&list);
 }
 
@@ -691,21 +771,6 @@ static void test_no_cpu_to_spare_reads_in_the_callers_thread(void)
 	unlink(path_in("long.dump"));
 }
 
-/* src's bytes gzip-compressed into dst. */
-static void gzip_file(const char *src, const char *dst)
-{
-	FILE *in = fopen(src, "rb");
-	gzFile out = gzopen(dst, "wb");
-	char buf[65536];
-	size_t n;
-
-	CHECK(in && out);
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		CHECK(gzwrite(out, buf, (unsigned)n) == (int)n);
-	fclose(in);
-	gzclose(out);
-}
-
 /* Reads path through a pipe: the most threads seen, the events read. */
 static int most_threads_reading_path(const char *path, int cpu_to_spare,
 				     long *n_read)
@@ -837,6 +902,8 @@ int main(void)
 	RUN_TEST(test_truncated_tail_keeps_earlier_events);
 	RUN_TEST(test_payload_past_end_is_error_with_offset);
 	RUN_TEST(test_bad_magic_is_error_naming_file);
+	RUN_TEST(test_not_a_trace_says_what_it_looks_like);
+	RUN_TEST(test_blkparse_text_inside_a_dump_says_so);
 	RUN_TEST(test_corrupt_record_in_middle_is_error);
 	RUN_TEST(test_blkparse_input_lines_before_events_are_skipped);
 	RUN_TEST(test_blkparse_input_line_after_an_event_is_an_error);
