@@ -14,10 +14,14 @@
 
 #include "bytesrc.h"
 
-/* Enough of the start to tell every kind below apart; read before the
- * kind is chosen (up to HEAD_MAX, at least HEAD_MIN or the whole). */
+/*
+ * The start, read before the kind is chosen: at least HEAD_MIN bytes (or
+ * the whole), enough to tell every kind below apart, and up to HEAD_MAX
+ * in the same reads, which is what the reader sniffs when the data is no
+ * trace (sniff.h) if it came from a stream.
+ */
 #define HEAD_MIN	6
-#define HEAD_MAX	64
+#define HEAD_MAX	4096
 /* The decompressors' input buffer. */
 #define IN_SIZE		(128 * 1024)
 
@@ -190,23 +194,21 @@ static const struct byte_source_ops plain_ops = {
 
 /* ---- opening ---- */
 
-/* The first bytes, into head: at least HEAD_MIN unless the data is
+/* The first bytes, into bs->in: at least HEAD_MIN unless the data is
  * shorter (a stream may hand them over a few at a time). */
-static ssize_t read_head(struct byte_source *bs, unsigned char *head,
-			 struct iow_error *err)
+static int read_head(struct byte_source *bs, struct iow_error *err)
 {
-	size_t have = 0;
-
-	while (have < HEAD_MIN) {
-		ssize_t got = read_fd(bs, head + have, HEAD_MAX - have, err);
+	while (bs->in_end < HEAD_MIN) {
+		ssize_t got = read_fd(bs, bs->in + bs->in_end,
+				      bs->in_size - bs->in_end, err);
 
 		if (got < 0)
 			return -1;
 		if (got == 0)
 			break;
-		have += (size_t)got;
+		bs->in_end += (size_t)got;
 	}
-	return (ssize_t)have;
+	return 0;
 }
 
 /* A compression recognised and not read: what to type instead. */
@@ -229,10 +231,8 @@ static int not_read(const struct byte_source *bs, const struct compression *c,
 int bytesrc_open(struct byte_source *bs, const char *path, int flags,
 		 struct iow_error *err)
 {
-	unsigned char head[HEAD_MAX];
 	const struct compression *c;
 	struct stat st;
-	ssize_t have;
 
 	memset(bs, 0, sizeof(*bs));
 	bs->ops = &plain_ops;
@@ -245,20 +245,24 @@ int bytesrc_open(struct byte_source *bs, const char *path, int flags,
 		return iow_fail(err, "%s: is a directory", path);
 	if (!(flags & BYTESRC_STDIN))
 		posix_fadvise(bs->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	have = read_head(bs, head, err);
-	if (have < 0)
-		return -1;
-	c = bs->compression = bytesrc_compression(head, (size_t)have);
-	if (c && !c->ops)
-		return not_read(bs, c, flags, err);
-	bs->in_size = c ? IN_SIZE : HEAD_MAX;
+	bs->in_size = HEAD_MAX;
 	bs->in = malloc(bs->in_size);
 	if (!bs->in)
 		return iow_fail(err, "%s: out of memory", path);
-	memcpy(bs->in, head, (size_t)have);
-	bs->in_end = (size_t)have;
-	if (c)
+	if (read_head(bs, err) < 0)
+		return -1;
+	c = bs->compression = bytesrc_compression(bs->in, bs->in_end);
+	if (c && !c->ops)
+		return not_read(bs, c, flags, err);
+	if (c) {
+		unsigned char *in = realloc(bs->in, IN_SIZE);
+
+		if (!in)
+			return iow_fail(err, "%s: out of memory", path);
+		bs->in = in;
+		bs->in_size = IN_SIZE;
 		bs->ops = c->ops;
+	}
 	return bs->ops->init(bs, err);
 }
 

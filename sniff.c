@@ -157,7 +157,7 @@ static int first_char(const unsigned char *p, size_t len)
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		if (!strchr(" \t\r\n", p[i]))
+		if (!p[i] || !strchr(" \t\r\n", p[i]))
 			return p[i];
 	return -1;
 }
@@ -195,7 +195,7 @@ static int text(const unsigned char *p, size_t len)
 	if (!len)
 		return 0;
 	for (i = 0; i < len; i++)
-		if (p[i] < 0x20 && !strchr("\t\r\n\f", p[i]))
+		if (p[i] < 0x20 && (!p[i] || !strchr("\t\r\n\f", p[i])))
 			return 0;
 	return 1;
 }

@@ -277,6 +277,9 @@ gzip -c "$TMP/x.tar" > "$TMP/x.tar.gz"
 bad_input "a gzip-compressed tar archive" \
 	"x.tar.gz: a tar archive, compressed with gzip, not a blktrace trace" \
 	-t "$TMP/x.tar.gz"
+bad_input "a tar archive on stdin (told at its byte 257)" \
+	"<stdin>: a tar archive, not a blktrace trace (pipe a blkparse dump: blkparse -i NAME -d - -o /dev/null | iowatcher -t -)" \
+	-t - < "$TMP/x.tar"
 printf 'not\001a trace\002at all, nor anything else\003\n' > "$TMP/odd"
 bad_input "bytes of no known kind: the magic, as before" \
 	"odd: byte 0: not a blktrace record (magic 0x" -t "$TMP/odd"
@@ -288,6 +291,11 @@ if command -v blkparse > /dev/null; then
 	bad_input "blkparse's text output on stdin" \
 		"<stdin>: blkparse's text output, not a blktrace trace (blkparse writes its text to standard output unless given -o: blkparse -i NAME -d - -o /dev/null | iowatcher -t -)" \
 		-t - < "$TMP/dd.txt"
+	blkparse -i fio-randrw -D "$TOP/samples" 2> /dev/null |
+		"$IOW" -t - --summary > /dev/null 2> "$TMP/text.err"
+	check "blkparse -i NAME | iowatcher -t - (no dump): one line that says what to type ($(cat "$TMP/text.err"))" \
+		sh -c "[ \$(wc -l < '$TMP/text.err') = 1 ] &&
+		       grep -q \"<stdin>: blkparse's text output, not a blktrace trace (.*blkparse -i NAME -d - -o /dev/null | iowatcher -t -)\" '$TMP/text.err'"
 	# blkparse -d - without -o: its text and the dump down one pipe
 	for f in "$TOP"/samples/*.blktrace.0; do
 		n=$(basename "${f%.blktrace.0}")

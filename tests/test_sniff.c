@@ -119,6 +119,9 @@ static void test_traces_and_noise_are_not_taken_for_anything(void)
 	p = start_of("samples/fio-randrw.blktrace.0", &len);
 	CHECK(p && sniff(p, len) == NULL);
 	CHECK(sniff((const unsigned char *)"", 0) == NULL);
+	/* a NUL is no text, nor white space before JSON */
+	CHECK(sniff((const unsigned char *)"name\0\0\0\0", 8) == NULL);
+	CHECK(sniff((const unsigned char *)"\0{}", 3) == NULL);
 }
 
 static void test_advice_fits_the_input(void)
