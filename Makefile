@@ -11,7 +11,8 @@ MANDIR = $(PREFIX)/share/man/man1
 VERSION = 0.1
 
 PKG_CONFIG ?= pkg-config
-PKGS = cairo libpng
+# zlib, liblzma and libzstd: the reader's gzip, xz and zstd inputs
+PKGS = cairo libpng zlib liblzma libzstd
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
@@ -80,11 +81,15 @@ $(B)libiow.a: $(LIB_OBJS)
 # them shared, as the tests and tools always do, and as the sanitizer
 # build does (tests/lsan.supp names the libraries whose leaks at exit
 # are theirs: linked in, their frames would be the program's).
+# The reader's decompressors (liblzma, libzstd; zlib is cairo's too) are
+# linked the same way.
 STATIC_CAIRO ?= 1
 CAIRO_ARCHIVES = cairo pixman-1 fontconfig freetype png16 z expat \
 	brotlidec brotlicommon bz2 xcb-shm xcb-render Xrender Xext X11 xcb \
 	Xau Xdmcp
-CAIRO_STATIC_LIBS = -Wl,-Bstatic $(addprefix -l,$(CAIRO_ARCHIVES)) \
+READER_ARCHIVES = lzma zstd
+CAIRO_STATIC_LIBS = -Wl,-Bstatic \
+	$(addprefix -l,$(READER_ARCHIVES) $(CAIRO_ARCHIVES)) \
 	-Wl,-Bdynamic -l:libbsd.so.0 -lm -lpthread
 
 $(B)iowatcher: $(B)iowatcher.o $(B)libiow.a

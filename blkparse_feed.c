@@ -1,14 +1,14 @@
 /*
  * blkparse_feed.c: turns trace files into a time-ordered stream of events.
  * Each file is a stream with its own buffer and one decoded record of
- * look-ahead; a per-CPU set is merged by a binary heap of its streams
- * keyed by that record's time, so memory is a buffer per CPU whatever the
- * trace's length.
+ * look-ahead, its bytes read through a byte source (bytesrc.h: as they
+ * are, or decompressed); a per-CPU set is merged by a binary heap of its
+ * streams keyed by that record's time, so memory is a buffer per CPU
+ * whatever the trace's length.
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +19,8 @@
 #include "bigmem.h"
 #include "blkparse_feed.h"
 #include "blktrace.h"
+#include "bytesrc.h"
+#include "sniff.h"
 
 /* Room for the largest record (a v8 header and a 64 KiB payload) and
  * reads of 64 KiB and more; mapped at once (bigmem.h). */
@@ -26,7 +28,7 @@
 
 struct stream {
 	const char *path;
-	int fd;
+	struct byte_source src;	/* the file's bytes, decompressed if need be */
 	unsigned char *buf;
 	size_t start, end;	/* valid bytes are buf[start, end) */
 	uint64_t buf_offset;	/* file offset of buf[0] */
@@ -38,6 +40,7 @@ struct stream {
 	uint64_t cur_time;
 	size_t cur_len;
 	unsigned order;		/* tie-break between equal times */
+	int added_lines;	/* blkparse's "Input file" lines may come */
 };
 
 struct feed {
@@ -94,21 +97,44 @@ static int stream_fill(struct stream *s, size_t want, struct iow_error *err)
 			s->end -= s->start;
 			s->start = 0;
 		}
-		got = read(s->fd, s->buf + s->end, STREAM_BUF_SIZE - s->end);
-		if (got < 0) {
-			if (errno == EINTR && !iow_interrupted)
-				continue;
-			return iow_fail(err, "%s: read error at byte %llu: %s",
-					s->path,
-					(unsigned long long)(s->buf_offset +
-							     s->end),
-					strerror(errno));
-		}
+		got = bytesrc_read(&s->src, s->buf + s->end,
+				   STREAM_BUF_SIZE - s->end, err);
+		if (got < 0)
+			return -1;
 		if (got == 0)
 			s->at_eof = 1;
 		s->end += (size_t)got;
 	}
 	return 0;
+}
+
+/* What offsets count in messages: the file's bytes, or the data's after
+ * decompression. */
+static const char *byte_word(const struct stream *s)
+{
+	return s->src.ops->name ? "decompressed byte" : "byte";
+}
+
+/*
+ * The first record's magic is not blktrace's: say what the data looks
+ * like where that can be told (sniff.h), and what to give instead.
+ */
+static int not_a_trace(const struct stream *s, uint64_t offset,
+		       uint32_t raw_magic, struct iow_error *err)
+{
+	const struct sniffed *look = sniff(s->buf + s->start,
+					   s->end - s->start);
+	const char *instead = sniff_instead(look, s->src.is_stdin);
+	const char *kind = s->src.ops->name;
+
+	if (!look)
+		return iow_fail(err,
+			"%s: %s %llu: not a blktrace record (magic 0x%08x; %s)",
+			s->path, byte_word(s), (unsigned long long)offset,
+			raw_magic, instead);
+	return iow_fail(err, "%s: %s%s%s, not a blktrace trace (%s)",
+			s->path, look->what, kind ? ", compressed with " : "",
+			kind ? kind : "", instead);
 }
 
 static int stream_detect(struct stream *s, uint32_t raw_magic,
@@ -119,9 +145,7 @@ static int stream_detect(struct stream *s, uint32_t raw_magic,
 	if ((magic & BLK_IO_TRACE_MAGIC_MASK) != BLK_IO_TRACE_MAGIC) {
 		magic = __builtin_bswap32(raw_magic);
 		if ((magic & BLK_IO_TRACE_MAGIC_MASK) != BLK_IO_TRACE_MAGIC)
-			return iow_fail(err,
-				"%s: byte %llu: not a blktrace record (magic 0x%08x)",
-				s->path, (unsigned long long)offset, raw_magic);
+			return not_a_trace(s, offset, raw_magic, err);
 		s->swap = 1;
 	}
 	s->version = magic & 0xff;
@@ -131,8 +155,9 @@ static int stream_detect(struct stream *s, uint32_t raw_magic,
 		s->header_size = BLK_IO_TRACE8_SIZE;
 	else
 		return iow_fail(err,
-			"%s: byte %llu: unknown record version %d (known: 7, 8)",
-			s->path, (unsigned long long)offset, s->version);
+			"%s: %s %llu: unknown record version %d (known: 7, 8)",
+			s->path, byte_word(s), (unsigned long long)offset,
+			s->version);
 	s->detected = 1;
 	return 0;
 }
@@ -198,6 +223,89 @@ static inline int stream_next_in_buffer(struct stream *s)
 }
 
 /*
+ * A record's magic is wrong: the trace is corrupt, or, where it was
+ * decompressed, the compressed data may be (its checksum, at the end of
+ * a gzip member or an xz block, would say so later).
+ */
+static int bad_magic(const struct stream *s, uint64_t offset, uint32_t magic,
+		     struct iow_error *err)
+{
+	const unsigned char *p = s->buf + s->start;
+	const char *kind = s->src.ops->name;
+	char maybe[64] = "";
+
+	/* blkparse -d - without -o: its text comes down the same pipe */
+	if (sniff_blkparse_text(p, s->end - s->start))
+		return iow_fail(err,
+			"%s: %s %llu: blkparse's text output inside the trace (%s)",
+			s->path, byte_word(s), (unsigned long long)offset,
+			sniff_instead(sniff(p, s->end - s->start), 1));
+	if (kind)
+		snprintf(maybe, sizeof(maybe),
+			 ", or corrupt %s data (%s -t tests it)", kind, kind);
+	return iow_fail(err,
+		"%s: %s %llu: bad record magic 0x%08x (expected 0x%08x): corrupt trace%s",
+		s->path, byte_word(s), (unsigned long long)offset, magic,
+		BLK_IO_TRACE_MAGIC | s->version, maybe);
+}
+
+/* "Input file DIR/NAME.blktrace.N added\n": a path and the words. */
+#define ADDED_LINE_MAX	(PATH_MAX + 32)
+
+/*
+ * blkparse -d - writes a line "Input file NAME.blktrace.N added" to its
+ * standard output for each per-CPU file it opens (-q does not stop it),
+ * between the notes it copies while it opens them: all before the first
+ * record that is not a note. If p[0, have) starts with such a line,
+ * whole, returns its length; else 0, with *more set if more bytes could
+ * make it one.
+ */
+static size_t added_line_len(const unsigned char *p, size_t have, int *more)
+{
+	static const char head[] = "Input file ", tail[] = " added\n";
+	const size_t head_len = sizeof(head) - 1, tail_len = sizeof(tail) - 1;
+	const unsigned char *nl;
+	size_t len;
+
+	*more = 0;
+	if (memcmp(p, head, have < head_len ? have : head_len))
+		return 0;
+	nl = memchr(p, '\n', have < ADDED_LINE_MAX ? have : ADDED_LINE_MAX);
+	if (!nl) {
+		*more = have < ADDED_LINE_MAX;
+		return 0;
+	}
+	len = (size_t)(nl - p) + 1;
+	if (len <= head_len + tail_len ||
+	    memcmp(nl + 1 - tail_len, tail, tail_len) || memchr(p, '\0', len))
+		return 0;
+	return len;
+}
+
+/*
+ * Skips the stream's "Input file" line at s->start (the caller sees that
+ * one may be there). Returns 1 when a line was skipped, 0 when the bytes
+ * there are not one (an error to the caller), -1 on a read error.
+ */
+static int skip_added_line(struct stream *s, struct iow_error *err)
+{
+	for (;;) {
+		size_t have = s->end - s->start, len;
+		int more;
+
+		len = added_line_len(s->buf + s->start, have, &more);
+		if (len) {
+			s->start += len;
+			return 1;
+		}
+		if (!more || s->at_eof)
+			return 0;
+		if (stream_fill(s, have + 1, err) < 0)
+			return -1;
+	}
+}
+
+/*
  * Makes the stream's next record (after the one handed out) the
  * look-ahead: whole in the buffer at s->start, magic checked, its time
  * read. Returns 1 with a record, 0 at the end (a partial header there is
@@ -215,6 +323,7 @@ static int stream_advance(struct feed *f, struct stream *s,
 	s->cur_len = 0;
 	if (stream_next_in_buffer(s))
 		return 1;
+again:
 	if (stream_fill(s, header_size, err) < 0)
 		return -1;
 	if (s->end == s->start)
@@ -222,6 +331,15 @@ static int stream_advance(struct feed *f, struct stream *s,
 	offset = s->buf_offset + s->start;
 	if (s->end - s->start < 4)
 		goto truncated;
+	if (s->added_lines && !f->started &&
+	    !memcmp(s->buf + s->start, "Inpu", 4)) {
+		int r = skip_added_line(s, err);
+
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			goto again;
+	}
 	magic = load32(s->buf + s->start, 0);
 	if (!s->detected && stream_detect(s, magic, offset, err) < 0)
 		return -1;
@@ -231,18 +349,16 @@ static int stream_advance(struct feed *f, struct stream *s,
 		goto truncated;
 	p = s->buf + s->start;
 	if (load32(p, s->swap) != (BLK_IO_TRACE_MAGIC | s->version))
-		return iow_fail(err,
-			"%s: byte %llu: bad record magic 0x%08x (expected 0x%08x): corrupt trace",
-			s->path, (unsigned long long)offset,
-			load32(p, s->swap), BLK_IO_TRACE_MAGIC | s->version);
+		return bad_magic(s, offset, load32(p, s->swap), err);
 	pdu_len = load16(p + (s->version == BLK_IO_TRACE_VERSION7 ? 46 : 50),
 			 s->swap);
 	if (stream_fill(s, s->header_size + pdu_len, err) < 0)
 		return -1;
 	if (s->end - s->start < s->header_size + pdu_len)
 		return iow_fail(err,
-			"%s: byte %llu: record's payload of %zu bytes runs past the end of the file (%llu bytes)",
-			s->path, (unsigned long long)offset, pdu_len,
+			"%s: %s %llu: record's payload of %zu bytes runs past the end of %s (%llu bytes)",
+			s->path, byte_word(s), (unsigned long long)offset,
+			pdu_len, s->src.ops->name ? "the data" : "the file",
 			(unsigned long long)(s->buf_offset + s->end));
 	p = s->buf + s->start;
 	s->cur_time = load64(p + 8, s->swap);
@@ -251,8 +367,9 @@ static int stream_advance(struct feed *f, struct stream *s,
 
 truncated:
 	snprintf(f->warning, sizeof(f->warning),
-		 "%s: byte %llu: truncated last record (%zu of %zu bytes) ignored",
-		 s->path, (unsigned long long)offset, s->end - s->start,
+		 "%s: %s %llu: truncated last record (%zu of %zu bytes) ignored",
+		 s->path, byte_word(s), (unsigned long long)offset,
+		 s->end - s->start,
 		 s->detected ? s->header_size : (size_t)BLK_IO_TRACE7_SIZE);
 	s->start = s->end;
 	return 0;
@@ -292,19 +409,12 @@ static void heap_build(struct feed *f)
 		heap_sift_down(f, i);
 }
 
-static int open_stream(struct stream *s, const char *path, int is_stdin,
+static int open_stream(struct stream *s, const char *path, int flags,
 		       struct iow_error *err)
 {
-	struct stat st;
-
 	s->path = path;
-	s->fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
-	if (s->fd < 0)
-		return iow_fail(err, "%s: %s", path, strerror(errno));
-	if (fstat(s->fd, &st) == 0 && S_ISDIR(st.st_mode))
-		return iow_fail(err, "%s: is a directory", path);
-	if (!is_stdin)
-		posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (bytesrc_open(&s->src, path, flags, err) < 0)
+		return -1;
 	s->buf = bigmem_calloc(STREAM_BUF_SIZE);
 	if (!s->buf)
 		return iow_fail(err, "%s: out of memory", path);
@@ -328,16 +438,17 @@ struct feed *feed_open(const struct trace_source *src, struct iow_error *err)
 		iow_fail(err, "out of memory");
 		goto fail;
 	}
-	for (i = 0; i < f->n_streams; i++) {
-		f->streams[i].fd = -1;
+	for (i = 0; i < f->n_streams; i++)
 		f->streams[i].order = (unsigned)i;
-	}
 	for (i = 0; i < f->n_streams; i++) {
+		int flags = src->kind == TRACE_STDIN ? BYTESRC_STDIN :
+			    src->kind == TRACE_PERCPU ? BYTESRC_PART : 0;
 		int r;
 
-		if (open_stream(&f->streams[i], src->paths[i],
-				src->kind == TRACE_STDIN, err) < 0)
+		if (open_stream(&f->streams[i], src->paths[i], flags, err) < 0)
 			goto fail;
+		/* blkparse writes dumps; per-CPU files come from blktrace */
+		f->streams[i].added_lines = src->kind != TRACE_PERCPU;
 		r = stream_advance(f, &f->streams[i], err);
 		if (r < 0)
 			goto fail;
@@ -537,6 +648,16 @@ int feed_is_stream(const struct feed *f)
 	return f->src->kind == TRACE_STDIN;
 }
 
+int feed_decompresses(const struct feed *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n_streams; i++)
+		if (f->streams[i].src.ops->name)
+			return 1;
+	return 0;
+}
+
 void feed_close(struct feed *f)
 {
 	size_t i;
@@ -546,8 +667,7 @@ void feed_close(struct feed *f)
 	for (i = 0; f->streams && i < f->n_streams; i++) {
 		struct stream *s = &f->streams[i];
 
-		if (s->fd > 0)
-			close(s->fd);
+		bytesrc_close(&s->src);
 		bigmem_free(s->buf);
 	}
 	free(f->streams);
@@ -631,42 +751,53 @@ static int add_source(struct trace_list *list, enum trace_kind kind,
 	src->n_paths = n_paths;
 	if (!src->name || !src->label)
 		return iow_fail(err, "out of memory");
+	/* a compressed dump's label is the dump's: x.dump.xz is x.dump */
+	if (kind == TRACE_DUMP)
+		src->label[strlen(src->label) -
+			   bytesrc_suffix_len(src->label)] = '\0';
 	return 0;
 }
 
-/* If name is "BASE.blktrace.N", the length of BASE; else 0. */
+/*
+ * If name is "BASE.blktrace.N", the length of BASE; else 0. A compressed
+ * file (BASE.blktrace.N.gz...) is one of the set too.
+ */
 static size_t percpu_base_len(const char *name)
 {
-	const char *dot = strrchr(name, '.');
-	const char *tail = ".blktrace";
-	size_t tail_len = strlen(tail);
-	const char *d;
+	static const char tail[] = ".blktrace.";
+	const size_t tail_len = sizeof(tail) - 1;
+	size_t len = strlen(name) - bytesrc_suffix_len(name), digits = 0;
 
-	if (!dot || !dot[1] || (size_t)(dot - name) <= tail_len)
+	while (digits < len && isdigit((unsigned char)name[len - 1 - digits]))
+		digits++;
+	if (!digits || len - digits <= tail_len ||
+	    strncmp(name + len - digits - tail_len, tail, tail_len))
 		return 0;
-	for (d = dot + 1; *d; d++)
-		if (!isdigit((unsigned char)*d))
-			return 0;
-	if (strncmp(dot - tail_len, tail, tail_len))
-		return 0;
-	return (size_t)(dot - tail_len - name);
+	return len - digits - tail_len;
 }
 
-static int cpu_of(const char *name)
+/* The N of BASE.blktrace.N[.gz...], whose BASE is base_len long. */
+static int cpu_of(const char *name, size_t base_len)
 {
-	return atoi(strrchr(name, '.') + 1);
+	return atoi(name + base_len + strlen(".blktrace."));
 }
 
 struct cpu_file {
 	int cpu;
+	int compressed;		/* by its name: for choosing, not reading */
 	char *path;
 };
 
+/* By CPU; a CPU's plain file (a copy kept by gzip -k...) first. */
 static int cmp_cpu_file(const void *a, const void *b)
 {
 	const struct cpu_file *x = a, *y = b;
 
-	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+	if (x->cpu != y->cpu)
+		return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+	if (x->compressed != y->compressed)
+		return x->compressed - y->compressed;
+	return strcmp(x->path, y->path);
 }
 
 /* Collect DIR/BASE.blktrace.N into a per-CPU source; 0 if none found. */
@@ -674,7 +805,7 @@ static int find_percpu_set(const char *dir, const char *base,
 			   const char *name, struct trace_list *list,
 			   struct iow_error *err)
 {
-	size_t base_len = strlen(base), n = 0, cap = 0, i;
+	size_t base_len = strlen(base), n = 0, cap = 0, n_kept, i;
 	struct cpu_file *files = NULL;
 	struct dirent *de;
 	char **paths;
@@ -697,7 +828,8 @@ static int find_percpu_set(const char *dir, const char *base,
 		}
 		if (asprintf(&files[n].path, "%s/%s", dir, de->d_name) < 0)
 			goto oom;
-		files[n++].cpu = cpu_of(de->d_name);
+		files[n].cpu = cpu_of(de->d_name, base_len);
+		files[n++].compressed = bytesrc_suffix_len(de->d_name) > 0;
 	}
 	closedir(d);
 	d = NULL;
@@ -709,10 +841,16 @@ static int find_percpu_set(const char *dir, const char *base,
 	paths = calloc(n, sizeof(*paths));
 	if (!paths)
 		goto oom;
-	for (i = 0; i < n; i++)
-		paths[i] = files[i].path;
+	/* one file a CPU: the first (see cmp_cpu_file) */
+	for (i = 0, n_kept = 0; i < n; i++) {
+		if (n_kept && files[i].cpu == files[i - 1].cpu) {
+			free(files[i].path);
+			continue;
+		}
+		paths[n_kept++] = files[i].path;
+	}
 	free(files);
-	if (add_source(list, TRACE_PERCPU, name, paths, n, err) < 0)
+	if (add_source(list, TRACE_PERCPU, name, paths, n_kept, err) < 0)
 		return -1;
 	return 1;
 oom:
@@ -724,23 +862,61 @@ oom:
 	return iow_fail(err, "out of memory");
 }
 
-static int is_trace_file(const char *path)
+/* A dump's start: a record, or blkparse's lines and then a record. */
+static int starts_as_trace(const unsigned char *p, size_t have)
 {
-	unsigned char magic[4];
+	size_t len;
 	uint32_t m;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t got;
+	int more;
 
-	if (fd < 0)
+	while ((len = added_line_len(p, have, &more))) {
+		p += len;
+		have -= len;
+	}
+	if (have < 4)
 		return 0;
-	got = read(fd, magic, sizeof(magic));
-	close(fd);
-	if (got != 4)
-		return 0;
-	m = load32(magic, 0);
+	m = load32(p, 0);
 	return (m & BLK_IO_TRACE_MAGIC_MASK) == BLK_IO_TRACE_MAGIC ||
 	       (__builtin_bswap32(m) & BLK_IO_TRACE_MAGIC_MASK) ==
 		       BLK_IO_TRACE_MAGIC;
+}
+
+/* What a file that is not a trace seems to be (for a directory's
+ * message). */
+struct seen_file {
+	const char *name;
+	const struct sniffed *look;		/* or NULL: unknown */
+	const struct compression *compression;	/* or NULL */
+};
+
+/*
+ * Whether path holds a dump, compressed or not; if not, what it seems
+ * to be in *seen (from its decompressed start, or its compression where
+ * that is not read here).
+ */
+static int probe_file(const char *path, struct seen_file *seen)
+{
+	unsigned char start[2 * ADDED_LINE_MAX];
+	struct iow_error ignored;
+	struct byte_source bs;
+	size_t have = 0;
+	ssize_t got = -1;
+
+	if (bytesrc_open(&bs, path, 0, &ignored) == 0)
+		while (have < sizeof(start) &&
+		       (got = bytesrc_read(&bs, start + have,
+					   sizeof(start) - have,
+					   &ignored)) > 0)
+			have += (size_t)got;
+	seen->compression = bs.compression;
+	seen->look = NULL;
+	bytesrc_close(&bs);
+	if (got < 0)
+		return 0;
+	if (have && starts_as_trace(start, have))
+		return 1;
+	seen->look = sniff(start, have);
+	return 0;
 }
 
 static int add_single_file(struct trace_list *list, enum trace_kind kind,
@@ -760,10 +936,58 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* How many files a directory's message names. */
+#define SEEN_NAMED	3
+
+/*
+ * A directory with no trace: what its files seemed to be (the first
+ * SEEN_NAMED of them that seemed to be something), and what to give.
+ */
+static int no_trace_in(const char *dir, const struct seen_file *seen,
+		       size_t n_seen, size_t n_files, struct iow_error *err)
+{
+	const struct sniffed *advice = n_seen ? seen[0].look : NULL;
+	char found[IOW_ERROR_LEN] = "";
+	size_t i, used = 0;
+
+	for (i = 0; i < n_seen && i < SEEN_NAMED; i++) {
+		const struct seen_file *f = &seen[i];
+		int n;
+
+		if (f->look != advice)
+			advice = NULL;	/* one piece of advice for all */
+		if (f->look)
+			n = snprintf(found + used, sizeof(found) - used,
+				     "%s: %s%s%s; ", f->name, f->look->what,
+				     f->compression ? ", compressed with " : "",
+				     f->compression ? f->compression->name : "");
+		else
+			n = snprintf(found + used, sizeof(found) - used,
+				     "%s: %s-compressed, not read here; ",
+				     f->name, f->compression->name);
+		if (n < 0 || (size_t)n >= sizeof(found) - used)
+			break;
+		used += (size_t)n;
+	}
+	if (n_files > i)
+		snprintf(found + used, sizeof(found) - used,
+			 "%s%zu other file%s; ", i ? "and " : "", n_files - i,
+			 n_files - i == 1 ? "" : "s");
+	if (!n_files)
+		return iow_fail(err,
+			"%s: directory holds no blktrace trace (no files in it; %s)",
+			dir, sniff_instead(NULL, 0));
+	return iow_fail(err, "%s: directory holds no blktrace trace (%s%s)",
+			dir, found, sniff_instead(advice, 0));
+}
+
 static int find_in_directory(const char *dir, struct trace_list *list,
 			     struct iow_error *err)
 {
-	size_t before = list->n, n = 0, cap = 0, i;
+	size_t before = list->n, n = 0, cap = 0, set_len = 0, i;
+	size_t n_files = 0, n_seen = 0;
+	struct seen_file seen[SEEN_NAMED];
+	const char *set = NULL;	/* the last set's first file's name */
 	char **names = NULL;
 	struct dirent *de;
 	int ret = 0;
@@ -804,22 +1028,31 @@ static int find_in_directory(const char *dir, struct trace_list *list,
 		}
 		if (base_len) {
 			/* One source per set, found at its first file. */
-			if (i == 0 || percpu_base_len(names[i - 1]) != base_len ||
-			    strncmp(names[i - 1], names[i], base_len)) {
+			if (!set || set_len != base_len ||
+			    strncmp(set, names[i], base_len)) {
 				path[strlen(dir) + 1 + base_len] = '\0';
 				names[i][base_len] = '\0';
 				ret = find_percpu_set(dir, names[i], path, list,
 						      err) < 0 ? -1 : 0;
 				names[i][base_len] = '.';
+				set = names[i];
+				set_len = base_len;
 			}
-		} else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-			   is_trace_file(path)) {
-			ret = add_single_file(list, TRACE_DUMP, path, err);
+		} else if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			struct seen_file f = { names[i], NULL, NULL };
+
+			n_files++;
+			if (probe_file(path, &f))
+				ret = add_single_file(list, TRACE_DUMP, path,
+						      err);
+			else if (n_seen < SEEN_NAMED &&
+				 (f.look || f.compression))
+				seen[n_seen++] = f;
 		}
 		free(path);
 	}
 	if (ret == 0 && list->n == before)
-		ret = iow_fail(err, "%s: directory holds no blktrace trace", dir);
+		ret = no_trace_in(dir, seen, n_seen, n_files, err);
 out:
 	closedir(d);
 	for (i = 0; i < n; i++)

@@ -1,7 +1,8 @@
 /*
  * blkparse_feed.h: reading blktrace data into events. A trace is one of
  * blktrace's per-CPU sets (NAME.blktrace.N, merged here by time), a
- * blkparse -d dump, or a dump-format stream on stdin. Records of version 7
+ * blkparse -d dump, or a dump-format stream on stdin; any of these files
+ * may be compressed (gzip, xz, zstd: bytesrc.h). Records of version 7
  * and 8 in either byte order come out as host-order struct io_event, times
  * counted from the trace's first event.
  */
@@ -15,7 +16,7 @@
 #include "event.h"
 
 enum trace_kind {
-	TRACE_PERCPU,	/* NAME.blktrace.0 .. N */
+	TRACE_PERCPU,	/* NAME.blktrace.0 .. N (each maybe .gz, .xz, .zst) */
 	TRACE_DUMP,	/* one file of time-sorted records */
 	TRACE_STDIN,	/* a dump-format stream on standard input */
 };
@@ -59,6 +60,9 @@ long feed_next_batch(struct feed *f, struct io_event *ev, size_t max,
 const char *feed_warning(const struct feed *f);
 /* 1 when f reads a stream (stdin), whose reads may stall; 0 for files. */
 int feed_is_stream(const struct feed *f);
+/* 1 when f decompresses what it reads (gzip, xz, zstd): the heavier
+ * part of reading, which a reader thread takes off the analysis. */
+int feed_decompresses(const struct feed *f);
 void feed_close(struct feed *f);
 
 /* Decode a REMAP payload; 0 on success, -1 if the payload is too short. */

@@ -306,8 +306,10 @@ const struct cli_option cli_options[] = {
 	  .help = { { CLI_INPUT, "TRACE",
 		"a trace: the base name of blktrace's per-CPU files\n"
 		"(NAME.blktrace.N), one of those files, a blkparse -d\n"
-		"dump, a directory of traces, or - for a dump on stdin;\n"
-		"repeat to compare traces" } } },
+		"dump, a directory of traces, or - for a dump on stdin\n"
+		"(blkparse -i NAME -d - -o /dev/null | iowatcher -t -);\n"
+		"any of them gzip-, xz- or zstd-compressed (sda.dump.xz,\n"
+		"NAME.blktrace.N.zst); repeat to compare traces" } } },
 	{ .name = "label", .letter = 'l', .type = CLI_LIST,
 	  FIELD(labels), COUNT(n_labels),
 	  .help = { { CLI_INPUT, "LABEL",

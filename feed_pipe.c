@@ -26,7 +26,9 @@
  * 6% faster and then took 0.29 s where the caller's thread took 0.18 s),
  * it is stopped at the end of a block, what it had read is handed out,
  * and the rest is read in the caller's thread. A stream (stdin) always
- * has the thread: a read that stalls there must not hold the caller.
+ * has the thread: a read that stalls there must not hold the caller. So
+ * does a compressed trace: decompressing costs more than the analysis
+ * (xz several times more), and is done beside it.
  * Where the caller says no CPU is to spare (another process of the
  * run works beside it, as a tagger does, on a machine of two), the
  * caller's thread reads without a probe: with tag-example on this VM's
@@ -245,7 +247,8 @@ struct feed_pipe *feed_pipe_start(struct feed *f, int cpu_to_spare,
 		p->mode = MODE_HERE;
 	p->decided = !way ? 0 : !strcmp(way, "switch") ? 1 :
 		     !strcmp(way, "keep") ? 2 : 0;
-	if (feed_is_stream(f) || (way && !strcmp(way, "thread"))) {
+	if (feed_is_stream(f) || feed_decompresses(f) ||
+	    (way && !strcmp(way, "thread"))) {
 		p->mode = MODE_THREAD;
 		if (start_thread(p, err) < 0) {
 			feed_pipe_stop(p);

@@ -2,8 +2,8 @@
  * feed_pipe.h: events from a feed, read in a thread of their own (which
  * decodes and merges records into blocks of events while the caller
  * analyses the previous block) or in the caller's thread, whichever the
- * pipe measured to be faster on this machine; a stream (stdin) always
- * has its thread. Events come in order, in batches, as from
+ * pipe measured to be faster on this machine; a stream (stdin) and a
+ * compressed trace always have the thread. Events come in order, in batches, as from
  * feed_next_batch; a call returns 1, 0 (the end) or -1 (err says why).
  */
 #ifndef IOWATCHER_FEED_PIPE_H

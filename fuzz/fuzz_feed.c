@@ -4,7 +4,10 @@
  * dump or, split in two, as a 2-CPU blktrace set (NAME.blktrace.0 and .1,
  * merged by time); the events go through -P tagging (sometimes) into the
  * analysis, the summary is printed to /dev/null, and one input in 32 is
- * drawn (PNG, SVG or PDF) or exported as CSV. Seeds: fuzz/seeds/feed.
+ * drawn (PNG, SVG or PDF) or exported as CSV. A file that starts with
+ * gzip's, xz's or zstd's magic is read through its decompressor, and
+ * one that is not a trace is sniffed for the error (the seeds have both).
+ * Seeds: fuzz/seeds/feed (fuzz/make-seeds.py).
  *
  * Six control bytes come first. c0: bit 0 a per-CPU set, split after
  * byte c1 + 256 c2 of the data; bit 1 -P, bit 2 --merge-comm; bit 3

@@ -4,6 +4,8 @@ real traces and logs (small slices, whole records) and from a few
 generated ones. Run from the checkout with bench/gentrace built:
     python3 fuzz/make-seeds.py [GENTRACE]
 The seeds are committed; this documents where they came from."""
+import gzip
+import lzma
 import os
 import shutil
 import struct
@@ -79,8 +81,46 @@ def feed_seeds():
             put("feed", name + "-svg-P", control(3, len(cpu0), 0x3F) + both)
             put("feed", name + "-csv", control(1, len(cpu0), 0x1E) + both)
         put("feed", "centos7-pdf", control(1, len(cpu0), 0x5F) + both)
+        compressed_seeds(sets)
     finally:
         shutil.rmtree(tmp)
+
+
+def zstd(data):
+    """data compressed by the zstd command (with its checksum), or None."""
+    if not shutil.which("zstd"):
+        return None
+    return subprocess.run(["zstd", "-q", "-c"], input=data, check=True,
+                          stdout=subprocess.PIPE).stdout
+
+
+def compressed_seeds(sets):
+    """The reader's byte sources and what it says of other data: dumps and
+    2-CPU sets compressed with gzip, xz and zstd (mtime 0: the same bytes
+    each time), blkparse's "Input file" lines, blkparse's text."""
+    kinds = (("gz", lambda d: gzip.compress(d, mtime=0)),
+             ("xz", lzma.compress), ("zst", zstd))
+    for name in ("centos7", "fio"):
+        base = sets[name]
+        cpu0 = records(read(base + ".blktrace.0"), 40)
+        cpu1 = records(read(base + ".blktrace.1"), 40)
+        for ext, compress in kinds:
+            if compress(b"") is None:
+                continue
+            put("feed", "%s-dump-%s" % (name, ext),
+                control() + compress(cpu0 + cpu1))
+            z0, z1 = compress(cpu0), compress(cpu1)
+            put("feed", "%s-2cpu-%s" % (name, ext),
+                control(1, len(z0)) + z0 + z1)
+    fio = sets["fio"]
+    cpu0 = records(read(fio + ".blktrace.0"), 3)
+    cpu1 = records(read(fio + ".blktrace.1"), 40)
+    put("feed", "fio-dump-input-lines", control()
+        + b"Input file fio.blktrace.0 added\n" + cpu0
+        + b"Input file fio.blktrace.1 added\n" + cpu1)
+    put("feed", "blkparse-text", control()
+        + b"Input file sda.blktrace.0 added\n"
+        + b"  8,0    1        1     0.000000000  1234  Q   W 123 + 8 [dd]\n")
 
 
 def tagger_seeds():

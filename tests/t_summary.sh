@@ -145,7 +145,7 @@ bad() {
 }
 bad "nonexistent path" "no such file" -t "$TMP/nothing"
 printf 'hello world, not a trace at all........................................\n' > "$TMP/text.dump"
-bad "not a trace" "text.dump: byte 0: not a blktrace record" -t "$TMP/text.dump"
+bad "not a trace" "text.dump: text, not a blktrace trace" -t "$TMP/text.dump"
 : > "$TMP/empty.dump"
 bad "empty trace" "empty trace" -t "$TMP/empty.dump"
 mkdir -p "$TMP/nodata"

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "blkparse_feed.h"
 #include "check.h"
@@ -63,6 +64,21 @@ static long read_all(const char *arg, struct io_event *out, size_t max,
 	feed_close(f);
 	trace_list_free(&list);
 	return r < 0 ? -1 : n;
+}
+
+/* src's bytes gzip-compressed into dst. */
+static void gzip_file(const char *src, const char *dst)
+{
+	FILE *in = fopen(src, "rb");
+	gzFile out = gzopen(dst, "wb");
+	char buf[65536];
+	size_t n;
+
+	CHECK(in && out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		CHECK(gzwrite(out, buf, (unsigned)n) == (int)n);
+	fclose(in);
+	gzclose(out);
 }
 
 static void check_basic(const struct io_event *ev)
@@ -230,8 +246,152 @@ static void test_bad_magic_is_error_naming_file(void)
 	fputs("this is not a trace at all, just some text\n", f);
 	fclose(f);
 	CHECK_EQ_INT(read_all(path_in("text.dump"), ev, 8, &err, NULL), -1);
-	CHECK(strstr(err.msg, "text.dump: byte 0: not a blktrace record") !=
+	CHECK(strstr(err.msg, "text.dump: text, not a blktrace trace (give blktrace's NAME.blktrace.N files or a blkparse -d dump)") !=
 	      NULL);
+}
+
+/* What a file that is not a trace looks like, where that is cheap to
+ * tell: said with what to give instead; unknown bytes keep the magic. */
+static void test_not_a_trace_says_what_it_looks_like(void)
+{
+	static const char png[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+	static const char blkparse[] =
+		"  8,0    1        1     0.000000000  1234  Q   W 123 + 8 [dd]\n";
+	unsigned char noise[64];
+	struct io_event ev[8];
+	struct iow_error err;
+	FILE *f;
+	size_t i;
+
+	f = fopen(path_in("out.png"), "wb");
+	fwrite(png, 1, sizeof(png) - 1, f);
+	fclose(f);
+	CHECK_EQ_INT(read_all(path_in("out.png"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "out.png: a PNG image, not a blktrace trace (give blktrace's NAME.blktrace.N files or a blkparse -d dump)") != NULL);
+	f = fopen(path_in("sda.txt"), "w");
+	fputs(blkparse, f);
+	fclose(f);
+	gzip_file(path_in("sda.txt"), path_in("sda.txt.gz"));
+	CHECK_EQ_INT(read_all(path_in("sda.txt.gz"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "sda.txt.gz: blkparse's text output, compressed with gzip, not a blktrace trace (give blktrace's files NAME.blktrace.N, or a dump made with blkparse -i NAME -d NAME.dump)") != NULL);
+	for (i = 0; i < sizeof(noise); i++)
+		noise[i] = (unsigned char)(i * 131 + 7);
+	f = fopen(path_in("noise"), "wb");
+	fwrite(noise, 1, sizeof(noise), f);
+	fclose(f);
+	CHECK_EQ_INT(read_all(path_in("noise"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "noise: byte 0: not a blktrace record (magic 0x") != NULL);
+}
+
+/* blkparse's text in the middle of a dump (blkparse -d - without -o
+ * writes both to its standard output) says so. */
+static void test_blkparse_text_inside_a_dump_says_so(void)
+{
+	struct io_event ev[8];
+	struct iow_error err;
+	FILE *f = fopen(path_in("mixed.dump"), "wb");
+
+	tb_write(f, 7, 0, 0, &basic[0]);
+	fputs("  8,0    1        1     0.000000000  1234  Q   W 8 + 8 [dd]\n", f);
+	fclose(f);
+	CHECK_EQ_INT(read_all(path_in("mixed.dump"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "mixed.dump: byte 48: blkparse's text output inside the trace (") != NULL);
+	CHECK(strstr(err.msg, "-o /dev/null") != NULL);
+}
+
+/*
+ * A dump as blkparse -d - writes it: an "Input file ... added" line for
+ * each per-CPU file it opens, between the notes it copies meanwhile.
+ * where: the lines go before records where[0] and where[1].
+ */
+static void write_lined_dump(const char *path, const char *kind,
+			     const int *where)
+{
+	static const char comm[] = "fio";
+	FILE *f = fopen(path, kind);
+	struct rec r[5];
+	int i, k = 0;
+
+	r[0] = basic[0];
+	r[0].action = BLK_TN_PROCESS | BLK_TC_ACT(BLK_TC_NOTIFY);
+	r[0].pdu = comm;
+	r[0].pdu_len = sizeof(comm);
+	r[1] = r[0];
+	r[1].cpu = 1;
+	memcpy(r + 2, basic, sizeof(basic));
+	for (i = 0; i < 5; i++) {
+		if (k < 2 && where[k] == i)
+			fprintf(f, "Input file dir/sda.blktrace.%d added\n", k++);
+		tb_write(f, 7, 0, (uint32_t)i, &r[i]);
+	}
+	fclose(f);
+}
+
+static void test_blkparse_input_lines_before_events_are_skipped(void)
+{
+	static const int at_notes[] = { 0, 1 }, both_first[] = { 0, 0 };
+	struct io_event ev[8];
+	struct iow_error err;
+
+	write_lined_dump(path_in("lines.dump"), "wb", at_notes);
+	CHECK_EQ_INT(read_all(path_in("lines.dump"), ev, 8, &err, NULL), 5);
+	CHECK_EQ_INT(ev[1].cpu, 1);
+	CHECK_EQ_INT(ev[3].time_ns, 500);
+	CHECK_EQ_INT(ev[4].time_ns, 8000);
+	write_lined_dump(path_in("lines2.dump"), "wb", both_first);
+	CHECK_EQ_INT(read_all(path_in("lines2.dump"), ev, 8, &err, NULL), 5);
+	CHECK_EQ_INT(ev[4].time_ns, 8000);
+}
+
+static void test_blkparse_input_line_after_an_event_is_an_error(void)
+{
+	static const int late[] = { 0, 3 };
+	struct io_event ev[8];
+	struct iow_error err;
+
+	/* after the first event (the records' third): the first line's
+	 * 36 bytes, 2 notes of 52 and the event's 48 */
+	write_lined_dump(path_in("late.dump"), "wb", late);
+	CHECK_EQ_INT(read_all(path_in("late.dump"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "late.dump: byte 188: bad record magic") != NULL);
+}
+
+static void test_blkparse_input_line_in_a_cpu_file_is_an_error(void)
+{
+	static const int first[] = { 0, 9 };
+	struct io_event ev[8];
+	struct iow_error err;
+
+	/* blktrace writes per-CPU files, not blkparse */
+	write_lined_dump(path_in("lined.blktrace.0"), "wb", first);
+	CHECK_EQ_INT(read_all(path_in("lined"), ev, 8, &err, NULL), -1);
+	CHECK(strstr(err.msg, "lined.blktrace.0: byte 0:") != NULL);
+}
+
+static void test_blkparse_input_line_cut_short_is_an_error(void)
+{
+	static const char *const bad[] = {
+		"Input file sda.blktrace.0 added",	/* no newline */
+		"Input file sda.blktrace.0 adde\n",
+		"Input file  added\n",			/* no name */
+		"Input files sda.blktrace.0 added\n",
+		"Input",
+	};
+	struct io_event ev[8];
+	struct iow_error err;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		FILE *f = fopen(path_in("cut.dump"), "wb");
+
+		fputs(bad[i], f);
+		if (i < 4)
+			tb_write(f, 7, 0, 0, &basic[0]);
+		fclose(f);
+		CHECK_EQ_INT(read_all(path_in("cut.dump"), ev, 8, &err, NULL),
+			     -1);
+		CHECK(strstr(err.msg, "cut.dump") != NULL);
+	}
 }
 
 static void test_corrupt_record_in_middle_is_error(void)
@@ -316,11 +476,27 @@ static void test_directory_without_trace_is_error(void)
 	struct trace_list list = { NULL, 0 };
 	struct iow_error err;
 	char sub[300];
+	FILE *f;
+	int i;
 
 	snprintf(sub, sizeof(sub), "%s/nodata", dir);
 	mkdir(sub, 0755);
 	CHECK(feed_find_traces(sub, &list, &err) < 0);
-	CHECK(strstr(err.msg, "holds no blktrace trace") != NULL);
+	CHECK(strstr(err.msg, "holds no blktrace trace (no files in it;") !=
+	      NULL);
+	trace_list_free(&list);
+	/* what the files seemed to be, the first three, and how many more */
+	for (i = 0; i < 5; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "nodata/%d.txt", i);
+		f = fopen(path_in(name), "w");
+		fputs("  8,0    1        1     0.000000000  1234  Q   W 8 + 8 [dd]\n",
+		      f);
+		fclose(f);
+	}
+	CHECK(feed_find_traces(sub, &list, &err) < 0);
+	CHECK(strstr(err.msg, "holds no blktrace trace (0.txt: blkparse's text output; 1.txt: blkparse's text output; 2.txt: blkparse's text output; and 2 other files; give blktrace's files NAME.blktrace.N, or a dump made with blkparse -i NAME -d NAME.dump)") != NULL);
 	trace_list_free(&list);
 }
 
@@ -595,6 +771,103 @@ static void test_no_cpu_to_spare_reads_in_the_callers_thread(void)
 	unlink(path_in("long.dump"));
 }
 
+/* Reads path through a pipe: the most threads seen, the events read. */
+static int most_threads_reading_path(const char *path, int cpu_to_spare,
+				     long *n_read)
+{
+	struct trace_list list = { NULL, 0 };
+	struct iow_error err;
+	struct io_event *ev;
+	struct feed *f;
+	struct feed_pipe *p;
+	size_t n;
+	int most = 0, r;
+
+	CHECK(feed_find_traces(path, &list, &err) == 0);
+	f = feed_open(&list.items[0], &err);
+	p = feed_pipe_start(f, cpu_to_spare, &err);
+	CHECK(f && p);
+	*n_read = 0;
+	while ((r = feed_pipe_next(p, &ev, &n, &err)) > 0) {
+		*n_read += (long)n;
+		if (threads_now() > most)
+			most = threads_now();
+	}
+	CHECK_EQ_INT(r, 0);
+	feed_pipe_stop(p);
+	feed_close(f);
+	trace_list_free(&list);
+	return most;
+}
+
+/* Decompressing is done in the reader thread, beside the analysis:
+ * also where files would be read in the caller's. */
+static void test_compressed_trace_is_read_in_the_reader_thread(void)
+{
+	long n;
+
+	gzip_file(path_in("pipe.dump"), path_in("pipe.dump.gz"));
+	CHECK_EQ_INT(most_threads_reading_path(path_in("pipe.dump.gz"), 0, &n),
+		     2);
+	CHECK_EQ_INT(n, 30000);
+	setenv("IOWATCHER_READER", "caller", 1);
+	CHECK_EQ_INT(most_threads_reading_path(path_in("pipe.dump.gz"), 1, &n),
+		     2);
+	CHECK_EQ_INT(n, 30000);
+	/* the same trace, plain, is read in the caller's thread */
+	CHECK_EQ_INT(most_threads_reading_path(path_in("pipe.dump"), 1, &n), 1);
+	unsetenv("IOWATCHER_READER");
+}
+
+/*
+ * Compressed per-CPU files are a set as plain ones are, found by the
+ * base name, by one of them, and in a directory; a CPU whose file is
+ * there plain and compressed (gzip -k) reads the plain one; a compressed
+ * dump's label drops the suffix.
+ */
+static void test_compressed_sets_and_dumps_are_found(void)
+{
+	struct trace_list list = { NULL, 0 };
+	struct io_event ev[8];
+	struct iow_error err;
+	char sub[300];
+
+	snprintf(sub, sizeof(sub), "%s/zdir", dir);
+	mkdir(sub, 0755);
+	CHECK(tb_file(path_in("zdir/z.blktrace.0"), 7, 0, basic, 3) == 0);
+	CHECK(tb_file(path_in("zdir/z.blktrace.1"), 7, 0, basic, 3) == 0);
+	gzip_file(path_in("zdir/z.blktrace.0"), path_in("zdir/z.blktrace.0.gz"));
+	gzip_file(path_in("zdir/z.blktrace.1"), path_in("zdir/z.blktrace.1.gz"));
+	unlink(path_in("zdir/z.blktrace.1"));
+	CHECK(feed_find_traces(path_in("zdir/z"), &list, &err) == 0);
+	CHECK_EQ_INT(list.n, 1);
+	if (list.n == 1) {
+		CHECK_EQ_INT(list.items[0].n_paths, 2);
+		CHECK(!strcmp(list.items[0].label, "z"));
+		CHECK(strstr(list.items[0].paths[0], "z.blktrace.0") &&
+		      !strstr(list.items[0].paths[0], ".gz"));
+		CHECK(strstr(list.items[0].paths[1], "z.blktrace.1.gz") !=
+		      NULL);
+	}
+	trace_list_free(&list);
+	CHECK_EQ_INT(read_all(path_in("zdir/z.blktrace.1.gz"), ev, 8, &err,
+			      NULL), 6);
+	CHECK(tb_file(path_in("zdir/d.dump"), 7, 0, basic, 3) == 0);
+	gzip_file(path_in("zdir/d.dump"), path_in("zdir/d.dump.gz"));
+	unlink(path_in("zdir/d.dump"));
+	CHECK(feed_find_traces(sub, &list, &err) == 0);
+	CHECK_EQ_INT(list.n, 2);
+	if (list.n == 2) {
+		CHECK(!strcmp(list.items[0].label, "d.dump"));
+		CHECK_EQ_INT(list.items[0].kind, TRACE_DUMP);
+		CHECK(!strcmp(list.items[1].label, "z"));
+		CHECK_EQ_INT(list.items[1].n_paths, 2);
+	}
+	trace_list_free(&list);
+	CHECK_EQ_INT(read_all(path_in("zdir/d.dump.gz"), ev, 8, &err, NULL), 3);
+	check_basic(ev);
+}
+
 /* Stopping mid-trace (an error downstream) neither hangs nor leaks. */
 static void test_reader_thread_stops_mid_trace(void)
 {
@@ -629,7 +902,13 @@ int main(void)
 	RUN_TEST(test_truncated_tail_keeps_earlier_events);
 	RUN_TEST(test_payload_past_end_is_error_with_offset);
 	RUN_TEST(test_bad_magic_is_error_naming_file);
+	RUN_TEST(test_not_a_trace_says_what_it_looks_like);
+	RUN_TEST(test_blkparse_text_inside_a_dump_says_so);
 	RUN_TEST(test_corrupt_record_in_middle_is_error);
+	RUN_TEST(test_blkparse_input_lines_before_events_are_skipped);
+	RUN_TEST(test_blkparse_input_line_after_an_event_is_an_error);
+	RUN_TEST(test_blkparse_input_line_in_a_cpu_file_is_an_error);
+	RUN_TEST(test_blkparse_input_line_cut_short_is_an_error);
 	RUN_TEST(test_unknown_version_is_error);
 	RUN_TEST(test_empty_trace_is_error);
 	RUN_TEST(test_missing_path_is_error);
@@ -639,6 +918,8 @@ int main(void)
 	RUN_TEST(test_cgroup_id_is_skipped_in_notes);
 	RUN_TEST(test_reader_thread_gives_the_same_events);
 	RUN_TEST(test_reader_thread_stops_mid_trace);
+	RUN_TEST(test_compressed_trace_is_read_in_the_reader_thread);
+	RUN_TEST(test_compressed_sets_and_dumps_are_found);
 	RUN_TEST(test_no_cpu_to_spare_reads_in_the_callers_thread);
 	{
 		char cmd[128];

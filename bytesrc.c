@@ -1,0 +1,293 @@
+/*
+ * bytesrc.c: byte sources (see bytesrc.h): opening a file or standard
+ * input, the table of compressions recognised by their first bytes, the
+ * plain source (bytes as they are), and what the decompressors share:
+ * their input buffer and their error lines.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bytesrc.h"
+
+/*
+ * The start, read before the kind is chosen: at least HEAD_MIN bytes (or
+ * the whole), enough to tell every kind below apart, and up to HEAD_MAX
+ * in the same reads, which is what the reader sniffs when the data is no
+ * trace (sniff.h) if it came from a stream.
+ */
+#define HEAD_MIN	6
+#define HEAD_MAX	4096
+/* The decompressors' input buffer. */
+#define IN_SIZE		(128 * 1024)
+
+static const unsigned char gzip_magic[] = { 0x1f, 0x8b, 0x08 };
+static const unsigned char xz_magic[] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
+static const unsigned char zstd_magic[] = { 0x28, 0xb5, 0x2f, 0xfd };
+static const unsigned char bzip2_magic[] = { 'B', 'Z', 'h' };
+static const unsigned char lz4_magic[] = { 0x04, 0x22, 0x4d, 0x18 };
+static const unsigned char lzip_magic[] = { 'L', 'Z', 'I', 'P' };
+static const unsigned char lzop_magic[] = { 0x89, 'L', 'Z', 'O', 0 };
+static const unsigned char compress_magic[] = { 0x1f, 0x9d };
+
+#define MAGIC(m) m, sizeof(m)
+
+static const struct compression compressions[] = {
+	{ "gzip", ".gz", "gzip", &bytesrc_gzip_ops, MAGIC(gzip_magic) },
+	{ "xz", ".xz", "xz", &bytesrc_xz_ops, MAGIC(xz_magic) },
+	{ "zstd", ".zst", "zstd", &bytesrc_zstd_ops, MAGIC(zstd_magic) },
+	{ "bzip2", ".bz2", "bzip2", NULL, MAGIC(bzip2_magic) },
+	{ "lz4", ".lz4", "lz4", NULL, MAGIC(lz4_magic) },
+	{ "lzip", ".lz", "lzip", NULL, MAGIC(lzip_magic) },
+	{ "lzop", ".lzo", "lzop", NULL, MAGIC(lzop_magic) },
+	{ "compress", ".Z", "gzip", NULL, MAGIC(compress_magic) },
+};
+
+#define N_COMPRESSIONS (sizeof(compressions) / sizeof(compressions[0]))
+
+const struct compression *bytesrc_compression(const unsigned char *p,
+					      size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < N_COMPRESSIONS; i++) {
+		const struct compression *c = &compressions[i];
+
+		if (len >= c->magic_len && !memcmp(p, c->magic, c->magic_len))
+			return c;
+	}
+	return NULL;
+}
+
+size_t bytesrc_suffix_len(const char *name)
+{
+	size_t len = strlen(name), i;
+
+	for (i = 0; i < N_COMPRESSIONS; i++) {
+		size_t n = strlen(compressions[i].suffix);
+
+		if (len > n && !strcmp(name + len - n, compressions[i].suffix))
+			return n;
+	}
+	return 0;
+}
+
+/* read(2) that goes on after a signal unless it asked iowatcher to stop;
+ * bs->in_offset counts what it read. */
+static ssize_t read_fd(struct byte_source *bs, unsigned char *buf, size_t len,
+		       struct iow_error *err)
+{
+	for (;;) {
+		ssize_t got = read(bs->fd, buf, len);
+
+		if (got >= 0) {
+			bs->in_offset += (uint64_t)got;
+			return got;
+		}
+		if (errno == EINTR && !iow_interrupted)
+			continue;
+		return iow_fail(err, "%s: read error at byte %llu: %s",
+				bs->path, (unsigned long long)bs->in_offset,
+				strerror(errno));
+	}
+}
+
+int bytesrc_fill_input(struct byte_source *bs, struct iow_error *err)
+{
+	ssize_t got;
+
+	if (bs->in_eof)
+		return 0;
+	if (bs->in_start > 0) {
+		memmove(bs->in, bs->in + bs->in_start,
+			bs->in_end - bs->in_start);
+		bs->in_end -= bs->in_start;
+		bs->in_start = 0;
+	}
+	got = read_fd(bs, bs->in + bs->in_end, bs->in_size - bs->in_end, err);
+	if (got < 0)
+		return -1;
+	if (got == 0)
+		bs->in_eof = 1;
+	bs->in_end += (size_t)got;
+	return 0;
+}
+
+/* Where the decompressor is in the file: the bytes it has used. */
+static unsigned long long in_used(const struct byte_source *bs)
+{
+	return (unsigned long long)(bs->in_offset -
+				    (bs->in_end - bs->in_start));
+}
+
+/* The error now, or after the bytes the failing read produced. */
+static ssize_t fail_after(struct byte_source *bs, size_t produced,
+			  struct iow_error *err)
+{
+	if (!produced)
+		return -1;
+	bs->failed = 1;
+	bs->failure = *err;
+	return (ssize_t)produced;
+}
+
+ssize_t bytesrc_corrupt(struct byte_source *bs, size_t produced,
+			const char *why, struct iow_error *err)
+{
+	iow_fail(err,
+		 "%s: %s data corrupt at compressed byte %llu (decompressed byte %llu): %s",
+		 bs->path, bs->ops->name, in_used(bs),
+		 (unsigned long long)(bs->out_offset + produced), why);
+	return fail_after(bs, produced, err);
+}
+
+ssize_t bytesrc_cut_short(struct byte_source *bs, size_t produced,
+			  struct iow_error *err)
+{
+	iow_fail(err,
+		 "%s: %s data cut short at compressed byte %llu (decompressed byte %llu): the compressed data ends early (a truncated file, or one still being written)",
+		 bs->path, bs->ops->name, in_used(bs),
+		 (unsigned long long)(bs->out_offset + produced));
+	return fail_after(bs, produced, err);
+}
+
+/* ---- the plain source: the bytes as they are ---- */
+
+static int plain_init(struct byte_source *bs, struct iow_error *err)
+{
+	(void)bs;
+	(void)err;
+	return 0;
+}
+
+/* The first bytes (read to choose the kind) first, then straight from
+ * the file into the caller's buffer. */
+static ssize_t plain_read(struct byte_source *bs, unsigned char *buf,
+			  size_t len, struct iow_error *err)
+{
+	size_t n = bs->in_end - bs->in_start;
+
+	if (n == 0)
+		return read_fd(bs, buf, len, err);
+	if (n > len)
+		n = len;
+	memcpy(buf, bs->in + bs->in_start, n);
+	bs->in_start += n;
+	return (ssize_t)n;
+}
+
+static void plain_free(struct byte_source *bs)
+{
+	(void)bs;
+}
+
+static const struct byte_source_ops plain_ops = {
+	.name = NULL,
+	.init = plain_init,
+	.read = plain_read,
+	.free = plain_free,
+};
+
+/* ---- opening ---- */
+
+/* The first bytes, into bs->in: at least HEAD_MIN unless the data is
+ * shorter (a stream may hand them over a few at a time). */
+static int read_head(struct byte_source *bs, struct iow_error *err)
+{
+	while (bs->in_end < HEAD_MIN) {
+		ssize_t got = read_fd(bs, bs->in + bs->in_end,
+				      bs->in_size - bs->in_end, err);
+
+		if (got < 0)
+			return -1;
+		if (got == 0)
+			break;
+		bs->in_end += (size_t)got;
+	}
+	return 0;
+}
+
+/* A compression recognised and not read: what to type instead. */
+static int not_read(const struct byte_source *bs, const struct compression *c,
+		    int flags, struct iow_error *err)
+{
+	if (flags & BYTESRC_STDIN)
+		return iow_fail(err,
+			"%s: %s-compressed data, which iowatcher does not read: decompress it on the way (%s -dc FILE | iowatcher -t -)",
+			bs->path, c->name, c->tool);
+	if (flags & BYTESRC_PART)
+		return iow_fail(err,
+			"%s: %s-compressed, which iowatcher does not read: decompress the set's files first (%s -d FILE for each), or compress them with gzip, xz or zstd",
+			bs->path, c->name, c->tool);
+	return iow_fail(err,
+		"%s: %s-compressed, which iowatcher does not read: %s -dc %s | iowatcher -t -",
+		bs->path, c->name, c->tool, bs->path);
+}
+
+int bytesrc_open(struct byte_source *bs, const char *path, int flags,
+		 struct iow_error *err)
+{
+	const struct compression *c;
+	struct stat st;
+
+	memset(bs, 0, sizeof(*bs));
+	bs->ops = &plain_ops;
+	bs->path = path;
+	bs->is_stdin = !!(flags & BYTESRC_STDIN);
+	bs->fd = (flags & BYTESRC_STDIN) ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	if (bs->fd < 0)
+		return iow_fail(err, "%s: %s", path, strerror(errno));
+	if (fstat(bs->fd, &st) == 0 && S_ISDIR(st.st_mode))
+		return iow_fail(err, "%s: is a directory", path);
+	if (!(flags & BYTESRC_STDIN))
+		posix_fadvise(bs->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	bs->in_size = HEAD_MAX;
+	bs->in = malloc(bs->in_size);
+	if (!bs->in)
+		return iow_fail(err, "%s: out of memory", path);
+	if (read_head(bs, err) < 0)
+		return -1;
+	c = bs->compression = bytesrc_compression(bs->in, bs->in_end);
+	if (c && !c->ops)
+		return not_read(bs, c, flags, err);
+	if (c) {
+		unsigned char *in = realloc(bs->in, IN_SIZE);
+
+		if (!in)
+			return iow_fail(err, "%s: out of memory", path);
+		bs->in = in;
+		bs->in_size = IN_SIZE;
+		bs->ops = c->ops;
+	}
+	return bs->ops->init(bs, err);
+}
+
+ssize_t bytesrc_read(struct byte_source *bs, unsigned char *buf, size_t len,
+		     struct iow_error *err)
+{
+	ssize_t got;
+
+	if (bs->failed) {
+		*err = bs->failure;
+		return -1;
+	}
+	got = bs->ops->read(bs, buf, len, err);
+	if (got > 0)
+		bs->out_offset += (uint64_t)got;
+	return got;
+}
+
+void bytesrc_close(struct byte_source *bs)
+{
+	if (bs->ops)
+		bs->ops->free(bs);
+	if (bs->fd > 0)
+		close(bs->fd);
+	free(bs->in);
+	memset(bs, 0, sizeof(*bs));
+	bs->fd = -1;
+}
