@@ -51,7 +51,7 @@ truncate -s 128M "$TMP/disk.img"
 DEV=$(losetup -f --show "$TMP/disk.img") || { fail "losetup"; finish; exit 1; }
 ENABLE=/sys/class/block/$(basename "$DEV")/trace/enable
 cleanup() {
-	[ -n "$SESSION" ] && tmux kill-session -t "$SESSION" 2>/dev/null
+	[ -n "$SESSION" ] && command tmux -L "iowatcher-test-$$" kill-server 2>/dev/null
 	echo 0 > "$ENABLE" 2>/dev/null
 	losetup -d "$DEV"
 	rm -rf "$TMP"
@@ -158,7 +158,9 @@ else
 	skip "-t - --live: blkparse missing"
 fi
 
-# 5. the screen, under tmux
+# 5. the screen, under tmux (a server of this run's own: two test runs at
+# once on the default server took each other's down)
+tmux() { command tmux -L "iowatcher-test-$$" "$@"; }
 if ! command -v tmux >/dev/null; then
 	skip "screen tests: tmux missing"
 	finish
