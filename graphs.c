@@ -2429,23 +2429,24 @@ const struct graph_def graph_table[] = {
 	  .y_label = "latency",
 	  .help = "D2C mean per bin, with p50-p90-p99 bands and max",
 	  .default_on = 1, .panels = line_panels, .devices = DEVICES_POOLED,
-	  .build = build_latency,
+	  .build = build_latency, .lossy_unknown = 1,
 	  .latency_axis = 1,
 	  .y_format = plot_format_ns, .csv_unit = "us", .csv_scale = 1e-3 },
 	{ .name = "queue-depth", .title = "Queue depth",
 	  .y_label = "requests in flight",
 	  .help = "requests issued and not completed, time-weighted",
 	  .default_on = 1, .panels = line_panels, .build = build_queue_depth,
-	  .csv_unit = "requests" },
+	  .lossy_unknown = 1, .csv_unit = "requests" },
 	{ .name = "seeks", .title = "Seeks", .y_label = "seeks per second",
 	  .help = "issued requests not starting where the previous one ended",
 	  .default_on = 1, .panels = line_panels, .build = build_seeks,
+	  .lossy_unknown = 1,
 	  .empty_note = "no seeks", .csv_unit = "seeks_per_s" },
 	{ .name = "q2d-d2c", .title = "Where the time goes (Q2D + D2C)",
 	  .y_label = "mean time per I/O",
 	  .help = "mean time in the block layer (Q2D) and device (D2C), stacked",
 	  .panels = line_panels, .devices = DEVICES_POOLED,
-	  .build = build_q2d_d2c,
+	  .build = build_q2d_d2c, .lossy_unknown = 1,
 	  .latency_axis = 1,
 	  .y_format = plot_format_ns, .csv_unit = "us", .csv_scale = 1e-3 },
 	{ .name = "latency-heatmap", .title = "Latency heat map (D2C)",
@@ -3030,15 +3031,50 @@ static void page_title(const struct options *o,
 		       size_t len)
 {
 	size_t i, used;
+	uint64_t lost = 0;
+	int unknown = 0;
 
 	if (o->title) {
-		snprintf(buf, len, "%s", o->title);
-		return;
+		used = (size_t)snprintf(buf, len, "%s", o->title);
+	} else {
+		used = (size_t)snprintf(buf, len, "iowatcher:");
+		for (i = 0; i < n && used < len; i++)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s %s", i ? "," : "",
+						 traces[i].label);
 	}
-	used = (size_t)snprintf(buf, len, "iowatcher:");
-	for (i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s %s",
-					 i ? "," : "", traces[i].label);
+	for (i = 0; i < n; i++)
+		lost += traces[i].analysis.lost_events;
+	for (i = 0; i < n; i++)
+		unknown |= traces[i].analysis.n_loss &&
+			   !traces[i].analysis.lost_events;
+	/* the page says it: a shaded window alone could pass unread */
+	if ((lost || unknown) && used < len)
+		snprintf(buf + used, len - used,
+			 lost ? " (%llu events lost: shaded, no latency or depth there)" :
+				" (events lost: shaded, no latency or depth there)",
+			 (unsigned long long)lost);
+}
+
+/* A time series' bins that overlap a loss window lose their values. */
+static void hide_lossy_bins(const struct graph_ctx *ctx,
+			    struct series_set *set)
+{
+	size_t i, k;
+
+	if (!ctx->graph->lossy_unknown || ctx->graph->x_label ||
+	    ctx->graph->csv_x)
+		return;
+	for (k = 0; k < set->n; k++) {
+		struct graph_series *s = &set->items[k];
+		const struct analysis *a = trace_analysis(ctx, s->trace);
+
+		if (!a->n_loss)
+			continue;
+		for (i = 0; i < s->n && i < a->n_bins; i++)
+			if (a->bins[i].lossy_ns)
+				s->y[i] = NAN;
+	}
 }
 
 int graph_build(const struct graph_ctx *ctx, size_t panel,
@@ -3047,7 +3083,24 @@ int graph_build(const struct graph_ctx *ctx, size_t panel,
 	if (ctx->graph->build(ctx, panel, out) < 0)
 		return iow_fail(err, "out of memory building %s",
 				ctx->graph->name);
+	hide_lossy_bins(ctx, out);
 	return 0;
+}
+
+/* Every trace's loss windows over a time-axis panel. */
+static void shade_loss(const struct graph_ctx *ctx, struct plot_panel *pp)
+{
+	size_t t, i;
+
+	if (ctx->graph->x_label)
+		return;
+	for (t = 0; t < ctx->n_traces; t++) {
+		const struct analysis *a = trace_analysis(ctx, t);
+
+		for (i = 0; i < a->n_loss; i++)
+			plot_shade_x(pp, (double)a->loss[i].from_ns / 1e9,
+				     (double)a->loss[i].to_ns / 1e9);
+	}
 }
 
 void graph_select_panel(struct graph_ctx *ctx, const struct graph_def *g,
@@ -3095,6 +3148,8 @@ int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
 	}
 	ret = g->draw ? g->draw(ctx, panel, pp, err) :
 			draw_lines(ctx, g, panel, pp, err);
+	if (ret == 0)
+		shade_loss(ctx, pp);
 	if (layout)
 		log_layout(layout, g, panel, pp, ctx, ptitle);
 	if (out)

@@ -1551,6 +1551,38 @@ static void band_run(struct plot_panel *pp, const double *x, const double *lo,
 	cairo_close_path(cr);
 }
 
+void plot_shade_x(struct plot_panel *pp, double x0, double x1)
+{
+	const struct plot_rect *a;
+	cairo_t *cr;
+	double px0, px1, d;
+
+	if (!pp || !isfinite(x0) || !isfinite(x1) || x1 < x0)
+		return;
+	cr = plot_series_begin(pp);
+	a = &pp->area;
+	px0 = plot_px_x(pp, x0);
+	px1 = plot_px_x(pp, x1);
+	/* a window shorter than a pixel still shows: one pixel wide */
+	if (px1 - px0 < 1) {
+		px0 = (px0 + px1) / 2 - 0.5;
+		px1 = px0 + 1;
+	}
+	cairo_rectangle(cr, px0, a->y, px1 - px0, a->h);
+	cairo_clip(cr);
+	cairo_set_source_rgba(cr, 0.85, 0.15, 0.1, 0.12);
+	cairo_paint(cr);
+	/* hatching, 45 degrees, 6 px apart */
+	cairo_set_source_rgba(cr, 0.7, 0.1, 0.05, 0.35);
+	cairo_set_line_width(cr, 0.8);
+	for (d = px0 - a->h; d < px1; d += 6) {
+		cairo_move_to(cr, d, a->y + a->h);
+		cairo_line_to(cr, d + a->h, a->y);
+	}
+	cairo_stroke(cr);
+	plot_series_end(pp);
+}
+
 void plot_band(struct plot_panel *pp, const double *x, const double *lo,
 	       const double *hi, size_t n, int color_index, double alpha)
 {

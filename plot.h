@@ -294,6 +294,13 @@ void plot_line_dotted(struct plot_panel *pp, const double *x,
 void plot_step(struct plot_panel *pp, const double *x, const double *y,
 	       size_t n, int color_index, double width);
 
+/*
+ * x from x0 to x1 (data units), the panel's whole height, marked as a
+ * time whose figures are missing: a light red tint with diagonal hatching
+ * (also readable in grey), over what is drawn there.
+ */
+void plot_shade_x(struct plot_panel *pp, double x0, double x1);
+
 /* The area between lo and hi, filled with the colour at alpha. */
 void plot_band(struct plot_panel *pp, const double *x, const double *lo,
 	       const double *hi, size_t n, int color_index, double alpha);

@@ -1,0 +1,104 @@
+#!/bin/sh
+# t_loss.sh: a trace whose recording lost events, as every recorder leaves
+# it (a loss note where the loss began, tests/tools/make_lossy.py on a real
+# sample): the loss is counted and located in the summary and its JSON,
+# blkparse prints the note, and nothing the loss took shows as latency or
+# queue depth: the window is shaded in every time panel, the latency and
+# depth have no value there (picture and CSV), and the figures outside it
+# are the trace's own.
+. "$(dirname "$0")/lib.sh"
+MK="$TOP/tests/tools/make_lossy.py"
+PROBE="$TOP/tests/tools/pngprobe"
+S="$TOP/samples/overlap-fio"
+cd "$TMP" || exit 1
+n=$(python3 "$MK" "$S" lossy 1 0.3 0.6)
+check "the window held events of cpu 1 ($n)" [ "${n:-0}" -gt 100 ]
+
+"$IOW" -t lossy --summary=json > lossy.json
+"$IOW" -t "$S" --summary=json > whole.json
+check "JSON: the count, the window and the CPU" python3 - lossy.json "$n" <<'EOF2'
+import json, sys
+t = json.load(open(sys.argv[1]))["traces"][0]
+w = t["loss_windows"]
+assert t["lost_events"] == int(sys.argv[2]) and t["lost_count_known"], t
+assert len(w) == 1 and w[0]["cpus"] == [1] and not w[0]["noted_late"], w
+assert abs(w[0]["from_s"] - 0.3) < 1e-6 and abs(w[0]["to_s"] - 0.6) < 1e-6, w
+assert abs(t["lossy_s"] - 0.3) < 1e-6, t["lossy_s"]
+EOF2
+check "no latency or depth the loss made up" python3 - lossy.json whole.json <<'EOF2'
+import json, sys
+lossy = json.load(open(sys.argv[1]))["traces"][0]["devices"][0]
+whole = json.load(open(sys.argv[2]))["traces"][0]["devices"][0]
+for k in ("d2c_us", "q2c_us"):
+    assert lossy[k]["max"] <= whole[k]["max"] + 1e-3, (k, lossy[k], whole[k])
+    assert lossy[k]["p99"] <= whole[k]["p99"] * 1.25, (k, lossy[k], whole[k])
+# fio ran 8 in flight: a depth above it would be made up
+assert lossy["queue_depth_mean"] <= whole["queue_depth_mean"] * 1.25 + 0.05, (lossy, whole)
+assert lossy["lost_in_flight"] >= 0
+EOF2
+"$IOW" -t lossy --summary > lossy.txt
+check "text: the loss in words under the trace's line" \
+	grep -q "^ LOST $n events on 1 CPU, in 1 window (0.300 s of " lossy.txt
+if command -v blkparse > /dev/null; then
+	check "blkparse prints the loss note" sh -c \
+		"blkparse -i lossy 2>/dev/null | grep -aq ' m   N lost $n events on cpu 1, from '"
+else
+	skip "blkparse prints the loss note: blkparse missing"
+fi
+
+# The picture: the window shaded in every time panel, no line inside it.
+IOWATCHER_LAYOUT=layout "$IOW" -t lossy -O io -O tput -O latency \
+	-O queue-depth -o lossy.png
+# px GRAPH T0 T1 COLOUR: pixels of COLOUR in GRAPH's area from T0 to T1 s
+px() {
+	awk -v g="$1" -v t0="$2" -v t1="$3" '$1 == g && $2 == 0 {
+		x0 = $3 + (t0 - $7) / ($8 - $7) * $5
+		x1 = $3 + (t1 - $7) / ($8 - $7) * $5
+		printf "%d %d %d %d\n", x0, $4 + 2, x1, $4 + $6 - 2; exit }' layout |
+	{ read a b c d; "$PROBE" lossy.png "$a" "$b" "$c" "$d" $4; }
+}
+TINT="FAE5E3 3"	# the tint over white, where no hatch line runs
+for g in io tput latency queue-depth; do
+	in=$(px $g 0.35 0.55 "$TINT") out=$(px $g 0.65 0.95 "$TINT")
+	check "$g: the window is shaded ($in px), after it not ($out px)" \
+		[ "$in" -gt 50 -a "$out" = 0 ]
+done
+check "latency: no line inside the window" \
+	[ "$(px latency 0.32 0.58 0072B2)" = 0 -a "$(px latency 0.32 0.58 D55E00)" = 0 ]
+check "queue depth: no line inside the window" [ "$(px queue-depth 0.32 0.58 000000)" = 0 ]
+check "queue depth: its line before and after it" \
+	[ "$(px queue-depth 0.05 0.25 000000)" -gt 0 -a "$(px queue-depth 0.7 0.95 000000)" -gt 0 ]
+if command -v pdftotext > /dev/null; then
+	"$IOW" -t lossy -O tput -o lossy.pdf
+	check "the page says how many events were lost" \
+		sh -c "pdftotext lossy.pdf - | tr '\n' ' ' | grep -q '$n events lost'"
+else
+	skip "the page's words: pdftotext missing"
+fi
+
+# The CSV: what is drawn, so the depth has no value in the window's bins.
+"$IOW" -t lossy -O queue-depth --csv csv --bin-ms 50
+check "CSV: the depth is empty in the window's bins, there outside it" python3 - csv/queue-depth.csv <<'EOF2'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))[1:]
+inside = [r for r in rows if 0.3 - 1e-9 <= float(r[0]) < 0.6 - 1e-9]
+outside = [r for r in rows if float(r[0]) < 0.3 - 1e-9 or float(r[0]) >= 0.6 - 1e-9]
+assert len(inside) == 6 and all(r[2] in ("", "nan") for r in inside), inside
+assert outside and all(r[2] not in ("", "nan") for r in outside), outside[:3]
+EOF2
+
+# A loss whose start the recorder did not know: from the trace's start,
+# and said to be noted late.
+m=$(python3 "$MK" "$S" late 0 0.2 0.5 --unknown-start)
+"$IOW" -t late --summary > late.txt
+check "unknown start: the window from the trace's start" \
+	grep -q "^ LOST $m events on 1 CPU, in 1 window (0.500 s of " late.txt
+check "unknown start: noted late, and said so" \
+	grep -q "noted only after events it touched" late.txt
+
+# The loss is the CPU's, every device's: a --device filter keeps it.
+"$IOW" -t lossy -d 7,1 --summary=json > one.json
+check "--device keeps the loss" python3 -c "
+import json; t = json.load(open('one.json'))['traces'][0]
+assert t['lost_events'] == $n and len(t['loss_windows']) == 1"
+finish
