@@ -296,13 +296,36 @@ static double depth_area_upto(const struct analysis *a, uint32_t device,
 	return 0;
 }
 
+/*
+ * The loss windows' part of [start, end): the events lost in those that
+ * began there, and their time in it.
+ */
+static void loss_in(const struct analysis *a, uint64_t start, uint64_t end,
+		    uint64_t *events, uint64_t *lossy_ns)
+{
+	size_t i;
+
+	*events = *lossy_ns = 0;
+	for (i = 0; i < a->n_loss; i++) {
+		const struct loss_window *w = &a->loss[i];
+		uint64_t from = w->from_ns > start ? w->from_ns : start;
+		uint64_t to = w->to_ns < end ? w->to_ns : end;
+
+		if (w->from_ns >= start && w->from_ns < end)
+			*events += w->events;
+		if (to > from)
+			*lossy_ns += to - from;
+	}
+}
+
 static void close_device(struct live *l, size_t i, uint64_t start,
 			 uint64_t end)
 {
 	struct live_device *d = &l->fig.devs[i];
 	struct dev_acc *acc = &l->acc[i];
 	double area = depth_area_upto(&l->a, d->device, end);
-	double span_s = (double)(end - start) / 1e9;
+	/* the depth's mean over the interval's time outside loss windows */
+	double span_s = (double)(end - start) / 1e9 - l->fig.lossy_s;
 	size_t h = l->fig.history_head, op;
 	uint64_t bytes = 0;
 
@@ -441,13 +464,15 @@ static void print_json(struct live *l);
 static int close_interval(struct live *l, uint64_t end)
 {
 	struct live_figures *f = &l->fig;
-	uint64_t start = l->k * l->interval_ns;
+	uint64_t start = l->k * l->interval_ns, lossy_ns;
 	size_t i;
 
 	for (i = 0; i < l->a.n_devices; i++)
 		if (l->a.devices[i].has_io &&
 		    device_slot(l, l->a.devices[i].device) < 0)
 			return iow_fail(&l->err, "out of memory");
+	loss_in(&l->a, start, end, &f->lost_in_interval, &lossy_ns);
+	f->lossy_s = (double)lossy_ns / 1e9;
 	for (i = 0; i < f->n_devs; i++)
 		close_device(l, i, start, end);
 	close_procs(l);
@@ -743,12 +768,14 @@ static void print_text(struct live *l)
 	if (f->n_intervals == 1)
 		fprintf(l->o.out, "# start_s    end_s device        rMB/s    "
 			"rIOPS    wMB/s    wIOPS  flush/s discard/s "
-			"d2c_p50_us d2c_p99_us q2c_p50_us q2c_p99_us  depth\n");
+			"d2c_p50_us d2c_p99_us q2c_p50_us q2c_p99_us  depth"
+			"     lost\n");
 	for (i = 0; i < f->n_devs; i++) {
 		const struct live_device *d = &f->devs[i];
 
 		fprintf(l->o.out, "%9.3f %8.3f %-12s %8.2f %8.0f %8.2f %8.0f "
-			"%8.1f %9.1f %10.1f %10.1f %10.1f %10.1f %6.2f\n",
+			"%8.1f %9.1f %10.1f %10.1f %10.1f %10.1f %6.2f "
+			"%8llu\n",
 			f->start_s, f->end_s, d->name,
 			mb(d->bytes[OP_READ]) / span,
 			(double)d->ios[OP_READ] / span,
@@ -757,7 +784,8 @@ static void print_text(struct live *l)
 			(double)d->ios[OP_FLUSH] / span,
 			(double)d->ios[OP_DISCARD] / span,
 			d->d2c.p50_ns / 1e3, d->d2c.p99_ns / 1e3,
-			d->q2c.p50_ns / 1e3, d->q2c.p99_ns / 1e3, d->depth);
+			d->q2c.p50_ns / 1e3, d->q2c.p99_ns / 1e3, d->depth,
+			(unsigned long long)f->lost_in_interval);
 	}
 }
 
@@ -826,9 +854,12 @@ static void print_json(struct live *l)
 	size_t i;
 
 	fprintf(out, "{\"start_s\": %.6f, \"end_s\": %.6f, \"records\": %llu, "
-		"\"events_lost\": %llu, \"late_records\": %llu, \"devices\": [",
+		"\"events_lost\": %llu, \"lost_in_interval\": %llu, "
+		"\"lossy_s\": %.6f, \"late_records\": %llu, \"devices\": [",
 		f->start_s, f->end_s, (unsigned long long)l->n_released,
-		(unsigned long long)f->lost, (unsigned long long)f->late);
+		(unsigned long long)f->lost,
+		(unsigned long long)f->lost_in_interval, f->lossy_s,
+		(unsigned long long)f->late);
 	for (i = 0; i < f->n_devs; i++) {
 		fputs(i ? ", " : "", out);
 		json_device(out, &f->devs[i]);

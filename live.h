@@ -97,6 +97,11 @@ struct live_figures {
 	const char *trace_path, *workload_output;
 	const char *device_list;	/* "/dev/loop0 /dev/loop1" */
 	uint64_t events, lost;		/* the recorder's */
+	/* the trace's loss notes in the last closed interval: the events
+	 * lost in windows that began there, and the windows' time in it
+	 * (which its queue depth leaves out, as the summary's does) */
+	uint64_t lost_in_interval;
+	double lossy_s;
 	uint64_t late;		/* came after newer ones were analysed */
 	double elapsed_s;		/* wall clock since the start */
 	int stdin_mode;

@@ -260,11 +260,13 @@ static void draw_header(struct live_view *v, struct frame *f,
 		line(f, "7", " iowatcher --live: recording %s%s%s to %s.blktrace.*",
 		     fig->device_list, fig->tracer[0] ? " with " : "",
 		     fig->tracer, fig->trace_path);
-	line(f, NULL, " elapsed %ld:%02ld:%02ld   interval %.3g s (%.1f-%.1f s)"
-	     "   events %llu   lost %llu%s%s", el / 3600, el / 60 % 60,
-	     el % 60, fig->interval_s, fig->start_s, fig->end_s,
+	line(f, fig->lost_in_interval ? "1" : NULL,
+	     " elapsed %ld:%02ld:%02ld   interval %.3g s (%.1f-%.1f s)"
+	     "   events %llu   lost %llu (%llu in it)%s%s", el / 3600,
+	     el / 60 % 60, el % 60, fig->interval_s, fig->start_s, fig->end_s,
 	     (unsigned long long)fig->events, (unsigned long long)fig->lost,
-	     late, v->paused ? "   [PAUSED]" : "");
+	     (unsigned long long)fig->lost_in_interval, late,
+	     v->paused ? "   [PAUSED]" : "");
 	if (fig->workload_output)
 		line(f, NULL, " workload output: %s", fig->workload_output);
 }

@@ -3,7 +3,8 @@
 printed must equal what --summary=json -x START:END says of the recorded
 trace (the last interval, which ends at the last event, with -x START:1e9);
 the queue depth as its integral over the interval (time-weighted mean x
-span), as an interval may span more than the summary's window at the end.
+span, the loss windows' time left out), as an interval may span more than
+the summary's window at the end.
 Prints one line per mismatch and 'N intervals compared'; exits 1 on any."""
 import json
 import subprocess
@@ -19,9 +20,10 @@ def summary(start, end):
                           "%.6f:%s" % (start, end)],
                          capture_output=True, text=True)
     if out.returncode:
-        return {}, 0
+        return {}, 0, 0
     t = json.loads(out.stdout)["traces"][0]
-    return {d["device"]: d for d in t["devices"]}, t["duration_s"]
+    return {d["device"]: d for d in t["devices"]}, t["duration_s"], \
+        t.get("lossy_s", 0)
 
 
 def differ(what, live, summ):
@@ -33,7 +35,7 @@ def differ(what, live, summ):
 for i, iv in enumerate(intervals):
     last = i == len(intervals) - 1
     where = "%.3f-%.3f" % (iv["start_s"], iv["end_s"])
-    summ, dur = summary(iv["start_s"],
+    summ, dur, lossy = summary(iv["start_s"],
                         "1e9" if last else "%.6f" % iv["end_s"])
     span = iv["end_s"] - iv["start_s"]
     for d in iv["devices"]:
@@ -59,8 +61,9 @@ for i, iv in enumerate(intervals):
         # the depth's integral: an interval the live view closed while
         # the recording was idle spans its whole width, the summary's
         # window only up to the trace's last event
-        qd_live = d["queue_depth_mean"] * span
-        qd_sum = s["queue_depth_mean"] * dur
+        # (both over the time outside loss windows)
+        qd_live = d["queue_depth_mean"] * (span - iv.get("lossy_s", 0))
+        qd_sum = s["queue_depth_mean"] * (dur - lossy)
         if abs(qd_live - qd_sum) > 1e-4 * max(span, qd_sum):
             differ(d["device"] + " queue depth", qd_live, qd_sum)
 print("%d intervals compared, %d differences" % (len(intervals), bad))

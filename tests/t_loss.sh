@@ -87,6 +87,28 @@ assert len(inside) == 6 and all(r[2] in ("", "nan") for r in inside), inside
 assert outside and all(r[2] not in ("", "nan") for r in outside), outside[:3]
 EOF2
 
+# The live view of the trace read from stdin: the loss per interval, and
+# every interval as the summary tells it afterwards.
+if command -v blkparse > /dev/null; then
+	blkparse -i lossy -d lossy.dump -o /dev/null > /dev/null 2>&1
+	"$IOW" -t - --live=json --interval 0.1 < lossy.dump > live.jsonl 2> live.err
+	check "--live: the loss in the intervals where it began" python3 - live.jsonl "$n" <<'EOF2'
+import json, sys
+iv = [json.loads(l) for l in open(sys.argv[1])]
+assert sum(i["lost_in_interval"] for i in iv) == int(sys.argv[2]), iv
+lost = [i for i in iv if i["lost_in_interval"]]
+assert len(lost) == 1 and abs(lost[0]["start_s"] - 0.3) < 1e-6, lost
+assert [round(i["lossy_s"], 6) for i in iv[2:7]] == [0, 0.1, 0.1, 0.1, 0], iv
+EOF2
+	if python3 "$TOP/tests/live_vs_summary.py" "$IOW" lossy.dump live.jsonl > cmp.out; then
+		pass "--live: each interval as --summary -x says ($(tail -n 1 cmp.out))"
+	else
+		fail "--live: each interval as --summary -x says" "$(head -n 3 cmp.out)"
+	fi
+else
+	skip "--live of the lossy trace: blkparse missing"
+fi
+
 # A loss whose start the recorder did not know: from the trace's start,
 # and said to be noted late.
 m=$(python3 "$MK" "$S" late 0 0.2 0.5 --unknown-start)
