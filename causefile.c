@@ -1,0 +1,606 @@
+/*
+ * causefile.c: the causes a recorder keeps beside a trace, written and
+ * read back (causefile.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "causefile.h"
+#include "u64map.h"
+
+#define MAX_CPUS	8192
+#define ORDER_MARK	0x01020304u
+
+_Static_assert(sizeof(struct cause_rec) == CAUSE_REC_SIZE,
+	       "struct cause_rec is the on-disk record");
+
+static const char *const kind_names[N_FILE_KINDS] = {
+	[FILE_KIND_FILE] = "file", [FILE_KIND_METADATA] = "metadata",
+	[FILE_KIND_JOURNAL] = "journal", [FILE_KIND_SWAP] = "swap",
+	[FILE_KIND_DEVICE] = "device",
+};
+
+/* ---- writing ---- */
+
+struct cause_writer {
+	char *base;		/* DIR/NAME */
+	FILE **cpus;
+	unsigned n_cpus;
+	FILE *dict;
+};
+
+static int fail_io(struct iow_error *err, const char *what, const char *path)
+{
+	return iow_fail(err, "cannot %s %s: %s", what, path, strerror(errno));
+}
+
+struct cause_writer *cause_writer_open(const char *dir, const char *name,
+				       struct iow_error *err)
+{
+	struct cause_writer *w = calloc(1, sizeof(*w));
+	char *path = NULL;
+
+	if (!w || asprintf(&w->base, "%s/%s", dir ? dir : ".", name) < 0 ||
+	    asprintf(&path, "%s.cause", w->base) < 0) {
+		free(w ? w->base : NULL);
+		free(w);
+		iow_fail(err, "out of memory");
+		return NULL;
+	}
+	w->dict = fopen(path, "we");
+	if (!w->dict) {
+		fail_io(err, "create", path);
+		free(path);
+		free(w->base);
+		free(w);
+		return NULL;
+	}
+	free(path);
+	fputs("iowatcher causes 1\n", w->dict);
+	return w;
+}
+
+static FILE *cpu_file(struct cause_writer *w, unsigned cpu,
+		      struct iow_error *err)
+{
+	static const uint32_t head[2] = { CAUSE_REC_SIZE, ORDER_MARK };
+	FILE **more;
+	char path[4096];
+
+	if (cpu < w->n_cpus && w->cpus[cpu])
+		return w->cpus[cpu];
+	if (cpu >= MAX_CPUS) {
+		iow_fail(err, "cause of cpu %u: out of range", cpu);
+		return NULL;
+	}
+	if (cpu >= w->n_cpus) {
+		more = realloc(w->cpus, (cpu + 1) * sizeof(*more));
+		if (!more) {
+			iow_fail(err, "out of memory");
+			return NULL;
+		}
+		memset(more + w->n_cpus, 0,
+		       (cpu + 1 - w->n_cpus) * sizeof(*more));
+		w->cpus = more;
+		w->n_cpus = cpu + 1;
+	}
+	snprintf(path, sizeof(path), "%s.cause.%u", w->base, cpu);
+	w->cpus[cpu] = fopen(path, "we");
+	if (!w->cpus[cpu]) {
+		fail_io(err, "create", path);
+		return NULL;
+	}
+	if (fwrite(CAUSE_FILE_MAGIC, 8, 1, w->cpus[cpu]) != 1 ||
+	    fwrite(head, sizeof(head), 1, w->cpus[cpu]) != 1) {
+		fail_io(err, "write", path);
+		return NULL;
+	}
+	return w->cpus[cpu];
+}
+
+int cause_write(struct cause_writer *w, unsigned cpu,
+		const struct cause_rec *r, struct iow_error *err)
+{
+	FILE *f = cpu_file(w, cpu, err);
+	char path[4096];
+
+	if (!f)
+		return -1;
+	if (fwrite(r, sizeof(*r), 1, f) == 1)
+		return 0;
+	snprintf(path, sizeof(path), "%s.cause.%u", w->base, cpu);
+	return fail_io(err, "write", path);
+}
+
+/* A name as one field: tabs, newlines and backslashes escaped. */
+static void put_field(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '\t')
+			fputs("\\t", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else if (*s == '\\')
+			fputs("\\\\", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static int dict_done(struct cause_writer *w, struct iow_error *err)
+{
+	char path[4096];
+
+	fputc('\n', w->dict);
+	if (!ferror(w->dict))
+		return 0;
+	snprintf(path, sizeof(path), "%s.cause", w->base);
+	return fail_io(err, "write", path);
+}
+
+int cause_write_task(struct cause_writer *w, uint32_t tid, uint32_t tgid,
+		     const char *comm, struct iow_error *err)
+{
+	fprintf(w->dict, "task\t%u\t%u\t", tid, tgid);
+	put_field(w->dict, comm);
+	return dict_done(w, err);
+}
+
+int cause_write_cgroup(struct cause_writer *w, uint64_t id, const char *path,
+		       struct iow_error *err)
+{
+	fprintf(w->dict, "cgroup\t%llu\t", (unsigned long long)id);
+	put_field(w->dict, path);
+	return dict_done(w, err);
+}
+
+int cause_write_file(struct cause_writer *w, uint32_t dev, uint64_t ino,
+		     enum cause_file_kind kind, const char *path,
+		     struct iow_error *err)
+{
+	fprintf(w->dict, "file\t%u\t%llu\t%s\t", dev, (unsigned long long)ino,
+		kind_names[kind < N_FILE_KINDS ? kind : FILE_KIND_FILE]);
+	put_field(w->dict, path);
+	return dict_done(w, err);
+}
+
+int cause_write_stack(struct cause_writer *w, int user, int32_t id,
+		      const char *const *frames, size_t n,
+		      struct iow_error *err)
+{
+	size_t i;
+
+	fprintf(w->dict, "%s\t%d\t", user ? "ustack" : "kstack", id);
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputc(';', w->dict);
+		put_field(w->dict, frames[i]);
+	}
+	return dict_done(w, err);
+}
+
+int cause_write_note(struct cause_writer *w, const char *text,
+		     struct iow_error *err)
+{
+	fputs("note\t", w->dict);
+	put_field(w->dict, text);
+	return dict_done(w, err);
+}
+
+int cause_writer_close(struct cause_writer *w, struct iow_error *err)
+{
+	char path[4096];
+	unsigned i;
+	int rc = 0;
+
+	if (!w)
+		return 0;
+	for (i = 0; i < w->n_cpus; i++) {
+		if (w->cpus[i] && fclose(w->cpus[i]) && !rc) {
+			snprintf(path, sizeof(path), "%s.cause.%u", w->base, i);
+			rc = fail_io(err, "write", path);
+		}
+	}
+	if (fclose(w->dict) && !rc) {
+		snprintf(path, sizeof(path), "%s.cause", w->base);
+		rc = fail_io(err, "write", path);
+	}
+	free(w->cpus);
+	free(w->base);
+	free(w);
+	return rc;
+}
+
+/* ---- reading ---- */
+
+struct cause_cursor {
+	FILE *f;
+	int swap;
+	int have;		/* cur holds the next record */
+	struct cause_rec cur;
+	struct cause_rec out;	/* the one last handed out */
+};
+
+struct file_name {
+	uint32_t dev;
+	uint64_t ino;
+	enum cause_file_kind kind;
+	char *path;
+};
+
+struct cause_reader {
+	char *base;
+	struct cause_cursor *cpus;
+	unsigned n_cpus;
+	/* the dictionary: names, and maps to them */
+	char **strings;
+	size_t n_strings;
+	struct u64map tasks, cgroups, kstacks, ustacks, files;
+	struct file_name *file_names;
+	size_t n_files;
+	char *notes;
+	uint64_t orphans;	/* records matching no QUEUE event */
+	char warning[256];
+};
+
+static uint32_t swap32(uint32_t v, int swap)
+{
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t swap64(uint64_t v, int swap)
+{
+	return swap ? __builtin_bswap64(v) : v;
+}
+
+static void rec_to_host(struct cause_rec *r, int swap)
+{
+	if (!swap)
+		return;
+	r->sequence = swap32(r->sequence, 1);
+	r->device = swap32(r->device, 1);
+	r->pid = swap32(r->pid, 1);
+	r->tgid = swap32(r->tgid, 1);
+	r->owner_pid = swap32(r->owner_pid, 1);
+	r->owner_tgid = swap32(r->owner_tgid, 1);
+	r->cgroup = swap64(r->cgroup, 1);
+	r->ino = swap64(r->ino, 1);
+	r->ino_dev = swap32(r->ino_dev, 1);
+	r->kstack = (int32_t)swap32((uint32_t)r->kstack, 1);
+	r->ustack = (int32_t)swap32((uint32_t)r->ustack, 1);
+	r->flags = swap32(r->flags, 1);
+}
+
+/* cpu's next record into its cursor; have 0 at the end. */
+static void cursor_next(struct cause_cursor *c)
+{
+	c->have = c->f && fread(&c->cur, sizeof(c->cur), 1, c->f) == 1;
+	if (c->have)
+		rec_to_host(&c->cur, c->swap);
+}
+
+static int open_cursor(struct cause_cursor *c, const char *path,
+		       struct iow_error *err)
+{
+	char magic[8];
+	uint32_t head[2];
+
+	c->f = fopen(path, "re");
+	if (!c->f)
+		return 0;	/* a CPU that queued nothing */
+	if (fread(magic, 8, 1, c->f) != 1 || memcmp(magic, CAUSE_FILE_MAGIC, 8) ||
+	    fread(head, sizeof(head), 1, c->f) != 1)
+		return iow_fail(err, "%s: not a cause file (expected %s at byte 0): record the trace again, or remove it to read the trace without causes",
+				path, CAUSE_FILE_MAGIC);
+	c->swap = head[1] != ORDER_MARK;
+	if (swap32(head[1], c->swap) != ORDER_MARK ||
+	    swap32(head[0], c->swap) != CAUSE_REC_SIZE)
+		return iow_fail(err, "%s: byte 8: records of %u bytes, not %d: written by another version of iowatcher",
+				path, swap32(head[0], c->swap), CAUSE_REC_SIZE);
+	cursor_next(c);
+	return 0;
+}
+
+/* A field's escapes undone, in place. */
+static void unescape(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (*s == '\\' && s[1]) {
+			s++;
+			*out++ = *s == 't' ? '\t' : *s == 'n' ? '\n' : *s;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+}
+
+static int keep_string(struct cause_reader *r, const char *s, uint32_t *idx)
+{
+	char **more = realloc(r->strings, (r->n_strings + 1) * sizeof(*more));
+
+	if (!more)
+		return -1;
+	r->strings = more;
+	if (!(more[r->n_strings] = strdup(s)))
+		return -1;
+	*idx = (uint32_t)r->n_strings++;
+	return 0;
+}
+
+static uint64_t file_key(uint32_t dev, uint64_t ino)
+{
+	return u64_mix(u64_mix(0, dev), ino);
+}
+
+/* The fields of a line, tab-separated, up to max; their number. */
+static size_t split_fields(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max) {
+		f[n++] = line;
+		line = strchr(line, '\t');
+		if (!line || n == max)
+			break;
+		*line++ = '\0';
+	}
+	return n;
+}
+
+static int add_file(struct cause_reader *r, char **f)
+{
+	struct file_name *more;
+	size_t k;
+	uint32_t idx;
+
+	more = realloc(r->file_names, (r->n_files + 1) * sizeof(*more));
+	if (!more)
+		return -1;
+	r->file_names = more;
+	more[r->n_files].dev = (uint32_t)strtoul(f[1], NULL, 10);
+	more[r->n_files].ino = strtoull(f[2], NULL, 10);
+	more[r->n_files].kind = FILE_KIND_FILE;
+	for (k = 0; k < N_FILE_KINDS; k++)
+		if (!strcmp(f[3], kind_names[k]))
+			more[r->n_files].kind = (enum cause_file_kind)k;
+	unescape(f[4]);
+	if (!(more[r->n_files].path = strdup(f[4])))
+		return -1;
+	idx = (uint32_t)r->n_files++;
+	return u64map_put(&r->files, file_key(more[idx].dev, more[idx].ino),
+			  idx);
+}
+
+static int add_note(struct cause_reader *r, char *text)
+{
+	size_t old = r->notes ? strlen(r->notes) : 0;
+	char *more;
+
+	unescape(text);
+	more = realloc(r->notes, old + strlen(text) + 3);
+	if (!more)
+		return -1;
+	snprintf(more + old, strlen(text) + 3, "%s%s", old ? "; " : "", text);
+	r->notes = more;
+	return 0;
+}
+
+/* One dictionary line; -1 out of memory (a line not understood is
+ * skipped: a newer writer may know more kinds). */
+static int dict_line(struct cause_reader *r, char *line)
+{
+	char *f[5];
+	size_t n = split_fields(line, f, 5);
+	uint32_t idx;
+
+	if (n == 4 && !strcmp(f[0], "task")) {
+		unescape(f[3]);
+		return keep_string(r, f[3], &idx) < 0 ? -1 :
+		       u64map_put(&r->tasks, strtoull(f[1], NULL, 10), idx);
+	}
+	if (n == 3 && !strcmp(f[0], "cgroup")) {
+		unescape(f[2]);
+		return keep_string(r, f[2], &idx) < 0 ? -1 :
+		       u64map_put(&r->cgroups, strtoull(f[1], NULL, 10), idx);
+	}
+	if (n == 3 && (!strcmp(f[0], "kstack") || !strcmp(f[0], "ustack"))) {
+		/* frames keep their escapes: ';' joins them as written */
+		return keep_string(r, f[2], &idx) < 0 ? -1 :
+		       u64map_put(f[0][0] == 'k' ? &r->kstacks : &r->ustacks,
+				  (uint64_t)(uint32_t)atoi(f[1]), idx);
+	}
+	if (n == 5 && !strcmp(f[0], "file"))
+		return add_file(r, f);
+	if (n == 2 && !strcmp(f[0], "note"))
+		return add_note(r, f[1]);
+	return 0;
+}
+
+static int load_dictionary(struct cause_reader *r, const char *path,
+			   struct iow_error *err)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int rc = 0, first = 1;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return iow_fail(err, "%s: %s (the trace's causes need it beside NAME.cause.N)",
+				path, strerror(errno));
+	while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (first && strcmp(line, "iowatcher causes 1"))
+			rc = iow_fail(err, "%s: line 1: not an iowatcher cause dictionary (\"iowatcher causes 1\" expected)",
+				      path);
+		else if (!first && dict_line(r, line) < 0)
+			rc = iow_fail(err, "out of memory");
+		first = 0;
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+struct cause_reader *cause_reader_open(const char *base,
+				       struct iow_error *err)
+{
+	struct cause_reader *r;
+	char path[4096];
+	unsigned cpu, last = 0;
+	FILE *probe;
+	int any = 0;
+
+	/* the CPUs' files: 0, 1, ... up to the last there */
+	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+		snprintf(path, sizeof(path), "%s.cause.%u", base, cpu);
+		probe = fopen(path, "re");
+		if (probe) {
+			fclose(probe);
+			any = 1;
+			last = cpu;
+		} else if (cpu > last + 64) {
+			break;
+		}
+	}
+	snprintf(path, sizeof(path), "%s.cause", base);
+	probe = fopen(path, "re");
+	if (probe)
+		fclose(probe);
+	if (!any && !probe)
+		return NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->base = strdup(base)) ||
+	    !(r->cpus = calloc(last + 1, sizeof(*r->cpus)))) {
+		cause_reader_close(r);
+		iow_fail(err, "out of memory");
+		return NULL;
+	}
+	r->n_cpus = last + 1;
+	for (cpu = 0; cpu < r->n_cpus; cpu++) {
+		snprintf(path, sizeof(path), "%s.cause.%u", base, cpu);
+		if (open_cursor(&r->cpus[cpu], path, err) < 0) {
+			cause_reader_close(r);
+			return NULL;
+		}
+	}
+	snprintf(path, sizeof(path), "%s.cause", base);
+	if (load_dictionary(r, path, err) < 0) {
+		cause_reader_close(r);
+		return NULL;
+	}
+	return r;
+}
+
+const struct cause_rec *cause_reader_match(struct cause_reader *r,
+					   const struct io_event *ev)
+{
+	struct cause_cursor *c;
+
+	if (ev->cpu >= r->n_cpus)
+		return NULL;
+	c = &r->cpus[ev->cpu];
+	/* records whose QUEUE was not read (lost with it) are passed */
+	while (c->have && c->cur.device == ev->device &&
+	       c->cur.sequence < ev->sequence) {
+		r->orphans++;
+		cursor_next(c);
+	}
+	if (!c->have || c->cur.device != ev->device ||
+	    c->cur.sequence != ev->sequence)
+		return NULL;
+	c->out = c->cur;
+	cursor_next(c);
+	return &c->out;
+}
+
+static const char *string_of(const struct cause_reader *r,
+			     const struct u64map *m, uint64_t key)
+{
+	uint32_t idx;
+
+	return u64map_get(m, key, &idx) ? r->strings[idx] : NULL;
+}
+
+const char *cause_task_name(const struct cause_reader *r, uint32_t tid)
+{
+	return string_of(r, &r->tasks, tid);
+}
+
+const char *cause_cgroup_path(const struct cause_reader *r, uint64_t id)
+{
+	return string_of(r, &r->cgroups, id);
+}
+
+const char *cause_file_path(const struct cause_reader *r, uint32_t dev,
+			    uint64_t ino, enum cause_file_kind *kind)
+{
+	uint32_t idx;
+	const struct file_name *f;
+
+	if (!u64map_get(&r->files, file_key(dev, ino), &idx))
+		return NULL;
+	f = &r->file_names[idx];
+	if (f->dev != dev || f->ino != ino)
+		return NULL;
+	if (kind)
+		*kind = f->kind;
+	return f->path;
+}
+
+const char *cause_stack(const struct cause_reader *r, int user, int32_t id)
+{
+	if (id < 0)
+		return NULL;
+	return string_of(r, user ? &r->ustacks : &r->kstacks,
+			 (uint64_t)(uint32_t)id);
+}
+
+const char *cause_notes(const struct cause_reader *r)
+{
+	return r->notes;
+}
+
+const char *cause_reader_warning(const struct cause_reader *r)
+{
+	struct cause_reader *w = (struct cause_reader *)r;
+
+	if (!r->orphans)
+		return NULL;
+	snprintf(w->warning, sizeof(w->warning),
+		 "%s.cause.*: %llu causes matched no QUEUE record of the trace",
+		 r->base, (unsigned long long)r->orphans);
+	return w->warning;
+}
+
+void cause_reader_close(struct cause_reader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; r->cpus && i < r->n_cpus; i++)
+		if (r->cpus[i].f)
+			fclose(r->cpus[i].f);
+	for (i = 0; i < r->n_strings; i++)
+		free(r->strings[i]);
+	for (i = 0; i < r->n_files; i++)
+		free(r->file_names[i].path);
+	free(r->strings);
+	free(r->file_names);
+	u64map_free(&r->tasks);
+	u64map_free(&r->cgroups);
+	u64map_free(&r->kstacks);
+	u64map_free(&r->ustacks);
+	u64map_free(&r->files);
+	free(r->notes);
+	free(r->cpus);
+	free(r->base);
+	free(r);
+}
