@@ -16,6 +16,7 @@
 #include "histogram.h"
 #include "ioset.h"
 #include "lossnote.h"
+#include "u64map.h"
 
 /* The I/O map's narrowest column: a 10 ms trace gets 1000 of them. */
 #define MAP_FIRST_WIDTH_NS	10000ull
@@ -28,6 +29,7 @@ struct bio_state {
 	uint64_t q_ns, d_ns;
 	uint32_t bytes;
 	int32_t tag;
+	uint32_t cause;		/* its QUEUE event's (cause.h), 0: none */
 	uint8_t stage;
 	uint8_t split_rest;	/* a split's remainder not yet in a request */
 };
@@ -63,6 +65,10 @@ struct analysis_private {
 	 * then no bio waits as a split's rest and every request in flight
 	 * is issued, and the lookups for them are skipped. */
 	int any_split, any_requeue;
+	/* cfg.cause_ledger: (device, cause, op) -> ledger index */
+	struct u64map ledger_index;
+	uint64_t rows_told;	/* cfg.on_row: rows so far */
+	int32_t completion_tag;	/* the tag the last completion counted in */
 	/* the last loss notes read: a recorder writes one per traced
 	 * device, and a loss is counted once */
 	struct loss_note recent_notes[16];
@@ -150,7 +156,11 @@ void analysis_free(struct analysis *a)
 	for (i = 0; i < a->n_parts; i++)
 		analysis_free(&a->parts[i]);
 	free(a->parts);
+	for (i = 0; i < a->n_ledger; i++)
+		free(a->ledger[i].q2c_hist);
+	free(a->ledger);
 	if (p) {
+		u64map_free(&p->ledger_index);
 		ioset_free(&p->bios);
 		ioset_free(&p->requests);
 		free(p->tag_index);
@@ -467,6 +477,13 @@ static long tag_index_find(const struct analysis_private *p, int32_t id)
 		if (p->tag_index[i].id == id)
 			return (long)p->tag_index[i].slot_plus_one - 1;
 	return -1;
+}
+
+const char *analysis_tag_label(const struct analysis *a, int32_t id)
+{
+	long s = tag_index_find(priv(a), id);
+
+	return s >= 0 ? a->tags[s].label : NULL;
 }
 
 /* Slot of tag id in a->tags, created when new; -1 when out of memory. */
@@ -804,11 +821,6 @@ static void bin_add_d2c(struct analysis *a, size_t bin, int op, uint64_t d2c)
 	lat_hist_at(a, bin, op)[hist_index(d2c, LAT_BIN_BITS)]++;
 }
 
-/*
- * A completed data bio queued at q, issued at d and completed at c. The
- * three latencies add up (Q2C = Q2D + D2C) even where per-CPU clocks put
- * a D before its Q: times are taken as q <= d <= c.
- */
 /* A D2C sample of a data bio or request of tag, in its tag's series. */
 static int tag_add_d2c(struct analysis *a, int32_t tag, size_t bin, int op,
 		       uint64_t d2c)
@@ -866,17 +878,97 @@ static int tag_add_flush_d2c(struct analysis *a, int32_t tag, size_t bin,
 	return 0;
 }
 
+/* The ledger's sums of (device, cause, op), made at their first bio. */
+static struct cause_sums *ledger_entry(struct analysis *a, uint32_t device,
+				       uint32_t cause, int op)
+{
+	struct analysis_private *p = priv(a);
+	uint64_t key = (uint64_t)device << 34 | (uint64_t)cause << 2 |
+		       (uint64_t)op;
+	struct cause_sums *e;
+	uint32_t idx;
+
+	if (u64map_get(&p->ledger_index, key, &idx))
+		return &a->ledger[idx];
+	if (a->n_ledger == a->cap_ledger) {
+		size_t cap = a->cap_ledger ? 2 * a->cap_ledger : 64;
+		struct cause_sums *more = realloc(a->ledger,
+						  cap * sizeof(*more));
+
+		if (!more)
+			return NULL;
+		a->ledger = more;
+		a->cap_ledger = cap;
+	}
+	e = &a->ledger[a->n_ledger];
+	memset(e, 0, sizeof(*e));
+	e->device = device;
+	e->cause = cause;
+	e->op = op;
+	if (!(e->q2c_hist = calloc(LAT_BIN_BUCKETS, sizeof(*e->q2c_hist))) ||
+	    u64map_put(&p->ledger_index, key, (uint32_t)a->n_ledger) < 0) {
+		free(e->q2c_hist);
+		return NULL;
+	}
+	return &a->ledger[a->n_ledger++];
+}
+
+static int ledger_add(struct analysis *a, uint32_t device, uint32_t cause,
+		      int op, uint32_t bytes, uint64_t q2c)
+{
+	struct cause_sums *e = ledger_entry(a, device, cause, op);
+
+	if (!e)
+		return -1;
+	e->bytes += bytes;
+	e->bios++;
+	e->q2c_sum_ns += (double)q2c;
+	if (q2c >= 1ull << LAT_BIN_MAX_BITS)
+		q2c = (1ull << LAT_BIN_MAX_BITS) - 1;
+	e->q2c_hist[hist_index(q2c, LAT_BIN_BITS)]++;
+	return 0;
+}
+
+/* A row of the per-I/O log, if anyone reads it. */
+static void tell_row(const struct analysis *a, const struct io_event *c,
+		     uint64_t sector, uint32_t bytes, int op, unsigned has,
+		     uint64_t q2d, uint64_t d2c, uint64_t q2c, uint32_t cause,
+		     int32_t tag)
+{
+	struct analysis_row r = { c->time_ns, c->index, sector, c->device,
+				  bytes, op, has, q2d, d2c, q2c, cause, tag };
+
+	if (!a->cfg.on_row)
+		return;
+	a->cfg.on_row(a->cfg.row_ctx, &r);
+	priv(a)->rows_told++;
+}
+
+/*
+ * A completed data bio (at sector) queued at q, issued at dt and
+ * completed by the event c. The three latencies add up (Q2C = Q2D +
+ * D2C) even where per-CPU clocks put a D before its Q: times are taken
+ * as q <= d <= c.
+ */
 static int account_bio(struct analysis *a, struct device_stats *d,
-		       size_t bin, int op, int32_t tag, uint64_t q,
-		       uint64_t dt, uint64_t c)
+		       size_t bin, int op, int32_t tag,
+		       const struct bio_state *bio, uint64_t sector,
+		       const struct io_event *ev)
 {
 	struct bin *b = &a->bins[bin];
+	uint64_t q = bio->q_ns, dt = bio->d_ns, c = ev->time_ns;
 	uint64_t c_ns = c;
 
 	if (dt < q)
 		dt = q;
 	if (c < dt)
 		c = dt;
+	tell_row(a, ev, sector, bio->bytes, op, ANALYSIS_HAS_Q2D |
+		 ANALYSIS_HAS_D2C | ANALYSIS_HAS_Q2C, dt - q, c - dt, c - q,
+		 bio->cause, tag);
+	if (a->cfg.cause_ledger &&
+	    ledger_add(a, d->device, bio->cause, op, bio->bytes, c - q) < 0)
+		return -1;
 	tell_sample(a, ANALYSIS_D2C | ANALYSIS_Q2C, op, d->device, tag, c_ns,
 		    0, c - dt, c - q);
 	if (latency_add(&d->d2c, op, c - dt) < 0 ||
@@ -956,6 +1048,7 @@ static int handle_queue(struct analysis *a, const struct io_event *ev)
 	bio->q_ns = ev->time_ns;
 	bio->bytes = ev->bytes;
 	bio->tag = ev->tag;
+	bio->cause = ev->cause;
 	bio->stage = BIO_QUEUED;
 	return 0;
 }
@@ -1132,6 +1225,7 @@ static int count_completion(struct analysis *a, struct device_stats *d,
 		return -1;
 	d->ios[op]++;
 	d->bytes[op] += ev->bytes;
+	priv(a)->completion_tag = tag;
 	tell_sample(a, ANALYSIS_COMPLETION, op, d->device, tag, ev->time_ns,
 		    ev->bytes, 0, 0);
 	b->ios[op]++;
@@ -1233,8 +1327,7 @@ static long complete_issued_bios(struct analysis *a, struct device_stats *d,
 		if (counted && account_bio(a, d, bin, op,
 					   bio->tag != IO_EVENT_NO_TAG ?
 						   bio->tag : req_tag,
-					   bio->q_ns, bio->d_ns,
-					   ev->time_ns) < 0)
+					   bio, pos, ev) < 0)
 			return -1;
 		ioset_remove(&p->bios, bio);
 		done++;
@@ -1266,6 +1359,8 @@ static int complete_queued_bios(struct analysis *a, struct device_stats *d,
 				return -1;
 			tell_sample(a, ANALYSIS_Q2C, op, d->device, ev->tag,
 				    ev->time_ns, 0, 0, q2c);
+			tell_row(a, ev, pos, bio->bytes, op, ANALYSIS_HAS_Q2C,
+				 0, 0, q2c, bio->cause, bio->tag);
 			a->bins[bin].q2c_sum_ns[op] += q2c;
 		}
 		pos += bio->bytes / 512;
@@ -1347,6 +1442,8 @@ static int handle_data_complete(struct analysis *a, struct device_stats *d,
 			return -1;
 		tell_sample(a, ANALYSIS_D2C, op, d->device, req_tag,
 			    ev->time_ns, 0, d2c, 0);
+		tell_row(a, ev, ev->sector, ev->bytes, op, ANALYSIS_HAS_D2C, 0,
+			 d2c, 0, 0, req_tag);
 		bin_add_d2c(a, bin, op, d2c);
 	}
 	ioset_remove(&p->requests, req);
@@ -1386,6 +1483,8 @@ static int handle_complete(struct analysis *a, struct device_stats *d,
 			return -1;
 		tell_sample(a, ANALYSIS_D2C, op, d->device, tag, ev->time_ns, 0,
 			    d_ns, 0);
+		tell_row(a, ev, ev->sector, 0, op, ANALYSIS_HAS_D2C, 0, d_ns,
+			 0, 0, tag);
 		bin_add_d2c(a, bin, op, d_ns);
 		return 0;
 	}
@@ -1514,6 +1613,23 @@ static void map_issue_or_queue(struct analysis *a, size_t slot,
 	if (a->tagging || tag != IO_EVENT_NO_TAG)
 		s = tag_slot(a, tag);
 	map_io(a, slot, ev, s);
+}
+
+/*
+ * A completion counted as an I/O that timed no bio (nor told a row of
+ * its own): one row all the same, without latencies, so that the log's
+ * I/Os are the summary's.
+ */
+static void bare_row(struct analysis *a, const struct io_event *ev,
+		     int counted, uint64_t rows_before)
+{
+	int op = completion_op(ev);
+
+	if (!a->cfg.on_row || !counted || op < 0 ||
+	    priv(a)->rows_told != rows_before)
+		return;
+	tell_row(a, ev, ev->sector, ev->bytes, op, 0, 0, 0, 0, 0,
+		 priv(a)->completion_tag);
 }
 
 /* ---- loss ---- */
@@ -1713,6 +1829,7 @@ static int add_io_in_loss(struct analysis *a, const struct io_event *ev,
 				     bin_for(a, ev->time_ns)) < 0)
 			return iow_fail(err, "out of memory at event %llu",
 					(unsigned long long)ev->index);
+		bare_row(a, ev, 1, priv(a)->rows_told);
 		break;
 	}
 	/* where the I/O went is known all the same */
@@ -1836,6 +1953,7 @@ static __attribute__((noinline)) int add_io(struct analysis *a,
 	struct device_stats *d;
 	size_t slot;
 	int dir = direction(ev), r = 0;
+	uint64_t rows;
 
 	if (a->in_loss) {
 		if (ev->time_ns < a->loss_until_ns)
@@ -1867,7 +1985,9 @@ static __attribute__((noinline)) int add_io(struct analysis *a,
 		r = handle_issue(a, d, slot, ev);
 		break;
 	case BLK_TA_COMPLETE:
+		rows = priv(a)->rows_told;
 		r = handle_complete(a, d, slot, ev);
+		bare_row(a, ev, counted, rows);
 		break;
 	case BLK_TA_REQUEUE:
 		handle_requeue(a, d, ev);

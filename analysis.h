@@ -75,6 +75,45 @@ struct analysis_sample {
 	uint64_t d2c_ns, q2c_ns;
 };
 
+/*
+ * One row of the per-I/O log (--events), handed to cfg.on_row in the
+ * order of completion: a timed bio (its three latencies), or a
+ * completion that timed none (a flush, a request queued before the
+ * trace: its D2C; in a loss window: none). Rows of one I/O share io,
+ * its completion's event number: they number the summary's I/Os, and
+ * the rows' latencies are the summary's samples.
+ */
+#define ANALYSIS_HAS_Q2D	1u
+#define ANALYSIS_HAS_D2C	2u
+#define ANALYSIS_HAS_Q2C	4u
+
+struct analysis_row {
+	uint64_t time_ns;	/* the completion's */
+	uint64_t io;		/* the completion's event number */
+	uint64_t sector;
+	uint32_t device, bytes;
+	int op;			/* enum io_op */
+	unsigned has;		/* ANALYSIS_HAS_* */
+	uint64_t q2d_ns, d2c_ns, q2c_ns;
+	uint32_t cause;		/* the bio's (ev->cause at its QUEUE), 0 */
+	int32_t tag;
+};
+
+/*
+ * What the bios of one cause on one device did, by class: the cause
+ * pictures and the stacks summary read these (cfg.cause_ledger). The
+ * Q2C histogram (LAT_BIN_BUCKETS, within 1/8 of a power of two) gives
+ * a file its p99.
+ */
+struct cause_sums {
+	uint32_t device;
+	uint32_t cause;
+	int op;
+	uint64_t bytes, bios;
+	double q2c_sum_ns;
+	uint32_t *q2c_hist;
+};
+
 struct analysis_config {
 	uint64_t bin_width_ns;	/* 0: chosen from the trace's duration */
 	int has_time_range;	/* -x: count only events in [min, max) */
@@ -93,6 +132,11 @@ struct analysis_config {
 	/* optional: told of every completion and latency sample counted */
 	void (*on_sample)(void *ctx, const struct analysis_sample *s);
 	void *sample_ctx;
+	/* optional: the per-I/O log's rows (struct analysis_row) */
+	void (*on_row)(void *ctx, const struct analysis_row *r);
+	void *row_ctx;
+	/* keep per (device, cause, class) sums of the timed bios */
+	int cause_ledger;
 };
 
 /* A distribution of latencies in ns (one metric, whole trace). */
@@ -240,6 +284,9 @@ struct analysis {
 	struct analysis *parts;
 	size_t n_parts;
 	uint32_t part_device;	/* the device a part is of */
+	/* cfg.cause_ledger: the sums per (device, cause, class) */
+	struct cause_sums *ledger;
+	size_t n_ledger, cap_ledger;
 	/* loss windows, in time order, and how far the current reaches */
 	struct loss_window *loss;
 	size_t n_loss, cap_loss;
@@ -300,6 +347,8 @@ double analysis_bin_latency_q(const struct analysis *a, size_t i, int op,
  */
 double analysis_bin_size_q(const struct analysis *a, size_t i, int op,
 			   double q);
+/* The label of tag id (as analysis_set_tag_label gave it), or NULL. */
+const char *analysis_tag_label(const struct analysis *a, int32_t id);
 /* A tag's I/Os and bytes, every class of completion together. */
 uint64_t analysis_tag_ios(const struct tag_stats *t);
 uint64_t analysis_tag_bytes(const struct tag_stats *t);

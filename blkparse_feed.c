@@ -190,6 +190,7 @@ static inline void decode_fields(const unsigned char *p, struct io_event *ev,
 		ev->pdu_len = load16(p + 50, sw);
 	}
 	ev->tag = IO_EVENT_NO_TAG;
+	ev->cause = 0;
 }
 
 static void decode_header(struct stream *s, const unsigned char *p,

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "blktrace.h"
+#include "causetag.h"
 #include "cli.h"
 #include "graphs.h"
 #include "live.h"
@@ -275,7 +276,13 @@ static const struct cli_choice actions[] = {
 	{ "C", BLK_TA_COMPLETE }, { NULL, 0 },
 };
 static const struct cli_choice summary_formats[] = {
-	{ "text", SUMMARY_TEXT }, { "json", SUMMARY_JSON }, { NULL, 0 },
+	{ "text", SUMMARY_TEXT }, { "json", SUMMARY_JSON },
+	{ "stacks", SUMMARY_STACKS }, { NULL, 0 },
+};
+static const struct cli_choice causes[] = {
+	{ "process", BY_PROCESS }, { "comm", BY_COMM },
+	{ "cgroup", BY_CGROUP }, { "file", BY_FILE }, { "stack", BY_STACK },
+	{ NULL, 0 },
 };
 /* bit n shows op n (io_op): rw also shows flushes and discards */
 static const struct cli_choice latency_dirs[] = {
@@ -350,8 +357,9 @@ const struct cli_option cli_options[] = {
 	{ .name = "summary", .type = CLI_CHOICE, FIELD(summary),
 	  .choices = summary_formats, .bare = "text",
 	  .what = "the format is ",
-	  .help = { { CLI_OUTPUT, "text|json",
-		"print statistics per trace and device" } } },
+	  .help = { { CLI_OUTPUT, "text|json|stacks",
+		"print statistics per trace and device;\n"
+		"stacks: bytes per device, kernel stack and process" } } },
 	{ .name = "title", .type = CLI_STRING, FIELD(title),
 	  .help = { { CLI_OUTPUT, "TEXT", "the page title" } } },
 	{ .name = "only-graph", .letter = 'O', .type = CLI_CUSTOM,
@@ -388,6 +396,11 @@ const struct cli_option cli_options[] = {
 	  .help = { { CLI_OUTPUT, "N",
 		"with tags, the N with most I/Os (in tput, bytes)\n"
 		"get colours, and the summary names them (default 8)" } } },
+	{ .name = "events", .type = CLI_STRING, FIELD(events_path),
+	  .help = { { CLI_OUTPUT, "FILE",
+		"a row per I/O: time, device, class, sector, bytes,\n"
+		"Q2D, D2C, Q2C, pid, comm, cgroup, file, tag;\n"
+		"FILE.csv or FILE.jsonl by its name, - for stdout" } } },
 	{ .name = "csv", .type = CLI_STRING, FIELD(csv_dir),
 	  .help = { { CLI_OUTPUT, "DIR",
 		"also write each graph's series as DIR/GRAPH.csv" } } },
@@ -458,13 +471,19 @@ const struct cli_option cli_options[] = {
 	  .help = { { CLI_MOVIES, "DIR",
 		"also keep every frame as DIR/frame-NNNNNN.png" } } },
 	/* Tagging */
+	{ .name = "by", .type = CLI_CHOICE, FIELD(by), .choices = causes,
+	  .what = "the cause is ",
+	  .help = { { CLI_TAGGING, "process|comm|cgroup|file|stack",
+		"tag I/O by its cause: the process (a writeback's\n"
+		"dirtier where recorded with bpf), its name, its\n"
+		"cgroup, the file it carries, its kernel stack" } } },
 	{ .name = "per-process", .letter = 'P', .type = CLI_FLAG,
 	  FIELD(tag_by_process),
 	  .help = { { CLI_TAGGING, NULL,
-		"tag I/O by the process that queued it" } } },
+		"tag I/O by the process that caused it (--by process)" } } },
 	{ .name = "merge-comm", .type = CLI_FLAG, FIELD(merge_comm),
 	  .help = { { CLI_TAGGING, NULL,
-		"with -P, one tag per process name, not per pid" } } },
+		"with -P, one tag per process name (--by comm)" } } },
 	{ .name = "tagger", .letter = 'T', .type = CLI_STRING, FIELD(tagger),
 	  .help = { { CLI_TAGGING, "'COMMAND [ARGS]'",
 		"tag I/O with an external tagger program\n"
@@ -894,7 +913,8 @@ static enum cli_result check_picture_args(struct options *o,
 	enum movie_container c;
 	enum plot_format fmt;
 
-	if (!o->output && o->summary == SUMMARY_NONE && !o->csv_dir)
+	if (!o->output && o->summary == SUMMARY_NONE && !o->csv_dir &&
+	    !o->events_path)
 		o->output = "trace.svg";
 	if (!o->output || plot_format_from_name(o->output, &fmt, err) == 0)
 		return CLI_OK;
@@ -922,7 +942,8 @@ static enum cli_result check_live_args(struct options *o,
 	if (o->live == LIVE_SCREEN && !isatty(1))
 		o->live = LIVE_TEXT;
 	/* a stream stays one format: JSON lines to the end */
-	if (o->live == LIVE_JSON && o->summary == SUMMARY_TEXT)
+	if (o->live == LIVE_JSON && (o->summary == SUMMARY_TEXT ||
+				     o->summary == SUMMARY_STACKS))
 		return usage(err, "%s", "--live=json writes JSON lines: --summary=json ends them with the summary as one more line (a text --summary would break the stream)");
 	return CLI_OK;
 }
@@ -943,8 +964,19 @@ static enum cli_result check_options(struct options *o, struct iow_error *err)
 		return usage(err, "%s", "more -l labels than -t traces");
 	if (o->merge_comm && !o->tag_by_process)
 		return usage(err, "%s", "--merge-comm goes with -P");
-	if (o->tag_by_process && o->tagger)
-		return usage(err, "%s", "-P and -T both tag: give one of them");
+	if (o->tag_by_process && o->by)
+		return usage(err, "%s", "-P and --by both tag: -P is --by process (and -P --merge-comm --by comm): give one");
+	if (o->tag_by_process)
+		o->by = o->merge_comm ? BY_COMM : BY_PROCESS;
+	if (o->by && o->tagger)
+		return usage(err, "%s%s and -T both tag: give one of them",
+			     o->tag_by_process ? "-P" : "--by ",
+			     o->tag_by_process ? "" : cause_by_name(o->by));
+	/* one format to a stream: the log's CSV alone on stdout */
+	if (o->events_path && !strcmp(o->events_path, "-") &&
+	    (o->summary || o->live == LIVE_TEXT || o->live == LIVE_JSON))
+		return usage(err, "--events - writes CSV to standard output, as %s would: give --events a file (.csv or .jsonl)",
+			     o->summary ? "--summary" : "--live");
 	if (o->movie)
 		return check_movie_args(o, err);
 	if (o->fps || o->movie_length_s > 0 || o->movie_frames_per_s > 0 ||

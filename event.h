@@ -22,6 +22,9 @@ struct io_event {
 	uint16_t error;
 	uint16_t pdu_len;
 	int32_t tag;		/* set by a tagger; IO_EVENT_NO_TAG if none */
+	/* a QUEUE's cause: an id in the trace's cause table (cause.h),
+	 * 0: none known */
+	uint32_t cause;
 	const unsigned char *pdu; /* payload; valid until the next event */
 	uint64_t index;		/* event number in the trace, from 0 */
 };

@@ -21,28 +21,68 @@
 #include "blktrace.h"
 #include "cli.h"
 #include "csv.h"
+#include "events.h"
 #include "graphs.h"
 #include "live.h"
 #include "movie.h"
 #include "options.h"
-#include "ptag.h"
+#include "cause.h"
+#include "causetag.h"
 #include "record.h"
 #include "summary.h"
 #include "tagger.h"
 
-/* The stage after the reader: -P, a -T tagger, or nothing. */
+/*
+ * The stages after the reader: the causes (when something reads them),
+ * then --by, a -T tagger, or nothing.
+ */
 struct tag_stage {
-	struct process_tags *by_process;
+	struct cause_table *causes;
+	struct cause_tags *by_cause;
 	struct tagger *tagger;
 };
 
-static int tag_stage_start(const struct options *o, struct tag_stage *ts,
-			   struct analysis *a, struct iow_error *err)
+/* Whether anything reads the causes: --by, --events, --summary=stacks. */
+static int causes_wanted(const struct options *o)
+{
+	return o->by || o->events_path || o->summary == SUMMARY_STACKS;
+}
+
+/* --by file and stack need what only a recorder that saw them kept. */
+static int causes_recorded(const struct options *o,
+			   const struct trace_source *src,
+			   const struct cause_table *ct, struct iow_error *err)
+{
+	if ((o->by != BY_FILE && o->by != BY_STACK &&
+	     o->summary != SUMMARY_STACKS) || cause_table_recorded(ct))
+		return 0;
+	return iow_fail(err, "%s: %s were not recorded with this trace (only the bpf recorder keeps them, in NAME.cause.N beside the per-CPU files: record with --tracer bpf; --by process, comm and cgroup work on any trace)",
+			src->name, o->by == BY_FILE ? "files" : "stacks");
+}
+
+static int tag_stage_start(const struct options *o,
+			   const struct trace_source *src,
+			   struct tag_stage *ts, struct analysis *a,
+			   struct iow_error *err)
 {
 	memset(ts, 0, sizeof(*ts));
-	if (o->tag_by_process) {
-		ts->by_process = ptag_new(o->merge_comm);
-		if (!ts->by_process)
+	/* the causes a recorder kept are read whenever they are there: the
+	 * summary names the files; else only when something asks */
+	if (causes_wanted(o) || (src->kind == TRACE_PERCPU &&
+				 cause_files_beside(src->name))) {
+		ts->causes = cause_table_open(src->kind == TRACE_PERCPU ?
+					      src->name : NULL, err);
+		if (!ts->causes || causes_recorded(o, src, ts->causes, err))
+			return -1;
+		/* the log's pid and cgroup of each bio, from the records */
+		if (o->events_path)
+			cause_table_intern_plain(ts->causes);
+		a->cfg.cause_ledger = cause_table_recorded(ts->causes) ||
+				      o->summary == SUMMARY_STACKS;
+	}
+	if (o->by) {
+		ts->by_cause = causetag_new((enum cause_by)o->by, ts->causes);
+		if (!ts->by_cause)
 			return iow_fail(err, "out of memory");
 		analysis_enable_tags(a);
 	} else if (o->tagger) {
@@ -84,7 +124,9 @@ static int drain_tagger(struct tagger *t, struct analysis *a,
 static int tag_stage_event(struct tag_stage *ts, struct io_event *ev,
 			   struct analysis *a, struct iow_error *err)
 {
-	if (ts->by_process && ptag_event(ts->by_process, ev, a, err) < 0)
+	if (ts->causes && cause_table_event(ts->causes, ev, err) < 0)
+		return -1;
+	if (ts->by_cause && causetag_event(ts->by_cause, ev, a, err) < 0)
 		return -1;
 	if (!ts->tagger)
 		return analysis_add(a, ev, err);
@@ -115,7 +157,8 @@ static int tag_stage_finish(struct tag_stage *ts, struct analysis *a,
 
 static void tag_stage_free(struct tag_stage *ts)
 {
-	ptag_free(ts->by_process);
+	causetag_free(ts->by_cause);
+	cause_table_free(ts->causes);
 	tagger_free(ts->tagger);
 }
 
@@ -191,7 +234,8 @@ static int watch_event(struct live *live, const struct io_event *ev,
 
 static int analyse_trace(const struct options *o,
 			 const struct trace_source *src,
-			 struct trace_result *res, struct iow_error *err)
+			 struct trace_result *res, struct events_log *log,
+			 struct iow_error *err)
 {
 	struct live *live = NULL;
 	struct feed_pipe *pipe;
@@ -203,6 +247,10 @@ static int analyse_trace(const struct options *o,
 	struct analysis_config cfg = o->analysis;
 	int r, w;
 
+	if (log) {
+		cfg.on_row = events_row;
+		cfg.row_ctx = log;
+	}
 	if (graphs_want_points(o)) {
 		/* the scatter's points, every D2C as it is counted */
 		res->points = calloc(1, sizeof(*res->points));
@@ -221,11 +269,14 @@ static int analyse_trace(const struct options *o,
 		feed_close(f);
 		return -1;
 	}
-	if (tag_stage_start(o, &ts, &res->analysis, err) < 0) {
+	if (tag_stage_start(o, src, &ts, &res->analysis, err) < 0) {
+		tag_stage_free(&ts);
 		live_close(live);
 		feed_close(f);
 		return -1;
 	}
+	if (log)
+		events_trace(log, res->label, &res->analysis, ts.causes);
 	/* Reading runs beside the analysis or before it (feed_pipe.h). */
 	pipe = feed_pipe_start(f, cpu_to_spare(&ts), err);
 	if (!pipe) {
@@ -274,7 +325,13 @@ static int analyse_trace(const struct options *o,
 			res->analysis.warning);
 	if (r == 0)
 		warn_empty_window(o, src->name, &res->analysis);
+	if (r == 0 && ts.causes && cause_table_warning(ts.causes))
+		fprintf(stderr, "iowatcher: warning: %s\n",
+			cause_table_warning(ts.causes));
 	feed_close(f);
+	/* the causes name what the summary and pictures show */
+	res->causes = ts.causes;
+	ts.causes = NULL;
 	tag_stage_free(&ts);
 	analysis_finish(&res->analysis);
 	return r;
@@ -342,6 +399,7 @@ struct run {
 	const char **labels;	/* per source */
 	struct trace_result *results;
 	size_t n_done;
+	struct events_log *events;	/* --events */
 };
 
 static int find_sources(const struct options *o, struct run *run,
@@ -376,6 +434,7 @@ static void run_free(struct run *run)
 		size_t j;
 
 		analysis_free(&r->analysis);
+		cause_table_free(r->causes);
 		if (r->cpu)
 			cpustat_free(r->cpu);
 		free(r->cpu);
@@ -390,6 +449,7 @@ static void run_free(struct run *run)
 	free(run->results);
 	free(run->labels);
 	trace_list_free(&run->sources);
+	events_abort(run->events);
 }
 
 /*
@@ -515,7 +575,7 @@ int main(int argc, char **argv)
 {
 	struct options opts;
 	struct iow_error err = { "" };
-	struct run run = { { NULL, 0 }, NULL, NULL, 0 };
+	struct run run = { { NULL, 0 }, NULL, NULL, 0, NULL };
 	struct record_result recorded;
 	char record_path[4096];
 	int status = 0;
@@ -558,6 +618,9 @@ int main(int argc, char **argv)
 		iow_fail(&err, "out of memory");
 		goto fail;
 	}
+	if (opts.events_path &&
+	    !(run.events = events_open(opts.events_path, &err)))
+		goto fail;
 	for (i = 0; i < run.sources.n; i++) {
 		struct trace_result *res = &run.results[i];
 
@@ -566,7 +629,8 @@ int main(int argc, char **argv)
 		if (opts.n_devices)
 			res->recorder = record_tracer_name(recorded.used);
 		run.n_done = i + 1;
-		if (analyse_trace(&opts, &run.sources.items[i], res, &err) < 0 ||
+		if (analyse_trace(&opts, &run.sources.items[i], res,
+				  run.events, &err) < 0 ||
 		    load_cpustat(&run.sources.items[i], res, &err) < 0 ||
 		    (i == 0 && load_fio_logs(&opts, res, &err) < 0))
 			goto fail;
@@ -582,9 +646,18 @@ int main(int argc, char **argv)
 		goto fail;
 	if (iow_interrupted)
 		goto fail;
+	if (run.events) {
+		struct events_log *log = run.events;
+
+		run.events = NULL;
+		if (events_close(log, &err) < 0)
+			goto fail;
+	}
 	if (opts.summary == SUMMARY_JSON)
 		summary_print_json(stdout, run.results, run.n_done,
 				   opts.live == LIVE_JSON);
+	else if (opts.summary == SUMMARY_STACKS)
+		summary_print_stacks(stdout, run.results, run.n_done);
 	else if (opts.summary == SUMMARY_TEXT)
 		summary_print_text(stdout, run.results, run.n_done,
 				   opts.top_tags > 0 ? (size_t)opts.top_tags :

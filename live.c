@@ -17,7 +17,8 @@
 #include "live.h"
 #include "live_view.h"
 #include "options.h"
-#include "ptag.h"
+#include "cause.h"
+#include "causetag.h"
 
 #define NS_PER_MS		1000000ull
 #define PDU_KEPT		64	/* notes' text, splits, remaps */
@@ -66,7 +67,8 @@ struct live {
 	struct live_opts o;
 	uint64_t interval_ns;
 	struct analysis a;
-	struct process_tags *ptags;
+	struct cause_table *causes;
+	struct cause_tags *ctags;
 	struct iow_error err;
 	int failed;
 	/* the merge */
@@ -367,11 +369,12 @@ static void row_name(const struct live *l, struct live_row *r)
 	}
 	len = strlen(label);
 	open = strrchr(label, '(');
-	if (!l->o.merge_comm && open && open > label + 1 && open[-1] == ' ' &&
-	    label[len - 1] == ')' && strtol(open + 1, NULL, 10) == r->tag) {
+	if (l->o.by == BY_PROCESS && open && open > label + 1 &&
+	    open[-1] == ' ' && label[len - 1] == ')' &&
+	    strtol(open + 1, NULL, 10) == r->tag) {
 		r->pid = r->tag;
 		len = (size_t)(open - 1 - label);
-	} else if (!l->o.merge_comm && !strncmp(label, "pid ", 4)) {
+	} else if (l->o.by == BY_PROCESS && !strncmp(label, "pid ", 4)) {
 		r->pid = r->tag;
 		snprintf(r->name, sizeof(r->name), "?");
 		return;
@@ -509,7 +512,8 @@ static int analyse(struct live *l, struct io_event *ev)
 	if (!blk_is_note(ev->action) && close_before(l, ev->time_ns) < 0)
 		return -1;
 	ev->tag = IO_EVENT_NO_TAG;
-	if (ptag_event(l->ptags, ev, &l->a, &l->err) < 0 ||
+	if (cause_table_event(l->causes, ev, &l->err) < 0 ||
+	    causetag_event(l->ctags, ev, &l->a, &l->err) < 0 ||
 	    analysis_add(&l->a, ev, &l->err) < 0)
 		return -1;
 	return l->failed;
@@ -908,18 +912,21 @@ struct live *live_open(const struct live_opts *o, struct iow_error *err)
 	clock_gettime(CLOCK_MONOTONIC, &l->t0);
 	l->fig.interval_s = o->interval_s;
 	l->fig.sort = LIVE_SORT_BYTES;
-	l->fig.tag_heading = o->tag_by_process && o->merge_comm ? "TAG"
-								 : "PID";
+	/* by process unless --by says otherwise (a -T tagger runs on the
+	 * trace once it is recorded) */
+	if (!l->o.by)
+		l->o.by = BY_PROCESS;
+	l->fig.tag_heading = l->o.by == BY_PROCESS ? "PID" : "TAG";
 	l->fig.tracer = "";
 	l->fig.trace_path = o->trace_path;
 	l->fig.workload_output = o->workload_output;
 	l->fig.stdin_mode = !o->n_devices;
 	list_devices(l);
-	/* by process unless -P says how (a -T tagger runs on the trace
-	 * once it is recorded) */
-	l->ptags = ptag_new(o->tag_by_process && o->merge_comm);
-	if (!l->ptags || analysis_init(&l->a, &cfg, err) < 0) {
-		if (l->ptags)
+	l->causes = cause_table_open(NULL, err);
+	l->ctags = l->causes ? causetag_new((enum cause_by)l->o.by,
+					    l->causes) : NULL;
+	if (!l->ctags || analysis_init(&l->a, &cfg, err) < 0) {
+		if (!l->ctags)
 			iow_fail(err, "out of memory");
 		live_close(l);
 		return NULL;
@@ -945,7 +952,8 @@ void live_close(struct live *l)
 	if (l->o.own_key_fd && l->o.key_fd >= 0)
 		close(l->o.key_fd);
 	analysis_free(&l->a);
-	ptag_free(l->ptags);
+	causetag_free(l->ctags);
+	cause_table_free(l->causes);
 	for (i = 0; i < l->n_cpus; i++)
 		free(l->cpus[i].ring);
 	free(l->cpus);
@@ -966,8 +974,7 @@ struct live *live_start(const struct options *o, const char *trace_path,
 		.n_devices = o->n_devices,
 		.trace_path = trace_path,
 		.workload_output = workload_output,
-		.tag_by_process = o->tag_by_process,
-		.merge_comm = o->merge_comm,
+		.by = o->by,
 		.tagger = o->tagger != NULL,
 		.out = stdout,
 		.key_fd = -1,

@@ -47,7 +47,7 @@ struct live_opts {
 	size_t n_devices;
 	const char *trace_path;		/* DIR/NAME of the recording, or "-" */
 	const char *workload_output;	/* where -p's output goes, or NULL */
-	int tag_by_process, merge_comm;	/* -P, --merge-comm */
+	int by;			/* --by (enum cause_by): the rows' */
 	int tagger;			/* -T: tags by pid here all the same */
 	FILE *out;			/* text and JSON lines; the screen */
 	int key_fd;			/* keys, for the screen; -1: none */

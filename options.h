@@ -10,7 +10,8 @@
 
 #include "analysis.h"
 
-enum summary_mode { SUMMARY_NONE, SUMMARY_TEXT, SUMMARY_JSON };
+enum summary_mode { SUMMARY_NONE, SUMMARY_TEXT, SUMMARY_JSON,
+		    SUMMARY_STACKS };
 enum movie_style { MOVIE_NONE, MOVIE_SPINDLE, MOVIE_RECT };
 /* --latency-axis: log when the lines span more than two decades (auto) */
 enum latency_axis { LATENCY_AXIS_AUTO, LATENCY_AXIS_LOG, LATENCY_AXIS_LINEAR };
@@ -46,6 +47,10 @@ struct options {
 	/* tagging */
 	int tag_by_process;		/* -P */
 	int merge_comm;			/* --merge-comm */
+	/* --by (enum cause_by): -P is --by process, -P --merge-comm
+	 * --by comm */
+	int by;
+	const char *events_path;	/* --events: the per-I/O log */
 	const char *tagger;		/* -T */
 	double tagger_timeout_s;	/* --tagger-timeout */
 	int top_tags;			/* --top */

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "blktrace.h"
+#include "cause.h"
+#include "causesum.h"
 #include "histogram.h"
 #include "summary.h"
 #include "utf8.h"
@@ -216,6 +218,31 @@ static void json_loss(FILE *out, const struct analysis *a)
 	fputs("], ", out);
 }
 
+/* The files the recorder saw, most bytes first (none: no causes kept). */
+static void json_files(FILE *out, const struct trace_result *r)
+{
+	struct file_sums *f;
+	size_t n, i;
+
+	if (!r->causes || !cause_table_recorded(r->causes) ||
+	    causesum_files(&r->analysis, r->causes, &f, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		fputs(i ? ", " : "", out);
+		fputs("{\"file\": ", out);
+		json_string(out, f[i].label);
+		fprintf(out, ", \"read_bytes\": %llu, \"write_bytes\": %llu, "
+			"\"discard_bytes\": %llu, \"bios\": %llu, "
+			"\"q2c_mean_us\": %.3f, \"q2c_p99_us\": %.3f}",
+			(unsigned long long)f[i].bytes[OP_READ],
+			(unsigned long long)f[i].bytes[OP_WRITE],
+			(unsigned long long)f[i].bytes[OP_DISCARD],
+			(unsigned long long)f[i].bios,
+			us(file_q2c_mean_ns(&f[i])), us(file_q2c_p99_ns(&f[i])));
+	}
+	causesum_free_files(f, n);
+}
+
 /* Every tag, ranked (a script wants them all; the text caps them). */
 static void json_tags(FILE *out, const struct analysis *a)
 {
@@ -271,6 +298,8 @@ void summary_print_json(FILE *out, const struct trace_result *traces,
 		}
 		fprintf(out, "],%s%s\"tags\": [", nl, one_line ? " " : "   ");
 		json_tags(out, a);
+		fputs("], \"files\": [", out);
+		json_files(out, &traces[i]);
 		fputs("]}", out);
 	}
 	fprintf(out, "%s]}\n", nl);
@@ -372,6 +401,45 @@ static void text_loss(FILE *out, const struct analysis *a)
 		fprintf(out, " (a loss was noted only after events it touched were counted: figures before then may hold what it made up)\n");
 }
 
+/* The files the recorder saw: the top ones by bytes, the rest in a line. */
+static void text_files(FILE *out, const struct trace_result *r, size_t top)
+{
+	uint64_t more[3] = { 0 }, more_bios = 0;
+	struct file_sums *f;
+	size_t n, i;
+
+	if (!r->causes || !cause_table_recorded(r->causes) ||
+	    causesum_files(&r->analysis, r->causes, &f, &n) < 0 || !n)
+		return;
+	fprintf(out, " files (by bytes)          read KiB   written KiB       bios  Q2C mean (us)  p99 (us)\n");
+	for (i = 0; i < n; i++) {
+		if (i >= top && n > top + 1) {
+			more[0] += f[i].bytes[OP_READ];
+			more[1] += f[i].bytes[OP_WRITE];
+			more[2] += f[i].bytes[OP_DISCARD];
+			more_bios += f[i].bios;
+			continue;
+		}
+		fprintf(out, "  %-24s %10.1f %13.1f %10llu %14.1f %9.1f\n",
+			f[i].label, (double)f[i].bytes[OP_READ] / 1024,
+			(double)(f[i].bytes[OP_WRITE] +
+				 f[i].bytes[OP_DISCARD]) / 1024,
+			(unsigned long long)f[i].bios,
+			us(file_q2c_mean_ns(&f[i])),
+			us(file_q2c_p99_ns(&f[i])));
+	}
+	if (n > top + 1) {
+		char label[48];
+
+		snprintf(label, sizeof(label), "%zu more files", n - top);
+		fprintf(out, "  %-24s %10.1f %13.1f %10llu\n", label,
+			(double)more[0] / 1024,
+			(double)(more[1] + more[2]) / 1024,
+			(unsigned long long)more_bios);
+	}
+	causesum_free_files(f, n);
+}
+
 void summary_print_text(FILE *out, const struct trace_result *traces,
 			size_t n, size_t top_tags)
 {
@@ -430,5 +498,98 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 				(unsigned long long)d->seeks);
 		}
 		text_tags(out, a, top_tags);
+		text_files(out, &traces[i], top_tags);
+	}
+}
+
+/* A size in the unit that keeps it short: "51.2 MiB". */
+static void short_bytes(uint64_t b, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB",
+					     "TiB" };
+	double v = (double)b;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+/* One stack's line: bytes, process, then its frames innermost first. */
+static void text_stack(FILE *out, const struct trace_result *r,
+		       const struct stack_sums *s)
+{
+	const struct cause_table *t = r->causes;
+	const char *comm = cause_comm(t, s->pid), *frames = NULL;
+	char rd[32], wr[32], frame[256];
+	size_t len;
+	const char *p, *end;
+
+	short_bytes(s->bytes[OP_READ], rd, sizeof(rd));
+	short_bytes(s->bytes[OP_WRITE] + s->bytes[OP_DISCARD], wr, sizeof(wr));
+	fprintf(out, "  %10s read %10s written  %s (%u)\n", rd, wr,
+		comm ? comm : "?", s->pid);
+	if (s->kstack >= 0) {
+		struct cause c = { .kstack = s->kstack };
+
+		frames = cause_kstack(t, &c);
+	}
+	if (!frames) {
+		fprintf(out, "      [no kernel stack]\n");
+		return;
+	}
+	/* the dictionary has them outermost first: print from the end */
+	end = frames + strlen(frames);
+	while (end > frames) {
+		p = end;
+		while (p > frames && p[-1] != ';')
+			p--;
+		len = (size_t)(end - p);
+		snprintf(frame, sizeof(frame), "%.*s", (int)len, p);
+		fprintf(out, "      %s\n", frame);
+		end = p > frames ? p - 1 : p;
+	}
+}
+
+/*
+ * iostack's view: bytes read and written per device, kernel stack and
+ * process, biggest first, a device at a time.
+ */
+void summary_print_stacks(FILE *out, const struct trace_result *traces,
+			  size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		const struct trace_result *r = &traces[i];
+		struct stack_sums *s;
+		size_t ns;
+		uint64_t device = 0;	/* 1 + the device last printed */
+
+		fprintf(out, "%s: bytes per device, kernel stack and process, most first\n",
+			r->label);
+		if (!r->causes || causesum_stacks(&r->analysis, r->causes, &s,
+						  &ns) < 0)
+			continue;
+		for (;;) {
+			uint64_t next = UINT64_MAX;
+
+			for (k = 0; k < ns; k++)
+				if (s[k].device + 1ull > device &&
+				    s[k].device + 1ull < next)
+					next = s[k].device + 1ull;
+			if (next == UINT64_MAX)
+				break;
+			device = next;
+			fprintf(out, " device %u,%u\n",
+				blk_dev_major((uint32_t)(device - 1)),
+				blk_dev_minor((uint32_t)(device - 1)));
+			for (k = 0; k < ns; k++)
+				if (s[k].device + 1ull == device)
+					text_stack(out, r, &s[k]);
+		}
+		free(s);
 	}
 }

@@ -19,9 +19,13 @@ struct fio_input {
 	struct fiolog log;
 };
 
+struct cause_table;
+
 struct trace_result {
 	const char *label;
 	const char *source;
+	/* who and what caused its I/O (cause.h), where anything asked */
+	struct cause_table *causes;
 	const char *recorder;	/* "blktrace" or "ftrace" when recorded */
 	struct analysis analysis;
 	struct cpustat *cpu;	/* NAME.mpstat beside the trace, or NULL */
@@ -41,5 +45,8 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
  * line of a JSON-lines stream). */
 void summary_print_json(FILE *out, const struct trace_result *traces,
 			size_t n, int one_line);
+/* --summary=stacks: bytes per device, kernel stack and process. */
+void summary_print_stacks(FILE *out, const struct trace_result *traces,
+			  size_t n);
 
 #endif

@@ -30,7 +30,8 @@
 #include "fuzz_common.h"
 #include "graphs.h"
 #include "options.h"
-#include "ptag.h"
+#include "cause.h"
+#include "causetag.h"
 #include "summary.h"
 
 #define FZ_CONTROL	6
@@ -44,7 +45,8 @@ static int fz_feed_run(const struct trace_source *src, const uint8_t *c,
 	 * as the control bytes happen to say */
 	size_t max = 1 + (size_t)(c[1] ^ c[5]) % 64;
 	size_t room = 65535 + (size_t)c[2] * 1024;
-	struct process_tags *pt = NULL;
+	struct cause_tags *pt = NULL;
+	struct cause_table *ct = NULL;
 	struct io_event ev[64];
 	struct feed *f;
 	long n, i;
@@ -54,8 +56,15 @@ static int fz_feed_run(const struct trace_source *src, const uint8_t *c,
 	if (!f)
 		return -1;
 	if (c[0] & 2) {
-		pt = ptag_new(!!(c[0] & 4));
+		/* by process, comm, cgroup, file or stack */
+		static const enum cause_by bys[] = { BY_PROCESS, BY_COMM,
+			BY_CGROUP, BY_FILE, BY_STACK, BY_PROCESS, BY_PROCESS,
+			BY_PROCESS };
+
+		ct = cause_table_open(NULL, err);
+		pt = ct ? causetag_new(bys[(c[0] >> 2) & 7], ct) : NULL;
 		if (!pt) {
+			cause_table_free(ct);
 			feed_close(f);
 			return iow_fail(err, "out of memory");
 		}
@@ -65,14 +74,16 @@ static int fz_feed_run(const struct trace_source *src, const uint8_t *c,
 		if (n < 0)
 			r = -1;
 		for (i = 0; i < n && r == 0; i++)
-			if ((pt && ptag_event(pt, &ev[i], a, err) < 0) ||
+			if ((ct && cause_table_event(ct, &ev[i], err) < 0) ||
+			    (pt && causetag_event(pt, &ev[i], a, err) < 0) ||
 			    analysis_add(a, &ev[i], err) < 0)
 				r = -1;
 	}
 	if (r == 0 && feed_warning(f) && strchr(feed_warning(f), '\n'))
 		abort();
 	feed_close(f);
-	ptag_free(pt);
+	causetag_free(pt);
+	cause_table_free(ct);
 	analysis_finish(a);
 	return r;
 }

@@ -188,9 +188,9 @@ head -n 1 "$TMP/top3/iops.csv" > "$TMP/top3.h"
 head -n 1 "$TMP/top3/tput.csv" >> "$TMP/top3.h"
 head -n 1 "$TMP/top3/latency.csv" >> "$TMP/top3.h"
 check "IOPS: the flushing kworker has a class (not \"other\")" \
-	sh -c "sed -n 1p '$TMP/top3.h' | grep -q ',kworker_1_1h_kblock_44_ios_per_s'"
+	sh -c "sed -n 1p '$TMP/top3.h' | grep -q ',kworker_1_1h_kblockd_44_ios_per_s'"
 check "latency: its flushes' D2C, a line of its own" \
-	sh -c "sed -n 3p '$TMP/top3.h' | grep -q ',kworker_1_1h_kblock_44_flush_d2c_mean_us'"
+	sh -c "sed -n 3p '$TMP/top3.h' | grep -q ',kworker_1_1h_kblockd_44_flush_d2c_mean_us'"
 check "throughput: the kworker (no bytes) in \"other\", dd 25426 its own" \
 	sh -c "! sed -n 2p '$TMP/top3.h' | grep -q kworker && sed -n 2p '$TMP/top3.h' | grep -q ',dd_25426_mb_per_s'"
 tpx() { awk -v g="$1" '$1 == g { printf "%d %d %d %d\n", $3, $4, $3 + $5, $4 + $6; exit }' "$TMP/tlayout" |

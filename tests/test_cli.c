@@ -268,7 +268,7 @@ static void test_choice_errors_list_the_rows_choices(void)
 	CHECK_ERR("-a Z: the action is Q, D or C", "-t", "a", "-a", "Z");
 	CHECK_ERR("--tracer x: blktrace, ftrace or auto",
 		  "-d", "/dev/x", "--tracer", "x");
-	CHECK_ERR("--summary=xml: the format is text or json",
+	CHECK_ERR("--summary=xml: the format is text, json or stacks",
 		  "-t", "a", "--summary=xml");
 	CHECK_ERR("--movie=x: the style is spindle or rect",
 		  "-t", "a", "--movie=x");
