@@ -15,6 +15,7 @@
 #include "bigmem.h"
 #include "blktrace.h"
 #include "csv.h"
+#include "graph_causes.h"
 #include "graphs.h"
 #include "histogram.h"
 #include "latpoints.h"
@@ -2497,6 +2498,16 @@ const struct graph_def graph_table[] = {
 	  .default_on = 1, .panels = fio_panels, .build = build_fio,
 	  .y_format = plot_format_mb_per_s,
 	  .csv_x = "time_s", .csv_unit = "mb_per_s" },
+	{ .name = "top-files", .title = "Files by bytes",
+	  .y_label = NULL, .x_label = "bytes",
+	  .help = "the files the bpf recorder saw, by bytes read and written, with their bios and Q2C",
+	  .default_on = 1, .panels = top_files_panels,
+	  .panel_title = title_top_files, .draw = draw_top_files },
+	{ .name = "io-flame", .title = "I/O flame graph",
+	  .y_label = NULL, .x_label = "share",
+	  .help = "bytes and Q2C time by process and kernel stack, per device and direction (bpf recordings)",
+	  .panels = flame_panels, .panel_title = title_flame,
+	  .draw = draw_flame },
 	{ .name = "size", .title = "Request size", .y_label = "request size",
 	  .help = "request size per bin: median line, p90 band edge",
 	  .panels = line_panels, .devices = DEVICES_POOLED,

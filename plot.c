@@ -556,6 +556,31 @@ void plot_panel_set_x(struct plot_panel *pp, double min, double max)
 		axis_set(pp, &pp->x, min, max, 0, 0);
 }
 
+void plot_panel_set_y_none(struct plot_panel *pp)
+{
+	if (!pp || pp->laid_out)
+		return;
+	axis_set(pp, &pp->y, 0, 1, 0, 0);
+	pp->y.none = 1;
+}
+
+void plot_use_tick_font(cairo_t *cr)
+{
+	use_font(cr, FONT_TICK);
+}
+
+void plot_fit_text(cairo_t *cr, const char *s, double max_w, char *buf,
+		   size_t len)
+{
+	fit_text(cr, s, max_w, buf, len);
+}
+
+void plot_draw_text_mid(cairo_t *cr, double x, double y, const char *s,
+			double halign)
+{
+	draw_text_mid(cr, x, y, s, halign);
+}
+
 void plot_panel_set_x_log(struct plot_panel *pp, double min, double max)
 {
 	if (pp)
@@ -618,6 +643,12 @@ void plot_panel_set_y_binary(struct plot_panel *pp)
 {
 	if (pp && !pp->laid_out)
 		pp->y.binary = 1;
+}
+
+void plot_panel_set_x_binary(struct plot_panel *pp)
+{
+	if (pp && !pp->laid_out)
+		pp->x.binary = 1;
 }
 
 /*
@@ -755,6 +786,12 @@ static void axis_fit(cairo_t *cr, struct plot_axis *a, double length,
 	double spacing = vertical ? Y_TICK_SPACING : X_TICK_SPACING;
 	int max_ticks = (int)(length / spacing) + 1;
 
+	if (a->none) {
+		a->lo = a->want_min;
+		a->hi = a->want_max;
+		a->ticks.n = 0;
+		return;
+	}
 	if (vertical && max_ticks > Y_MAX_TICKS)
 		max_ticks = Y_MAX_TICKS;
 	if (max_ticks > PLOT_MAX_TICKS)

@@ -256,6 +256,7 @@ void plot_panel_set_y_format(struct plot_panel *pp, plot_format_fn fn);
 void plot_panel_set_y_integer(struct plot_panel *pp);
 /* Bytes: y ticks on 1-2-5 steps of the binary unit plot_format_bytes
  * labels them in (10 KiB, 20 KiB: not 9.77 KiB). */
+void plot_panel_set_x_binary(struct plot_panel *pp);
 void plot_panel_set_y_binary(struct plot_panel *pp);
 
 /*
@@ -300,6 +301,35 @@ void plot_step(struct plot_panel *pp, const double *x, const double *y,
  * (also readable in grey), over what is drawn there.
  */
 void plot_shade_x(struct plot_panel *pp, double x0, double x1);
+
+/* No y axis at all (no ticks, labels or grid): a chart whose rows are
+ * not a quantity (an icicle's stack levels, a bar per file). */
+void plot_panel_set_y_none(struct plot_panel *pp);
+
+/*
+ * An icicle chart (a flame graph, root at the top): box i covers
+ * [x0, x1) of the panel's width (fractions 0..1) on row depth (0 at the
+ * top, rows at most 18 px high, deeper ones cut), filled with its colour
+ * and labelled where the label fits (cut with an ellipsis, else none).
+ */
+struct plot_box {
+	double x0, x1;
+	int depth;
+	const char *label;
+	struct plot_rgb color;
+};
+void plot_icicle(struct plot_panel *pp, const struct plot_box *boxes,
+		 size_t n, int rows);
+
+/*
+ * Horizontal bars, a row each from the top (at most 22 px high): row i's
+ * parts value[i * parts + k] end to end on the x axis in colours
+ * color[k], its label at the left inside the area, its note right of its
+ * bar (or inside it at the right end when no room is left).
+ */
+void plot_hbars(struct plot_panel *pp, const char *const *labels,
+		const double *values, size_t rows, size_t parts,
+		const int *colors, const char *const *notes);
 
 /* The area between lo and hi, filled with the colour at alpha. */
 void plot_band(struct plot_panel *pp, const double *x, const double *lo,

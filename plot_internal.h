@@ -23,6 +23,7 @@ struct plot_axis {
 	double lo, hi;			/* as shown */
 	int log, nice;
 	int binary;			/* ticks on 1-2-5 of a binary unit */
+	int none;			/* no ticks, labels or grid at all */
 	double min_step;
 	double step;
 	plot_format_fn format;
@@ -137,6 +138,15 @@ int plot_color_cycle(int index);
 struct plot_rgb plot_mix_share(int a, int b, double share_b);
 
 /* ---- plot.c ---- */
+
+/* The tick labels' font and colour on cr. */
+void plot_use_tick_font(cairo_t *cr);
+/* s cut (with an ellipsis) to max_w wide in cr's font, into buf. */
+void plot_fit_text(cairo_t *cr, const char *s, double max_w, char *buf,
+		   size_t len);
+/* Text whose capitals are centred on y: left (0), centre (.5), right (1). */
+void plot_draw_text_mid(cairo_t *cr, double x, double y, const char *s,
+			double halign);
 
 /* Keeps the first failure on the page; later ones are its consequences. */
 void plot_page_fail(struct plot_page *p, const char *what);

@@ -69,6 +69,30 @@ assert 'written  sync (25971)' in lines[i + 1], lines[i + 1]
 assert lines[i + 2].strip() == 'submit_bio' and lines[i + 3].strip() == 'ext4_writepages', lines[i:i + 4]
 assert ' device 7,1' in lines"
 
+# the pictures of causes: the icicles of the bytes and of the Q2C time,
+# per device and direction, and the files by bytes
+IOWATCHER_LAYOUT=flame.layout "$IOW" -t $T -O io-flame -O top-files -o flame.png
+check "io-flame: a panel per device, direction and measure with data" \
+	sh -c "[ \$(grep -c '^io-flame ' flame.layout) = 6 ] && grep -q '^io-flame .*: bytes written, device 7,0 (6.82 MiB)\$' flame.layout && grep -q '^io-flame .*: Q2C time of the bios read, device 7,1 ' flame.layout"
+check "top-files: one panel" [ "$(grep -c '^top-files ' flame.layout)" = 1 ]
+if command -v pdftotext > /dev/null; then
+	"$IOW" -t $T -O io-flame -O top-files -o flame.pdf
+	pdftotext -layout flame.pdf flame.txt
+	check "io-flame: the writeback's path under the process that dirtied it" \
+		sh -c "grep -q 'sync (25971)' flame.txt && grep -q 'wb_writeback' flame.txt && grep -q 'ext4_writepages' flame.txt"
+	check "top-files: the files with their bios and Q2C" \
+		sh -c "grep -q '/mnt/wb' flame.txt && grep -q '636 bios, Q2C 97 us mean, 410 us p99' flame.txt"
+else
+	skip "the pictures' words: pdftotext missing"
+fi
+for fmt in svg pdf; do
+	"$IOW" -t $T -O io-flame -o "flame.$fmt"
+	check "io-flame as $fmt" [ -s "flame.$fmt" ]
+done
+"$IOW" -t "$TOP/samples/ext4-fsync" -O io-flame -o none.png > out 2> err; rc=$?
+check "io-flame of a trace without causes: one line, exit 1" \
+	sh -c "[ $rc = 1 ] && [ \$(wc -l < err) = 1 ]"
+
 # the per-I/O log
 "$IOW" -t $T --events ev.csv --summary=json > ev.json
 check "--events: a row per timed bio, the summary's I/Os and Q2C" python3 - <<'EOF2'
