@@ -1,0 +1,60 @@
+/*
+ * lossnote.h: the note a recorder writes where the kernel lost events,
+ * so that reading a trace later knows what recording knew. A version-7
+ * MESSAGE note (action BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_MESSAGE, pid 0)
+ * in the file of the CPU whose events were lost, one per traced device,
+ * at time T1, whose NUL-terminated text (blkparse prints it) is exactly
+ *
+ *   lost N events on cpu C, from T0 to T1 ns
+ *   lost an unknown number of events on cpu C, from T0 to T1 ns
+ *
+ * N, C, T0 and T1 in decimal; T0 and T1 absolute times in the trace's
+ * clock: T0 the last event recorded on that CPU before the loss (0 when
+ * unknown), T1 when the loss was noticed or the first event after it.
+ * Formatting and parsing live here together, for the recorders and for
+ * the analysis.
+ */
+#ifndef IOWATCHER_LOSSNOTE_H
+#define IOWATCHER_LOSSNOTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blktrace.h"
+
+/* The longest text, its NUL included (three 20-digit numbers). */
+#define LOSSNOTE_TEXT_MAX	128
+
+struct lossnote {
+	uint64_t count;		/* events lost; 0 when count_known is 0 */
+	int count_known;
+	uint32_t cpu;
+	uint64_t t0_ns, t1_ns;
+};
+
+/* The note's action word (a MESSAGE note). */
+#define LOSSNOTE_ACTION	(BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_MESSAGE)
+
+/*
+ * Writes the note's text with its NUL into text (LOSSNOTE_TEXT_MAX
+ * bytes); returns its length, the NUL included: the record's pdu_len.
+ */
+uint16_t lossnote_format(const struct lossnote *n, char *text);
+
+/*
+ * The note's record header for one device: magic and version 7, the
+ * action above, pid 0, time T1, the CPU, and the payload's length.
+ * sequence is the caller's.
+ */
+void lossnote_header(const struct lossnote *n, uint32_t device,
+		     uint16_t pdu_len, struct blk_io_trace *t);
+
+/*
+ * Whether a record (action, payload) is a loss note; if so fills n.
+ * Anything else, another message or a text that does not follow the
+ * format to the byte, is not one: returns 0. Returns 1 for a loss note.
+ */
+int lossnote_parse(uint32_t action, const void *pdu, size_t pdu_len,
+		   struct lossnote *n);
+
+#endif
