@@ -28,6 +28,7 @@
 #include "bytebuf.h"
 #include "ftrace_rec.h"
 #include "rec_out.h"
+#include "recorder.h"
 
 #define DEBUGFS_DIR		"/sys/kernel/debug"
 #define TRACEFS_DIR		"/sys/kernel/tracing"
@@ -639,6 +640,7 @@ struct ftrace_rec {
 	int tracer_changed, clock_changed, tracing_on_changed;
 	int buffer_changed;
 	int clock_is_mono;		/* CLOCK_MONOTONIC, as blktrace's */
+	size_t buffer_kb;		/* per CPU, as in force */
 	struct saved_option options[N_OPTIONS];
 	int pipe_fd;
 	struct ftrace_conv *conv;
@@ -895,6 +897,7 @@ struct ftrace_rec *ftrace_rec_start(const struct tracefs *t,
 	r->devs = devs;
 	r->n_devs = n_devs;
 	r->pipe_fd = -1;
+	r->buffer_kb = buffer_kb;
 	if (swap_setting(t, "current_tracer", "blk", r->old_tracer,
 			 sizeof(r->old_tracer), &r->tracer_changed, err) ||
 	    set_options(r, err) || set_clock_mono(r, err) ||
@@ -973,3 +976,67 @@ int ftrace_rec_stop(struct ftrace_rec *r, struct ftrace_conv_stats *st,
 	free(r);
 	return rc;
 }
+
+/* ---- as a recorder (recorder.h) ---- */
+
+static void *ftrace_start(const struct recorder_env *env,
+			  struct iow_error *err)
+{
+	struct ftrace_rec *r = ftrace_rec_start(env->tfs, env->devs,
+						env->n_devs, env->dir,
+						env->name, env->buffer_kb,
+						err);
+
+	if (r && env->tap)
+		ftrace_conv_set_tap(r->conv, env->tap->record, env->tap->ctx);
+	return r;
+}
+
+static int ftrace_pump(void *state, int timeout_ms, struct iow_error *err)
+{
+	return ftrace_rec_pump(state, timeout_ms, err);
+}
+
+static void stats_of(const struct ftrace_conv_stats *c,
+		     struct recorder_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->events = c->events;
+	st->lost = c->lost;
+	st->loss_windows = c->loss_windows;
+	st->lost_unknown = c->lost_unknown;
+	st->bytes_skipped = c->bytes_skipped + c->bytes_truncated;
+	st->n_files = c->n_files;
+}
+
+static void ftrace_progress(void *state, struct recorder_stats *st)
+{
+	struct ftrace_rec *r = state;
+	struct ftrace_conv_stats c;
+
+	ftrace_conv_stats(r->conv, &c);
+	stats_of(&c, st);
+	st->buffer_kb = r->buffer_kb;
+}
+
+static int ftrace_stop(void *state, struct recorder_stats *st,
+		       struct iow_error *err)
+{
+	struct ftrace_rec *r = state;
+	struct ftrace_conv_stats c = { 0 };
+	size_t buffer_kb = r->buffer_kb;
+	int rc = ftrace_rec_stop(r, &c, err);
+
+	stats_of(&c, st);
+	st->buffer_kb = buffer_kb;
+	return rc;
+}
+
+const struct record_ops record_ftrace_ops = {
+	.tracer = RECORD_FTRACE,
+	.name = "ftrace",
+	.start = ftrace_start,
+	.pump = ftrace_pump,
+	.progress = ftrace_progress,
+	.stop = ftrace_stop,
+};
