@@ -91,7 +91,7 @@ struct bpf_rec {
 	size_t n_devices;
 	struct blkrec_cpu *cpu_vals;	/* the per-CPU counts, as read */
 	uint64_t malformed;		/* ring samples that were no record */
-	uint64_t out_of_order;		/* later than a written one: clamped */
+	uint64_t missed_runs;		/* programs the kernel did not run */
 	int cb_failed;			/* out of memory in the callback */
 };
 
@@ -475,14 +475,8 @@ static int sort_batch(struct cpu_batch *c, size_t *n, struct iow_error *err)
 static int write_record(struct bpf_rec *b, unsigned cpu,
 			struct blk_io_trace *t, struct iow_error *err)
 {
-	uint64_t last = rec_out_last_time(b->out, cpu);
 	struct lossnote n;
 
-	if (t->time < last) {
-		/* cannot happen with the order above; kept sorted if so */
-		t->time = last;
-		b->out_of_order++;
-	}
 	if (t->magic != BLKREC_LOSS_MAGIC)
 		return rec_out_put(b->out, t, t + 1, err);
 	n.count = t->sector;
@@ -619,6 +613,7 @@ static int write_missed_runs(struct bpf_rec *b, struct iow_error *err)
 					   &len) == 0)
 			missed += info.recursion_misses;
 	}
+	b->missed_runs = missed;
 	if (!missed)
 		return 0;
 	for (cpu = 0; cpu < b->n_cpus; cpu++)
@@ -644,7 +639,15 @@ static int bpf_stop(void *state, struct recorder_stats *st,
 		rc = write_missed_runs(b, err);
 	rec_out_stats(b->out, &o);
 	st->events = o.events;
+	/* the kernel's own count (the notes' add up to it: a test says so) */
 	st->lost = o.lost;
+	if (!rc && read_cpu_counts(b) == 0) {
+		unsigned cpu;
+
+		st->lost = b->missed_runs;
+		for (cpu = 0; cpu < b->n_cpus; cpu++)
+			st->lost += b->cpu_vals[cpu].lost_total;
+	}
 	st->loss_windows = o.loss_windows;
 	st->lost_unknown = o.lost_unknown;
 	st->n_files = o.n_files;
