@@ -65,25 +65,31 @@ enum req_flag_bits {
 	__REQ_RAHEAD = 19,
 };
 
-/* uapi linux/blktrace_api.h, as blktrace.h has them */
-#define TA_QUEUE	1
-#define TA_BACKMERGE	2
-#define TA_FRONTMERGE	3
-#define TA_GETRQ	4
-#define TA_REQUEUE	6
-#define TA_ISSUE	7
-#define TA_COMPLETE	8
-#define TA_PLUG		9
-#define TA_UNPLUG_IO	10
-#define TA_UNPLUG_TIMER	11
-#define TA_INSERT	12
+/* uapi linux/blktrace_api.h: an action is its code and the category
+ * the kernel files it under (BLK_TA_QUEUE = __BLK_TA_QUEUE |
+ * BLK_TC_ACT(BLK_TC_QUEUE), ...) */
+#define TA_QUEUE	(1 | TC_ACT(TC_QUEUE))
+#define TA_BACKMERGE	(2 | TC_ACT(TC_QUEUE))
+#define TA_FRONTMERGE	(3 | TC_ACT(TC_QUEUE))
+#define TA_GETRQ	(4 | TC_ACT(TC_QUEUE))
+#define TA_REQUEUE	(6 | TC_ACT(TC_REQUEUE))
+#define TA_ISSUE	(7 | TC_ACT(TC_ISSUE))
+#define TA_COMPLETE	(8 | TC_ACT(TC_COMPLETE))
+#define TA_PLUG		(9 | TC_ACT(TC_QUEUE))
+#define TA_UNPLUG_IO	(10 | TC_ACT(TC_QUEUE))
+#define TA_UNPLUG_TIMER	(11 | TC_ACT(TC_QUEUE))
+#define TA_INSERT	(12 | TC_ACT(TC_QUEUE))
 #define TA_SPLIT	13
-#define TA_REMAP	15
+#define TA_REMAP	(15 | TC_ACT(TC_QUEUE))
 #define TC_ACT(c)	((__u32)(c) << 16)
 #define TC_READ		(1 << 0)
 #define TC_WRITE	(1 << 1)
 #define TC_FLUSH	(1 << 2)
 #define TC_SYNC		(1 << 3)
+#define TC_QUEUE	(1 << 4)
+#define TC_REQUEUE	(1 << 5)
+#define TC_ISSUE	(1 << 6)
+#define TC_COMPLETE	(1 << 7)
 #define TC_FS		(1 << 8)
 #define TC_PC		(1 << 9)
 #define TC_NOTIFY	(1 << 10)
