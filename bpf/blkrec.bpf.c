@@ -418,6 +418,24 @@ static __always_inline int rq_is_passthrough(__u32 opf)
 	return op == REQ_OP_DRV_IN || op == REQ_OP_DRV_OUT;
 }
 
+/* Requests in and out, for the user side's check that every completion
+ * reached us. */
+static __always_inline void count_request(__u32 what, __u32 bytes,
+					  __u32 rq_bytes)
+{
+	__u32 zero = 0;
+	struct blkrec_cpu *st = bpf_map_lookup_elem(&cpu_state, &zero);
+
+	if (!st)
+		return;
+	if (what == TA_ISSUE)
+		st->issued++;
+	else if (what == TA_REQUEUE)
+		st->requeued++;
+	else if (what == TA_COMPLETE && bytes >= rq_bytes)
+		st->completed++;
+}
+
 static __always_inline void trace_rq(struct request *rq, __u32 bytes,
 				     __u32 what, __u8 status)
 {
@@ -428,6 +446,7 @@ static __always_inline void trace_rq(struct request *rq, __u32 bytes,
 		sector = 0;
 	if (find_dev(disk_devt(rq->q->disk), sector, &dev))
 		return;
+	count_request(what, bytes, rq->__data_len);
 	what |= TC_ACT(rq_is_passthrough(opf) ? TC_PC : TC_FS);
 	trace_event(dev, sector, bytes, what | categories(opf),
 		    status_error(status));

@@ -36,6 +36,10 @@ struct blkrec_cpu {
 	__u64 last_fail_ns;	/* the newest failed reservation */
 	__u64 lost_total;	/* every event lost on this CPU */
 	__u64 records;		/* records reserved, for wake-up pacing */
+	/* requests issued, requeued, wholly completed (of traced devices):
+	 * what the kernel completed without running our program shows in
+	 * them (rec_bpf.c) */
+	__u64 issued, requeued, completed;
 };
 
 #endif
