@@ -202,8 +202,14 @@ fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) \
 		sh fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TARGETS)
 
+# bench/run.sh: reading traces against btt, blkparse, the original and
+# cat; bench/record.sh: what recording costs the workload (root).
 bench: all
 	sh bench/run.sh
+	sh bench/record.sh
+
+bench-record: all
+	sh bench/record.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(LIBEXECDIR)
@@ -221,5 +227,5 @@ clean:
 	rm -f $(addsuffix /*.d,$(PROGRAM_DIRS))
 	rm -rf $(SAN_DIR) $(FUZZ_DIR)
 
-.PHONY: all deps demo check check-build fuzz bench install clean
+.PHONY: all deps demo check check-build fuzz bench bench-record install clean
 .SECONDARY:

@@ -18,6 +18,9 @@
 #
 #   sh bench/record.sh [SECONDS]     (root; default 10 s of fio a run)
 #
+# The trace goes to BENCH_RECORD_DIR (default a directory in /dev/shm:
+# in RAM, as the device is; on this VM's disk the page cache's writeback
+# took another 0.1-0.15 of the IOPS, paired runs 2026-11-24).
 # Environment: BENCH_RECORD_ROUNDS=N (default 3), BENCH_RECORD_TRACERS
 # (default "bpf ftrace", the ones that run here; blktrace is tried too
 # when listed), BENCH_RECORD_CASES (default "qd32 2jobs rate50k"),
@@ -39,8 +42,9 @@ done
 [ -x "$IOW" ] || { echo "skipped: build iowatcher first (make)"; exit 0; }
 [ -d /dev/shm ] || { echo "skipped: no /dev/shm"; exit 0; }
 
-W=$(mktemp -d)
-IMG=$(mktemp /dev/shm/iow-bench-record.XXXXXX)
+W=$(mktemp -d "${BENCH_RECORD_DIR:-/dev/shm}/iow-bench-record.XXXXXX") ||
+	exit 1
+IMG=$(mktemp /dev/shm/iow-bench-record-img.XXXXXX)
 DEV=""
 cleanup() {
 	[ -n "$DEV" ] && losetup -d "$DEV"
@@ -106,7 +110,7 @@ run_traced() {
 	echo "$* $(cut -d' ' -f1 /proc/loadavg)" >> "$RES"
 }
 
-echo "bench/record.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(uname -r), $ROUNDS rounds of $SECS s, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "bench/record.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(uname -r), $ROUNDS rounds of $SECS s, traces in $W, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$ROUNDS"); do
 	for c in $CASES; do
 		for t in $TRACERS; do
