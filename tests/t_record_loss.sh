@@ -30,7 +30,7 @@ truncate -s 256M "$TMP/disk.img"
 DEV=$(losetup -f --show "$TMP/disk.img") || { fail "losetup"; finish; exit 1; }
 ENABLE=/sys/class/block/$(basename "$DEV")/trace/enable
 trap 'losetup -d "$DEV"; rm -rf "$TMP"' EXIT
-dd if=/dev/zero of="$DEV" bs=1M count=256 oflag=direct status=none
+
 BEFORE=$(tracing_state)
 
 TRACERS=ftrace
@@ -40,7 +40,7 @@ then
 else
 	skip "bpf: $(cat "$TMP/probe.out")"
 fi
-FIO="fio --name=r --filename=$DEV --rw=randread --bs=4k --iodepth=32 --ioengine=libaio --direct=1 --runtime=2 --time_based --output=/dev/null"
+FIO="fio --name=r --filename=$DEV --rw=randread --bs=4k --iodepth=32 --ioengine=libaio --direct=1 --runtime=1 --time_based --output=/dev/null"
 
 # the loss notes blkparse prints, checked against the files' records:
 # "N T0 T1 CPU OK" per note (OK: its CPU column is its own, T0 <= T1, and
