@@ -60,21 +60,16 @@ static int bpf_stop(void *state, struct recorder_stats *st,
 #include "bytebuf.h"
 #include "lossnote.h"
 #include "rec_out.h"
+#include "recsort.h"
 
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 #define PID_MAX_PATH	"/proc/sys/kernel/pid_max"
 #define PID_MAX_LIMIT	(1u << 22)
 #define RING_MIN_KB	64
 
-/* A record on a CPU's batch: where it is, and when. */
-struct batch_entry {
-	uint64_t time;
-	size_t offset;
-};
-
 struct cpu_batch {
 	struct bytebuf recs;		/* as they came off the ring */
-	struct batch_entry *order;	/* sorted by time */
+	struct rec_time *order;		/* sorted by time (recsort.h) */
 	size_t cap_order;
 };
 
@@ -124,9 +119,9 @@ static int fail_libbpf(struct iow_error *err, const char *what, int rc)
 {
 	if (rc < 0)
 		rc = -rc;
-	return iow_fail(err, "%s: %s%s%s", what, strerror(rc),
+	return iow_fail(err, "%s: %s%s%s%s", what, strerror(rc),
 			libbpf_last_line[0] ? " (libbpf: " : "",
-			libbpf_last_line[0] ? libbpf_last_line : "");
+			libbpf_last_line, libbpf_last_line[0] ? ")" : "");
 }
 
 /* ---- the devices ---- */
@@ -416,10 +411,14 @@ static void *bpf_start(const struct recorder_env *env, struct iow_error *err)
 		return NULL;
 	}
 	n_cpus = libbpf_num_possible_cpus();
+	if (n_cpus <= 0) {
+		iow_fail(err, "cannot count the possible CPUs: %s",
+			 strerror(-n_cpus));
+		return NULL;
+	}
 	b = calloc(1, sizeof(*b));
-	if (!b || n_cpus <= 0) {
+	if (!b) {
 		iow_fail(err, "out of memory");
-		free(b);
 		return NULL;
 	}
 	b->env = *env;
@@ -466,13 +465,11 @@ static int on_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* Sorts the batch's records by time, stably (nearly sorted already: a
- * nested interrupt's record can come before the one it cut into). */
+/* The batch's records in time order. */
 static int sort_batch(struct cpu_batch *c, size_t *n, struct iow_error *err)
 {
 	struct blk_io_trace t;
-	struct batch_entry e;
-	size_t pos, i, j;
+	size_t pos;
 
 	*n = 0;
 	for (pos = 0; pos + sizeof(t) <= c->recs.len;
@@ -480,24 +477,17 @@ static int sort_batch(struct cpu_batch *c, size_t *n, struct iow_error *err)
 		memcpy(&t, c->recs.data + pos, sizeof(t));
 		if (*n == c->cap_order) {
 			size_t cap = c->cap_order ? 2 * c->cap_order : 4096;
-			struct batch_entry *o = realloc(c->order,
-							cap * sizeof(*o));
+			struct rec_time *o = realloc(c->order,
+						     cap * sizeof(*o));
 
 			if (!o)
 				return iow_fail(err, "out of memory");
 			c->order = o;
 			c->cap_order = cap;
 		}
-		c->order[(*n)++] = (struct batch_entry){ t.time, pos };
+		c->order[(*n)++] = (struct rec_time){ t.time, pos };
 	}
-	for (i = 1; i < *n; i++) {
-		if (c->order[i].time >= c->order[i - 1].time)
-			continue;
-		e = c->order[i];
-		for (j = i; j > 0 && c->order[j - 1].time > e.time; j--)
-			c->order[j] = c->order[j - 1];
-		c->order[j] = e;
-	}
+	rec_time_sort(c->order, *n);
 	return 0;
 }
 
