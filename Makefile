@@ -21,6 +21,25 @@ IOW_CPPFLAGS = -D_GNU_SOURCE -DIOWATCHER_VERSION='"$(VERSION)"' \
 IOW_CFLAGS = -std=c11 -Wall -Wextra $(PKG_CFLAGS)
 IOW_LIBS = $(PKG_LIBS) -lm -lpthread
 
+# The BPF recorder (rec_bpf.c): its kernel side, bpf/blkrec.bpf.c, is
+# compiled by clang for the BPF target and wrapped by bpftool into a
+# skeleton header; libbpf loads it, relocated against the running
+# kernel's BTF (no vmlinux.h needed here). Without libbpf-dev, clang or
+# bpftool the program builds without it (--tracer bpf then says so).
+BPF_CLANG ?= clang
+BPFTOOL ?= $(firstword $(wildcard /usr/sbin/bpftool) bpftool)
+HAVE_BPF ?= $(shell $(PKG_CONFIG) --exists libbpf 2>/dev/null && \
+	command -v $(BPF_CLANG) >/dev/null 2>&1 && \
+	command -v $(BPFTOOL) >/dev/null 2>&1 && echo 1)
+BPF_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+BPF_CFLAGS = -g -O2 -target bpf -mcpu=v3 -Wall \
+	$(if $(BPF_MULTIARCH),-I/usr/include/$(BPF_MULTIARCH)) -Ibpf
+ifeq ($(HAVE_BPF),1)
+BPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf)
+IOW_CPPFLAGS += -DHAVE_BPF -I$(B)bpf
+IOW_LIBS += $(BPF_LIBS)
+endif
+
 # V=1 prints every command; by default each step is one short line
 # ("  CC      plot.o"), and the builds of make check print only warnings
 # and errors (SILENT=1 there).
@@ -68,6 +87,19 @@ $(B)%.o: %.c
 	$(say) CC $@
 	$(Q)$(CC) $(DEPFLAGS) $(IOW_CPPFLAGS) $(CPPFLAGS) $(IOW_CFLAGS) $(CFLAGS) -c -o $@ $<
 
+ifeq ($(HAVE_BPF),1)
+$(B)bpf/blkrec.bpf.o: bpf/blkrec.bpf.c bpf/blkrec.h
+	@mkdir -p $(@D)
+	$(say) BPF $@
+	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+$(B)bpf/blkrec.skel.h: $(B)bpf/blkrec.bpf.o
+	$(say) GEN $@
+	$(Q)$(BPFTOOL) gen skeleton $< name blkrec > $@.tmp && mv $@.tmp $@
+
+$(B)rec_bpf.o: $(B)bpf/blkrec.skel.h
+endif
+
 $(B)libiow.a: $(LIB_OBJS)
 	$(say) AR $@
 	$(Q)rm -f $@
@@ -90,7 +122,7 @@ CAIRO_ARCHIVES = cairo pixman-1 fontconfig freetype png16 z expat \
 READER_ARCHIVES = lzma zstd
 CAIRO_STATIC_LIBS = -Wl,-Bstatic \
 	$(addprefix -l,$(READER_ARCHIVES) $(CAIRO_ARCHIVES)) \
-	-Wl,-Bdynamic -l:libbsd.so.0 -lm -lpthread
+	-Wl,-Bdynamic -l:libbsd.so.0 $(BPF_LIBS) -lm -lpthread
 
 $(B)iowatcher: $(B)iowatcher.o $(B)libiow.a
 	$(say) LD $@
@@ -175,8 +207,14 @@ fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) \
 		sh fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TARGETS)
 
+# bench/run.sh: reading traces against btt, blkparse, the original and
+# cat; bench/record.sh: what recording costs the workload (root).
 bench: all
 	sh bench/run.sh
+	sh bench/record.sh
+
+bench-record: all
+	sh bench/record.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(LIBEXECDIR)
@@ -190,8 +228,9 @@ install: all
 
 clean:
 	rm -f iowatcher *.o *.d libiow.a $(TEST_BINS) $(TOOL_BINS)
+	rm -f bpf/*.o bpf/*.skel.h
 	rm -f $(addsuffix /*.d,$(PROGRAM_DIRS))
 	rm -rf $(SAN_DIR) $(FUZZ_DIR)
 
-.PHONY: all deps demo check check-build fuzz bench install clean
+.PHONY: all deps demo check check-build fuzz bench bench-record install clean
 .SECONDARY:

@@ -71,7 +71,7 @@ struct analysis_private {
 	int32_t completion_tag;	/* the tag the last completion counted in */
 	/* the last loss notes read: a recorder writes one per traced
 	 * device, and a loss is counted once */
-	struct loss_note recent_notes[16];
+	struct lossnote recent_notes[16];
 	size_t n_recent_notes;
 };
 
@@ -1737,15 +1737,15 @@ static int loss_begins(struct analysis *a, const struct loss_window *w,
 }
 
 /* 1 when n is one of the last notes read (another device's copy). */
-static int note_seen(struct analysis_private *p, const struct loss_note *n)
+static int note_seen(struct analysis_private *p, const struct lossnote *n)
 {
 	size_t i, len = sizeof(p->recent_notes) / sizeof(p->recent_notes[0]);
 
 	for (i = 0; i < p->n_recent_notes && i < len; i++) {
-		const struct loss_note *r = &p->recent_notes[i];
+		const struct lossnote *r = &p->recent_notes[i];
 
-		if (r->cpu == n->cpu && r->from_ns == n->from_ns &&
-		    r->to_ns == n->to_ns && r->count == n->count &&
+		if (r->cpu == n->cpu && r->t0_ns == n->t0_ns &&
+		    r->t1_ns == n->t1_ns && r->count == n->count &&
 		    r->count_known == n->count_known)
 			return 1;
 	}
@@ -1762,19 +1762,23 @@ static int loss_note(struct analysis *a, const struct io_event *ev,
 		     struct iow_error *err)
 {
 	struct loss_window w = { 0 };
-	struct loss_note n;
+	struct lossnote n;
 	const char *text;
 	size_t len;
 
 	if (blk_action_code(ev->action) != BLK_TN_MESSAGE)
 		return 0;
-	len = feed_note_text(ev, &text);
-	if (lossnote_parse(text, len, &n) < 0 || note_seen(priv(a), &n))
+	feed_note_text(ev, &text);
+	/* the payload from the text on (past a cgroup id), its NUL too */
+	len = text ? ev->pdu_len - (size_t)((const unsigned char *)text -
+					    ev->pdu) : 0;
+	if (!lossnote_parse(ev->action, text, len, &n) ||
+	    note_seen(priv(a), &n))
 		return 0;
-	if (n.from_ns) {
+	if (n.t0_ns) {
 		w.from_ns = ev->time_ns;
-		w.to_ns = n.to_ns - n.from_ns > UINT64_MAX - w.from_ns ?
-			  UINT64_MAX : w.from_ns + (n.to_ns - n.from_ns);
+		w.to_ns = n.t1_ns - n.t0_ns > UINT64_MAX - w.from_ns ?
+			  UINT64_MAX : w.from_ns + (n.t1_ns - n.t0_ns);
 	} else {
 		w.to_ns = ev->time_ns;
 	}

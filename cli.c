@@ -242,6 +242,37 @@ static enum cli_result parse_workload(struct cli_parse *p,
 	return CLI_OK;
 }
 
+#define BUFFER_MIN_KB	64
+#define BUFFER_MAX_KB	(1024 * 1024)
+
+/* --buffer SIZE: per CPU, in KiB, MiB or GiB (a bare number is KiB). */
+static enum cli_result parse_buffer(struct cli_parse *p,
+				    const struct cli_option *row,
+				    const char *arg)
+{
+	unsigned long long v;
+	char *end;
+
+	(void)row;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (end == arg || errno || !isdigit((unsigned char)arg[0]))
+		v = 0;
+	else if ((*end == 'M' || *end == 'm') && !end[1])
+		v = v > BUFFER_MAX_KB ? 0 : v * 1024;
+	else if ((*end == 'G' || *end == 'g') && !end[1])
+		v = v > 1 ? 0 : v * 1024 * 1024;
+	else if (((*end == 'K' || *end == 'k') && !end[1]) || !*end)
+		;
+	else
+		v = 0;
+	if (v < BUFFER_MIN_KB || v > BUFFER_MAX_KB)
+		return usage(p->err, "%s %s: a size per CPU from 64K to 1G (as 512K, 16M or 1G)",
+			     p->typed, arg);
+	p->o->record_buffer_kb = (size_t)v;
+	return CLI_OK;
+}
+
 static enum cli_result want_help(struct cli_parse *p,
 				 const struct cli_option *row, const char *arg)
 {
@@ -293,8 +324,8 @@ static const struct cli_choice latency_axes[] = {
 	{ "linear", LATENCY_AXIS_LINEAR }, { NULL, 0 },
 };
 static const struct cli_choice tracers[] = {
-	{ "blktrace", RECORD_BLKTRACE }, { "ftrace", RECORD_FTRACE },
-	{ "auto", RECORD_AUTO }, { NULL, 0 },
+	{ "bpf", RECORD_BPF }, { "blktrace", RECORD_BLKTRACE },
+	{ "ftrace", RECORD_FTRACE }, { "auto", RECORD_AUTO }, { NULL, 0 },
 };
 static const struct cli_choice live_formats[] = {
 	{ "screen", LIVE_SCREEN }, { "text", LIVE_TEXT },
@@ -430,9 +461,14 @@ const struct cli_option cli_options[] = {
 		"drawn" } } },
 	{ .name = "tracer", .type = CLI_CHOICE, FIELD(tracer),
 	  .choices = tracers,
-	  .help = { { CLI_RECORDING, "blktrace|ftrace|auto",
-		"how to trace (auto: blktrace, else\n"
-		"the kernel's ftrace blk tracer)" } } },
+	  .help = { { CLI_RECORDING, "bpf|blktrace|ftrace|auto",
+		"how to trace (auto: the cheapest that runs:\n"
+		"BPF on the block tracepoints, blktrace, the\n"
+		"kernel's ftrace blk tracer)" } } },
+	{ .name = "buffer", .type = CLI_CUSTOM, .parse = parse_buffer,
+	  .help = { { CLI_RECORDING, "SIZE",
+		"trace buffer per CPU, as 512K, 16M or 1G\n"
+		"(default 16M)" } } },
 	{ .name = "live", .type = CLI_CHOICE, FIELD(live),
 	  .choices = live_formats, .bare = "screen",
 	  .what = "the format is ",
@@ -953,8 +989,9 @@ static enum cli_result check_options(struct options *o, struct iow_error *err)
 	if (o->n_devices) {
 		if (recording_defaults(o, err) != CLI_OK)
 			return CLI_USAGE;
-	} else if (o->prog_argv || o->record_dir || o->tracer) {
-		return usage(err, "%s", "-p, -D and --tracer go with -d DEVICE (recording)");
+	} else if (o->prog_argv || o->record_dir || o->tracer ||
+		   o->record_buffer_kb) {
+		return usage(err, "%s", "-p, -D, --tracer and --buffer go with -d DEVICE (recording)");
 	}
 	if (!o->n_trace_args)
 		return usage(err, "%s", "no trace: give one with -t");

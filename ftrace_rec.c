@@ -27,6 +27,8 @@
 #include "blktrace.h"
 #include "bytebuf.h"
 #include "ftrace_rec.h"
+#include "rec_out.h"
+#include "recorder.h"
 
 #define DEBUGFS_DIR		"/sys/kernel/debug"
 #define TRACEFS_DIR		"/sys/kernel/tracing"
@@ -245,106 +247,27 @@ int ftrace_comm_lookup(void *ctx, uint32_t pid, char *comm, size_t size)
 
 /* ---- trace_pipe bytes to per-CPU files ---- */
 
-struct seq_slot {
-	uint32_t device, cpu, last;
+/* Events a "[LOST n EVENTS]" line announced, waiting for the CPU's next
+ * record: its time is when the loss ends. */
+struct pending_loss {
+	uint64_t count;
+	int known, set;
+	uint64_t t0_ns;
 };
 
 struct ftrace_conv {
-	char prefix[PATH_MAX - 64];	/* DIR/NAME */
-	FILE **files;			/* one per CPU */
-	unsigned n_files;
-	struct seq_slot *seqs;		/* per (device, cpu), as blkparse */
-	size_t n_seqs, cap_seqs;
+	struct rec_out *out;		/* DIR/NAME.blktrace.<cpu> */
 	unsigned char *pid_seen;	/* bitmap: a PROCESS note written */
 	size_t pid_seen_bytes;
 	struct bytebuf pending;		/* bytes not yet a whole record */
+	struct pending_loss *losses;	/* per CPU */
+	unsigned n_losses;
+	uint32_t *devices;		/* the loss notes' devices */
+	size_t n_devices;
 	ftrace_comm_fn comm;
 	void *comm_ctx;
-	ftrace_tap_fn tap;
-	void *tap_ctx;
 	struct ftrace_conv_stats st;
 };
-
-static void cpu_path(const struct ftrace_conv *c, unsigned cpu, char *path)
-{
-	snprintf(path, PATH_MAX, "%s.blktrace.%u", c->prefix, cpu);
-}
-
-/* Opens the files up to cpu: blkparse stops at the first missing one. */
-static FILE *cpu_file(struct ftrace_conv *c, uint32_t cpu,
-		      struct iow_error *err)
-{
-	char path[PATH_MAX];
-	FILE **files;
-
-	if (cpu < c->n_files)
-		return c->files[cpu];
-	if (cpu >= CPU_LIMIT) {
-		iow_fail(err, "trace_pipe: cpu %u out of range", cpu);
-		return NULL;
-	}
-	files = realloc(c->files, (cpu + 1) * sizeof(*files));
-	if (!files) {
-		iow_fail(err, "out of memory");
-		return NULL;
-	}
-	c->files = files;
-	while (c->n_files <= cpu) {
-		cpu_path(c, c->n_files, path);
-		c->files[c->n_files] = fopen(path, "we");
-		if (!c->files[c->n_files]) {
-			iow_fail(err, "cannot create %s: %s", path,
-				 strerror(errno));
-			return NULL;
-		}
-		c->n_files++;
-	}
-	return c->files[cpu];
-}
-
-static int write_record(struct ftrace_conv *c, const struct blk_io_trace *t,
-			const void *pdu, struct iow_error *err)
-{
-	char path[PATH_MAX];
-	FILE *f = cpu_file(c, t->cpu, err);
-
-	if (!f)
-		return -1;
-	if (fwrite(t, sizeof(*t), 1, f) == 1 &&
-	    (!t->pdu_len || fwrite(pdu, t->pdu_len, 1, f) == 1)) {
-		if (c->tap)
-			c->tap(c->tap_ctx, t, pdu);
-		return 0;
-	}
-	cpu_path(c, t->cpu, path);
-	return iow_fail(err, "cannot write %s: %s", path, strerror(errno));
-}
-
-static int next_sequence(struct ftrace_conv *c, uint32_t device,
-			 uint32_t cpu, uint32_t *seq, struct iow_error *err)
-{
-	struct seq_slot *s;
-	size_t i;
-
-	for (i = 0; i < c->n_seqs; i++) {
-		if (c->seqs[i].device == device && c->seqs[i].cpu == cpu) {
-			*seq = ++c->seqs[i].last;
-			return 0;
-		}
-	}
-	if (c->n_seqs == c->cap_seqs) {
-		size_t cap = c->cap_seqs ? 2 * c->cap_seqs : 16;
-
-		s = realloc(c->seqs, cap * sizeof(*s));
-		if (!s)
-			return iow_fail(err, "out of memory");
-		c->seqs = s;
-		c->cap_seqs = cap;
-	}
-	c->seqs[c->n_seqs++] = (struct seq_slot){ device, cpu, 1 };
-	*seq = 1;
-	return 0;
-}
 
 /* 1 the first time pid is seen, 0 after, -1 out of memory. */
 static int pid_first_sight(struct ftrace_conv *c, uint32_t pid)
@@ -388,10 +311,7 @@ static int write_process_note(struct ftrace_conv *c,
 	if (c->comm(c->comm_ctx, io->pid, comm, sizeof(comm)))
 		return 0;	/* gone without a trace: no name to give */
 	note.pdu_len = (uint16_t)(strlen(comm) + 1);
-	if (write_record(c, &note, comm, err))
-		return -1;
-	c->st.notes++;
-	return 0;
+	return rec_out_put(c->out, &note, comm, err);
 }
 
 int ftrace_conv_timestamp(struct ftrace_conv *c, uint32_t device,
@@ -409,10 +329,76 @@ int ftrace_conv_timestamp(struct ftrace_conv *c, uint32_t device,
 		.pdu_len = sizeof(words),
 	};
 
-	if (write_record(c, &note, words, err))
-		return -1;
-	c->st.notes++;
+	return rec_out_put(c->out, &note, words, err);
+}
+
+int ftrace_conv_set_devices(struct ftrace_conv *c, const uint32_t *devices,
+			    size_t n, struct iow_error *err)
+{
+	uint32_t *copy = malloc((n ? n : 1) * sizeof(*copy));
+
+	if (!copy)
+		return iow_fail(err, "out of memory");
+	memcpy(copy, devices, n * sizeof(*copy));
+	free(c->devices);
+	c->devices = copy;
+	c->n_devices = n;
 	return 0;
+}
+
+/* The loss notes' devices: those set, else those seen (one note each,
+ * so that a -d MAJ,MIN filter keeps it), else device 0. */
+static int write_loss(struct ftrace_conv *c, unsigned cpu,
+		      const struct pending_loss *p, uint64_t t1,
+		      struct iow_error *err)
+{
+	struct lossnote n = { p->known ? p->count : 0, p->known, cpu,
+			      p->t0_ns, t1 };
+	static const uint32_t none = 0;
+
+	if (c->n_devices)
+		return rec_out_loss(c->out, &n, c->devices, c->n_devices, err);
+	return rec_out_loss(c->out, &n, &none, 1, err);
+}
+
+/* A "[LOST n EVENTS]" line: kept for the CPU's next record. */
+static int note_lost_line(struct ftrace_conv *c, unsigned cpu,
+			  uint64_t count, int known, struct iow_error *err)
+{
+	struct pending_loss *p;
+
+	if (cpu >= CPU_LIMIT)
+		return 0;
+	if (cpu >= c->n_losses) {
+		p = realloc(c->losses, (cpu + 1) * sizeof(*p));
+		if (!p)
+			return iow_fail(err, "out of memory");
+		memset(p + c->n_losses, 0,
+		       (cpu + 1 - c->n_losses) * sizeof(*p));
+		c->losses = p;
+		c->n_losses = cpu + 1;
+	}
+	p = &c->losses[cpu];
+	if (!p->set)
+		p->t0_ns = rec_out_last_time(c->out, cpu);
+	p->set = 1;
+	p->count += count;
+	p->known = known && (p->known || p->count == count);
+	return 0;
+}
+
+/* Before cpu's next record (at t1), or at the end: the note. */
+static int flush_loss(struct ftrace_conv *c, unsigned cpu, uint64_t t1,
+		      struct iow_error *err)
+{
+	struct pending_loss *p = cpu < c->n_losses ? &c->losses[cpu] : NULL;
+	int rc;
+
+	if (!p || !p->set)
+		return 0;
+	rc = write_loss(c, cpu, p, t1, err);
+	memset(p, 0, sizeof(*p));
+	return rc;
 }
 
 static int convert_record(struct ftrace_conv *c, const unsigned char *p,
@@ -430,14 +416,11 @@ static int convert_record(struct ftrace_conv *c, const unsigned char *p,
 	first = pid_first_sight(c, t.pid);
 	if (first < 0)
 		return iow_fail(err, "out of memory");
+	if (flush_loss(c, t.cpu, t.time, err))
+		return -1;
 	if (first && write_process_note(c, &t, err))
 		return -1;
-	if (next_sequence(c, t.device, t.cpu, &t.sequence, err))
-		return -1;
-	if (write_record(c, &t, p + PIPE_RECORD_MIN, err))
-		return -1;
-	c->st.events++;
-	return 0;
+	return rec_out_put(c->out, &t, p + PIPE_RECORD_MIN, err);
 }
 
 enum pipe_chunk { CHUNK_RECORD, CHUNK_LOST_LINE, CHUNK_GARBAGE,
@@ -457,14 +440,20 @@ static int is_record(const unsigned char *p, size_t avail)
 	return magic == BLK_V7_MAGIC && prefix_time == record_time;
 }
 
+/* A "[LOST n EVENTS]" line: which CPU, how many (if said). */
+struct lost_line {
+	unsigned cpu;
+	uint64_t count;
+	int known;
+};
+
 /* "CPU:1 [LOST 42 EVENTS]\n" (or "[LOST EVENTS]", count unknown). */
 static enum pipe_chunk lost_line(const unsigned char *p, size_t avail,
-				 size_t *len, uint64_t *lost)
+				 size_t *len, struct lost_line *l)
 {
 	char line[LOST_LINE_MAX + 1];
 	const unsigned char *nl;
 	unsigned long long n;
-	unsigned cpu;
 
 	if (avail < 4)
 		return CHUNK_NEED_MORE;
@@ -476,23 +465,25 @@ static enum pipe_chunk lost_line(const unsigned char *p, size_t avail,
 	*len = (size_t)(nl - p) + 1;
 	memcpy(line, p, *len - 1);
 	line[*len - 1] = '\0';
-	if (sscanf(line, "CPU:%u [LOST %llu EVENTS]", &cpu, &n) == 2)
-		*lost = n;
-	else if (strstr(line, "[LOST EVENTS]"))
-		*lost = 1;
-	else
+	l->known = 0;
+	l->count = 0;
+	if (sscanf(line, "CPU:%u [LOST %llu EVENTS]", &l->cpu, &n) == 2) {
+		l->count = n;
+		l->known = 1;
+	} else if (sscanf(line, "CPU:%u", &l->cpu) != 1 ||
+		   !strstr(line, "[LOST EVENTS]")) {
 		return CHUNK_GARBAGE;
+	}
 	return CHUNK_LOST_LINE;
 }
 
 static enum pipe_chunk classify(const unsigned char *p, size_t avail,
-				size_t *len, uint64_t *lost)
+				size_t *len, struct lost_line *lost)
 {
 	enum pipe_chunk kind;
 	uint16_t pdu_len;
 
 	*len = 1;
-	*lost = 0;
 	if (is_record(p, avail)) {
 		memcpy(&pdu_len, p + PIPE_RECORD_MIN - 2, sizeof(pdu_len));
 		*len = PIPE_RECORD_MIN + pdu_len;
@@ -517,21 +508,28 @@ static int append(struct ftrace_conv *c, const void *data, size_t len,
 void ftrace_conv_set_tap(struct ftrace_conv *c, ftrace_tap_fn tap,
 			 void *ctx)
 {
-	c->tap = tap;
-	c->tap_ctx = ctx;
+	rec_out_set_tap(c->out, tap, ctx);
 }
 
 void ftrace_conv_stats(const struct ftrace_conv *c,
 		       struct ftrace_conv_stats *st)
 {
+	struct rec_out_stats o;
+
+	rec_out_stats(c->out, &o);
 	*st = c->st;
+	st->events = o.events;
+	st->notes = o.notes;
+	st->loss_windows = o.loss_windows;
+	st->lost_unknown = o.lost_unknown;
+	st->n_files = o.n_files;
 }
 
 int ftrace_conv_feed(struct ftrace_conv *c, const void *data, size_t len,
 		     struct iow_error *err)
 {
+	struct lost_line lost;
 	size_t pos = 0, n;
-	uint64_t lost;
 	int rc = 0;
 
 	if (append(c, data, len, err))
@@ -545,7 +543,9 @@ int ftrace_conv_feed(struct ftrace_conv *c, const void *data, size_t len,
 			rc = convert_record(c, c->pending.data + pos, err);
 			break;
 		case CHUNK_LOST_LINE:
-			c->st.lost += lost;
+			c->st.lost += lost.count;
+			rc = note_lost_line(c, lost.cpu, lost.count,
+					    lost.known, err);
 			break;
 		case CHUNK_GARBAGE:
 			c->st.bytes_skipped += n;
@@ -571,39 +571,44 @@ struct ftrace_conv *ftrace_conv_open(const char *dir, const char *name,
 	}
 	c->comm = comm;
 	c->comm_ctx = comm_ctx;
-	if ((size_t)snprintf(c->prefix, sizeof(c->prefix), "%s/%s",
-			     dir ? dir : ".", name) >= sizeof(c->prefix)) {
-		iow_fail(err, "output name too long: %s/%s", dir, name);
-		goto fail;
+	c->out = rec_out_open(dir, name, n_cpus, err);
+	if (!c->out) {
+		free(c);
+		return NULL;
 	}
-	if (!cpu_file(c, n_cpus ? n_cpus - 1 : 0, err))
-		goto fail;
 	return c;
-fail:
-	ftrace_conv_close(c, NULL, NULL);
-	return NULL;
+}
+
+/* Losses the pipe announced with no record after them: noticed now,
+ * at the newest time their CPU's file holds. */
+static int flush_losses(struct ftrace_conv *c, struct iow_error *err)
+{
+	unsigned cpu;
+	uint64_t t1;
+
+	for (cpu = 0; cpu < c->n_losses; cpu++) {
+		t1 = rec_out_last_time(c->out, cpu);
+		if (t1 < c->losses[cpu].t0_ns)
+			t1 = c->losses[cpu].t0_ns;
+		if (flush_loss(c, cpu, t1, err))
+			return -1;
+	}
+	return 0;
 }
 
 int ftrace_conv_close(struct ftrace_conv *c, struct ftrace_conv_stats *st,
 		      struct iow_error *err)
 {
-	char path[PATH_MAX];
-	unsigned cpu;
-	int rc = 0;
+	int rc = flush_losses(c, err);
 
 	c->st.bytes_truncated = c->pending.len;
-	for (cpu = 0; cpu < c->n_files; cpu++) {
-		if (c->files[cpu] && fclose(c->files[cpu]) && !rc) {
-			cpu_path(c, cpu, path);
-			rc = iow_fail(err, "cannot write %s: %s", path,
-				      strerror(errno));
-		}
-	}
 	if (st)
-		*st = c->st;
-	free(c->files);
-	free(c->seqs);
+		ftrace_conv_stats(c, st);
+	if (rec_out_close(c->out, rc ? NULL : err))
+		rc = -1;
 	free(c->pid_seen);
+	free(c->losses);
+	free(c->devices);
 	bytebuf_free(&c->pending);
 	free(c);
 	return rc;
@@ -635,6 +640,7 @@ struct ftrace_rec {
 	int tracer_changed, clock_changed, tracing_on_changed;
 	int buffer_changed;
 	int clock_is_mono;		/* CLOCK_MONOTONIC, as blktrace's */
+	size_t buffer_kb;		/* per CPU, as in force */
 	struct saved_option options[N_OPTIONS];
 	int pipe_fd;
 	struct ftrace_conv *conv;
@@ -842,9 +848,16 @@ static int open_output(struct ftrace_rec *r, const char *dir,
 {
 	struct timespec mono, wall;
 
+	uint32_t devices[64];
+	size_t i, n = r->n_devs < 64 ? r->n_devs : 64;
+
 	r->conv = ftrace_conv_open(dir, name, configured_cpus(),
 				   ftrace_comm_lookup, (void *)r->tfs, err);
 	if (!r->conv)
+		return -1;
+	for (i = 0; i < n; i++)
+		devices[i] = r->devs[i].dev;
+	if (ftrace_conv_set_devices(r->conv, devices, n, err))
 		return -1;
 	/* a wall-clock anchor, only meaningful in the trace's own clock */
 	if (!r->clock_is_mono)
@@ -884,6 +897,7 @@ struct ftrace_rec *ftrace_rec_start(const struct tracefs *t,
 	r->devs = devs;
 	r->n_devs = n_devs;
 	r->pipe_fd = -1;
+	r->buffer_kb = buffer_kb;
 	if (swap_setting(t, "current_tracer", "blk", r->old_tracer,
 			 sizeof(r->old_tracer), &r->tracer_changed, err) ||
 	    set_options(r, err) || set_clock_mono(r, err) ||
@@ -962,3 +976,67 @@ int ftrace_rec_stop(struct ftrace_rec *r, struct ftrace_conv_stats *st,
 	free(r);
 	return rc;
 }
+
+/* ---- as a recorder (recorder.h) ---- */
+
+static void *ftrace_start(const struct recorder_env *env,
+			  struct iow_error *err)
+{
+	struct ftrace_rec *r = ftrace_rec_start(env->tfs, env->devs,
+						env->n_devs, env->dir,
+						env->name, env->buffer_kb,
+						err);
+
+	if (r && env->tap)
+		ftrace_conv_set_tap(r->conv, env->tap->record, env->tap->ctx);
+	return r;
+}
+
+static int ftrace_pump(void *state, int timeout_ms, struct iow_error *err)
+{
+	return ftrace_rec_pump(state, timeout_ms, err);
+}
+
+static void stats_of(const struct ftrace_conv_stats *c,
+		     struct recorder_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->events = c->events;
+	st->lost = c->lost;
+	st->loss_windows = c->loss_windows;
+	st->lost_unknown = c->lost_unknown;
+	st->bytes_skipped = c->bytes_skipped + c->bytes_truncated;
+	st->n_files = c->n_files;
+}
+
+static void ftrace_progress(void *state, struct recorder_stats *st)
+{
+	struct ftrace_rec *r = state;
+	struct ftrace_conv_stats c;
+
+	ftrace_conv_stats(r->conv, &c);
+	stats_of(&c, st);
+	st->buffer_kb = r->buffer_kb;
+}
+
+static int ftrace_stop(void *state, struct recorder_stats *st,
+		       struct iow_error *err)
+{
+	struct ftrace_rec *r = state;
+	struct ftrace_conv_stats c = { 0 };
+	size_t buffer_kb = r->buffer_kb;
+	int rc = ftrace_rec_stop(r, &c, err);
+
+	stats_of(&c, st);
+	st->buffer_kb = buffer_kb;
+	return rc;
+}
+
+const struct record_ops record_ftrace_ops = {
+	.tracer = RECORD_FTRACE,
+	.name = "ftrace",
+	.start = ftrace_start,
+	.pump = ftrace_pump,
+	.progress = ftrace_progress,
+	.stop = ftrace_stop,
+};

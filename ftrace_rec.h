@@ -62,8 +62,11 @@ int ftrace_comm_lookup(void *ctx, uint32_t pid, char *comm, size_t size);
 
 struct ftrace_conv_stats {
 	uint64_t events;	/* I/O records written */
-	uint64_t notes;		/* PROCESS and TIMESTAMP notes written */
+	uint64_t notes;		/* PROCESS, TIMESTAMP and loss notes */
 	uint64_t lost;		/* from the kernel's "[LOST n EVENTS]" */
+	uint64_t loss_windows;	/* loss notes written (one per device) */
+	int lost_unknown;	/* a "[LOST EVENTS]" without a count */
+	unsigned n_files;	/* NAME.blktrace.0 to n_files - 1 */
 	uint64_t bytes_skipped;	/* neither a record nor a LOST line */
 	uint64_t bytes_truncated; /* an incomplete record at the end */
 };
@@ -87,6 +90,13 @@ int ftrace_conv_timestamp(struct ftrace_conv *c, uint32_t device,
 			  struct iow_error *err);
 void ftrace_conv_set_tap(struct ftrace_conv *c, ftrace_tap_fn tap,
 			 void *ctx);
+/*
+ * The devices whose loss notes a "[LOST n EVENTS]" line becomes (one
+ * note each, lossnote.h, in the CPU's file before its next record);
+ * without them, device 0.
+ */
+int ftrace_conv_set_devices(struct ftrace_conv *c, const uint32_t *devices,
+			    size_t n, struct iow_error *err);
 /* What was converted so far. */
 void ftrace_conv_stats(const struct ftrace_conv *c,
 		       struct ftrace_conv_stats *st);

@@ -525,6 +525,56 @@ static int record_watched(const struct options *o, struct record_opts *ro,
 	return rc;
 }
 
+/* "of /dev/loop0", "of /dev/sda and /dev/sdb", "of 3 devices" */
+static void devices_phrase(const struct options *o, char *buf, size_t size)
+{
+	if (o->n_devices == 1)
+		snprintf(buf, size, "%s", o->devices[0]);
+	else if (o->n_devices == 2)
+		snprintf(buf, size, "%s and %s", o->devices[0], o->devices[1]);
+	else
+		snprintf(buf, size, "%zu devices", o->n_devices);
+}
+
+/*
+ * The end of a recording in one line: what (events, devices, tracer and
+ * why not the ones before it), where (the files, the buffer, the CPU it
+ * took) and what was lost, or that nothing was.
+ */
+static void print_recorded(const struct options *o,
+			   const struct record_result *res, const char *path)
+{
+	char devices[256], files[64], buffer[48] = "", lost[160];
+
+	devices_phrase(o, devices, sizeof(devices));
+	if (res->n_files > 1)
+		snprintf(files, sizeof(files), ".blktrace.{0..%u}",
+			 res->n_files - 1);
+	else
+		snprintf(files, sizeof(files), ".blktrace.0");
+	if (res->buffer_kb % 1024 == 0 && res->buffer_kb)
+		snprintf(buffer, sizeof(buffer), "%zu MiB buffer per CPU, ",
+			 res->buffer_kb / 1024);
+	else if (res->buffer_kb)
+		snprintf(buffer, sizeof(buffer), "%zu KiB buffer per CPU, ",
+			 res->buffer_kb);
+	if (!res->loss_windows)
+		snprintf(lost, sizeof(lost), "nothing lost");
+	else
+		snprintf(lost, sizeof(lost), "the kernel lost %s%llu events "
+			 "in %llu windows (loss notes in the trace)",
+			 res->lost_unknown ? "at least " : "",
+			 (unsigned long long)res->events_lost,
+			 (unsigned long long)res->loss_windows);
+	fprintf(stderr, "iowatcher: recorded %llu events of %s with %s%s%s%s "
+		"in %s%s (%s%.2f s of CPU); %s\n",
+		(unsigned long long)res->events_written, devices,
+		record_tracer_name(res->used),
+		res->fallback_reason[0] ? " (not " : "",
+		res->fallback_reason, res->fallback_reason[0] ? ")" : "",
+		path, files, buffer, res->cpu_user_s + res->cpu_sys_s, lost);
+}
+
 /*
  * -d: trace the devices while the workload runs, then read what was
  * recorded as -t DIR/NAME. Tracing failures end the run, and so does a
@@ -540,6 +590,7 @@ static int record(struct options *o, struct record_result *res,
 		.name = o->trace_args[0],
 		.prog_argv = o->prog_argv,
 		.tracer = (enum record_tracer)o->tracer,
+		.buffer_kb = o->record_buffer_kb,
 		.with_mpstat = 1,
 	};
 	char first_file[4096 + 16];
@@ -558,15 +609,7 @@ static int record(struct options *o, struct record_result *res,
 		return -1;
 	if (check_workload(o, res, path, err) < 0)
 		return -1;
-	fprintf(stderr, "iowatcher: recorded %llu events with %s%s%s",
-		(unsigned long long)res->events_written,
-		record_tracer_name(res->used),
-		res->fallback_reason[0] ? " (blktrace: " : "",
-		res->fallback_reason[0] ? res->fallback_reason : "");
-	fprintf(stderr, "%s\n", res->fallback_reason[0] ? ")" : "");
-	if (res->events_lost)
-		fprintf(stderr, "iowatcher: warning: the kernel lost %llu events\n",
-			(unsigned long long)res->events_lost);
+	print_recorded(o, res, path);
 	o->trace_args[0] = path;
 	return 0;
 }

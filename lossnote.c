@@ -1,74 +1,103 @@
-/* lossnote.c: the loss note's text, written and read (lossnote.h). */
-#include <inttypes.h>
+/*
+ * lossnote.c: the loss note's text, written and read back (lossnote.h).
+ * The parser accepts exactly what the formatter writes, so that a note
+ * with another meaning is never taken for a loss.
+ */
 #include <stdio.h>
 #include <string.h>
 
 #include "lossnote.h"
 
-size_t lossnote_format(char *buf, size_t size, const struct loss_note *n)
+static const char known_lead[] = "lost ";
+static const char unknown_lead[] = "lost an unknown number of events on cpu ";
+
+uint16_t lossnote_format(const struct lossnote *n, char *text)
 {
 	int len;
 
 	if (n->count_known)
-		len = snprintf(buf, size, "lost %" PRIu64 " events on cpu %" PRIu32
-			       ", from %" PRIu64 " to %" PRIu64 " ns",
-			       n->count, n->cpu, n->from_ns, n->to_ns);
+		len = snprintf(text, LOSSNOTE_TEXT_MAX,
+			       "lost %llu events on cpu %u, from %llu to %llu ns",
+			       (unsigned long long)n->count, n->cpu,
+			       (unsigned long long)n->t0_ns,
+			       (unsigned long long)n->t1_ns);
 	else
-		len = snprintf(buf, size, "lost an unknown number of events on cpu %"
-			       PRIu32 ", from %" PRIu64 " to %" PRIu64 " ns",
-			       n->cpu, n->from_ns, n->to_ns);
-	return len < 0 ? 0 : (size_t)len;
+		len = snprintf(text, LOSSNOTE_TEXT_MAX,
+			       "%s%u, from %llu to %llu ns", unknown_lead,
+			       n->cpu, (unsigned long long)n->t0_ns,
+			       (unsigned long long)n->t1_ns);
+	return (uint16_t)(len + 1);
 }
 
-/* A decimal number of at most 20 digits at *p, moved past it. */
-static int number(const char **p, const char *end, uint64_t *v)
+void lossnote_header(const struct lossnote *n, uint32_t device,
+		     uint16_t pdu_len, struct blk_io_trace *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->magic = BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7;
+	t->time = n->t0_ns ? n->t0_ns : n->t1_ns;
+	t->action = LOSSNOTE_ACTION;
+	t->device = device;
+	t->cpu = n->cpu;
+	t->pdu_len = pdu_len;
+}
+
+/* A decimal number without sign, space or leading zero; p moves on. */
+static int read_number(const char **p, const char *end, uint64_t *v)
 {
 	const char *s = *p;
+	uint64_t x = 0;
 
-	*v = 0;
-	if (s == end || *s < '0' || *s > '9')
+	if (s == end || *s < '0' || *s > '9' || (*s == '0' && s + 1 < end &&
+						 s[1] >= '0' && s[1] <= '9'))
 		return -1;
 	for (; s < end && *s >= '0' && *s <= '9'; s++) {
-		if (*v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+		if (x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
 			return -1;
-		*v = *v * 10 + (uint64_t)(*s - '0');
+		x = x * 10 + (uint64_t)(*s - '0');
 	}
 	*p = s;
+	*v = x;
 	return 0;
 }
 
-/* The literal word w at *p, moved past it. */
-static int word(const char **p, const char *end, const char *w)
+static int read_word(const char **p, const char *end, const char *word)
 {
-	size_t n = strlen(w);
+	size_t len = strlen(word);
 
-	if ((size_t)(end - *p) < n || memcmp(*p, w, n))
+	if ((size_t)(end - *p) < len || memcmp(*p, word, len))
 		return -1;
-	*p += n;
+	*p += len;
 	return 0;
 }
 
-int lossnote_parse(const char *text, size_t len, struct loss_note *n)
+int lossnote_parse(uint32_t action, const void *pdu, size_t pdu_len,
+		   struct lossnote *n)
 {
-	const char *p = text, *end = text + strnlen(text, len);
+	const char *p = pdu, *end;
+	struct lossnote got = { 0 };
 	uint64_t cpu;
 
-	memset(n, 0, sizeof(*n));
-	if (word(&p, end, "lost ") < 0)
-		return -1;
-	if (word(&p, end, "an unknown number of") == 0) {
-		n->count_known = 0;
+	if (action != LOSSNOTE_ACTION || !pdu || !pdu_len)
+		return 0;
+	end = memchr(p, '\0', pdu_len);
+	if (!end)
+		return 0;	/* not NUL-terminated: not ours */
+	if (read_word(&p, end, unknown_lead) == 0) {
+		got.count_known = 0;
+	} else if (read_word(&p, end, known_lead) == 0 &&
+		   read_number(&p, end, &got.count) == 0 &&
+		   read_word(&p, end, " events on cpu ") == 0) {
+		got.count_known = 1;
 	} else {
-		if (number(&p, end, &n->count) < 0)
-			return -1;
-		n->count_known = 1;
+		return 0;
 	}
-	if (word(&p, end, " events on cpu ") < 0 ||
-	    number(&p, end, &cpu) < 0 || cpu > UINT32_MAX ||
-	    word(&p, end, ", from ") < 0 || number(&p, end, &n->from_ns) < 0 ||
-	    word(&p, end, " to ") < 0 || number(&p, end, &n->to_ns) < 0 ||
-	    word(&p, end, " ns") < 0 || p != end || n->to_ns < n->from_ns)
-		return -1;
-	n->cpu = (uint32_t)cpu;
-	return 0;
+	if (read_number(&p, end, &cpu) || cpu > UINT32_MAX ||
+	    read_word(&p, end, ", from ") ||
+	    read_number(&p, end, &got.t0_ns) || read_word(&p, end, " to ") ||
+	    read_number(&p, end, &got.t1_ns) || read_word(&p, end, " ns") ||
+	    p != end)
+		return 0;
+	got.cpu = (uint32_t)cpu;
+	*n = got;
+	return 1;
 }

@@ -1,18 +1,23 @@
 /*
- * lossnote.h: where a recording lost events, as a note in the trace
- * itself. A recorder that loses events (a ring buffer overrun, a failed
- * reservation, blktrace's dropped count) writes a MESSAGE note, which
- * Debian's blkparse prints as a message, of the text
+ * lossnote.h: the note a recorder writes where the kernel lost events,
+ * so that reading a trace later knows what recording knew. A version-7
+ * MESSAGE note (action BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_MESSAGE, pid 0)
+ * in the file of the CPU whose events were lost, one per traced device,
+ * at time T0 (T1 where T0 is unknown), whose NUL-terminated text
+ * (blkparse prints it) is exactly
  *
  *   lost N events on cpu C, from T0 to T1 ns
  *   lost an unknown number of events on cpu C, from T0 to T1 ns
  *
- * T0 and T1 in the trace's own clock (absolute, as the records' times).
- * The note's own time is T0, the window's start, and it sits in CPU C's
- * file after that CPU's last event before the loss: read in time order it
- * comes before anything the loss touched, so the analysis knows of the
- * window as it opens. Where the start is unknown T0 is 0 (from the trace's
- * start) and the note's time is T1: the loss is then known only after.
+ * N, C, T0 and T1 in decimal; T0 and T1 absolute times in the trace's
+ * clock: T0 the last event recorded on that CPU before the loss (0 when
+ * unknown), T1 when the loss was noticed or the first event after it.
+ * At T0, after that CPU's last event before the loss, the note is read
+ * (in time order) before anything the loss touched: the analysis knows
+ * of the window as it opens. A note whose T0 is unknown (a count the
+ * kernel keeps per program, not per CPU or time) comes at T1, after.
+ * Formatting and parsing live here together, for the recorders and for
+ * the analysis.
  */
 #ifndef IOWATCHER_LOSSNOTE_H
 #define IOWATCHER_LOSSNOTE_H
@@ -20,18 +25,42 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct loss_note {
-	uint64_t count;		/* events lost, when count_known */
+#include "blktrace.h"
+
+/* The longest text, its NUL included (three 20-digit numbers). */
+#define LOSSNOTE_TEXT_MAX	128
+
+struct lossnote {
+	uint64_t count;		/* events lost; 0 when count_known is 0 */
 	int count_known;
 	uint32_t cpu;
-	uint64_t from_ns, to_ns;	/* T0 (0: unknown) and T1 */
+	uint64_t t0_ns, t1_ns;
 };
 
-/* The note's text into buf (NUL-terminated); its length without the NUL,
- * as snprintf. */
-size_t lossnote_format(char *buf, size_t size, const struct loss_note *n);
-/* A MESSAGE note's text (len bytes, a NUL may end it early) as a loss
- * note: 0, or -1 when it is not one (another message, garbage). */
-int lossnote_parse(const char *text, size_t len, struct loss_note *n);
+/* The note's action word (a MESSAGE note). */
+#define LOSSNOTE_ACTION	(BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_MESSAGE)
+
+/*
+ * Writes the note's text with its NUL into text (LOSSNOTE_TEXT_MAX
+ * bytes); returns its length, the NUL included: the record's pdu_len.
+ */
+uint16_t lossnote_format(const struct lossnote *n, char *text);
+
+/*
+ * The note's record header for one device: magic and version 7, the
+ * action above, pid 0, time T0 (T1 when T0 is 0), the CPU, and the
+ * payload's length.
+ * sequence is the caller's.
+ */
+void lossnote_header(const struct lossnote *n, uint32_t device,
+		     uint16_t pdu_len, struct blk_io_trace *t);
+
+/*
+ * Whether a record (action, payload) is a loss note; if so fills n.
+ * Anything else, another message or a text that does not follow the
+ * format to the byte, is not one: returns 0. Returns 1 for a loss note.
+ */
+int lossnote_parse(uint32_t action, const void *pdu, size_t pdu_len,
+		   struct lossnote *n);
 
 #endif

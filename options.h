@@ -60,6 +60,7 @@ struct options {
 	const char *record_dir;		/* -D */
 	char **prog_argv;		/* -p: the workload */
 	int tracer;			/* --tracer: enum record_tracer */
+	size_t record_buffer_kb;	/* --buffer, per CPU; 0: default */
 	int live;			/* --live: enum live_mode */
 	double live_interval_s;		/* --interval, default 1 */
 	/* fio bandwidth logs, -F */

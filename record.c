@@ -1,35 +1,32 @@
 /*
  * record.c: record_run(), what the CLI's record mode calls. Checks the
- * devices, starts a tracer (Debian's blktrace, or the ftrace 'blk' tracer
- * of ftrace_rec.c where blktrace cannot start), then mpstat and the
- * workload; waits for the workload or a SIGINT/SIGTERM/SIGHUP; stops it all
- * in order and leaves the kernel's tracing state as it found it.
+ * devices, starts the first recorder that works (recorder.h: BPF, then
+ * blktrace, then the ftrace 'blk' tracer), then mpstat and the
+ * workload; waits for the workload or a SIGINT/SIGTERM/SIGHUP; stops it
+ * all in order and leaves the kernel's tracing state as it found it.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "blktrace.h"
 #include "child.h"
-#include "ftrace_rec.h"
-#include "record.h"
+#include "recorder.h"
 
 #define PUMP_MS			100
 #define LATE_COMPLETION_MS	200	/* after the workload, before stop */
 #define WORKLOAD_STOP_MS	5000	/* after forwarding the signal */
-#define HELPER_STOP_MS		10000	/* blktrace flushing its buffers */
-#define BLKTRACE_START_MS	3000
-#define BLKTRACE_SETTLE_MS	250
-#define TAIL_BUF_SIZE		(128 * 1024)	/* > a record's 48 + 65535 */
+#define HELPER_STOP_MS		10000	/* mpstat */
+#define DEFAULT_BUFFER_KB	(16 * 1024)
+#define ALL_BUFFERS_KB		(512 * 1024)
 
 extern char **environ;
 
@@ -39,20 +36,15 @@ extern char **environ;
  */
 static volatile sig_atomic_t record_stop_signal;
 
-struct blktrace_proc {
-	pid_t pid;
-	int out_fd;			/* its stdout and stderr */
-	char out[256];			/* the start of what it said */
-	size_t out_len;
+/* RECORD_AUTO tries these in order: the cheapest first (bench/README.md:
+ * BPF costs least here; blktrace cannot run here, its kernel side is
+ * known to cost less than the ftrace tracer read through trace_pipe). */
+static const struct record_ops *const recorders[] = {
+	&record_bpf_ops,
+	&record_blktrace_ops,
+	&record_ftrace_ops,
 };
-
-/* One of blktrace's per-CPU files, read as it grows for a tap. */
-struct tail_file {
-	int fd;
-	int bad;		/* not records: no longer read */
-	size_t len;
-	unsigned char buf[TAIL_BUF_SIZE];
-};
+#define N_RECORDERS (sizeof(recorders) / sizeof(recorders[0]))
 
 struct record_session {
 	const struct record_opts *o;
@@ -61,38 +53,31 @@ struct record_session {
 	struct record_device *devs;
 	struct tracefs tfs;
 	int tfs_ready;
-	const struct record_backend *backend;
-	struct ftrace_rec *ftrace;
-	struct blktrace_proc blktrace;
-	struct tail_file **tails;	/* blktrace's files, with a tap */
-	size_t n_tails;
-	uint64_t tail_events;
+	const struct record_ops *ops;	/* the recorder running */
+	void *rec;			/* its state */
 	pid_t mpstat_pid, workload_pid;
 	int signals_caught;
 	struct sigaction old_int, old_term, old_hup;
 };
 
-/* A way of tracing: the session starts one and pumps it until stop. */
-struct record_backend {
-	enum record_tracer tracer;
-	const char *name;
-	int (*start)(struct record_session *s, struct iow_error *err);
-	int (*pump)(struct record_session *s, int timeout_ms,
-		    struct iow_error *err);
-	int (*stop)(struct record_session *s, struct iow_error *err);
-};
-
 const char *record_tracer_name(enum record_tracer tracer)
 {
-	switch (tracer) {
-	case RECORD_BLKTRACE:
-		return "blktrace";
-	case RECORD_FTRACE:
-		return "ftrace";
-	case RECORD_AUTO:
-		break;
-	}
+	size_t i;
+
+	for (i = 0; i < N_RECORDERS; i++)
+		if (recorders[i]->tracer == tracer)
+			return recorders[i]->name;
 	return "auto";
+}
+
+size_t record_default_buffer_kb(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	size_t kb = DEFAULT_BUFFER_KB;
+
+	if (cpus > 0 && kb * (size_t)cpus > ALL_BUFFERS_KB)
+		kb = ALL_BUFFERS_KB / (size_t)cpus;
+	return kb < 1024 ? 1024 : kb;
 }
 
 static long long now_ms(void)
@@ -109,8 +94,6 @@ static void sleep_ms(int ms)
 
 	nanosleep(&ts, NULL);	/* a signal cuts it short, as it should */
 }
-
-/* ---- child processes (child.c) ---- */
 
 /* Starts c, or says which program could not run. */
 static int spawn_child(const struct child_spec *c, pid_t *pid,
@@ -166,342 +149,62 @@ static int start_mpstat(struct record_session *s, struct iow_error *err)
 	return rc;
 }
 
-/* ---- blktrace ---- */
-
-/* Keeps the start of what blktrace says, for an error message. */
-static void blktrace_collect_output(struct blktrace_proc *b)
-{
-	char chunk[512];
-	ssize_t n;
-	size_t room;
-
-	if (b->out_fd < 0)
-		return;
-	while ((n = read(b->out_fd, chunk, sizeof(chunk))) > 0) {
-		room = sizeof(b->out) - 1 - b->out_len;
-		if ((size_t)n < room)
-			room = (size_t)n;
-		memcpy(b->out + b->out_len, chunk, room);
-		b->out_len += room;
-		b->out[b->out_len] = '\0';
-	}
-	if (n == 0) {
-		/* it closed its output: poll would now never wait */
-		close(b->out_fd);
-		b->out_fd = -1;
-	}
-}
-
-static const char *blktrace_first_line(struct blktrace_proc *b)
-{
-	b->out[strcspn(b->out, "\n")] = '\0';
-	return b->out[0] ? b->out : "no message";
-}
-
-static int blktrace_spawn(struct record_session *s, struct iow_error *err)
-{
-	char kb[32];
-	char *argv[] = { "blktrace", "-d", (char *)s->o->devices[0],
-			 "-o", (char *)s->name, "-D", (char *)s->dir,
-			 NULL, NULL, NULL };
-	struct child_spec c;
-	int fds[2];
-
-	child_spec_init(&c, argv);
-	c.stdin_null = 1;
-	if (s->o->buffer_kb) {
-		snprintf(kb, sizeof(kb), "%zu", s->o->buffer_kb);
-		argv[7] = "-b";
-		argv[8] = kb;
-	}
-	if (pipe2(fds, O_CLOEXEC))
-		return iow_fail(err, "pipe: %s", strerror(errno));
-	c.fd[1] = c.fd[2] = fds[1];
-	if (spawn_child(&c, &s->blktrace.pid, err)) {
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
-	close(fds[1]);
-	s->blktrace.out_fd = fds[0];
-	fcntl(fds[0], F_SETFL, O_NONBLOCK);
-	return 0;
-}
-
-static int blktrace_has_files(const struct record_session *s)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/%s.blktrace.0", s->dir, s->name);
-	return access(path, F_OK) == 0;
-}
-
-/*
- * blktrace opens its per-CPU output files once it runs; where the relay
- * files are refused it says so and exits at once, without them.
- */
-static int blktrace_wait_running(struct record_session *s,
-				 struct iow_error *err)
-{
-	struct blktrace_proc *b = &s->blktrace;
-	long long deadline = now_ms() + BLKTRACE_START_MS;
-	int status;
-
-	while (now_ms() < deadline && !blktrace_has_files(s)) {
-		blktrace_collect_output(b);
-		if (child_reaped(b->pid, &status)) {
-			b->pid = 0;
-			return iow_fail(err, "blktrace did not start: %s",
-					blktrace_first_line(b));
-		}
-		sleep_ms(20);
-	}
-	sleep_ms(BLKTRACE_SETTLE_MS);
-	blktrace_collect_output(b);
-	if (child_reaped(b->pid, &status)) {
-		b->pid = 0;
-		return iow_fail(err, "blktrace did not start: %s",
-				blktrace_first_line(b));
-	}
-	if (!blktrace_has_files(s))
-		return iow_fail(err, "blktrace did not start within %d ms",
-				BLKTRACE_START_MS);
-	return 0;
-}
-
-static void blktrace_release(struct blktrace_proc *b)
-{
-	if (b->pid > 0)
-		child_stop(b->pid, SIGINT, HELPER_STOP_MS);
-	if (b->out_fd >= 0)
-		close(b->out_fd);
-	b->pid = 0;
-	b->out_fd = -1;
-}
-
-static int blktrace_start(struct record_session *s, struct iow_error *err)
-{
-	s->blktrace.out_fd = -1;
-	if (s->o->n_devices != 1)
-		return iow_fail(err, "blktrace writes NAME.blktrace.N for one "
-				"device only, not %zu", s->o->n_devices);
-	if (blktrace_spawn(s, err))
-		return -1;
-	if (blktrace_wait_running(s, err)) {
-		blktrace_release(&s->blktrace);
-		return -1;
-	}
-	return 0;
-}
-
-/* Hands the whole records at the start of t's buffer to the tap. */
-static void tail_records(struct record_session *s, struct tail_file *t)
-{
-	const struct record_tap *tap = s->o->tap;
-	struct blk_io_trace rec;
-	size_t pos = 0, size;
-
-	while (t->len - pos >= sizeof(rec)) {
-		memcpy(&rec, t->buf + pos, sizeof(rec));
-		if ((rec.magic & BLK_IO_TRACE_MAGIC_MASK) !=
-		    BLK_IO_TRACE_MAGIC) {
-			t->bad = 1;
-			return;
-		}
-		size = sizeof(rec) + rec.pdu_len;
-		if (t->len - pos < size)
-			break;
-		tap->record(tap->ctx, &rec, t->buf + pos + sizeof(rec));
-		if (!blk_is_note(rec.action))
-			s->tail_events++;
-		pos += size;
-	}
-	memmove(t->buf, t->buf + pos, t->len - pos);
-	t->len -= pos;
-}
-
-static struct tail_file *tail_open(struct record_session *s, unsigned cpu)
-{
-	struct tail_file **more, *t;
-	char path[4096];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s.blktrace.%u", s->dir, s->name,
-		 cpu);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	more = realloc(s->tails, (s->n_tails + 1) * sizeof(*more));
-	t = calloc(1, sizeof(*t));
-	if (more)
-		s->tails = more;
-	if (!more || !t) {
-		free(t);
-		close(fd);
-		return NULL;
-	}
-	t->fd = fd;
-	s->tails[s->n_tails++] = t;
-	return t;
-}
-
-/* Reads what blktrace added to its files since the last time. */
-static void tail_pump(struct record_session *s)
-{
-	struct tail_file *t;
-	unsigned cpu;
-	ssize_t n;
-
-	if (!s->o->tap)
-		return;
-	for (cpu = 0;; cpu++) {
-		t = cpu < s->n_tails ? s->tails[cpu] : tail_open(s, cpu);
-		if (!t)
-			return;
-		while (!t->bad && (n = read(t->fd, t->buf + t->len,
-					    sizeof(t->buf) - t->len)) > 0) {
-			t->len += (size_t)n;
-			tail_records(s, t);
-		}
-	}
-}
-
-static void tail_close(struct record_session *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n_tails; i++) {
-		close(s->tails[i]->fd);
-		free(s->tails[i]);
-	}
-	free(s->tails);
-	s->tails = NULL;
-	s->n_tails = 0;
-}
-
-static int blktrace_pump(struct record_session *s, int timeout_ms,
-			 struct iow_error *err)
-{
-	struct blktrace_proc *b = &s->blktrace;
-	struct pollfd pfd = { .fd = b->out_fd, .events = POLLIN };
-	int status;
-
-	if (b->out_fd >= 0)
-		poll(&pfd, 1, timeout_ms);
-	else
-		sleep_ms(timeout_ms);
-	blktrace_collect_output(b);
-	tail_pump(s);
-	if (!record_stop_signal && child_reaped(b->pid, &status)) {
-		b->pid = 0;
-		return iow_fail(err, "blktrace stopped by itself: %s",
-				blktrace_first_line(b));
-	}
-	return 0;
-}
-
-/* Counts I/O records (not notes) in DIR/NAME.blktrace.0, .1, ... */
-static int count_events(const struct record_session *s, uint64_t *events,
-			struct iow_error *err)
-{
-	struct blk_io_trace t;
-	char path[4096];
-	unsigned cpu;
-	FILE *f;
-
-	*events = 0;
-	for (cpu = 0;; cpu++) {
-		snprintf(path, sizeof(path), "%s/%s.blktrace.%u", s->dir,
-			 s->name, cpu);
-		f = fopen(path, "re");
-		if (!f)
-			return 0;
-		while (fread(&t, sizeof(t), 1, f) == 1) {
-			if ((t.magic & BLK_IO_TRACE_MAGIC_MASK) !=
-			    BLK_IO_TRACE_MAGIC) {
-				fclose(f);
-				return iow_fail(err, "%s: bad trace magic "
-						"0x%08x", path, t.magic);
-			}
-			if (!blk_is_note(t.action))
-				(*events)++;
-			fseek(f, t.pdu_len, SEEK_CUR);
-		}
-		fclose(f);
-	}
-}
-
-static int blktrace_stop(struct record_session *s, struct iow_error *err)
-{
-	blktrace_release(&s->blktrace);
-	tail_pump(s);	/* what it wrote as it stopped */
-	tail_close(s);
-	return count_events(s, &s->res->events_written, err);
-}
-
-/* ---- ftrace ---- */
-
-static int ftrace_start(struct record_session *s, struct iow_error *err)
-{
-	s->ftrace = ftrace_rec_start(&s->tfs, s->devs, s->o->n_devices,
-				     s->dir, s->name, s->o->buffer_kb, err);
-	if (s->ftrace && s->o->tap)
-		ftrace_conv_set_tap(ftrace_rec_conv(s->ftrace),
-				    s->o->tap->record, s->o->tap->ctx);
-	return s->ftrace ? 0 : -1;
-}
-
-static int ftrace_pump(struct record_session *s, int timeout_ms,
-		       struct iow_error *err)
-{
-	return ftrace_rec_pump(s->ftrace, timeout_ms, err);
-}
-
-static int ftrace_stop(struct record_session *s, struct iow_error *err)
-{
-	struct ftrace_conv_stats st = { 0 };
-	int rc = ftrace_rec_stop(s->ftrace, &st, err);
-
-	s->ftrace = NULL;
-	s->res->events_written = st.events;
-	s->res->events_lost = st.lost;
-	s->res->bytes_skipped = st.bytes_skipped + st.bytes_truncated;
-	return rc;
-}
-
-/* RECORD_AUTO tries these in order. */
-static const struct record_backend backends[] = {
-	{ RECORD_BLKTRACE, "blktrace", blktrace_start, blktrace_pump,
-	  blktrace_stop },
-	{ RECORD_FTRACE, "ftrace", ftrace_start, ftrace_pump, ftrace_stop },
-};
-#define N_BACKENDS (sizeof(backends) / sizeof(backends[0]))
+/* ---- the recorder ---- */
 
 static int start_tracer(struct record_session *s, struct iow_error *err)
 {
 	enum record_tracer want = s->o->tracer;
 	char *why = s->res->fallback_reason;
 	size_t i, why_size = sizeof(s->res->fallback_reason);
+	struct recorder_env env = {
+		.tfs = &s->tfs,
+		.devs = s->devs,
+		.n_devs = s->o->n_devices,
+		.dir = s->dir,
+		.name = s->name,
+		.buffer_kb = s->o->buffer_kb ? s->o->buffer_kb :
+					       record_default_buffer_kb(),
+		.tap = s->o->tap,
+		.stopping = &record_stop_signal,
+	};
 	struct iow_error e;
 
-	for (i = 0; i < N_BACKENDS; i++) {
-		const struct record_backend *b = &backends[i];
+	for (i = 0; i < N_RECORDERS; i++) {
+		const struct record_ops *ops = recorders[i];
 
-		if (want != RECORD_AUTO && want != b->tracer)
+		if (want != RECORD_AUTO ? want != ops->tracer :
+		    (s->o->auto_skips >> ops->tracer) & 1)
 			continue;
-		if (b->start(s, want == RECORD_AUTO ? &e : err) == 0) {
-			s->backend = b;
-			s->res->used = b->tracer;
+		s->rec = ops->start(&env, want == RECORD_AUTO ? &e : err);
+		if (s->rec) {
+			s->ops = ops;
+			s->res->used = ops->tracer;
 			return 0;
 		}
 		if (want != RECORD_AUTO)
 			return -1;
-		snprintf(why + strlen(why), why_size - strlen(why), "%s%s",
-			 why[0] ? "; " : "", e.msg);
+		snprintf(why + strlen(why), why_size - strlen(why), "%s%s: %s",
+			 why[0] ? "; " : "", ops->name, e.msg);
 	}
 	if (want == RECORD_AUTO)
 		return iow_fail(err, "no tracer could start: %s", why);
 	return iow_fail(err, "unknown tracer %d", (int)want);
+}
+
+static int stop_tracer(struct record_session *s, struct iow_error *err)
+{
+	struct recorder_stats st;
+	int rc = s->ops->stop(s->rec, &st, err);
+
+	s->rec = NULL;
+	s->res->events_written = st.events;
+	s->res->events_lost = st.lost;
+	s->res->loss_windows = st.loss_windows;
+	s->res->lost_unknown = st.lost_unknown;
+	s->res->bytes_skipped = st.bytes_skipped;
+	s->res->buffer_kb = st.buffer_kb;
+	s->res->n_files = st.n_files;
+	return rc;
 }
 
 /* ---- the session ---- */
@@ -590,7 +293,6 @@ static int session_init(struct record_session *s, const struct record_opts *o,
 	memset(s, 0, sizeof(*s));
 	s->o = o;
 	s->res = res;
-	s->blktrace.out_fd = -1;
 	if (!o->n_devices)
 		return iow_fail(err, "no device to trace");
 	s->dir = o->dir ? o->dir : ".";
@@ -609,16 +311,14 @@ static int session_init(struct record_session *s, const struct record_opts *o,
 static void tick(struct record_session *s)
 {
 	const struct record_tap *tap = s->o->tap;
-	struct record_progress p = { s->backend->tracer, s->tail_events,
+	struct record_progress p = { s->ops->tracer, s->res->events_written,
 				     s->res->events_lost };
-	struct ftrace_conv_stats st;
+	struct recorder_stats st;
 
 	if (!tap || !tap->tick)
 		return;
-	if (s->res->events_written)	/* stopped: the final count */
-		p.events = s->res->events_written;
-	if (s->ftrace) {
-		ftrace_conv_stats(ftrace_rec_conv(s->ftrace), &st);
+	if (s->rec) {	/* still running; else stopped: the final count */
+		s->ops->progress(s->rec, &st);
 		p.events = st.events;
 		p.lost = st.lost;
 	}
@@ -629,7 +329,7 @@ static void tick(struct record_session *s)
 static int pump(struct record_session *s, int timeout_ms,
 		struct iow_error *err)
 {
-	int rc = s->backend->pump(s, timeout_ms, err);
+	int rc = s->ops->pump(s->rec, timeout_ms, err);
 
 	tick(s);
 	return rc;
@@ -719,16 +419,36 @@ static int run_workload(struct record_session *s, struct iow_error *err)
 	return rc;
 }
 
+static double cpu_seconds(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
+}
+
+/* What this process (the recorder, not its children) used since before. */
+static void cpu_used(const struct rusage *before, struct record_result *res)
+{
+	struct rusage now;
+
+	if (getrusage(RUSAGE_SELF, &now))
+		return;
+	res->cpu_user_s = cpu_seconds(&now.ru_utime) -
+			  cpu_seconds(&before->ru_utime);
+	res->cpu_sys_s = cpu_seconds(&now.ru_stime) -
+			 cpu_seconds(&before->ru_stime);
+}
+
 int record_run(const struct record_opts *o, struct record_result *res,
 	       struct iow_error *err)
 {
+	struct rusage start_usage;
 	struct record_session s;
 	int rc = -1;
 
 	memset(res, 0, sizeof(*res));
+	getrusage(RUSAGE_SELF, &start_usage);
 	if (geteuid() != 0)
-		return iow_fail(err, "recording needs root: blktrace and the "
-				"kernel's blk tracer are root-only");
+		return iow_fail(err, "recording needs root: BPF, blktrace and "
+				"the kernel's blk tracer are root-only");
 	if (session_init(&s, o, res, err))
 		goto out;
 	if (tracefs_setup(&s.tfs, err))
@@ -741,11 +461,12 @@ int record_run(const struct record_opts *o, struct record_result *res,
 	if (start_tracer(&s, err))
 		goto out;
 	rc = run_workload(&s, err);
-	if (s.backend->stop(&s, rc ? NULL : err))
+	if (stop_tracer(&s, rc ? NULL : err))
 		rc = -1;
 	res->stop_signal = record_stop_signal;
 	if (!rc)
 		tick(&s);	/* with the last records the stop drained */
+	cpu_used(&start_usage, res);
 out:
 	signals_release(&s);
 	if (s.tfs_ready)

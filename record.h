@@ -1,9 +1,11 @@
 /*
  * record.h: recording a block trace while a workload runs. record_run()
- * traces the given block devices (with Debian's blktrace, or where its
- * relay files are refused, with the kernel's ftrace 'blk' tracer) and
- * leaves blktrace's own per-CPU files DIR/NAME.blktrace.<cpu> behind,
- * optionally with `mpstat -P ALL 1` output in DIR/NAME.mpstat.
+ * traces the given block devices (with BPF programs on the block
+ * tracepoints, Debian's blktrace, or the kernel's ftrace 'blk' tracer:
+ * recorder.h) and leaves blktrace's own per-CPU files
+ * DIR/NAME.blktrace.<cpu> behind, where the kernel lost events a loss
+ * note (lossnote.h) in the CPU's file, optionally with `mpstat -P ALL 1`
+ * output in DIR/NAME.mpstat.
  */
 #ifndef IOWATCHER_RECORD_H
 #define IOWATCHER_RECORD_H
@@ -14,7 +16,7 @@
 #include "blktrace.h"
 #include "error.h"
 
-enum record_tracer { RECORD_AUTO, RECORD_BLKTRACE, RECORD_FTRACE };
+enum record_tracer { RECORD_AUTO, RECORD_BLKTRACE, RECORD_FTRACE, RECORD_BPF };
 
 /* How far a recording has got, for a watcher's tick. */
 struct record_progress {
@@ -46,8 +48,9 @@ struct record_opts {
 	/* workload argv, or NULL: record until SIGINT or SIGTERM */
 	char *const *prog_argv;
 	enum record_tracer tracer;
+	unsigned auto_skips;		/* 1 << tracer: auto tries not these */
 	int with_mpstat;		/* also write DIR/NAME.mpstat */
-	size_t buffer_kb;		/* trace buffer per CPU; 0 = leave */
+	size_t buffer_kb;		/* trace buffer per CPU; 0: default */
 	const struct record_tap *tap;	/* or NULL */
 	/* the workload's stdout and stderr go to this file (its stdin is
 	 * /dev/null); NULL: they are ours */
@@ -55,14 +58,20 @@ struct record_opts {
 };
 
 struct record_result {
-	enum record_tracer used;	/* RECORD_BLKTRACE or RECORD_FTRACE */
+	enum record_tracer used;	/* the one that recorded */
 	int workload_status;		/* raw wait status; 0 without one */
 	int stop_signal;		/* SIGINT/SIGTERM/SIGHUP that ended it */
 	uint64_t events_written;	/* I/O records, notes not counted */
-	uint64_t events_lost;		/* the kernel's "[LOST n EVENTS]" */
+	uint64_t events_lost;		/* in loss notes of a known count */
+	uint64_t loss_windows;		/* loss notes, per CPU and window */
+	int lost_unknown;		/* a loss of unknown size too */
 	uint64_t bytes_skipped;		/* unreadable trace_pipe bytes */
-	/* why blktrace was not used when RECORD_AUTO fell back, or "" */
-	char fallback_reason[256];
+	size_t buffer_kb;		/* per CPU, as used; 0: not known */
+	unsigned n_files;		/* NAME.blktrace.0 to n_files - 1 */
+	double cpu_user_s, cpu_sys_s;	/* the recorder's own, not the
+					 * workload's */
+	/* why the tracers before it were not used (RECORD_AUTO), or "" */
+	char fallback_reason[512];
 };
 
 /*
@@ -75,7 +84,12 @@ struct record_result {
 int record_run(const struct record_opts *o, struct record_result *res,
 	       struct iow_error *err);
 
-/* "blktrace", "ftrace" or "auto". */
+/* "bpf", "blktrace", "ftrace" or "auto". */
 const char *record_tracer_name(enum record_tracer tracer);
+
+/* The trace buffer per CPU when none is asked for: 16 MiB (the two-job
+ * benchmark's rate for 0.1 s), less on machines of many CPUs so that
+ * all of them take at most 512 MiB. */
+size_t record_default_buffer_kb(void);
 
 #endif

@@ -86,7 +86,7 @@ mkdir "$TMP/js"
 "$IOW" -d "$DEV" -D "$TMP/js" -t js --live=json --interval 0.5 --summary=json \
 	-p sh -c "for i in 1 2 3 4; do $DD64 count=128 status=none;
 		  dd if=$DEV of=/dev/null bs=4k count=600 iflag=direct status=none;
-		  sleep 0.3; done" > "$TMP/js.out" 2> "$TMP/js.err"
+		  sleep 0.45; done" > "$TMP/js.out" 2> "$TMP/js.err"
 n=$(grep -c '^{"start_s"' "$TMP/js.out")
 check "--live=json: one object per interval ($n)" [ "$n" -ge 3 ]
 if python3 "$CMP" "$IOW" "$TMP/js/js" "$TMP/js.out" > "$TMP/cmp.out"; then
@@ -218,7 +218,7 @@ else
 		"$(head -n 12 "$TMP/q.screen")"
 fi
 check "screen: what is recorded where" \
-	grep -q "iowatcher --live: recording $DEV with ftrace to scr/q.blktrace" \
+	grep -qE "iowatcher --live: recording $DEV with (bpf|ftrace) to scr/q.blktrace" \
 	"$TMP/q.screen"
 check "screen: the workload's output file is named" \
 	grep -q "workload output: scr/q.out" "$TMP/q.screen"

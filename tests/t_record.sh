@@ -46,60 +46,92 @@ written_kib() {
 		tail -n 1 | sed -E 's/.*Writes Completed: *[0-9]+, *([0-9]+)KiB.*/\1/'
 }
 
+# the recorders that can run here: bpf where the kernel and the build
+# allow it (else one line says why), ftrace always (checked above)
+TRACERS=ftrace
+if "$RD" -T bpf -d "$DEV" -D "$TMP" -t probe -- true > "$TMP/probe.out" 2>&1
+then
+	TRACERS="bpf ftrace"
+else
+	skip "the bpf recorder: $(cat "$TMP/probe.out")"
+fi
+
 # 1. a dd of known size, recorded and read back (over an old recording
 # from a machine with more CPUs)
-mkdir "$TMP/dd"
-echo stale > "$TMP/dd/dd.blktrace.7"
-if "$RD" -d "$DEV" -D "$TMP/dd" -t dd -- \
-	dd if=/dev/zero of="$DEV" bs=64k count=64 oflag=direct status=none \
-	> "$TMP/dd.out" 2>&1; then
-	pass "records dd on $DEV ($(head -n 1 "$TMP/dd.out"))"
-else
-	fail "records dd on $DEV" "$(cat "$TMP/dd.out")"
-fi
-EVENTS=$(sed -nE 's/^tracer [a-z]+, ([0-9]+) events.*/\1/p' "$TMP/dd.out")
-check "blkparse reads 4096 KiB written, what dd wrote" \
-	[ "$(written_kib "$TMP/dd" dd)" = 4096 ]
-check "blkparse finds no bad records" \
-	sh -c "! blkparse -i dd -D '$TMP/dd' 2>&1 | grep -qiE 'bad|magic|skips: [1-9]'"
-check "an old recording's files go" [ ! -e "$TMP/dd/dd.blktrace.7" ]
-check "PROCESS notes name the writer" \
-	sh -c "blkparse -i dd -D '$TMP/dd' | grep -q ' Q .*\[dd\]'"
-check "tracing state restored after a run" restored
+record_dd() {
+	tr=$1
+	mkdir "$TMP/dd-$tr"
+	echo stale > "$TMP/dd-$tr/dd.blktrace.7"
+	if "$RD" -T "$tr" -d "$DEV" -D "$TMP/dd-$tr" -t dd -- \
+		dd if=/dev/zero of="$DEV" bs=64k count=64 oflag=direct \
+		status=none > "$TMP/dd.out" 2>&1; then
+		pass "$tr: records dd on $DEV ($(head -n 1 "$TMP/dd.out"))"
+	else
+		fail "$tr: records dd on $DEV" "$(cat "$TMP/dd.out")"
+	fi
+	EVENTS=$(sed -nE 's/^tracer [a-z]+, ([0-9]+) events.*/\1/p' \
+		"$TMP/dd.out")
+	check "$tr: blkparse reads 4096 KiB written, what dd wrote" \
+		[ "$(written_kib "$TMP/dd-$tr" dd)" = 4096 ]
+	check "$tr: blkparse finds no bad records" \
+		sh -c "! blkparse -i dd -D '$TMP/dd-$tr' 2>&1 |
+		       grep -qiE 'bad|magic|skips: [1-9]'"
+	check "$tr: an old recording's files go" \
+		[ ! -e "$TMP/dd-$tr/dd.blktrace.7" ]
+	check "$tr: PROCESS notes name the writer" \
+		sh -c "blkparse -i dd -D '$TMP/dd-$tr' | grep -q ' Q .*\[dd\]'"
+	check "$tr: tracing state restored after a run" restored
+}
 
 # 2. SIGINT while the workload still runs: files kept, workload's
 # whole process group stopped, state restored
-mkdir "$TMP/int"
-"$RD" -d "$DEV" -D "$TMP/int" -t int -- sh -c "dd if=/dev/zero of=$DEV \
-	bs=64k count=32 oflag=direct status=none; sleep 31.25; true" \
-	> "$TMP/int.out" 2>&1 &
-pid=$!
-sleep 2
-kill -INT "$pid"
-if wait "$pid"; then
-	check "SIGINT ends the recording as such" \
-		grep -q "stopped by signal 2" "$TMP/int.out"
-else
-	fail "recorder exits 0 after SIGINT" "$(cat "$TMP/int.out")"
-fi
-check "after SIGINT blkparse reads the 2048 KiB written" \
-	[ "$(written_kib "$TMP/int" int)" = 2048 ]
-check "after SIGINT the workload is gone" \
-	sh -c "! pgrep -f '^sleep 31.25$' >/dev/null"
-check "tracing state restored after SIGINT" restored
+record_sigint() {
+	tr=$1
+	mkdir "$TMP/int-$tr"
+	"$RD" -T "$tr" -d "$DEV" -D "$TMP/int-$tr" -t int -- sh -c "dd \
+		if=/dev/zero of=$DEV bs=64k count=32 oflag=direct status=none;
+		sleep 31.25; true" > "$TMP/int.out" 2>&1 &
+	pid=$!
+	sleep 2
+	kill -INT "$pid"
+	if wait "$pid"; then
+		check "$tr: SIGINT ends the recording as such" \
+			grep -q "stopped by signal 2" "$TMP/int.out"
+	else
+		fail "$tr: recorder exits 0 after SIGINT" "$(cat "$TMP/int.out")"
+	fi
+	check "$tr: after SIGINT blkparse reads the 2048 KiB written" \
+		[ "$(written_kib "$TMP/int-$tr" int)" = 2048 ]
+	check "$tr: after SIGINT the workload is gone" \
+		sh -c "! pgrep -f '^sleep 31.25$' >/dev/null"
+	check "$tr: tracing state restored after SIGINT" restored
+}
 
 # 3. no workload: records until SIGTERM
-mkdir "$TMP/term"
-"$RD" -d "$DEV" -D "$TMP/term" -t term > "$TMP/term.out" 2>&1 &
-pid=$!
-sleep 1
-dd if=/dev/zero of="$DEV" bs=4k count=10 oflag=direct status=none
-sleep 0.5
-kill -TERM "$pid"
-wait "$pid"
-check "without a workload it records until SIGTERM" \
-	[ "$(written_kib "$TMP/term" term)" = 40 ]
-check "tracing state restored after SIGTERM" restored
+record_sigterm() {
+	tr=$1
+	mkdir "$TMP/term-$tr"
+	"$RD" -T "$tr" -d "$DEV" -D "$TMP/term-$tr" -t term \
+		> "$TMP/term.out" 2>&1 &
+	pid=$!
+	sleep 1
+	dd if=/dev/zero of="$DEV" bs=4k count=10 oflag=direct status=none
+	sleep 0.5
+	kill -TERM "$pid"
+	wait "$pid"
+	check "$tr: without a workload it records until SIGTERM" \
+		[ "$(written_kib "$TMP/term-$tr" term)" = 40 ]
+	check "$tr: tracing state restored after SIGTERM" restored
+}
+
+for tr in $TRACERS; do
+	record_sigint "$tr"
+	record_sigterm "$tr"
+done
+# the ftrace one last: test 6 compares its event count
+for tr in $TRACERS; do
+	record_dd "$tr"
+done
 
 # 4. mpstat beside the trace
 mkdir "$TMP/mp"
@@ -162,15 +194,15 @@ trap 'exit 0' INT
 while :; do sleep 0.05; done
 EOF
 chmod +x "$TMP/bin/blktrace"
-PATH="$TMP/bin:$PATH" FAKE_FROM="$TMP/dd/dd" \
-	"$RD" -d "$DEV" -D "$TMP/bt" -t bt -- true > "$TMP/bt.out" 2>&1
+PATH="$TMP/bin:$PATH" FAKE_FROM="$TMP/dd-ftrace/dd" \
+	"$RD" -X bpf -d "$DEV" -D "$TMP/bt" -t bt -- true > "$TMP/bt.out" 2>&1
 check "blktrace is used when it starts, and its events counted" \
 	grep -q "^tracer blktrace, $EVENTS events" "$TMP/bt.out"
 PATH="$TMP/bin:$PATH" FAKE_FAIL=1 \
-	"$RD" -d "$DEV" -D "$TMP/bt" -t fb -- true > "$TMP/fb.out" 2>&1
+	"$RD" -X bpf -d "$DEV" -D "$TMP/bt" -t fb -- true > "$TMP/fb.out" 2>&1
 check "falls back to ftrace when blktrace cannot start" \
 	sh -c "grep -q '^tracer ftrace' '$TMP/fb.out' &&
-	       grep -q 'not blktrace: blktrace did not start: Thread 0' '$TMP/fb.out'"
+	       grep -q 'not used: blktrace: blktrace did not start: Thread 0' '$TMP/fb.out'"
 PATH="$TMP/bin:$PATH" FAKE_FAIL=1 expect_error \
 	"-T blktrace fails when blktrace cannot start" \
 	"blktrace did not start" "$RD" -T blktrace -d "$DEV" -D "$TMP/bt" -- true
@@ -182,7 +214,7 @@ if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
 	unshare -m sh -c "umount -l /sys/kernel/debug/tracing 2>/dev/null;
 		umount -l /sys/kernel/tracing 2>/dev/null;
 		umount -l /sys/kernel/debug 2>/dev/null;
-		'$RD' -d $DEV -D '$TMP/mnt' -t m -- dd if=/dev/zero of=$DEV \
+		'$RD' -T ftrace -d $DEV -D '$TMP/mnt' -t m -- dd if=/dev/zero of=$DEV \
 			bs=4k count=3 oflag=direct status=none &&
 		! grep -qE ' (debugfs|tracefs) ' /proc/self/mounts" \
 		> "$TMP/mnt.out" 2>&1

@@ -631,11 +631,11 @@ static void test_json_reports_flush_discard_and_empty(void)
 static void loss(uint64_t t, uint64_t from_abs, uint64_t len, uint32_t cpu,
 		 uint64_t count)
 {
-	struct loss_note n = { count, 1, cpu, from_abs, from_abs + len };
-	char text[128];
-	size_t l = lossnote_format(text, sizeof(text), &n);
+	struct lossnote n = { count, 1, cpu, from_abs, from_abs + len };
+	char text[LOSSNOTE_TEXT_MAX];
+	uint16_t l = lossnote_format(&n, text);
 
-	evp(t, BLK_TN_MESSAGE, BLK_TC_NOTIFY, 0, 0, text, (uint16_t)(l + 1));
+	evp(t, BLK_TN_MESSAGE, BLK_TC_NOTIFY, 0, 0, text, l);
 }
 
 /*

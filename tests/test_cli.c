@@ -266,7 +266,7 @@ static void test_choice_errors_list_the_rows_choices(void)
 {
 	CHECK_ERR("--dir x: r, w or rw", "-t", "a", "--dir", "x");
 	CHECK_ERR("-a Z: the action is Q, D or C", "-t", "a", "-a", "Z");
-	CHECK_ERR("--tracer x: blktrace, ftrace or auto",
+	CHECK_ERR("--tracer x: bpf, blktrace, ftrace or auto",
 		  "-d", "/dev/x", "--tracer", "x");
 	CHECK_ERR("--summary=xml: the format is text, json or stacks",
 		  "-t", "a", "--summary=xml");
@@ -285,11 +285,46 @@ static void test_getopt_errors_name_the_option_as_typed(void)
 	CHECK_ERR("word: unexpected argument", "-t", "a", "word");
 }
 
+static void test_buffer_takes_a_size_per_cpu(void)
+{
+	struct iow_error err = { "" };
+	struct options o;
+
+	CHECK(PARSE(&o, &err, "-d", "/dev/x", "--buffer", "16M") == CLI_OK);
+	CHECK_EQ_INT(o.record_buffer_kb, 16384);
+	options_free(&o);
+	CHECK(PARSE(&o, &err, "-d", "/dev/x", "--buffer", "512k") == CLI_OK);
+	CHECK_EQ_INT(o.record_buffer_kb, 512);
+	options_free(&o);
+	CHECK(PARSE(&o, &err, "-d", "/dev/x", "--buffer", "1G") == CLI_OK);
+	CHECK_EQ_INT(o.record_buffer_kb, 1048576);
+	options_free(&o);
+	CHECK(PARSE(&o, &err, "-d", "/dev/x", "--buffer", "128") == CLI_OK);
+	CHECK_EQ_INT(o.record_buffer_kb, 128);
+	options_free(&o);
+	CHECK(PARSE(&o, &err, "-d", "/dev/x", "--tracer", "bpf") == CLI_OK);
+	CHECK_EQ_INT(o.tracer, RECORD_BPF);
+	CHECK_EQ_INT(o.record_buffer_kb, 0);
+	options_free(&o);
+	CHECK_ERR("--buffer 32K: a size per CPU from 64K to 1G (as 512K, 16M or 1G)",
+		  "-d", "/dev/x", "--buffer", "32K");
+	CHECK_ERR("--buffer 2G: a size per CPU from 64K to 1G (as 512K, 16M or 1G)",
+		  "-d", "/dev/x", "--buffer", "2G");
+	CHECK_ERR("--buffer 1.5M: a size per CPU from 64K to 1G (as 512K, 16M or 1G)",
+		  "-d", "/dev/x", "--buffer", "1.5M");
+	CHECK_ERR("--buffer -1M: a size per CPU from 64K to 1G (as 512K, 16M or 1G)",
+		  "-d", "/dev/x", "--buffer", "-1M");
+	CHECK_ERR("--buffer 16MB: a size per CPU from 64K to 1G (as 512K, 16M or 1G)",
+		  "-d", "/dev/x", "--buffer", "16MB");
+}
+
 static void test_options_are_checked_together(void)
 {
 	CHECK_ERR("--merge-comm goes with -P", "-t", "a", "--merge-comm");
-	CHECK_ERR("-p, -D and --tracer go with -d DEVICE (recording)",
+	CHECK_ERR("-p, -D, --tracer and --buffer go with -d DEVICE (recording)",
 		  "-t", "a", "-D", "dir");
+	CHECK_ERR("-p, -D, --tracer and --buffer go with -d DEVICE (recording)",
+		  "-t", "a", "--buffer", "16M");
 	CHECK_ERR("no trace: give one with -t", "-o", "x.png");
 	CHECK_ERR("--fps, --movie-length and -K go with --movie",
 		  "-t", "a", "--fps", "10");
@@ -352,6 +387,7 @@ int main(void)
 	RUN_TEST(test_range_errors_name_the_rows_limits);
 	RUN_TEST(test_choice_errors_list_the_rows_choices);
 	RUN_TEST(test_getopt_errors_name_the_option_as_typed);
+	RUN_TEST(test_buffer_takes_a_size_per_cpu);
 	RUN_TEST(test_options_are_checked_together);
 	RUN_TEST(test_help_and_version_are_results);
 	RUN_TEST(test_workload_takes_the_rest_and_names_misplaced_options);

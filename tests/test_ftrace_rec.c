@@ -12,6 +12,7 @@
 #include "blktrace.h"
 #include "check.h"
 #include "ftrace_rec.h"
+#include "lossnote.h"
 
 #define PIPE_DUMP	"tests/data/trace_pipe-loop0.bin"
 #define DUMP_RECORDS	35
@@ -218,6 +219,82 @@ static void test_lost_events_line_is_counted_and_stepped_over(void)
 	free(b.p);
 }
 
+/* The loss note in cpu's file: 1 if found, its neighbours' times. */
+static int find_loss_note(const struct bytes *b, struct lossnote *n,
+			  uint64_t *before, uint64_t *after, unsigned *count)
+{
+	struct blk_io_trace t;
+	size_t pos;
+	int found = 0;
+
+	*before = *after = 0;
+	*count = 0;
+	for (pos = 0; pos + sizeof(t) <= b->len;
+	     pos += sizeof(t) + t.pdu_len) {
+		memcpy(&t, b->p + pos, sizeof(t));
+		if (lossnote_parse(t.action, b->p + pos + sizeof(t),
+				   t.pdu_len, n)) {
+			(*count)++;
+			found = 1;
+			continue;
+		}
+		if (!found)
+			*before = t.time;
+		else if (!*after)
+			*after = t.time;
+	}
+	return found;
+}
+
+static void test_lost_line_becomes_a_loss_note_before_the_next_record(void)
+{
+	static const char lost[] = "CPU:1 [LOST 5 EVENTS]\n";
+	struct bytes dump = slurp(PIPE_DUMP);
+	struct bytes b = with_insert(&dump, lost, sizeof(lost) - 1), f1;
+	struct ftrace_conv_stats st = convert("lostnote", 2, &b, 7,
+					      name_every_pid);
+	struct file_facts facts;
+	uint64_t before, after;
+	struct lossnote n;
+	unsigned count;
+
+	f1 = cpu_file("lostnote", 1);
+	CHECK(find_loss_note(&f1, &n, &before, &after, &count));
+	CHECK_EQ_INT(count, 1);
+	CHECK(n.count_known && n.count == 5 && n.cpu == 1);
+	CHECK_EQ_INT(n.t0_ns, before);
+	CHECK_EQ_INT(n.t1_ns, after);
+	CHECK(after > 0);
+	facts = read_facts(&f1, 1);
+	CHECK_EQ_INT(facts.time_backwards, 0);
+	CHECK_EQ_INT(facts.bad_sequence, 0);
+	CHECK_EQ_INT(st.loss_windows, 1);
+	free(f1.p);
+	free(dump.p);
+	free(b.p);
+}
+
+static void test_lost_line_without_a_count_is_an_unknown_loss(void)
+{
+	static const char lost[] = "CPU:0 [LOST EVENTS]\n";
+	struct bytes dump = slurp(PIPE_DUMP);
+	struct bytes b = with_insert(&dump, lost, sizeof(lost) - 1), f0;
+	struct ftrace_conv_stats st = convert("lostunknown", 2, &b, b.len,
+					      name_every_pid);
+	uint64_t before, after;
+	struct lossnote n;
+	unsigned count;
+
+	f0 = cpu_file("lostunknown", 0);
+	CHECK(find_loss_note(&f0, &n, &before, &after, &count));
+	CHECK(!n.count_known && n.cpu == 0);
+	CHECK(st.lost_unknown);
+	CHECK_EQ_INT(st.lost, 0);
+	free(f0.p);
+	free(dump.p);
+	free(b.p);
+}
+
 static void test_other_events_bare_prefix_is_skipped(void)
 {
 	struct bytes dump = slurp(PIPE_DUMP);
@@ -354,6 +431,8 @@ int main(void)
 	RUN_TEST(test_process_note_comes_at_its_pids_first_event);
 	RUN_TEST(test_any_split_of_the_stream_gives_the_same_files);
 	RUN_TEST(test_lost_events_line_is_counted_and_stepped_over);
+	RUN_TEST(test_lost_line_becomes_a_loss_note_before_the_next_record);
+	RUN_TEST(test_lost_line_without_a_count_is_an_unknown_loss);
 	RUN_TEST(test_other_events_bare_prefix_is_skipped);
 	RUN_TEST(test_truncated_tail_keeps_earlier_records);
 	RUN_TEST(test_every_configured_cpu_gets_a_file);

@@ -1,7 +1,8 @@
 /*
- * test_lossnote.c: the loss note's text, written and read back: known
- * and unknown counts, the largest numbers, and everything that is not a
- * loss note refused.
+ * test_lossnote.c: the loss note's text round-trips through the parser
+ * (a known count and an unknown one, the largest numbers), its record
+ * header is a version-7 MESSAGE note at T1 on the CPU; anything not
+ * written by the formatter to the byte is not a loss note.
  */
 #include <stdint.h>
 #include <string.h>
@@ -9,69 +10,107 @@
 #include "check.h"
 #include "lossnote.h"
 
-static void test_round_trip_with_a_count(void)
+static void test_known_count_round_trips(void)
 {
-	struct loss_note n = { 3189547, 1, 1, 166286000000123ull,
-			       166286500000000ull }, back;
-	char buf[128];
-	size_t len = lossnote_format(buf, sizeof(buf), &n);
+	struct lossnote n = { 3189547, 1, 1, 1000000000ull, 1000500000ull };
+	struct lossnote back;
+	char text[LOSSNOTE_TEXT_MAX];
+	uint16_t len = lossnote_format(&n, text);
 
-	CHECK(!strcmp(buf, "lost 3189547 events on cpu 1, from 166286000000123 to 166286500000000 ns"));
-	CHECK(len == strlen(buf));
-	CHECK(lossnote_parse(buf, sizeof(buf), &back) == 0);
-	CHECK(back.count == n.count && back.count_known && back.cpu == 1 &&
-	      back.from_ns == n.from_ns && back.to_ns == n.to_ns);
+	CHECK(!strcmp(text, "lost 3189547 events on cpu 1, from 1000000000 to 1000500000 ns"));
+	CHECK_EQ_INT(len, strlen(text) + 1);
+	CHECK(lossnote_parse(LOSSNOTE_ACTION, text, len, &back) == 1);
+	CHECK(back.count_known == 1 && back.count == 3189547 &&
+	      back.cpu == 1 && back.t0_ns == 1000000000ull &&
+	      back.t1_ns == 1000500000ull);
 }
 
-static void test_round_trip_with_no_count(void)
+static void test_unknown_count_round_trips(void)
 {
-	struct loss_note n = { 0, 0, 7, 0, UINT64_MAX }, back;
-	char buf[128];
+	struct lossnote n = { 0, 0, 7, 0, 42 }, back;
+	char text[LOSSNOTE_TEXT_MAX];
+	uint16_t len = lossnote_format(&n, text);
 
-	lossnote_format(buf, sizeof(buf), &n);
-	CHECK(!strcmp(buf, "lost an unknown number of events on cpu 7, from 0 to 18446744073709551615 ns"));
-	CHECK(lossnote_parse(buf, strlen(buf), &back) == 0);
-	CHECK(!back.count_known && back.cpu == 7 && back.from_ns == 0 &&
-	      back.to_ns == UINT64_MAX);
+	CHECK(!strcmp(text, "lost an unknown number of events on cpu 7, from 0 to 42 ns"));
+	CHECK(lossnote_parse(LOSSNOTE_ACTION, text, len, &back) == 1);
+	CHECK(!back.count_known && back.count == 0 && back.cpu == 7 &&
+	      back.t0_ns == 0 && back.t1_ns == 42);
 }
 
-static void test_other_text_is_no_loss_note(void)
+static void test_largest_numbers_fit(void)
 {
-	static const char *const bad[] = {
-		"",
-		"lost",
-		"hello",
-		"lost 12 events on cpu 1, from 5 to 4 ns",	/* backwards */
-		"lost 12 events on cpu 1, from 5 to 6 ns!",
-		"lost 12 events on cpu 1, from 5 to 6",
-		"lost -1 events on cpu 1, from 5 to 6 ns",
-		"lost 18446744073709551616 events on cpu 1, from 5 to 6 ns",
-		"lost 1 events on cpu 4294967296, from 5 to 6 ns",
-		"lost 1 events on cpu , from 5 to 6 ns",
-	};
-	struct loss_note n;
-	size_t i;
+	struct lossnote n = { UINT64_MAX, 1, UINT32_MAX, UINT64_MAX,
+			      UINT64_MAX }, back;
+	char text[LOSSNOTE_TEXT_MAX];
+	uint16_t len = lossnote_format(&n, text);
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		CHECK(lossnote_parse(bad[i], strlen(bad[i]), &n) < 0);
+	CHECK(len <= LOSSNOTE_TEXT_MAX);
+	CHECK(lossnote_parse(LOSSNOTE_ACTION, text, len, &back) == 1);
+	CHECK(back.count == UINT64_MAX && back.cpu == UINT32_MAX &&
+	      back.t0_ns == UINT64_MAX && back.t1_ns == UINT64_MAX);
 }
 
-static void test_payload_bounds_are_kept(void)
+/* At T0, where the window opens (read before what the loss touched);
+ * at T1 where T0 is unknown. */
+static void test_header_is_a_message_note_at_t0(void)
 {
-	const char text[] = "lost 5 events on cpu 0, from 1 to 2 ns";
-	struct loss_note n;
+	struct lossnote n = { 5, 1, 1, 10, 20 };
+	struct blk_io_trace t;
 
-	/* cut short: the payload's length rules, not a NUL */
-	CHECK(lossnote_parse(text, sizeof(text) - 4, &n) < 0);
-	/* a NUL inside the payload ends the text */
-	CHECK(lossnote_parse(text, sizeof(text), &n) == 0);
+	lossnote_header(&n, 7 << 20 | 3, 40, &t);
+	CHECK(t.magic == (BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7));
+	CHECK(t.action == (BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_MESSAGE));
+	CHECK(t.time == 10 && t.cpu == 1 && t.pid == 0 &&
+	      t.device == (7u << 20 | 3) && t.pdu_len == 40 &&
+	      t.bytes == 0 && t.sector == 0);
+	n.t0_ns = 0;
+	lossnote_header(&n, 7 << 20 | 3, 40, &t);
+	CHECK(t.time == 20);
+}
+
+static int parses(const char *text, size_t len)
+{
+	struct lossnote n;
+
+	return lossnote_parse(LOSSNOTE_ACTION, text, len, &n);
+}
+
+#define PARSES(s) parses(s, sizeof(s))
+
+static void test_garbage_is_not_a_loss_note(void)
+{
+	struct lossnote n = { 0 };
+	const char ok[] = "lost 1 events on cpu 0, from 0 to 1 ns";
+
+	CHECK(PARSES(ok) == 1);
+	/* another note kind, or a PROCESS note that happens to say so */
+	CHECK(lossnote_parse(BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_PROCESS, ok,
+			     sizeof(ok), &n) == 0);
+	CHECK(lossnote_parse(LOSSNOTE_ACTION, NULL, 0, &n) == 0);
+	/* not NUL-terminated within the payload */
+	CHECK(parses(ok, sizeof(ok) - 1) == 0);
+	CHECK(PARSES("") == 0);
+	CHECK(PARSES("hello") == 0);
+	CHECK(PARSES("lost 1 events on cpu 0, from 0 to 1 ns.") == 0);
+	CHECK(PARSES("lost 1 events on cpu 0, from 0 to 1") == 0);
+	CHECK(PARSES("lost -1 events on cpu 0, from 0 to 1 ns") == 0);
+	CHECK(PARSES("lost +1 events on cpu 0, from 0 to 1 ns") == 0);
+	CHECK(PARSES("lost  1 events on cpu 0, from 0 to 1 ns") == 0);
+	CHECK(PARSES("lost 01 events on cpu 0, from 0 to 1 ns") == 0);
+	CHECK(PARSES("lost 1 events on cpu x, from 0 to 1 ns") == 0);
+	CHECK(PARSES("lost 1 events on cpu 4294967296, from 0 to 1 ns") == 0);
+	CHECK(PARSES("lost 18446744073709551616 events on cpu 0, from 0 to 1 ns") == 0);
+	CHECK(PARSES("lost some events on cpu 0, from 0 to 1 ns") == 0);
+	CHECK(PARSES("Lost 1 events on cpu 0, from 0 to 1 ns") == 0);
+	CHECK(PARSES("lost an unknown number of events on cpu 0, from 0 to ns") == 0);
 }
 
 int main(void)
 {
-	RUN_TEST(test_round_trip_with_a_count);
-	RUN_TEST(test_round_trip_with_no_count);
-	RUN_TEST(test_other_text_is_no_loss_note);
-	RUN_TEST(test_payload_bounds_are_kept);
+	RUN_TEST(test_known_count_round_trips);
+	RUN_TEST(test_unknown_count_round_trips);
+	RUN_TEST(test_largest_numbers_fit);
+	RUN_TEST(test_header_is_a_message_note_at_t0);
+	RUN_TEST(test_garbage_is_not_a_loss_note);
 	return check_report();
 }

@@ -3,8 +3,10 @@
  * recorder's tests and for making the sample traces, until the CLI's
  * record mode exists.
  *
- *   record_demo -d DEV [-d DEV...] [-D DIR] [-t NAME] [-T auto|blktrace|ftrace]
- *               [-m] [-b KB] [-- PROG ARGS...]
+ *   record_demo -d DEV [-d DEV...] [-D DIR] [-t NAME] [-T auto|bpf|blktrace|ftrace] [-X TRACER]
+ *               [-X TRACER] [-m] [-b KB] [-- PROG ARGS...]
+ *
+ * -X: auto does not try TRACER (to test what comes after it).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -20,7 +22,7 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: record_demo -d DEV [-d DEV...] [-D DIR] "
-		"[-t NAME] [-T auto|blktrace|ftrace] [-m] [-b KB] "
+		"[-t NAME] [-T auto|bpf|blktrace|ftrace] [-X TRACER] [-m] [-b KB] "
 		"[-- PROG ARGS...]\n");
 	return 2;
 }
@@ -33,6 +35,8 @@ static int parse_tracer(const char *s, enum record_tracer *t)
 		*t = RECORD_BLKTRACE;
 	else if (!strcmp(s, "ftrace"))
 		*t = RECORD_FTRACE;
+	else if (!strcmp(s, "bpf"))
+		*t = RECORD_BPF;
 	else
 		return -1;
 	return 0;
@@ -42,8 +46,10 @@ static void print_result(const struct record_result *res, int workload)
 {
 	printf("tracer %s, %llu events", record_tracer_name(res->used),
 	       (unsigned long long)res->events_written);
-	if (res->events_lost)
-		printf(", %llu lost", (unsigned long long)res->events_lost);
+	if (res->events_lost || res->loss_windows)
+		printf(", %llu lost in %llu windows",
+		       (unsigned long long)res->events_lost,
+		       (unsigned long long)res->loss_windows);
 	if (res->bytes_skipped)
 		printf(", %llu bytes skipped",
 		       (unsigned long long)res->bytes_skipped);
@@ -56,9 +62,9 @@ static void print_result(const struct record_result *res, int workload)
 	else if (WIFSIGNALED(res->workload_status))
 		printf(", workload killed by signal %d",
 		       WTERMSIG(res->workload_status));
-	printf("\n");
+	printf(", cpu %.2f user %.2f sys\n", res->cpu_user_s, res->cpu_sys_s);
 	if (res->fallback_reason[0])
-		printf("not blktrace: %s\n", res->fallback_reason);
+		printf("not used: %s\n", res->fallback_reason);
 }
 
 int main(int argc, char **argv)
@@ -69,7 +75,9 @@ int main(int argc, char **argv)
 	struct iow_error err;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:D:t:T:mb:")) != -1) {
+	enum record_tracer skip;
+
+	while ((c = getopt(argc, argv, "d:D:t:T:X:mb:")) != -1) {
 		switch (c) {
 		case 'd':
 			if (o.n_devices == MAX_DEVICES)
@@ -85,6 +93,11 @@ int main(int argc, char **argv)
 		case 'T':
 			if (parse_tracer(optarg, &o.tracer))
 				return usage();
+			break;
+		case 'X':	/* auto skips this one */
+			if (parse_tracer(optarg, &skip))
+				return usage();
+			o.auto_skips |= 1u << skip;
 			break;
 		case 'm':
 			o.with_mpstat = 1;

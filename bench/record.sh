@@ -1,0 +1,174 @@
+#!/bin/sh
+# bench/record.sh: what recording costs the workload it records (the
+# observer effect), what it loses, and whether it counts right. On a
+# loop device backed by a file in /dev/shm, fio's random 4 KiB reads
+# (--iodepth=32 --ioengine=libaio --direct=1), in paired rounds (each
+# traced run next to an untraced one, so that a busy moment of this
+# shared machine hits both):
+#
+#   qd32      one job: traced IOPS / untraced IOPS per tracer (target
+#             >= 0.70; 0.85 the moonshot)
+#   2jobs     two jobs: the events lost (target 0), and the ratio too
+#   rate50k   --rate_iops=50000: fio's completion-latency p99, traced
+#             against untraced (target within 10%)
+#
+# and for every traced run iowatcher's own CPU time (user + system, not
+# fio's) per million events, and whether the summary's I/O count equals
+# fio's total_ios. Medians per tracer and case, with the machine's load.
+#
+#   sh bench/record.sh [SECONDS]     (root; default 10 s of fio a run)
+#
+# The trace goes to BENCH_RECORD_DIR (default a directory in /dev/shm:
+# in RAM, as the device is; on this VM's disk the page cache's writeback
+# took another 0.1-0.15 of the IOPS, paired runs 2026-11-24).
+# Environment: BENCH_RECORD_ROUNDS=N (default 3), BENCH_RECORD_TRACERS
+# (default "bpf ftrace", the ones that run here; blktrace is tried too
+# when listed), BENCH_RECORD_CASES (default "qd32 2jobs rate50k"),
+# BENCH_LOCK=FILE (trace under flock FILE: other tracers wait).
+# Exits 0 with "skipped: why" where it cannot run.
+cd "$(dirname "$0")/.." || exit 1
+TOP=$(pwd)
+IOW="$TOP/iowatcher"
+SECS=${1:-10}
+ROUNDS=${BENCH_RECORD_ROUNDS:-3}
+TRACERS=${BENCH_RECORD_TRACERS:-bpf ftrace}
+CASES=${BENCH_RECORD_CASES:-qd32 2jobs rate50k}
+LOCK=${BENCH_LOCK:-/tmp/iowatcher-tracing.lock}
+
+for tool in fio losetup python3 flock; do
+	command -v $tool >/dev/null || { echo "skipped: $tool missing"; exit 0; }
+done
+[ "$(id -u)" = 0 ] || { echo "skipped: not root"; exit 0; }
+[ -x "$IOW" ] || { echo "skipped: build iowatcher first (make)"; exit 0; }
+[ -d /dev/shm ] || { echo "skipped: no /dev/shm"; exit 0; }
+
+W=$(mktemp -d "${BENCH_RECORD_DIR:-/dev/shm}/iow-bench-record.XXXXXX") ||
+	exit 1
+IMG=$(mktemp /dev/shm/iow-bench-record-img.XXXXXX)
+DEV=""
+cleanup() {
+	[ -n "$DEV" ] && losetup -d "$DEV"
+	rm -rf "$W" "$IMG"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+truncate -s 1G "$IMG"
+DEV=$(losetup -f --show "$IMG") || exit 1
+dd if=/dev/zero of="$DEV" bs=1M count=1024 oflag=direct status=none
+
+# fio_cmd CASE OUTPUT: the workload of a case, its JSON to OUTPUT
+fio_cmd() {
+	jobs=1 rate=
+	case $1 in
+	2jobs) jobs=2;;
+	rate50k) rate=--rate_iops=50000;;
+	esac
+	echo "fio --name=r --filename=$DEV --rw=randread --bs=4k --iodepth=32 --ioengine=libaio --direct=1 --numjobs=$jobs --group_reporting $rate --runtime=$SECS --time_based --output-format=json --output=$2"
+}
+
+# what fio's JSON says: iops, total_ios, clat p99 (us)
+fio_facts() {
+	python3 - "$1" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]["read"]
+p = j.get("clat_ns", {}).get("percentile", {}).get("99.000000", 0)
+print("%.0f %d %.1f" % (j["iops"], j["total_ios"], p / 1000.0))
+PY
+}
+
+# the summary's read I/Os (all devices)
+summary_ios() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sum(x['read']['ios'] for t in d['traces'] for x in t['devices']))" "$1" 2>/dev/null || echo 0
+}
+
+RES="$W/results"
+: > "$RES"
+
+# run_untraced CASE ROUND
+run_untraced() {
+	eval "$(fio_cmd "$1" "$W/u.json")" > /dev/null 2>&1 || return
+	set -- "$1" "$2" $(fio_facts "$W/u.json")
+	echo "$1 none $2 $3 $4 $5 - - - - $(cut -d' ' -f1 /proc/loadavg)" >> "$RES"
+}
+
+# run_traced CASE ROUND TRACER
+run_traced() {
+	rm -f "$W"/t.blktrace.* "$W/t.json"
+	flock "$LOCK" "$IOW" -d "$DEV" -D "$W" -t t --tracer "$3" \
+		--summary=json -p "$(fio_cmd "$1" "$W/t.json")" \
+		> "$W/t.sum" 2> "$W/t.err"
+	if [ ! -s "$W/t.json" ]; then
+		echo "$1 $3 $2: failed: $(tail -n 1 "$W/t.err")" >&2
+		return
+	fi
+	line=$(grep '^iowatcher: recorded' "$W/t.err")
+	events=$(echo "$line" | sed -nE 's/^iowatcher: recorded ([0-9]+) events.*/\1/p')
+	cpu=$(echo "$line" | sed -nE 's/.* ([0-9.]+) s of CPU\).*/\1/p')
+	lost=$(echo "$line" | sed -nE 's/.*lost (at least )?([0-9]+) events.*/\2/p')
+	set -- "$1" "$3" "$2" $(fio_facts "$W/t.json") "${events:-0}" \
+		"${cpu:-0}" "${lost:-0}" "$(summary_ios "$W/t.sum")"
+	echo "$* $(cut -d' ' -f1 /proc/loadavg)" >> "$RES"
+}
+
+echo "bench/record.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(uname -r), $ROUNDS rounds of $SECS s, traces in $W, load $(cut -d' ' -f1-3 /proc/loadavg)"
+for r in $(seq "$ROUNDS"); do
+	for c in $CASES; do
+		for t in $TRACERS; do
+			run_untraced "$c" "$r"
+			run_traced "$c" "$r" "$t"
+		done
+	done
+done
+run_untraced qd32 end	# every traced run between two untraced ones
+
+# Each traced run against the mean of the untraced runs before and after
+# it (in the same case), then medians per case and tracer.
+python3 - "$RES" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+cases = []
+for r in rows:
+    if r[0] not in cases and r[2] != "end":
+        cases.append(r[0])
+print("%-8s %-7s %7s %7s %6s %10s %10s %6s %9s %11s %6s %s" % (
+    "case", "tracer", "IOPS", "untr.", "ratio", "clat p99", "untr. p99",
+    "p99 x", "lost", "CPU s/Mev", "count", "load"))
+for case in cases:
+    seq = [r for r in rows if r[0] == case]
+    tracers = []
+    for r in seq:
+        if r[1] != "none" and r[1] not in tracers:
+            tracers.append(r[1])
+    for t in tracers:
+        ratios, p99x, lost, cpu, ok, iops, uiops, p99, up99, load = \
+            [], [], [], [], [], [], [], [], [], []
+        for i, r in enumerate(seq):
+            if r[1] != t:
+                continue
+            near = [seq[j] for j in (i - 1, i + 1)
+                    if 0 <= j < len(seq) and seq[j][1] == "none"]
+            if not near:
+                continue
+            u = statistics.mean(float(x[3]) for x in near)
+            up = statistics.mean(float(x[5]) for x in near)
+            iops.append(float(r[3]))
+            uiops.append(u)
+            ratios.append(float(r[3]) / u)
+            p99.append(float(r[5]))
+            up99.append(up)
+            p99x.append(float(r[5]) / up if up else 0)
+            lost.append(int(r[8]))
+            ev = int(r[6])
+            cpu.append(float(r[7]) / (ev / 1e6) if ev else 0)
+            ok.append(r[9] == r[4])
+            load.append(r[10])
+        if not ratios:
+            continue
+        med = statistics.median
+        print("%-8s %-7s %7.0f %7.0f %6.3f %10.1f %10.1f %6.3f %9d %11.3f %6s %s" % (
+            case, t, med(iops), med(uiops), med(ratios), med(p99), med(up99),
+            med(p99x), max(lost), med(cpu),
+            "ok" if all(ok) else "%d/%d" % (sum(ok), len(ok)),
+            "-".join(load)))
+        print("%-8s %-7s ratios %s" % ("", "", " ".join("%.3f" % x for x in ratios)))
+PY

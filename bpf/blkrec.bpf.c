@@ -1,0 +1,634 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf/blkrec.bpf.c: the BPF recorder's kernel side. One program per
+ * block tracepoint the kernel's blktrace listens to, each writing the
+ * record blktrace would (the same action code, categories, sector,
+ * bytes, pid, error and payload) on this CPU's ring buffer, for the
+ * traced devices only. No wake-up per record: user space reads on a
+ * timer, and is woken early only when a ring fills past wake_bytes.
+ * A failed reservation is counted per CPU, and the count goes on the
+ * ring as a loss record as soon as one can be reserved again.
+ *
+ * Only the few kernel fields used are declared here, with
+ * preserve_access_index: libbpf relocates them against the running
+ * kernel's BTF at load (CO-RE), so the build needs no vmlinux.h.
+ */
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+
+#include "blkrec.h"
+
+#define CORE __attribute__((preserve_access_index))
+
+struct gendisk {
+	int major;
+	int first_minor;
+} CORE;
+
+struct request_queue {
+	struct gendisk *disk;
+} CORE;
+
+struct block_device {
+	__u32 bd_dev;
+	struct gendisk *bd_disk;
+} CORE;
+
+struct bvec_iter {
+	__u64 bi_sector;
+	unsigned int bi_size;
+} CORE;
+
+struct bio {
+	struct block_device *bi_bdev;
+	__u32 bi_opf;
+	__u8 bi_status;
+	struct bvec_iter bi_iter;
+} CORE;
+
+struct request {
+	struct request_queue *q;
+	__u32 cmd_flags;
+	unsigned int __data_len;
+	__u64 __sector;
+} CORE;
+
+/* Their values differ between kernels: relocated at load. */
+enum req_flag_bits {
+	__REQ_SYNC = 11,
+	__REQ_META = 12,
+	__REQ_FUA = 17,
+	__REQ_PREFLUSH = 18,
+	__REQ_RAHEAD = 19,
+};
+
+/* uapi linux/blktrace_api.h: an action is its code and the category
+ * the kernel files it under (BLK_TA_QUEUE = __BLK_TA_QUEUE |
+ * BLK_TC_ACT(BLK_TC_QUEUE), ...) */
+#define TA_QUEUE	(1 | TC_ACT(TC_QUEUE))
+#define TA_BACKMERGE	(2 | TC_ACT(TC_QUEUE))
+#define TA_FRONTMERGE	(3 | TC_ACT(TC_QUEUE))
+#define TA_GETRQ	(4 | TC_ACT(TC_QUEUE))
+#define TA_REQUEUE	(6 | TC_ACT(TC_REQUEUE))
+#define TA_ISSUE	(7 | TC_ACT(TC_ISSUE))
+#define TA_COMPLETE	(8 | TC_ACT(TC_COMPLETE))
+#define TA_PLUG		(9 | TC_ACT(TC_QUEUE))
+#define TA_UNPLUG_IO	(10 | TC_ACT(TC_QUEUE))
+#define TA_UNPLUG_TIMER	(11 | TC_ACT(TC_QUEUE))
+#define TA_INSERT	(12 | TC_ACT(TC_QUEUE))
+#define TA_SPLIT	13
+#define TA_REMAP	(15 | TC_ACT(TC_QUEUE))
+#define TC_ACT(c)	((__u32)(c) << 16)
+#define TC_READ		(1 << 0)
+#define TC_WRITE	(1 << 1)
+#define TC_FLUSH	(1 << 2)
+#define TC_SYNC		(1 << 3)
+#define TC_QUEUE	(1 << 4)
+#define TC_REQUEUE	(1 << 5)
+#define TC_ISSUE	(1 << 6)
+#define TC_COMPLETE	(1 << 7)
+#define TC_FS		(1 << 8)
+#define TC_PC		(1 << 9)
+#define TC_NOTIFY	(1 << 10)
+#define TC_AHEAD	(1 << 11)
+#define TC_META		(1 << 12)
+#define TC_DISCARD	(1 << 13)
+#define TC_FUA		(1 << 15)
+#define TN_PROCESS	0
+#define V7_MAGIC	0x65617407u
+
+/* linux/blk_types.h: stable values */
+#define REQ_OP_MASK		0xff
+#define REQ_OP_FLUSH		2
+#define REQ_OP_DISCARD		3
+#define REQ_OP_SECURE_ERASE	5
+#define REQ_OP_DRV_IN		34
+#define REQ_OP_DRV_OUT		35
+
+struct trace {
+	__u32 magic;
+	__u32 sequence;
+	__u64 time;
+	__u64 sector;
+	__u32 bytes;
+	__u32 action;
+	__u32 pid;
+	__u32 device;
+	__u32 cpu;
+	__u16 error;
+	__u16 pdu_len;
+};
+
+struct trace_pdu8 {
+	struct trace t;
+	__u64 pdu;
+};
+
+struct trace_pdu16 {
+	struct trace t;
+	__u8 pdu[16];
+};
+
+struct remap_pdu {
+	__u32 device_from;
+	__u32 device_to;
+	__u64 sector_from;
+};
+
+/* Set by the user side before the load. */
+const volatile struct blkrec_dev devs[BLKREC_MAX_DEVS];
+const volatile __u32 n_devs;
+const volatile __u64 wake_bytes;
+
+struct ring_template {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 16);	/* the user side sizes them */
+};
+
+/* One ring per CPU (no lock shared between CPUs); sized at load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct ring_template);
+} rings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct blkrec_cpu);
+} cpu_state SEC(".maps");
+
+/* A bit per pid: its PROCESS note is written (sized to pid_max). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} pids_seen SEC(".maps");
+
+static __always_inline __u32 disk_devt(struct gendisk *disk)
+{
+	return (__u32)disk->major << 20 | (__u32)disk->first_minor;
+}
+
+/* The traced device for an event on disk at sector, as blktrace's
+ * act_log_check filters a partition: -1 when not traced. */
+static __always_inline int find_dev(__u32 disk, __u64 sector, __u32 *dev)
+{
+	int i;
+
+	for (i = 0; i < BLKREC_MAX_DEVS; i++) {
+		if (i >= n_devs)
+			return -1;
+		if (devs[i].disk != disk)
+			continue;
+		if (sector && (sector < devs[i].start_lba ||
+			       sector > devs[i].end_lba))
+			continue;
+		*dev = devs[i].dev;
+		return 0;
+	}
+	return -1;
+}
+
+#define FLAG_TO_TC(opf, bit, tc) \
+	((opf) & (1u << bpf_core_enum_value(enum req_flag_bits, bit)) ? \
+	 TC_ACT(tc) : 0)
+
+/* The categories __blk_add_trace derives from the operation and flags. */
+static __always_inline __u32 categories(__u32 opf)
+{
+	__u32 op = opf & REQ_OP_MASK;
+	__u32 what = TC_ACT(op & 1 ? TC_WRITE : TC_READ);
+
+	what |= FLAG_TO_TC(opf, __REQ_SYNC, TC_SYNC);
+	what |= FLAG_TO_TC(opf, __REQ_RAHEAD, TC_AHEAD);
+	what |= FLAG_TO_TC(opf, __REQ_META, TC_META);
+	what |= FLAG_TO_TC(opf, __REQ_PREFLUSH, TC_FLUSH);
+	what |= FLAG_TO_TC(opf, __REQ_FUA, TC_FUA);
+	if (op == REQ_OP_DISCARD || op == REQ_OP_SECURE_ERASE)
+		what |= TC_ACT(TC_DISCARD);
+	if (op == REQ_OP_FLUSH)
+		what |= TC_ACT(TC_FLUSH);
+	return what;
+}
+
+/* blk_status_to_errno(), as the u16 blktrace stores. */
+static __always_inline __u16 status_error(__u8 status)
+{
+	static const __u8 errnos[] = {
+		0, 95, 110, 28, 67, 121, 52, 61, 84, 12, 5, 78, 11, 16, 109,
+		75, 19, 62, 5, 22,
+	};
+	__u32 i = status;
+
+	if (!status)
+		return 0;
+	if (i >= sizeof(errnos))
+		return (__u16)-5;
+	return (__u16)-(int)errnos[i];
+}
+
+struct emit_ctx {
+	void *ring;
+	struct blkrec_cpu *st;
+	__u32 cpu;
+	__u32 pid;
+};
+
+static __always_inline int emit_ctx_init(struct emit_ctx *e)
+{
+	__u32 zero = 0;
+
+	e->cpu = bpf_get_smp_processor_id();
+	e->ring = bpf_map_lookup_elem(&rings, &e->cpu);
+	e->st = bpf_map_lookup_elem(&cpu_state, &zero);
+	e->pid = (__u32)bpf_get_current_pid_tgid();
+	return e->ring && e->st ? 0 : -1;
+}
+
+static __always_inline void count_loss(struct blkrec_cpu *st)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!st->pending) {
+		st->t0_ns = st->last_ok_ns;
+		st->first_fail_ns = now;
+	}
+	st->pending++;
+	st->lost_total++;
+	st->last_fail_ns = now;
+}
+
+/* Wakes the reader only when the ring fills past wake_bytes, checked
+ * every 64 records. */
+static __always_inline __u64 wake_flag(struct emit_ctx *e)
+{
+	if ((++e->st->records & 63) ||
+	    bpf_ringbuf_query(e->ring, BPF_RB_AVAIL_DATA) < wake_bytes)
+		return BPF_RB_NO_WAKEUP;
+	return BPF_RB_FORCE_WAKEUP;
+}
+
+/* The header's common part; the time is taken after the reservation,
+ * so that a CPU's records on its ring are in time order but for those
+ * of a nested interrupt, which the reader sorts within a batch. */
+static __always_inline void fill(struct emit_ctx *e, struct trace *t,
+				 __u32 magic, __u32 dev, __u64 sector,
+				 __u32 bytes, __u32 action, __u16 error,
+				 __u16 pdu_len)
+{
+	t->magic = magic;
+	t->sequence = 0;
+	t->time = bpf_ktime_get_ns();
+	t->sector = sector;
+	t->bytes = bytes;
+	t->action = action;
+	t->pid = e->pid;
+	t->device = dev;
+	t->cpu = e->cpu;
+	t->error = error;
+	t->pdu_len = pdu_len;
+	e->st->last_ok_ns = t->time;
+}
+
+/* The events lost since the last record, now that there is room. */
+static __always_inline void flush_loss(struct emit_ctx *e)
+{
+	struct trace_pdu8 *r;
+	__u64 n = e->st->pending;
+
+	if (!n)
+		return;
+	r = bpf_ringbuf_reserve(e->ring, sizeof(*r), 0);
+	if (!r)
+		return;
+	fill(e, &r->t, BLKREC_LOSS_MAGIC, 0, n, 0, 0, 0, sizeof(r->pdu));
+	r->t.pid = 0;
+	r->pdu = e->st->t0_ns;
+	e->st->pending -= n;
+	bpf_ringbuf_submit(r, wake_flag(e));
+}
+
+/* A PROCESS note at a pid's first event, as blktrace writes. */
+static __always_inline void process_note(struct emit_ctx *e, __u32 dev)
+{
+	__u32 word = e->pid / 64;
+	__u64 bit = 1ull << (e->pid & 63), *seen;
+	struct trace_pdu16 *r;
+
+	seen = bpf_map_lookup_elem(&pids_seen, &word);
+	if (!seen || (*seen & bit))
+		return;
+	r = bpf_ringbuf_reserve(e->ring, sizeof(*r), 0);
+	if (!r) {
+		count_loss(e->st);
+		return;
+	}
+	*seen |= bit;
+	fill(e, &r->t, V7_MAGIC, dev, 0, 0, TC_ACT(TC_NOTIFY) | TN_PROCESS,
+	     0, sizeof(r->pdu));
+	bpf_get_current_comm(r->pdu, sizeof(r->pdu));
+	bpf_ringbuf_submit(r, wake_flag(e));
+}
+
+static __always_inline int prologue(struct emit_ctx *e, __u32 dev)
+{
+	if (emit_ctx_init(e))
+		return -1;
+	flush_loss(e);
+	process_note(e, dev);
+	return 0;
+}
+
+static __always_inline void trace_event(__u32 dev, __u64 sector,
+					__u32 bytes, __u32 action,
+					__u16 error)
+{
+	struct emit_ctx e;
+	struct trace *t;
+
+	if (prologue(&e, dev))
+		return;
+	t = bpf_ringbuf_reserve(e.ring, sizeof(*t), 0);
+	if (!t) {
+		count_loss(e.st);
+		return;
+	}
+	fill(&e, t, V7_MAGIC, dev, sector, bytes, action, error, 0);
+	bpf_ringbuf_submit(t, wake_flag(&e));
+}
+
+static __always_inline void trace_event_pdu8(__u32 dev, __u64 sector,
+					     __u32 bytes, __u32 action,
+					     __u16 error, __u64 pdu)
+{
+	struct emit_ctx e;
+	struct trace_pdu8 *r;
+
+	if (prologue(&e, dev))
+		return;
+	r = bpf_ringbuf_reserve(e.ring, sizeof(*r), 0);
+	if (!r) {
+		count_loss(e.st);
+		return;
+	}
+	fill(&e, &r->t, V7_MAGIC, dev, sector, bytes, action, error,
+	     sizeof(r->pdu));
+	r->pdu = pdu;
+	bpf_ringbuf_submit(r, wake_flag(&e));
+}
+
+static __always_inline void trace_remap(__u32 dev, __u64 sector,
+					__u32 bytes, __u32 action,
+					__u16 error, __u32 from_dev,
+					__u32 to_dev, __u64 from_sector)
+{
+	struct emit_ctx e;
+	struct trace_pdu16 *r;
+	struct remap_pdu *p;
+
+	if (prologue(&e, dev))
+		return;
+	r = bpf_ringbuf_reserve(e.ring, sizeof(*r), 0);
+	if (!r) {
+		count_loss(e.st);
+		return;
+	}
+	fill(&e, &r->t, V7_MAGIC, dev, sector, bytes, action, error,
+	     sizeof(r->pdu));
+	p = (struct remap_pdu *)r->pdu;
+	p->device_from = bpf_htonl(from_dev);
+	p->device_to = bpf_htonl(to_dev);
+	p->sector_from = bpf_cpu_to_be64(from_sector);
+	bpf_ringbuf_submit(r, wake_flag(&e));
+}
+
+/* ---- requests: blk_add_trace_rq ---- */
+
+static __always_inline int rq_is_passthrough(__u32 opf)
+{
+	__u32 op = opf & REQ_OP_MASK;
+
+	return op == REQ_OP_DRV_IN || op == REQ_OP_DRV_OUT;
+}
+
+/* Requests in and out, for the user side's check that every completion
+ * reached us. */
+static __always_inline void count_request(__u32 what, __u32 bytes,
+					  __u32 rq_bytes)
+{
+	__u32 zero = 0;
+	struct blkrec_cpu *st = bpf_map_lookup_elem(&cpu_state, &zero);
+
+	if (!st)
+		return;
+	if (what == TA_ISSUE)
+		st->issued++;
+	else if (what == TA_REQUEUE)
+		st->requeued++;
+	else if (what == TA_COMPLETE && bytes >= rq_bytes)
+		st->completed++;
+}
+
+static __always_inline void trace_rq(struct request *rq, __u32 bytes,
+				     __u32 what, __u8 status)
+{
+	__u32 opf = rq->cmd_flags, dev;
+	__u64 sector = rq->__sector;
+
+	if (rq_is_passthrough(opf) || sector == (__u64)-1)
+		sector = 0;
+	if (find_dev(disk_devt(rq->q->disk), sector, &dev))
+		return;
+	count_request(what, bytes, rq->__data_len);
+	what |= TC_ACT(rq_is_passthrough(opf) ? TC_PC : TC_FS);
+	trace_event(dev, sector, bytes, what | categories(opf),
+		    status_error(status));
+}
+
+SEC("tp_btf/block_rq_insert")
+int rq_insert(__u64 *ctx)
+{
+	struct request *rq = (void *)ctx[0];
+
+	trace_rq(rq, rq->__data_len, TA_INSERT, 0);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int rq_issue(__u64 *ctx)
+{
+	struct request *rq = (void *)ctx[0];
+
+	trace_rq(rq, rq->__data_len, TA_ISSUE, 0);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_merge")
+int rq_merge(__u64 *ctx)
+{
+	struct request *rq = (void *)ctx[0];
+
+	trace_rq(rq, rq->__data_len, TA_BACKMERGE, 0);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_requeue")
+int rq_requeue(__u64 *ctx)
+{
+	struct request *rq = (void *)ctx[0];
+
+	trace_rq(rq, rq->__data_len, TA_REQUEUE, 0);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int rq_complete(__u64 *ctx)
+{
+	struct request *rq = (void *)ctx[0];
+
+	trace_rq(rq, (__u32)ctx[2], TA_COMPLETE, (__u8)ctx[1]);
+	return 0;
+}
+
+/* ---- bios: blk_add_trace_bio ---- */
+
+static __always_inline void trace_bio_on(struct gendisk *disk,
+					 struct bio *bio, __u32 what,
+					 __u16 error)
+{
+	__u64 sector = bio->bi_iter.bi_sector;
+	__u32 opf = bio->bi_opf, dev;
+
+	if (find_dev(disk_devt(disk), sector, &dev))
+		return;
+	trace_event(dev, sector, bio->bi_iter.bi_size,
+		    what | categories(opf), error);
+}
+
+static __always_inline void trace_bio(struct bio *bio, __u32 what)
+{
+	trace_bio_on(bio->bi_bdev->bd_disk, bio, what, 0);
+}
+
+SEC("tp_btf/block_bio_complete")
+int bio_complete(__u64 *ctx)
+{
+	struct request_queue *q = (void *)ctx[0];
+	struct bio *bio = (void *)ctx[1];
+
+	trace_bio_on(q->disk, bio, TA_COMPLETE, status_error(bio->bi_status));
+	return 0;
+}
+
+SEC("tp_btf/block_bio_backmerge")
+int bio_backmerge(__u64 *ctx)
+{
+	trace_bio((void *)ctx[0], TA_BACKMERGE);
+	return 0;
+}
+
+SEC("tp_btf/block_bio_frontmerge")
+int bio_frontmerge(__u64 *ctx)
+{
+	trace_bio((void *)ctx[0], TA_FRONTMERGE);
+	return 0;
+}
+
+SEC("tp_btf/block_bio_queue")
+int bio_queue(__u64 *ctx)
+{
+	trace_bio((void *)ctx[0], TA_QUEUE);
+	return 0;
+}
+
+SEC("tp_btf/block_getrq")
+int getrq(__u64 *ctx)
+{
+	trace_bio((void *)ctx[0], TA_GETRQ);
+	return 0;
+}
+
+/* ---- plugs, splits and remaps ---- */
+
+SEC("tp_btf/block_plug")
+int plug(__u64 *ctx)
+{
+	struct request_queue *q = (void *)ctx[0];
+	__u32 dev;
+
+	if (find_dev(disk_devt(q->disk), 0, &dev))
+		return 0;
+	trace_event(dev, 0, 0, TA_PLUG | categories(0), 0);
+	return 0;
+}
+
+SEC("tp_btf/block_unplug")
+int unplug(__u64 *ctx)
+{
+	struct request_queue *q = (void *)ctx[0];
+	__u32 depth = (__u32)ctx[1], dev;
+	__u32 what = (__u8)ctx[2] ? TA_UNPLUG_IO : TA_UNPLUG_TIMER;
+
+	if (find_dev(disk_devt(q->disk), 0, &dev))
+		return 0;
+	trace_event_pdu8(dev, 0, 0, what | categories(0), 0,
+			 bpf_cpu_to_be64((__u64)depth));
+	return 0;
+}
+
+SEC("tp_btf/block_split")
+int split(__u64 *ctx)
+{
+	struct bio *bio = (void *)ctx[0];
+	__u32 new_sector = (__u32)ctx[1], dev;
+	__u64 sector = bio->bi_iter.bi_sector;
+
+	if (find_dev(disk_devt(bio->bi_bdev->bd_disk), sector, &dev))
+		return 0;
+	trace_event_pdu8(dev, sector, bio->bi_iter.bi_size,
+			 TA_SPLIT | categories(bio->bi_opf),
+			 status_error(bio->bi_status),
+			 bpf_cpu_to_be64((__u64)new_sector));
+	return 0;
+}
+
+SEC("tp_btf/block_bio_remap")
+int bio_remap(__u64 *ctx)
+{
+	struct bio *bio = (void *)ctx[0];
+	__u32 from_dev = (__u32)ctx[1], dev;
+	__u64 from = ctx[2], sector = bio->bi_iter.bi_sector;
+
+	if (find_dev(disk_devt(bio->bi_bdev->bd_disk), sector, &dev))
+		return 0;
+	trace_remap(dev, sector, bio->bi_iter.bi_size,
+		    TA_REMAP | categories(bio->bi_opf),
+		    status_error(bio->bi_status), from_dev,
+		    bio->bi_bdev->bd_dev, from);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_remap")
+int rq_remap(__u64 *ctx)
+{
+	struct request *rq = (void *)ctx[0];
+	__u32 from_dev = (__u32)ctx[1], dev;
+	__u64 from = ctx[2], sector = rq->__sector;
+	__u32 disk = disk_devt(rq->q->disk);
+
+	if (find_dev(disk, sector, &dev))
+		return 0;
+	trace_remap(dev, sector, rq->__data_len,
+		    TA_REMAP | categories(rq->cmd_flags), 0, from_dev, disk,
+		    from);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

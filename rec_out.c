@@ -1,0 +1,245 @@
+/*
+ * rec_out.c: per-CPU trace files written as blktrace would (rec_out.h).
+ * Each CPU's records gather in a buffer of their own and go to the file
+ * in one write when it is full (a write per record cost the ftrace
+ * recorder a system call per 4 KiB of stdio buffer).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rec_out.h"
+
+#define CPU_LIMIT	8192
+#define OUT_BUF_SIZE	(256 * 1024)	/* > a record's 48 + 65535 */
+
+struct seq_slot {
+	uint32_t device, last;
+};
+
+struct cpu_file {
+	int fd;
+	uint64_t last_time;
+	struct seq_slot *seqs;	/* per device, as blkparse counts */
+	size_t n_seqs;
+	size_t len;
+	unsigned char *buf;
+};
+
+struct rec_out {
+	char prefix[PATH_MAX - 64];	/* DIR/NAME */
+	struct cpu_file *cpus;
+	unsigned n_cpus;
+	rec_out_tap_fn tap;
+	void *tap_ctx;
+	struct rec_out_stats st;
+};
+
+static void cpu_path(const struct rec_out *o, unsigned cpu, char *path)
+{
+	snprintf(path, PATH_MAX, "%s.blktrace.%u", o->prefix, cpu);
+}
+
+/* Opens the files up to cpu: blkparse stops at the first missing one. */
+static struct cpu_file *cpu_file(struct rec_out *o, uint32_t cpu,
+				 struct iow_error *err)
+{
+	char path[PATH_MAX];
+	struct cpu_file *more, *f;
+
+	if (cpu < o->n_cpus)
+		return &o->cpus[cpu];
+	if (cpu >= CPU_LIMIT) {
+		iow_fail(err, "a record of cpu %u: out of range", cpu);
+		return NULL;
+	}
+	more = realloc(o->cpus, (cpu + 1) * sizeof(*more));
+	if (!more) {
+		iow_fail(err, "out of memory");
+		return NULL;
+	}
+	o->cpus = more;
+	while (o->n_cpus <= cpu) {
+		f = &o->cpus[o->n_cpus];
+		memset(f, 0, sizeof(*f));
+		cpu_path(o, o->n_cpus, path);
+		f->buf = malloc(OUT_BUF_SIZE);
+		f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			     0644);
+		if (f->fd < 0 || !f->buf) {
+			iow_fail(err, "cannot create %s: %s", path,
+				 f->buf ? strerror(errno) : "out of memory");
+			if (f->fd >= 0)
+				close(f->fd);
+			free(f->buf);
+			return NULL;
+		}
+		o->n_cpus++;
+	}
+	return &o->cpus[cpu];
+}
+
+static int flush_cpu(struct rec_out *o, unsigned cpu, struct iow_error *err)
+{
+	struct cpu_file *f = &o->cpus[cpu];
+	char path[PATH_MAX];
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < f->len) {
+		n = write(f->fd, f->buf + done, f->len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			cpu_path(o, cpu, path);
+			return iow_fail(err, "cannot write %s: %s", path,
+					n < 0 ? strerror(errno) : "disk full");
+		}
+		done += (size_t)n;
+	}
+	f->len = 0;
+	return 0;
+}
+
+static uint32_t next_sequence(struct cpu_file *f, uint32_t device)
+{
+	struct seq_slot *s;
+	size_t i;
+
+	for (i = 0; i < f->n_seqs; i++)
+		if (f->seqs[i].device == device)
+			return ++f->seqs[i].last;
+	s = realloc(f->seqs, (f->n_seqs + 1) * sizeof(*s));
+	if (!s)
+		return 0;	/* blkparse then counts a skip; no worse */
+	f->seqs = s;
+	f->seqs[f->n_seqs++] = (struct seq_slot){ device, 1 };
+	return 1;
+}
+
+int rec_out_put(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
+		struct iow_error *err)
+{
+	size_t size = sizeof(*t) + t->pdu_len;
+	struct cpu_file *f = cpu_file(o, t->cpu, err);
+
+	if (!f)
+		return -1;
+	if (blk_is_note(t->action)) {
+		t->sequence = 0;
+		o->st.notes++;
+	} else {
+		t->sequence = next_sequence(f, t->device);
+		o->st.events++;
+	}
+	if (f->len + size > OUT_BUF_SIZE && flush_cpu(o, t->cpu, err))
+		return -1;
+	memcpy(f->buf + f->len, t, sizeof(*t));
+	if (t->pdu_len)
+		memcpy(f->buf + f->len + sizeof(*t), pdu, t->pdu_len);
+	f->len += size;
+	if (t->time > f->last_time)
+		f->last_time = t->time;
+	if (o->tap)
+		o->tap(o->tap_ctx, t, pdu);
+	return 0;
+}
+
+int rec_out_loss(struct rec_out *o, const struct lossnote *n,
+		 const uint32_t *devices, size_t n_devices,
+		 struct iow_error *err)
+{
+	char text[LOSSNOTE_TEXT_MAX];
+	uint16_t len = lossnote_format(n, text);
+	struct blk_io_trace t;
+	size_t i;
+
+	for (i = 0; i < n_devices; i++) {
+		lossnote_header(n, devices[i], len, &t);
+		if (rec_out_put(o, &t, text, err))
+			return -1;
+	}
+	o->st.loss_windows++;
+	if (n->count_known)
+		o->st.lost += n->count;
+	else
+		o->st.lost_unknown = 1;
+	return 0;
+}
+
+void rec_out_set_tap(struct rec_out *o, rec_out_tap_fn tap, void *ctx)
+{
+	o->tap = tap;
+	o->tap_ctx = ctx;
+}
+
+void rec_out_stats(const struct rec_out *o, struct rec_out_stats *st)
+{
+	*st = o->st;
+	st->n_files = o->n_cpus;
+}
+
+uint64_t rec_out_last_time(const struct rec_out *o, unsigned cpu)
+{
+	return cpu < o->n_cpus ? o->cpus[cpu].last_time : 0;
+}
+
+int rec_out_flush(struct rec_out *o, struct iow_error *err)
+{
+	unsigned cpu;
+
+	for (cpu = 0; cpu < o->n_cpus; cpu++)
+		if (flush_cpu(o, cpu, err))
+			return -1;
+	return 0;
+}
+
+struct rec_out *rec_out_open(const char *dir, const char *name,
+			     unsigned n_cpus, struct iow_error *err)
+{
+	struct rec_out *o = calloc(1, sizeof(*o));
+
+	if (!o) {
+		iow_fail(err, "out of memory");
+		return NULL;
+	}
+	if ((size_t)snprintf(o->prefix, sizeof(o->prefix), "%s/%s",
+			     dir ? dir : ".", name) >= sizeof(o->prefix)) {
+		iow_fail(err, "output name too long: %s/%s", dir, name);
+		goto fail;
+	}
+	if (!cpu_file(o, n_cpus ? n_cpus - 1 : 0, err))
+		goto fail;
+	return o;
+fail:
+	rec_out_close(o, NULL);
+	return NULL;
+}
+
+int rec_out_close(struct rec_out *o, struct iow_error *err)
+{
+	char path[PATH_MAX];
+	unsigned cpu;
+	int rc = 0;
+
+	for (cpu = 0; cpu < o->n_cpus; cpu++) {
+		struct cpu_file *f = &o->cpus[cpu];
+
+		if (flush_cpu(o, cpu, rc ? NULL : err))
+			rc = -1;
+		if (close(f->fd) && !rc) {
+			cpu_path(o, cpu, path);
+			rc = iow_fail(err, "cannot write %s: %s", path,
+				      strerror(errno));
+		}
+		free(f->seqs);
+		free(f->buf);
+	}
+	free(o->cpus);
+	free(o);
+	return rc;
+}

@@ -1,0 +1,60 @@
+/*
+ * recorder.h: a way of tracing, as record.c's session sees it. Each
+ * recorder (rec_bpf.c, rec_blktrace.c, ftrace_rec.c) fills one struct
+ * record_ops in its own file; the session starts the first that works
+ * (record.c's list, in order of measured cost) and never asks which one
+ * runs.
+ */
+#ifndef IOWATCHER_RECORDER_H
+#define IOWATCHER_RECORDER_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "ftrace_rec.h"
+#include "record.h"
+
+/* What the session hands a recorder to start. */
+struct recorder_env {
+	const struct tracefs *tfs;
+	struct record_device *devs;
+	size_t n_devs;
+	const char *dir, *name;		/* DIR/NAME.blktrace.<cpu> */
+	size_t buffer_kb;		/* per CPU; 0: the recorder's own */
+	const struct record_tap *tap;	/* or NULL */
+	/* set once a stop signal came (children see it too) */
+	const volatile sig_atomic_t *stopping;
+};
+
+/* How far a recording got; at the stop, what it came to. */
+struct recorder_stats {
+	uint64_t events;	/* I/O records written */
+	uint64_t lost;		/* events lost, where counted */
+	uint64_t loss_windows;	/* loss notes (per CPU and window) */
+	int lost_unknown;	/* some loss of unknown size */
+	uint64_t bytes_skipped;	/* input that was no record */
+	size_t buffer_kb;	/* per CPU, as used (0: not known) */
+	unsigned n_files;	/* NAME.blktrace.0 to n_files - 1 */
+};
+
+struct record_ops {
+	enum record_tracer tracer;
+	const char *name;
+	/* Starts tracing env's devices: the recorder's own state, or NULL
+	 * with err saying why it cannot. */
+	void *(*start)(const struct recorder_env *env, struct iow_error *err);
+	/* Waits up to timeout_ms for trace data and writes what came. */
+	int (*pump)(void *state, int timeout_ms, struct iow_error *err);
+	void (*progress)(void *state, struct recorder_stats *st);
+	/* Stops, writes the rest, puts back what it changed, frees state. */
+	int (*stop)(void *state, struct recorder_stats *st,
+		    struct iow_error *err);
+};
+
+extern const struct record_ops record_bpf_ops;
+extern const struct record_ops record_blktrace_ops;
+extern const struct record_ops record_ftrace_ops;
+
+#endif
