@@ -1259,6 +1259,17 @@ static struct request_state *request_for(struct analysis *a,
 	uint64_t end = ev->sector + ev->bytes / 512;
 	size_t i;
 
+	if (a->cfg.missing_completions) {
+		/* the newest: an older one may have completed unseen */
+		for (req = ioset_find(&p->requests, ev->device, op,
+				      ev->sector); req;
+		     req = ioset_next(&p->requests, req))
+			if (req->issued && req->bytes >= ev->bytes &&
+			    (!best || req->d_ns >= best->d_ns))
+				best = req;
+		if (best)
+			return best;
+	}
 	for (req = ioset_find(&p->requests, ev->device, op, ev->sector); req;
 	     req = ioset_next(&p->requests, req))
 		if (req->issued && req->bytes >= ev->bytes)
@@ -1736,6 +1747,18 @@ static int loss_begins(struct analysis *a, const struct loss_window *w,
 	return 0;
 }
 
+/* Each device's own analysis counts an unlocated loss too. */
+static void loss_unlocated_to_parts(struct analysis *a,
+				    const struct lossnote *n)
+{
+	size_t i;
+
+	for (i = 0; i < a->n_parts; i++) {
+		a->parts[i].lost_unlocated += n->count_known ? n->count : 1;
+		a->parts[i].lost_events += n->count_known ? n->count : 0;
+	}
+}
+
 /* 1 when n is one of the last notes read (another device's copy). */
 static int note_seen(struct analysis_private *p, const struct lossnote *n)
 {
@@ -1775,13 +1798,18 @@ static int loss_note(struct analysis *a, const struct io_event *ev,
 	if (!lossnote_parse(ev->action, text, len, &n) ||
 	    note_seen(priv(a), &n))
 		return 0;
-	if (n.t0_ns) {
-		w.from_ns = ev->time_ns;
-		w.to_ns = n.t1_ns - n.t0_ns > UINT64_MAX - w.from_ns ?
-			  UINT64_MAX : w.from_ns + (n.t1_ns - n.t0_ns);
-	} else {
-		w.to_ns = ev->time_ns;
+	if (!n.t0_ns) {
+		/* where and when are unknown: counted, no window (it would
+		 * be the whole trace); the finish takes its toll off the
+		 * depth */
+		a->lost_unlocated += n.count_known ? n.count : 1;
+		a->lost_events += n.count_known ? n.count : 0;
+		loss_unlocated_to_parts(a, &n);
+		return 0;
 	}
+	w.from_ns = ev->time_ns;
+	w.to_ns = n.t1_ns - n.t0_ns > UINT64_MAX - w.from_ns ?
+		  UINT64_MAX : w.from_ns + (n.t1_ns - n.t0_ns);
 	w.events = n.count_known ? n.count : 0;
 	w.count_unknown = !n.count_known;
 	w.cpu_mask = 1ull << (n.cpu < 63 ? n.cpu : 63);
@@ -1842,6 +1870,102 @@ static int add_io_in_loss(struct analysis *a, const struct io_event *ev,
 	     (code == BLK_TA_COMPLETE && ev->bytes)))
 		map_issue_or_queue(a, slot, ev);
 	return 0;
+}
+
+/* Subtracts one request's depth over [from, to) (clipped to -x), from
+ * the bins at sink, stride bytes apart, and at sink2. */
+static double depth_remove(struct analysis *a, uint64_t from, uint64_t to,
+			   char *sink, size_t stride, char *sink2,
+			   size_t stride2)
+{
+	double total = 0;
+
+	if (a->cfg.has_time_range) {
+		if (from < a->cfg.time_min_ns)
+			from = a->cfg.time_min_ns;
+		if (to > a->cfg.time_max_ns)
+			to = a->cfg.time_max_ns;
+	}
+	while (from < to && from >= a->bin_origin_ns) {
+		size_t bin = (size_t)((from - a->bin_origin_ns) /
+				      a->bin_width_ns);
+		uint64_t end = a->bin_origin_ns +
+			       (uint64_t)(bin + 1) * a->bin_width_ns;
+
+		if (bin >= a->n_bins)
+			break;
+		if (end > to)
+			end = to;
+		*(double *)(sink + bin * stride) -= (double)(end - from);
+		if (sink2)
+			*(double *)(sink2 + bin * stride2) -= (double)(end - from);
+		total += (double)(end - from);
+		from = end;
+	}
+	return total;
+}
+
+struct oldest_arg {
+	const struct request_state **reqs;
+	size_t n, cap;
+};
+
+static int collect_issued(void *value, void *arg)
+{
+	struct oldest_arg *o = arg;
+	const struct request_state *req = value;
+
+	if (req->issued && o->n < o->cap)
+		o->reqs[o->n++] = req;
+	return 1;
+}
+
+static int cmp_d_ns(const void *pa, const void *pb)
+{
+	const struct request_state *a = *(const struct request_state *const *)pa;
+	const struct request_state *b = *(const struct request_state *const *)pb;
+
+	return (a->d_ns > b->d_ns) - (a->d_ns < b->d_ns);
+}
+
+/*
+ * Completions the kernel made unseen (unlocated losses) leave their
+ * requests in flight to the end: the requests longest in flight, as many
+ * as the notes counted, are taken as theirs (a completion pairs with
+ * the newest then, so those are never consumed), and come off the depth
+ * from their issue on. Their tags' depth too.
+ */
+static void unseen_off_depth(struct analysis *a)
+{
+	struct analysis_private *p = priv(a);
+	struct oldest_arg o = { NULL, 0, 0 };
+	size_t i;
+
+	if (!a->lost_unlocated || !p->requests.len)
+		return;
+	o.cap = p->requests.len;
+	o.reqs = malloc(o.cap * sizeof(*o.reqs));
+	if (!o.reqs)
+		return;	/* the depth then keeps them, as without notes */
+	ioset_filter(&p->requests, collect_issued, &o);
+	qsort(o.reqs, o.n, sizeof(*o.reqs), cmp_d_ns);
+	for (i = 0; i < o.n && i < a->lost_unlocated; i++) {
+		const struct request_state *req = o.reqs[i];
+		struct device_stats *d = &a->devices[req->device_slot];
+		long s;
+
+		d->depth_area_ns -= depth_remove(
+			a, req->d_ns, a->last_ns, (char *)d->depth_bins,
+			sizeof(double), (char *)&a->bins[0].depth_area_ns,
+			sizeof(struct bin));
+		d->unseen_completions++;
+		if ((a->tagging || req->tag != IO_EVENT_NO_TAG) &&
+		    (s = tag_index_find(p, req->tag)) >= 0)
+			depth_remove(a, req->d_ns, a->last_ns,
+				     (char *)&a->tags[s].bins[0].depth_area_ns,
+				     sizeof(struct tag_bin), NULL, 0);
+	}
+	free(o.reqs);
 }
 
 static int cmp_loss_from(const void *pa, const void *pb)
@@ -2067,9 +2191,10 @@ void analysis_finish(struct analysis *a)
 		a->first_ns = 0;
 	for (i = 0; i < a->n_devices; i++)
 		depth_change(a, &a->devices[i], a->last_ns, 0);
-	loss_finish(a);
 	for (i = 0; i < a->n_tags; i++)
 		tag_depth_change(a, a->tags[i].id, a->last_ns, 0);
+	unseen_off_depth(a);
+	loss_finish(a);
 	for (i = 0; i < a->n_tags; i++)
 		if (!a->tags[i].label)
 			a->tags[i].label = strdup(a->tags[i].id ==

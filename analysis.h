@@ -137,6 +137,15 @@ struct analysis_config {
 	void *row_ctx;
 	/* keep per (device, cause, class) sums of the timed bios */
 	int cause_ledger;
+	/*
+	 * The trace says the kernel completed requests without the recorder
+	 * seeing it (feed_unlocated_losses): a completion then pairs with
+	 * the newest request it covers, not the oldest, so that one whose
+	 * completion was never seen is never taken for a later one's (the
+	 * oldest-first rule would time every later I/O of that sector from
+	 * the one before it).
+	 */
+	int missing_completions;
 };
 
 /* A distribution of latencies in ns (one metric, whole trace). */
@@ -190,6 +199,9 @@ struct device_stats {
 	uint64_t seeks;
 	/* requests and bios in flight at a loss: their end is unknown */
 	uint64_t lost_in_flight;
+	/* requests taken as those whose completions the kernel made unseen
+	 * (the longest in flight at the end), out of the depth */
+	uint64_t unseen_completions;
 	double *depth_bins;	/* this device's depth area per bin */
 	uint32_t *seek_bins;	/* and its seeks */
 	int has_io;		/* saw Q, D or C (not only remaps) */
@@ -291,6 +303,9 @@ struct analysis {
 	struct loss_window *loss;
 	size_t n_loss, cap_loss;
 	uint64_t lost_events;		/* the notes' known counts */
+	/* of which the kernel lost where the recorder could not tell (a
+	 * note with no start: completions it never saw), no window */
+	uint64_t lost_unlocated;
 	uint64_t lossy_ns;		/* the windows' time (at finish) */
 	int in_loss;
 	uint64_t loss_until_ns;

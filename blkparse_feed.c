@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "blkparse_feed.h"
 #include "blktrace.h"
 #include "bytesrc.h"
+#include "lossnote.h"
 #include "sniff.h"
 
 /* Room for the largest record (a v8 header and a 64 KiB payload) and
@@ -729,6 +731,70 @@ size_t feed_note_text(const struct io_event *ev, const char **text)
 	if (!p)
 		return 0;
 	return strnlen((const char *)p, len);
+}
+
+/* ---- a look at the tails ---- */
+
+#define TAIL_LOOK	(64 * 1024)
+
+/* The unlocated loss notes in buf: each text "lost ..." after a record
+ * header of a loss note; their counts, each (cpu, T1, count) once. */
+static uint64_t tail_notes(const unsigned char *buf, size_t len)
+{
+	struct lossnote seen[16], n;
+	size_t i, k, n_seen = 0;
+	uint64_t total = 0;
+	uint32_t action;
+	uint16_t pdu_len;
+
+	for (i = BLK_IO_TRACE7_SIZE; i + 5 <= len; i++) {
+		const unsigned char *h = buf + i - BLK_IO_TRACE7_SIZE;
+
+		if (memcmp(buf + i, "lost ", 5))
+			continue;
+		memcpy(&action, h + 28, 4);
+		memcpy(&pdu_len, h + 46, 2);
+		if (load32(h, 0) != (BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7) ||
+		    i + pdu_len > len ||
+		    !lossnote_parse(action, buf + i, pdu_len, &n) || n.t0_ns)
+			continue;
+		for (k = 0; k < n_seen; k++)
+			if (seen[k].cpu == n.cpu && seen[k].t1_ns == n.t1_ns &&
+			    seen[k].count == n.count)
+				break;
+		if (k < n_seen)
+			continue;	/* another device's copy */
+		if (n_seen < 16)
+			seen[n_seen++] = n;
+		total += n.count_known ? n.count : 1;
+	}
+	return total;
+}
+
+void feed_unlocated_losses(const struct trace_source *src, uint64_t *count)
+{
+	unsigned char *buf;
+	size_t i;
+
+	*count = 0;
+	if (src->kind != TRACE_PERCPU || !(buf = malloc(TAIL_LOOK)))
+		return;
+	for (i = 0; i < src->n_paths; i++) {
+		int fd = open(src->paths[i], O_RDONLY | O_CLOEXEC);
+		off_t size;
+		ssize_t got;
+
+		if (fd < 0)
+			continue;
+		size = lseek(fd, 0, SEEK_END);
+		/* a compressed file's tail is no records: nothing found */
+		if (size > 0 && lseek(fd, size > TAIL_LOOK ? size - TAIL_LOOK :
+				      0, SEEK_SET) >= 0 &&
+		    (got = read(fd, buf, TAIL_LOOK)) > 0)
+			*count += tail_notes(buf, (size_t)got);
+		close(fd);
+	}
+	free(buf);
 }
 
 /* ---- finding traces ---- */

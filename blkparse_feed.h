@@ -65,6 +65,17 @@ int feed_is_stream(const struct feed *f);
 int feed_decompresses(const struct feed *f);
 void feed_close(struct feed *f);
 
+/*
+ * Loss notes whose time the recorder could not tell (T0 0: completions
+ * the kernel made without running the recorder), which a recorder writes
+ * last, at the end of the files: found by a look at the files' tails
+ * before the trace is read, so that the analysis knows from the start
+ * that completions are missing. Their count into *count (the notes' of
+ * one CPU and time counted once); 0 when none, or the trace cannot be
+ * looked at from its end (compressed, a stream).
+ */
+void feed_unlocated_losses(const struct trace_source *src, uint64_t *count);
+
 /* Decode a REMAP payload; 0 on success, -1 if the payload is too short. */
 int feed_decode_remap(const struct io_event *ev, uint32_t *from_dev,
 		      uint32_t *to_dev, uint64_t *from_sector);

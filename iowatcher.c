@@ -245,8 +245,12 @@ static int analyse_trace(const struct options *o,
 	struct feed *f;
 	size_t n;
 	struct analysis_config cfg = o->analysis;
+	uint64_t unseen;
 	int r, w;
 
+	/* completions the recorder never saw: known from the start */
+	feed_unlocated_losses(src, &unseen);
+	cfg.missing_completions = unseen > 0;
 	if (log) {
 		cfg.on_row = events_row;
 		cfg.row_ctx = log;

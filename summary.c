@@ -148,10 +148,11 @@ static void json_device(FILE *out, const struct analysis *a,
 		json_log2_histogram(out, &d->flush_d2c, OP_FLUSH);
 	}
 	fprintf(out, "}, \"queue_depth_mean\": %.4f, \"seeks\": %llu, "
-		"\"lost_in_flight\": %llu}",
+		"\"lost_in_flight\": %llu, \"unseen_completions\": %llu}",
 		clean > 0 ? d->depth_area_ns / 1e9 / clean : 0,
 		(unsigned long long)d->seeks,
-		(unsigned long long)d->lost_in_flight);
+		(unsigned long long)d->lost_in_flight,
+		(unsigned long long)d->unseen_completions);
 }
 
 /*
@@ -199,8 +200,10 @@ static void json_loss(FILE *out, const struct analysis *a)
 	for (i = 0; i < a->n_loss; i++)
 		unknown |= a->loss[i].count_unknown;
 	fprintf(out, "\"lost_events\": %llu, \"lost_count_known\": %s, "
-		"\"lossy_s\": %.6f, \"loss_windows\": [",
+		"\"lost_unlocated\": %llu, \"lossy_s\": %.6f, "
+		"\"loss_windows\": [",
 		(unsigned long long)a->lost_events, unknown ? "false" : "true",
+		(unsigned long long)a->lost_unlocated,
 		(double)a->lossy_ns / 1e9);
 	for (i = 0; i < a->n_loss; i++) {
 		const struct loss_window *w = &a->loss[i];
@@ -378,6 +381,15 @@ static void text_loss(FILE *out, const struct analysis *a)
 	size_t i;
 	int unknown = 0, late = 0, c, n_cpus = 0;
 
+	if (a->lost_unlocated) {
+		uint64_t unseen = 0;
+
+		for (i = 0; i < a->n_devices; i++)
+			unseen += a->devices[i].unseen_completions;
+		fprintf(out, " LOST %llu events where the recorder could not tell (completions the kernel made without running it): the %llu requests longest in flight at the end are taken as theirs and left out of the queue depth; a completion pairs with the newest request of its sector\n",
+			(unsigned long long)a->lost_unlocated,
+			(unsigned long long)unseen);
+	}
 	if (!a->n_loss)
 		return;
 	for (i = 0; i < a->n_loss; i++) {
