@@ -154,22 +154,51 @@ static void tfs_path(const struct tracefs *t, const char *file, char *path)
 	snprintf(path, PATH_MAX, "%s/%s", t->dir, file);
 }
 
+/* A bare name's MAJ:MIN from /sys/class/block/NAME/dev (a device with no
+ * /dev node: in a container); 0, or -1. */
+static int sysfs_dev(const char *name, unsigned *maj, unsigned *min)
+{
+	char path[PATH_MAX], value[32];
+
+	if (strchr(name, '/') || !name[0] || name[0] == '.')
+		return -1;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", name);
+	if (tracefs_read(path, value, sizeof(value), NULL) ||
+	    sscanf(value, "%u:%u", maj, min) != 2)
+		return -1;
+	return 0;
+}
+
 int record_device_resolve(struct record_device *d, const char *path,
 			  struct iow_error *err)
 {
 	struct stat st;
 	unsigned maj, min;
+	int found;
 
 	memset(d, 0, sizeof(*d));
 	d->path = path;
-	if (stat(path, &st))
-		return iow_fail(err, "no such device: %s: %s", path,
-				strerror(errno));
+	found = stat(path, &st) == 0;
+	/* a bare name, as the man page says: /dev/NAME, else sysfs's */
+	if (!found && !strchr(path, '/')) {
+		snprintf(d->node, sizeof(d->node), "/dev/%s", path);
+		found = stat(d->node, &st) == 0;
+		if (!found && sysfs_dev(path, &maj, &min) == 0) {
+			d->node[0] = '\0';
+			goto have_dev;
+		}
+	} else if (found) {
+		snprintf(d->node, sizeof(d->node), "%s", path);
+	}
+	if (!found)
+		return iow_fail(err, "no such device: %s (neither a path nor a name in /dev or /sys/block: lsblk lists them)",
+				path);
 	if (!S_ISBLK(st.st_mode))
 		return iow_fail(err, "no such device: %s is not a block device",
 				path);
 	maj = major(st.st_rdev);
 	min = minor(st.st_rdev);
+have_dev:
 	/* works for partitions as for whole disks */
 	snprintf(d->trace_dir, sizeof(d->trace_dir),
 		 "/sys/dev/block/%u:%u/trace", maj, min);

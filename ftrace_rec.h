@@ -39,12 +39,15 @@ int tracefs_write(const char *path, const char *value,
 
 /* A block device to trace, resolved from its /dev path. */
 struct record_device {
-	const char *path;	/* as the user gave it */
+	const char *path;	/* as the user gave it: "/dev/sdb", "sdb" */
+	char node[80];		/* its /dev node, "" when it has none */
 	uint32_t dev;		/* kernel dev_t, as in trace records */
 	char trace_dir[64];	/* /sys/dev/block/MAJ:MIN/trace */
 	int enabled_by_us;	/* its trace/enable is ours to reset */
 };
 
+/* A device by its path, or by its bare name as /dev and /sys/block
+ * know it ("loop0", "nvme0n1p2"). */
 int record_device_resolve(struct record_device *d, const char *path,
 			  struct iow_error *err);
 /* Fails with "device busy with another trace" if the blk tracer or a

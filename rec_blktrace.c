@@ -100,12 +100,15 @@ static const char *first_line(struct blktrace_rec *b)
 static int spawn(struct blktrace_rec *b, struct iow_error *err)
 {
 	char kb[32], nr[16];
-	char *argv[] = { "blktrace", "-d", (char *)b->env.devs[0].path,
+	char *argv[] = { "blktrace", "-d", (char *)b->env.devs[0].node,
 			 "-o", (char *)b->env.name, "-D", (char *)b->env.dir,
 			 NULL, NULL, NULL, NULL, NULL };
 	struct child_spec c;
 	int fds[2], rc;
 
+	if (!b->env.devs[0].node[0])
+		return iow_fail(err, "blktrace needs a /dev node for %s, and it has none",
+				b->env.devs[0].path);
 	child_spec_init(&c, argv);
 	c.stdin_null = 1;
 	if (b->env.buffer_kb) {

@@ -103,6 +103,15 @@ check "tracing state restored after an interrupt" [ "$(state)" = "$before" ]
 
 "$IOW" -d /dev/no-such-disk -p true > /dev/null 2> "$TMP/err"; rc=$?
 check "no such device: exit 1, one line" [ $rc = 1 -a "$(wc -l < "$TMP/err")" = 1 ]
+"$IOW" -d no-such-disk -p true > /dev/null 2> "$TMP/err"; rc=$?
+check "no such name: exit 1, one line saying where it looked" \
+	sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/err') = 1 ] && grep -q 'neither a path nor a name in /dev or /sys/block' '$TMP/err'"
+# a bare name, as lsblk shows it: the device it names is recorded
+"$IOW" -d "$DEVNAME" -D "$TMP" -t bare --summary=json \
+	-p dd if=/dev/zero of="$LOOP" bs=4k count=16 oflag=direct status=none \
+	> "$TMP/bare.json" 2> "$TMP/err"; rc=$?
+check "-d $DEVNAME (a bare name) records $LOOP (exit $rc)" \
+	[ $rc = 0 -a "$(bytes "$TMP/bare.json" write)" = 65536 ]
 if command -v setpriv >/dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$IOW" -d "$LOOP" -D /tmp -t np -p true > /dev/null 2> "$TMP/err"; rc=$?
