@@ -113,16 +113,18 @@ $(B)libiow.a: $(LIB_OBJS)
 # them shared, as the tests and tools always do, and as the sanitizer
 # build does (tests/lsan.supp names the libraries whose leaks at exit
 # are theirs: linked in, their frames would be the program's).
-# The reader's decompressors (liblzma, libzstd; zlib is cairo's too) are
-# linked the same way.
+# The reader's decompressors (liblzma, libzstd; zlib is cairo's too) and
+# the BPF recorder's libbpf and libelf are linked the same way (libbpf
+# shared would load zlib shared again).
 STATIC_CAIRO ?= 1
 CAIRO_ARCHIVES = cairo pixman-1 fontconfig freetype png16 z expat \
 	brotlidec brotlicommon bz2 xcb-shm xcb-render Xrender Xext X11 xcb \
 	Xau Xdmcp
 READER_ARCHIVES = lzma zstd
+BPF_ARCHIVES = $(if $(filter 1,$(HAVE_BPF)),bpf elf)
 CAIRO_STATIC_LIBS = -Wl,-Bstatic \
-	$(addprefix -l,$(READER_ARCHIVES) $(CAIRO_ARCHIVES)) \
-	-Wl,-Bdynamic -l:libbsd.so.0 $(BPF_LIBS) -lm -lpthread
+	$(addprefix -l,$(BPF_ARCHIVES) $(READER_ARCHIVES) $(CAIRO_ARCHIVES)) \
+	-Wl,-Bdynamic -l:libbsd.so.0 -lm -lpthread
 
 $(B)iowatcher: $(B)iowatcher.o $(B)libiow.a
 	$(say) LD $@
