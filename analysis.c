@@ -387,19 +387,32 @@ static size_t bin_for(struct analysis *a, uint64_t t)
 
 /* ---- devices and tags ---- */
 
-static struct device_stats *device_get(struct analysis *a, uint32_t device,
-				       size_t *slot)
+static struct device_stats *device_find_or_add(struct analysis *a,
+					       uint32_t device, size_t *slot);
+
+/* The device's stats (made at its first event); most events are of the
+ * device of the one before, looked up without a call. */
+static inline struct device_stats *device_get(struct analysis *a,
+					      uint32_t device, size_t *slot)
 {
 	struct analysis_private *p = priv(a);
-	struct device_stats *more;
-	struct iomap *maps;
-	size_t i;
 
 	if (p->last_device < a->n_devices &&
 	    a->devices[p->last_device].device == device) {
 		*slot = p->last_device;
 		return &a->devices[p->last_device];
 	}
+	return device_find_or_add(a, device, slot);
+}
+
+static __attribute__((noinline)) struct device_stats *
+device_find_or_add(struct analysis *a, uint32_t device, size_t *slot)
+{
+	struct analysis_private *p = priv(a);
+	struct device_stats *more;
+	struct iomap *maps;
+	size_t i;
+
 	for (i = 0; i < a->n_devices; i++)
 		if (a->devices[i].device == device) {
 			p->last_device = *slot = i;
@@ -2113,6 +2126,10 @@ static __attribute__((noinline)) int add_io(struct analysis *a,
 		r = handle_issue(a, d, slot, ev);
 		break;
 	case BLK_TA_COMPLETE:
+		if (!a->cfg.on_row) {
+			r = handle_complete(a, d, slot, ev);
+			break;
+		}
 		rows = priv(a)->rows_told;
 		r = handle_complete(a, d, slot, ev);
 		bare_row(a, ev, counted, rows);
