@@ -3162,7 +3162,7 @@ int graphs_want_points(const struct options *o)
 	const struct graph_def *sel[64];
 	size_t n = graphs_selected(o, sel, 64), i;
 
-	if (!o->output || o->movie)
+	if (o->output_type.kind != OUTPUT_PICTURE)
 		return 0;
 	for (i = 0; i < n; i++)
 		if (sel[i]->draw == draw_latency_scatter)
@@ -3177,15 +3177,12 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 	size_t n_sel = graphs_selected(o, sel, 64), n_panels = 0, i, k = 0;
 	double w = o->graph_width ? o->graph_width : DEFAULT_GRAPH_WIDTH;
 	double h = o->graph_height ? o->graph_height : DEFAULT_GRAPH_HEIGHT;
-	enum plot_format fmt;
 	struct plot_page *page;
 	struct graph_ctx ctx;
 	char title[512];
 	int cols, rows;
 	FILE *layout;
 
-	if (plot_format_from_name(o->output, &fmt, err) < 0)
-		return -1;
 	graph_ctx_init(&ctx, o, traces, n);
 	for (i = 0; i < n_sel; i++)
 		n_panels += sel[i]->panels(&ctx);
@@ -3196,7 +3193,7 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 		cols = (int)n_panels;
 	rows = (int)((n_panels + (size_t)cols - 1) / (size_t)cols);
 	page_title(o, traces, n, title, sizeof(title));
-	page = plot_page_open(o->output, fmt, w * cols, h * rows + 50, title,
+	page = plot_page_open(o->output, o->output_type.picture, w * cols, h * rows + 50, title,
 			      err);
 	if (!page)
 		return -1;

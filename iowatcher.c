@@ -511,6 +511,25 @@ static int record(struct options *o, struct record_result *res,
 	return 0;
 }
 
+/* What writes each kind of -o (cli.c worked out which it names). */
+static int (*const renderers[])(const struct options *o,
+				const struct trace_result *traces, size_t n,
+				struct iow_error *err) = {
+	[OUTPUT_PICTURE] = graphs_render,
+	[OUTPUT_MOVIE] = movie_render,
+};
+
+static int render_output(const struct options *o,
+			 const struct trace_result *traces, size_t n,
+			 struct iow_error *err)
+{
+	enum output_kind k = o->output_type.kind;
+
+	if (!o->output || k == OUTPUT_NONE)
+		return 0;
+	return renderers[k](o, traces, n, err);
+}
+
 int main(int argc, char **argv)
 {
 	struct options opts;
@@ -571,11 +590,7 @@ int main(int argc, char **argv)
 		    (i == 0 && load_fio_logs(&opts, res, &err) < 0))
 			goto fail;
 	}
-	if (opts.movie && movie_render(&opts, run.results, run.n_done,
-				       &err) < 0)
-		goto fail;
-	if (!opts.movie && opts.output &&
-	    graphs_render(&opts, run.results, run.n_done, &err) < 0)
+	if (render_output(&opts, run.results, run.n_done, &err) < 0)
 		goto fail;
 	if (opts.csv_dir && csv_export(&opts, run.results, run.n_done,
 				       &err) < 0)

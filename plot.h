@@ -27,8 +27,7 @@
 #include <cairo.h>
 
 #include "error.h"
-
-enum plot_format { PLOT_SVG, PLOT_PNG, PLOT_PDF };
+#include "outkind.h"	/* enum plot_format */
 
 struct plot_rgb {
 	double r, g, b;		/* 0..1 */
@@ -185,10 +184,6 @@ struct plot_rgb plot_ramp(double t);
 
 struct plot_page;
 struct plot_panel;
-
-/* By extension, case-insensitive: .svg, .png, .pdf; anything else fails. */
-int plot_format_from_name(const char *path, enum plot_format *fmt,
-			  struct iow_error *err);
 
 /*
  * Starts a page that will become path. Output goes to a temporary file
