@@ -14,7 +14,6 @@
 
 #include "bigmem.h"
 #include "blktrace.h"
-#include "csv.h"
 #include "graphs.h"
 #include "histogram.h"
 #include "latpoints.h"
@@ -265,20 +264,6 @@ int build_classes(const struct graph_ctx *ctx, struct class_list *cl)
 }
 
 /* ---- series ---- */
-
-void series_set_free(struct series_set *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++) {
-		free(s->items[i].label);
-		free(s->items[i].x);
-		free(s->items[i].y);
-	}
-	free(s->items);
-	s->items = NULL;
-	s->n = 0;
-}
 
 /* A series with one point per bin of trace t, x at the bin midpoints. */
 static struct graph_series *series_add(const struct graph_ctx *ctx,
@@ -2406,82 +2391,82 @@ static int build_fio(const struct graph_ctx *ctx, size_t panel,
 #define CPU_GRAPH(graph, what, label, column, text) \
 	{ .name = graph, .title = "CPU: " what, .y_label = label, \
 	  .help = text, .panels = cpu_panels, \
-	  .build = build_cpu_field, .field = column, .csv_x = "time_s", \
-	  .percent = 1, .csv_unit = "pct" }
+	  .build = build_cpu_field, .field = column, .x_name = "time", \
+	  .x = QTY_SECONDS, .y = QTY_PERCENT }
 
 const struct graph_def graph_table[] = {
 	{ .name = "io", .title = "I/O offsets", .y_label = "offset",
 	  .help = "where on the device I/O went, against time (one panel per device)",
 	  .default_on = 1, .panels = io_panels, .panel_title = title_device,
-	  .draw = draw_io, .export = csv_io_cells,
+	  .draw = draw_io, .cells = CELLS_IO_MAP,
 	  .y_label_for = io_y_label },
 	{ .name = "tput", .title = "Throughput", .y_label = "throughput",
 	  .help = "completed MB per second, reads and writes",
 	  .default_on = 1, .panels = line_panels, .devices = DEVICES_SUMMED,
 	  .tags_by_bytes = 1,
 	  .build = build_tput,
-	  .y_format = plot_format_mb_per_s, .csv_unit = "mb_per_s" },
+	  .y = QTY_MB_PER_S },
 	{ .name = "iops", .title = "IOPS", .y_label = "I/Os per second",
 	  .help = "completed I/Os per second, reads and writes",
 	  .default_on = 1, .panels = line_panels, .devices = DEVICES_SUMMED,
-	  .build = build_iops, .csv_unit = "ios_per_s" },
+	  .build = build_iops, .y = QTY_IOS_PER_S },
 	{ .name = "latency", .title = "Device latency (D2C)",
 	  .y_label = "latency",
 	  .help = "D2C mean per bin, with p50-p90-p99 bands and max",
 	  .default_on = 1, .panels = line_panels, .devices = DEVICES_POOLED,
 	  .build = build_latency, .lossy_unknown = 1,
 	  .latency_axis = 1,
-	  .y_format = plot_format_ns, .csv_unit = "us", .csv_scale = 1e-3 },
+	  .y = QTY_LATENCY },
 	{ .name = "queue-depth", .title = "Queue depth",
 	  .y_label = "requests in flight",
 	  .help = "requests issued and not completed, time-weighted",
 	  .default_on = 1, .panels = line_panels, .build = build_queue_depth,
-	  .lossy_unknown = 1, .csv_unit = "requests" },
+	  .lossy_unknown = 1, .y = QTY_REQUESTS },
 	{ .name = "seeks", .title = "Seeks", .y_label = "seeks per second",
 	  .help = "issued requests not starting where the previous one ended",
 	  .default_on = 1, .panels = line_panels, .build = build_seeks,
 	  .lossy_unknown = 1,
-	  .empty_note = "no seeks", .csv_unit = "seeks_per_s" },
+	  .empty_note = "no seeks", .y = QTY_SEEKS_PER_S },
 	{ .name = "q2d-d2c", .title = "Where the time goes (Q2D + D2C)",
 	  .y_label = "mean time per I/O",
 	  .help = "mean time in the block layer (Q2D) and device (D2C), stacked",
 	  .panels = line_panels, .devices = DEVICES_POOLED,
 	  .build = build_q2d_d2c, .lossy_unknown = 1,
 	  .latency_axis = 1,
-	  .y_format = plot_format_ns, .csv_unit = "us", .csv_scale = 1e-3 },
+	  .y = QTY_LATENCY },
 	{ .name = "latency-heatmap", .title = "Latency heat map (D2C)",
 	  .y_label = "latency (log scale)",
 	  .help = "completions per time bin and latency bucket (log scale)",
 	  .devices = DEVICES_POOLED,
 	  .panels = heat_panels, .panel_title = title_heat,
-	  .draw = draw_latency_heatmap, .export = csv_latency_cells,
-	  .y_format = plot_format_ns },
+	  .draw = draw_latency_heatmap, .cells = CELLS_LATENCY,
+	  .y = QTY_LATENCY },
 	{ .name = "latency-scatter", .title = "Latency of each I/O (D2C)",
 	  .y_label = "latency",
 	  .help = "every completion at its time and D2C, density-shaded",
 	  .devices = DEVICES_POOLED,
 	  .panels = heat_panels, .panel_title = title_heat,
-	  .draw = draw_latency_scatter, .export = csv_latency_cells,
-	  .y_format = plot_format_ns },
+	  .draw = draw_latency_scatter, .cells = CELLS_LATENCY,
+	  .y = QTY_LATENCY },
 	{ .name = "latency-hist", .title = "Latency histogram (D2C)",
 	  .y_label = "I/Os",
 	  .help = "D2C in log2 buckets, one series per trace and direction",
 	  .panels = line_panels, .devices = DEVICES_POOLED,
 	  .build = build_latency_hist,
-	  .x_label = "latency", .x_format = plot_format_ns,
-	  .csv_x = "latency_lo_us", .csv_x_scale = 1e-3, .csv_unit = "ios" },
+	  .x_label = "latency", .x_name = "latency_lo", .x = QTY_LATENCY,
+	  .y = QTY_IOS },
 	{ .name = "offset-heatmap", .title = "Bytes by offset and time",
 	  .y_label = "offset",
 	  .help = "bytes per time bin and offset row, as a heat map",
 	  .panels = offset_panels, .panel_title = title_offset,
-	  .draw = draw_offset_heatmap, .export = csv_io_cells,
+	  .draw = draw_offset_heatmap, .cells = CELLS_IO_MAP,
 	  .y_label_for = io_y_label },
 	{ .name = "cpu", .title = "CPU time", .y_label = "% of CPU time",
 	  .help = "CPU time from NAME.mpstat beside the trace, stacked as mpstat breaks it down",
 	  .default_on = 1, .panels = cpu_stack_panels,
 	  .panel_title = title_cpu, .build = build_cpu_stack,
-	  .csv_x = "time_s", .percent = 1, .share_y = 1,
-	  .csv_unit = "pct" },
+	  .x_name = "time", .x = QTY_SECONDS, .y = QTY_PERCENT,
+	  .share_y = 1 },
 	CPU_GRAPH("cpu-sys", "system time", "%sys", CPUSTAT_SYS,
 		  "CPU %sys from NAME.mpstat beside the trace (all, and per-CPU range)"),
 	CPU_GRAPH("cpu-io", "waiting for I/O", "%iowait", CPUSTAT_IOWAIT,
@@ -2495,13 +2480,11 @@ const struct graph_def graph_table[] = {
 	{ .name = "fio", .title = "fio bandwidth", .y_label = "bandwidth",
 	  .help = "fio's bandwidth logs given with -F (write_bw_log)",
 	  .default_on = 1, .panels = fio_panels, .build = build_fio,
-	  .y_format = plot_format_mb_per_s,
-	  .csv_x = "time_s", .csv_unit = "mb_per_s" },
+	  .x_name = "time", .x = QTY_SECONDS, .y = QTY_MB_PER_S },
 	{ .name = "size", .title = "Request size", .y_label = "request size",
 	  .help = "request size per bin: median line, p90 band edge",
 	  .panels = line_panels, .devices = DEVICES_POOLED,
-	  .build = build_size, .y_bytes = 1,
-	  .csv_unit = "kib", .csv_scale = 1.0 / 1024 },
+	  .build = build_size, .y = QTY_SIZE },
 };
 const size_t graph_table_len = sizeof(graph_table) / sizeof(graph_table[0]);
 
@@ -2583,6 +2566,27 @@ void graph_ctx_init(struct graph_ctx *ctx, const struct options *o,
 	}
 	if (ctx->x_max <= ctx->x_min)
 		ctx->x_max = ctx->x_min + 1;
+}
+
+/* y is a share of 0..100 %. */
+static int graph_percent(const struct graph_def *g)
+{
+	return quantity_of(g->y)->axis == AXIS_PERCENT;
+}
+
+/* How a picture's axis labels quantity q (NULL: SI numbers). */
+static plot_format_fn axis_format(enum quantity q)
+{
+	static const plot_format_fn formats[] = {
+		[AXIS_NUMBER] = NULL,
+		[AXIS_SECONDS] = plot_format_seconds,
+		[AXIS_NS] = plot_format_ns,
+		[AXIS_MB_PER_S] = plot_format_mb_per_s,
+		[AXIS_BYTES] = plot_format_bytes,
+		[AXIS_PERCENT] = NULL,
+	};
+
+	return formats[quantity_of(q)->axis];
 }
 
 /*
@@ -2716,7 +2720,7 @@ static void widen_lone_bin(const struct graph_ctx *ctx,
 	const struct analysis *a = trace_analysis(ctx, s->trace);
 	double start, end;
 
-	if (g->x_label || g->csv_x || s->n != 1 || a->n_bins != 1)
+	if (g->x_label || g->x_name || s->n != 1 || a->n_bins != 1)
 		return;
 	start = analysis_bin_start_s(a, 0);
 	end = start + (double)a->bin_width_ns / 1e9;
@@ -2897,7 +2901,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		plot_panel_set_y_log(pp, lo, top * 1.5);
 		snprintf(y_label, sizeof(y_label), "%s (log scale)", g->y_label);
 		plot_panel_set_y_label(pp, y_label);
-	} else if (g->percent)
+	} else if (graph_percent(g))
 		plot_panel_set_y(pp, 0, top > 50 ? 100 : top > 0 ? top * 1.05 : 1);
 	else
 		plot_panel_set_y(pp, 0, top > 0 ? top * 1.05 : 1);
@@ -2905,7 +2909,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	 * named once and one text says what the bands are. */
 	for (i = 0, n_bands = 0; i < set.n; i++)
 		n_bands += set.items[i].role == ROLE_P50 &&
-			   !series_empty(&set.items[i], g->percent);
+			   !series_empty(&set.items[i], graph_percent(g));
 	compact = (ctx->n_traces > 1 || n_bands > 2) &&
 		  any_banded_line(&set);
 	if (compact)
@@ -2914,7 +2918,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		const struct graph_series *s = &set.items[i], *up;
 		const char *cut;
 
-		if (series_empty(s, g->percent) || s->role == ROLE_P90 ||
+		if (series_empty(s, graph_percent(g)) || s->role == ROLE_P90 ||
 		    s->role == ROLE_P99 || s->role == ROLE_MAX ||
 		    s->role == ROLE_RANGE_HI)
 			continue;
@@ -2959,7 +2963,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	for (i = 0; i < set.n; i++) {
 		const struct graph_series *s = &set.items[i], *up;
 
-		if (series_empty(s, g->percent))
+		if (series_empty(s, graph_percent(g)))
 			continue;
 		switch (s->role) {
 		case ROLE_LINE:
@@ -3001,7 +3005,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		plot_line(pp, s->x, s->y, s->n, s->color, 1.6);
 	}
 	if (!n_legend)
-		plot_panel_note(pp, g->percent ? "no samples in range" :
+		plot_panel_note(pp, graph_percent(g) ? "no samples in range" :
 				g->empty_note && any_io(ctx) ? g->empty_note :
 				"no I/O in range");
 	series_set_free(&set);
@@ -3063,7 +3067,7 @@ static void hide_lossy_bins(const struct graph_ctx *ctx,
 	size_t i, k;
 
 	if (!ctx->graph->lossy_unknown || ctx->graph->x_label ||
-	    ctx->graph->csv_x)
+	    ctx->graph->x_name)
 		return;
 	for (k = 0; k < set->n; k++) {
 		struct graph_series *s = &set->items[k];
@@ -3136,16 +3140,12 @@ int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
 			    g->x_label ? g->x_label : "time",
 			    g->y_label_for ? g->y_label_for(ctx, panel) :
 			    g->y_label);
-	plot_panel_set_x_format(pp, g->x_format ? g->x_format :
+	plot_panel_set_x_format(pp, g->x_label ? axis_format(g->x) :
 				plot_format_seconds);
-	if (g->y_format)
-		plot_panel_set_y_format(pp, g->y_format);
-	if (g->y_integer)
-		plot_panel_set_y_integer(pp);
-	if (g->y_bytes) {
+	if (quantity_of(g->y)->axis == AXIS_BYTES)
 		plot_panel_set_y_binary(pp);
-		plot_panel_set_y_format(pp, plot_format_bytes);
-	}
+	if (axis_format(g->y))
+		plot_panel_set_y_format(pp, axis_format(g->y));
 	ret = g->draw ? g->draw(ctx, panel, pp, err) :
 			draw_lines(ctx, g, panel, pp, err);
 	if (ret == 0)
