@@ -19,6 +19,7 @@
 
 /* The I/O map's narrowest column: a 10 ms trace gets 1000 of them. */
 #define MAP_FIRST_WIDTH_NS	10000ull
+#define FIRST_BIN_NS		1000000ull	/* bins start 1 ms wide */
 #define STALE_NS		(120ull * 1000000000ull)
 #define SWEEP_MIN_ENTRIES	65536
 
@@ -83,10 +84,11 @@ int analysis_init(struct analysis *a, const struct analysis_config *cfg,
 	a->cfg = *cfg;
 	if (!a->cfg.iomap_action)
 		a->cfg.iomap_action = BLK_TA_ISSUE;
-	a->bin_width_ns = cfg->bin_width_ns ? cfg->bin_width_ns : 1000000;
+	a->bin_width_ns = cfg->bin_width_ns ? cfg->bin_width_ns :
+			  cfg->first_bin_ns ? cfg->first_bin_ns : FIRST_BIN_NS;
 	a->bin_origin_ns = cfg->has_time_range ? cfg->time_min_ns : 0;
-	a->cap_bins = cfg->bin_width_ns ? ANALYSIS_MAX_FIXED_BINS
-					: ANALYSIS_MAX_BINS;
+	a->cap_bins = cfg->bin_width_ns ? ANALYSIS_MAX_FIXED_BINS :
+		      cfg->max_bins ? cfg->max_bins : ANALYSIS_MAX_BINS;
 	a->next_coarsen = 2;
 	a->map_width_ns = MAP_FIRST_WIDTH_NS;
 	a->map_next_coarsen = 2;
@@ -349,8 +351,7 @@ static void coarsen(struct analysis *a)
 /* Index of the bin holding t (t >= origin), making room for it. */
 static size_t bin_for(struct analysis *a, uint64_t t)
 {
-	size_t limit = a->cfg.bin_width_ns ? ANALYSIS_MAX_FIXED_BINS
-					   : ANALYSIS_MAX_BINS;
+	size_t limit = a->cap_bins;
 	uint64_t idx;
 
 	/* Events come in time order: most fall in the bin of the last. */
@@ -534,6 +535,7 @@ static struct analysis *device_part(struct analysis *a, uint32_t device,
 	cfg.per_device = 0;
 	cfg.n_only_devices = 0;
 	cfg.on_sample = NULL;	/* the whole analysis tells of it once */
+	cfg.on_map = NULL;
 	if (analysis_init(part, &cfg, err) < 0) {
 		analysis_free(part);
 		return NULL;
@@ -620,6 +622,8 @@ static void map_io(struct analysis *a, size_t slot,
 	bin_for(a, ev->time_ns);
 	iomap_add(&a->iomaps[slot], map_col_for(a, ev->time_ns), ev->sector,
 		  blk_is_write(ev->action), tag_slot_idx, ev->bytes);
+	if (a->cfg.on_map)
+		a->cfg.on_map(a->cfg.map_ctx, a, slot, ev, tag_slot_idx);
 }
 
 size_t analysis_map_cols(const struct analysis *a)
@@ -1951,6 +1955,23 @@ void analysis_finish(struct analysis *a)
 			a->tags[i].label = strdup(a->tags[i].id ==
 						  IO_EVENT_NO_TAG ? "untagged"
 								  : "?");
+}
+
+void analysis_coarsen(struct analysis *a)
+{
+	size_t i;
+
+	if (!a->n_bins)
+		a->n_bins = 1;
+	coarsen(a);
+	for (i = 0; i < a->n_parts; i++)
+		analysis_coarsen(&a->parts[i]);
+}
+
+int analysis_bins_usual(const struct analysis *a)
+{
+	return a->cfg.bin_width_ns || (a->bin_width_ns >= FIRST_BIN_NS &&
+				       a->n_bins <= ANALYSIS_MAX_BINS);
 }
 
 /* ---- reading ---- */

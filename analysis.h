@@ -75,6 +75,8 @@ struct analysis_sample {
 	uint64_t d2c_ns, q2c_ns;
 };
 
+struct analysis;
+
 struct analysis_config {
 	uint64_t bin_width_ns;	/* 0: chosen from the trace's duration */
 	int has_time_range;	/* -x: count only events in [min, max) */
@@ -93,6 +95,19 @@ struct analysis_config {
 	/* optional: told of every completion and latency sample counted */
 	void (*on_sample)(void *ctx, const struct analysis_sample *s);
 	void *sample_ctx;
+	/*
+	 * The report's detail: bins start first_bin_ns wide instead of
+	 * 1 ms, and widen only past max_bins instead of ANALYSIS_MAX_BINS;
+	 * analysis_coarsen then widens them, step by step, to what they
+	 * would have been (0, 0: as usual; --bin-ms overrides both).
+	 */
+	uint64_t first_bin_ns;
+	size_t max_bins;
+	/* optional: told of every I/O the I/O map counts, with its device's
+	 * slot in the analysis and its tag's (-1: untagged); not parts' */
+	void (*on_map)(void *ctx, const struct analysis *a, size_t slot,
+		       const struct io_event *ev, long tag_slot);
+	void *map_ctx;
 };
 
 /* A distribution of latencies in ns (one metric, whole trace). */
@@ -258,6 +273,17 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 		 struct iow_error *err);
 /* Close the books at the last event: depth up to the end, final widths. */
 void analysis_finish(struct analysis *a);
+/*
+ * After analysis_finish: widens the bins one step of their ladder (x2,
+ * then x5, so widths stay 1 and 2 x 10^k), parts alike, as the analysis
+ * does when a trace outgrows them. A report reads the bins at every
+ * step from cfg.first_bin_ns up, while analysis_bins_usual says no.
+ */
+void analysis_coarsen(struct analysis *a);
+/* Whether the bins are as wide as without cfg.first_bin_ns and
+ * cfg.max_bins: at least 1 ms, and at most ANALYSIS_MAX_BINS of them
+ * (with --bin-ms: always). */
+int analysis_bins_usual(const struct analysis *a);
 void analysis_free(struct analysis *a);
 
 /* Name a tag (labels may come before or after its first I/O). */

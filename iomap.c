@@ -273,9 +273,9 @@ int iomap_add(struct iomap *m, size_t col, uint64_t sector, int dir,
 	uint64_t sectors = (bytes + 511) / 512;
 	size_t i;
 
-	if (col >= IOMAP_COLS)
-		col = IOMAP_COLS - 1;
-	if (tag_slot >= 0)
+	if (col >= (m->max_cols ? m->max_cols : IOMAP_COLS))
+		col = (m->max_cols ? m->max_cols : IOMAP_COLS) - 1;
+	if (tag_slot >= 0 || m->sparse_only)
 		return sparse_add(m, cell_key(col, row, dir, tag_slot), 1,
 				  sectors);
 	if (!m->dense &&

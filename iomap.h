@@ -41,6 +41,13 @@ struct iomap_cell {
 };
 
 struct iomap {
+	/*
+	 * A map of many columns (the report's detail, zoommap.c) keeps
+	 * every cell in the sparse table, and up to max_cols columns
+	 * (0: IOMAP_COLS). Set before the first iomap_add.
+	 */
+	int sparse_only;
+	size_t max_cols;
 	uint64_t lo_sector;	/* row r covers lo + r * row_sectors ... */
 	uint64_t row_sectors;
 	int window_set, window_fixed;
@@ -50,7 +57,7 @@ struct iomap {
 	size_t warm_col[IOMAP_DIRS];	/* the column last brought to cache */
 	unsigned rows_lo, rows_hi;	/* and rows rows_lo .. rows_hi - 1 */
 	struct iomap_cell *cells;	/* sparse, for tagged I/O */
-	size_t cap, len;
+	size_t cap, len;		/* len: the cells in use */
 };
 
 /* One non-empty cell, as iomap_next gives it. */
