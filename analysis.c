@@ -769,11 +769,11 @@ static int bin_hist_ready(struct analysis *a, int op, size_t bin)
 		a->lat_hist[op] = bigmem_lazy_calloc(a->cap_bins *
 						     LAT_BIN_BUCKETS *
 						     sizeof(uint32_t));
-	if (!a->size_hist[op])
+	if (!a->size_hist[op] && !a->cfg.no_size_bins)
 		a->size_hist[op] = bigmem_lazy_calloc(a->cap_bins *
 						      SIZE_BUCKETS *
 						      sizeof(uint32_t));
-	if (!a->lat_hist[op] || !a->size_hist[op])
+	if (!a->lat_hist[op] || (!a->size_hist[op] && !a->cfg.no_size_bins))
 		return -1;
 	if (bin < a->hist_mapped[op])
 		return 0;
@@ -786,9 +786,10 @@ static int bin_hist_ready(struct analysis *a, int op, size_t bin)
 	bigmem_prefault(a->lat_hist[op], from * LAT_BIN_BUCKETS *
 			sizeof(uint32_t), (a->hist_mapped[op] - from) *
 			LAT_BIN_BUCKETS * sizeof(uint32_t));
-	bigmem_prefault(a->size_hist[op], from * SIZE_BUCKETS *
-			sizeof(uint32_t), (a->hist_mapped[op] - from) *
-			SIZE_BUCKETS * sizeof(uint32_t));
+	if (a->size_hist[op])
+		bigmem_prefault(a->size_hist[op], from * SIZE_BUCKETS *
+				sizeof(uint32_t), (a->hist_mapped[op] - from) *
+				SIZE_BUCKETS * sizeof(uint32_t));
 	return 0;
 }
 
@@ -1140,7 +1141,7 @@ static int count_completion(struct analysis *a, struct device_stats *d,
 		    ev->bytes, 0, 0);
 	b->ios[op]++;
 	b->bytes[op] += ev->bytes;
-	if (ev->bytes && !a->cfg.stats_only)
+	if (ev->bytes && a->size_hist[op])
 		size_hist_at(a, bin, op)[hist_index(ev->bytes, SIZE_BITS)]++;
 	if (a->tagging || tag != IO_EVENT_NO_TAG) {
 		long s = tag_slot(a, tag);
@@ -1968,10 +1969,35 @@ void analysis_coarsen(struct analysis *a)
 		analysis_coarsen(&a->parts[i]);
 }
 
+static int bins_usual(const struct analysis *a, uint64_t width, size_t n)
+{
+	return a->cfg.bin_width_ns || (width >= FIRST_BIN_NS &&
+				       n <= ANALYSIS_MAX_BINS);
+}
+
 int analysis_bins_usual(const struct analysis *a)
 {
-	return a->cfg.bin_width_ns || (a->bin_width_ns >= FIRST_BIN_NS &&
-				       a->n_bins <= ANALYSIS_MAX_BINS);
+	return bins_usual(a, a->bin_width_ns, a->n_bins);
+}
+
+size_t analysis_coarsen_plan(const struct analysis *a, uint64_t *width,
+			     size_t *n_bins, size_t max)
+{
+	uint64_t w = a->bin_width_ns;
+	size_t n = a->n_bins ? a->n_bins : 1, k = 0;
+	unsigned f = a->next_coarsen;
+
+	if (!max)
+		return 0;
+	for (;;) {
+		width[k] = w;
+		n_bins[k] = n;
+		if (++k == max || bins_usual(a, w, n))
+			return k;
+		n = (n + f - 1) / f;
+		w *= f;
+		f = f == 2 ? 5 : 2;
+	}
 }
 
 /* ---- reading ---- */

@@ -103,6 +103,9 @@ struct analysis_config {
 	 */
 	uint64_t first_bin_ns;
 	size_t max_bins;
+	/* no per-bin size histograms: nothing drawn reads them (a report
+	 * without the size graph, whose fine bins would hold 16 MB) */
+	int no_size_bins;
 	/* optional: told of every I/O the I/O map counts, with its device's
 	 * slot in the analysis and its tag's (-1: untagged); not parts' */
 	void (*on_map)(void *ctx, const struct analysis *a, size_t slot,
@@ -284,6 +287,13 @@ void analysis_coarsen(struct analysis *a);
  * cfg.max_bins: at least 1 ms, and at most ANALYSIS_MAX_BINS of them
  * (with --bin-ms: always). */
 int analysis_bins_usual(const struct analysis *a);
+/*
+ * The steps analysis_coarsen would take from the bins as they are to
+ * the usual ones: width[k] and n_bins[k] for k = 0 (as they are) up to
+ * the return value - 1 (usual), at most max of them.
+ */
+size_t analysis_coarsen_plan(const struct analysis *a, uint64_t *width,
+			     size_t *n_bins, size_t max);
 void analysis_free(struct analysis *a);
 
 /* Name a tag (labels may come before or after its first I/O). */

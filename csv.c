@@ -258,7 +258,9 @@ static long write_latency_cells(FILE *f, const struct graph_ctx *ctx)
 static long (*const cell_writers[])(FILE *f, const struct graph_ctx *ctx) = {
 	[CELLS_NONE] = NULL,
 	[CELLS_IO_MAP] = write_io_cells,
+	[CELLS_IO_BYTES] = write_io_cells,
 	[CELLS_LATENCY] = write_latency_cells,
+	[CELLS_LATENCY_POINTS] = write_latency_cells,
 };
 
 /* A --per-device panel's series name their device: "device 8,16 read". */

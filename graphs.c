@@ -2446,7 +2446,7 @@ const struct graph_def graph_table[] = {
 	  .help = "every completion at its time and D2C, density-shaded",
 	  .devices = DEVICES_POOLED,
 	  .panels = heat_panels, .panel_title = title_heat,
-	  .draw = draw_latency_scatter, .cells = CELLS_LATENCY,
+	  .draw = draw_latency_scatter, .cells = CELLS_LATENCY_POINTS,
 	  .y = QTY_LATENCY },
 	{ .name = "latency-hist", .title = "Latency histogram (D2C)",
 	  .y_label = "I/Os",
@@ -2459,7 +2459,7 @@ const struct graph_def graph_table[] = {
 	  .y_label = "offset",
 	  .help = "bytes per time bin and offset row, as a heat map",
 	  .panels = offset_panels, .panel_title = title_offset,
-	  .draw = draw_offset_heatmap, .cells = CELLS_IO_MAP,
+	  .draw = draw_offset_heatmap, .cells = CELLS_IO_BYTES,
 	  .y_label_for = io_y_label },
 	{ .name = "cpu", .title = "CPU time", .y_label = "% of CPU time",
 	  .help = "CPU time from NAME.mpstat beside the trace, stacked as mpstat breaks it down",
@@ -3170,6 +3170,17 @@ int graphs_want_points(const struct options *o)
 	return 0;
 }
 
+int graphs_want_sizes(const struct options *o)
+{
+	const struct graph_def *sel[64];
+	size_t n = graphs_selected(o, sel, 64), i;
+
+	for (i = 0; i < n; i++)
+		if (sel[i]->build == build_size)
+			return 1;
+	return 0;
+}
+
 int graphs_render(const struct options *o, const struct trace_result *traces,
 		  size_t n, struct iow_error *err)
 {
@@ -3220,4 +3231,93 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 	if (layout)
 		fclose(layout);
 	return plot_page_close(page, err);
+}
+
+/* ---- what the report reads of a graph, beside its series ---- */
+
+void graph_panel_title(const struct graph_ctx *ctx, size_t panel, char *buf,
+		       size_t len)
+{
+	if (ctx->graph->panel_title)
+		ctx->graph->panel_title(ctx, panel, buf, len);
+	else
+		title_line(ctx, panel, buf, len);
+}
+
+const char *graph_y_label(const struct graph_ctx *ctx, size_t panel)
+{
+	const struct graph_def *g = ctx->graph;
+
+	return g->y_label_for ? g->y_label_for(ctx, panel) : g->y_label;
+}
+
+int graph_log_y(const struct graph_ctx *ctx, const struct series_set *set)
+{
+	double lo;
+
+	return ctx->graph->latency_axis &&
+	       latency_log_axis(ctx, set, series_y_top(set), &lo);
+}
+
+void graph_page_title(const struct options *o,
+		      const struct trace_result *traces, size_t n, char *buf,
+		      size_t len)
+{
+	page_title(o, traces, n, buf, len);
+}
+
+int graph_map_panel(const struct graph_ctx *ctx, size_t p,
+		    struct map_panel *d)
+{
+	uint32_t devs[MAX_IO_PANELS];
+	long slot;
+
+	memset(d, 0, sizeof(*d));
+	d->trace = SIZE_MAX;
+	if (ctx->graph->cells == CELLS_IO_BYTES) {
+		if (!offset_panel(ctx, p, &d->device, &d->trace, &slot))
+			return 0;
+	} else if (io_devices(ctx, devs, MAX_IO_PANELS) > p) {
+		d->device = devs[p];
+	} else {
+		return 0;
+	}
+	io_extent(ctx, d->device, &d->lo_mib, &d->hi_mib);
+	d->unit_mib = offset_unit(d->hi_mib, &d->unit_name);
+	return 1;
+}
+
+long graph_device_slot(const struct analysis *a, uint32_t device)
+{
+	return device_slot(a, device);
+}
+
+int graph_heat_panel(const struct graph_ctx *ctx,
+		     const struct class_list *cl, size_t p,
+		     struct heat_panel *d)
+{
+	struct heat_source src;
+
+	memset(d, 0, sizeof(*d));
+	if (!heat_source_of(ctx, cl, p, &src) || !has_completions(&src) ||
+	    latency_extent(ctx, ctx->opts->latency_dirs, &d->lo_ns,
+			   &d->hi_ns) < 0)
+		return 0;
+	d->trace = src.trace;
+	d->dirs = src.dirs;
+	d->cls = src.cls;
+	return 1;
+}
+
+uint32_t *graph_heat_cells(const struct graph_ctx *ctx,
+			   const struct class_list *cl, size_t p,
+			   const struct heat_panel *d, int op, int *rows)
+{
+	struct heat_source src;
+
+	if (!heat_source_of(ctx, cl, p, &src))
+		return NULL;
+	if (op >= 0)
+		src.dirs = 1 << op;
+	return latency_cells(&src, d->lo_ns, d->hi_ns, rows);
 }

@@ -172,6 +172,57 @@ int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
 /* Whether the graphs o draws need each I/O's latency (the scatter):
  * trace_result.points, kept as the analysis counts. */
 int graphs_want_points(const struct options *o);
+/* Whether they read the bins' request sizes (the size graph). */
+int graphs_want_sizes(const struct options *o);
+
+/* ---- what the report reads of a graph, beside its series ---- */
+
+/* Panel p's title and y label, as its picture says them. */
+void graph_panel_title(const struct graph_ctx *ctx, size_t panel, char *buf,
+		       size_t len);
+const char *graph_y_label(const struct graph_ctx *ctx, size_t panel);
+/* Whether a panel of these series has a log y axis (--latency-axis). */
+int graph_log_y(const struct graph_ctx *ctx, const struct series_set *set);
+/* The page's title, and the loss it had, as the pictures write it. */
+void graph_page_title(const struct options *o,
+		      const struct trace_result *traces, size_t n, char *buf,
+		      size_t len);
+
+/* Panel p of a graph of I/O map cells: its device, its trace (the offset
+ * heat map's; SIZE_MAX: every trace), its offsets and their unit. */
+struct map_panel {
+	uint32_t device;
+	size_t trace;
+	double lo_mib, hi_mib;	/* the y axis, in MiB */
+	double unit_mib;	/* MiB per unit of the axis */
+	const char *unit_name;	/* its label: "offset (GiB)" */
+};
+/* Fills d; 0 when there is no such panel. */
+int graph_map_panel(const struct graph_ctx *ctx, size_t p,
+		    struct map_panel *d);
+/* The slot of device in a's devices and maps, or -1. */
+long graph_device_slot(const struct analysis *a, uint32_t device);
+
+/* Panel p of a graph of latency cells: a trace's ops in dirs, or its
+ * tag class cls (>= 0); the latency axis every panel shares, in ns. */
+struct heat_panel {
+	size_t trace;
+	int dirs;
+	long cls;
+	double lo_ns, hi_ns;
+};
+/* Fills d; 0 when there is no such panel or nothing to show. */
+int graph_heat_panel(const struct graph_ctx *ctx,
+		     const struct class_list *cl, size_t p,
+		     struct heat_panel *d);
+/*
+ * Panel p's completions per time bin and latency row, at the bins the
+ * analysis has now, rows log-spaced from d->lo_ns to d->hi_ns: an array
+ * [*rows][bins], malloc'd (NULL out of memory). op >= 0: that op only.
+ */
+uint32_t *graph_heat_cells(const struct graph_ctx *ctx,
+			   const struct class_list *cl, size_t p,
+			   const struct heat_panel *d, int op, int *rows);
 
 /* Draw every selected graph into o->output. */
 int graphs_render(const struct options *o, const struct trace_result *traces,

@@ -265,6 +265,17 @@ static unsigned row_of(struct iomap *m, uint64_t sector)
 	return (unsigned)((sector - m->lo_sector) / m->row_sectors);
 }
 
+unsigned iomap_row_of(const struct iomap *m, uint64_t sector)
+{
+	if (sector > IOMAP_MAX_SECTOR)
+		sector = IOMAP_MAX_SECTOR;
+	if (!m->window_set || sector < m->lo_sector)
+		return 0;
+	if ((sector - m->lo_sector) / m->row_sectors >= IOMAP_ROWS)
+		return IOMAP_ROWS - 1;
+	return (unsigned)((sector - m->lo_sector) / m->row_sectors);
+}
+
 int iomap_add(struct iomap *m, size_t col, uint64_t sector, int dir,
 	      long tag_slot, uint32_t bytes)
 {
@@ -273,9 +284,9 @@ int iomap_add(struct iomap *m, size_t col, uint64_t sector, int dir,
 	uint64_t sectors = (bytes + 511) / 512;
 	size_t i;
 
-	if (col >= (m->max_cols ? m->max_cols : IOMAP_COLS))
-		col = (m->max_cols ? m->max_cols : IOMAP_COLS) - 1;
-	if (tag_slot >= 0 || m->sparse_only)
+	if (col >= IOMAP_COLS)
+		col = IOMAP_COLS - 1;
+	if (tag_slot >= 0)
 		return sparse_add(m, cell_key(col, row, dir, tag_slot), 1,
 				  sectors);
 	if (!m->dense &&

@@ -41,13 +41,6 @@ struct iomap_cell {
 };
 
 struct iomap {
-	/*
-	 * A map of many columns (the report's detail, zoommap.c) keeps
-	 * every cell in the sparse table, and up to max_cols columns
-	 * (0: IOMAP_COLS). Set before the first iomap_add.
-	 */
-	int sparse_only;
-	size_t max_cols;
 	uint64_t lo_sector;	/* row r covers lo + r * row_sectors ... */
 	uint64_t row_sectors;
 	int window_set, window_fixed;
@@ -85,6 +78,8 @@ void iomap_merge_cols(struct iomap *m, unsigned f);
  * column, then the tagged ones; 0 when done. */
 int iomap_next(const struct iomap *m, size_t *pos, struct iomap_point *p);
 
+/* The row sector falls in, in the window as it is (no widening). */
+unsigned iomap_row_of(const struct iomap *m, uint64_t sector);
 /* Offset range of row r in bytes. */
 /* The lowest and highest rows holding I/O; 0 when none does. */
 int iomap_rows_held(const struct iomap *m, unsigned *lo, unsigned *hi);

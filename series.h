@@ -89,9 +89,17 @@ void series_set_free(struct series_set *s);
 /*
  * The numbers of a graph drawn as a raster rather than series: the I/O
  * map's cells (I/Os and bytes per time column, device, offset row and
- * class: the io graph, the offset heat map), or the per-bin latency
- * histograms (the latency heat map and scatter).
+ * class), shown as I/Os by class (the io graph) or as bytes (the offset
+ * heat map); or the per-bin latency histograms, shown as a heat map or
+ * as each I/O at its latency (the scatter, whose points are not kept in
+ * files: its cells are the histograms).
  */
-enum graph_cells { CELLS_NONE, CELLS_IO_MAP, CELLS_LATENCY };
+enum graph_cells {
+	CELLS_NONE,
+	CELLS_IO_MAP,
+	CELLS_IO_BYTES,
+	CELLS_LATENCY,
+	CELLS_LATENCY_POINTS,
+};
 
 #endif
