@@ -68,6 +68,12 @@ $(B)%.o: %.c
 	$(say) CC $@
 	$(Q)$(CC) $(DEPFLAGS) $(IOW_CPPFLAGS) $(CPPFLAGS) $(IOW_CFLAGS) $(CFLAGS) -c -o $@ $<
 
+# The report's page: its script and styles, and uPlot, built in with
+# .incbin (which the compiler's dependency list does not see).
+WEB_ASSETS = web/report.js web/report.css web/vendor/uPlot.iife.min.js \
+	web/vendor/uPlot.min.css web/vendor/uPlot.LICENSE
+$(B)report_assets.o: $(WEB_ASSETS)
+
 $(B)libiow.a: $(LIB_OBJS)
 	$(say) AR $@
 	$(Q)rm -f $@

@@ -345,7 +345,8 @@ const struct cli_option cli_options[] = {
 	/* Output */
 	{ .name = "output", .letter = 'o', .type = CLI_STRING, FIELD(output),
 	  .help = { { CLI_OUTPUT, "FILE",
-		"the picture: .svg, .png or .pdf by its name\n"
+		"the picture: .svg, .png or .pdf by its name, or\n"
+		"the report: .html, one page to zoom in\n"
 		"(default trace.svg; not drawn with --summary alone)" } } },
 	{ .name = "summary", .type = CLI_CHOICE, FIELD(summary),
 	  .choices = summary_formats, .bare = "text",

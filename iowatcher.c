@@ -24,6 +24,7 @@
 #include "graphs.h"
 #include "live.h"
 #include "movie.h"
+#include "report.h"
 #include "options.h"
 #include "ptag.h"
 #include "record.h"
@@ -211,6 +212,8 @@ static int analyse_trace(const struct options *o,
 		cfg.on_sample = latency_points_sample;
 		cfg.sample_ctx = res->points;
 	}
+	if (report_prepare(o, res, &cfg, err) < 0)
+		return -1;
 	if (analysis_init(&res->analysis, &cfg, err) < 0)
 		return -1;
 	f = feed_open(src, err);
@@ -386,6 +389,7 @@ static void run_free(struct run *run)
 		free(r->fio);
 		latency_points_free(r->points);
 		free(r->points);
+		report_trace_free(r);
 	}
 	free(run->results);
 	free(run->labels);
@@ -511,23 +515,24 @@ static int record(struct options *o, struct record_result *res,
 	return 0;
 }
 
-/* What writes each kind of -o (cli.c worked out which it names). */
-static int (*const renderers[])(const struct options *o,
-				const struct trace_result *traces, size_t n,
-				struct iow_error *err) = {
-	[OUTPUT_PICTURE] = graphs_render,
-	[OUTPUT_MOVIE] = movie_render,
-};
-
+/* What -o names (cli.c worked out which), written. */
 static int render_output(const struct options *o,
-			 const struct trace_result *traces, size_t n,
+			 struct trace_result *traces, size_t n,
 			 struct iow_error *err)
 {
-	enum output_kind k = o->output_type.kind;
-
-	if (!o->output || k == OUTPUT_NONE)
+	if (!o->output)
 		return 0;
-	return renderers[k](o, traces, n, err);
+	switch (o->output_type.kind) {
+	case OUTPUT_PICTURE:
+		return graphs_render(o, traces, n, err);
+	case OUTPUT_MOVIE:
+		return movie_render(o, traces, n, err);
+	case OUTPUT_REPORT:
+		/* it widens the bins to the pictures' as it goes */
+		return report_render(o, traces, n, err);
+	default:
+		return 0;
+	}
 }
 
 int main(int argc, char **argv)

@@ -16,6 +16,8 @@ static const struct {
 	{ ".ogv", { OUTPUT_MOVIE, 0, MOVIE_OGV } },
 	{ ".ogg", { OUTPUT_MOVIE, 0, MOVIE_OGV } },
 	{ ".gif", { OUTPUT_MOVIE, 0, MOVIE_GIF } },
+	{ ".html", { OUTPUT_REPORT, 0, 0 } },
+	{ ".htm", { OUTPUT_REPORT, 0, 0 } },
 };
 
 int output_type_of(const char *path, struct output_type *t,
@@ -31,8 +33,9 @@ int output_type_of(const char *path, struct output_type *t,
 			return 0;
 		}
 	memset(t, 0, sizeof(*t));
-	return iow_fail(err, "%s: unknown output format "
-			"(the name must end in %s)", path ? path : "(null)",
+	return iow_fail(err, "%s: unknown output format (the name must "
+			"end in %s for a picture, or .html for the report)",
+			path ? path : "(null)",
 			output_extensions(OUTPUT_PICTURE));
 }
 
@@ -43,6 +46,8 @@ const char *output_extensions(enum output_kind k)
 		return ".svg, .png or .pdf";
 	case OUTPUT_MOVIE:
 		return ".mp4, .webm, .ogv, .ogg or .gif";
+	case OUTPUT_REPORT:
+		return ".html or .htm";
 	default:
 		return "";
 	}
