@@ -127,6 +127,8 @@ var TIME_UNITS = [[1, 's'], [1e-3, 'ms'], [1e-6, '\u00b5s'], [1e-9, 'ns']];
 function fmtSeconds(v, step, mag) {
 	var m = mag !== undefined ? mag : Math.abs(v), u = TIME_UNITS[3];
 
+	if (v === 0 && mag === undefined)
+		return '0 s';
 	for (var i = 0; i < 3; i++)
 		if (m >= (mag !== undefined ? 2 : 1) * TIME_UNITS[i][0] *
 		    (1 - TICK_EPS)) {
@@ -377,7 +379,16 @@ function timeOpts(box, yAxis, extra) {
 		legend: { show: false },
 		padding: [8, 12, 0, 4],
 		cursor: {
-			sync: { key: CURSOR_KEY, setSeries: false },
+			/* the cursor moves in every panel; a drag or a
+			 * double-click is the panel's own (zoom tells the
+			 * others) */
+			sync: { key: CURSOR_KEY, setSeries: false,
+				filters: { pub: function (type) {
+					return type === 'mousemove' ||
+					       type === 'mouseleave';
+				}, sub: function () {
+					return true;
+				} } },
 			drag: { x: true, y: false, setScale: false },
 			points: { show: false },
 			bind: {
@@ -423,9 +434,86 @@ function timeOpts(box, yAxis, extra) {
 	return o;
 }
 
-function yAxis(label, fmt, log) {
-	return { label: label, labelSize: 18, size: 64,
-		 values: axisValues(fmt, log) };
+/* Room for the widest tick label, and the axis's own label. */
+function axisSize(u, values) {
+	var w = 0;
+
+	if (!values)
+		return 40;
+	u.ctx.save();
+	u.ctx.font = Math.round(12 * devicePixelRatio) + 'px sans-serif';
+	values.forEach(function (v) {
+		w = Math.max(w, u.ctx.measureText(String(v)).width);
+	});
+	u.ctx.restore();
+	return Math.ceil(w / devicePixelRatio) + 14;
+}
+
+/* Ticks of a log axis: its decades, and 2 and 5 between them where the
+ * axis spans few of them (as the pictures' log axes). */
+function logSplits(u, axisIdx, min, max) {
+	var out = [], e0 = Math.floor(Math.log10(min) - 1e-9);
+	var e1 = Math.ceil(Math.log10(max) + 1e-9), e;
+	var mults = e1 - e0 <= 2 ? [1, 2, 5] : e1 - e0 <= 4 ? [1, 3] : [1];
+
+	for (e = e0; e <= e1; e++)
+		mults.forEach(function (m) {
+			var v = m * Math.pow(10, e);
+
+			if (v >= min * (1 - 1e-9) && v <= max * (1 + 1e-9))
+				out.push(v);
+		});
+	return out;
+}
+
+/* A log range out to whole decades, or 1-2-5 steps when narrow. */
+function logRange(lo, hi) {
+	if (!(lo > 0) || !(hi > lo))
+		return [1, 10];
+	var a = Math.pow(10, Math.floor(Math.log10(lo))),
+	    b = Math.pow(10, Math.ceil(Math.log10(hi)));
+
+	if (b / a <= 100) {
+		[5, 2].some(function (m) {
+			return a * m <= lo ? (a *= m, true) : false;
+		});
+		[0.1, 0.2, 0.5].some(function (m) {
+			return b * m >= hi ? (b *= m, true) : false;
+		});
+	}
+	return [a, b];
+}
+
+/* Ticks of a bytes axis on 1-2-5 of the unit its labels are in. */
+function byteSplits(u, axisIdx, min, max) {
+	var m = Math.max(Math.abs(min), Math.abs(max)), s = 1, k = 0;
+
+	while (k < 6 && m / s >= 1000) {
+		s *= 1024;
+		k++;
+	}
+	var raw = (max - min) / s / 5, p = Math.pow(10, Math.floor(Math.log10(raw)));
+	var step = [1, 2, 5, 10].map(function (x) {
+		return x * p;
+	}).filter(function (x) {
+		return x >= raw;
+	})[0] * s;
+	var out = [];
+
+	for (var v = Math.ceil(min / step) * step; v <= max + step * 1e-9; v += step)
+		out.push(v);
+	return out;
+}
+
+function yAxis(label, fmt, log, axis) {
+	var a = { label: label, labelSize: 18, size: axisSize,
+		  values: axisValues(fmt, log) };
+
+	if (log)
+		a.splits = logSplits;
+	else if (axis === 'bytes')
+		a.splits = byteSplits;
+	return a;
 }
 
 /* ---- line graphs: series at levels ---- */
@@ -491,8 +579,14 @@ function makeLegend(box, series, fmt, onHover) {
 			sw.classList.add(s.role === 'dotted' ? 'iow-dotted' :
 					 'iow-dashed');
 		item.appendChild(sw);
-		item.appendChild(el('span', 'iow-label', s.label));
-		entryMembers(series, i).forEach(function (j) {
+		var members = entryMembers(series, i);
+		var banded = members.some(function (j) {
+			return series[j].role === 'p99';
+		});
+
+		item.appendChild(el('span', 'iow-label', s.label +
+				    (banded ? ', p50-p90-p99 band, max' : '')));
+		members.forEach(function (j) {
 			var v = el('span', 'iow-value');
 
 			v.dataset.series = series[j].label;
@@ -535,6 +629,8 @@ function lineChart(graph, panel, container) {
 		case 'dotted':
 			o.stroke = c;
 			o.width = 1.6;
+			o.points = { show: true, size: 5, fill: c, stroke: c,
+				     filter: lonePoints };
 			if (s.cycle === 1)
 				o.dash = [6, 3];
 			if (s.cycle === 2 || s.role === 'dotted') {
@@ -545,6 +641,7 @@ function lineChart(graph, panel, container) {
 		case 'max':
 			o.stroke = color(lighter(s.color));
 			o.width = 0.8;
+			o.dash = [6, 3];
 			break;
 		case 'step':
 			o.stroke = c;
@@ -601,7 +698,7 @@ function lineChart(graph, panel, container) {
 
 	box.appendChild(note);
 	var opts = timeOpts(box, yAxis(panel.y + (log ? ' (log scale)' : ''),
-				       fmt, log), {
+				       fmt, log, graph.axis), {
 		series: uSeries,
 		bands: bands.filter(function (b) {
 			return b.series[1] >= 0;
@@ -780,6 +877,21 @@ function lineChart(graph, panel, container) {
 	return chart;
 }
 
+/* A value with no neighbour would draw nothing as a line: a dot. */
+function lonePoints(u, si) {
+	var y = u.data[si], out = [];
+
+	if (!y)
+		return null;
+	for (var i = 0; i < y.length; i++)
+		if (y[i] !== null && y[i] !== undefined &&
+		    (i === 0 || y[i - 1] === null || y[i - 1] === undefined) &&
+		    (i + 1 === y.length || y[i + 1] === null ||
+		     y[i + 1] === undefined))
+			out.push(i);
+	return out;
+}
+
 function roleName(s) {
 	var m = /(p50|p90|p99|max|median)$/.exec(s.label);
 
@@ -803,11 +915,8 @@ function yRange(series, data, log, percent) {
 				top = v;
 		});
 	});
-	if (log) {
-		if (!(top > 0) || !isFinite(lo))
-			return [1, 10];
-		return [lo / 1.5, top * 1.5];
-	}
+	if (log)
+		return logRange(lo, top * 1.5);
 	if (percent)
 		return [0, top > 50 ? 100 : top > 0 ? top * 1.05 : 1];
 	return [0, top > 0 ? top * 1.05 : 1];
@@ -930,7 +1039,7 @@ function ownChart(graph, panel, container) {
 		});
 	});
 	var opts;
-	var yA = yAxis(panel.y, fmt, false);
+	var yA = yAxis(panel.y, fmt, false, graph.axis);
 
 	if (hist) {
 		opts = {
@@ -1016,7 +1125,7 @@ function countLevel(c, max) {
 /* A grid of cols x rows painted into the plot area from x0..x1 and the
  * rows' values y0..y1 (row 0 at the bottom). */
 function paintGrid(u, cols, rows, pixel, x0, x1, y0, y1) {
-	if (!cols || !rows)
+	if (!(cols > 0) || !(rows > 0))
 		return;
 	var img = new ImageData(cols, rows), d = img.data;
 
@@ -1064,13 +1173,32 @@ function mapChart(graph, panel, container, bytes) {
 	var chart = { box: box, graph: graph, panel: panel };
 	var unit = panel.unitMib, lo = panel.lo / unit, hi = panel.hi / unit;
 	var legend = el('div', 'iow-legend'), readout = el('div', 'iow-note');
-	var seen = {};
+	var seen = {}, pairs = {};
 
+	/* the classes with I/O here, and the pairs that share cells: the
+	 * legend names every colour drawn, mixes too */
 	panel.maps.forEach(function (m) {
-		doc.classes.forEach(function (c, ci) {
-			if (c.trace === m.trace && !seen[ci] && !bytes)
-				seen[ci] = true;
-		});
+		var levels = doc.traces[m.trace].maps[m.slot].levels;
+		var cells = table(levels[levels.length - 1].cells);
+		var col = 0, last = -1, lastRow = -1, lastCls = 0;
+
+		for (var i = 0; i < cells[0].length; i++) {
+			var cls = cells[2][i];
+
+			col += cells[0][i];
+			if (cls)
+				seen[cls - 1] = true;
+			if (col === last && cells[1][i] === lastRow && cls &&
+			    lastCls && cls !== lastCls) {
+				var key = Math.min(cls, lastCls) - 1 + ',' +
+					  (Math.max(cls, lastCls) - 1);
+
+				pairs[key] = (pairs[key] || 0) + 1;
+			}
+			last = col;
+			lastRow = cells[1][i];
+			lastCls = cls;
+		}
 	});
 	if (!bytes)
 		Object.keys(seen).forEach(function (ci) {
@@ -1086,15 +1214,31 @@ function mapChart(graph, panel, container, bytes) {
 			});
 			legend.appendChild(item);
 		});
+	if (!bytes)
+		Object.keys(pairs).sort(function (a, b) {
+			return pairs[b] - pairs[a];
+		}).slice(0, 2).forEach(function (key) {
+			var ab = key.split(','), item = el('span', 'iow-entry');
+			var sw = el('span', 'iow-swatch'), m = doc.mixes[key];
+			var skip = doc.traces.length > 1 ?
+				doc.traces[doc.classes[ab[0]].trace].label.length + 1 : 0;
+
+			sw.style.background = m ? m[16] : '#888';
+			item.appendChild(sw);
+			item.appendChild(el('span', 'iow-label',
+				doc.classes[ab[0]].label + ' + ' +
+				doc.classes[ab[1]].label.slice(skip)));
+			legend.appendChild(item);
+		});
 	else
-		legend.appendChild(el('span', 'iow-label', 'bytes per cell:'));
+		legend.appendChild(el('span', 'iow-label', 'bytes per cell: '));
 	var bar = el('span', 'iow-colorbar');
 
 	if (bytes)
 		legend.appendChild(bar);
 	box.appendChild(legend);
 	box.appendChild(readout);
-	var opts = timeOpts(box, yAxis(panel.y, fmtSI, false), {
+	var opts = timeOpts(box, yAxis(panel.y, fmtSI, false, 'number'), {
 		series: [{}, { stroke: 'transparent', label: 'offset' }]
 	});
 	opts.scales.y = { auto: false, range: [lo, hi] };
@@ -1134,7 +1278,8 @@ function mapChart(graph, panel, container, bytes) {
 			var c1 = Math.min(lv.cols, Math.ceil((state.view[1] - o) / lv.w));
 
 			c0 -= c0 % fx;
-			var cols = Math.ceil((c1 - c0) / fx), rows = Math.ceil(256 / fy);
+			var cols = Math.max(0, Math.ceil((c1 - c0) / fx));
+			var rows = Math.ceil(256 / fy);
 			var cells = table(lv.cells), dcol = cells[0];
 			var nc = doc.classes.length + 1;
 			var grid = new Float64Array(Math.max(cols * rows * (bytes ? 1 : nc), 1));
@@ -1322,7 +1467,7 @@ function heatChart(graph, panel, container, points) {
 	box.appendChild(legend);
 	box.appendChild(readout);
 	var opts = timeOpts(box, yAxis(points ? 'latency (log scale)' : panel.y,
-				       formatter('ns'), true), {
+				       formatter('ns'), true, 'ns'), {
 		series: [{}, { stroke: 'transparent', label: 'latency' }]
 	});
 	opts.scales.y = { distr: 3, auto: false, range: [lo, hi] };
@@ -1347,7 +1492,8 @@ function heatChart(graph, panel, container, points) {
 		var visible = r[1] - r[0] + 1;
 		var g = points ? Math.max(1, Math.ceil(MIN_CELL_PX * span / (px * lv.w))) :
 			Math.max(1, Math.ceil(visible / HEAT_COLUMNS));
-		var c0 = r[0] - r[0] % g, cols = Math.ceil((r[1] + 1 - c0) / g);
+		var c0 = r[0] - r[0] % g;
+		var cols = Math.max(0, Math.ceil((r[1] + 1 - c0) / g));
 		var grids = layers.map(function (l) {
 			var cells = table(l.d[k]), grid = new Float64Array(cols * rows);
 			var bin = 0;
