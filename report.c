@@ -33,15 +33,16 @@
 /* Cells of the detailed I/O map in memory (16 bytes each, and room). */
 #define REPORT_MAP_CELLS	600000
 /*
- * Raw bytes of numbers (before deflate and base64) the levels may take:
- * with the page's script, a report stays under 5 MB however little its
- * numbers compress.
+ * What the levels may take, so that a report stays under 5 MB: raw bytes
+ * of series (float32, which deflate hardly shrinks: 2.2 MB make 2.5 MB
+ * of base64), and cells of the finest map kept (its planes deflate to
+ * about 1.3 bytes a cell, the coarser levels add about 70%: 500k cells
+ * make about 1.5 MB of base64).
  */
 #define REPORT_SERIES_BUDGET	(2200u << 10)
-#define REPORT_MAP_BUDGET	(1300u << 10)
+#define REPORT_MAP_KEPT_CELLS	500000
 #define MAX_STEPS		48
 #define MAX_SELECTED		64
-#define BYTES_PER_CELL		6	/* a map cell's planes, about */
 
 /* The page's script and styles (report_assets.c). */
 extern const char report_js[], report_css[], uplot_js[], uplot_css[],
@@ -698,7 +699,7 @@ static int keep_maps(struct report *r, struct iow_error *err)
 		with_maps += r->traces[t].zoom && r->traces[t].zoom->n_devs;
 	for (t = 0; t < r->n; t++) {
 		struct zoommap *z = r->traces[t].zoom;
-		size_t share = REPORT_MAP_BUDGET / BYTES_PER_CELL /
+		size_t share = REPORT_MAP_KEPT_CELLS /
 			       (with_maps ? with_maps : 1), steps = 0;
 
 		if (!z || !z->n_devs)

@@ -50,19 +50,17 @@ struct blob_ref blob_f64(struct blob *bl, const double *v, size_t n)
 	return r;
 }
 
-static int put_varint(struct bytebuf *b, uint64_t v)
+/* v as a varint at the end of b, which has room for it. */
+static void put_varint(struct bytebuf *b, uint64_t v)
 {
-	unsigned char buf[10];
-	size_t n = 0;
+	unsigned char *p = b->data + b->len;
 
-	do {
-		buf[n] = v & 0x7f;
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
 		v >>= 7;
-		if (v)
-			buf[n] |= 0x80;
-		n++;
-	} while (v);
-	return bytebuf_append(b, buf, n);
+	}
+	*p++ = (unsigned char)v;
+	b->len = (size_t)(p - b->data);
 }
 
 void table_start(struct blob_table *t, const char *kinds)
@@ -76,12 +74,18 @@ void table_row(struct blob_table *t, const uint64_t *v)
 	size_t k;
 
 	for (k = 0; t->kinds[k] && k < TABLE_MAX_PLANES; k++) {
-		unsigned char byte = v[k] > 255 ? 255 : (unsigned char)v[k];
+		struct bytebuf *b = &t->planes[k];
 
-		if (t->kinds[k] == 'b' ?
-		    bytebuf_append(&t->planes[k], &byte, 1) < 0 :
-		    put_varint(&t->planes[k], v[k]) < 0)
+		/* a varint takes 10 bytes at most */
+		if (b->cap - b->len < 10 &&
+		    bytebuf_grow(&b->data, &b->cap, b->len, 10) < 0) {
 			t->failed = 1;
+			continue;
+		}
+		if (t->kinds[k] == 'b')
+			b->data[b->len++] = v[k] > 255 ? 255 : (unsigned char)v[k];
+		else
+			put_varint(b, v[k]);
 	}
 	t->n++;
 }

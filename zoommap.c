@@ -104,22 +104,71 @@ static void flush_column(struct zoommap *z, struct zoom_device *d)
 	d->n_cur = 0;
 }
 
-/* Cells whose columns or rows changed: each column sorted and merged
- * again (a column's cells stay together: their order by column holds). */
+/*
+ * A column's untagged cells merged in order through a row-by-direction
+ * table (the column's cells may come from several, each in order): no
+ * sort. Returns the cells written at out, or SIZE_MAX when some cell is
+ * tagged (then the caller sorts).
+ */
+static size_t merge_untagged(struct zoom_cell *v, size_t n,
+			     struct zoom_cell *out, struct zoom_cell *slots,
+			     uint16_t *used)
+{
+	size_t k, j, w = 0, n_used = 0;
+
+	for (k = 0; k < n; k++)
+		if (v[k].tag_slot >= 0 || v[k].row >= IOMAP_ROWS ||
+		    v[k].dir > 1)
+			return SIZE_MAX;
+	for (k = 0; k < n; k++) {
+		uint16_t at = (uint16_t)(v[k].row * 2 + v[k].dir);
+		struct zoom_cell *s = &slots[at];
+
+		if (!s->count) {
+			*s = v[k];
+			/* the slots used, in order (a few: sorted as they
+			 * come) */
+			for (j = n_used++; j > 0 && used[j - 1] > at; j--)
+				used[j] = used[j - 1];
+			used[j] = at;
+			continue;
+		}
+		s->count = add_sat(s->count, v[k].count);
+		s->sectors = add_sat(s->sectors, v[k].sectors);
+	}
+	for (k = 0; k < n_used; k++) {
+		out[w++] = slots[used[k]];
+		slots[used[k]].count = 0;
+	}
+	return w;
+}
+
+/* Cells whose columns or rows changed: each column merged again (a
+ * column's cells stay together: their order by column holds). */
 static void remerge(struct zoommap *z, struct zoom_device *d)
 {
+	struct zoom_cell *slots = calloc(IOMAP_ROWS * 2, sizeof(*slots));
+	uint16_t used[IOMAP_ROWS * 2];
 	size_t i = 0, out = 0;
 
 	while (i < d->n) {
-		size_t j = i, k;
+		size_t j = i, k = SIZE_MAX;
 
 		while (j < d->n && d->cells[j].col == d->cells[i].col)
 			j++;
-		k = sort_merge(d->cells + i, j - i);
-		memmove(d->cells + out, d->cells + i, k * sizeof(*d->cells));
+		/* the table writes behind what it reads: out <= i */
+		if (slots)
+			k = merge_untagged(d->cells + i, j - i, d->cells + out,
+					   slots, used);
+		if (k == SIZE_MAX) {
+			k = sort_merge(d->cells + i, j - i);
+			memmove(d->cells + out, d->cells + i,
+				k * sizeof(*d->cells));
+		}
 		out += k;
 		i = j;
 	}
+	free(slots);
 	z->cells -= d->n - out;
 	d->n = out;
 }

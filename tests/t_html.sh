@@ -125,19 +125,34 @@ for name in names:
         if ws != sorted(ws) or any(abs(math.log10(w) * 10 - round(math.log10(w) * 10)) > 1e-6 and
                                    abs(math.log10(w / 2) - round(math.log10(w / 2))) > 1e-6 for w in ws):
             bad.append('widths %r' % ws)
-    # the map's cells: at every level as many I/Os as the CSV's cells
+    # the map's cells: at every level as many I/Os as the CSV's cells,
+    # and the coarsest level cell by cell the CSV's (the picture's map)
     io = os.path.join(tmp, name + '-csv', 'io.csv')
     if os.path.exists(io):
-        want = {}
+        want, cells = {}, {}
         for r in csv.DictReader(open(io)):
             key = (r['trace'], r['device'])
             want[key] = want.get(key, 0) + int(r['ios'])
+            cells.setdefault(key, {})
+            c = (round(float(r['time_s']), 7), int(r['offset_lo_bytes']))
+            cells[key][c] = cells[key].get(c, 0) + int(r['ios'])
         for tr in doc['traces']:
             for m in tr['maps']:
+                key = (tr['label'], m['device'])
                 for l in m['levels']:
-                    got = sum(planes(blob, l['cells'])[3])
-                    if got != want.get((tr['label'], m['device']), 0):
-                        bad.append('map %s %s at %g s: %d I/Os, CSV %d' % (tr['label'], m['device'], l['w'], got, want.get((tr['label'], m['device']))))
+                    p = planes(blob, l['cells'])
+                    got = sum(p[3])
+                    if got != want.get(key, 0):
+                        bad.append('map %s %s at %g s: %d I/Os, CSV %d' % (tr['label'], m['device'], l['w'], got, want.get(key)))
+                l, have, col = m['levels'][-1], {}, 0
+                p = planes(blob, l['cells'])
+                for i in range(len(p[0])):
+                    col += p[0][i]
+                    c = (round(tr['origin'] + col * l['w'], 7), m['rowLo'] + p[1][i] * m['rowBytes'])
+                    have[c] = have.get(c, 0) + p[3][i]
+                if have != cells.get(key, {}):
+                    diff = set(have.items()) ^ set(cells.get(key, {}).items())
+                    bad.append('map %s %s: cells differ from the CSV (%d differ, e.g. %r)' % (tr['label'], m['device'], len(diff), sorted(diff)[:2]))
     out.append('%s %s %g %d %s' % (name, 'ok' if not bad else 'bad', doc['finest'],
                                    len(doc['traces'][0]['levels']), ' | '.join(bad[:3]) or '-'))
 print('\n'.join(out))

@@ -141,6 +141,15 @@ function fmtSeconds(v, step, mag) {
 var BYTE_UNITS = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 var RATE_UNITS = ['B/s', 'kB/s', 'MB/s', 'GB/s', 'TB/s', 'PB/s', 'EB/s'];
 
+/* A span of time, both ends in the unit of the later, to the digits
+ * its length needs: "410.2 ms – 410.4 ms". */
+function span(a, b) {
+	var step = Math.pow(10, Math.floor(Math.log10(Math.max(b - a, 1e-12))));
+
+	return fmtSeconds(a, step, 2 * Math.abs(b)) + ' \u2013 ' +
+	       fmtSeconds(b, step, 2 * Math.abs(b));
+}
+
 function fmtBytes(v, step, mag) {
 	var m = mag !== undefined ? mag : Math.abs(v), k = 0, s = 1;
 
@@ -871,8 +880,7 @@ function lineChart(graph, panel, container) {
 				shownBin = [origin(t) + k * lv.w,
 					    origin(t) + (k + 1) * lv.w];
 		});
-		note.textContent = shownBin ? 'bin ' + fmtSeconds(shownBin[0], 0) +
-			' \u2013 ' + fmtSeconds(shownBin[1], 0) : '';
+		note.textContent = shownBin ? 'bin ' + span(shownBin[0], shownBin[1]) : '';
 	};
 	return chart;
 }
@@ -1379,8 +1387,7 @@ function mapChart(graph, panel, container, bytes) {
 						n += g.grid[(r * g.cols + c) * g.nc + k];
 			parts.push((doc.traces.length > 1 ? doc.traces[g.trace].label + ': ' : '') +
 				   (bytes ? fmtBytes(n * 1024, 0) : n + ' I/Os') +
-				   ' in ' + fmtSeconds(g.x0 + c * g.w, 0) + ' \u2013 ' +
-				   fmtSeconds(g.x0 + (c + 1) * g.w, 0));
+				   ' in ' + span(g.x0 + c * g.w, g.x0 + (c + 1) * g.w));
 		});
 		readout.textContent = parts.join('; ');
 	};
@@ -1600,8 +1607,7 @@ function heatChart(graph, panel, container, points) {
 				n += gr[r * c.cols + col];
 		});
 		readout.textContent = n + ' completions in ' +
-			fmtSeconds(c.x0 + col * c.w, 0) + ' \u2013 ' +
-			fmtSeconds(c.x0 + (col + 1) * c.w, 0);
+			span(c.x0 + col * c.w, c.x0 + (col + 1) * c.w);
 	};
 	return chart;
 }
