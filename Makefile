@@ -154,7 +154,16 @@ SAN_CC = clang
 SAN_CFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
 
-check: deps
+# The report's browser tests drive chromium with puppeteer-core, pinned
+# in web/package-lock.json and installed here when missing; without npm
+# or a network they say so and are skipped (the program needs neither:
+# the report's script and uPlot are in the source, web/vendor).
+web-deps:
+	@[ -d web/node_modules/puppeteer-core ] || \
+	(cd web && npm ci --no-audit --no-fund --loglevel=error > /dev/null) || \
+	echo "web-deps: npm could not install web/node_modules (no npm, or no network): the browser tests will be skipped"
+
+check: deps web-deps
 	@echo "  BUILD   the program and its tests, then again in $(SAN_DIR)/ with sanitizers"
 	$(Q)$(MAKE) $(CHECK_SUBMAKE) check-build
 	$(Q)$(MAKE) $(CHECK_SUBMAKE) B=$(SAN_DIR)/ CC=$(SAN_CC) \
@@ -199,5 +208,5 @@ clean:
 	rm -f $(addsuffix /*.d,$(PROGRAM_DIRS))
 	rm -rf $(SAN_DIR) $(FUZZ_DIR)
 
-.PHONY: all deps demo check check-build fuzz bench install clean
+.PHONY: all deps web-deps demo check check-build fuzz bench install clean
 .SECONDARY:

@@ -30,6 +30,10 @@
 
 #define REPORT_FIRST_BIN_NS	100000ull	/* 100 us */
 #define REPORT_MAX_BINS		16384
+/* With tags each tag has bins of its own (and a histogram in each bin it
+ * has I/O in): a quarter as many, and the file's size would not keep
+ * more of their many series anyway. */
+#define REPORT_MAX_BINS_TAGGED	4096
 /* Cells of the detailed I/O map in memory (16 bytes each, and room). */
 #define REPORT_MAP_CELLS	600000
 /*
@@ -163,7 +167,8 @@ int report_prepare(const struct options *o, struct trace_result *res,
 	if (o->output_type.kind != OUTPUT_REPORT)
 		return 0;
 	cfg->first_bin_ns = REPORT_FIRST_BIN_NS;
-	cfg->max_bins = REPORT_MAX_BINS;
+	cfg->max_bins = o->tag_by_process || o->tagger ?
+			REPORT_MAX_BINS_TAGGED : REPORT_MAX_BINS;
 	cfg->no_size_bins = !graphs_want_sizes(o);
 	res->zoom = calloc(1, sizeof(*res->zoom));
 	if (!res->zoom)

@@ -191,6 +191,16 @@ urls=$(grep -o 'https\?://[a-zA-Z0-9./_-]*' "$TMP/x.htm" | sort -u | tr '\n' ' '
 check "the page names no address but uPlot's home and the SVG namespace ($urls)" \
 	sh -c "echo '$urls' | tr ' ' '\n' | grep -v '^$' | grep -qvE '^(https://github.com/leeoniya/uPlot|http://www.w3.org/2000/svg)$' && exit 1 || exit 0"
 check "the page carries uPlot's licence" grep -q "Permission is hereby granted" "$TMP/x.htm"
+pin=$(sed -n 's/.*"uplot": "\(.*\)".*/\1/p' "$TOP/web/package.json")
+check "web/vendor's uPlot is the version web/package.json pins ($pin)" \
+	grep -q "(v$pin)" "$TOP/web/vendor/uPlot.iife.min.js"
+if [ -f "$TOP/web/node_modules/uplot/dist/uPlot.iife.min.js" ]; then
+	check "web/vendor's uPlot is npm's, byte for byte" \
+		cmp -s "$TOP/web/vendor/uPlot.iife.min.js" \
+		"$TOP/web/node_modules/uplot/dist/uPlot.iife.min.js"
+else
+	skip "web/vendor's uPlot against npm's: web/node_modules is not installed"
+fi
 "$IOW" -t "$S/dd-write" -o "$TMP/no/such/dir/x.html" 2> "$TMP/nodir.err"
 rc=$?
 check "an unwritable report: one line, exit 1 ($(head -c 120 "$TMP/nodir.err"))" \
