@@ -10,6 +10,8 @@
  *                  "column": "read_mb_per_s", "scale": 1 } ],
  *     "drag": true, "zoom20": 1.0, "shots": "DIR",
  *     "budget": { "paint_ms": 1000, "redraw_ms": 50 } }
+ * The page is used once it has drawn its graphs and warmed up (decoded
+ * its tables, window.iowReport.warm): a user's first drag comes later.
  * Environment: IOW_CHROMIUM (default /usr/bin/chromium).
  */
 'use strict';
@@ -105,7 +107,7 @@ async function checkReport(browser, r) {
 	const t0 = Date.now();
 	await page.goto('file://' + path.resolve(r.report));
 	try {
-		await page.waitForFunction('window.iowReport && (window.iowReport.ready || window.iowReport.error)',
+		await page.waitForFunction('window.iowReport && (window.iowReport.warm || window.iowReport.error)',
 					   { timeout: 30000 });
 	} catch (e) {
 		fail(r.name + ': the page is ready', 'not within 30 s');

@@ -84,8 +84,32 @@ function table(ref) {
 		}
 		planes.push(out);
 	});
+	/* the first plane counts on from the record before (a column, a
+	 * bin): where each record is, for a search by it */
+	var abs = new Float64Array(ref.n), at0 = 0;
+
+	for (var i = 0; i < ref.n; i++) {
+		at0 += planes[0][i];
+		abs[i] = at0;
+	}
+	planes.abs = abs;
 	tableCache.set(ref.o, planes);
 	return planes;
+}
+
+/* The first record of a table at or after v in its first plane. */
+function firstAt(planes, v) {
+	var lo = 0, hi = planes.abs.length;
+
+	while (lo < hi) {
+		var mid = (lo + hi) >> 1;
+
+		if (planes.abs[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* ---- numbers as the pictures write them ---- */
@@ -810,7 +834,9 @@ function lineChart(graph, panel, container) {
 		});
 		var data = [];
 
-		if (tables.length === 1) {
+		if (!tables.length) {
+			data = [[]];
+		} else if (tables.length === 1) {
 			data = [tables[0].table[0]];
 			tables[0].order.forEach(function (i, j) {
 				data[i + 1] = tables[0].table[j + 1];
@@ -1179,7 +1205,12 @@ function mixOf(a, b, share) {
 function mapChart(graph, panel, container, bytes) {
 	var box = panelBox(graph, panel, container);
 	var chart = { box: box, graph: graph, panel: panel };
-	var unit = panel.unitMib, lo = panel.lo / unit, hi = panel.hi / unit;
+	var unit = panel.unitMib || 1, lo = panel.lo / unit, hi = panel.hi / unit;
+
+	if (!(hi > lo)) {
+		lo = 0;
+		hi = 1;
+	}
 	var legend = el('div', 'iow-legend'), readout = el('div', 'iow-note');
 	var seen = {}, pairs = {};
 
@@ -1288,15 +1319,16 @@ function mapChart(graph, panel, container, bytes) {
 			c0 -= c0 % fx;
 			var cols = Math.max(0, Math.ceil((c1 - c0) / fx));
 			var rows = Math.ceil(256 / fy);
-			var cells = table(lv.cells), dcol = cells[0];
+			var cells = table(lv.cells), abs = cells.abs;
 			var nc = doc.classes.length + 1;
 			var grid = new Float64Array(Math.max(cols * rows * (bytes ? 1 : nc), 1));
-			var col = 0;
+			var shown = doc.classes.map(function (c) {
+				return !isHidden(c.trace, c.color, c.label);
+			});
 
-			for (var i = 0; i < dcol.length; i++) {
-				col += dcol[i];
-				if (col < c0)
-					continue;
+			for (var i = firstAt(cells, c0); i < abs.length; i++) {
+				var col = abs[i];
+
 				if (col >= c0 + cols * fx)
 					break;
 				var cls = cells[2][i], cell = Math.floor((col - c0) / fx) +
@@ -1306,9 +1338,7 @@ function mapChart(graph, panel, container, bytes) {
 					grid[cell] += cells[4][i];
 					continue;
 				}
-				var c = cls ? doc.classes[cls - 1] : null;
-
-				if (!c || isHidden(c.trace, c.color, c.label))
+				if (!cls || !shown[cls - 1])
 					continue;
 				grid[cell * nc + cls] += cells[3][i];
 			}
@@ -1503,14 +1533,12 @@ function heatChart(graph, panel, container, points) {
 		var cols = Math.max(0, Math.ceil((r[1] + 1 - c0) / g));
 		var grids = layers.map(function (l) {
 			var cells = table(l.d[k]), grid = new Float64Array(cols * rows);
-			var bin = 0;
 
 			if (points && isHidden(t, l.color, l.label))
 				return grid;
-			for (var i = 0; i < cells[0].length; i++) {
-				bin += cells[0][i];
-				if (bin < c0)
-					continue;
+			for (var i = firstAt(cells, c0); i < cells.abs.length; i++) {
+				var bin = cells.abs[i];
+
 				if (bin >= c0 + cols * g)
 					break;
 				grid[Math.floor((bin - c0) / g) + cells[1][i] * cols] +=
@@ -1769,15 +1797,10 @@ function zoomedPercentiles(t) {
 	var hist = doc.traces[t].hist;
 
 	Object.keys(hist).forEach(function (op) {
-		var v = table(hist[op]), bin = 0, into = op === 'flush' ? flush : data;
+		var v = table(hist[op]), into = op === 'flush' ? flush : data;
 
-		for (var i = 0; i < v[0].length; i++) {
-			bin += v[0][i];
-			if (bin > i1)
-				break;
-			if (bin >= i0)
-				into[v[1][i]] += v[2][i];
-		}
+		for (var i = firstAt(v, i0); i < v.abs.length && v.abs[i] <= i1; i++)
+			into[v[1][i]] += v[2][i];
 	});
 	return { data: data, flush: flush, from: o + i0 * lv.w,
 		 to: o + (i1 + 1) * lv.w, w: lv.w };
@@ -1843,20 +1866,33 @@ function updateTable() {
 /* ---- zoom, pan, hover ---- */
 
 function redrawAll() {
-	var t0 = performance.now();
+	var t0 = performance.now(), parts = [];
 
 	api.charts.forEach(function (c) {
+		var t = performance.now();
+
 		c.update();
+		parts.push([c.graph.name, performance.now() - t]);
 	});
+	var t1 = performance.now();
+
 	updateTable();
 	updateStatus();
+	parts.push(['table', performance.now() - t1]);
+	var t2 = performance.now();
+
+	/* uPlot draws in a microtask queued before this one */
 	queueMicrotask(function () {
+		parts.push(['drawing', performance.now() - t2]);
 		api.lastRedrawMs = performance.now() - t0;
+		api.lastRedrawParts = parts;
 	});
 }
 
 function zoom(x0, x1) {
-	var min = doc.finest * 2;
+	/* two of the finest bins, or a hundredth of a short run */
+	var min = Math.max(1e-6, Math.min(doc.finest * 2,
+					  (doc.x[1] - doc.x[0]) / 100));
 
 	if (!(x1 > x0))
 		return;
@@ -2077,6 +2113,40 @@ api.zoom = zoom;
 api.back = back;
 api.wholeRun = wholeRun;
 
+/*
+ * Once the graphs are drawn, and before anyone can drag: every table of
+ * cells decoded, and each chart once through a narrow view (the finest
+ * levels' code paths compiled), so that the first zoom is as quick as
+ * the next ones (88 ms cold, 7-17 ms warm, on the bench trace).
+ */
+function warmUp() {
+	var mid = (doc.x[0] + doc.x[1]) / 2, w = (doc.x[1] - doc.x[0]) / 200;
+	var tables = [];
+
+	(function collect(o) {
+		if (o && typeof o === 'object') {
+			if (o.k && o.p)
+				tables.push(o);
+			else
+				Object.keys(o).forEach(function (k) {
+					collect(o[k]);
+				});
+		}
+	})([doc.traces, doc.graphs]);
+	tables.forEach(table);
+	var view = state.view;
+
+	state.view = [mid - w, mid + w];
+	api.charts.forEach(function (c) {
+		c.update();
+	});
+	state.view = view;
+	api.charts.forEach(function (c) {
+		c.update();
+	});
+	api.warm = true;
+}
+
 inflate(document.getElementById('iow-blob').textContent.trim()).then(
 	function (ab) {
 		buf = ab;
@@ -2084,6 +2154,7 @@ inflate(document.getElementById('iow-blob').textContent.trim()).then(
 		queueMicrotask(function () {
 			api.firstPaintMs = performance.now();
 			api.ready = true;
+			setTimeout(warmUp, 0);
 		});
 	}).catch(function (e) {
 		root.textContent = 'The report could not be read: ' + e;
