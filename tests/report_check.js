@@ -8,7 +8,8 @@
  *     "panels": { "io": 1, "tput": 1, ... }   (the picture's panels)
  *     "hover": [ { "graph": "tput", "series": "read", "csv": "FILE",
  *                  "column": "read_mb_per_s", "scale": 1 } ],
- *     "drag": true, "zoom20": 1.0, "shots": "DIR",
+ *     "drag": "tput", "zoom20": 1.0, "shots": "DIR",
+ *     "toggle": { "graph": "tput", "label": "write" },
  *     "budget": { "paint_ms": 1000, "redraw_ms": 50 } }
  * The page is used once it has drawn its graphs and warmed up (decoded
  * its tables, window.iowReport.warm): a user's first drag comes later.
@@ -225,6 +226,55 @@ async function checkReport(browser, r) {
 		if (r.shots)
 			await page.screenshot({ path: path.join(r.shots, r.name + '-zoom20.png'),
 						fullPage: true });
+	}
+	if (r.toggle) {
+		/* a legend entry hides its class in every graph, and back */
+		const sel = '.iow-panel[data-graph="' + r.toggle.graph + '"] .iow-entry';
+		const state = () => page.evaluate((key) => {
+			let hidden = 0, shown = 0;
+			window.iowReport.charts.forEach(c => {
+				if (c.graph.kind !== 'lines')
+					return;
+				c.panel.series.forEach((s, i) => {
+					if ('c' + s.trace + ':' + s.color !== key || s.empty)
+						return;
+					if (c.data[i + 1].every(v => v === null || v === undefined))
+						hidden++;
+					else
+						shown++;
+				});
+			});
+			const marks = Array.from(document.querySelectorAll('[data-key="' + key + '"]'));
+			return { hidden, shown, off: marks.filter(m => m.classList.contains('iow-off')).length,
+				 marks: marks.length };
+		}, key);
+		const entries = await page.$$(sel);
+		let entry = null, key = null;
+		for (const e of entries) {
+			const t = await e.evaluate(x => x.textContent);
+			if (t.startsWith(r.toggle.label)) {
+				entry = e;
+				key = await e.evaluate(x => x.dataset.key);
+				break;
+			}
+		}
+		if (!entry) {
+			fail(r.name + ': a legend entry hides its class everywhere', 'no entry ' + r.toggle.label);
+		} else {
+			await entry.evaluate(e => e.scrollIntoView({ block: 'center' }));
+			await entry.click();
+			await sleep(100);
+			const off = await state();
+			await entry.click();
+			await sleep(100);
+			const on = await state();
+			check(r.name + ': a click on "' + r.toggle.label + '" hides it in every graph (' +
+			      off.hidden + ' series, ' + off.off + ' legend entries and chips)',
+			      off.hidden > 1 && !off.shown && off.off === off.marks,
+			      JSON.stringify(off));
+			check(r.name + ': a second click shows it again', !on.hidden && on.shown > 1 && !on.off,
+			      JSON.stringify(on));
+		}
 	}
 	check(r.name + ': no console error as it was used', !errors.length,
 	      errors.join(' | '));
