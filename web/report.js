@@ -410,7 +410,7 @@ function timeOpts(box, yAxis, extra) {
 		width: plotWidth(box),
 		height: PANEL_H,
 		legend: { show: false },
-		padding: [8, 12, 0, 4],
+		padding: [8, 24, 0, 4],
 		cursor: {
 			/* the cursor moves in every panel; a drag or a
 			 * double-click is the panel's own (zoom tells the
@@ -859,7 +859,17 @@ function lineChart(graph, panel, container) {
 				data[i] = data[0].map(function () {
 					return null;
 				});
+		chart.hasData = data.slice(1).some(function (col) {
+			return col.some(function (v) {
+				return v !== null && v !== undefined;
+			});
+		});
 		chart.yRange = yRange(series, data, log, percent);
+		/* nothing in view on a log axis: the whole run's, not 1-10 */
+		if (log && !chart.hasData)
+			chart.yRange = chart.wholeY || chart.yRange;
+		if (!chart.wholeY && chart.hasData)
+			chart.wholeY = chart.yRange;
 		chart.empty = !series.some(function (s) {
 			return !s.empty;
 		});
@@ -1064,6 +1074,9 @@ function ownChart(graph, panel, container) {
 	var note = el('div', 'iow-note');
 
 	box.appendChild(note);
+	/* its x is not time: it does not zoom, and says so */
+	if (hist)
+		note.textContent = 'the whole run';
 	var top = 0;
 
 	series.forEach(function (s, i) {
@@ -1078,7 +1091,7 @@ function ownChart(graph, panel, container) {
 	if (hist) {
 		opts = {
 			width: plotWidth(box), height: PANEL_H,
-			legend: { show: false }, padding: [8, 12, 0, 4],
+			legend: { show: false }, padding: [8, 24, 0, 4],
 			cursor: { points: { show: false }, drag: { x: false, y: false } },
 			scales: { x: { time: false, distr: 3 }, y: {
 				range: [0, top > 0 ? top * 1.05 : 1] } },
@@ -1158,10 +1171,12 @@ function countLevel(c, max) {
 
 /* A grid of cols x rows painted into the plot area from x0..x1 and the
  * rows' values y0..y1 (row 0 at the bottom). */
-function paintGrid(u, cols, rows, pixel, x0, x1, y0, y1) {
+var SPARSE_DOT_RADIUS = 2.6, SPARSE_MAX_COVER = 0.12;
+
+function paintGrid(u, cols, rows, pixel, x0, x1, y0, y1, dots) {
 	if (!(cols > 0) || !(rows > 0))
 		return;
-	var img = new ImageData(cols, rows), d = img.data;
+	var img = new ImageData(cols, rows), d = img.data, lit = [];
 
 	for (var r = 0; r < rows; r++)
 		for (var c = 0; c < cols; c++) {
@@ -1175,7 +1190,10 @@ function paintGrid(u, cols, rows, pixel, x0, x1, y0, y1) {
 			d[o + 1] = p[1];
 			d[o + 2] = p[2];
 			d[o + 3] = p[3];
+			lit.push([c, r, p]);
 		}
+	if (dots && paintDots(u, lit, cols, rows, x0, x1, y0, y1))
+		return;
 	var canvas = document.createElement('canvas');
 
 	canvas.width = cols;
@@ -1192,6 +1210,38 @@ function paintGrid(u, cols, rows, pixel, x0, x1, y0, y1) {
 	ctx.imageSmoothingEnabled = false;
 	ctx.drawImage(canvas, px0, py1, px1 - px0, py0 - py1);
 	ctx.restore();
+}
+
+/*
+ * A raster of few cells (a few I/Os in a long view) would be specks: its
+ * cells are drawn as dots, opaque enough to find, while they cover
+ * little of the plot (as the pictures do). Returns whether it did.
+ */
+function paintDots(u, lit, cols, rows, x0, x1, y0, y1) {
+	var b = u.bbox, ctx = u.ctx, r = SPARSE_DOT_RADIUS * devicePixelRatio;
+	var px0 = u.valToPos(x0, 'x', true), px1 = u.valToPos(x1, 'x', true);
+	var py0 = u.valToPos(y0, 'y', true), py1 = u.valToPos(y1, 'y', true);
+
+	if (lit.length * Math.PI * r * r > SPARSE_MAX_COVER * b.width * b.height)
+		return false;
+	ctx.save();
+	ctx.beginPath();
+	ctx.rect(b.left, b.top, b.width, b.height);
+	ctx.clip();
+	lit.forEach(function (l) {
+		var x = px0 + (l[0] + 0.5) * (px1 - px0) / cols;
+		var y = py0 + (l[1] + 0.5) * (py1 - py0) / rows;
+
+		x = Math.min(Math.max(x, b.left + r), b.left + b.width - r);
+		y = Math.min(Math.max(y, b.top + r), b.top + b.height - r);
+		ctx.fillStyle = 'rgba(' + l[2][0] + ',' + l[2][1] + ',' + l[2][2] +
+			',0.85)';
+		ctx.beginPath();
+		ctx.arc(x, y, r, 0, 2 * Math.PI);
+		ctx.fill();
+	});
+	ctx.restore();
+	return true;
 }
 
 function mixOf(a, b, share) {
@@ -1386,7 +1436,7 @@ function mapChart(graph, panel, container, bytes) {
 					return [p[0], p[1], p[2], 255];
 				}
 				return mapPixel(g, k, max);
-			}, g.x0, g.x1, g.y0, g.y1);
+			}, g.x0, g.x1, g.y0, g.y1, !bytes);
 		});
 		if (bytes)
 			bar.textContent = '1 KiB \u2013 ' + fmtBytes(max * 1024, 0);
@@ -1607,7 +1657,7 @@ function heatChart(graph, panel, container, points) {
 			}
 			return [pc[0], pc[1], pc[2], Math.round((RASTER_ALPHA_MIN +
 				(1 - RASTER_ALPHA_MIN) * countLevel(tot, max)) * 255)];
-		}, c.x0, c.x0 + c.cols * c.w, lo, hi);
+		}, c.x0, c.x0 + c.cols * c.w, lo, hi, points);
 		bar.textContent = 'I/Os per ' + fmtSeconds(c.w, 0) + ': 1 \u2013 ' +
 			max;
 	};
