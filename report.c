@@ -20,7 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cairo.h>
+
 #include "blktrace.h"
+#include "bytebuf.h"
 #include "graphs.h"
 #include "histogram.h"
 #include "outfile.h"
@@ -47,18 +50,22 @@
 #define REPORT_MAP_KEPT_CELLS	500000
 #define MAX_STEPS		48
 #define MAX_SELECTED		64
+/* A picture graph's panel: its page units, drawn at twice the pixels */
+#define PICTURE_W		760
+#define PICTURE_H		400
+#define PICTURE_SCALE		2.0
 
 /* The page's script and styles (report_assets.c). */
 extern const char report_js[], report_css[], uplot_js[], uplot_css[],
 	uplot_license[];
 
 enum kind { KIND_LINES, KIND_OWN_X, KIND_HIST, KIND_MAP, KIND_BYTES,
-	    KIND_HEAT, KIND_POINTS };
+	    KIND_HEAT, KIND_POINTS, KIND_PICTURE };
 
 static const char *const kind_names[] = {
 	[KIND_LINES] = "lines", [KIND_OWN_X] = "own", [KIND_HIST] = "hist",
 	[KIND_MAP] = "map", [KIND_BYTES] = "bytes", [KIND_HEAT] = "heat",
-	[KIND_POINTS] = "points",
+	[KIND_POINTS] = "points", [KIND_PICTURE] = "picture",
 };
 
 static const char *const role_names[] = {
@@ -105,6 +112,7 @@ struct rpanel {
 	struct heat_panel heat;
 	struct rlayer layers[N_OPS];
 	size_t n_layers;
+	struct bytebuf png;		/* KIND_PICTURE: the panel drawn */
 };
 
 struct rgraph {
@@ -266,6 +274,10 @@ static enum kind kind_of(const struct graph_def *g)
 	if (g->build)
 		return !g->x_name ? KIND_LINES : g->x_label ? KIND_HIST :
 			KIND_OWN_X;
+	/* drawn only, of no time axis (the top files, the stacks' icicle):
+	 * a picture of the whole trace */
+	if (g->cells == CELLS_NONE)
+		return KIND_PICTURE;
 	return by_cells[g->cells];
 }
 
@@ -332,6 +344,45 @@ static void describe_layers(struct report *r, struct rgraph *rg,
 	}
 }
 
+static cairo_status_t png_append(void *closure, const unsigned char *data,
+				 unsigned int len)
+{
+	return bytebuf_append(closure, data, len) < 0 ?
+		CAIRO_STATUS_NO_MEMORY : CAIRO_STATUS_SUCCESS;
+}
+
+/* Panel p of a picture graph, drawn as the PNG output draws it. */
+static int draw_picture(struct report *r, size_t p, struct rpanel *rp,
+			struct iow_error *err)
+{
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24,
+		(int)(PICTURE_W * PICTURE_SCALE),
+		(int)(PICTURE_H * PICTURE_SCALE));
+	struct plot_page *page;
+	cairo_t *cr = cairo_create(s);
+	int rc = -1;
+
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+	cairo_destroy(cr);
+	page = plot_page_open_surface(s, PICTURE_SCALE, r->ctx.graph->name,
+				      err);
+	if (page) {
+		rc = graph_draw_panel(&r->ctx, p, page, plot_page_body(page),
+				      NULL, NULL, err);
+		if (rc < 0)
+			plot_page_abort(page);
+		else
+			rc = plot_page_close(page, err);
+	}
+	if (!rc && cairo_surface_write_to_png_stream(s, png_append,
+						     &rp->png) !=
+		   CAIRO_STATUS_SUCCESS)
+		rc = oom(err);
+	cairo_surface_destroy(s);
+	return rc;
+}
+
 /* Every selected graph's panels, titled; line graphs built once. */
 static int describe_graphs(struct report *r, struct iow_error *err)
 {
@@ -372,6 +423,11 @@ static int describe_graphs(struct report *r, struct iow_error *err)
 				if (graph_heat_panel(&r->ctx, &r->cl, p,
 						     &rp->heat))
 					describe_layers(r, rg, rp);
+				continue;
+			}
+			if (rg->kind == KIND_PICTURE) {
+				if (draw_picture(r, p, rp, err) < 0)
+					return -1;
 				continue;
 			}
 			if (graph_build(&r->ctx, p, &rp->pending, err) < 0)
@@ -842,6 +898,11 @@ static void json_panel(FILE *f, const struct report *r,
 		fputs("null", f);
 	if (rg->kind == KIND_MAP || rg->kind == KIND_BYTES)
 		json_panel_maps(f, r, p);
+	if (p->png.len) {
+		fputs(",\"png\":\"", f);
+		write_base64(f, p->png.data, p->png.len);
+		fputc('"', f);
+	}
 	if (p->n_layers) {
 		fprintf(f, ",\"trace\":%zu,\"layers\":[", p->heat.trace);
 		for (i = 0; i < p->n_layers; i++) {
@@ -1162,6 +1223,7 @@ static void report_free(struct report *r)
 				free(rp->series[s].label);
 			free(rp->series);
 			series_set_free(&rp->pending);
+			bytebuf_free(&rp->png);
 		}
 		free(r->graphs[g].panels);
 	}

@@ -147,13 +147,29 @@ static size_t base64(const unsigned char *in, size_t n, char *out)
 	return o;
 }
 
+int write_base64(FILE *f, const void *data, size_t n)
+{
+	const unsigned char *in = data;
+	char *text = malloc(65536);
+	size_t i;
+
+	if (!text)
+		return -1;
+	/* 49152 bytes make 65536 characters: no padding but at the end */
+	for (i = 0; i < n; i += 49152) {
+		size_t k = n - i < 49152 ? n - i : 49152;
+
+		fwrite(text, 1, base64(in + i, k, text), f);
+	}
+	free(text);
+	return 0;
+}
+
 int blob_write_base64(const struct blob *bl, FILE *f, size_t *deflated_len,
 		      struct iow_error *err)
 {
 	uLongf len = compressBound(bl->b.len);
 	unsigned char *z = malloc(len ? len : 1);
-	char *text;
-	size_t i;
 
 	if (!z)
 		return iow_fail(err, "out of memory writing the report");
@@ -165,18 +181,10 @@ int blob_write_base64(const struct blob *bl, FILE *f, size_t *deflated_len,
 		return iow_fail(err, "out of memory compressing the report");
 	}
 	*deflated_len = len;
-	text = malloc(65536);
-	if (!text) {
+	if (write_base64(f, z, len) < 0) {
 		free(z);
 		return iow_fail(err, "out of memory writing the report");
 	}
-	/* 49152 bytes make 65536 characters: no padding but at the end */
-	for (i = 0; i < len; i += 49152) {
-		size_t n = len - i < 49152 ? len - i : 49152;
-
-		fwrite(text, 1, base64(z + i, n, text), f);
-	}
-	free(text);
 	free(z);
 	return 0;
 }

@@ -10,7 +10,8 @@
  *                  "column": "read_mb_per_s", "scale": 1 } ],
  *     "drag": "tput", "zoom20": 1.0, "shots": "DIR",
  *     "toggle": { "graph": "tput", "label": "write" },
- *     "budget": { "paint_ms": 1000, "redraw_ms": 50 } }
+ *     "budget": { "paint_ms": 1000, "redraw_ms": 50 },
+ *     "pictures": [ "top-files" ] }      (graphs shown as pictures)
  * The page is used once it has drawn its graphs and warmed up (decoded
  * its tables, window.iowReport.warm): a user's first drag comes later.
  * Environment: IOW_CHROMIUM (default /usr/bin/chromium).
@@ -93,12 +94,11 @@ async function checkReport(browser, r) {
 	page.on('request', req => {
 		if (first === null)
 			first = req.url();
-		if (req.url() !== first)
-			requests.push(req.url());
-		if (req.url() === first)
-			req.continue();
-		else
-			req.abort();
+		/* the page itself and the pictures it holds load; nothing else */
+		if (req.url() === first || req.url().startsWith('data:'))
+			return req.continue();
+		requests.push(req.url());
+		req.abort();
 	});
 	page.on('console', m => {
 		if (m.type() === 'error')
@@ -119,7 +119,12 @@ async function checkReport(browser, r) {
 		const fcp = performance.getEntriesByName('first-contentful-paint')[0];
 		return { error: window.iowReport.error, ready: window.iowReport.firstPaintMs,
 			 fcp: fcp ? fcp.startTime : null,
-			 charts: window.iowReport.charts.map(c => c.graph.name) };
+			 charts: window.iowReport.charts.map(c => c.graph.name),
+			 pictures: [...document.querySelectorAll('.iow-picture')].map(e => {
+				 const img = e.querySelector('img');
+				 return { graph: e.dataset.graph,
+					  w: img ? img.naturalWidth : 0 };
+			 }) };
 	});
 	check(r.name + ': the page reads its numbers', !info.error, info.error);
 	check(r.name + ': no console error', !errors.length, errors.join(' | '));
@@ -133,11 +138,19 @@ async function checkReport(browser, r) {
 		      info.ready < r.budget.paint_ms, info.ready.toFixed(0) + ' ms');
 	if (r.panels) {
 		const got = {};
-		info.charts.forEach(n => { got[n] = (got[n] || 0) + 1; });
+		info.charts.concat(info.pictures.map(p => p.graph))
+			.forEach(n => { got[n] = (got[n] || 0) + 1; });
 		const want = JSON.stringify(r.panels, Object.keys(r.panels).sort());
 		const have = JSON.stringify(got, Object.keys(got).sort());
 		check(r.name + ': a chart per panel of the picture (' + have + ')',
 		      want === have, 'the picture has ' + want);
+	}
+	if (r.pictures) {
+		const names = [...new Set(info.pictures.map(p => p.graph))].sort();
+		check(r.name + ': pictures of ' + r.pictures.join(', ') + ', decoded',
+		      JSON.stringify(names) === JSON.stringify(r.pictures.slice().sort()) &&
+		      info.pictures.every(p => p.w > 0),
+		      JSON.stringify(info.pictures));
 	}
 	if (r.shots) {
 		fs.mkdirSync(r.shots, { recursive: true });

@@ -34,6 +34,13 @@ report tags -t "$S/ext4-fsync" -P
 report overlay -t "$S/fio-randrw" -l before -t "$S/ext4-fsync" -l after
 report per-device -t "$S/two-devices" --per-device
 report discard -t "$S/discard"
+# Causes kept beside the trace: the graphs of no time axis (the top files,
+# the stacks' icicle) are pictures of the whole trace in the page.
+cp "$S"/two-devices.blktrace.* "$TMP/"
+python3 "$TOP/tests/tools/make_causes.py" "$TMP/two-devices" > /dev/null
+report causes -t "$TMP/two-devices" -O tput -O top-files -O io-flame
+check "causes: the top files and the icicle are pictures in the page" \
+	sh -c "[ \$(grep -o '\"kind\":\"picture\"' '$TMP/causes.html' | wc -l) = 2 ]"
 
 # decode NAME: the report's document and numbers, checked by Python
 # against the CSV of the same picture (levels, maps, widths, budget).
@@ -247,6 +254,8 @@ else
  { "name": "per-device", "report": "$TMP/per-device.html", "panels": $(panels per-device),
    "zoom20": 1.0, "shots": "$SHOTS" },
  { "name": "discard", "report": "$TMP/discard.html", "panels": $(panels discard) },
+ { "name": "causes", "report": "$TMP/causes.html", "panels": $(panels causes),
+   "pictures": [ "io-flame", "top-files" ], "zoom20": 0.2, "shots": "$SHOTS" },
  { "name": "lossy", "report": "$TMP/lossy.html", "panels": $(panels lossy),
    "texts": [ "$lost events lost" ],
    "shaded": { "graph": "tput", "window": [1.0, 1.2] }, "shots": "$SHOTS" }

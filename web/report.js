@@ -399,6 +399,21 @@ function panelBox(graph, panel, container) {
 	return box;
 }
 
+/* A graph of no time axis (the top files, the stacks' icicle): the
+ * whole trace's picture, as the PNG output draws it; zoom leaves it. */
+function pictureChart(graph, panel, container) {
+	var box = el('div', 'iow-panel iow-picture');
+	var img = el('img');
+
+	box.dataset.graph = graph.name;
+	img.alt = panel.title;
+	img.src = 'data:image/png;base64,' + panel.png;
+	box.appendChild(img);
+	box.appendChild(el('div', 'iow-note', 'the whole trace'));
+	container.appendChild(box);
+	return null;
+}
+
 function plotWidth(box) {
 	return Math.max(320, box.clientWidth - 4);
 }
@@ -2122,6 +2137,9 @@ function build() {
 				break;
 			case 'points':
 				c = heatChart(g, p, grid, true);
+				break;
+			case 'picture':
+				c = pictureChart(g, p, grid);
 				break;
 			}
 			if (c)
