@@ -65,7 +65,7 @@ struct record_result {
 	uint64_t events_lost;		/* in loss notes of a known count */
 	uint64_t loss_windows;		/* loss notes, per CPU and window */
 	int lost_unknown;		/* a loss of unknown size too */
-	uint64_t bytes_skipped;		/* unreadable trace_pipe bytes */
+	uint64_t bytes_skipped;		/* input that was no record */
 	size_t buffer_kb;		/* per CPU, as used; 0: not known */
 	unsigned n_files;		/* NAME.blktrace.0 to n_files - 1 */
 	double cpu_user_s, cpu_sys_s;	/* the recorder's own, not the

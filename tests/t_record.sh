@@ -27,6 +27,7 @@ truncate -s 64M "$TMP/disk.img"
 DEV=$(losetup -f --show "$TMP/disk.img") || { fail "losetup"; finish; exit 1; }
 ENABLE=/sys/class/block/$(basename "$DEV")/trace/enable
 cleanup() {
+	umount "$TMP/full" 2>/dev/null
 	echo 0 > "$ENABLE" 2>/dev/null
 	losetup -d "$DEV"
 	rm -rf "$TMP"
@@ -173,6 +174,18 @@ fi
 expect_error "a workload that cannot run" "cannot run /nonexistent/prog" \
 	"$RD" -d "$DEV" -D "$TMP/e" -- /nonexistent/prog
 check "tracing state restored after errors" restored
+# an error while ftrace records: the trace's file system fills up
+mkdir "$TMP/full"
+if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
+	expect_error "ftrace: a full output directory stops it, one line" \
+		"cannot write $TMP/full/f.blktrace.[0-9]*: No space left" \
+		"$RD" -T ftrace -d "$DEV" -D "$TMP/full" -t f -- dd if="$DEV" \
+		of=/dev/null bs=4k count=20000 iflag=direct status=none
+	umount "$TMP/full"
+	check "ftrace: tracing state restored after a write error" restored
+else
+	skip "full output directory: no tmpfs mount"
+fi
 
 # 6. blktrace first when it starts (a stand-in that writes the files of
 # test 1 and stops on SIGINT), ftrace when it fails as on this machine
