@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "blktrace.h"
+#include "ftrace_owner.h"
 #include "ftrace_raw.h"
 #include "ftrace_rec.h"
 #include "rec_out.h"
@@ -212,17 +213,24 @@ have_dev:
 
 int ftrace_check_idle(const struct tracefs *t,
 		      const struct record_device *devs, size_t n_devs,
-		      struct iow_error *err)
+		      long *reclaimed, struct iow_error *err)
 {
 	char path[PATH_MAX], value[64];
+	struct ftrace_owner owner;
 	size_t i;
 
+	/* what a killed recording left goes back first */
+	if (ftrace_owner_take(&owner, t->dir, reclaimed, err))
+		return -1;
+	ftrace_owner_release(&owner, 1);
 	tfs_path(t, "current_tracer", path);
 	if (tracefs_read(path, value, sizeof(value), err))
 		return -1;
 	if (!strcmp(value, "blk"))
 		return iow_fail(err, "device busy with another trace: "
-				"current_tracer is already 'blk'");
+				"current_tracer is already 'blk' (not an "
+				"iowatcher's; if nothing traces, 'echo nop > "
+				"%s' frees it)", path);
 	for (i = 0; i < n_devs; i++) {
 		snprintf(path, sizeof(path), "%s/enable", devs[i].trace_dir);
 		if (tracefs_read(path, value, sizeof(value), err))
@@ -530,6 +538,7 @@ struct ftrace_rec {
 	struct cpu_pipe *pipes;		/* by CPU */
 	unsigned n_pipes;
 	struct pollfd *polls;		/* one per pipe */
+	struct ftrace_owner owner;	/* held from start to restore */
 	unsigned char *page;		/* as read */
 	size_t page_size;
 	size_t pages_per_pump;
@@ -960,6 +969,53 @@ static int read_pages(struct ftrace_rec *r, struct iow_error *err)
 
 /* ---- start and stop ---- */
 
+static void add_line(char *buf, size_t size, const char *fmt, const char *a,
+		     const char *b)
+{
+	size_t len = strlen(buf);
+
+	if (len < size)
+		snprintf(buf + len, size - len, fmt, a, b);
+}
+
+/*
+ * What restore_state would put back, for the owner file: should this
+ * process die before it can, the next recording does it.
+ */
+static int save_owner(struct ftrace_rec *r, struct iow_error *err)
+{
+	char lines[8192], pid[24], file[64], old[2] = "";
+	size_t i;
+
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	lines[0] = '\0';
+	add_line(lines, sizeof(lines), "pid %s%s\n", pid, "");
+	for (i = 0; i < r->n_devs; i++)
+		if (r->devs[i].enabled_by_us)
+			add_line(lines, sizeof(lines), "enable %s%s\n",
+				 r->devs[i].trace_dir, "");
+	for (i = 0; i < N_OPTIONS; i++) {
+		if (!r->options[i].changed)
+			continue;
+		snprintf(file, sizeof(file), "options/%s", r->options[i].name);
+		old[0] = r->options[i].old;
+		add_line(lines, sizeof(lines), "set %s %s\n", file, old);
+	}
+	if (r->tracer_changed)
+		add_line(lines, sizeof(lines), "set %s %s\n", "current_tracer",
+			 r->old_tracer);
+	if (r->clock_changed)
+		add_line(lines, sizeof(lines), "set %s %s\n", "trace_clock",
+			 r->old_clock);
+	if (r->tracing_on_changed)
+		add_line(lines, sizeof(lines), "set %s %s\n", "tracing_on",
+			 r->old_tracing_on);
+	if (r->buffer_changed)
+		add_line(lines, sizeof(lines), "set %s %s\n", "buffer_size_kb",
+			 r->old_buffer_kb);
+	return ftrace_owner_save(&r->owner, lines, err);
+}
+
 /* Puts back what start changed, newest first; keeps the first error. */
 static int restore_state(struct ftrace_rec *r, struct iow_error *err)
 {
@@ -990,6 +1046,7 @@ static int restore_state(struct ftrace_rec *r, struct iow_error *err)
 	if (restore_setting(t, "buffer_size_kb", r->old_buffer_kb,
 			    &r->buffer_changed, rc ? NULL : err))
 		rc = -1;
+	ftrace_owner_release(&r->owner, rc == 0);
 	return rc;
 }
 
@@ -1006,6 +1063,7 @@ struct ftrace_rec *ftrace_rec_start(const struct tracefs *t,
 				    struct iow_error *err)
 {
 	struct ftrace_rec *r = calloc(1, sizeof(*r));
+	long reclaimed;
 
 	if (!r) {
 		iow_fail(err, "out of memory");
@@ -1014,15 +1072,17 @@ struct ftrace_rec *ftrace_rec_start(const struct tracefs *t,
 	r->tfs = t;
 	r->devs = devs;
 	r->n_devs = n_devs;
-	if (swap_setting(t, "current_tracer", "blk", r->old_tracer,
+	r->owner.fd = -1;
+	if (ftrace_owner_take(&r->owner, t->dir, &reclaimed, err) ||
+	    swap_setting(t, "current_tracer", "blk", r->old_tracer,
 			 sizeof(r->old_tracer), &r->tracer_changed, err) ||
 	    set_options(r, err) || set_clock_mono(r, err) ||
 	    swap_setting(t, "tracing_on", "1", r->old_tracing_on,
 			 sizeof(r->old_tracing_on), &r->tracing_on_changed,
 			 err) ||
-	    set_buffer_kb(r, buffer_kb, err) ||
+	    set_buffer_kb(r, buffer_kb, err) || save_owner(r, err) ||
 	    open_output(r, dir, name, err) || devices_on(r, err) ||
-	    open_pipes(r, err)) {
+	    save_owner(r, err) || open_pipes(r, err)) {
 		restore_state(r, NULL);
 		if (r->conv)
 			ftrace_conv_close(r->conv, NULL, NULL);

@@ -45,11 +45,15 @@ struct record_device {
  * know it ("loop0", "nvme0n1p2"). */
 int record_device_resolve(struct record_device *d, const char *path,
 			  struct iow_error *err);
-/* Fails with "device busy with another trace" if the blk tracer or a
- * device's trace/enable is already in use. */
+/*
+ * Fails with "device busy with another trace" if the blk tracer or a
+ * device's trace/enable is already in use. Before it looks, puts back
+ * what a killed iowatcher's recording left on (ftrace_owner.h): then
+ * *reclaimed is its pid (-1 if unknown), else 0.
+ */
 int ftrace_check_idle(const struct tracefs *t,
 		      const struct record_device *devs, size_t n_devs,
-		      struct iow_error *err);
+		      long *reclaimed, struct iow_error *err);
 
 /* Looks up a process name for a pid; 0 when found. */
 typedef int (*ftrace_comm_fn)(void *ctx, uint32_t pid, char *comm,

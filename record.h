@@ -70,6 +70,10 @@ struct record_result {
 	unsigned n_files;		/* NAME.blktrace.0 to n_files - 1 */
 	double cpu_user_s, cpu_sys_s;	/* the recorder's own, not the
 					 * workload's */
+	int mpstat_missing;		/* no mpstat on PATH: no NAME.mpstat */
+	long reclaimed_pid;		/* a killed recording's tracing
+					 * state put back first (-1: of
+					 * unknown pid), or 0 */
 	/* why the tracers before it were not used (RECORD_AUTO), or "" */
 	char fallback_reason[512];
 };
