@@ -4,9 +4,12 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "child.h"
 
@@ -22,6 +25,88 @@ void child_spec_init(struct child_spec *c, char *const *argv)
 		c->fd[i] = -1;
 }
 
+/* In the forked child: c's fds, then the program; never returns. */
+static void exec_child(const struct child_spec *c, pid_t parent)
+{
+	sigset_t none;
+	int i, fd;
+
+	/* the parent may have died before the death signal was asked for */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+		_exit(127);
+	setpgid(0, 0);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (c->stdin_null && (fd = open("/dev/null", O_RDONLY)) >= 0 &&
+	    fd != 0) {
+		dup2(fd, 0);
+		close(fd);
+	}
+	if (c->stdout_path &&
+	    (fd = open(c->stdout_path, O_WRONLY | O_CREAT | O_TRUNC,
+		       0644)) >= 0 && fd != 1) {
+		dup2(fd, 1);
+		close(fd);
+	}
+	for (i = 0; i < CHILD_FDS; i++)
+		if (c->fd[i] >= 0)
+			dup2(c->fd[i], i);
+	if (c->path)
+		execve(c->path, c->argv, c->envp ? c->envp : environ);
+	else
+		execvpe(c->argv[0], c->argv, c->envp ? c->envp : environ);
+	_exit(127);
+}
+
+/*
+ * A helper that must not outlive us: forked, so that it can ask for a
+ * death signal (posix_spawn cannot). It cannot say why an exec failed:
+ * it ends with status 127, as a shell's "not found" does.
+ */
+/* Whether name runs as execvp would find it: 0, or ENOENT. */
+static int on_path(const char *name)
+{
+	const char *path = getenv("PATH"), *end;
+	char file[4096];
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) ? errno : 0;
+	for (; path; path = *end ? end + 1 : NULL) {
+		end = strchrnul(path, ':');
+		if (end == path)	/* an empty entry: the directory we are in */
+			snprintf(file, sizeof(file), "./%s", name);
+		else
+			snprintf(file, sizeof(file), "%.*s/%s",
+				 (int)(end - path), path, name);
+		if (!access(file, X_OK))
+			return 0;
+	}
+	return ENOENT;
+}
+
+static int start_tied(const struct child_spec *c, pid_t *pid)
+{
+	pid_t parent = getpid();
+	int missing = on_path(c->path ? c->path : c->argv[0]);
+
+	*pid = 0;
+	if (missing)
+		return missing;	/* as posix_spawnp says it */
+
+	*pid = fork();
+	if (*pid < 0) {
+		*pid = 0;
+		return errno;
+	}
+	if (*pid == 0)
+		exec_child(c, parent);
+	setpgid(*pid, *pid);	/* either side may be first */
+	return 0;
+}
+
 int child_start(const struct child_spec *c, pid_t *pid)
 {
 	posix_spawn_file_actions_t fa;
@@ -29,6 +114,8 @@ int child_start(const struct child_spec *c, pid_t *pid)
 	sigset_t sigs;
 	int i, rc;
 
+	if (c->die_with_parent)
+		return start_tied(c, pid);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setpgroup(&attr, 0);

@@ -24,6 +24,9 @@ struct child_spec {
 	int fd[CHILD_FDS];
 	const char *stdout_path;	/* created for its stdout, or NULL */
 	int stdin_null;		/* stdin from /dev/null */
+	/* ended (SIGTERM) when iowatcher dies, however it dies: a helper
+	 * of ours (mpstat), never the user's workload */
+	int die_with_parent;
 };
 
 /* A spec with every fd left as ours. */

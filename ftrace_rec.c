@@ -1,16 +1,19 @@
 /*
  * ftrace_rec.c: recording through the kernel's ftrace 'blk' tracer, for
  * machines where blktrace's relay files are refused. Switches the tracer
- * on (saving every setting it touches), turns the binary trace_pipe into
- * blktrace's per-CPU files, and puts every setting back.
+ * on (saving every setting it touches), reads each CPU's ring-buffer
+ * pages (per_cpu/cpuN/trace_pipe_raw, ftrace_raw.c) into blktrace's
+ * per-CPU files, and puts every setting back.
  *
- * What trace_pipe carries with 'bin' set, as dumped on Linux 6.18: a
- * 16-byte prefix (i32 pid, i32 cpu, u64 timestamp), then a v7 record
- * whose time equals the prefix timestamp, whose cpu is already filled in
- * and whose sequence is 0; no notes. Lost events arrive as text lines
- * "CPU:N [LOST M EVENTS]" inside the binary stream, other enabled ftrace
- * events as a bare prefix; both are stepped over.
+ * The pages hold the blk tracer's records as the kernel made them, in
+ * the CPU's time order, with the events the kernel overwrote before a
+ * page (a full buffer) said on the page: those become loss notes at that
+ * CPU and time. Other ftrace events someone enabled meanwhile are
+ * stepped over. The merged trace_pipe, which formats every event in the
+ * kernel, cost fio half its IOPS where the pages cost a quarter
+ * (bench/README.md).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -25,7 +28,8 @@
 #include <unistd.h>
 
 #include "blktrace.h"
-#include "bytebuf.h"
+#include "ftrace_owner.h"
+#include "ftrace_raw.h"
 #include "ftrace_rec.h"
 #include "rec_out.h"
 #include "recorder.h"
@@ -33,12 +37,9 @@
 #define DEBUGFS_DIR		"/sys/kernel/debug"
 #define TRACEFS_DIR		"/sys/kernel/tracing"
 #define BLK_V7_MAGIC		(BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7)
-#define PIPE_RECORD_MIN		(FTRACE_PIPE_PREFIX_SIZE + BLK_IO_TRACE7_SIZE)
-#define LOST_LINE_MAX		96
 #define CPU_LIMIT		8192
 #define PID_LIMIT		(1u << 22)	/* the kernel's PID_MAX_LIMIT */
-#define READS_PER_PUMP		64
-#define DRAIN_PUMPS_MAX		1024	/* 256 MiB, should the stop fail */
+#define DRAIN_ROUNDS		4	/* of a buffer's worth each */
 
 _Static_assert(sizeof(struct blk_io_trace) == BLK_IO_TRACE7_SIZE,
 	       "struct blk_io_trace must match the on-disk v7 record");
@@ -212,17 +213,24 @@ have_dev:
 
 int ftrace_check_idle(const struct tracefs *t,
 		      const struct record_device *devs, size_t n_devs,
-		      struct iow_error *err)
+		      long *reclaimed, struct iow_error *err)
 {
 	char path[PATH_MAX], value[64];
+	struct ftrace_owner owner;
 	size_t i;
 
+	/* what a killed recording left goes back first */
+	if (ftrace_owner_take(&owner, t->dir, reclaimed, err))
+		return -1;
+	ftrace_owner_release(&owner, 1);
 	tfs_path(t, "current_tracer", path);
 	if (tracefs_read(path, value, sizeof(value), err))
 		return -1;
 	if (!strcmp(value, "blk"))
 		return iow_fail(err, "device busy with another trace: "
-				"current_tracer is already 'blk'");
+				"current_tracer is already 'blk' (not an "
+				"iowatcher's; if nothing traces, 'echo nop > "
+				"%s' frees it)", path);
 	for (i = 0; i < n_devs; i++) {
 		snprintf(path, sizeof(path), "%s/enable", devs[i].trace_dir);
 		if (tracefs_read(path, value, sizeof(value), err))
@@ -274,28 +282,19 @@ int ftrace_comm_lookup(void *ctx, uint32_t pid, char *comm, size_t size)
 	return t ? comm_from_saved_cmdlines(t->dir, pid, comm, size) : -1;
 }
 
-/* ---- trace_pipe bytes to per-CPU files ---- */
-
-/* Events a "[LOST n EVENTS]" line announced, waiting for the CPU's next
- * record: its time is when the loss ends. */
-struct pending_loss {
-	uint64_t count;
-	int known, set;
-	uint64_t t0_ns;
-};
+/* ---- ring-buffer pages to per-CPU files ---- */
 
 struct ftrace_conv {
 	struct rec_out *out;		/* DIR/NAME.blktrace.<cpu> */
+	struct ftrace_page_layout layout;
+	uint16_t blk_type;		/* the blk tracer's event type */
 	unsigned char *pid_seen;	/* bitmap: a PROCESS note written */
 	size_t pid_seen_bytes;
-	struct bytebuf pending;		/* bytes not yet a whole record */
-	struct pending_loss *losses;	/* per CPU */
-	unsigned n_losses;
 	uint32_t *devices;		/* the loss notes' devices */
 	size_t n_devices;
 	ftrace_comm_fn comm;
 	void *comm_ctx;
-	struct ftrace_conv_stats st;
+	uint64_t bytes_skipped;		/* other events' */
 };
 
 /* 1 the first time pid is seen, 0 after, -1 out of memory. */
@@ -375,14 +374,19 @@ int ftrace_conv_set_devices(struct ftrace_conv *c, const uint32_t *devices,
 	return 0;
 }
 
-/* The loss notes' devices: those set, else those seen (one note each,
- * so that a -d MAJ,MIN filter keeps it), else device 0. */
+/*
+ * The events the kernel overwrote before this page: from the CPU's last
+ * record to the page's time (its first event's, or before). The notes'
+ * devices: those set (one note each, so that a -d MAJ,MIN filter keeps
+ * it), else device 0.
+ */
 static int write_loss(struct ftrace_conv *c, unsigned cpu,
-		      const struct pending_loss *p, uint64_t t1,
-		      struct iow_error *err)
+		      const struct ftrace_page *p, struct iow_error *err)
 {
-	struct lossnote n = { p->known ? p->count : 0, p->known, cpu,
-			      p->t0_ns, t1 };
+	uint64_t t0 = rec_out_last_time(c->out, cpu);
+	struct lossnote n = { p->missed_known ? p->missed_count : 0,
+			      p->missed_known, cpu,
+			      t0 < p->time ? t0 : p->time, p->time };
 	static const uint32_t none = 0;
 
 	if (c->n_devices)
@@ -390,148 +394,53 @@ static int write_loss(struct ftrace_conv *c, unsigned cpu,
 	return rec_out_loss(c->out, &n, &none, 1, err);
 }
 
-/* A "[LOST n EVENTS]" line: kept for the CPU's next record. */
-static int note_lost_line(struct ftrace_conv *c, unsigned cpu,
-			  uint64_t count, int known, struct iow_error *err)
+/* A page that is not as the kernel lays them out: which CPU's. */
+static int bad_page(unsigned cpu, const struct iow_error *why,
+		    struct iow_error *err)
 {
-	struct pending_loss *p;
-
-	if (cpu >= CPU_LIMIT)
-		return 0;
-	if (cpu >= c->n_losses) {
-		p = realloc(c->losses, (cpu + 1) * sizeof(*p));
-		if (!p)
-			return iow_fail(err, "out of memory");
-		memset(p + c->n_losses, 0,
-		       (cpu + 1 - c->n_losses) * sizeof(*p));
-		c->losses = p;
-		c->n_losses = cpu + 1;
-	}
-	p = &c->losses[cpu];
-	if (!p->set)
-		p->t0_ns = rec_out_last_time(c->out, cpu);
-	p->set = 1;
-	p->count += count;
-	p->known = known && (p->known || p->count == count);
-	return 0;
+	return iow_fail(err, "per_cpu/cpu%u/trace_pipe_raw: %s", cpu,
+			why->msg);
 }
 
-/* Before cpu's next record (at t1), or at the end: the note. */
-static int flush_loss(struct ftrace_conv *c, unsigned cpu, uint64_t t1,
-		      struct iow_error *err)
+static int convert_event(struct ftrace_conv *c, unsigned cpu,
+			 const struct ftrace_event *ev, struct iow_error *err)
 {
-	struct pending_loss *p = cpu < c->n_losses ? &c->losses[cpu] : NULL;
-	int rc;
-
-	if (!p || !p->set)
-		return 0;
-	rc = write_loss(c, cpu, p, t1, err);
-	memset(p, 0, sizeof(*p));
-	return rc;
-}
-
-static int convert_record(struct ftrace_conv *c, const unsigned char *p,
-			  struct iow_error *err)
-{
+	const unsigned char *pdu;
 	struct blk_io_trace t;
-	int32_t cpu;
+	struct iow_error why;
 	int first;
 
-	memcpy(&cpu, p + 4, sizeof(cpu));
-	memcpy(&t, p + FTRACE_PIPE_PREFIX_SIZE, sizeof(t));
-	if (cpu < 0)
-		return iow_fail(err, "trace_pipe: negative cpu %d", cpu);
-	t.cpu = (uint32_t)cpu;
+	/* other ftrace events someone enabled meanwhile */
+	if (ftrace_event_type(ev) != c->blk_type) {
+		c->bytes_skipped += ev->len;
+		return 0;
+	}
+	if (ftrace_blk_entry(ev, cpu, &t, &pdu, &why))
+		return bad_page(cpu, &why, err);
 	first = pid_first_sight(c, t.pid);
 	if (first < 0)
 		return iow_fail(err, "out of memory");
-	if (flush_loss(c, t.cpu, t.time, err))
-		return -1;
 	if (first && write_process_note(c, &t, err))
 		return -1;
-	return rec_out_put(c->out, &t, p + PIPE_RECORD_MIN, err);
+	return rec_out_put(c->out, &t, pdu, err);
 }
 
-enum pipe_chunk { CHUNK_RECORD, CHUNK_LOST_LINE, CHUNK_GARBAGE,
-		  CHUNK_NEED_MORE };
-
-static int is_record(const unsigned char *p, size_t avail)
+int ftrace_conv_page(struct ftrace_conv *c, unsigned cpu, const void *page,
+		     size_t size, struct iow_error *err)
 {
-	uint32_t magic;
-	uint64_t prefix_time, record_time;
+	struct ftrace_event ev;
+	struct ftrace_page p;
+	struct iow_error why;
+	int rc;
 
-	if (avail < PIPE_RECORD_MIN)
-		return 0;
-	memcpy(&magic, p + FTRACE_PIPE_PREFIX_SIZE, sizeof(magic));
-	memcpy(&prefix_time, p + 8, sizeof(prefix_time));
-	memcpy(&record_time, p + FTRACE_PIPE_PREFIX_SIZE + 8,
-	       sizeof(record_time));
-	return magic == BLK_V7_MAGIC && prefix_time == record_time;
-}
-
-/* A "[LOST n EVENTS]" line: which CPU, how many (if said). */
-struct lost_line {
-	unsigned cpu;
-	uint64_t count;
-	int known;
-};
-
-/* "CPU:1 [LOST 42 EVENTS]\n" (or "[LOST EVENTS]", count unknown). */
-static enum pipe_chunk lost_line(const unsigned char *p, size_t avail,
-				 size_t *len, struct lost_line *l)
-{
-	char line[LOST_LINE_MAX + 1];
-	const unsigned char *nl;
-	unsigned long long n;
-
-	if (avail < 4)
-		return CHUNK_NEED_MORE;
-	if (memcmp(p, "CPU:", 4))
-		return CHUNK_GARBAGE;
-	nl = memchr(p, '\n', avail < LOST_LINE_MAX ? avail : LOST_LINE_MAX);
-	if (!nl)
-		return avail < LOST_LINE_MAX ? CHUNK_NEED_MORE : CHUNK_GARBAGE;
-	*len = (size_t)(nl - p) + 1;
-	memcpy(line, p, *len - 1);
-	line[*len - 1] = '\0';
-	l->known = 0;
-	l->count = 0;
-	if (sscanf(line, "CPU:%u [LOST %llu EVENTS]", &l->cpu, &n) == 2) {
-		l->count = n;
-		l->known = 1;
-	} else if (sscanf(line, "CPU:%u", &l->cpu) != 1 ||
-		   !strstr(line, "[LOST EVENTS]")) {
-		return CHUNK_GARBAGE;
-	}
-	return CHUNK_LOST_LINE;
-}
-
-static enum pipe_chunk classify(const unsigned char *p, size_t avail,
-				size_t *len, struct lost_line *lost)
-{
-	enum pipe_chunk kind;
-	uint16_t pdu_len;
-
-	*len = 1;
-	if (is_record(p, avail)) {
-		memcpy(&pdu_len, p + PIPE_RECORD_MIN - 2, sizeof(pdu_len));
-		*len = PIPE_RECORD_MIN + pdu_len;
-		return avail >= *len ? CHUNK_RECORD : CHUNK_NEED_MORE;
-	}
-	kind = lost_line(p, avail, len, lost);
-	if (kind != CHUNK_GARBAGE)
-		return kind;
-	*len = 1;
-	/* a record may still start here once the rest of it comes */
-	return avail < PIPE_RECORD_MIN ? CHUNK_NEED_MORE : CHUNK_GARBAGE;
-}
-
-static int append(struct ftrace_conv *c, const void *data, size_t len,
-		  struct iow_error *err)
-{
-	if (bytebuf_append(&c->pending, data, len) < 0)
-		return iow_fail(err, "out of memory");
-	return 0;
+	if (ftrace_page_open(&p, &c->layout, page, size, &why))
+		return bad_page(cpu, &why, err);
+	if (p.missed && write_loss(c, cpu, &p, err))
+		return -1;
+	while ((rc = ftrace_page_next(&p, &ev, &why)) > 0)
+		if (convert_event(c, cpu, &ev, err))
+			return -1;
+	return rc < 0 ? bad_page(cpu, &why, err) : 0;
 }
 
 void ftrace_conv_set_tap(struct ftrace_conv *c, ftrace_tap_fn tap,
@@ -546,50 +455,19 @@ void ftrace_conv_stats(const struct ftrace_conv *c,
 	struct rec_out_stats o;
 
 	rec_out_stats(c->out, &o);
-	*st = c->st;
 	st->events = o.events;
 	st->notes = o.notes;
+	st->lost = o.lost;
 	st->loss_windows = o.loss_windows;
 	st->lost_unknown = o.lost_unknown;
 	st->n_files = o.n_files;
-}
-
-int ftrace_conv_feed(struct ftrace_conv *c, const void *data, size_t len,
-		     struct iow_error *err)
-{
-	struct lost_line lost;
-	size_t pos = 0, n;
-	int rc = 0;
-
-	if (append(c, data, len, err))
-		return -1;
-	while (pos < c->pending.len && !rc) {
-		switch (classify(c->pending.data + pos,
-				 c->pending.len - pos, &n, &lost)) {
-		case CHUNK_NEED_MORE:
-			goto keep_rest;
-		case CHUNK_RECORD:
-			rc = convert_record(c, c->pending.data + pos, err);
-			break;
-		case CHUNK_LOST_LINE:
-			c->st.lost += lost.count;
-			rc = note_lost_line(c, lost.cpu, lost.count,
-					    lost.known, err);
-			break;
-		case CHUNK_GARBAGE:
-			c->st.bytes_skipped += n;
-			break;
-		}
-		pos += n;
-	}
-keep_rest:
-	memmove(c->pending.data, c->pending.data + pos, c->pending.len - pos);
-	c->pending.len -= pos;
-	return rc;
+	st->bytes_skipped = c->bytes_skipped;
 }
 
 struct ftrace_conv *ftrace_conv_open(const char *dir, const char *name,
-				     unsigned n_cpus, ftrace_comm_fn comm,
+				     unsigned n_cpus,
+				     const struct ftrace_page_layout *layout,
+				     uint16_t blk_type, ftrace_comm_fn comm,
 				     void *comm_ctx, struct iow_error *err)
 {
 	struct ftrace_conv *c = calloc(1, sizeof(*c));
@@ -598,6 +476,8 @@ struct ftrace_conv *ftrace_conv_open(const char *dir, const char *name,
 		iow_fail(err, "out of memory");
 		return NULL;
 	}
+	c->layout = *layout;
+	c->blk_type = blk_type;
 	c->comm = comm;
 	c->comm_ctx = comm_ctx;
 	c->out = rec_out_open(dir, name, n_cpus, err);
@@ -608,37 +488,16 @@ struct ftrace_conv *ftrace_conv_open(const char *dir, const char *name,
 	return c;
 }
 
-/* Losses the pipe announced with no record after them: noticed now,
- * at the newest time their CPU's file holds. */
-static int flush_losses(struct ftrace_conv *c, struct iow_error *err)
-{
-	unsigned cpu;
-	uint64_t t1;
-
-	for (cpu = 0; cpu < c->n_losses; cpu++) {
-		t1 = rec_out_last_time(c->out, cpu);
-		if (t1 < c->losses[cpu].t0_ns)
-			t1 = c->losses[cpu].t0_ns;
-		if (flush_loss(c, cpu, t1, err))
-			return -1;
-	}
-	return 0;
-}
-
 int ftrace_conv_close(struct ftrace_conv *c, struct ftrace_conv_stats *st,
 		      struct iow_error *err)
 {
-	int rc = flush_losses(c, err);
+	int rc;
 
-	c->st.bytes_truncated = c->pending.len;
 	if (st)
 		ftrace_conv_stats(c, st);
-	if (rec_out_close(c->out, rc ? NULL : err))
-		rc = -1;
+	rc = rec_out_close(c->out, err);
 	free(c->pid_seen);
-	free(c->losses);
 	free(c->devices);
-	bytebuf_free(&c->pending);
 	free(c);
 	return rc;
 }
@@ -652,13 +511,18 @@ struct saved_option {
 	int changed;
 };
 
+/* (bin, context-info and blk_classic shape only the merged trace_pipe's
+ * text: the pages are the records themselves) */
 static const struct saved_option wanted_options[] = {
-	{ .name = "bin", .want = '1' },		 /* records, not text */
-	{ .name = "context-info", .want = '1' }, /* the pid/cpu/ts prefix */
-	{ .name = "blk_classic", .want = '0' },	 /* would print text */
 	{ .name = "blk_cgroup", .want = '0' },	 /* would add cgroup ids */
 };
 #define N_OPTIONS (sizeof(wanted_options) / sizeof(wanted_options[0]))
+
+/* A CPU's per_cpu/cpuN/trace_pipe_raw. */
+struct cpu_pipe {
+	unsigned cpu;
+	int fd;
+};
 
 struct ftrace_rec {
 	const struct tracefs *tfs;
@@ -671,9 +535,14 @@ struct ftrace_rec {
 	int clock_is_mono;		/* CLOCK_MONOTONIC, as blktrace's */
 	size_t buffer_kb;		/* per CPU, as in force */
 	struct saved_option options[N_OPTIONS];
-	int pipe_fd;
+	struct cpu_pipe *pipes;		/* by CPU */
+	unsigned n_pipes;
+	struct pollfd *polls;		/* one per pipe */
+	struct ftrace_owner owner;	/* held from start to restore */
+	unsigned char *page;		/* as read */
+	size_t page_size;
+	size_t pages_per_pump;
 	struct ftrace_conv *conv;
-	unsigned char read_buf[65536];
 };
 
 /* Reads file into old; writes want if it differs, noting it changed. */
@@ -763,21 +632,35 @@ static int set_clock_mono(struct ftrace_rec *r, struct iow_error *err)
 	return 0;
 }
 
+/* "1410", or "7 (expanded: 1408)": the size it has once a tracer runs */
+static size_t kb_in_force(const char *value)
+{
+	const char *expanded = strstr(value, "expanded: ");
+	long kb = strtol(expanded ? expanded + 10 : value, NULL, 10);
+
+	return kb > 0 ? (size_t)kb : 0;
+}
+
+/* kb per CPU, or with 0 the size in force: what a pump reads at most. */
 static int set_buffer_kb(struct ftrace_rec *r, size_t kb,
 			 struct iow_error *err)
 {
-	char want[32];
-	const char *expanded;
+	char path[PATH_MAX], want[32];
 
+	if (!kb) {
+		tfs_path(r->tfs, "buffer_size_kb", path);
+		if (tracefs_read(path, want, sizeof(want), err))
+			return -1;
+		r->buffer_kb = kb_in_force(want);
+		return 0;
+	}
 	snprintf(want, sizeof(want), "%zu", kb);
 	if (swap_setting(r->tfs, "buffer_size_kb", want, r->old_buffer_kb,
 			 sizeof(r->old_buffer_kb), &r->buffer_changed, err))
 		return -1;
-	/* "7 (expanded: 1408)": the size it has once a tracer runs */
-	expanded = strstr(r->old_buffer_kb, "expanded: ");
-	if (expanded)
-		snprintf(r->old_buffer_kb, sizeof(r->old_buffer_kb), "%ld",
-			 strtol(expanded + 10, NULL, 10));
+	snprintf(r->old_buffer_kb, sizeof(r->old_buffer_kb), "%zu",
+		 kb_in_force(r->old_buffer_kb));
+	r->buffer_kb = kb;
 	return 0;
 }
 
@@ -830,41 +713,6 @@ static int restore_setting(const struct tracefs *t, const char *file,
 	return 0;
 }
 
-/* Puts back what start changed, newest first; keeps the first error. */
-static int restore_state(struct ftrace_rec *r, struct iow_error *err)
-{
-	const struct tracefs *t = r->tfs;
-	char file[64];
-	size_t i;
-	int rc = devices_off(r, err);
-
-	if (r->pipe_fd >= 0)
-		close(r->pipe_fd);
-	r->pipe_fd = -1;
-	for (i = 0; i < N_OPTIONS; i++) {
-		char old[2] = { r->options[i].old, '\0' };
-
-		snprintf(file, sizeof(file), "options/%s", r->options[i].name);
-		if (restore_setting(t, file, old, &r->options[i].changed,
-				    rc ? NULL : err))
-			rc = -1;
-	}
-	/* the tracer cannot change while trace_pipe is open: closed above */
-	if (restore_setting(t, "current_tracer", r->old_tracer,
-			    &r->tracer_changed, rc ? NULL : err))
-		rc = -1;
-	if (restore_setting(t, "trace_clock", r->old_clock,
-			    &r->clock_changed, rc ? NULL : err))
-		rc = -1;
-	if (restore_setting(t, "tracing_on", r->old_tracing_on,
-			    &r->tracing_on_changed, rc ? NULL : err))
-		rc = -1;
-	if (restore_setting(t, "buffer_size_kb", r->old_buffer_kb,
-			    &r->buffer_changed, rc ? NULL : err))
-		rc = -1;
-	return rc;
-}
-
 static unsigned configured_cpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
@@ -872,16 +720,118 @@ static unsigned configured_cpus(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
+/* ---- what the pages hold ---- */
+
+/* A tracefs file of several lines, whole (header_page, a format). */
+static int read_text(const char *path, char *buf, size_t size,
+		     struct iow_error *err)
+{
+	size_t len = 0;
+	ssize_t n = 1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return iow_fail(err, "cannot open %s: %s", path,
+				strerror(errno));
+	while (n > 0 && len < size - 1) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n > 0)
+			len += (size_t)n;
+	}
+	if (n < 0) {
+		iow_fail(err, "cannot read %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return 0;
+}
+
+/* An ftrace event's type: its format's "ID: N" line. */
+static int ftrace_event_id(const struct tracefs *t, const char *event,
+			   unsigned *id, struct iow_error *err)
+{
+	char path[PATH_MAX], text[4096];
+	const char *line;
+
+	snprintf(path, sizeof(path), "%s/events/ftrace/%s/format", t->dir,
+		 event);
+	if (read_text(path, text, sizeof(text), err))
+		return -1;
+	line = strstr(text, "\nID: ");
+	if (!line || sscanf(line, "\nID: %u", id) != 1)
+		return iow_fail(err, "%s: no \"ID: N\" line", path);
+	return 0;
+}
+
+/*
+ * The blk tracer's events have no format file. Their type is TRACE_BLK
+ * of the kernel's enum trace_type (kernel/trace/trace.h), which lies
+ * between TRACE_USER_STACK and TRACE_BPUTS (6.18 and long before), whose
+ * events have theirs; where those are not two apart it is not guessed.
+ */
+static int blk_event_type(const struct tracefs *t, uint16_t *type,
+			  struct iow_error *err)
+{
+	unsigned before, after;
+
+	if (ftrace_event_id(t, "user_stack", &before, err) ||
+	    ftrace_event_id(t, "bputs", &after, err))
+		return -1;
+	if (after != before + 2 || after > UINT16_MAX)
+		return iow_fail(err, "cannot tell the blk tracer's event type: "
+				"the ftrace events user_stack (%u) and bputs "
+				"(%u) around it are not two apart", before,
+				after);
+	*type = (uint16_t)(before + 1);
+	return 0;
+}
+
+/* The ring's pages: their size (a sub-buffer, where the kernel lets it
+ * be more than a page) and layout. */
+static int page_format(const struct tracefs *t, size_t *page_size,
+		       struct ftrace_page_layout *l, struct iow_error *err)
+{
+	char path[PATH_MAX], text[1024];
+	long kb;
+
+	tfs_path(t, "buffer_subbuf_size_kb", path);
+	if (tracefs_read(path, text, sizeof(text), NULL) == 0 &&
+	    (kb = strtol(text, NULL, 10)) > 0)
+		*page_size = (size_t)kb * 1024;
+	else
+		*page_size = (size_t)sysconf(_SC_PAGESIZE);
+	tfs_path(t, "events/header_page", path);
+	if (read_text(path, text, sizeof(text), err))
+		return -1;
+	if (ftrace_page_layout_parse(text, l, err))
+		return -1;
+	if (l->data_offset >= *page_size)
+		return iow_fail(err, "%s: the data starts at %zu, past a page "
+				"of %zu bytes", path, l->data_offset,
+				*page_size);
+	return 0;
+}
+
 static int open_output(struct ftrace_rec *r, const char *dir,
 		       const char *name, struct iow_error *err)
 {
+	struct ftrace_page_layout layout;
 	struct timespec mono, wall;
-
 	uint32_t devices[64];
 	size_t i, n = r->n_devs < 64 ? r->n_devs : 64;
+	uint16_t blk_type = 0;
 
-	r->conv = ftrace_conv_open(dir, name, configured_cpus(),
-				   ftrace_comm_lookup, (void *)r->tfs, err);
+	if (page_format(r->tfs, &r->page_size, &layout, err) ||
+	    blk_event_type(r->tfs, &blk_type, err))
+		return -1;
+	r->page = malloc(r->page_size);
+	if (!r->page)
+		return iow_fail(err, "out of memory");
+	r->conv = ftrace_conv_open(dir, name, configured_cpus(), &layout,
+				   blk_type, ftrace_comm_lookup,
+				   (void *)r->tfs, err);
 	if (!r->conv)
 		return -1;
 	for (i = 0; i < n; i++)
@@ -898,16 +848,212 @@ static int open_output(struct ftrace_rec *r, const char *dir,
 				     (uint64_t)mono.tv_nsec, &wall, err);
 }
 
-static int open_pipe(struct ftrace_rec *r, struct iow_error *err)
+/* ---- the per-CPU pipes ---- */
+
+static int by_cpu(const void *a, const void *b)
+{
+	const struct cpu_pipe *x = a, *y = b;
+
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+static int add_pipe(struct ftrace_rec *r, unsigned cpu, struct iow_error *err)
 {
 	char path[PATH_MAX];
+	struct cpu_pipe *more;
+	int fd;
 
-	tfs_path(r->tfs, "trace_pipe", path);
-	r->pipe_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (r->pipe_fd < 0)
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%u/trace_pipe_raw",
+		 r->tfs->dir, cpu);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return iow_fail(err, "cannot open %s: %s", path,
 				strerror(errno));
+	more = realloc(r->pipes, (r->n_pipes + 1) * sizeof(*more));
+	if (!more) {
+		close(fd);
+		return iow_fail(err, "out of memory");
+	}
+	r->pipes = more;
+	r->pipes[r->n_pipes++] = (struct cpu_pipe){ cpu, fd };
 	return 0;
+}
+
+/* Every CPU's trace_pipe_raw: per_cpu/ has a cpuN for each. */
+static int open_pipes(struct ftrace_rec *r, struct iow_error *err)
+{
+	char path[PATH_MAX], rest;
+	struct dirent *e;
+	unsigned cpu;
+	DIR *d;
+	int rc = 0;
+
+	tfs_path(r->tfs, "per_cpu", path);
+	d = opendir(path);
+	if (!d)
+		return iow_fail(err, "cannot open %s: %s", path,
+				strerror(errno));
+	while (!rc && (e = readdir(d)))
+		if (sscanf(e->d_name, "cpu%u%c", &cpu, &rest) == 1 &&
+		    cpu < CPU_LIMIT)
+			rc = add_pipe(r, cpu, err);
+	closedir(d);
+	if (rc)
+		return -1;
+	if (!r->n_pipes)
+		return iow_fail(err, "%s: no cpuN directory in it", path);
+	qsort(r->pipes, r->n_pipes, sizeof(*r->pipes), by_cpu);
+	r->polls = calloc(r->n_pipes, sizeof(*r->polls));
+	if (!r->polls)
+		return iow_fail(err, "out of memory");
+	/* a pump reads at most what the buffers hold */
+	r->pages_per_pump = r->n_pipes *
+			    (r->buffer_kb * 1024 / r->page_size + 1);
+	return 0;
+}
+
+static void close_pipes(struct ftrace_rec *r)
+{
+	unsigned i;
+
+	for (i = 0; i < r->n_pipes; i++)
+		close(r->pipes[i].fd);
+	free(r->pipes);
+	free(r->polls);
+	r->pipes = NULL;
+	r->polls = NULL;
+	r->n_pipes = 0;
+}
+
+/* One page of p's CPU: 1 if one came, 0 if it had none. */
+static int read_page(struct ftrace_rec *r, const struct cpu_pipe *p,
+		     struct iow_error *err)
+{
+	ssize_t n = read(p->fd, r->page, r->page_size);
+
+	if (n > 0)
+		return ftrace_conv_page(r->conv, p->cpu, r->page, (size_t)n,
+					err) ? -1 : 1;
+	if (n == 0 || errno == EAGAIN)
+		return 0;
+	if (errno == EINTR)
+		return 1;
+	return iow_fail(err, "cannot read %s/per_cpu/cpu%u/trace_pipe_raw: "
+			"%s", r->tfs->dir, p->cpu, strerror(errno));
+}
+
+/*
+ * A page of each CPU in turn, so that the CPUs' records come about as
+ * far in time as each other (the live view merges them as they come),
+ * until none has any or pages_per_pump were read: 1 if some may have
+ * more, 0 when all were empty.
+ */
+static int read_pages(struct ftrace_rec *r, struct iow_error *err)
+{
+	size_t pages = 0;
+	unsigned i;
+	int any, rc;
+
+	do {
+		any = 0;
+		for (i = 0; i < r->n_pipes; i++) {
+			rc = read_page(r, &r->pipes[i], err);
+			if (rc < 0)
+				return -1;
+			any |= rc;
+			pages += (size_t)rc;
+		}
+	} while (any && pages < r->pages_per_pump);
+	return any;
+}
+
+/* ---- start and stop ---- */
+
+static void add_line(char *buf, size_t size, const char *fmt, const char *a,
+		     const char *b)
+{
+	size_t len = strlen(buf);
+
+	if (len < size)
+		snprintf(buf + len, size - len, fmt, a, b);
+}
+
+/*
+ * What restore_state would put back, for the owner file: should this
+ * process die before it can, the next recording does it.
+ */
+static int save_owner(struct ftrace_rec *r, struct iow_error *err)
+{
+	char lines[8192], pid[24], file[64], old[2] = "";
+	size_t i;
+
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	lines[0] = '\0';
+	add_line(lines, sizeof(lines), "pid %s%s\n", pid, "");
+	for (i = 0; i < r->n_devs; i++)
+		if (r->devs[i].enabled_by_us)
+			add_line(lines, sizeof(lines), "enable %s%s\n",
+				 r->devs[i].trace_dir, "");
+	for (i = 0; i < N_OPTIONS; i++) {
+		if (!r->options[i].changed)
+			continue;
+		snprintf(file, sizeof(file), "options/%s", r->options[i].name);
+		old[0] = r->options[i].old;
+		add_line(lines, sizeof(lines), "set %s %s\n", file, old);
+	}
+	if (r->tracer_changed)
+		add_line(lines, sizeof(lines), "set %s %s\n", "current_tracer",
+			 r->old_tracer);
+	if (r->clock_changed)
+		add_line(lines, sizeof(lines), "set %s %s\n", "trace_clock",
+			 r->old_clock);
+	if (r->tracing_on_changed)
+		add_line(lines, sizeof(lines), "set %s %s\n", "tracing_on",
+			 r->old_tracing_on);
+	if (r->buffer_changed)
+		add_line(lines, sizeof(lines), "set %s %s\n", "buffer_size_kb",
+			 r->old_buffer_kb);
+	return ftrace_owner_save(&r->owner, lines, err);
+}
+
+/* Puts back what start changed, newest first; keeps the first error. */
+static int restore_state(struct ftrace_rec *r, struct iow_error *err)
+{
+	const struct tracefs *t = r->tfs;
+	char file[64];
+	size_t i;
+	int rc = devices_off(r, err);
+
+	/* the tracer cannot change while a trace_pipe_raw is open */
+	close_pipes(r);
+	for (i = 0; i < N_OPTIONS; i++) {
+		char old[2] = { r->options[i].old, '\0' };
+
+		snprintf(file, sizeof(file), "options/%s", r->options[i].name);
+		if (restore_setting(t, file, old, &r->options[i].changed,
+				    rc ? NULL : err))
+			rc = -1;
+	}
+	if (restore_setting(t, "current_tracer", r->old_tracer,
+			    &r->tracer_changed, rc ? NULL : err))
+		rc = -1;
+	if (restore_setting(t, "trace_clock", r->old_clock,
+			    &r->clock_changed, rc ? NULL : err))
+		rc = -1;
+	if (restore_setting(t, "tracing_on", r->old_tracing_on,
+			    &r->tracing_on_changed, rc ? NULL : err))
+		rc = -1;
+	if (restore_setting(t, "buffer_size_kb", r->old_buffer_kb,
+			    &r->buffer_changed, rc ? NULL : err))
+		rc = -1;
+	ftrace_owner_release(&r->owner, rc == 0);
+	return rc;
+}
+
+static void free_rec(struct ftrace_rec *r)
+{
+	free(r->page);
+	free(r);
 }
 
 struct ftrace_rec *ftrace_rec_start(const struct tracefs *t,
@@ -917,6 +1063,7 @@ struct ftrace_rec *ftrace_rec_start(const struct tracefs *t,
 				    struct iow_error *err)
 {
 	struct ftrace_rec *r = calloc(1, sizeof(*r));
+	long reclaimed;
 
 	if (!r) {
 		iow_fail(err, "out of memory");
@@ -925,21 +1072,21 @@ struct ftrace_rec *ftrace_rec_start(const struct tracefs *t,
 	r->tfs = t;
 	r->devs = devs;
 	r->n_devs = n_devs;
-	r->pipe_fd = -1;
-	r->buffer_kb = buffer_kb;
-	if (swap_setting(t, "current_tracer", "blk", r->old_tracer,
+	r->owner.fd = -1;
+	if (ftrace_owner_take(&r->owner, t->dir, &reclaimed, err) ||
+	    swap_setting(t, "current_tracer", "blk", r->old_tracer,
 			 sizeof(r->old_tracer), &r->tracer_changed, err) ||
 	    set_options(r, err) || set_clock_mono(r, err) ||
 	    swap_setting(t, "tracing_on", "1", r->old_tracing_on,
 			 sizeof(r->old_tracing_on), &r->tracing_on_changed,
 			 err) ||
-	    (buffer_kb && set_buffer_kb(r, buffer_kb, err)) ||
+	    set_buffer_kb(r, buffer_kb, err) || save_owner(r, err) ||
 	    open_output(r, dir, name, err) || devices_on(r, err) ||
-	    open_pipe(r, err)) {
+	    save_owner(r, err) || open_pipes(r, err)) {
 		restore_state(r, NULL);
 		if (r->conv)
 			ftrace_conv_close(r->conv, NULL, NULL);
-		free(r);
+		free_rec(r);
 		return NULL;
 	}
 	return r;
@@ -950,59 +1097,37 @@ struct ftrace_conv *ftrace_rec_conv(struct ftrace_rec *r)
 	return r->conv;
 }
 
-/* Reads what trace_pipe has; 1 if it may have more, 0 when empty. */
-static int read_pipe(struct ftrace_rec *r, int max_reads,
-		     struct iow_error *err)
-{
-	ssize_t n;
-	char path[PATH_MAX];
-
-	while (max_reads--) {
-		n = read(r->pipe_fd, r->read_buf, sizeof(r->read_buf));
-		if (n > 0) {
-			if (ftrace_conv_feed(r->conv, r->read_buf, (size_t)n,
-					     err))
-				return -1;
-			continue;
-		}
-		if (n == 0 || errno == EAGAIN)
-			return 0;
-		if (errno == EINTR)
-			return 1;
-		tfs_path(r->tfs, "trace_pipe", path);
-		return iow_fail(err, "cannot read %s: %s", path,
-				strerror(errno));
-	}
-	return 1;
-}
-
 int ftrace_rec_pump(struct ftrace_rec *r, int timeout_ms,
 		    struct iow_error *err)
 {
-	struct pollfd pfd = { .fd = r->pipe_fd, .events = POLLIN };
+	unsigned i;
 
-	/* trace_pipe's poll may wait for the buffer to fill half way
+	for (i = 0; i < r->n_pipes; i++)
+		r->polls[i] = (struct pollfd){ .fd = r->pipes[i].fd,
+					       .events = POLLIN };
+	/* a page's poll may wait for the buffer to fill half way
 	 * (buffer_percent), so the timeout is what paces the reading */
-	if (poll(&pfd, 1, timeout_ms) < 0 && errno != EINTR)
-		return iow_fail(err, "poll on trace_pipe: %s", strerror(errno));
-	return read_pipe(r, READS_PER_PUMP, err) < 0 ? -1 : 0;
+	if (poll(r->polls, r->n_pipes, timeout_ms) < 0 && errno != EINTR)
+		return iow_fail(err, "poll on trace_pipe_raw: %s",
+				strerror(errno));
+	return read_pages(r, err) < 0 ? -1 : 0;
 }
 
 int ftrace_rec_stop(struct ftrace_rec *r, struct ftrace_conv_stats *st,
 		    struct iow_error *err)
 {
-	int rc = devices_off(r, err), more = 1, pumps;
+	int rc = devices_off(r, err), more = 1, rounds;
 
 	/* nothing new comes in now: read to the end, late completions too */
-	for (pumps = 0; more > 0 && pumps < DRAIN_PUMPS_MAX; pumps++)
-		more = read_pipe(r, READS_PER_PUMP, rc ? NULL : err);
+	for (rounds = 0; more > 0 && rounds < DRAIN_ROUNDS; rounds++)
+		more = read_pages(r, rc ? NULL : err);
 	if (more < 0)
 		rc = -1;
 	if (ftrace_conv_close(r->conv, st, rc ? NULL : err))
 		rc = -1;
 	if (restore_state(r, rc ? NULL : err))
 		rc = -1;
-	free(r);
+	free_rec(r);
 	return rc;
 }
 
@@ -1034,7 +1159,7 @@ static void stats_of(const struct ftrace_conv_stats *c,
 	st->lost = c->lost;
 	st->loss_windows = c->loss_windows;
 	st->lost_unknown = c->lost_unknown;
-	st->bytes_skipped = c->bytes_skipped + c->bytes_truncated;
+	st->bytes_skipped = c->bytes_skipped;
 	st->n_files = c->n_files;
 }
 

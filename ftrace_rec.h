@@ -1,8 +1,9 @@
 /*
  * ftrace_rec.h: the recorder's kernel side (used by record.c). Finding or
  * mounting tracefs, switching the ftrace 'blk' tracer on and restoring
- * what was there before, and turning its binary trace_pipe stream into
- * the per-CPU files blktrace itself would have written.
+ * what was there before, and turning its ring-buffer pages, read per CPU
+ * from trace_pipe_raw, into the per-CPU files blktrace itself would have
+ * written.
  */
 #ifndef IOWATCHER_FTRACE_REC_H
 #define IOWATCHER_FTRACE_REC_H
@@ -14,13 +15,7 @@
 
 #include "blktrace.h"
 #include "error.h"
-
-/*
- * trace_pipe in 'bin' mode: each record is this prefix (i32 pid, i32 cpu,
- * u64 timestamp, the 'context-info' option) and then a version-7 record
- * whose own time equals the prefix's timestamp.
- */
-#define FTRACE_PIPE_PREFIX_SIZE	16
+#include "ftrace_raw.h"
 
 struct tracefs {
 	char dir[256];		/* the tracing directory, with trace_pipe */
@@ -50,11 +45,15 @@ struct record_device {
  * know it ("loop0", "nvme0n1p2"). */
 int record_device_resolve(struct record_device *d, const char *path,
 			  struct iow_error *err);
-/* Fails with "device busy with another trace" if the blk tracer or a
- * device's trace/enable is already in use. */
+/*
+ * Fails with "device busy with another trace" if the blk tracer or a
+ * device's trace/enable is already in use. Before it looks, puts back
+ * what a killed iowatcher's recording left on (ftrace_owner.h): then
+ * *reclaimed is its pid (-1 if unknown), else 0.
+ */
 int ftrace_check_idle(const struct tracefs *t,
 		      const struct record_device *devs, size_t n_devs,
-		      struct iow_error *err);
+		      long *reclaimed, struct iow_error *err);
 
 /* Looks up a process name for a pid; 0 when found. */
 typedef int (*ftrace_comm_fn)(void *ctx, uint32_t pid, char *comm,
@@ -66,15 +65,14 @@ int ftrace_comm_lookup(void *ctx, uint32_t pid, char *comm, size_t size);
 struct ftrace_conv_stats {
 	uint64_t events;	/* I/O records written */
 	uint64_t notes;		/* PROCESS, TIMESTAMP and loss notes */
-	uint64_t lost;		/* from the kernel's "[LOST n EVENTS]" */
-	uint64_t loss_windows;	/* loss notes written (one per device) */
-	int lost_unknown;	/* a "[LOST EVENTS]" without a count */
+	uint64_t lost;		/* overwritten, as the pages counted them */
+	uint64_t loss_windows;	/* pages after a loss (loss notes) */
+	int lost_unknown;	/* a page with no room for the count */
 	unsigned n_files;	/* NAME.blktrace.0 to n_files - 1 */
-	uint64_t bytes_skipped;	/* neither a record nor a LOST line */
-	uint64_t bytes_truncated; /* an incomplete record at the end */
+	uint64_t bytes_skipped;	/* other ftrace events' */
 };
 
-/* trace_pipe bytes in, DIR/NAME.blktrace.<cpu> files out. */
+/* Ring-buffer pages in, DIR/NAME.blktrace.<cpu> files out. */
 struct ftrace_conv;
 
 /*
@@ -84,8 +82,12 @@ struct ftrace_conv;
 typedef void (*ftrace_tap_fn)(void *ctx, const struct blk_io_trace *t,
 			      const void *pdu);
 
+/* The pages are laid out as layout says; the blk tracer's events are of
+ * type blk_type, others are stepped over. */
 struct ftrace_conv *ftrace_conv_open(const char *dir, const char *name,
-				     unsigned n_cpus, ftrace_comm_fn comm,
+				     unsigned n_cpus,
+				     const struct ftrace_page_layout *layout,
+				     uint16_t blk_type, ftrace_comm_fn comm,
 				     void *comm_ctx, struct iow_error *err);
 /* A TIMESTAMP note for device: the wall clock at trace time mono_ns. */
 int ftrace_conv_timestamp(struct ftrace_conv *c, uint32_t device,
@@ -94,8 +96,8 @@ int ftrace_conv_timestamp(struct ftrace_conv *c, uint32_t device,
 void ftrace_conv_set_tap(struct ftrace_conv *c, ftrace_tap_fn tap,
 			 void *ctx);
 /*
- * The devices whose loss notes a "[LOST n EVENTS]" line becomes (one
- * note each, lossnote.h, in the CPU's file before its next record);
+ * The devices whose loss notes a page's lost events become (one note
+ * each, lossnote.h, in the CPU's file before the page's records);
  * without them, device 0.
  */
 int ftrace_conv_set_devices(struct ftrace_conv *c, const uint32_t *devices,
@@ -103,9 +105,13 @@ int ftrace_conv_set_devices(struct ftrace_conv *c, const uint32_t *devices,
 /* What was converted so far. */
 void ftrace_conv_stats(const struct ftrace_conv *c,
 		       struct ftrace_conv_stats *st);
-/* Any split of the stream will do; partial records wait for the rest. */
-int ftrace_conv_feed(struct ftrace_conv *c, const void *data, size_t len,
-		     struct iow_error *err);
+/*
+ * A page of size bytes as cpu's trace_pipe_raw gave it, pages of a CPU
+ * in the order read. Fails (one line naming the CPU and the byte) on a
+ * page that is not laid out as the kernel's.
+ */
+int ftrace_conv_page(struct ftrace_conv *c, unsigned cpu, const void *page,
+		     size_t size, struct iow_error *err);
 /* Flushes and closes the files and frees c, whatever the result. */
 int ftrace_conv_close(struct ftrace_conv *c, struct ftrace_conv_stats *st,
 		      struct iow_error *err);
@@ -123,7 +129,7 @@ struct ftrace_conv *ftrace_rec_conv(struct ftrace_rec *r);
 /* Waits up to timeout_ms for trace data and writes what came. */
 int ftrace_rec_pump(struct ftrace_rec *r, int timeout_ms,
 		    struct iow_error *err);
-/* Stops the devices, drains the pipe, restores everything, frees r. */
+/* Stops the devices, drains the pages, restores everything, frees r. */
 int ftrace_rec_stop(struct ftrace_rec *r, struct ftrace_conv_stats *st,
 		    struct iow_error *err);
 

@@ -554,6 +554,18 @@ static void print_recorded(const struct options *o,
 {
 	char devices[256], files[64], buffer[48] = "", lost[160];
 
+	if (res->mpstat_missing)
+		fprintf(stderr, "iowatcher: no mpstat on PATH (Debian's "
+			"sysstat package): recorded without the CPU panel's "
+			"NAME.mpstat\n");
+	if (res->reclaimed_pid > 0)
+		fprintf(stderr, "iowatcher: first put back the kernel's "
+			"tracing state that a killed recording (pid %ld) had "
+			"left on\n", res->reclaimed_pid);
+	else if (res->reclaimed_pid < 0)
+		fprintf(stderr, "iowatcher: first put back the kernel's "
+			"tracing state that a killed recording had left on\n");
+
 	devices_phrase(o, devices, sizeof(devices));
 	if (res->n_files > 1)
 		snprintf(files, sizeof(files), ".blktrace.{0..%u}",

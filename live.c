@@ -663,7 +663,7 @@ static void on_record(void *ctx, const struct blk_io_trace *t,
 	if (t->time > l->cpus[t->cpu].newest_ns)
 		l->cpus[t->cpu].newest_ns = t->time;
 	l->cpus[t->cpu].seen = 1;
-	/* trace_pipe's records: merged as they come, to keep queues short */
+	/* records read as they come: merged so, to keep queues short */
 	if (++l->since_release >= RELEASE_EVERY && l->tracer_known &&
 	    !l->per_cpu_files && l->newest_ns > LIVE_REORDER_MS * NS_PER_MS)
 		release(l, l->newest_ns - LIVE_REORDER_MS * NS_PER_MS);

@@ -15,7 +15,8 @@
  * CPU first at equal times) once no CPU can still bring an older one:
  * when they are LIVE_REORDER_MS older than the newest record, or, after
  * a tick with no record at all, LIVE_IDLE_MS older than the clock. That
- * is for ftrace's trace_pipe, which interleaves the CPUs by time itself;
+ * is for the recorders that hand records over as they read them (ftrace
+ * reads a page of each CPU in turn, a few milliseconds of events);
  * blktrace's files, read as they grow, each grow in steps of their own:
  * there, up to the oldest of the CPUs' newest records, or when later,
  * LIVE_FILES_LAG_MS before now.

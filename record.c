@@ -141,12 +141,24 @@ static int start_mpstat(struct record_session *s, struct iow_error *err)
 	c.stdout_path = path;
 	c.stdin_null = 1;
 	c.envp = envp;
+	c.die_with_parent = 1;	/* a recording killed: no mpstat left */
 	if (!envp)
 		return iow_fail(err, "out of memory");
 	snprintf(path, sizeof(path), "%s/%s.mpstat", s->dir, s->name);
-	rc = spawn_child(&c, &s->mpstat_pid, err);
+	rc = child_start(&c, &s->mpstat_pid);
 	free(envp);
-	return rc;
+	if (rc == ENOENT) {
+		/* the CPU panel is a bonus: record without it, and say so;
+		 * an older recording's would be drawn with this one */
+		s->res->mpstat_missing = 1;
+		if (unlink(path) && errno != ENOENT)
+			return iow_fail(err, "cannot remove %s: %s", path,
+					strerror(errno));
+		return 0;
+	}
+	if (rc)
+		return iow_fail(err, "cannot run mpstat: %s", strerror(rc));
+	return 0;
 }
 
 /* ---- the recorder ---- */
@@ -454,7 +466,8 @@ int record_run(const struct record_opts *o, struct record_result *res,
 	if (tracefs_setup(&s.tfs, err))
 		goto out;
 	s.tfs_ready = 1;
-	if (ftrace_check_idle(&s.tfs, s.devs, o->n_devices, err) ||
+	if (ftrace_check_idle(&s.tfs, s.devs, o->n_devices,
+			      &res->reclaimed_pid, err) ||
 	    prepare_output(s.dir, s.name, err))
 		goto out;
 	signals_catch(&s);

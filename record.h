@@ -69,11 +69,15 @@ struct record_result {
 	uint64_t events_lost;		/* in loss notes of a known count */
 	uint64_t loss_windows;		/* loss notes, per CPU and window */
 	int lost_unknown;		/* a loss of unknown size too */
-	uint64_t bytes_skipped;		/* unreadable trace_pipe bytes */
+	uint64_t bytes_skipped;		/* input that was no record */
 	size_t buffer_kb;		/* per CPU, as used; 0: not known */
 	unsigned n_files;		/* NAME.blktrace.0 to n_files - 1 */
 	double cpu_user_s, cpu_sys_s;	/* the recorder's own, not the
 					 * workload's */
+	int mpstat_missing;		/* no mpstat on PATH: no NAME.mpstat */
+	long reclaimed_pid;		/* a killed recording's tracing
+					 * state put back first (-1: of
+					 * unknown pid), or 0 */
 	/* why the tracers before it were not used (RECORD_AUTO), or "" */
 	char fallback_reason[512];
 };

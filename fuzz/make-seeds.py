@@ -184,8 +184,18 @@ def args_seeds():
         put("args", "cmdline-%02d" % i, b"\0".join(w.encode() for w in words))
 
 
+def ftrace_page_seeds():
+    """Real ring-buffer pages (Linux 6.18, 64-bit layout), as read from
+    per_cpu/cpuN/trace_pipe_raw: see tests/test_ftrace_rec.c."""
+    for cpu in (0, 1):
+        path = os.path.join(TOP, "tests", "data",
+                            "trace_pipe_raw-loop0.cpu%d" % cpu)
+        put("ftrace_page", "loop0-cpu%d" % cpu, read(path))
+
+
 if __name__ == "__main__":
     feed_seeds()
     tagger_seeds()
     text_seeds()
     args_seeds()
+    ftrace_page_seeds()

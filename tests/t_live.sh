@@ -1,7 +1,8 @@
 #!/bin/sh
 # t_live.sh: --live, the live view, on a fresh loop device: the text and
 # JSON lines without a terminal (bytes add up to what dd wrote, every
-# interval equals --summary=json -x of the recorded trace), the full
+# interval equals --summary=json -x of the recorded trace, with the
+# ftrace recorder too), the full
 # screen under tmux (figures on screen, keys, q draws the pictures, the
 # terminal and the kernel's tracing state put back on every way out), a
 # dump on stdin, and the usage errors. Needs root, tracefs with the 'blk'
@@ -107,6 +108,28 @@ assert all('start_s' in o for o in objs[:-1]) and 'traces' in objs[-1]
 check "json: the stream stays JSON lines, the summary the last one" \
 	jsonl "$TMP/js.out"
 check "tracing state restored after --live=json" state_restored
+
+# 2b. the same with the ftrace recorder, whose CPUs' pages are read in
+# turn: a writer and a reader at once on two CPUs, no record late
+mkdir "$TMP/fjs"
+LAST_CPU=$(($(nproc) - 1))
+"$IOW" -d "$DEV" -D "$TMP/fjs" -t fjs --tracer ftrace --live=json \
+	--interval 0.5 --summary=json \
+	-p sh -c "for i in 1 2 3 4; do taskset -c 0 $DD64 count=128 status=none &
+		  taskset -c $LAST_CPU dd if=$DEV of=/dev/null bs=4k count=600 \
+		  iflag=direct status=none; wait; sleep 0.45; done" \
+	> "$TMP/fjs.out" 2> "$TMP/fjs.err"
+check "ftrace: --live=json records with ftrace" \
+	grep -q "^iowatcher: recorded .* with ftrace" "$TMP/fjs.err"
+if python3 "$CMP" "$IOW" "$TMP/fjs/fjs" "$TMP/fjs.out" > "$TMP/cmp.out"; then
+	pass "ftrace: each interval equals --summary=json -x ($(tail -n 1 "$TMP/cmp.out"))"
+else
+	fail "ftrace: each interval equals --summary=json -x" \
+		"$(head -n 5 "$TMP/cmp.out")"
+fi
+check "ftrace: no record came late" \
+	sh -c "! grep -q '\"late_records\": [1-9]' '$TMP/fjs.out'"
+check "tracing state restored after --live=json with ftrace" state_restored
 
 # 3. blktrace's files read as they grow: a stand-in blktrace that writes
 # the files of test 2 and stops on SIGINT. Its records are seconds old

@@ -27,6 +27,7 @@ truncate -s 64M "$TMP/disk.img"
 DEV=$(losetup -f --show "$TMP/disk.img") || { fail "losetup"; finish; exit 1; }
 ENABLE=/sys/class/block/$(basename "$DEV")/trace/enable
 cleanup() {
+	umount "$TMP/full" 2>/dev/null
 	echo 0 > "$ENABLE" 2>/dev/null
 	losetup -d "$DEV"
 	rm -rf "$TMP"
@@ -173,6 +174,18 @@ fi
 expect_error "a workload that cannot run" "cannot run /nonexistent/prog" \
 	"$RD" -d "$DEV" -D "$TMP/e" -- /nonexistent/prog
 check "tracing state restored after errors" restored
+# an error while ftrace records: the trace's file system fills up
+mkdir "$TMP/full"
+if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
+	expect_error "ftrace: a full output directory stops it, one line" \
+		"cannot write $TMP/full/f.blktrace.[0-9]*: No space left" \
+		"$RD" -T ftrace -d "$DEV" -D "$TMP/full" -t f -- dd if="$DEV" \
+		of=/dev/null bs=4k count=20000 iflag=direct status=none
+	umount "$TMP/full"
+	check "ftrace: tracing state restored after a write error" restored
+else
+	skip "full output directory: no tmpfs mount"
+fi
 
 # 6. blktrace first when it starts (a stand-in that writes the files of
 # test 1 and stops on SIGINT), ftrace when it fails as on this machine
@@ -226,5 +239,65 @@ else
 	skip "mount test: unshare -m not available"
 fi
 check "tracing state restored at the end" restored
+
+# 8. a recording killed before it can put the tracer back (SIGKILL: the
+# session that ran it torn down) leaves it on; the next one puts it
+# back first and says so. While one records, another is told whose it is.
+OWNER=/run/iowatcher-ftrace
+[ -d /run ] || OWNER=/tmp/iowatcher-ftrace
+if [ -x "$IOW" ]; then
+	mkdir "$TMP/k"
+	"$IOW" -d "$DEV" --tracer ftrace -D "$TMP/k" -t k1 -p sleep 30 \
+		> /dev/null 2> "$TMP/k1.err" &
+	K=$!
+	n=0
+	while [ "$(cat "$ENABLE")" != 1 ] && [ $n -lt 100 ]; do
+		sleep 0.05; n=$((n + 1))
+	done
+	MP=$(pgrep -P $K -x mpstat)
+	"$IOW" -d "$DEV" --tracer ftrace -D "$TMP/k" -t k2 -p true \
+		> /dev/null 2> "$TMP/k2.err"
+	check "a second recording meanwhile: busy, naming the first's pid" \
+		grep -q "^iowatcher: device busy with another trace: iowatcher (pid $K) records with the kernel's blk tracer" "$TMP/k2.err"
+	kill -9 $K
+	wait $K 2>/dev/null
+	pkill -f "^sleep 30$" 2>/dev/null
+	n=0
+	while [ -n "$MP" ] && kill -0 "$MP" 2>/dev/null && [ $n -lt 40 ]; do
+		sleep 0.05; n=$((n + 1))
+	done
+	check "its mpstat ends with it (pid ${MP:-none})" \
+		sh -c "[ -n '$MP' ] && ! kill -0 '$MP' 2>/dev/null"
+	check "SIGKILL leaves the tracer on, its settings in $OWNER" \
+		sh -c "[ \"\$(cat '$T/current_tracer')\" = blk ] &&
+		       [ \"\$(cat '$ENABLE')\" = 1 ] &&
+		       grep -qx 'pid $K' '$OWNER' &&
+		       grep -q 'enable /sys/dev/block/.*/trace' '$OWNER'"
+	"$IOW" -d "$DEV" --tracer ftrace -D "$TMP/k" -t k3 -p dd if=/dev/zero \
+		of="$DEV" bs=4k count=8 oflag=direct status=none \
+		> /dev/null 2> "$TMP/k3.err"
+	check "the next recording puts it back first and says whose it was" \
+		grep -q "^iowatcher: first put back the kernel's tracing state that a killed recording (pid $K) had left on" "$TMP/k3.err"
+	check "... and records" \
+		grep -q "^iowatcher: recorded [1-9][0-9]* events of $DEV with ftrace" "$TMP/k3.err"
+	check "tracing state restored after a killed recording, $OWNER empty" \
+		sh -c "[ ! -s '$OWNER' ] && exit 0; cat '$OWNER'; exit 1"
+	check "tracing state as before the killed recording" restored
+
+	# no mpstat on PATH: recorded without it, one line says so, and an
+	# older recording's NAME.mpstat is not drawn with this one
+	mkdir "$TMP/nompstat"
+	for p in dd sh true; do ln -s "$(command -v $p)" "$TMP/nompstat/$p"; done
+	echo old > "$TMP/k/nm.mpstat"
+	PATH="$TMP/nompstat" "$IOW" -d "$DEV" --tracer ftrace -D "$TMP/k" \
+		-t nm -p dd if="$DEV" of=/dev/null bs=4k count=8 iflag=direct \
+		status=none > /dev/null 2> "$TMP/nm.err"
+	check "no mpstat: recorded, one line says so, no NAME.mpstat" \
+		sh -c "grep -q '^iowatcher: recorded ' '$TMP/nm.err' &&
+		       grep -q '^iowatcher: no mpstat on PATH' '$TMP/nm.err' &&
+		       [ ! -e '$TMP/k/nm.mpstat' ]"
+else
+	skip "a killed recording: $IOW not built"
+fi
 
 finish

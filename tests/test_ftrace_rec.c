@@ -1,9 +1,13 @@
 /*
- * test_ftrace_rec.c: turning the ftrace 'blk' tracer's binary trace_pipe
- * into blktrace's per-CPU files. tests/data/trace_pipe-loop0.bin is the
- * raw pipe of Linux 6.18 while `dd` wrote 3 x 4 KiB on CPU 0 and read
- * 2 x 8 KiB on CPU 1 (loop0, mq-deadline): 35 records, pids 14286 (dd),
- * 14 (ksoftirqd/0, the completions) and 14287 (dd); CPU 0 has 23 of them.
+ * test_ftrace_rec.c: turning the ftrace 'blk' tracer's ring-buffer pages,
+ * read per CPU from trace_pipe_raw, into blktrace's per-CPU files.
+ * tests/data/trace_pipe_raw-loop0.cpu0 and .cpu1 are a page each of
+ * Linux 6.18 (trace_clock mono) while dd wrote 2 x 4 KiB and then read
+ * 8 KiB on loop0, three times, 0.3 s and 0.2 s apart (time extends in
+ * both pages): 54 records, 4 on CPU 0 (ksoftirqd/0, pid 14) and 50 on
+ * CPU 1 (the dd processes and ksoftirqd/1, 7 pids). The times expected
+ * are those the kernel's own merged 'trace' file gave the same events.
+ * Hand-made pages (tests/pagebuild.h) add losses and other events.
  */
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -13,10 +17,15 @@
 #include "check.h"
 #include "ftrace_rec.h"
 #include "lossnote.h"
+#include "pagebuild.h"
 
-#define PIPE_DUMP	"tests/data/trace_pipe-loop0.bin"
-#define DUMP_RECORDS	35
-#define FIRST_RECORD	64	/* prefix + 48, no payload */
+#define RAW_PAGE(cpu)	"tests/data/trace_pipe_raw-loop0.cpu" #cpu
+#define BLK		14	/* the blk tracer's type on that kernel */
+#define CPU0_RECORDS	4
+#define CPU1_RECORDS	50
+#define CPU1_FIRST_NS	21676637408560ULL	/* as the merged trace said */
+#define CPU1_LAST_NS	21677974271819ULL
+#define CPU0_LAST_NS	21677974343575ULL
 
 struct bytes {
 	unsigned char *p;
@@ -67,31 +76,68 @@ static int know_no_pid(void *ctx, uint32_t pid, char *comm, size_t size)
 	return -1;
 }
 
-/* Converts data as fed in chunks of chunk bytes; returns the stats. */
-static struct ftrace_conv_stats convert(const char *name, unsigned n_cpus,
-					const struct bytes *data, size_t chunk,
-					ftrace_comm_fn comm)
+static struct ftrace_page_layout layout(void)
+{
+	struct ftrace_page_layout l;
+	struct iow_error err = { "" };
+
+	CHECK_EQ_INT(ftrace_page_layout_parse(PB_HEADER_PAGE, &l, &err), 0);
+	return l;
+}
+
+static struct ftrace_conv *open_conv(const char *name, unsigned n_cpus,
+				     ftrace_comm_fn comm)
+{
+	struct ftrace_page_layout l = layout();
+	struct iow_error err = { "" };
+	struct ftrace_conv *c;
+
+	c = ftrace_conv_open(dir, name, n_cpus, &l, BLK, comm, NULL, &err);
+	CHECK(c != NULL);
+	return c;
+}
+
+static int feed_file(struct ftrace_conv *c, unsigned cpu, const char *path)
+{
+	struct iow_error err = { "" };
+	struct bytes b = slurp(path);
+	int rc;
+
+	CHECK_EQ_INT(b.len, PB_PAGE_SIZE);
+	rc = ftrace_conv_page(c, cpu, b.p, b.len, &err);
+	CHECK_EQ_INT(rc, 0);
+	free(b.p);
+	return rc;
+}
+
+static struct ftrace_conv_stats close_conv(struct ftrace_conv *c)
 {
 	struct ftrace_conv_stats st = { 0 };
 	struct iow_error err = { "" };
-	struct ftrace_conv *c;
-	size_t pos, n;
 
-	c = ftrace_conv_open(dir, name, n_cpus, comm, NULL, &err);
-	CHECK(c != NULL);
-	if (!c)
-		return st;
-	for (pos = 0; pos < data->len; pos += n) {
-		n = data->len - pos < chunk ? data->len - pos : chunk;
-		CHECK_EQ_INT(ftrace_conv_feed(c, data->p + pos, n, &err), 0);
-	}
 	CHECK_EQ_INT(ftrace_conv_close(c, &st, &err), 0);
 	return st;
+}
+
+/* Both real pages, each of its CPU. */
+static struct ftrace_conv_stats convert_real(const char *name,
+					     unsigned n_cpus,
+					     ftrace_comm_fn comm)
+{
+	struct ftrace_conv *c = open_conv(name, n_cpus, comm);
+	struct ftrace_conv_stats st = { 0 };
+
+	if (!c)
+		return st;
+	feed_file(c, 0, RAW_PAGE(0));
+	feed_file(c, 1, RAW_PAGE(1));
+	return close_conv(c);
 }
 
 struct file_facts {
 	unsigned ios, notes, bad_sequence, bad_cpu, time_backwards;
 	unsigned note_not_before_its_event;
+	uint64_t first_io_ns, last_io_ns;
 };
 
 static struct file_facts read_facts(const struct bytes *b, unsigned cpu)
@@ -109,6 +155,10 @@ static struct file_facts read_facts(const struct bytes *b, unsigned cpu)
 		last_time = t.time;
 		if (!blk_is_note(t.action)) {
 			f.bad_sequence += t.sequence != ++f.ios;
+			f.bad_sequence += t.magic != (BLK_IO_TRACE_MAGIC | 7);
+			if (!f.first_io_ns)
+				f.first_io_ns = t.time;
+			f.last_io_ns = t.time;
 			continue;
 		}
 		f.notes++;
@@ -122,104 +172,84 @@ static struct file_facts read_facts(const struct bytes *b, unsigned cpu)
 	return f;
 }
 
-static void test_real_pipe_splits_into_cpu_files_with_sequences(void)
+static void test_real_pages_split_into_cpu_files_with_sequences(void)
 {
-	struct bytes dump = slurp(PIPE_DUMP), f0, f1;
 	struct ftrace_conv_stats st;
 	struct file_facts a, b;
+	struct bytes f0, f1;
 
-	st = convert("split", 2, &dump, dump.len, name_every_pid);
-	CHECK_EQ_INT(st.events, DUMP_RECORDS);
-	CHECK_EQ_INT(st.notes, 3);
-	CHECK_EQ_INT(st.lost + st.bytes_skipped + st.bytes_truncated, 0);
+	st = convert_real("split", 2, name_every_pid);
+	CHECK_EQ_INT(st.events, CPU0_RECORDS + CPU1_RECORDS);
+	CHECK_EQ_INT(st.notes, 1 + 7);
+	CHECK_EQ_INT(st.lost + st.loss_windows + st.bytes_skipped, 0);
 	f0 = cpu_file("split", 0);
 	f1 = cpu_file("split", 1);
 	a = read_facts(&f0, 0);
 	b = read_facts(&f1, 1);
-	CHECK_EQ_INT(a.ios, 23);
-	CHECK_EQ_INT(b.ios, 12);
-	CHECK_EQ_INT(a.notes, 2);	/* dd 14286 and ksoftirqd 14 */
-	CHECK_EQ_INT(b.notes, 1);	/* dd 14287 */
+	CHECK_EQ_INT(a.ios, CPU0_RECORDS);
+	CHECK_EQ_INT(b.ios, CPU1_RECORDS);
+	CHECK_EQ_INT(a.notes, 1);	/* ksoftirqd/0 */
+	CHECK_EQ_INT(b.notes, 7);
 	CHECK_EQ_INT(a.bad_sequence + b.bad_sequence, 0);
 	CHECK_EQ_INT(a.bad_cpu + b.bad_cpu, 0);
 	CHECK_EQ_INT(a.time_backwards + b.time_backwards, 0);
-	free(dump.p);
+	free(f0.p);
+	free(f1.p);
+}
+
+static void test_times_are_the_kernels_across_time_extends(void)
+{
+	struct bytes f0, f1;
+	struct file_facts a, b;
+
+	convert_real("times", 2, name_every_pid);
+	f0 = cpu_file("times", 0);
+	f1 = cpu_file("times", 1);
+	a = read_facts(&f0, 0);
+	b = read_facts(&f1, 1);
+	CHECK_EQ_INT(b.first_io_ns, CPU1_FIRST_NS);
+	CHECK_EQ_INT(b.last_io_ns, CPU1_LAST_NS);
+	CHECK_EQ_INT(a.last_io_ns, CPU0_LAST_NS);
 	free(f0.p);
 	free(f1.p);
 }
 
 static void test_process_note_comes_at_its_pids_first_event(void)
 {
-	struct bytes dump = slurp(PIPE_DUMP), f0;
 	struct blk_io_trace t;
-	struct file_facts a;
+	struct file_facts b;
+	struct bytes f1;
 
-	convert("notes", 2, &dump, dump.len, name_every_pid);
-	f0 = cpu_file("notes", 0);
-	a = read_facts(&f0, 0);
-	CHECK_EQ_INT(a.note_not_before_its_event, 0);
+	convert_real("notes", 2, name_every_pid);
+	f1 = cpu_file("notes", 1);
+	b = read_facts(&f1, 1);
+	CHECK_EQ_INT(b.note_not_before_its_event, 0);
 	/* the first record is dd's PROCESS note, its name NUL-terminated */
-	if (f0.len >= sizeof(t) + 7) {
-		memcpy(&t, f0.p, sizeof(t));
+	if (f1.len >= sizeof(t) + 7) {
+		memcpy(&t, f1.p, sizeof(t));
 		CHECK_EQ_INT(t.action, BLK_TC_ACT(BLK_TC_NOTIFY) |
 			     BLK_TN_PROCESS);
-		CHECK_EQ_INT(t.pid, 14286);
+		CHECK_EQ_INT(t.pid, 31739);
 		CHECK_EQ_INT(t.pdu_len, 7);
-		CHECK(!memcmp(f0.p + sizeof(t), "p14286", 7));
+		CHECK(!memcmp(f1.p + sizeof(t), "p31739", 7));
 	}
-	free(dump.p);
-	free(f0.p);
+	free(f1.p);
 }
 
-static void test_any_split_of_the_stream_gives_the_same_files(void)
+/* A page of cpu at time, with an I/O record of pid after delta. */
+static void one_record_page(struct pagebuild *b, uint64_t time,
+			    uint32_t delta, uint32_t pid)
 {
-	struct bytes dump = slurp(PIPE_DUMP), whole, bytewise;
-	unsigned cpu;
+	struct blk_io_trace t = {
+		.sector = 8, .bytes = 4096, .pid = pid, .device = 0x700000,
+		.action = BLK_TC_ACT(BLK_TC_READ) | BLK_TA_QUEUE,
+	};
 
-	convert("whole", 2, &dump, dump.len, name_every_pid);
-	convert("bytewise", 2, &dump, 1, name_every_pid);
-	for (cpu = 0; cpu < 2; cpu++) {
-		whole = cpu_file("whole", cpu);
-		bytewise = cpu_file("bytewise", cpu);
-		CHECK(whole.len > 0);
-		CHECK_EQ_INT(bytewise.len, whole.len);
-		CHECK(whole.len == bytewise.len &&
-		      !memcmp(whole.p, bytewise.p, whole.len));
-		free(whole.p);
-		free(bytewise.p);
-	}
-	free(dump.p);
+	pb_init(b, time);
+	pb_blk(b, delta, BLK, &t, "", 0);
 }
 
-/* dump with text inserted after its first record */
-static struct bytes with_insert(const struct bytes *dump, const void *text,
-				size_t len)
-{
-	struct bytes b = { malloc(dump->len + len), dump->len + len };
-
-	memcpy(b.p, dump->p, FIRST_RECORD);
-	memcpy(b.p + FIRST_RECORD, text, len);
-	memcpy(b.p + FIRST_RECORD + len, dump->p + FIRST_RECORD,
-	       dump->len - FIRST_RECORD);
-	return b;
-}
-
-static void test_lost_events_line_is_counted_and_stepped_over(void)
-{
-	static const char lost[] = "CPU:1 [LOST 5 EVENTS]\n";
-	struct bytes dump = slurp(PIPE_DUMP);
-	struct bytes b = with_insert(&dump, lost, sizeof(lost) - 1);
-	struct ftrace_conv_stats st = convert("lost", 2, &b, 7,
-					      name_every_pid);
-
-	CHECK_EQ_INT(st.events, DUMP_RECORDS);
-	CHECK_EQ_INT(st.lost, 5);
-	CHECK_EQ_INT(st.bytes_skipped, 0);
-	free(dump.p);
-	free(b.p);
-}
-
-/* The loss note in cpu's file: 1 if found, its neighbours' times. */
+/* The loss note in a file: 1 if found, its neighbours' times. */
 static int find_loss_note(const struct bytes *b, struct lossnote *n,
 			  uint64_t *before, uint64_t *after, unsigned *count)
 {
@@ -246,124 +276,176 @@ static int find_loss_note(const struct bytes *b, struct lossnote *n,
 	return found;
 }
 
-static void test_lost_line_becomes_a_loss_note_before_the_next_record(void)
+static void test_missed_events_page_becomes_a_loss_note_at_its_time(void)
 {
-	static const char lost[] = "CPU:1 [LOST 5 EVENTS]\n";
-	struct bytes dump = slurp(PIPE_DUMP);
-	struct bytes b = with_insert(&dump, lost, sizeof(lost) - 1), f1;
-	struct ftrace_conv_stats st = convert("lostnote", 2, &b, 7,
-					      name_every_pid);
+	struct ftrace_conv *c = open_conv("lost", 2, name_every_pid);
+	uint64_t page_ns = CPU1_LAST_NS + 1000000, before, after;
+	struct iow_error err = { "" };
+	struct ftrace_conv_stats st;
 	struct file_facts facts;
-	uint64_t before, after;
+	struct pagebuild b;
 	struct lossnote n;
 	unsigned count;
+	struct bytes f1;
 
-	f1 = cpu_file("lostnote", 1);
+	if (!c)
+		return;
+	feed_file(c, 1, RAW_PAGE(1));
+	one_record_page(&b, page_ns, 250, 31739);
+	pb_finish(&b, PB_MISSED | PB_MISSED_STORED, 5000);
+	CHECK_EQ_INT(ftrace_conv_page(c, 1, b.page, sizeof(b.page), &err), 0);
+	st = close_conv(c);
+	CHECK_EQ_INT(st.lost, 5000);
+	CHECK_EQ_INT(st.loss_windows, 1);
+	CHECK(!st.lost_unknown);
+	f1 = cpu_file("lost", 1);
 	CHECK(find_loss_note(&f1, &n, &before, &after, &count));
 	CHECK_EQ_INT(count, 1);
-	CHECK(n.count_known && n.count == 5 && n.cpu == 1);
-	CHECK_EQ_INT(n.t0_ns, before);
-	CHECK_EQ_INT(n.t1_ns, after);
-	CHECK(after > 0);
+	CHECK(n.count_known && n.count == 5000 && n.cpu == 1);
+	CHECK_EQ_INT(n.t0_ns, CPU1_LAST_NS);	/* the CPU's last record */
+	CHECK_EQ_INT(n.t1_ns, page_ns);		/* the page's time */
+	CHECK_EQ_INT(before, CPU1_LAST_NS);
+	CHECK_EQ_INT(after, page_ns + 250);
 	facts = read_facts(&f1, 1);
 	CHECK_EQ_INT(facts.time_backwards, 0);
 	CHECK_EQ_INT(facts.bad_sequence, 0);
-	CHECK_EQ_INT(st.loss_windows, 1);
+	CHECK_EQ_INT(facts.ios, CPU1_RECORDS + 1);
 	free(f1.p);
-	free(dump.p);
-	free(b.p);
 }
 
-static void test_lost_line_without_a_count_is_an_unknown_loss(void)
+static void test_loss_note_goes_to_every_traced_device(void)
 {
-	static const char lost[] = "CPU:0 [LOST EVENTS]\n";
-	struct bytes dump = slurp(PIPE_DUMP);
-	struct bytes b = with_insert(&dump, lost, sizeof(lost) - 1), f0;
-	struct ftrace_conv_stats st = convert("lostunknown", 2, &b, b.len,
-					      name_every_pid);
+	struct ftrace_conv *c = open_conv("lostdevs", 1, name_every_pid);
+	static const uint32_t devices[] = { 0x700000, 0x800010 };
+	struct iow_error err = { "" };
+	struct ftrace_conv_stats st;
 	uint64_t before, after;
+	struct pagebuild b;
 	struct lossnote n;
 	unsigned count;
+	struct bytes f0;
 
+	if (!c)
+		return;
+	CHECK_EQ_INT(ftrace_conv_set_devices(c, devices, 2, &err), 0);
+	one_record_page(&b, 5000, 0, 31739);
+	pb_finish(&b, PB_MISSED | PB_MISSED_STORED, 3);
+	CHECK_EQ_INT(ftrace_conv_page(c, 0, b.page, sizeof(b.page), &err), 0);
+	st = close_conv(c);
+	CHECK_EQ_INT(st.loss_windows, 1);	/* one window, two notes */
+	CHECK_EQ_INT(st.lost, 3);
+	f0 = cpu_file("lostdevs", 0);
+	CHECK(find_loss_note(&f0, &n, &before, &after, &count));
+	CHECK_EQ_INT(count, 2);
+	CHECK_EQ_INT(n.t0_ns, 0);	/* nothing on that CPU before */
+	CHECK_EQ_INT(n.t1_ns, 5000);
+	free(f0.p);
+}
+
+static void test_missed_events_without_a_count_are_an_unknown_loss(void)
+{
+	struct ftrace_conv *c = open_conv("lostunknown", 2, name_every_pid);
+	struct iow_error err = { "" };
+	struct ftrace_conv_stats st;
+	uint64_t before, after;
+	struct pagebuild b;
+	struct lossnote n;
+	unsigned count;
+	struct bytes f0;
+
+	if (!c)
+		return;
+	feed_file(c, 0, RAW_PAGE(0));
+	one_record_page(&b, CPU0_LAST_NS + 10, 0, 14);
+	pb_finish(&b, PB_MISSED, 0);
+	CHECK_EQ_INT(ftrace_conv_page(c, 0, b.page, sizeof(b.page), &err), 0);
+	st = close_conv(c);
 	f0 = cpu_file("lostunknown", 0);
 	CHECK(find_loss_note(&f0, &n, &before, &after, &count));
 	CHECK(!n.count_known && n.cpu == 0);
+	CHECK_EQ_INT(n.t0_ns, CPU0_LAST_NS);
 	CHECK(st.lost_unknown);
 	CHECK_EQ_INT(st.lost, 0);
 	free(f0.p);
-	free(dump.p);
-	free(b.p);
 }
 
-static void test_other_events_bare_prefix_is_skipped(void)
+static void test_other_events_are_stepped_over(void)
 {
-	struct bytes dump = slurp(PIPE_DUMP);
-	/* what another enabled ftrace event gives in 'bin': a prefix only */
-	struct bytes b = with_insert(&dump, dump.p, FTRACE_PIPE_PREFIX_SIZE);
-	struct ftrace_conv_stats st = convert("foreign", 2, &b, b.len,
-					      name_every_pid);
-
-	CHECK_EQ_INT(st.events, DUMP_RECORDS);
-	CHECK_EQ_INT(st.bytes_skipped, FTRACE_PIPE_PREFIX_SIZE);
-	free(dump.p);
-	free(b.p);
-}
-
-static void test_truncated_tail_keeps_earlier_records(void)
-{
-	struct bytes dump = slurp(PIPE_DUMP);
+	struct ftrace_conv *c = open_conv("foreign", 1, name_every_pid);
+	static const unsigned char print[20] = { 5, 0 };	/* type 5 */
+	struct iow_error err = { "" };
 	struct ftrace_conv_stats st;
+	struct pagebuild b;
 
-	dump.len -= 10;
-	st = convert("tail", 2, &dump, dump.len, name_every_pid);
-	CHECK_EQ_INT(st.events, DUMP_RECORDS - 1);
-	CHECK_EQ_INT(st.bytes_truncated, 64 - 10);
-	free(dump.p);
+	if (!c)
+		return;
+	one_record_page(&b, 1000, 0, 31739);
+	pb_event(&b, 10, print, sizeof(print), 0);
+	pb_finish(&b, 0, 0);
+	CHECK_EQ_INT(ftrace_conv_page(c, 0, b.page, sizeof(b.page), &err), 0);
+	st = close_conv(c);
+	CHECK_EQ_INT(st.events, 1);
+	CHECK_EQ_INT(st.bytes_skipped, sizeof(print));
+}
+
+static void test_bad_page_is_one_line_naming_its_cpu(void)
+{
+	struct ftrace_conv *c = open_conv("bad", 2, name_every_pid);
+	struct iow_error err = { "" };
+	struct pagebuild b;
+
+	if (!c)
+		return;
+	one_record_page(&b, 1000, 0, 31739);
+	pb_header(&b, 12, 0);		/* a record said, not there */
+	pb_finish(&b, 0, 0);
+	CHECK_EQ_INT(ftrace_conv_page(c, 1, b.page, sizeof(b.page), &err), -1);
+	CHECK(strstr(err.msg, "per_cpu/cpu1/trace_pipe_raw: the event at "
+		     "byte 68 of a page runs past its 56 bytes") != NULL);
+	CHECK(!strchr(err.msg, '\n'));
+	close_conv(c);
 }
 
 static void test_every_configured_cpu_gets_a_file(void)
 {
-	struct bytes dump = slurp(PIPE_DUMP), f3;
 	char path[128];
 	struct stat st;
+	struct bytes f3;
 
-	convert("four", 4, &dump, dump.len, name_every_pid);
+	convert_real("four", 4, name_every_pid);
 	/* blkparse stops at the first missing NAME.blktrace.N */
 	snprintf(path, sizeof(path), "%s/four.blktrace.2", dir);
 	CHECK_EQ_INT(stat(path, &st), 0);
 	f3 = cpu_file("four", 3);
 	CHECK_EQ_INT(f3.len, 0);
-	free(dump.p);
 	free(f3.p);
 }
 
 static void test_higher_cpu_opens_the_files_below_it(void)
 {
-	struct bytes dump = slurp(PIPE_DUMP), f5;
-	int32_t cpu = 5;
+	struct ftrace_conv *c = open_conv("high", 1, name_every_pid);
 	char path[128];
 	struct stat st;
+	struct bytes f5;
 
-	memcpy(dump.p + 4, &cpu, sizeof(cpu));	/* first record's prefix */
-	convert("high", 1, &dump, dump.len, name_every_pid);
+	if (!c)
+		return;
+	feed_file(c, 5, RAW_PAGE(0));
+	close_conv(c);
 	snprintf(path, sizeof(path), "%s/high.blktrace.4", dir);
 	CHECK_EQ_INT(stat(path, &st), 0);
 	f5 = cpu_file("high", 5);
-	CHECK_EQ_INT(read_facts(&f5, 5).ios, 1);
+	CHECK_EQ_INT(read_facts(&f5, 5).ios, CPU0_RECORDS);
 	CHECK_EQ_INT(read_facts(&f5, 5).bad_cpu, 0);
-	free(dump.p);
 	free(f5.p);
 }
 
 static void test_unknown_pid_gets_no_note(void)
 {
-	struct bytes dump = slurp(PIPE_DUMP);
-	struct ftrace_conv_stats st = convert("anon", 2, &dump, dump.len,
-					      know_no_pid);
+	struct ftrace_conv_stats st = convert_real("anon", 2, know_no_pid);
 
-	CHECK_EQ_INT(st.events, DUMP_RECORDS);
+	CHECK_EQ_INT(st.events, CPU0_RECORDS + CPU1_RECORDS);
 	CHECK_EQ_INT(st.notes, 0);
-	free(dump.p);
 }
 
 static void test_timestamp_note_carries_the_wall_clock(void)
@@ -375,11 +457,9 @@ static void test_timestamp_note_carries_the_wall_clock(void)
 	uint32_t words[2];
 	struct bytes f0;
 
-	c = ftrace_conv_open(dir, "stamp", 1, name_every_pid, NULL, &err);
-	if (!c) {
-		CHECK(0);
+	c = open_conv("stamp", 1, name_every_pid);
+	if (!c)
 		return;
-	}
 	CHECK_EQ_INT(ftrace_conv_timestamp(c, 0x700000, 42, &wall, &err), 0);
 	CHECK_EQ_INT(ftrace_conv_close(c, NULL, &err), 0);
 	f0 = cpu_file("stamp", 0);
@@ -400,10 +480,11 @@ static void test_timestamp_note_carries_the_wall_clock(void)
 
 static void test_unwritable_directory_is_one_line(void)
 {
+	struct ftrace_page_layout l = layout();
 	struct iow_error err = { "" };
 
-	CHECK(ftrace_conv_open("/nonexistent", "x", 2, name_every_pid, NULL,
-			       &err) == NULL);
+	CHECK(ftrace_conv_open("/nonexistent", "x", 2, &l, BLK,
+			       name_every_pid, NULL, &err) == NULL);
 	CHECK(strstr(err.msg, "cannot create /nonexistent/x.blktrace.0: "
 		      "No such file") != NULL);
 }
@@ -427,14 +508,14 @@ int main(void)
 	snprintf(dir, sizeof(dir), "/tmp/test_ftrace_rec.XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
-	RUN_TEST(test_real_pipe_splits_into_cpu_files_with_sequences);
+	RUN_TEST(test_real_pages_split_into_cpu_files_with_sequences);
+	RUN_TEST(test_times_are_the_kernels_across_time_extends);
 	RUN_TEST(test_process_note_comes_at_its_pids_first_event);
-	RUN_TEST(test_any_split_of_the_stream_gives_the_same_files);
-	RUN_TEST(test_lost_events_line_is_counted_and_stepped_over);
-	RUN_TEST(test_lost_line_becomes_a_loss_note_before_the_next_record);
-	RUN_TEST(test_lost_line_without_a_count_is_an_unknown_loss);
-	RUN_TEST(test_other_events_bare_prefix_is_skipped);
-	RUN_TEST(test_truncated_tail_keeps_earlier_records);
+	RUN_TEST(test_missed_events_page_becomes_a_loss_note_at_its_time);
+	RUN_TEST(test_loss_note_goes_to_every_traced_device);
+	RUN_TEST(test_missed_events_without_a_count_are_an_unknown_loss);
+	RUN_TEST(test_other_events_are_stepped_over);
+	RUN_TEST(test_bad_page_is_one_line_naming_its_cpu);
 	RUN_TEST(test_every_configured_cpu_gets_a_file);
 	RUN_TEST(test_higher_cpu_opens_the_files_below_it);
 	RUN_TEST(test_unknown_pid_gets_no_note);

@@ -31,6 +31,9 @@
 #define LLVMFuzzerTestOneInput fuzz_args_one
 #include "../fuzz/fuzz_args.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_ftrace_page_one
+#include "../fuzz/fuzz_ftrace_page.c"
+#undef LLVMFuzzerTestOneInput
 
 typedef int (*fuzz_entry)(const uint8_t *data, size_t size);
 
@@ -121,6 +124,11 @@ static void test_command_line_survives_seeds_and_past_crashes(void)
 	run_target("args", fuzz_args_one);
 }
 
+static void test_ring_buffer_pages_survive_seeds_and_past_crashes(void)
+{
+	run_target("ftrace_page", fuzz_ftrace_page_one);
+}
+
 int main(void)
 {
 	RUN_TEST(test_trace_reader_survives_seeds_and_past_crashes);
@@ -128,5 +136,6 @@ int main(void)
 	RUN_TEST(test_mpstat_reader_survives_seeds_and_past_crashes);
 	RUN_TEST(test_fio_log_reader_survives_seeds_and_past_crashes);
 	RUN_TEST(test_command_line_survives_seeds_and_past_crashes);
+	RUN_TEST(test_ring_buffer_pages_survive_seeds_and_past_crashes);
 	return check_report();
 }
