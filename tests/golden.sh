@@ -13,7 +13,8 @@ out=$top/out
 mkdir "$out"
 trap 'rm -rf "$top"' EXIT
 list="samples/fio-randrw samples/dd-write samples/ext4-fsync samples/discard
-      samples/split-dd samples/overlap-fio samples/two-devices"
+      samples/split-dd samples/overlap-fio samples/two-devices
+      samples/ext4-causes"
 for t in $list; do
 	[ -f "$t.blktrace.0" ] || continue
 	n=$(basename "$t")
@@ -32,6 +33,15 @@ done
 	-o "$out/overlay.svg" --summary=json > "$out/overlay.json" 2> /dev/null
 "$IOW" -t samples/fio-randrw -x 1:3 -y 0:100 --summary=json -o "$out/zoom.svg" \
 	> "$out/zoom.json" 2> /dev/null
+# a trace with causes, split and drawn by them
+"$IOW" -t samples/ext4-causes --by file --summary=json \
+	> "$out/causes-file.json" 2> /dev/null
+"$IOW" -t samples/ext4-causes --summary=stacks > "$out/causes-stacks.txt" \
+	2> /dev/null
+"$IOW" -t samples/ext4-causes --events "$out/causes-events.csv" \
+	> /dev/null 2>&1
+"$IOW" -t samples/ext4-causes --by file -O tput -O top-files -O io-flame \
+	-o "$out/causes.svg" > /dev/null 2>&1
 (cd "$out" && find . -type f | LC_ALL=C sort | xargs sha256sum) > "$top/sums"
 [ -n "$GOLDEN_KEEP" ] && mkdir -p "$GOLDEN_KEEP" && cp -r "$out/." "$GOLDEN_KEEP"
 if [ "$1" = --update ]; then
