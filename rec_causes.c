@@ -239,23 +239,29 @@ static int starts_with(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-/* The tracing's own frames, innermost first: the helper, the program,
- * the tracepoint's glue (bpf_trace_run1, __bpf_trace_block_bio_queue,
- * __traceiter_...); the first frame past them is where the tracepoint
- * is. */
+/* Whether a kernel frame is the tracing's own: the program, the helper
+ * that took the stack, the tracepoint's glue (bpf_trace_run1,
+ * __bpf_trace_block_bio_queue, __traceiter_...). */
+static int tracing_frame(const char *f)
+{
+	return starts_with(f, "bpf_") || starts_with(f, "__bpf_") ||
+	       starts_with(f, "__traceiter_") || starts_with(f, "perf_") ||
+	       starts_with(f, "stack_trace_") ||
+	       starts_with(f, "get_perf_callchain");
+}
+
+/* The tracing's frames come first (innermost); a frame not named ("?":
+ * a program's image where kallsyms lists none) may sit among them. The
+ * first named frame past them is where the tracepoint is. */
 size_t rec_causes_tracing_frames(const char *const *names, size_t n)
 {
 	size_t i, drop = 0;
 
-	for (i = 0; i < n && i < 12; i++) {
-		const char *f = names[i];
-
-		if (starts_with(f, "bpf_") || starts_with(f, "__bpf_") ||
-		    starts_with(f, "__traceiter_") ||
-		    starts_with(f, "perf_") || starts_with(f, "stack_trace_") ||
-		    starts_with(f, "get_perf_callchain") ||
-		    starts_with(f, "__x64_sys_bpf") || strstr(f, "[bpf]"))
+	for (i = 0; i < n; i++) {
+		if (tracing_frame(names[i]))
 			drop = i + 1;
+		else if (strcmp(names[i], "?"))
+			break;
 	}
 	return drop;
 }

@@ -52,8 +52,9 @@ void rec_causes_pump(struct rec_causes *rc);
  * (ok 0: an error is being reported, write no more). */
 int rec_causes_close(struct rec_causes *rc, int ok, struct iow_error *err);
 
-/* The frames of the tracing itself (the program's caller), innermost
- * first: how many of names[0..n) to drop. */
+/* How many of a kernel stack's frames names[0..n), innermost first, are
+ * the tracing's own (the program, its helper, the tracepoint's glue):
+ * those before the first named frame that is none of them. */
 size_t rec_causes_tracing_frames(const char *const *names, size_t n);
 
 #endif
