@@ -101,6 +101,12 @@ $(B)bpf/blkrec.skel.h: $(B)bpf/blkrec.bpf.o
 $(B)rec_bpf.o: $(B)bpf/blkrec.skel.h
 endif
 
+# The report's page: its script and styles, and uPlot, built in with
+# .incbin (which the compiler's dependency list does not see).
+WEB_ASSETS = web/report.js web/report.css web/vendor/uPlot.iife.min.js \
+	web/vendor/uPlot.min.css web/vendor/uPlot.LICENSE
+$(B)report_assets.o: $(WEB_ASSETS)
+
 $(B)libiow.a: $(LIB_OBJS)
 	$(say) AR $@
 	$(Q)rm -f $@
@@ -114,16 +120,18 @@ $(B)libiow.a: $(LIB_OBJS)
 # them shared, as the tests and tools always do, and as the sanitizer
 # build does (tests/lsan.supp names the libraries whose leaks at exit
 # are theirs: linked in, their frames would be the program's).
-# The reader's decompressors (liblzma, libzstd; zlib is cairo's too) are
-# linked the same way.
+# The reader's decompressors (liblzma, libzstd; zlib is cairo's too) and
+# the BPF recorder's libbpf and libelf are linked the same way (libbpf
+# shared would load zlib shared again).
 STATIC_CAIRO ?= 1
 CAIRO_ARCHIVES = cairo pixman-1 fontconfig freetype png16 z expat \
 	brotlidec brotlicommon bz2 xcb-shm xcb-render Xrender Xext X11 xcb \
 	Xau Xdmcp
 READER_ARCHIVES = lzma zstd
+BPF_ARCHIVES = $(if $(filter 1,$(HAVE_BPF)),bpf elf)
 CAIRO_STATIC_LIBS = -Wl,-Bstatic \
-	$(addprefix -l,$(READER_ARCHIVES) $(CAIRO_ARCHIVES)) \
-	-Wl,-Bdynamic -l:libbsd.so.0 $(BPF_LIBS) -lm -lpthread
+	$(addprefix -l,$(BPF_ARCHIVES) $(READER_ARCHIVES) $(CAIRO_ARCHIVES)) \
+	-Wl,-Bdynamic -l:libbsd.so.0 -lm -lpthread
 
 $(B)iowatcher: $(B)iowatcher.o $(B)libiow.a
 	$(say) LD $@
@@ -181,7 +189,16 @@ SAN_CC = clang
 SAN_CFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
 
-check: deps
+# The report's browser tests drive chromium with puppeteer-core, pinned
+# in web/package-lock.json and installed here when missing; without npm
+# or a network they say so and are skipped (the program needs neither:
+# the report's script and uPlot are in the source, web/vendor).
+web-deps:
+	@[ -d web/node_modules/puppeteer-core ] || \
+	(cd web && npm ci --no-audit --no-fund --loglevel=error > /dev/null) || \
+	echo "web-deps: npm could not install web/node_modules (no npm, or no network): the browser tests will be skipped"
+
+check: deps web-deps
 	@echo "  BUILD   the program and its tests, then again in $(SAN_DIR)/ with sanitizers"
 	$(Q)$(MAKE) $(CHECK_SUBMAKE) check-build
 	$(Q)$(MAKE) $(CHECK_SUBMAKE) B=$(SAN_DIR)/ CC=$(SAN_CC) \
@@ -233,5 +250,5 @@ clean:
 	rm -f $(addsuffix /*.d,$(PROGRAM_DIRS))
 	rm -rf $(SAN_DIR) $(FUZZ_DIR)
 
-.PHONY: all deps demo check check-build fuzz bench bench-record install clean
+.PHONY: all deps web-deps demo check check-build fuzz bench bench-record install clean
 .SECONDARY:

@@ -20,6 +20,7 @@
 
 /* The I/O map's narrowest column: a 10 ms trace gets 1000 of them. */
 #define MAP_FIRST_WIDTH_NS	10000ull
+#define FIRST_BIN_NS		1000000ull	/* bins start 1 ms wide */
 #define STALE_NS		(120ull * 1000000000ull)
 #define SWEEP_MIN_ENTRIES	65536
 
@@ -89,10 +90,11 @@ int analysis_init(struct analysis *a, const struct analysis_config *cfg,
 	a->cfg = *cfg;
 	if (!a->cfg.iomap_action)
 		a->cfg.iomap_action = BLK_TA_ISSUE;
-	a->bin_width_ns = cfg->bin_width_ns ? cfg->bin_width_ns : 1000000;
+	a->bin_width_ns = cfg->bin_width_ns ? cfg->bin_width_ns :
+			  cfg->first_bin_ns ? cfg->first_bin_ns : FIRST_BIN_NS;
 	a->bin_origin_ns = cfg->has_time_range ? cfg->time_min_ns : 0;
-	a->cap_bins = cfg->bin_width_ns ? ANALYSIS_MAX_FIXED_BINS
-					: ANALYSIS_MAX_BINS;
+	a->cap_bins = cfg->bin_width_ns ? ANALYSIS_MAX_FIXED_BINS :
+		      cfg->max_bins ? cfg->max_bins : ANALYSIS_MAX_BINS;
 	a->next_coarsen = 2;
 	a->map_width_ns = MAP_FIRST_WIDTH_NS;
 	a->map_next_coarsen = 2;
@@ -359,8 +361,7 @@ static void coarsen(struct analysis *a)
 /* Index of the bin holding t (t >= origin), making room for it. */
 static size_t bin_for(struct analysis *a, uint64_t t)
 {
-	size_t limit = a->cfg.bin_width_ns ? ANALYSIS_MAX_FIXED_BINS
-					   : ANALYSIS_MAX_BINS;
+	size_t limit = a->cap_bins;
 	uint64_t idx;
 
 	/* Events come in time order: most fall in the bin of the last. */
@@ -387,19 +388,32 @@ static size_t bin_for(struct analysis *a, uint64_t t)
 
 /* ---- devices and tags ---- */
 
-static struct device_stats *device_get(struct analysis *a, uint32_t device,
-				       size_t *slot)
+static struct device_stats *device_find_or_add(struct analysis *a,
+					       uint32_t device, size_t *slot);
+
+/* The device's stats (made at its first event); most events are of the
+ * device of the one before, looked up without a call. */
+static inline struct device_stats *device_get(struct analysis *a,
+					      uint32_t device, size_t *slot)
 {
 	struct analysis_private *p = priv(a);
-	struct device_stats *more;
-	struct iomap *maps;
-	size_t i;
 
 	if (p->last_device < a->n_devices &&
 	    a->devices[p->last_device].device == device) {
 		*slot = p->last_device;
 		return &a->devices[p->last_device];
 	}
+	return device_find_or_add(a, device, slot);
+}
+
+static __attribute__((noinline)) struct device_stats *
+device_find_or_add(struct analysis *a, uint32_t device, size_t *slot)
+{
+	struct analysis_private *p = priv(a);
+	struct device_stats *more;
+	struct iomap *maps;
+	size_t i;
+
 	for (i = 0; i < a->n_devices; i++)
 		if (a->devices[i].device == device) {
 			p->last_device = *slot = i;
@@ -551,6 +565,7 @@ static struct analysis *device_part(struct analysis *a, uint32_t device,
 	cfg.per_device = 0;
 	cfg.n_only_devices = 0;
 	cfg.on_sample = NULL;	/* the whole analysis tells of it once */
+	cfg.on_map = NULL;
 	if (analysis_init(part, &cfg, err) < 0) {
 		analysis_free(part);
 		return NULL;
@@ -637,6 +652,8 @@ static void map_io(struct analysis *a, size_t slot,
 	bin_for(a, ev->time_ns);
 	iomap_add(&a->iomaps[slot], map_col_for(a, ev->time_ns), ev->sector,
 		  blk_is_write(ev->action), tag_slot_idx, ev->bytes);
+	if (a->cfg.on_map)
+		a->cfg.on_map(a->cfg.map_ctx, a, slot, ev, tag_slot_idx);
 }
 
 size_t analysis_map_cols(const struct analysis *a)
@@ -782,11 +799,11 @@ static int bin_hist_ready(struct analysis *a, int op, size_t bin)
 		a->lat_hist[op] = bigmem_lazy_calloc(a->cap_bins *
 						     LAT_BIN_BUCKETS *
 						     sizeof(uint32_t));
-	if (!a->size_hist[op])
+	if (!a->size_hist[op] && !a->cfg.no_size_bins)
 		a->size_hist[op] = bigmem_lazy_calloc(a->cap_bins *
 						      SIZE_BUCKETS *
 						      sizeof(uint32_t));
-	if (!a->lat_hist[op] || !a->size_hist[op])
+	if (!a->lat_hist[op] || (!a->size_hist[op] && !a->cfg.no_size_bins))
 		return -1;
 	if (bin < a->hist_mapped[op])
 		return 0;
@@ -799,9 +816,10 @@ static int bin_hist_ready(struct analysis *a, int op, size_t bin)
 	bigmem_prefault(a->lat_hist[op], from * LAT_BIN_BUCKETS *
 			sizeof(uint32_t), (a->hist_mapped[op] - from) *
 			LAT_BIN_BUCKETS * sizeof(uint32_t));
-	bigmem_prefault(a->size_hist[op], from * SIZE_BUCKETS *
-			sizeof(uint32_t), (a->hist_mapped[op] - from) *
-			SIZE_BUCKETS * sizeof(uint32_t));
+	if (a->size_hist[op])
+		bigmem_prefault(a->size_hist[op], from * SIZE_BUCKETS *
+				sizeof(uint32_t), (a->hist_mapped[op] - from) *
+				SIZE_BUCKETS * sizeof(uint32_t));
 	return 0;
 }
 
@@ -1230,7 +1248,7 @@ static int count_completion(struct analysis *a, struct device_stats *d,
 		    ev->bytes, 0, 0);
 	b->ios[op]++;
 	b->bytes[op] += ev->bytes;
-	if (ev->bytes && !a->cfg.stats_only)
+	if (ev->bytes && a->size_hist[op])
 		size_hist_at(a, bin, op)[hist_index(ev->bytes, SIZE_BITS)]++;
 	if (a->tagging || tag != IO_EVENT_NO_TAG) {
 		long s = tag_slot(a, tag);
@@ -2113,6 +2131,10 @@ static __attribute__((noinline)) int add_io(struct analysis *a,
 		r = handle_issue(a, d, slot, ev);
 		break;
 	case BLK_TA_COMPLETE:
+		if (!a->cfg.on_row) {
+			r = handle_complete(a, d, slot, ev);
+			break;
+		}
 		rows = priv(a)->rows_told;
 		r = handle_complete(a, d, slot, ev);
 		bare_row(a, ev, counted, rows);
@@ -2200,6 +2222,48 @@ void analysis_finish(struct analysis *a)
 			a->tags[i].label = strdup(a->tags[i].id ==
 						  IO_EVENT_NO_TAG ? "untagged"
 								  : "?");
+}
+
+void analysis_coarsen(struct analysis *a)
+{
+	size_t i;
+
+	if (!a->n_bins)
+		a->n_bins = 1;
+	coarsen(a);
+	for (i = 0; i < a->n_parts; i++)
+		analysis_coarsen(&a->parts[i]);
+}
+
+static int bins_usual(const struct analysis *a, uint64_t width, size_t n)
+{
+	return a->cfg.bin_width_ns || (width >= FIRST_BIN_NS &&
+				       n <= ANALYSIS_MAX_BINS);
+}
+
+int analysis_bins_usual(const struct analysis *a)
+{
+	return bins_usual(a, a->bin_width_ns, a->n_bins);
+}
+
+size_t analysis_coarsen_plan(const struct analysis *a, uint64_t *width,
+			     size_t *n_bins, size_t max)
+{
+	uint64_t w = a->bin_width_ns;
+	size_t n = a->n_bins ? a->n_bins : 1, k = 0;
+	unsigned f = a->next_coarsen;
+
+	if (!max)
+		return 0;
+	for (;;) {
+		width[k] = w;
+		n_bins[k] = n;
+		if (++k == max || bins_usual(a, w, n))
+			return k;
+		n = (n + f - 1) / f;
+		w *= f;
+		f = f == 2 ? 5 : 2;
+	}
 }
 
 /* ---- reading ---- */

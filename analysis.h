@@ -75,6 +75,8 @@ struct analysis_sample {
 	uint64_t d2c_ns, q2c_ns;
 };
 
+struct analysis;
+
 /*
  * One row of the per-I/O log (--events), handed to cfg.on_row in the
  * order of completion: a timed bio (its three latencies), or a
@@ -146,6 +148,22 @@ struct analysis_config {
 	 * the one before it).
 	 */
 	int missing_completions;
+	/*
+	 * The report's detail: bins start first_bin_ns wide instead of
+	 * 1 ms, and widen only past max_bins instead of ANALYSIS_MAX_BINS;
+	 * analysis_coarsen then widens them, step by step, to what they
+	 * would have been (0, 0: as usual; --bin-ms overrides both).
+	 */
+	uint64_t first_bin_ns;
+	size_t max_bins;
+	/* no per-bin size histograms: nothing drawn reads them (a report
+	 * without the size graph, whose fine bins would hold 16 MB) */
+	int no_size_bins;
+	/* optional: told of every I/O the I/O map counts, with its device's
+	 * slot in the analysis and its tag's (-1: untagged); not parts' */
+	void (*on_map)(void *ctx, const struct analysis *a, size_t slot,
+		       const struct io_event *ev, long tag_slot);
+	void *map_ctx;
 };
 
 /* A distribution of latencies in ns (one metric, whole trace). */
@@ -320,6 +338,24 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 		 struct iow_error *err);
 /* Close the books at the last event: depth up to the end, final widths. */
 void analysis_finish(struct analysis *a);
+/*
+ * After analysis_finish: widens the bins one step of their ladder (x2,
+ * then x5, so widths stay 1 and 2 x 10^k), parts alike, as the analysis
+ * does when a trace outgrows them. A report reads the bins at every
+ * step from cfg.first_bin_ns up, while analysis_bins_usual says no.
+ */
+void analysis_coarsen(struct analysis *a);
+/* Whether the bins are as wide as without cfg.first_bin_ns and
+ * cfg.max_bins: at least 1 ms, and at most ANALYSIS_MAX_BINS of them
+ * (with --bin-ms: always). */
+int analysis_bins_usual(const struct analysis *a);
+/*
+ * The steps analysis_coarsen would take from the bins as they are to
+ * the usual ones: width[k] and n_bins[k] for k = 0 (as they are) up to
+ * the return value - 1 (usual), at most max of them.
+ */
+size_t analysis_coarsen_plan(const struct analysis *a, uint64_t *width,
+			     size_t *n_bins, size_t max);
 void analysis_free(struct analysis *a);
 
 /* Name a tag (labels may come before or after its first I/O). */

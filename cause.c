@@ -71,9 +71,26 @@ void cause_table_intern_plain(struct cause_table *t)
 	t->intern_plain = 1;
 }
 
+struct cause_table *cause_table_live(struct iow_error *err)
+{
+	struct cause_table *t = calloc(1, sizeof(*t));
+
+	if (!t || !(t->reader = cause_reader_live())) {
+		free(t);
+		iow_fail(err, "out of memory");
+		return NULL;
+	}
+	return t;
+}
+
+struct cause_reader *cause_table_reader(struct cause_table *t)
+{
+	return t->reader;
+}
+
 int cause_table_recorded(const struct cause_table *t)
 {
-	return t->reader != NULL;
+	return cause_reader_kept(t->reader);
 }
 
 const char *cause_table_notes(const struct cause_table *t)

@@ -38,7 +38,12 @@ int cause_files_beside(const char *base);
  * the trace's own records speak. NULL with err on a damaged cause file. */
 struct cause_table *cause_table_open(const char *base, struct iow_error *err);
 void cause_table_free(struct cause_table *t);
-/* Whether the recorder kept causes beside the trace. */
+/* The live view's: told the causes as the recorder writes them, through
+ * its reader (a recorder's cause_writer_mirror). */
+struct cause_table *cause_table_live(struct iow_error *err);
+struct cause_reader *cause_table_reader(struct cause_table *t);
+/* Whether the recorder kept causes beside the trace (live: has told
+ * any so far). */
 int cause_table_recorded(const struct cause_table *t);
 /* The recorder's notes on what it could not record, or NULL. */
 const char *cause_table_notes(const struct cause_table *t);

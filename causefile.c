@@ -29,7 +29,11 @@ struct cause_writer {
 	FILE **cpus;
 	unsigned n_cpus;
 	FILE *dict;
+	struct cause_reader *mirror;	/* told the same, or NULL */
+	int mirror_failed;
 };
+
+static int dict_line(struct cause_reader *r, char *line);
 
 static int fail_io(struct iow_error *err, const char *what, const char *path)
 {
@@ -108,10 +112,17 @@ int cause_write(struct cause_writer *w, unsigned cpu,
 
 	if (!f)
 		return -1;
+	if (w->mirror && cause_reader_push(w->mirror, cpu, r) < 0)
+		w->mirror_failed = 1;
 	if (fwrite(r, sizeof(*r), 1, f) == 1)
 		return 0;
 	snprintf(path, sizeof(path), "%s.cause.%u", w->base, cpu);
 	return fail_io(err, "write", path);
+}
+
+void cause_writer_mirror(struct cause_writer *w, struct cause_reader *r)
+{
+	w->mirror = r;
 }
 
 /* A name as one field: tabs, newlines and backslashes escaped. */
@@ -129,11 +140,34 @@ static void put_field(FILE *f, const char *s)
 	}
 }
 
-static int dict_done(struct cause_writer *w, struct iow_error *err)
+/* A dictionary line is made in memory, then written (and mirrored). */
+struct dict_line {
+	FILE *f;
+	char *text;
+	size_t len;
+};
+
+static FILE *line_start(struct dict_line *l)
+{
+	l->text = NULL;
+	l->f = open_memstream(&l->text, &l->len);
+	return l->f;
+}
+
+static int line_end(struct cause_writer *w, struct dict_line *l,
+		    struct iow_error *err)
 {
 	char path[4096];
 
+	if (!l->f || fclose(l->f)) {
+		free(l->text);
+		return iow_fail(err, "out of memory");
+	}
+	fputs(l->text, w->dict);
 	fputc('\n', w->dict);
+	if (w->mirror && dict_line(w->mirror, l->text) < 0)
+		w->mirror_failed = 1;
+	free(l->text);
 	if (!ferror(w->dict))
 		return 0;
 	snprintf(path, sizeof(path), "%s.cause", w->base);
@@ -143,50 +177,70 @@ static int dict_done(struct cause_writer *w, struct iow_error *err)
 int cause_write_task(struct cause_writer *w, uint32_t tid, uint32_t tgid,
 		     const char *comm, struct iow_error *err)
 {
-	fprintf(w->dict, "task\t%u\t%u\t", tid, tgid);
-	put_field(w->dict, comm);
-	return dict_done(w, err);
+	struct dict_line l;
+
+	if (line_start(&l)) {
+		fprintf(l.f, "task\t%u\t%u\t", tid, tgid);
+		put_field(l.f, comm);
+	}
+	return line_end(w, &l, err);
 }
 
 int cause_write_cgroup(struct cause_writer *w, uint64_t id, const char *path,
 		       struct iow_error *err)
 {
-	fprintf(w->dict, "cgroup\t%llu\t", (unsigned long long)id);
-	put_field(w->dict, path);
-	return dict_done(w, err);
+	struct dict_line l;
+
+	if (line_start(&l)) {
+		fprintf(l.f, "cgroup\t%llu\t", (unsigned long long)id);
+		put_field(l.f, path);
+	}
+	return line_end(w, &l, err);
 }
 
 int cause_write_file(struct cause_writer *w, uint32_t dev, uint64_t ino,
 		     enum cause_file_kind kind, const char *path,
 		     struct iow_error *err)
 {
-	fprintf(w->dict, "file\t%u\t%llu\t%s\t", dev, (unsigned long long)ino,
-		kind_names[kind < N_FILE_KINDS ? kind : FILE_KIND_FILE]);
-	put_field(w->dict, path);
-	return dict_done(w, err);
+	struct dict_line l;
+
+	if (line_start(&l)) {
+		fprintf(l.f, "file\t%u\t%llu\t%s\t", dev,
+			(unsigned long long)ino,
+			kind_names[kind < N_FILE_KINDS ? kind : FILE_KIND_FILE]);
+		put_field(l.f, path);
+	}
+	return line_end(w, &l, err);
 }
 
 int cause_write_stack(struct cause_writer *w, int user, int32_t id,
 		      const char *const *frames, size_t n,
 		      struct iow_error *err)
 {
+	struct dict_line l;
 	size_t i;
 
-	fprintf(w->dict, "%s\t%d\t", user ? "ustack" : "kstack", id);
-	for (i = 0; i < n; i++) {
-		if (i)
-			fputc(';', w->dict);
-		put_field(w->dict, frames[i]);
+	if (line_start(&l)) {
+		fprintf(l.f, "%s\t%d\t", user ? "ustack" : "kstack", id);
+		for (i = 0; i < n; i++) {
+			if (i)
+				fputc(';', l.f);
+			put_field(l.f, frames[i]);
+		}
 	}
-	return dict_done(w, err);
+	return line_end(w, &l, err);
 }
 
 int cause_write_note(struct cause_writer *w, const char *text,
 		     struct iow_error *err)
 {
-	fputs("note\t", w->dict);
-	put_field(w->dict, text);
-	return dict_done(w, err);
+	struct dict_line l;
+
+	if (line_start(&l)) {
+		fputs("note\t", l.f);
+		put_field(l.f, text);
+	}
+	return line_end(w, &l, err);
 }
 
 int cause_writer_close(struct cause_writer *w, struct iow_error *err)
@@ -221,6 +275,9 @@ struct cause_cursor {
 	int have;		/* cur holds the next record */
 	struct cause_rec cur;
 	struct cause_rec out;	/* the one last handed out */
+	/* a live reader's: the records pushed and not yet taken */
+	struct cause_rec *queue;
+	size_t head, n, cap;
 };
 
 struct file_name {
@@ -232,6 +289,8 @@ struct file_name {
 
 struct cause_reader {
 	char *base;
+	int live;			/* records pushed, no files */
+	uint64_t pushed;
 	struct cause_cursor *cpus;
 	unsigned n_cpus;
 	/* the dictionary: names, and maps to them */
@@ -273,10 +332,20 @@ static void rec_to_host(struct cause_rec *r, int swap)
 	r->flags = swap32(r->flags, 1);
 }
 
-/* cpu's next record into its cursor; have 0 at the end. */
+/* cpu's next record into its cursor; have 0 at the end (for now, in a
+ * live reader). */
 static void cursor_next(struct cause_cursor *c)
 {
-	c->have = c->f && fread(&c->cur, sizeof(c->cur), 1, c->f) == 1;
+	if (!c->f) {
+		c->have = c->n > 0;
+		if (c->have) {
+			c->cur = c->queue[c->head];
+			c->head = (c->head + 1) % c->cap;
+			c->n--;
+		}
+		return;
+	}
+	c->have = fread(&c->cur, sizeof(c->cur), 1, c->f) == 1;
 	if (c->have)
 		rec_to_host(&c->cur, c->swap);
 }
@@ -498,6 +567,58 @@ struct cause_reader *cause_reader_open(const char *base,
 	return r;
 }
 
+struct cause_reader *cause_reader_live(void)
+{
+	struct cause_reader *r = calloc(1, sizeof(*r));
+
+	if (r)
+		r->live = 1;
+	return r;
+}
+
+int cause_reader_push(struct cause_reader *r, unsigned cpu,
+		      const struct cause_rec *rec)
+{
+	struct cause_cursor *c;
+
+	if (cpu >= MAX_CPUS)
+		return 0;
+	if (cpu >= r->n_cpus) {
+		struct cause_cursor *more = realloc(r->cpus, (cpu + 1) *
+						    sizeof(*more));
+
+		if (!more)
+			return -1;
+		memset(more + r->n_cpus, 0,
+		       (cpu + 1 - r->n_cpus) * sizeof(*more));
+		r->cpus = more;
+		r->n_cpus = cpu + 1;
+	}
+	c = &r->cpus[cpu];
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256, i;
+		struct cause_rec *q = malloc(cap * sizeof(*q));
+
+		if (!q)
+			return -1;
+		for (i = 0; i < c->n; i++)
+			q[i] = c->queue[(c->head + i) % c->cap];
+		free(c->queue);
+		c->queue = q;
+		c->head = 0;
+		c->cap = cap;
+	}
+	c->queue[(c->head + c->n) % c->cap] = *rec;
+	c->n++;
+	r->pushed++;
+	return 0;
+}
+
+int cause_reader_kept(const struct cause_reader *r)
+{
+	return r && (!r->live || r->pushed);
+}
+
 const struct cause_rec *cause_reader_match(struct cause_reader *r,
 					   const struct io_event *ev)
 {
@@ -506,6 +627,8 @@ const struct cause_rec *cause_reader_match(struct cause_reader *r,
 	if (ev->cpu >= r->n_cpus)
 		return NULL;
 	c = &r->cpus[ev->cpu];
+	if (!c->have && r->live)
+		cursor_next(c);
 	/* records whose QUEUE was not read (lost with it) are passed */
 	while (c->have && c->cur.device == ev->device &&
 	       c->cur.sequence < ev->sequence) {
@@ -575,7 +698,8 @@ const char *cause_reader_warning(const struct cause_reader *r)
 		return NULL;
 	snprintf(w->warning, sizeof(w->warning),
 		 "%s.cause.*: %llu causes matched no QUEUE record of the trace",
-		 r->base, (unsigned long long)r->orphans);
+		 r->base ? r->base : "the recording's",
+		 (unsigned long long)r->orphans);
 	return w->warning;
 }
 
@@ -585,9 +709,11 @@ void cause_reader_close(struct cause_reader *r)
 
 	if (!r)
 		return;
-	for (i = 0; r->cpus && i < r->n_cpus; i++)
+	for (i = 0; r->cpus && i < r->n_cpus; i++) {
 		if (r->cpus[i].f)
 			fclose(r->cpus[i].f);
+		free(r->cpus[i].queue);
+	}
 	for (i = 0; i < r->n_strings; i++)
 		free(r->strings[i]);
 	for (i = 0; i < r->n_files; i++)

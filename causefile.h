@@ -82,10 +82,13 @@ int cause_write_note(struct cause_writer *w, const char *text,
 		     struct iow_error *err);
 /* Flushes and closes it all, frees w whatever the result. */
 int cause_writer_close(struct cause_writer *w, struct iow_error *err);
+/* Tells r (a live reader: the live view's) all that w is told, as it is
+ * told: the records and the dictionary's lines. */
+struct cause_reader;
+void cause_writer_mirror(struct cause_writer *w, struct cause_reader *r);
 
 /* ---- reading ---- */
 
-struct cause_reader;
 
 /*
  * The causes kept beside the per-CPU set base (DIR/NAME): NULL and no
@@ -101,6 +104,16 @@ struct cause_reader *cause_reader_open(const char *base,
  */
 const struct cause_rec *cause_reader_match(struct cause_reader *r,
 					   const struct io_event *ev);
+/*
+ * A reader of no files, for the live view: told the records and the
+ * names as a recorder writes them (cause_writer_mirror), each record
+ * before its QUEUE event is matched.
+ */
+struct cause_reader *cause_reader_live(void);
+int cause_reader_push(struct cause_reader *r, unsigned cpu,
+		      const struct cause_rec *rec);
+/* Whether r has causes: any file's, or a live reader's pushed ones. */
+int cause_reader_kept(const struct cause_reader *r);
 const char *cause_task_name(const struct cause_reader *r, uint32_t tid);
 const char *cause_cgroup_path(const struct cause_reader *r, uint64_t id);
 /* The file's path and kind, or NULL when not named. */

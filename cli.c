@@ -387,7 +387,8 @@ const struct cli_option cli_options[] = {
 	/* Output */
 	{ .name = "output", .letter = 'o', .type = CLI_STRING, FIELD(output),
 	  .help = { { CLI_OUTPUT, "FILE",
-		"the picture: .svg, .png or .pdf by its name\n"
+		"the picture: .svg, .png or .pdf by its name, or\n"
+		"the report: .html, one page to zoom in\n"
 		"(default trace.svg; not drawn with --summary alone)" } } },
 	{ .name = "summary", .type = CLI_CHOICE, FIELD(summary),
 	  .choices = summary_formats, .bare = "text",
@@ -945,12 +946,13 @@ static enum cli_result recording_defaults(struct options *o,
 static enum cli_result check_movie_args(struct options *o,
 					struct iow_error *err)
 {
-	enum movie_container c;
-
 	if (!o->output)
-		return usage(err, "%s", "--movie needs -o FILE (.mp4, .webm, .ogv, .ogg or .gif)");
-	if (movie_container_from_name(o->output, &c, err) < 0)
-		return CLI_USAGE;
+		return usage(err, "--movie needs -o FILE (%s)",
+			     output_extensions(OUTPUT_MOVIE));
+	if (output_type_of(o->output, &o->output_type, NULL) < 0 ||
+	    o->output_type.kind != OUTPUT_MOVIE)
+		return usage(err, "%s: a movie is %s", o->output,
+			     output_extensions(OUTPUT_MOVIE));
 	if ((o->graph_width & 1) || (o->graph_height & 1))
 		return usage(err, "%s", "movie frames need an even -w and -h (the encoder's yuv420p halves them)");
 	if (!o->fps)
@@ -962,18 +964,17 @@ static enum cli_result check_movie_args(struct options *o,
 static enum cli_result check_picture_args(struct options *o,
 					  struct iow_error *err)
 {
-	enum movie_container c;
-	enum plot_format fmt;
-
 	if (!o->output && o->summary == SUMMARY_NONE && !o->csv_dir &&
 	    !o->events_path)
 		o->output = "trace.svg";
-	if (!o->output || plot_format_from_name(o->output, &fmt, err) == 0)
+	if (!o->output)
 		return CLI_OK;
-	if (movie_container_from_name(o->output, &c, NULL) == 0)
-		return usage(err, "%s: a movie's name: add --movie (a picture is .svg, .png or .pdf)",
-			     o->output);
-	return CLI_USAGE;
+	if (output_type_of(o->output, &o->output_type, err) < 0)
+		return CLI_USAGE;
+	if (o->output_type.kind == OUTPUT_MOVIE)
+		return usage(err, "%s: a movie's name: add --movie (a picture is %s)",
+			     o->output, output_extensions(OUTPUT_PICTURE));
+	return CLI_OK;
 }
 
 /* --live watches a recording or a stream: the screen needs a terminal. */

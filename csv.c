@@ -2,10 +2,10 @@
  * csv.c: the CSV export. Time series: a row per time bin (bin start and
  * span in seconds), a column per series, as drawn. Graphs drawn as
  * rasters (io, heat maps) export their cells, one row each. Every column
- * is named with its unit, one per quantity across the files (time_s,
- * read_d2c_mean_us, write_mb_per_s, offset_lo_bytes). Every file is
- * written under a temporary name and renamed when complete; a graph with
- * no rows to write gets no file.
+ * is named with the unit of its quantity, one per quantity across the
+ * files (series.h: time_s, read_d2c_mean_us, write_mb_per_s,
+ * offset_lo_bytes). Every file is written under a temporary name and
+ * renamed when complete; a graph with no rows to write gets no file.
  */
 #include <errno.h>
 #include <math.h>
@@ -39,11 +39,6 @@ static void csv_number(FILE *f, double v)
 	fprintf(f, "%.9g", v);
 }
 
-static double scale_or_one(double scale)
-{
-	return scale ? scale : 1;
-}
-
 /*
  * A series' column: its label in lower case, other characters than
  * letters and digits as one '_' (bytes of UTF-8 kept), then the graph's
@@ -70,9 +65,9 @@ static void column_base(const struct graph_def *g, const char *s, char *buf)
 	while (n && buf[n - 1] == '_')
 		n--;
 	buf[n] = '\0';
-	if (g->csv_unit)
+	if (quantity_of(g->y)->unit)
 		snprintf(buf + n, COLUMN_NAME_MAX - n, "%s%s", n ? "_" : "",
-			 g->csv_unit);
+			 quantity_of(g->y)->unit);
 }
 
 /* The header: every column's name, each compared with those before it. */
@@ -108,7 +103,7 @@ static long write_time_series(FILE *f, const struct graph_ctx *ctx,
 				const struct graph_def *g,
 				const struct series_set *set)
 {
-	double scale = scale_or_one(g->csv_scale);
+	double scale = quantity_of(g->y)->scale;
 	size_t t, i, k, rows = 0;
 
 	if (!set->n)
@@ -157,8 +152,8 @@ static long write_time_series(FILE *f, const struct graph_ctx *ctx,
 static long write_x_series(FILE *f, const struct graph_def *g,
 			     const struct series_set *set)
 {
-	double x_scale = scale_or_one(g->csv_x_scale);
-	double scale = scale_or_one(g->csv_scale);
+	const struct quantity_def *x = quantity_of(g->x);
+	double scale = quantity_of(g->y)->scale;
 	size_t k, i, longest = 0;
 
 	if (!set->n)
@@ -166,11 +161,11 @@ static long write_x_series(FILE *f, const struct graph_def *g,
 	for (k = 0; k < set->n; k++)
 		if (set->items[k].n > set->items[longest].n)
 			longest = k;
-	fprintf(f, "%s", g->csv_x);
+	fprintf(f, "%s_%s", g->x_name, x->unit);
 	if (write_header(f, g, set) < 0)
 		return -1;
 	for (i = 0; i < set->items[longest].n; i++) {
-		csv_number(f, set->items[longest].x[i] * x_scale);
+		csv_number(f, set->items[longest].x[i] * x->scale);
 		for (k = 0; k < set->n; k++) {
 			fputc(',', f);
 			if (i < set->items[k].n)
@@ -181,10 +176,10 @@ static long write_x_series(FILE *f, const struct graph_def *g,
 	return (long)i;
 }
 
-/* The I/O map's cells: where I/O went, per trace, device and class.
- * Returns the rows written. */
-/* The io graph and the offset heat map: a row per map cell. */
-long csv_io_cells(FILE *f, const struct graph_ctx *ctx)
+/* The I/O map's cells (the io graph, the offset heat map): where I/O
+ * went, a row per trace, device, class and cell. Returns the rows
+ * written. */
+static long write_io_cells(FILE *f, const struct graph_ctx *ctx)
 {
 	size_t t, d, i, rows = 0;
 
@@ -225,7 +220,7 @@ long csv_io_cells(FILE *f, const struct graph_ctx *ctx)
 
 /* The per-bin latency histograms behind the heat map and the scatter,
  * latency in us as in every file. Returns the rows written. */
-long csv_latency_cells(FILE *f, const struct graph_ctx *ctx)
+static long write_latency_cells(FILE *f, const struct graph_ctx *ctx)
 {
 	size_t t, i, k, rows = 0;
 	int d;
@@ -259,6 +254,15 @@ long csv_latency_cells(FILE *f, const struct graph_ctx *ctx)
 	return (long)rows;
 }
 
+/* What a draw-only graph's cells are written by. */
+static long (*const cell_writers[])(FILE *f, const struct graph_ctx *ctx) = {
+	[CELLS_NONE] = NULL,
+	[CELLS_IO_MAP] = write_io_cells,
+	[CELLS_IO_BYTES] = write_io_cells,
+	[CELLS_LATENCY] = write_latency_cells,
+	[CELLS_LATENCY_POINTS] = write_latency_cells,
+};
+
 /* A --per-device panel's series name their device: "device 8,16 read". */
 static int name_device(struct series_set *set, size_t from, uint32_t dev)
 {
@@ -289,7 +293,7 @@ static long write_graph(FILE *f, struct graph_ctx *ctx,
 
 	graph_select_panel(ctx, g, 0);
 	if (!g->build)
-		return g->export ? g->export(f, ctx) : 0;
+		return cell_writers[g->cells] ? cell_writers[g->cells](f, ctx) : 0;
 	panels = g->panels(ctx);
 	for (p = 0; p < panels; p++) {
 		size_t from = set.n;
@@ -305,7 +309,7 @@ static long write_graph(FILE *f, struct graph_ctx *ctx,
 			return iow_fail(err, "out of memory");
 		}
 	}
-	if (g->csv_x)
+	if (g->x_name)
 		rows = write_x_series(f, g, &set);
 	else
 		rows = write_time_series(f, ctx, g, &set);

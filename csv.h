@@ -15,10 +15,4 @@
 int csv_export(const struct options *o, const struct trace_result *traces,
 	       size_t n, struct iow_error *err);
 
-/* Exporters of the draw-only graphs (graph_def.export): rows written
- * after a header, or -1. The I/O map's cells, by offset and time: */
-long csv_io_cells(FILE *f, const struct graph_ctx *ctx);
-/* The latency heat map's cells, by latency bucket and time: */
-long csv_latency_cells(FILE *f, const struct graph_ctx *ctx);
-
 #endif

@@ -14,7 +14,6 @@
 
 #include "bigmem.h"
 #include "blktrace.h"
-#include "csv.h"
 #include "graph_causes.h"
 #include "graphs.h"
 #include "histogram.h"
@@ -266,20 +265,6 @@ int build_classes(const struct graph_ctx *ctx, struct class_list *cl)
 }
 
 /* ---- series ---- */
-
-void series_set_free(struct series_set *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++) {
-		free(s->items[i].label);
-		free(s->items[i].x);
-		free(s->items[i].y);
-	}
-	free(s->items);
-	s->items = NULL;
-	s->n = 0;
-}
 
 /* A series with one point per bin of trace t, x at the bin midpoints. */
 static struct graph_series *series_add(const struct graph_ctx *ctx,
@@ -2407,82 +2392,82 @@ static int build_fio(const struct graph_ctx *ctx, size_t panel,
 #define CPU_GRAPH(graph, what, label, column, text) \
 	{ .name = graph, .title = "CPU: " what, .y_label = label, \
 	  .help = text, .panels = cpu_panels, \
-	  .build = build_cpu_field, .field = column, .csv_x = "time_s", \
-	  .percent = 1, .csv_unit = "pct" }
+	  .build = build_cpu_field, .field = column, .x_name = "time", \
+	  .x = QTY_SECONDS, .y = QTY_PERCENT }
 
 const struct graph_def graph_table[] = {
 	{ .name = "io", .title = "I/O offsets", .y_label = "offset",
 	  .help = "where on the device I/O went, against time (one panel per device)",
 	  .default_on = 1, .panels = io_panels, .panel_title = title_device,
-	  .draw = draw_io, .export = csv_io_cells,
+	  .draw = draw_io, .cells = CELLS_IO_MAP,
 	  .y_label_for = io_y_label },
 	{ .name = "tput", .title = "Throughput", .y_label = "throughput",
 	  .help = "completed MB per second, reads and writes",
 	  .default_on = 1, .panels = line_panels, .devices = DEVICES_SUMMED,
 	  .tags_by_bytes = 1,
 	  .build = build_tput,
-	  .y_format = plot_format_mb_per_s, .csv_unit = "mb_per_s" },
+	  .y = QTY_MB_PER_S },
 	{ .name = "iops", .title = "IOPS", .y_label = "I/Os per second",
 	  .help = "completed I/Os per second, reads and writes",
 	  .default_on = 1, .panels = line_panels, .devices = DEVICES_SUMMED,
-	  .build = build_iops, .csv_unit = "ios_per_s" },
+	  .build = build_iops, .y = QTY_IOS_PER_S },
 	{ .name = "latency", .title = "Device latency (D2C)",
 	  .y_label = "latency",
 	  .help = "D2C mean per bin, with p50-p90-p99 bands and max",
 	  .default_on = 1, .panels = line_panels, .devices = DEVICES_POOLED,
 	  .build = build_latency, .lossy_unknown = 1,
 	  .latency_axis = 1,
-	  .y_format = plot_format_ns, .csv_unit = "us", .csv_scale = 1e-3 },
+	  .y = QTY_LATENCY },
 	{ .name = "queue-depth", .title = "Queue depth",
 	  .y_label = "requests in flight",
 	  .help = "requests issued and not completed, time-weighted",
 	  .default_on = 1, .panels = line_panels, .build = build_queue_depth,
-	  .lossy_unknown = 1, .csv_unit = "requests" },
+	  .lossy_unknown = 1, .y = QTY_REQUESTS },
 	{ .name = "seeks", .title = "Seeks", .y_label = "seeks per second",
 	  .help = "issued requests not starting where the previous one ended",
 	  .default_on = 1, .panels = line_panels, .build = build_seeks,
 	  .lossy_unknown = 1,
-	  .empty_note = "no seeks", .csv_unit = "seeks_per_s" },
+	  .empty_note = "no seeks", .y = QTY_SEEKS_PER_S },
 	{ .name = "q2d-d2c", .title = "Where the time goes (Q2D + D2C)",
 	  .y_label = "mean time per I/O",
 	  .help = "mean time in the block layer (Q2D) and device (D2C), stacked",
 	  .panels = line_panels, .devices = DEVICES_POOLED,
 	  .build = build_q2d_d2c, .lossy_unknown = 1,
 	  .latency_axis = 1,
-	  .y_format = plot_format_ns, .csv_unit = "us", .csv_scale = 1e-3 },
+	  .y = QTY_LATENCY },
 	{ .name = "latency-heatmap", .title = "Latency heat map (D2C)",
 	  .y_label = "latency (log scale)",
 	  .help = "completions per time bin and latency bucket (log scale)",
 	  .devices = DEVICES_POOLED,
 	  .panels = heat_panels, .panel_title = title_heat,
-	  .draw = draw_latency_heatmap, .export = csv_latency_cells,
-	  .y_format = plot_format_ns },
+	  .draw = draw_latency_heatmap, .cells = CELLS_LATENCY,
+	  .y = QTY_LATENCY },
 	{ .name = "latency-scatter", .title = "Latency of each I/O (D2C)",
 	  .y_label = "latency",
 	  .help = "every completion at its time and D2C, density-shaded",
 	  .devices = DEVICES_POOLED,
 	  .panels = heat_panels, .panel_title = title_heat,
-	  .draw = draw_latency_scatter, .export = csv_latency_cells,
-	  .y_format = plot_format_ns },
+	  .draw = draw_latency_scatter, .cells = CELLS_LATENCY_POINTS,
+	  .y = QTY_LATENCY },
 	{ .name = "latency-hist", .title = "Latency histogram (D2C)",
 	  .y_label = "I/Os",
 	  .help = "D2C in log2 buckets, one series per trace and direction",
 	  .panels = line_panels, .devices = DEVICES_POOLED,
 	  .build = build_latency_hist,
-	  .x_label = "latency", .x_format = plot_format_ns,
-	  .csv_x = "latency_lo_us", .csv_x_scale = 1e-3, .csv_unit = "ios" },
+	  .x_label = "latency", .x_name = "latency_lo", .x = QTY_LATENCY,
+	  .y = QTY_IOS },
 	{ .name = "offset-heatmap", .title = "Bytes by offset and time",
 	  .y_label = "offset",
 	  .help = "bytes per time bin and offset row, as a heat map",
 	  .panels = offset_panels, .panel_title = title_offset,
-	  .draw = draw_offset_heatmap, .export = csv_io_cells,
+	  .draw = draw_offset_heatmap, .cells = CELLS_IO_BYTES,
 	  .y_label_for = io_y_label },
 	{ .name = "cpu", .title = "CPU time", .y_label = "% of CPU time",
 	  .help = "CPU time from NAME.mpstat beside the trace, stacked as mpstat breaks it down",
 	  .default_on = 1, .panels = cpu_stack_panels,
 	  .panel_title = title_cpu, .build = build_cpu_stack,
-	  .csv_x = "time_s", .percent = 1, .share_y = 1,
-	  .csv_unit = "pct" },
+	  .x_name = "time", .x = QTY_SECONDS, .y = QTY_PERCENT,
+	  .share_y = 1 },
 	CPU_GRAPH("cpu-sys", "system time", "%sys", CPUSTAT_SYS,
 		  "CPU %sys from NAME.mpstat beside the trace (all, and per-CPU range)"),
 	CPU_GRAPH("cpu-io", "waiting for I/O", "%iowait", CPUSTAT_IOWAIT,
@@ -2496,8 +2481,7 @@ const struct graph_def graph_table[] = {
 	{ .name = "fio", .title = "fio bandwidth", .y_label = "bandwidth",
 	  .help = "fio's bandwidth logs given with -F (write_bw_log)",
 	  .default_on = 1, .panels = fio_panels, .build = build_fio,
-	  .y_format = plot_format_mb_per_s,
-	  .csv_x = "time_s", .csv_unit = "mb_per_s" },
+	  .x_name = "time", .x = QTY_SECONDS, .y = QTY_MB_PER_S },
 	{ .name = "top-files", .title = "Files by bytes",
 	  .y_label = NULL, .x_label = "bytes",
 	  .help = "the files the bpf recorder saw, by bytes read and written, with their bios and Q2C",
@@ -2511,8 +2495,7 @@ const struct graph_def graph_table[] = {
 	{ .name = "size", .title = "Request size", .y_label = "request size",
 	  .help = "request size per bin: median line, p90 band edge",
 	  .panels = line_panels, .devices = DEVICES_POOLED,
-	  .build = build_size, .y_bytes = 1,
-	  .csv_unit = "kib", .csv_scale = 1.0 / 1024 },
+	  .build = build_size, .y = QTY_SIZE },
 };
 const size_t graph_table_len = sizeof(graph_table) / sizeof(graph_table[0]);
 
@@ -2594,6 +2577,27 @@ void graph_ctx_init(struct graph_ctx *ctx, const struct options *o,
 	}
 	if (ctx->x_max <= ctx->x_min)
 		ctx->x_max = ctx->x_min + 1;
+}
+
+/* y is a share of 0..100 %. */
+static int graph_percent(const struct graph_def *g)
+{
+	return quantity_of(g->y)->axis == AXIS_PERCENT;
+}
+
+/* How a picture's axis labels quantity q (NULL: SI numbers). */
+static plot_format_fn axis_format(enum quantity q)
+{
+	static const plot_format_fn formats[] = {
+		[AXIS_NUMBER] = NULL,
+		[AXIS_SECONDS] = plot_format_seconds,
+		[AXIS_NS] = plot_format_ns,
+		[AXIS_MB_PER_S] = plot_format_mb_per_s,
+		[AXIS_BYTES] = plot_format_bytes,
+		[AXIS_PERCENT] = NULL,
+	};
+
+	return formats[quantity_of(q)->axis];
 }
 
 /*
@@ -2727,7 +2731,7 @@ static void widen_lone_bin(const struct graph_ctx *ctx,
 	const struct analysis *a = trace_analysis(ctx, s->trace);
 	double start, end;
 
-	if (g->x_label || g->csv_x || s->n != 1 || a->n_bins != 1)
+	if (g->x_label || g->x_name || s->n != 1 || a->n_bins != 1)
 		return;
 	start = analysis_bin_start_s(a, 0);
 	end = start + (double)a->bin_width_ns / 1e9;
@@ -2908,7 +2912,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		plot_panel_set_y_log(pp, lo, top * 1.5);
 		snprintf(y_label, sizeof(y_label), "%s (log scale)", g->y_label);
 		plot_panel_set_y_label(pp, y_label);
-	} else if (g->percent)
+	} else if (graph_percent(g))
 		plot_panel_set_y(pp, 0, top > 50 ? 100 : top > 0 ? top * 1.05 : 1);
 	else
 		plot_panel_set_y(pp, 0, top > 0 ? top * 1.05 : 1);
@@ -2916,7 +2920,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	 * named once and one text says what the bands are. */
 	for (i = 0, n_bands = 0; i < set.n; i++)
 		n_bands += set.items[i].role == ROLE_P50 &&
-			   !series_empty(&set.items[i], g->percent);
+			   !series_empty(&set.items[i], graph_percent(g));
 	compact = (ctx->n_traces > 1 || n_bands > 2) &&
 		  any_banded_line(&set);
 	if (compact)
@@ -2925,7 +2929,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		const struct graph_series *s = &set.items[i], *up;
 		const char *cut;
 
-		if (series_empty(s, g->percent) || s->role == ROLE_P90 ||
+		if (series_empty(s, graph_percent(g)) || s->role == ROLE_P90 ||
 		    s->role == ROLE_P99 || s->role == ROLE_MAX ||
 		    s->role == ROLE_RANGE_HI)
 			continue;
@@ -2970,7 +2974,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	for (i = 0; i < set.n; i++) {
 		const struct graph_series *s = &set.items[i], *up;
 
-		if (series_empty(s, g->percent))
+		if (series_empty(s, graph_percent(g)))
 			continue;
 		switch (s->role) {
 		case ROLE_LINE:
@@ -3012,7 +3016,7 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		plot_line(pp, s->x, s->y, s->n, s->color, 1.6);
 	}
 	if (!n_legend)
-		plot_panel_note(pp, g->percent ? "no samples in range" :
+		plot_panel_note(pp, graph_percent(g) ? "no samples in range" :
 				g->empty_note && any_io(ctx) ? g->empty_note :
 				"no I/O in range");
 	series_set_free(&set);
@@ -3074,7 +3078,7 @@ static void hide_lossy_bins(const struct graph_ctx *ctx,
 	size_t i, k;
 
 	if (!ctx->graph->lossy_unknown || ctx->graph->x_label ||
-	    ctx->graph->csv_x)
+	    ctx->graph->x_name)
 		return;
 	for (k = 0; k < set->n; k++) {
 		struct graph_series *s = &set->items[k];
@@ -3147,16 +3151,12 @@ int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
 			    g->x_label ? g->x_label : "time",
 			    g->y_label_for ? g->y_label_for(ctx, panel) :
 			    g->y_label);
-	plot_panel_set_x_format(pp, g->x_format ? g->x_format :
+	plot_panel_set_x_format(pp, g->x_label ? axis_format(g->x) :
 				plot_format_seconds);
-	if (g->y_format)
-		plot_panel_set_y_format(pp, g->y_format);
-	if (g->y_integer)
-		plot_panel_set_y_integer(pp);
-	if (g->y_bytes) {
+	if (quantity_of(g->y)->axis == AXIS_BYTES)
 		plot_panel_set_y_binary(pp);
-		plot_panel_set_y_format(pp, plot_format_bytes);
-	}
+	if (axis_format(g->y))
+		plot_panel_set_y_format(pp, axis_format(g->y));
 	ret = g->draw ? g->draw(ctx, panel, pp, err) :
 			draw_lines(ctx, g, panel, pp, err);
 	if (ret == 0)
@@ -3173,10 +3173,21 @@ int graphs_want_points(const struct options *o)
 	const struct graph_def *sel[64];
 	size_t n = graphs_selected(o, sel, 64), i;
 
-	if (!o->output || o->movie)
+	if (o->output_type.kind != OUTPUT_PICTURE)
 		return 0;
 	for (i = 0; i < n; i++)
 		if (sel[i]->draw == draw_latency_scatter)
+			return 1;
+	return 0;
+}
+
+int graphs_want_sizes(const struct options *o)
+{
+	const struct graph_def *sel[64];
+	size_t n = graphs_selected(o, sel, 64), i;
+
+	for (i = 0; i < n; i++)
+		if (sel[i]->build == build_size)
 			return 1;
 	return 0;
 }
@@ -3188,15 +3199,12 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 	size_t n_sel = graphs_selected(o, sel, 64), n_panels = 0, i, k = 0;
 	double w = o->graph_width ? o->graph_width : DEFAULT_GRAPH_WIDTH;
 	double h = o->graph_height ? o->graph_height : DEFAULT_GRAPH_HEIGHT;
-	enum plot_format fmt;
 	struct plot_page *page;
 	struct graph_ctx ctx;
 	char title[512];
 	int cols, rows;
 	FILE *layout;
 
-	if (plot_format_from_name(o->output, &fmt, err) < 0)
-		return -1;
 	graph_ctx_init(&ctx, o, traces, n);
 	for (i = 0; i < n_sel; i++)
 		n_panels += sel[i]->panels(&ctx);
@@ -3207,7 +3215,7 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 		cols = (int)n_panels;
 	rows = (int)((n_panels + (size_t)cols - 1) / (size_t)cols);
 	page_title(o, traces, n, title, sizeof(title));
-	page = plot_page_open(o->output, fmt, w * cols, h * rows + 50, title,
+	page = plot_page_open(o->output, o->output_type.picture, w * cols, h * rows + 50, title,
 			      err);
 	if (!page)
 		return -1;
@@ -3234,4 +3242,93 @@ int graphs_render(const struct options *o, const struct trace_result *traces,
 	if (layout)
 		fclose(layout);
 	return plot_page_close(page, err);
+}
+
+/* ---- what the report reads of a graph, beside its series ---- */
+
+void graph_panel_title(const struct graph_ctx *ctx, size_t panel, char *buf,
+		       size_t len)
+{
+	if (ctx->graph->panel_title)
+		ctx->graph->panel_title(ctx, panel, buf, len);
+	else
+		title_line(ctx, panel, buf, len);
+}
+
+const char *graph_y_label(const struct graph_ctx *ctx, size_t panel)
+{
+	const struct graph_def *g = ctx->graph;
+
+	return g->y_label_for ? g->y_label_for(ctx, panel) : g->y_label;
+}
+
+int graph_log_y(const struct graph_ctx *ctx, const struct series_set *set)
+{
+	double lo;
+
+	return ctx->graph->latency_axis &&
+	       latency_log_axis(ctx, set, series_y_top(set), &lo);
+}
+
+void graph_page_title(const struct options *o,
+		      const struct trace_result *traces, size_t n, char *buf,
+		      size_t len)
+{
+	page_title(o, traces, n, buf, len);
+}
+
+int graph_map_panel(const struct graph_ctx *ctx, size_t p,
+		    struct map_panel *d)
+{
+	uint32_t devs[MAX_IO_PANELS];
+	long slot;
+
+	memset(d, 0, sizeof(*d));
+	d->trace = SIZE_MAX;
+	if (ctx->graph->cells == CELLS_IO_BYTES) {
+		if (!offset_panel(ctx, p, &d->device, &d->trace, &slot))
+			return 0;
+	} else if (io_devices(ctx, devs, MAX_IO_PANELS) > p) {
+		d->device = devs[p];
+	} else {
+		return 0;
+	}
+	io_extent(ctx, d->device, &d->lo_mib, &d->hi_mib);
+	d->unit_mib = offset_unit(d->hi_mib, &d->unit_name);
+	return 1;
+}
+
+long graph_device_slot(const struct analysis *a, uint32_t device)
+{
+	return device_slot(a, device);
+}
+
+int graph_heat_panel(const struct graph_ctx *ctx,
+		     const struct class_list *cl, size_t p,
+		     struct heat_panel *d)
+{
+	struct heat_source src;
+
+	memset(d, 0, sizeof(*d));
+	if (!heat_source_of(ctx, cl, p, &src) || !has_completions(&src) ||
+	    latency_extent(ctx, ctx->opts->latency_dirs, &d->lo_ns,
+			   &d->hi_ns) < 0)
+		return 0;
+	d->trace = src.trace;
+	d->dirs = src.dirs;
+	d->cls = src.cls;
+	return 1;
+}
+
+uint32_t *graph_heat_cells(const struct graph_ctx *ctx,
+			   const struct class_list *cl, size_t p,
+			   const struct heat_panel *d, int op, int *rows)
+{
+	struct heat_source src;
+
+	if (!heat_source_of(ctx, cl, p, &src))
+		return NULL;
+	if (op >= 0)
+		src.dirs = 1 << op;
+	return latency_cells(&src, d->lo_ns, d->hi_ns, rows);
 }

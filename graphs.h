@@ -1,8 +1,9 @@
 /*
  * graphs.h: the graph table. A graph is a name (the -O / -N word), a
- * title, an axis label, and functions that build its series from the
- * analyses and draw them on a panel. The CLI, --help, the man page, the
- * CSV export and the tests all read this one table.
+ * title, an axis label, the quantities its numbers are in (series.h),
+ * and functions that build its series from the analyses and draw them on
+ * a panel. The CLI, --help, the man page, the pictures, the CSV export
+ * and the tests all read this one table.
  */
 #ifndef IOWATCHER_GRAPHS_H
 #define IOWATCHER_GRAPHS_H
@@ -13,42 +14,8 @@
 #include "error.h"
 #include "options.h"
 #include "plot.h"
+#include "series.h"
 #include "summary.h"
-
-/*
- * How a series is drawn: a line, or one edge of a band. Consecutive
- * percentile edges of the same trace and direction are filled between
- * (p50..p90 darker, p90..p99 lighter); max is a thin line; stacked edges
- * fill from the previous stacked edge (or 0).
- */
-enum series_role {
-	ROLE_LINE,
-	ROLE_P50,
-	ROLE_P90,
-	ROLE_P99,
-	ROLE_MAX,
-	ROLE_STACK,
-	ROLE_STEP,	/* a histogram: y[i] holds from x[i] to x[i + 1] */
-	ROLE_RANGE_LO,	/* a band up to the next ROLE_RANGE_HI, no line */
-	ROLE_RANGE_HI,
-	ROLE_DOTTED,	/* a line dotted in its colour: a class's flushes */
-};
-
-/* One line of a time-series graph. */
-struct graph_series {
-	char *label;
-	int color;
-	enum series_role role;	/* how draw_lines shows it */
-	size_t trace;
-	size_t n;
-	double *x;		/* bin midpoints, seconds */
-	double *y;		/* NaN: no value in that bin */
-};
-
-struct series_set {
-	struct graph_series *items;
-	size_t n;
-};
 
 struct graph_def;
 
@@ -92,9 +59,8 @@ struct graph_def {
 	 * of memory (graph_build says so). */
 	int (*build)(const struct graph_ctx *ctx, size_t panel,
 		     struct series_set *out);
-	/* What --csv writes of a draw-only graph (no build): rows after a
-	 * header, or -1; NULL: nothing. */
-	long (*export)(FILE *f, const struct graph_ctx *ctx);
+	/* A draw-only graph (no build): the cells its raster shows. */
+	enum graph_cells cells;
 	/* Draws panel i; NULL draws the built series as lines. */
 	int (*draw)(const struct graph_ctx *ctx, size_t panel,
 		    struct plot_panel *pp, struct iow_error *err);
@@ -105,27 +71,20 @@ struct graph_def {
 			    char *buf, size_t len);
 	/* The y label when it depends on the data (the io graph's unit). */
 	const char *(*y_label_for)(const struct graph_ctx *ctx, size_t panel);
-	plot_format_fn y_format;	/* NULL: SI numbers */
-	int y_integer;
-	int y_bytes;		/* y in bytes: binary units (plot_format_bytes) */
+	/* What y is in: its unit in files, how its axis is labelled. */
+	enum quantity y;
 	/* y is a latency: --latency-axis chooses a log or linear axis */
 	int latency_axis;
-	/* Panel i's x axis when it is not time: label and formatter. */
+	/* Panel i's x axis when it is not time: its label. */
 	const char *x_label;
-	plot_format_fn x_format;
-	/* Series with x of their own (not the trace's bins): the CSV
-	 * column their x goes in, e.g. "time_s" for mpstat samples, and
-	 * what x is multiplied by in it (0: 1). */
-	const char *csv_x;
-	double csv_x_scale;
 	/*
-	 * The unit of y in the CSV, ending each column's name
-	 * ("read_d2c_mean_us"): one unit per quantity across the files;
-	 * y is multiplied by csv_scale (0: 1) to get there.
+	 * Series with x of their own, not the trace's bins (mpstat's
+	 * samples, latency buckets): what x is, and its name ("time",
+	 * "latency_lo": the CSV's column time_s, latency_lo_us). NULL: x is
+	 * the trace's bins.
 	 */
-	const char *csv_unit;
-	double csv_scale;
-	int percent;		/* y is 0..100 % */
+	const char *x_name;
+	enum quantity x;
 	/* Its panels (a trace each) share the y axis, so that they compare. */
 	int share_y;
 	/* What an empty panel says when the traces had I/O ("no seeks");
@@ -177,7 +136,6 @@ size_t graphs_selected(const struct options *o, const struct graph_def **out,
 
 void graph_ctx_init(struct graph_ctx *ctx, const struct options *o,
 		    const struct trace_result *traces, size_t n);
-void series_set_free(struct series_set *s);
 
 /*
  * Makes panel p of graph g the one ctx builds or draws: sets ctx->graph
@@ -214,6 +172,57 @@ int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
 /* Whether the graphs o draws need each I/O's latency (the scatter):
  * trace_result.points, kept as the analysis counts. */
 int graphs_want_points(const struct options *o);
+/* Whether they read the bins' request sizes (the size graph). */
+int graphs_want_sizes(const struct options *o);
+
+/* ---- what the report reads of a graph, beside its series ---- */
+
+/* Panel p's title and y label, as its picture says them. */
+void graph_panel_title(const struct graph_ctx *ctx, size_t panel, char *buf,
+		       size_t len);
+const char *graph_y_label(const struct graph_ctx *ctx, size_t panel);
+/* Whether a panel of these series has a log y axis (--latency-axis). */
+int graph_log_y(const struct graph_ctx *ctx, const struct series_set *set);
+/* The page's title, and the loss it had, as the pictures write it. */
+void graph_page_title(const struct options *o,
+		      const struct trace_result *traces, size_t n, char *buf,
+		      size_t len);
+
+/* Panel p of a graph of I/O map cells: its device, its trace (the offset
+ * heat map's; SIZE_MAX: every trace), its offsets and their unit. */
+struct map_panel {
+	uint32_t device;
+	size_t trace;
+	double lo_mib, hi_mib;	/* the y axis, in MiB */
+	double unit_mib;	/* MiB per unit of the axis */
+	const char *unit_name;	/* its label: "offset (GiB)" */
+};
+/* Fills d; 0 when there is no such panel. */
+int graph_map_panel(const struct graph_ctx *ctx, size_t p,
+		    struct map_panel *d);
+/* The slot of device in a's devices and maps, or -1. */
+long graph_device_slot(const struct analysis *a, uint32_t device);
+
+/* Panel p of a graph of latency cells: a trace's ops in dirs, or its
+ * tag class cls (>= 0); the latency axis every panel shares, in ns. */
+struct heat_panel {
+	size_t trace;
+	int dirs;
+	long cls;
+	double lo_ns, hi_ns;
+};
+/* Fills d; 0 when there is no such panel or nothing to show. */
+int graph_heat_panel(const struct graph_ctx *ctx,
+		     const struct class_list *cl, size_t p,
+		     struct heat_panel *d);
+/*
+ * Panel p's completions per time bin and latency row, at the bins the
+ * analysis has now, rows log-spaced from d->lo_ns to d->hi_ns: an array
+ * [*rows][bins], malloc'd (NULL out of memory). op >= 0: that op only.
+ */
+uint32_t *graph_heat_cells(const struct graph_ctx *ctx,
+			   const struct class_list *cl, size_t p,
+			   const struct heat_panel *d, int op, int *rows);
 
 /* Draw every selected graph into o->output. */
 int graphs_render(const struct options *o, const struct trace_result *traces,

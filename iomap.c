@@ -265,6 +265,17 @@ static unsigned row_of(struct iomap *m, uint64_t sector)
 	return (unsigned)((sector - m->lo_sector) / m->row_sectors);
 }
 
+unsigned iomap_row_of(const struct iomap *m, uint64_t sector)
+{
+	if (sector > IOMAP_MAX_SECTOR)
+		sector = IOMAP_MAX_SECTOR;
+	if (!m->window_set || sector < m->lo_sector)
+		return 0;
+	if ((sector - m->lo_sector) / m->row_sectors >= IOMAP_ROWS)
+		return IOMAP_ROWS - 1;
+	return (unsigned)((sector - m->lo_sector) / m->row_sectors);
+}
+
 int iomap_add(struct iomap *m, size_t col, uint64_t sector, int dir,
 	      long tag_slot, uint32_t bytes)
 {

@@ -50,7 +50,7 @@ struct iomap {
 	size_t warm_col[IOMAP_DIRS];	/* the column last brought to cache */
 	unsigned rows_lo, rows_hi;	/* and rows rows_lo .. rows_hi - 1 */
 	struct iomap_cell *cells;	/* sparse, for tagged I/O */
-	size_t cap, len;
+	size_t cap, len;		/* len: the cells in use */
 };
 
 /* One non-empty cell, as iomap_next gives it. */
@@ -78,6 +78,8 @@ void iomap_merge_cols(struct iomap *m, unsigned f);
  * column, then the tagged ones; 0 when done. */
 int iomap_next(const struct iomap *m, size_t *pos, struct iomap_point *p);
 
+/* The row sector falls in, in the window as it is (no widening). */
+unsigned iomap_row_of(const struct iomap *m, uint64_t sector);
 /* Offset range of row r in bytes. */
 /* The lowest and highest rows holding I/O; 0 when none does. */
 int iomap_rows_held(const struct iomap *m, unsigned *lo, unsigned *hi);

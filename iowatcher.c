@@ -25,6 +25,7 @@
 #include "graphs.h"
 #include "live.h"
 #include "movie.h"
+#include "report.h"
 #include "options.h"
 #include "cause.h"
 #include "causetag.h"
@@ -263,6 +264,8 @@ static int analyse_trace(const struct options *o,
 		cfg.on_sample = latency_points_sample;
 		cfg.sample_ctx = res->points;
 	}
+	if (report_prepare(o, res, &cfg, err) < 0)
+		return -1;
 	if (analysis_init(&res->analysis, &cfg, err) < 0)
 		return -1;
 	f = feed_open(src, err);
@@ -449,6 +452,7 @@ static void run_free(struct run *run)
 		free(r->fio);
 		latency_points_free(r->points);
 		free(r->points);
+		report_trace_free(r);
 	}
 	free(run->results);
 	free(run->labels);
@@ -632,6 +636,26 @@ static int record(struct options *o, struct record_result *res,
 	return 0;
 }
 
+/* What -o names (cli.c worked out which), written. */
+static int render_output(const struct options *o,
+			 struct trace_result *traces, size_t n,
+			 struct iow_error *err)
+{
+	if (!o->output)
+		return 0;
+	switch (o->output_type.kind) {
+	case OUTPUT_PICTURE:
+		return graphs_render(o, traces, n, err);
+	case OUTPUT_MOVIE:
+		return movie_render(o, traces, n, err);
+	case OUTPUT_REPORT:
+		/* it widens the bins to the pictures' as it goes */
+		return report_render(o, traces, n, err);
+	default:
+		return 0;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct options opts;
@@ -696,11 +720,7 @@ int main(int argc, char **argv)
 		    (i == 0 && load_fio_logs(&opts, res, &err) < 0))
 			goto fail;
 	}
-	if (opts.movie && movie_render(&opts, run.results, run.n_done,
-				       &err) < 0)
-		goto fail;
-	if (!opts.movie && opts.output &&
-	    graphs_render(&opts, run.results, run.n_done, &err) < 0)
+	if (render_output(&opts, run.results, run.n_done, &err) < 0)
 		goto fail;
 	if (opts.csv_dir && csv_export(&opts, run.results, run.n_done,
 				       &err) < 0)

@@ -725,6 +725,7 @@ void live_tap(struct live *l, struct record_tap *tap)
 	tap->record = on_record;
 	tap->tick = on_tick;
 	tap->ctx = l;
+	tap->causes = cause_table_reader(l->causes);
 }
 
 int live_poll(struct live *l)
@@ -922,7 +923,9 @@ struct live *live_open(const struct live_opts *o, struct iow_error *err)
 	l->fig.workload_output = o->workload_output;
 	l->fig.stdin_mode = !o->n_devices;
 	list_devices(l);
-	l->causes = cause_table_open(NULL, err);
+	/* a recording's causes come as the recorder writes them (the tap) */
+	l->causes = o->n_devices ? cause_table_live(err) :
+				   cause_table_open(NULL, err);
 	l->ctags = l->causes ? causetag_new((enum cause_by)l->o.by,
 					    l->causes) : NULL;
 	if (!l->ctags || analysis_init(&l->a, &cfg, err) < 0) {

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -109,28 +108,6 @@ struct movie {
 };
 
 /* ---- containers and encoder arguments ---- */
-
-static const struct {
-	const char *ext;
-	enum movie_container c;
-} extensions[] = {
-	{ ".mp4", MOVIE_MP4 }, { ".webm", MOVIE_WEBM }, { ".ogv", MOVIE_OGV },
-	{ ".ogg", MOVIE_OGV }, { ".gif", MOVIE_GIF },
-};
-
-int movie_container_from_name(const char *path, enum movie_container *c,
-			      struct iow_error *err)
-{
-	const char *dot = strrchr(path, '.');
-	size_t i;
-
-	for (i = 0; dot && i < sizeof(extensions) / sizeof(extensions[0]); i++)
-		if (!strcasecmp(dot, extensions[i].ext)) {
-			*c = extensions[i].c;
-			return 0;
-		}
-	return iow_fail(err, "%s: a movie is .mp4, .webm, .ogv, .ogg or .gif", path);
-}
 
 /* Encoder arguments for the container; NULL-terminated. */
 static const char *const *encoder_args(enum movie_container c)
@@ -1154,8 +1131,7 @@ static int movie_setup(struct movie *m, const struct options *o,
 
 	m->o = o;
 	m->to_ffmpeg = -1;
-	if (movie_container_from_name(o->output, &m->container, err) < 0)
-		return -1;
+	m->container = o->output_type.movie;
 	m->w = o->graph_width ? o->graph_width : DEFAULT_WIDTH;
 	m->h = o->graph_height ? o->graph_height : DEFAULT_HEIGHT;
 	if ((m->w & 1) || (m->h & 1) || m->w < 64 || m->h < 64)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "outkind.h"
 
 enum summary_mode { SUMMARY_NONE, SUMMARY_TEXT, SUMMARY_JSON,
 		    SUMMARY_STACKS };
@@ -31,6 +32,7 @@ struct options {
 	size_t n_labels;
 	enum summary_mode summary;
 	const char *output;		/* -o */
+	struct output_type output_type;	/* what -o names (cli.c) */
 	const char *title;		/* --title */
 	struct analysis_config analysis;
 	int bin_ms;			/* --bin-ms, 0: from the trace */

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -176,29 +175,6 @@ static void fit_text(cairo_t *cr, const char *s, double max_w, char *buf,
 /* ---- Pages ---- */
 
 #define OUT_BUF_SIZE	65536
-
-int plot_format_from_name(const char *path, enum plot_format *fmt,
-			  struct iow_error *err)
-{
-	static const struct {
-		const char *ext;
-		enum plot_format fmt;
-	} known[] = {
-		{ ".svg", PLOT_SVG }, { ".png", PLOT_PNG }, { ".pdf", PLOT_PDF },
-	};
-	const char *dot = path ? strrchr(path, '.') : NULL;
-	size_t i;
-
-	for (i = 0; dot && i < sizeof(known) / sizeof(known[0]); i++) {
-		if (strcasecmp(dot, known[i].ext) == 0) {
-			*fmt = known[i].fmt;
-			return 0;
-		}
-	}
-	return iow_fail(err, "%s: unknown output format "
-			"(the name must end in .svg, .png or .pdf)",
-			path ? path : "(null)");
-}
 
 /* Keeps the first failure; later ones are usually its consequences. */
 void plot_page_fail(struct plot_page *p, const char *what)

@@ -27,8 +27,7 @@
 #include <cairo.h>
 
 #include "error.h"
-
-enum plot_format { PLOT_SVG, PLOT_PNG, PLOT_PDF };
+#include "outkind.h"	/* enum plot_format */
 
 struct plot_rgb {
 	double r, g, b;		/* 0..1 */
@@ -162,6 +161,9 @@ void plot_format_labels(plot_format_fn fn, const struct plot_tick_context *ctx,
  * turn.
  */
 struct plot_rgb plot_color(int index);
+/* Which pass through the palette an index is on: 0 plain, 1 lighter
+ * (lines dashed), 2 darker (dotted). */
+int plot_color_cycle(int index);
 
 /*
  * The palette index of the k-th of several classes (tags): the seven
@@ -178,6 +180,13 @@ int plot_category_color(int k);
  */
 struct plot_rgb plot_mix_color(int a, int b);
 
+/*
+ * A raster cell of colours a and b where share_b (0..1) of its count is
+ * b's: a's colour, towards their mix (plot_mix_color) as the shares even
+ * out, to b's.
+ */
+struct plot_rgb plot_mix_share(int a, int b, double share_b);
+
 /* The heat-map ramp (viridis): t = 0 is dark purple, 1 is yellow. */
 struct plot_rgb plot_ramp(double t);
 
@@ -185,10 +194,6 @@ struct plot_rgb plot_ramp(double t);
 
 struct plot_page;
 struct plot_panel;
-
-/* By extension, case-insensitive: .svg, .png, .pdf; anything else fails. */
-int plot_format_from_name(const char *path, enum plot_format *fmt,
-			  struct iow_error *err);
 
 /*
  * Starts a page that will become path. Output goes to a temporary file

@@ -127,15 +127,6 @@ static inline void set_rgba(cairo_t *cr, struct plot_rgb c, double alpha)
 
 /* ---- plot_color.c ---- */
 
-/* Which pass through the palette an index is on: 0 plain, 1 lighter
- * (lines dashed), 2 darker (dotted). */
-int plot_color_cycle(int index);
-/*
- * A raster cell of colours a and b where share_b (0..1) of its count is
- * b's: a's colour, towards their mix (plot_mix_color) as the shares even
- * out, to b's.
- */
-struct plot_rgb plot_mix_share(int a, int b, double share_b);
 
 /* ---- plot.c ---- */
 

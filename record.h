@@ -44,11 +44,15 @@ struct record_progress {
  * (about every 100 ms) and once the tracer is stopped; a tick returning
  * non-zero ends the recording as a SIGINT would.
  */
+struct cause_reader;
+
 struct record_tap {
 	void (*record)(void *ctx, const struct blk_io_trace *t,
 		       const void *pdu);
 	int (*tick)(void *ctx, const struct record_progress *p);
 	void *ctx;
+	/* told the causes a recorder keeps, as it writes them, or NULL */
+	struct cause_reader *causes;
 };
 
 struct record_opts {

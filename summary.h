@@ -33,6 +33,8 @@ struct trace_result {
 	size_t n_fio;
 	/* each I/O's D2C, when the latency scatter is drawn; else NULL */
 	struct latency_points *points;
+	/* the I/O map at a report's detail, for a report; else NULL */
+	struct zoommap *zoom;
 };
 
 /*

@@ -34,6 +34,7 @@
 #                       (slow: 334 s and 985 MB measured on 20M events;
 #                       its time limit is 900 s unless BENCH_TIMEOUT is set)
 #   BENCH_TAGGER=0      skip the tagger rows
+#   BENCH_BROWSER=0     skip the report's rows in chromium
 #   BENCH_MOVIE=0       skip the movie rows (BENCH_MOVIE_ORIG=1: also the
 #                       original's movie of the CentOS trace, minutes)
 #   BENCH_RUNS=N        paired runs per trace (default 5; gen-big: 1);
@@ -126,6 +127,7 @@ time_once() {
 	btt)	set -- btt -i "$t_base.dump";;
 	orig)	set -- "$ORIG" -t "$t_base" -o "$WORK/orig.svg" $ORIG_GRAPHS;;
 	svg)	set -- "$IOW" -t "$t_base" -o "$WORK/ours.svg" $OUR_GRAPHS;;
+	html)	set -- "$IOW" -t "$t_base" -o "$WORK/ours.html" $OUR_GRAPHS;;
 	dump)	set -- blkparse -i "$t_base" -d "$t_base.dump" -O;;
 	tag-example)
 		set -- "$IOW" -t "$t_base" --summary \
@@ -319,6 +321,39 @@ ratios() {
 		"blkparse -d dump ($1)"
 	ratio "orig-iowatcher incl. its blkparse / ours ($1)" \
 		"orig-iowatcher + dump ($1)" "iowatcher svg ($1)" 2
+	ratio "iowatcher html / svg, time ($1)" "iowatcher html ($1)" \
+		"iowatcher svg ($1)" 2 "<=" 2
+}
+
+file_mb() {
+	awk -v b="$(wc -c < "$1")" 'BEGIN { printf "%.2f", b / 1048576 }'
+}
+
+# bench_browser LABEL BASE: the report of LABEL in Debian's chromium,
+# headless (tests/report_check.js): when its graphs are drawn after the
+# page opens, how long a zoom takes to redraw every graph (a drag on the
+# throughput graph, then a 20 ms window), measured in the page.
+bench_browser() {
+	w_label=$1 w_base=$2
+	header "the report in chromium, on $w_label (measured in the page)"
+	if [ ! -x /usr/bin/chromium ] || ! have node ||
+	   [ ! -d "$TOP/web/node_modules/puppeteer-core" ]; then
+		row_skip "report in chromium ($w_label)" \
+			"needs /usr/bin/chromium, node and web/node_modules (make web-deps)"
+		return
+	fi
+	"$IOW" -t "$w_base" -o "$WORK/browser.html" $OUR_GRAPHS 2> /dev/null ||
+		{ row_skip "report in chromium ($w_label)" "iowatcher failed"; return; }
+	w_mid=$(json_number "$w_base" duration_s | awk '{ printf "%.3f", $1 / 2 }')
+	cat > "$WORK/spec.json" <<EOF
+[ { "name": "$w_label", "report": "$WORK/browser.html", "drag": "tput",
+    "zoom20": ${w_mid:-1}, "budget": { "paint_ms": 1000, "redraw_ms": 50 } } ]
+EOF
+	for w_i in 1 2 3; do
+		node "$TOP/tests/report_check.js" "$WORK/spec.json" 2>&1 |
+			grep -E '^(info|FAIL)|within' | sed "s/^/  run $w_i: /"
+	done
+	rm -f "$WORK/browser.html" "$WORK/spec.json"
 }
 
 # ---- traces ----
@@ -513,7 +548,8 @@ bench_trace() {
 		set -- "$@" "orig-iowatcher svg ($b_label)=orig"
 	fi
 	if [ -x "$IOW" ]; then
-		set -- "$@" "iowatcher svg ($b_label)=svg"
+		set -- "$@" "iowatcher svg ($b_label)=svg" \
+			"iowatcher html ($b_label)=html"
 	else
 		row_skip "iowatcher svg ($b_label)" "iowatcher: not built"
 	fi
@@ -522,7 +558,11 @@ bench_trace() {
 	[ "$b_label" = gen-big ] && [ -z "$BENCH_TIMEOUT" ] && TIMEOUT=900
 	rounds "$b_runs" "$b_base" "$b_records" "$@"
 	TIMEOUT=$b_timeout
-	rm -f "$b_base.dump" "$WORK/orig.svg" "$WORK/ours.svg" "$WORK"/*_fp.dat
+	[ -s "$WORK/ours.html" ] && say "$(printf '%-44s' "file sizes ($b_label)") svg" \
+		"$(file_mb "$WORK/ours.svg") MB, html $(file_mb "$WORK/ours.html") MB" \
+		"(target: html <= 5 MB)"
+	rm -f "$b_base.dump" "$WORK/orig.svg" "$WORK/ours.svg" \
+		"$WORK/ours.html" "$WORK"/*_fp.dat
 }
 
 # bench_taggers LABEL BASE RECORDS RUNS: untagged --summary and the two
@@ -676,6 +716,9 @@ else
 	esac
 fi
 
+if [ "${BENCH_BROWSER:-1}" != 0 ] && [ -n "$MAIN_LABEL" ]; then
+	bench_browser "$MAIN_LABEL" "$MAIN"
+fi
 if [ "${BENCH_TAGGER:-1}" != 0 ] && [ -n "$MAIN_LABEL" ]; then
 	bench_taggers "$MAIN_LABEL" "$MAIN" "$MAIN_RECORDS" "$RUNS"
 fi

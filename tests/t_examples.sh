@@ -30,6 +30,8 @@ for f in "$TOP"/samples/fio-randrw.blktrace.*; do
 	cp "$f" "$W/before.blktrace.${f##*.blktrace.}"
 done
 cp "$TOP/samples/fio-randrw.mpstat" "$W/sda.mpstat"
+# sda has causes kept beside it, as the bpf recorder keeps them
+python3 "$TOP/tests/tools/make_causes.py" "$W/sda" > /dev/null
 for f in "$TOP"/samples/ext4-fsync.blktrace.*; do
 	cp "$f" "$W/after.blktrace.${f##*.blktrace.}"
 done
@@ -88,13 +90,16 @@ while IFS= read -r cmd; do
 	rm -f "$W/out.err"
 	(cd "$W" && PATH="$W/bin:$PATH" timeout 120 sh -c "$run" \
 		> "$W/out.txt" 2> "$W/out.err" < /dev/null); rc=$?
-	# what it was to write: -o FILE, --csv DIR, > FILE, or stdout
+	# what it was to write: -o FILE, --csv DIR, --events FILE, > FILE, or
+	# stdout
 	out=$(printf '%s\n' "$cmd" | sed -n -e 's/.*-o \([^ ]*\).*/\1/p' | tail -n 1)
 	[ "$out" = /dev/null ] && out=
 	csv=$(printf '%s\n' "$cmd" | sed -n 's/.*--csv \([^ ]*\).*/\1/p')
 	redir=$(printf '%s\n' "$cmd" | sed -n 's/.*> *\([^ ]*\)$/\1/p')
+	events=$(printf '%s\n' "$cmd" | sed -n 's/.*--events \([^ ]*\).*/\1/p')
 	made=yes
 	if [ -n "$csv" ]; then [ -n "$(ls "$W/$csv" 2>/dev/null)" ] || made=no
+	elif [ -n "$events" ]; then [ -s "$W/$events" ] || made=no
 	elif [ -n "$redir" ]; then [ -s "$W/$redir" ] || made=no
 	elif [ -n "$out" ]; then [ -s "$W/$out" ] || made=no
 	elif printf '%s' "$cmd" | grep -q -- '--summary\|--live'; then [ -s "$W/out.txt" ] || made=no

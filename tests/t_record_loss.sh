@@ -96,6 +96,24 @@ PY
 	check "$tr: every file in time order, its notes included" \
 		[ "$(cat "$TMP/order.out")" = 0 ]
 	check "$tr: tracing state restored" state_restored
+	# read back: the loss in the JSON, nothing it could make up
+	"$IOW" -t "$TMP/$tr" --summary=json > "$TMP/$tr.json" 2> /dev/null
+	check "$tr: the JSON counts and locates the loss; no depth above fio's 32, no latency longer than the run" \
+		python3 - "$TMP/$tr.json" "${said% *}" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["traces"][0]
+assert t["lost_events"] == int(sys.argv[2]), (t["lost_events"], sys.argv[2])
+assert t["loss_windows"] or t["lost_unlocated"], t["loss_windows"]
+for d in t["devices"]:
+    assert d["queue_depth_mean"] <= 32, d["queue_depth_mean"]
+    for k in ("d2c_us", "q2c_us"):
+        assert d[k]["max"] <= t["duration_s"] * 1e6, (k, d[k])
+PY
+	if command -v pdftotext > /dev/null; then
+		"$IOW" -t "$TMP/$tr" -O queue-depth -O latency -o "$TMP/$tr.pdf" 2> /dev/null
+		check "$tr: the picture says how many events were lost" sh -c \
+			"pdftotext '$TMP/$tr.pdf' - | tr '\n' ' ' | grep -q '${said% *} events lost'"
+	fi
 done
 
 # the end line of iowatcher itself

@@ -696,40 +696,45 @@ static void test_loss_never_shows_as_latency_or_depth(void)
 	summary_print_json(f, &r, 1, 0);
 	summary_print_text(f, &r, 1, 8);
 	fclose(f);
-	CHECK(strstr(buf, "\"lost_events\": 1000, \"lost_count_known\": true, \"lossy_s\": 1.000000, \"loss_windows\": [{\"from_s\": 1.000000, \"to_s\": 2.000000, \"events\": 1000, \"count_known\": true, \"noted_late\": false, \"cpus\": [1]}]") != NULL);
+	CHECK(strstr(buf, "\"lost_events\": 1000, \"lost_count_known\": true, \"lost_unlocated\": 0, \"lossy_s\": 1.000000, \"loss_windows\": [{\"from_s\": 1.000000, \"to_s\": 2.000000, \"events\": 1000, \"count_known\": true, \"noted_late\": false, \"cpus\": [1]}]") != NULL);
 	CHECK(strstr(buf, "\"queue_depth_mean\": 0.3003, \"seeks\": ") != NULL);
-	CHECK(strstr(buf, "\"lost_in_flight\": 1}") != NULL);
+	CHECK(strstr(buf, "\"lost_in_flight\": 1, \"unseen_completions\": 0}") != NULL);
 	CHECK(strstr(buf, " LOST 1000 events on 1 CPU, in 1 window (1.000 s of 4.000 s): queue depth and latency leave those windows out; 1 I/Os in flight at a loss are not timed\n") != NULL);
 	free(buf);
 	analysis_free(&a);
 	(void)err;
 }
 
-/* A loss whose start is unknown (blktrace's dropped count) runs from the
- * trace's start and says it was noted late; bins know their lost time. */
-static void test_loss_noted_late_is_said_so(void)
+/*
+ * A loss whose start is unknown (a count the kernel keeps per program, not
+ * per CPU or time) is counted, with no window (it would be the whole
+ * trace) and nothing forgotten; at the end, as many requests as it counts,
+ * those longest in flight, leave the queue depth from their issue on.
+ */
+static void test_unlocated_loss_is_counted_not_windowed(void)
 {
 	struct analysis_config cfg = { .bin_width_ns = 100 * MS };
 
 	start(&cfg);
 	ev(0, BLK_TA_QUEUE, W, 0, 4096);
 	ev(0, BLK_TA_ISSUE, W, 0, 4096);
-	ev(150 * MS, BLK_TA_ISSUE, W, 64, 4096);
-	loss(250 * MS, 0, 99, 0, 7);
-	ev(300 * MS, BLK_TA_COMPLETE, W, 64, 4096);
-	ev(400 * MS, BLK_TA_COMPLETE, W, 0, 4096);
+	/* a request whose completion the recorder never saw */
+	ev(100 * MS, BLK_TA_ISSUE, W, 64, 4096);
+	ev(300 * MS, BLK_TA_COMPLETE, W, 0, 4096);
+	loss(400 * MS, 0, 99, 0, 1);
 	analysis_finish(&a);
-	CHECK_EQ_INT(a.n_loss, 1);
-	CHECK(a.loss[0].noted_late);
-	CHECK_EQ_INT(a.loss[0].from_ns, 0);
-	CHECK_EQ_INT(a.loss[0].to_ns, 250 * MS);
-	/* both writes were in flight at the note: forgotten, not timed */
-	CHECK_EQ_INT(dev0()->d2c.n, 0);
-	CHECK_EQ_INT(dev0()->ios[OP_WRITE], 2);
-	CHECK_EQ_INT(dev0()->lost_in_flight, 2);
-	CHECK_NEAR(analysis_bin_lossy_s(&a, 0), 0.1, 1e-9);
-	CHECK_NEAR(analysis_bin_lossy_s(&a, 2), 0.05, 1e-9);
-	CHECK_NEAR(analysis_bin_lossy_s(&a, 3), 0, 1e-9);
+	CHECK_EQ_INT(a.n_loss, 0);
+	CHECK_EQ_INT(a.lost_unlocated, 1);
+	CHECK_EQ_INT(a.lost_events, 1);
+	CHECK_EQ_INT(a.lossy_ns, 0);
+	/* the first write is timed as usual */
+	CHECK_EQ_INT(dev0()->d2c.n, 1);
+	CHECK_EQ_INT(dev0()->d2c.max_ns, 300 * MS);
+	/* the unseen one is out of the depth: only the first's 300 ms */
+	CHECK_EQ_INT(dev0()->unseen_completions, 1);
+	CHECK_NEAR(dev0()->depth_area_ns, 300.0 * MS, 1);
+	CHECK_NEAR(a.bins[1].depth_area_ns, 100.0 * MS, 1);
+	CHECK_NEAR(a.bins[3].depth_area_ns, 0, 1);
 	analysis_free(&a);
 }
 
@@ -780,7 +785,7 @@ int main(void)
 	RUN_TEST(test_tags_split_latency_depth_and_seeks);
 	RUN_TEST(test_json_reports_flush_discard_and_empty);
 	RUN_TEST(test_loss_never_shows_as_latency_or_depth);
-	RUN_TEST(test_loss_noted_late_is_said_so);
+	RUN_TEST(test_unlocated_loss_is_counted_not_windowed);
 	RUN_TEST(test_loss_reaches_every_device_part);
 	return check_report();
 }

@@ -1,6 +1,7 @@
 /* test_analysis.c: matching, counting, binning on constructed events. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis.h"
 #include "blktrace.h"
@@ -239,6 +240,81 @@ static void test_coarsening_keeps_every_total(void)
 	analysis_free(&a);
 }
 
+/*
+ * The report's bins: a trace analysed with fine bins (10 us, up to 16384
+ * of them), then widened step by step until analysis_bins_usual, has the
+ * bins of the same trace analysed as usual, bin for bin.
+ */
+static void feed_mixed(uint64_t length_ns)
+{
+	uint64_t t;
+
+	for (t = 0; t < length_ns; t += 3 * MS + (t / MS) % 7 * 100000) {
+		int w = (t / MS) & 1;
+
+		io(t, t + (t / MS) % 5 * 100000 + 1000,
+		   t + (t / MS) % 5 * 300000 + 50000, w,
+		   (t / MS) * 64 % 100000, 4096u << (t / MS % 3));
+	}
+}
+
+static void check_fine_bins_widen_to_usual(uint64_t length_ns)
+{
+	struct analysis_config fine = { .first_bin_ns = 10000,
+					.max_bins = 16384 };
+	struct analysis usual;
+	size_t i, steps = 0;
+	int op;
+
+	start(NULL);
+	feed_mixed(length_ns);
+	analysis_finish(&a);
+	usual = a;
+	start(&fine);
+	feed_mixed(length_ns);
+	analysis_finish(&a);
+	CHECK(a.bin_width_ns < usual.bin_width_ns);
+	while (!analysis_bins_usual(&a) && steps++ < 40)
+		analysis_coarsen(&a);
+	CHECK_EQ_INT(a.bin_width_ns, usual.bin_width_ns);
+	CHECK_EQ_INT(a.n_bins, usual.n_bins);
+	for (i = 0; i < a.n_bins && i < usual.n_bins; i++) {
+		const struct bin *x = &a.bins[i], *y = &usual.bins[i];
+
+		for (op = 0; op < N_OPS; op++) {
+			const uint32_t *hx = analysis_bin_lat_hist(&a, i, op);
+			const uint32_t *hy = analysis_bin_lat_hist(&usual, i,
+								   op);
+
+			CHECK_EQ_INT(x->ios[op], y->ios[op]);
+			CHECK_EQ_INT(x->bytes[op], y->bytes[op]);
+			CHECK_EQ_INT(x->d2c_n[op], y->d2c_n[op]);
+			CHECK_EQ_INT(x->d2c_sum_ns[op], y->d2c_sum_ns[op]);
+			CHECK_EQ_INT(x->d2c_max_ns[op], y->d2c_max_ns[op]);
+			CHECK_EQ_INT(x->q2c_sum_ns[op], y->q2c_sum_ns[op]);
+			CHECK((hx == NULL) == (hy == NULL));
+			if (hx && hy)
+				CHECK(!memcmp(hx, hy, LAT_BIN_BUCKETS *
+					      sizeof(*hx)));
+		}
+		CHECK_EQ_INT(x->seeks, y->seeks);
+		CHECK_NEAR(x->depth_area_ns, y->depth_area_ns,
+			   1e-9 * y->depth_area_ns + 1e-3);
+		CHECK_NEAR(a.devices[0].depth_bins[i],
+			   usual.devices[0].depth_bins[i],
+			   1e-9 * usual.devices[0].depth_bins[i] + 1e-3);
+	}
+	analysis_free(&a);
+	analysis_free(&usual);
+}
+
+static void test_fine_bins_widen_to_the_usual_ones(void)
+{
+	check_fine_bins_widen_to_usual(6 * S);	/* 10 ms bins */
+	check_fine_bins_widen_to_usual(100 * MS);	/* 1 ms: never finer */
+	check_fine_bins_widen_to_usual(3 * S + 7 * MS);
+}
+
 static void test_time_range_counts_only_inside(void)
 {
 	struct analysis_config cfg = { 0 };
@@ -449,6 +525,7 @@ int main(void)
 	RUN_TEST(test_bins_of_a_six_second_trace_are_10ms);
 	RUN_TEST(test_map_columns_follow_the_trace_length);
 	RUN_TEST(test_coarsening_keeps_every_total);
+	RUN_TEST(test_fine_bins_widen_to_the_usual_ones);
 	RUN_TEST(test_time_range_counts_only_inside);
 	RUN_TEST(test_offset_range_counts_only_inside);
 	RUN_TEST(test_tag_of_queue_wins_over_issue);

@@ -2,7 +2,8 @@
  * test_causefile.c: the causes kept beside a trace, written and read
  * back: records matched to their QUEUE events CPU by CPU (also past
  * records whose QUEUE was lost), the dictionary's names with their
- * escapes, the other byte order, and damaged files refused in one line.
+ * escapes, the other byte order, damaged files refused in one line, and
+ * the live view's reader told what a writer writes as it writes it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +125,54 @@ static void test_records_match_their_queue_events(void)
 	cause_reader_close(r);
 }
 
+/* The live view's reader: told what a writer writes, as it writes it. */
+static void test_a_live_reader_mirrors_the_writer(void)
+{
+	struct iow_error err = { "" };
+	struct cause_reader *r = cause_reader_live();
+	struct cause_writer *w = cause_writer_open(dir, "live", &err);
+	const char *frames[] = { "wb_workfn", "submit_bio" };
+	const struct cause_rec *c;
+	struct cause_rec x;
+	struct io_event e;
+	unsigned i;
+
+	CHECK(r && w && !cause_reader_kept(r));
+	if (!r || !w)
+		return;
+	cause_writer_mirror(w, r);
+	/* more than the queue holds at first, on two CPUs */
+	for (i = 0; i < 600; i++) {
+		x = rec(1, i, 100 + i, i % 7);
+		CHECK(cause_write(w, i % 2, &x, &err) == 0);
+	}
+	CHECK(cause_reader_kept(r));
+	CHECK(cause_write_stack(w, 0, 3, frames, 2, &err) == 0);
+	CHECK(cause_write_task(w, 105, 105, "dd\tx", &err) == 0);
+	CHECK(cause_write_cgroup(w, 9, "/a.slice", &err) == 0);
+	e = queue_ev(1, 1, 5);
+	c = cause_reader_match(r, &e);
+	CHECK(c && c->pid == 105 && c->ino == 5);
+	e = queue_ev(0, 1, 0);
+	c = cause_reader_match(r, &e);
+	CHECK(c && c->pid == 100);
+	/* taken as pushed: one pushed later is matched too */
+	e = queue_ev(0, 1, 598);
+	c = cause_reader_match(r, &e);
+	CHECK(c && c->pid == 698);
+	e = queue_ev(0, 1, 600);
+	CHECK(cause_reader_match(r, &e) == NULL);
+	x = rec(1, 600, 7, 0);
+	CHECK(cause_write(w, 0, &x, &err) == 0);
+	c = cause_reader_match(r, &e);
+	CHECK(c && c->pid == 7);
+	CHECK(!strcmp(cause_stack(r, 0, 3), "wb_workfn;submit_bio"));
+	CHECK(!strcmp(cause_task_name(r, 105), "dd\tx"));
+	CHECK(!strcmp(cause_cgroup_path(r, 9), "/a.slice"));
+	CHECK(cause_writer_close(w, &err) == 0);
+	cause_reader_close(r);
+}
+
 static void test_no_causes_is_no_error(void)
 {
 	char base[128];
@@ -210,6 +259,7 @@ int main(void)
 	RUN_TEST(test_no_causes_is_no_error);
 	RUN_TEST(test_other_byte_order);
 	RUN_TEST(test_damaged_files_are_one_error);
+	RUN_TEST(test_a_live_reader_mirrors_the_writer);
 	rc = check_report();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))

@@ -64,32 +64,6 @@ static int count_tmp_files(void)
 	return n;
 }
 
-/* ---- Output formats ---- */
-
-static void test_format_from_name_by_extension_case_insensitive(void)
-{
-	enum plot_format f = PLOT_SVG;
-	struct iow_error err;
-
-	CHECK_EQ_INT(plot_format_from_name("a/b.png", &f, &err), 0);
-	CHECK_EQ_INT(f, PLOT_PNG);
-	CHECK_EQ_INT(plot_format_from_name("OUT.PDF", &f, &err), 0);
-	CHECK_EQ_INT(f, PLOT_PDF);
-	CHECK_EQ_INT(plot_format_from_name("x.tar.Svg", &f, &err), 0);
-	CHECK_EQ_INT(f, PLOT_SVG);
-}
-
-static void test_unknown_extension_is_error(void)
-{
-	enum plot_format f;
-	struct iow_error err = { "" };
-
-	CHECK_EQ_INT(plot_format_from_name("graph.jpg", &f, &err), -1);
-	CHECK(strstr(err.msg, "graph.jpg") != NULL);
-	CHECK_EQ_INT(plot_format_from_name("noext", &f, &err), -1);
-	CHECK_EQ_INT(plot_format_from_name("dir.png/file", &f, &err), -1);
-}
-
 /* ---- Colours ---- */
 
 static double rgb_distance(struct plot_rgb a, struct plot_rgb b)
@@ -1524,13 +1498,14 @@ static void test_demo_page_renders_in_every_format(void)
 {
 	const char *demo = getenv("PLOT_DEMO");
 	struct iow_error err = { "" };
-	enum plot_format fmt;
+	struct output_type t;
 
 	CHECK_EQ_INT(write_demo(tmp_path("demo.png"), PLOT_PNG, &err), 0);
 	CHECK_EQ_INT(write_demo(tmp_path("demo.svg"), PLOT_SVG, &err), 0);
 	CHECK_EQ_INT(write_demo(tmp_path("demo.pdf"), PLOT_PDF, &err), 0);
-	if (demo && plot_format_from_name(demo, &fmt, &err) == 0)
-		CHECK_EQ_INT(write_demo(demo, fmt, &err), 0);
+	if (demo && output_type_of(demo, &t, &err) == 0 &&
+	    t.kind == OUTPUT_PICTURE)
+		CHECK_EQ_INT(write_demo(demo, t.picture, &err), 0);
 	if (err.msg[0])
 		fprintf(stderr, "  %s\n", err.msg);
 }
@@ -1549,8 +1524,6 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	RUN_TEST(test_format_from_name_by_extension_case_insensitive);
-	RUN_TEST(test_unknown_extension_is_error);
 	RUN_TEST(test_palette_is_okabe_ito_and_distinct);
 	RUN_TEST(test_ciede2000_matches_published_pairs);
 	RUN_TEST(test_palette_stays_apart_for_colour_blind_readers);

@@ -1,0 +1,342 @@
+/*
+ * tests/report_check.js SPEC.json: drives Debian's chromium, headless,
+ * over the DevTools protocol (puppeteer-core from web/node_modules, no
+ * browser of its own) through iowatcher reports, and prints one line per
+ * check: "ok WHAT" or "FAIL WHAT: why", then "info ..." lines with the
+ * times measured in the page. SPEC is a list of reports:
+ *   { "name": "fio-randrw", "report": "/path/r.html",
+ *     "panels": { "io": 1, "tput": 1, ... }   (the picture's panels)
+ *     "hover": [ { "graph": "tput", "series": "read", "csv": "FILE",
+ *                  "column": "read_mb_per_s", "scale": 1 } ],
+ *     "drag": "tput", "zoom20": 1.0, "shots": "DIR",
+ *     "toggle": { "graph": "tput", "label": "write" },
+ *     "budget": { "paint_ms": 1000, "redraw_ms": 50 },
+ *     "pictures": [ "top-files" ] }      (graphs shown as pictures)
+ * The page is used once it has drawn its graphs and warmed up (decoded
+ * its tables, window.iowReport.warm): a user's first drag comes later.
+ * Environment: IOW_CHROMIUM (default /usr/bin/chromium).
+ */
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const top = path.resolve(__dirname, '..');
+let puppeteer;
+try {
+	puppeteer = require(path.join(top, 'web/node_modules/puppeteer-core'));
+} catch (e) {
+	console.log('skipped: puppeteer-core is not in web/node_modules (cd web && npm ci)');
+	process.exit(0);
+}
+const chromium = process.env.IOW_CHROMIUM || '/usr/bin/chromium';
+const spec = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+
+function ok(what) { console.log('ok   ' + what); }
+function fail(what, why) { console.log('FAIL ' + what + (why ? ': ' + why : '')); }
+function check(what, cond, why) { if (cond) ok(what); else fail(what, why); }
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+
+/* The CSV row whose bin starts at t0: its column's value. */
+function csvValue(file, column, t0) {
+	const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
+	const head = lines[0].split(','), c = head.indexOf(column);
+	if (c < 0)
+		return { error: 'no column ' + column + ' in ' + head.join(',') };
+	for (const line of lines.slice(1)) {
+		const f = line.split(',');
+		if (Math.abs(+f[0] - t0) < 1e-7)
+			return { value: f[c] === '' ? NaN : +f[c] };
+	}
+	return { error: 'no row at ' + t0 };
+}
+
+/* The element's box, scrolled into the viewport (mouse events reach
+ * only what is in it). */
+async function box(page, sel) {
+	const el = await page.$(sel);
+
+	if (!el)
+		return null;
+	await el.evaluate(e => e.scrollIntoView({ block: 'center' }));
+	await sleep(50);
+	return el.boundingBox();
+}
+
+async function drag(page, sel, f0, f1) {
+	const b = await box(page, sel);
+	if (!b)
+		return false;
+	const y = b.y + b.height / 2;
+	await page.mouse.move(b.x + b.width * f0, y);
+	await page.mouse.down();
+	await page.mouse.move(b.x + b.width * (f0 + f1) / 2, y, { steps: 4 });
+	await page.mouse.move(b.x + b.width * f1, y, { steps: 4 });
+	await page.mouse.up();
+	await sleep(200);
+	return true;
+}
+
+/* Every time chart's x scale, as uPlot has it. */
+function xRanges(page) {
+	return page.evaluate(() => window.iowReport.charts
+		.filter(c => c.graph.kind !== 'hist')
+		.map(c => [c.graph.name, c.u.scales.x.min, c.u.scales.x.max]));
+}
+
+async function checkReport(browser, r) {
+	const page = await browser.newPage();
+	const errors = [], requests = [];
+	let first = null;
+
+	await page.setViewport({ width: 1400, height: 900 });
+	await page.setRequestInterception(true);
+	page.on('request', req => {
+		if (first === null)
+			first = req.url();
+		/* the page itself and the pictures it holds load; nothing else */
+		if (req.url() === first || req.url().startsWith('data:'))
+			return req.continue();
+		requests.push(req.url());
+		req.abort();
+	});
+	page.on('console', m => {
+		if (m.type() === 'error')
+			errors.push(m.text());
+	});
+	page.on('pageerror', e => errors.push(e.message));
+	const t0 = Date.now();
+	await page.goto('file://' + path.resolve(r.report));
+	try {
+		await page.waitForFunction('window.iowReport && (window.iowReport.warm || window.iowReport.error)',
+					   { timeout: 30000 });
+	} catch (e) {
+		fail(r.name + ': the page is ready', 'not within 30 s');
+		await page.close();
+		return;
+	}
+	const info = await page.evaluate(() => {
+		const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+		return { error: window.iowReport.error, ready: window.iowReport.firstPaintMs,
+			 fcp: fcp ? fcp.startTime : null,
+			 charts: window.iowReport.charts.map(c => c.graph.name),
+			 pictures: [...document.querySelectorAll('.iow-picture')].map(e => {
+				 const img = e.querySelector('img');
+				 return { graph: e.dataset.graph,
+					  w: img ? img.naturalWidth : 0 };
+			 }) };
+	});
+	check(r.name + ': the page reads its numbers', !info.error, info.error);
+	check(r.name + ': no console error', !errors.length, errors.join(' | '));
+	check(r.name + ': no network request', !requests.length, requests.join(' '));
+	console.log('info ' + r.name + ': graphs drawn ' + info.ready.toFixed(0) +
+		    ' ms after navigation (first contentful paint ' +
+		    (info.fcp === null ? '?' : info.fcp.toFixed(0)) + ' ms; load ' +
+		    (Date.now() - t0) + ' ms in all)');
+	if (r.budget && r.budget.paint_ms)
+		check(r.name + ': graphs drawn within ' + r.budget.paint_ms + ' ms',
+		      info.ready < r.budget.paint_ms, info.ready.toFixed(0) + ' ms');
+	if (r.panels) {
+		const got = {};
+		info.charts.concat(info.pictures.map(p => p.graph))
+			.forEach(n => { got[n] = (got[n] || 0) + 1; });
+		const want = JSON.stringify(r.panels, Object.keys(r.panels).sort());
+		const have = JSON.stringify(got, Object.keys(got).sort());
+		check(r.name + ': a chart per panel of the picture (' + have + ')',
+		      want === have, 'the picture has ' + want);
+	}
+	if (r.pictures) {
+		const names = [...new Set(info.pictures.map(p => p.graph))].sort();
+		check(r.name + ': pictures of ' + r.pictures.join(', ') + ', decoded',
+		      JSON.stringify(names) === JSON.stringify(r.pictures.slice().sort()) &&
+		      info.pictures.every(p => p.w > 0),
+		      JSON.stringify(info.pictures));
+	}
+	if (r.shots) {
+		fs.mkdirSync(r.shots, { recursive: true });
+		await page.screenshot({ path: path.join(r.shots, r.name + '.png'), fullPage: true });
+	}
+	const whole = await page.evaluate(() => window.iowReport.view());
+	for (const h of r.hover || []) {
+		const sel = '.iow-panel[data-graph="' + h.graph + '"] .u-over';
+		const b = await box(page, sel);
+		if (!b) {
+			fail(r.name + ': hover on ' + h.graph, 'no chart');
+			continue;
+		}
+		let matched = 0, tried = 0, why = '';
+		for (const f of h.at || [0.3, 0.5, 0.7]) {
+			await page.mouse.move(b.x + b.width * f, b.y + b.height / 2);
+			await sleep(50);
+			const v = await page.evaluate((g, s) => {
+				const e = document.querySelector('.iow-panel[data-graph="' + g +
+					'"] .iow-value[data-series="' + s + '"]');
+				return e ? { value: e.dataset.value, t0: e.dataset.t0,
+					     level: e.dataset.level, text: e.textContent } : null;
+			}, h.graph, h.series);
+			if (!v || v.t0 === undefined) {
+				why = 'no value shown for ' + h.series;
+				continue;
+			}
+			const want = csvValue(h.csv, h.column, +v.t0);
+			if (want.error) {
+				why = want.error;
+				continue;
+			}
+			tried++;
+			const got = v.value === '' ? NaN : +v.value * (h.scale || 1);
+			if ((isNaN(got) && isNaN(want.value)) ||
+			    Math.abs(got - want.value) <= 1e-5 * Math.max(1e-9, Math.abs(want.value)))
+				matched++;
+			else
+				why = 'at ' + v.t0 + ' s the page says ' + got + ' (' + v.text.trim() +
+				      '), the CSV ' + want.value;
+		}
+		check(r.name + ': hovered ' + h.graph + ' ' + h.series + ' equals the CSV (' +
+		      matched + ' of ' + tried + ' bins)', tried > 0 && matched === tried, why);
+	}
+	if (r.drag) {
+		const sel = '.iow-panel[data-graph="' + r.drag + '"] .u-over';
+		await drag(page, sel, 0.3, 0.5);
+		const view = await page.evaluate(() => window.iowReport.view());
+		const ranges = await xRanges(page);
+		const redraw = await page.evaluate(() => window.iowReport.lastRedrawMs);
+		check(r.name + ': a drag on ' + r.drag + ' zooms in',
+		      view[1] - view[0] < (whole[1] - whole[0]) * 0.6,
+		      'view ' + view.join('-'));
+		const off = ranges.filter(x => Math.abs(x[1] - view[0]) > 1e-9 * (1 + view[1]) ||
+						Math.abs(x[2] - view[1]) > 1e-9 * (1 + view[1]));
+		check(r.name + ': every time chart has the dragged range (' + ranges.length + ' charts)',
+		      !off.length && ranges.length > 0, off.map(x => x.join(' ')).join('; '));
+		console.log('info ' + r.name + ': zoom redraw ' + redraw.toFixed(1) + ' ms');
+		if (r.budget && r.budget.redraw_ms)
+			check(r.name + ': zoom redraw within ' + r.budget.redraw_ms + ' ms',
+			      redraw < r.budget.redraw_ms, redraw.toFixed(1) + ' ms');
+		if (r.shots)
+			await page.screenshot({ path: path.join(r.shots, r.name + '-drag.png'), fullPage: true });
+		const b = await box(page, sel);
+		await page.mouse.click(b.x + b.width / 2, b.y + b.height / 2, { clickCount: 2 });
+		await sleep(200);
+		const back = await page.evaluate(() => window.iowReport.view());
+		const backRanges = await xRanges(page);
+		const stray = backRanges.filter(x => x[1] !== whole[0] || x[2] !== whole[1]);
+		check(r.name + ': a double-click restores the whole run',
+		      back[0] === whole[0] && back[1] === whole[1] && !stray.length,
+		      'view ' + back.join('-') + '; ' + stray.map(x => x.join(' ')).join('; '));
+	}
+	if (r.zoom20 !== undefined) {
+		await page.evaluate(t => window.iowReport.zoom(t, t + 0.02), r.zoom20);
+		await sleep(200);
+		const widths = await page.evaluate(() => Array.from(
+			document.querySelectorAll('.iow-panel[data-bin-width]'))
+			.map(p => [p.dataset.graph, p.dataset.binWidth]));
+		const wide = widths.filter(w => w[1].split(',').some(x => +x > 0.001 + 1e-12));
+		check(r.name + ': a 20 ms zoom shows bins of 1 ms or less (' + widths.length +
+		      ' charts)', widths.length > 0 && !wide.length,
+		      wide.map(w => w.join(' ')).join('; '));
+		const redraw = await page.evaluate(() => window.iowReport.lastRedrawMs);
+		console.log('info ' + r.name + ': 20 ms zoom redraw ' + redraw.toFixed(1) + ' ms');
+		if (r.shots)
+			await page.screenshot({ path: path.join(r.shots, r.name + '-zoom20.png'),
+						fullPage: true });
+	}
+	if (r.toggle) {
+		/* a legend entry hides its class in every graph, and back */
+		const sel = '.iow-panel[data-graph="' + r.toggle.graph + '"] .iow-entry';
+		const state = () => page.evaluate((key) => {
+			let hidden = 0, shown = 0;
+			window.iowReport.charts.forEach(c => {
+				if (c.graph.kind !== 'lines')
+					return;
+				c.panel.series.forEach((s, i) => {
+					if ('c' + s.trace + ':' + s.color !== key || s.empty)
+						return;
+					if (c.data[i + 1].every(v => v === null || v === undefined))
+						hidden++;
+					else
+						shown++;
+				});
+			});
+			const marks = Array.from(document.querySelectorAll('[data-key="' + key + '"]'));
+			return { hidden, shown, off: marks.filter(m => m.classList.contains('iow-off')).length,
+				 marks: marks.length };
+		}, key);
+		const entries = await page.$$(sel);
+		let entry = null, key = null;
+		for (const e of entries) {
+			const t = await e.evaluate(x => x.textContent);
+			if (t.startsWith(r.toggle.label)) {
+				entry = e;
+				key = await e.evaluate(x => x.dataset.key);
+				break;
+			}
+		}
+		if (!entry) {
+			fail(r.name + ': a legend entry hides its class everywhere', 'no entry ' + r.toggle.label);
+		} else {
+			await entry.evaluate(e => e.scrollIntoView({ block: 'center' }));
+			await entry.click();
+			await sleep(100);
+			const off = await state();
+			await entry.click();
+			await sleep(100);
+			const on = await state();
+			check(r.name + ': a click on "' + r.toggle.label + '" hides it in every graph (' +
+			      off.hidden + ' series, ' + off.off + ' legend entries and chips)',
+			      off.hidden > 1 && !off.shown && off.off === off.marks,
+			      JSON.stringify(off));
+			check(r.name + ': a second click shows it again', !on.hidden && on.shown > 1 && !on.off,
+			      JSON.stringify(on));
+		}
+	}
+	check(r.name + ': no console error as it was used', !errors.length,
+	      errors.join(' | '));
+	for (const t of r.texts || []) {
+		const found = await page.evaluate(s => document.body.innerText.indexOf(s) >= 0, t);
+		check(r.name + ': the page says "' + t + '"', found);
+	}
+	if (r.shaded) {
+		/* loss windows: the hatching's red in a time chart, where the
+		 * window lies, and none outside */
+		const px = await page.evaluate((g, w) => {
+			const c = window.iowReport.charts.find(x => x.graph.name === g);
+			if (!c)
+				return null;
+			const u = c.u, ctx = u.ctx, b = u.bbox, y = b.top + b.height / 2;
+			const at = v => { const d = ctx.getImageData(Math.round(u.valToPos(v, 'x', true)),
+				Math.round(y), 1, 1).data; return [d[0], d[1], d[2]]; };
+			return { inside: at((w[0] + w[1]) / 2), outside: at(w[1] + (w[1] - w[0]) * 2) };
+		}, r.shaded.graph, r.shaded.window);
+		const reddish = p => p && p[0] > p[2] + 15 && p[0] > p[1] + 15;
+		check(r.name + ': a loss window is shaded in ' + r.shaded.graph,
+		      px && reddish(px.inside) && !reddish(px.outside),
+		      JSON.stringify(px));
+	}
+	await page.close();
+}
+
+(async () => {
+	if (!fs.existsSync(chromium)) {
+		console.log('skipped: ' + chromium + ' is missing (apt-get install chromium)');
+		return;
+	}
+	const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'iow-chromium-'));
+	const browser = await puppeteer.launch({
+		executablePath: chromium,
+		headless: true,
+		userDataDir: profile,
+		args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
+		       '--disable-component-update', '--disable-sync', '--no-first-run',
+		       '--disable-extensions', '--disable-default-apps']
+	});
+	try {
+		for (const r of spec)
+			await checkReport(browser, r);
+	} finally {
+		await browser.close();
+		fs.rmSync(profile, { recursive: true, force: true });
+	}
+})().catch(e => {
+	fail('the browser run', String(e && e.stack || e));
+	process.exitCode = 1;
+});
