@@ -410,6 +410,7 @@ static int open_causes(struct bpf_rec *b, struct iow_error *err)
 		.read_stack = read_stack,
 		.stack_ctx = b,
 		.file_walk_ms = FILE_WALK_MS,
+		.mirror = b->env.tap ? b->env.tap->causes : NULL,
 	};
 
 	b->causes = rec_causes_open(&env, err);
@@ -577,7 +578,9 @@ static int sort_batch(struct cpu_batch *c, size_t *n, struct iow_error *err)
 }
 
 /* A QUEUE record and then its cause: rec_out numbers the record, the
- * cause takes its number. */
+ * cause takes its number. The live view is handed the record after its
+ * cause: it may analyse the record at once (an older CPU's, merged as
+ * it comes), and matches it to the causes it has been told. */
 static int write_queue_cause(struct bpf_rec *b, struct blk_io_trace *t,
 			     struct iow_error *err)
 {
@@ -585,9 +588,11 @@ static int write_queue_cause(struct bpf_rec *b, struct blk_io_trace *t,
 
 	memcpy(&c, t + 1, sizeof(c));
 	t->magic = BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7;
-	if (rec_out_put(b->out, t, NULL, err))
+	if (rec_out_write(b->out, t, NULL, err) ||
+	    (b->causes && rec_causes_put(b->causes, t, &c, err)))
 		return -1;
-	return b->causes ? rec_causes_put(b->causes, t, &c, err) : 0;
+	rec_out_tell(b->out, t, NULL);
+	return 0;
 }
 
 static int write_record(struct bpf_rec *b, unsigned cpu,

@@ -671,6 +671,8 @@ struct rec_causes *rec_causes_open(const struct rec_causes_env *env,
 		free(rc);
 		return NULL;
 	}
+	if (env->mirror)
+		cause_writer_mirror(rc->w, env->mirror);
 	return rc;
 }
 

@@ -20,6 +20,7 @@
 #include "error.h"
 
 struct blkrec_cause;
+struct cause_reader;
 
 /* A stack of the programs' maps: its frames' addresses, innermost
  * first, into ips; how many, or -1 when it is not there. */
@@ -34,6 +35,9 @@ struct rec_causes_env {
 	/* where names are found: "/proc" and "/proc/kallsyms" but in tests */
 	const char *proc, *kallsyms, *mountinfo;
 	long file_walk_ms;		/* the longest the file walk takes */
+	/* the live view's reader, told all that is written as it is
+	 * written (causefile.h's cause_writer_mirror), or NULL */
+	struct cause_reader *mirror;
 };
 
 struct rec_causes;
