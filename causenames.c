@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -553,6 +554,21 @@ static int has_option(const char *opts, const char *word)
 	return 0;
 }
 
+/* The mount of dev to look from: one of its whole file system (root
+ * "/"), else its first; NULL when dev is not mounted. */
+static const struct mount *mount_of(const struct mounts *ms, uint32_t dev)
+{
+	const struct mount *mt = NULL;
+	size_t i;
+
+	for (i = 0; i < ms->n; i++)
+		if (ms->m[i].dev == dev &&
+		    (!mt || (!strcmp(ms->m[i].root, "/") &&
+			     strcmp(mt->root, "/"))))
+			mt = &ms->m[i];
+	return mt;
+}
+
 /* ---- walking a tree for inode numbers ---- */
 
 struct walk {
@@ -742,7 +758,7 @@ size_t file_paths(const char *mountinfo, struct file_query *q, size_t n,
 	w.found = paths;
 	/* a device at a time: its inodes, from its first whole mount */
 	for (i = 0; i < n && !w.timed_out; i++) {
-		const struct mount *mt = NULL;
+		const struct mount *mt;
 
 		if (done[i] || q[i].path)
 			continue;
@@ -756,11 +772,7 @@ size_t file_paths(const char *mountinfo, struct file_query *q, size_t n,
 			if (u64map_put(&want, q[j].ino, (uint32_t)j) == 0)
 				w.left++;
 		}
-		for (j = 0; j < ms.n; j++)
-			if (ms.m[j].dev == q[i].dev &&
-			    (!mt || (!strcmp(ms.m[j].root, "/") &&
-				     strcmp(mt->root, "/"))))
-				mt = &ms.m[j];
+		mt = mount_of(&ms, q[i].dev);
 		if (mt)
 			walk_tree(&w, mt->point);
 		u64map_free(&want);
@@ -778,4 +790,123 @@ size_t file_paths(const char *mountinfo, struct file_query *q, size_t n,
 	free(done);
 	mounts_free(&ms);
 	return found;
+}
+
+/* ---- a file at a time, by handle ---- */
+
+/* The handle ext2-4 and f2fs decode: a 32-bit inode number and its
+ * generation, 0 for "any" (the kernel's FILEID_INO32_GEN). */
+#define HANDLE_INO32_GEN	1
+/* A device whose file system fails this many, none found, is let be. */
+#define HANDLE_GIVE_UP		16
+
+struct handle_dev {
+	uint32_t dev;
+	int fd;			/* its mount's directory, or -1: none */
+	unsigned found, failed;
+};
+
+struct file_handles {
+	const char *mountinfo;
+	struct handle_dev *devs;
+	size_t n;
+};
+
+struct file_handles *file_handles_new(const char *mountinfo)
+{
+	struct file_handles *fh = calloc(1, sizeof(*fh));
+
+	if (fh)
+		fh->mountinfo = mountinfo;
+	return fh;
+}
+
+void file_handles_free(struct file_handles *fh)
+{
+	size_t i;
+
+	if (!fh)
+		return;
+	for (i = 0; i < fh->n; i++)
+		if (fh->devs[i].fd >= 0)
+			close(fh->devs[i].fd);
+	free(fh->devs);
+	free(fh);
+}
+
+/* dev's entry, its mount's directory opened the first time; NULL out of
+ * memory. */
+static struct handle_dev *handle_dev(struct file_handles *fh, uint32_t dev)
+{
+	const struct mount *mt;
+	struct handle_dev *more, *d;
+	struct mounts ms;
+	size_t i;
+
+	for (i = 0; i < fh->n; i++)
+		if (fh->devs[i].dev == dev)
+			return &fh->devs[i];
+	more = realloc(fh->devs, (fh->n + 1) * sizeof(*more));
+	if (!more)
+		return NULL;
+	fh->devs = more;
+	d = &more[fh->n++];
+	*d = (struct handle_dev){ .dev = dev, .fd = -1 };
+	if (mounts_read(fh->mountinfo, &ms))
+		return d;
+	mt = mount_of(&ms, dev);
+	if (mt)
+		d->fd = open(mt->point, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	mounts_free(&ms);
+	return d;
+}
+
+/* The path of what fd is open on, if it is still (dev, ino) there. */
+static char *fd_path(int fd, uint32_t dev, uint64_t ino)
+{
+	char link[64], path[4096];
+	struct stat st;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	/* a removed file's link ends " (deleted)"; a dentry the kernel
+	 * could not connect names no path of the tree */
+	if (path[0] != '/' || stat(path, &st) || st.st_ino != ino ||
+	    (uint32_t)(major(st.st_dev) << 20 | minor(st.st_dev)) != dev)
+		return NULL;
+	return strdup(path);
+}
+
+char *file_handles_path(struct file_handles *fh, uint32_t dev, uint64_t ino)
+{
+	struct handle_dev *d = handle_dev(fh, dev);
+	struct file_handle *h;
+	uint32_t words[2] = { (uint32_t)ino, 0 };
+	char *path = NULL;
+	int fd;
+
+	if (!d || d->fd < 0 || ino > UINT32_MAX ||
+	    (!d->found && d->failed >= HANDLE_GIVE_UP))
+		return NULL;
+	h = malloc(sizeof(*h) + sizeof(words));
+	if (!h)
+		return NULL;
+	h->handle_bytes = sizeof(words);
+	h->handle_type = HANDLE_INO32_GEN;
+	memcpy(h->f_handle, words, sizeof(words));
+	fd = open_by_handle_at(d->fd, h, O_PATH | O_CLOEXEC);
+	free(h);
+	if (fd >= 0) {
+		path = fd_path(fd, dev, ino);
+		close(fd);
+	}
+	if (path)
+		d->found++;
+	else
+		d->failed++;
+	return path;
 }

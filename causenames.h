@@ -4,7 +4,8 @@
  * from /proc/kallsyms, user functions from a process's maps and the ELF
  * symbols of its files, cgroup paths from the cgroup hierarchy's
  * directories (their inode numbers are the ids), file paths by walking
- * the mounted file systems that hold the inodes. Each takes its source's
+ * the mounted file systems that hold the inodes, or one at a time by a
+ * file handle. Each takes its source's
  * path, so that the tests can hand it files of their own.
  */
 #ifndef IOWATCHER_CAUSENAMES_H
@@ -83,5 +84,21 @@ struct file_query {
  */
 size_t file_paths(const char *mountinfo, struct file_query *q, size_t n,
 		  long budget_ms, int *timed_out);
+
+/*
+ * A file's path at once, for the live view, without a walk: the inode
+ * opened by a file handle through a mount of its file system (needs
+ * CAP_DAC_READ_SEARCH), then its link in /proc/self/fd, checked to name
+ * that inode. The handle is ext2-4's and f2fs's, with generation 0,
+ * which they take for any; other file systems (xfs, btrfs) refuse it,
+ * and after 16 refusals and no path their device is not asked again.
+ * NULL when not found (removed, not mounted, refused). A device's mount
+ * is looked up in mountinfo once, the first time it is asked for.
+ */
+struct file_handles;
+
+struct file_handles *file_handles_new(const char *mountinfo);
+char *file_handles_path(struct file_handles *fh, uint32_t dev, uint64_t ino);
+void file_handles_free(struct file_handles *fh);
 
 #endif

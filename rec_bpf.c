@@ -637,9 +637,7 @@ static int write_batches(struct bpf_rec *b, struct iow_error *err)
 				return -1;
 		c->recs.len = 0;
 	}
-	if (b->causes)
-		rec_causes_pump(b->causes);
-	return 0;
+	return b->causes ? rec_causes_pump(b->causes, err) : 0;
 }
 
 /* Everything on the rings now, written. */

@@ -22,17 +22,21 @@ _Static_assert(BLKREC_WRITEBACK == CAUSE_WRITEBACK &&
 struct task {
 	uint32_t tid, tgid;
 	char comm[BLKREC_COMM_LEN + 1];
+	int written;		/* comm is in the dictionary */
+	int news;		/* on the list of names to write */
 };
 
 struct file_key {
 	uint32_t dev;
 	uint64_t ino;
 	enum cause_file_kind kind;
+	int named;		/* in the dictionary */
 };
 
 struct cgroup_name {
 	uint64_t id;
 	int tried;		/* looked for once, while recording */
+	int written;		/* path is in the dictionary */
 	char *path;
 };
 
@@ -58,9 +62,13 @@ struct rec_causes {
 	struct u64map task_idx;		/* tid -> tasks[] */
 	struct task *tasks;
 	size_t n_tasks;
+	uint32_t *task_news;		/* tasks[] named, not yet written */
+	size_t n_task_news;
 	struct u64map file_idx;		/* mix(dev, ino) -> files[] */
 	struct file_key *files;
 	size_t n_files;
+	size_t files_tried;		/* files[] before it: looked up */
+	struct file_handles *handles;	/* for the live view, or NULL */
 	struct u64map cgroup_idx;	/* id -> cgroups[] */
 	struct cgroup_name *cgroups;
 	size_t n_cgroups;
@@ -113,6 +121,23 @@ static struct task *task_of(struct rec_causes *rc, uint32_t tid)
 	return &rc->tasks[rc->n_tasks++];
 }
 
+/* t's name is new (or another): to be written with the next names. */
+static int task_named(struct rec_causes *rc, struct task *t)
+{
+	uint32_t *more;
+
+	t->written = 0;
+	if (t->news)
+		return 0;
+	more = grow(rc->task_news, rc->n_task_news, sizeof(*more));
+	if (!more)
+		return -1;
+	rc->task_news = more;
+	more[rc->n_task_news++] = (uint32_t)(t - rc->tasks);
+	t->news = 1;
+	return 0;
+}
+
 static int see_task(struct rec_causes *rc, uint32_t tid, uint32_t tgid,
 		    const char *comm)
 {
@@ -125,8 +150,10 @@ static int see_task(struct rec_causes *rc, uint32_t tid, uint32_t tgid,
 		return -1;
 	if (tgid)
 		t->tgid = tgid;
-	if (comm && comm[0] && !t->comm[0])
+	if (comm && comm[0] && !t->comm[0]) {
 		memcpy(t->comm, comm, BLKREC_COMM_LEN);
+		return task_named(rc, t);
+	}
 	return 0;
 }
 
@@ -139,9 +166,11 @@ int rec_causes_process(struct rec_causes *rc, uint32_t pid, const char *comm,
 		return -1;
 	if (len > BLKREC_COMM_LEN)
 		len = BLKREC_COMM_LEN;
+	if (strlen(t->comm) == len && !memcmp(t->comm, comm, len))
+		return 0;
 	memcpy(t->comm, comm, len);
 	t->comm[len] = '\0';
-	return 0;
+	return task_named(rc, t);
 }
 
 /* ---- files and cgroups ---- */
@@ -164,7 +193,7 @@ static int see_file(struct rec_causes *rc, uint32_t dev, uint64_t ino,
 	if (!more)
 		return -1;
 	rc->files = more;
-	more[rc->n_files] = (struct file_key){ dev, ino, kind };
+	more[rc->n_files] = (struct file_key){ dev, ino, kind, 0 };
 	if (u64map_put(&rc->file_idx, key, (uint32_t)rc->n_files) < 0)
 		return -1;
 	rc->n_files++;
@@ -182,7 +211,7 @@ static int see_cgroup(struct rec_causes *rc, uint64_t id)
 	if (!more)
 		return -1;
 	rc->cgroups = more;
-	more[rc->n_cgroups] = (struct cgroup_name){ id, 0, NULL };
+	more[rc->n_cgroups] = (struct cgroup_name){ id, 0, 0, NULL };
 	if (u64map_put(&rc->cgroup_idx, id, (uint32_t)rc->n_cgroups) < 0)
 		return -1;
 	rc->n_cgroups++;
@@ -224,12 +253,117 @@ out:
 	free(paths);
 }
 
-void rec_causes_pump(struct rec_causes *rc)
+/* ---- names as they are learnt ---- */
+
+static int write_task_news(struct rec_causes *rc, struct iow_error *err)
 {
-	if (!rc->cgroups_pending)
-		return;
-	rc->cgroups_pending = 0;
-	name_cgroups(rc, 0);
+	struct task *t;
+	size_t i;
+
+	for (i = 0; i < rc->n_task_news; i++) {
+		t = &rc->tasks[rc->task_news[i]];
+		t->news = 0;
+		if (cause_write_task(rc->w, t->tid, t->tgid ? t->tgid : t->tid,
+				     t->comm, err))
+			return -1;
+		t->written = 1;
+	}
+	rc->n_task_news = 0;
+	return 0;
+}
+
+/* The cgroups named and not yet written. */
+static int write_cgroup_names(struct rec_causes *rc, struct iow_error *err)
+{
+	struct cgroup_name *cg;
+	size_t i;
+
+	for (i = 0; i < rc->n_cgroups; i++) {
+		cg = &rc->cgroups[i];
+		if (!cg->path || cg->written)
+			continue;
+		if (cause_write_cgroup(rc->w, cg->id, cg->path, err))
+			return -1;
+		cg->written = 1;
+	}
+	return 0;
+}
+
+/* The device opened raw: its node's path, by its number. */
+static void device_path(uint64_t dev, char *buf, size_t len)
+{
+	unsigned maj = (unsigned)(dev >> 20), min = (unsigned)(dev & 0xfffff);
+	char link[128], target[256];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", maj, min);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n > 0) {
+		const char *base;
+
+		target[n] = '\0';
+		base = strrchr(target, '/');
+		snprintf(buf, len, "/dev/%s", base ? base + 1 : target);
+	} else {
+		snprintf(buf, len, "device %u,%u", maj, min);
+	}
+}
+
+/* For the live view: each file as it first comes, by its handle (the
+ * walk at the end names those it cannot), a device by its node. */
+static int write_new_files(struct rec_causes *rc, struct iow_error *err)
+{
+	struct file_key *f;
+	char dev_path[300], *path;
+	int rc_ = 0;
+
+	if (!rc->handles)
+		rc->handles = file_handles_new(rc->env.mountinfo);
+	if (!rc->handles)
+		return iow_fail(err, "out of memory");
+	for (; rc->files_tried < rc->n_files && !rc_; rc->files_tried++) {
+		f = &rc->files[rc->files_tried];
+		if (f->kind == FILE_KIND_DEVICE) {
+			device_path(f->ino, dev_path, sizeof(dev_path));
+			path = dev_path;
+		} else {
+			path = file_handles_path(rc->handles, f->dev, f->ino);
+		}
+		if (!path)
+			continue;
+		rc_ = cause_write_file(rc->w, f->dev, f->ino, f->kind, path,
+				       err);
+		f->named = !rc_;
+		if (path != dev_path)
+			free(path);
+	}
+	return rc_;
+}
+
+/*
+ * Writes the names learnt since the last call: tasks, cgroups (looked
+ * for while they exist) and, for the live view, files. The live view
+ * tags a record when it first sees its cause, so there its names are
+ * written with the record's cause; else after each batch.
+ */
+static int write_news(struct rec_causes *rc, struct iow_error *err)
+{
+	if (rc->n_task_news && write_task_news(rc, err))
+		return -1;
+	if (rc->cgroups_pending) {
+		rc->cgroups_pending = 0;
+		name_cgroups(rc, 0);
+		if (write_cgroup_names(rc, err))
+			return -1;
+	}
+	if (rc->env.mirror && rc->files_tried < rc->n_files)
+		return write_new_files(rc, err);
+	return 0;
+}
+
+int rec_causes_pump(struct rec_causes *rc, struct iow_error *err)
+{
+	return write_news(rc, err);
 }
 
 /* ---- stacks ---- */
@@ -497,6 +631,8 @@ int rec_causes_put(struct rec_causes *rc, const struct blk_io_trace *t,
 	if (failed)
 		return -1;
 	rc->causes++;
+	if (rc->env.mirror && write_news(rc, err))
+		return -1;
 	return cause_write(rc->w, t->cpu, &r, err);
 }
 
@@ -509,8 +645,12 @@ static int write_tasks(struct rec_causes *rc, struct iow_error *err)
 	size_t i;
 	FILE *f;
 
+	if (write_task_news(rc, err))
+		return -1;
 	for (i = 0; i < rc->n_tasks; i++) {
 		t = &rc->tasks[i];
+		if (t->written)
+			continue;
 		if (!t->comm[0]) {	/* no note named it: ask while it lives */
 			snprintf(path, sizeof(path), "%s/%u/comm",
 				 rc->env.proc, t->tid);
@@ -537,15 +677,11 @@ static int write_cgroups(struct rec_causes *rc, struct iow_error *err)
 	char note[256];
 
 	name_cgroups(rc, 1);
-	for (i = 0; i < rc->n_cgroups; i++) {
-		if (!rc->cgroups[i].path) {
+	if (write_cgroup_names(rc, err))
+		return -1;
+	for (i = 0; i < rc->n_cgroups; i++)
+		if (!rc->cgroups[i].path)
 			unnamed++;
-			continue;
-		}
-		if (cause_write_cgroup(rc->w, rc->cgroups[i].id,
-				       rc->cgroups[i].path, err))
-			return -1;
-	}
 	if (!unnamed)
 		return 0;
 	snprintf(note, sizeof(note), "%zu cgroups gone before they could be named (by id)",
@@ -553,26 +689,6 @@ static int write_cgroups(struct rec_causes *rc, struct iow_error *err)
 	if (rc->cgroup_root_state < 0)
 		snprintf(note, sizeof(note), "cgroups not named: no cgroup hierarchy of the io controller is mounted");
 	return cause_write_note(rc->w, note, err);
-}
-
-/* The device opened raw: its node's path, by its number. */
-static void device_path(uint64_t dev, char *buf, size_t len)
-{
-	unsigned maj = (unsigned)(dev >> 20), min = (unsigned)(dev & 0xfffff);
-	char link[128], target[256];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", maj, min);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n > 0) {
-		const char *base;
-
-		target[n] = '\0';
-		base = strrchr(target, '/');
-		snprintf(buf, len, "/dev/%s", base ? base + 1 : target);
-	} else {
-		snprintf(buf, len, "device %u,%u", maj, min);
-	}
 }
 
 static int write_files(struct rec_causes *rc, struct iow_error *err)
@@ -585,7 +701,7 @@ static int write_files(struct rec_causes *rc, struct iow_error *err)
 	if (!q)
 		return iow_fail(err, "out of memory");
 	for (i = 0; i < rc->n_files; i++)
-		if (rc->files[i].kind == FILE_KIND_FILE)
+		if (rc->files[i].kind == FILE_KIND_FILE && !rc->files[i].named)
 			q[n++] = (struct file_query){ rc->files[i].dev,
 						      rc->files[i].ino, NULL };
 	file_paths(rc->env.mountinfo, q, n, rc->env.file_walk_ms, &timed_out);
@@ -599,7 +715,7 @@ static int write_files(struct rec_causes *rc, struct iow_error *err)
 	}
 	/* the device itself: its inode number is its dev_t */
 	for (i = 0; i < rc->n_files && !rc_; i++) {
-		if (rc->files[i].kind != FILE_KIND_DEVICE)
+		if (rc->files[i].kind != FILE_KIND_DEVICE || rc->files[i].named)
 			continue;
 		device_path(rc->files[i].ino, path, sizeof(path));
 		rc_ = cause_write_file(rc->w, rc->files[i].dev,
@@ -705,6 +821,8 @@ int rec_causes_close(struct rec_causes *rc, int ok, struct iow_error *err)
 	if (cause_writer_close(rc->w, ok && !rc_ ? err : NULL))
 		rc_ = -1;
 	u64map_free(&rc->task_idx);
+	free(rc->task_news);
+	file_handles_free(rc->handles);
 	u64map_free(&rc->file_idx);
 	u64map_free(&rc->cgroup_idx);
 	free(rc->tasks);

@@ -5,10 +5,14 @@
  * right after the record goes to NAME.blktrace.N, so that the two files
  * keep one order; its stacks are named as they first come (kernel
  * functions from /proc/kallsyms, user ones from the process's maps and
- * ELF symbols), identical names made one; cgroups are named as they
- * come, while they exist; at the end, the tasks, the files (by walking
- * the mounted file systems) and what could not be recorded, in the
- * dictionary NAME.cause.
+ * ELF symbols), identical names made one; tasks as their names come
+ * (PROCESS notes, a writeback's dirtier), cgroups while they exist,
+ * after each batch; at the end, the tasks not named yet (from /proc),
+ * the files (by walking the mounted file systems) and what could not be
+ * recorded, in the dictionary NAME.cause. With a live view (mirror), all
+ * of it is told to the view's reader too, and a record's names are
+ * written with its cause, files' among them (by file handle), for the
+ * view tags the record when it first sees it.
  */
 #ifndef IOWATCHER_REC_CAUSES_H
 #define IOWATCHER_REC_CAUSES_H
@@ -50,8 +54,9 @@ int rec_causes_put(struct rec_causes *rc, const struct blk_io_trace *t,
 /* A PROCESS note's name for pid. */
 int rec_causes_process(struct rec_causes *rc, uint32_t pid, const char *comm,
 		       size_t len);
-/* After a batch: names the cgroups that came in it while they exist. */
-void rec_causes_pump(struct rec_causes *rc);
+/* After a batch: writes the names learnt in it (tasks, and cgroups
+ * looked for while they exist). */
+int rec_causes_pump(struct rec_causes *rc, struct iow_error *err);
 /* Names the rest and closes the files; frees rc whatever the result
  * (ok 0: an error is being reported, write no more). */
 int rec_causes_close(struct rec_causes *rc, int ok, struct iow_error *err);

@@ -8,7 +8,9 @@
 # shows the writeback's and the direct I/O's kernel stacks; --stacks user
 # names fio's innermost frame; --stacks none keeps no stacks and says so;
 # --no-causes keeps no NAME.cause* (and removes those of the recording it
-# replaces), also with ftrace; --stacks with --no-causes is a usage error.
+# replaces), also with ftrace; --stacks with --no-causes is a usage error;
+# --live=json names the file a buffered dd wrote (--by file) and credits
+# its writeback to dd (--by process) while the recording runs.
 # Needs root, BPF with the kernel's BTF, losetup, mkfs.ext4, fio.
 . "$(dirname "$0")/lib.sh"
 
@@ -171,4 +173,37 @@ check "--stacks with --no-causes: a usage error in one line ($rc)" \
 	sh -c "[ $rc = 2 ] && [ \$(grep -c '^iowatcher: ' '$TMP/both.err') = 1 ] &&
 		grep -qx 'iowatcher: --stacks keeps stacks with the causes, which --no-causes leaves out: give one of them' '$TMP/both.err' &&
 		[ ! -e '$TMP/both.blktrace.0' ]"
+
+# 6. the live view, told the causes as they are written: --by file names
+# the file dd wrote, and --by process credits its writeback to dd, in the
+# JSON lines written while the recording runs (the workload copies them
+# before it ends: after the stop, the names found then would do)
+live_run() {
+	by=$1 file=$2
+	"$IOW" -d "$DEV" -D "$TMP" -t "live-$by" --tracer bpf --live=json \
+		--interval 0.25 --by "$by" -o "$TMP/live-$by.svg" -p \
+		"dd if=/dev/zero of=$MNT/$file bs=1M count=8 status=none && sync && sleep 1.5 && cp $TMP/live-$by.jsonl $TMP/live-$by.during" \
+		> "$TMP/live-$by.jsonl" 2> "$TMP/live-$by.err"
+}
+# live_bytes FILE NAME: the bytes of the live view's rows called NAME
+live_bytes() {
+	python3 -c '
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    for row in json.loads(line)["top"]:
+        if row["name"] == sys.argv[2]:
+            n += row["bytes"]
+print(n)' "$1" "$2"
+}
+live_run file livefile
+got=$(live_bytes "$TMP/live-file.during" "$MNT/livefile" 2>&1)
+check "--live=json --by file: dd's 8 MiB under its file's name while recording ($got)" \
+	[ "$got" = 8388608 ]
+check "--live: the file named once in the dictionary" \
+	[ "$(grep -c "^file	.*	$MNT/livefile\$" "$TMP/live-file.cause")" = 1 ]
+live_run process liveproc
+got=$(live_bytes "$TMP/live-process.during" dd 2>&1)
+check "--live=json --by process: the writeback dd's while recording ($got)" \
+	[ "${got:-0}" -ge 8388608 ]
 finish

@@ -6,9 +6,11 @@
  * (this test's own binary) and a file that is none, the io controller's
  * cgroup root from mountinfo (cgroup2, v1's blkio), cgroup paths by the
  * directories' inode numbers, files' paths by walking a directory a fake
- * mountinfo mounts (not into other mounts, within a time budget); the
+ * mountinfo mounts (not into other mounts, within a time budget), or
+ * one by its file handle (as root on ext4: this test's directory's); the
  * tracing's own frames of a kernel stack; and rec_causes end to end: its
- * dictionary read back by the reader.
+ * dictionary read back by the reader, and told to a live view's reader
+ * with each record, the names of its cause with it.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -316,6 +319,65 @@ static void test_files_are_found_under_their_mounts(void)
 		free(q[i].path);
 }
 
+/* Whether file handles name this test's files: root (the handles need
+ * CAP_DAC_READ_SEARCH), its directory on ext2-4. Said once when not. */
+static int handles_here(void)
+{
+	static int said;
+	struct statfs sf;
+
+	if (geteuid() == 0 && statfs(dir, &sf) == 0 && sf.f_type == 0xEF53)
+		return 1;
+	if (!said++)
+		printf("  skipped: files by their handles: not root, or %s not on ext4\n",
+		       dir);
+	return 0;
+}
+
+static void test_a_file_is_named_by_its_handle(void)
+{
+	uint32_t dev = kdev_of(path_in("fs"));
+	struct file_handles *fh;
+	uint64_t gone;
+	char *p;
+	int fd;
+	FILE *f;
+
+	if (!handles_here())
+		return;
+	f = fopen(path_in("mi-handles"), "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	mount_line(f, 41, dev, "/", path_in("fs"), "ext4", "rw");
+	fclose(f);
+	fh = file_handles_new(path_in("mi-handles"));
+	CHECK(fh != NULL);
+	if (!fh)
+		return;
+	/* by its inode number alone, through the mount, wherever it is */
+	p = file_handles_path(fh, dev, inode_of(path_in("fs/d/deep")));
+	CHECK(p && !strcmp(p, path_in("fs/d/deep")));
+	free(p);
+	p = file_handles_path(fh, dev, inode_of(path_in("fs/top file")));
+	CHECK(p && !strcmp(p, path_in("fs/top file")));
+	free(p);
+	/* removed (held open, so the inode is still there): not named */
+	write_file(path_in("fs/gone"), "x");
+	gone = inode_of(path_in("fs/gone"));
+	fd = open(path_in("fs/gone"), O_RDONLY);
+	CHECK(fd >= 0 && unlink(path_in("fs/gone")) == 0);
+	p = file_handles_path(fh, dev, gone);
+	CHECK(p == NULL);
+	free(p);
+	if (fd >= 0)
+		close(fd);
+	/* a device not mounted, an inode number past 32 bits */
+	CHECK(file_handles_path(fh, 8 << 20 | 1, 12) == NULL);
+	CHECK(file_handles_path(fh, dev, 1ull << 40) == NULL);
+	file_handles_free(fh);
+}
+
 static void test_file_walk_stops_when_its_time_is_up(void)
 {
 	const char *top = path_in("big"), *first = path_in("big/0");
@@ -506,7 +568,7 @@ static void test_rec_causes_writes_what_the_reader_reads(void)
 	put(rc, 1, 1, &c);
 	c.kstack = -17;		/* -EEXIST: its bucket held another */
 	put(rc, 1, 2, &c);
-	rec_causes_pump(rc);
+	CHECK(rec_causes_pump(rc, &err) == 0);
 	CHECK(rec_causes_close(rc, 1, &err) == 0);
 
 	snprintf(base, sizeof(base), "%s/rec", dir);
@@ -551,6 +613,86 @@ static void test_rec_causes_writes_what_the_reader_reads(void)
 	      strstr(cause_notes(r), "1 kernel stacks not kept"));
 out:
 	cause_reader_close(r);
+}
+
+/* With a live view: each record's cause told to its reader as written,
+ * the names of the cause (its task, cgroup and file) before it, so that
+ * the view can name the I/O at once; the dictionary names each once. */
+static void test_rec_causes_tell_the_live_view_as_they_go(void)
+{
+	struct rec_causes_env env = causes_env("live", BLKREC_CAUSES,
+					       "mi-rec");
+	struct cause_reader *live = cause_reader_live();
+	uint64_t cg = inode_of(path_in("cg/a/b"));
+	uint32_t dev = kdev_of(path_in("fs"));
+	uint64_t ino = inode_of(path_in("fs/d/deep"));
+	struct iow_error err = { "" };
+	const struct cause_rec *rec;
+	struct blkrec_cause c;
+	struct rec_causes *rc;
+	char line[600], want[600];
+	int tasks = 0, files = 0, cgroups = 0;
+	FILE *f;
+
+	CHECK(live != NULL);
+	if (!live)
+		return;
+	env.mirror = live;
+	rc = rec_causes_open(&env, &err);	/* mi-rec: the test before's */
+	CHECK(rc != NULL);
+	if (!rc) {
+		cause_reader_close(live);
+		return;
+	}
+	/* a PROCESS note's name, then dd's writeback queued by it */
+	CHECK(rec_causes_process(rc, 42, "kworker/0:1", 11) == 0);
+	memset(&c, 0, sizeof(c));
+	c.pid = c.tgid = 42;
+	c.owner_pid = c.owner_tgid = 100;
+	memcpy(c.owner_comm, "dd", 3);
+	c.cgroup = cg;
+	c.ino = ino;
+	c.ino_dev = dev;
+	c.kind = BLKREC_FILE;
+	c.flags = BLKREC_WRITEBACK;
+	c.kstack = c.ustack = -1;
+	put(rc, 0, 1, &c);
+	/* told at once, no batch's end (pump) needed */
+	rec = match(live, 0, 1);
+	CHECK(rec && rec->owner_pid == 100 && rec->ino == ino);
+	CHECK(cause_task_name(live, 100) &&
+	      !strcmp(cause_task_name(live, 100), "dd"));
+	CHECK(cause_task_name(live, 42) &&
+	      !strcmp(cause_task_name(live, 42), "kworker/0:1"));
+	CHECK(cause_cgroup_path(live, cg) &&
+	      !strcmp(cause_cgroup_path(live, cg), "/a/b"));
+	if (handles_here())
+		CHECK(cause_file_path(live, dev, ino, NULL) &&
+		      !strcmp(cause_file_path(live, dev, ino, NULL),
+			      path_in("fs/d/deep")));
+	/* the same again: nothing more to name */
+	put(rc, 1, 1, &c);
+	CHECK(match(live, 1, 1) != NULL);
+	CHECK(rec_causes_pump(rc, &err) == 0);
+	CHECK(rec_causes_close(rc, 1, &err) == 0);
+	cause_reader_close(live);
+
+	f = fopen(path_in("live.cause"), "r");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	snprintf(want, sizeof(want), "file\t%u\t%llu\tfile\t%s\n", dev,
+		 (unsigned long long)ino, path_in("fs/d/deep"));
+	while (fgets(line, sizeof(line), f)) {
+		tasks += !strncmp(line, "task\t100\t", 9) ||
+			 !strncmp(line, "task\t42\t", 8);
+		files += !strcmp(line, want);
+		cgroups += !strncmp(line, "cgroup\t", 7);
+	}
+	fclose(f);
+	CHECK_EQ_INT(tasks, 2);
+	CHECK_EQ_INT(files, 1);
+	CHECK_EQ_INT(cgroups, 1);
 }
 
 static void test_rec_causes_without_stacks_says_so(void)
@@ -626,9 +768,11 @@ int main(void)
 	RUN_TEST(test_cgroup_root_is_the_io_controllers);
 	RUN_TEST(test_cgroup_ids_are_directories_inode_numbers);
 	RUN_TEST(test_files_are_found_under_their_mounts);
+	RUN_TEST(test_a_file_is_named_by_its_handle);
 	RUN_TEST(test_file_walk_stops_when_its_time_is_up);
 	RUN_TEST(test_tracing_frames_are_dropped);
 	RUN_TEST(test_rec_causes_writes_what_the_reader_reads);
+	RUN_TEST(test_rec_causes_tell_the_live_view_as_they_go);
 	RUN_TEST(test_rec_causes_without_stacks_says_so);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
