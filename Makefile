@@ -34,9 +34,10 @@ HAVE_BPF ?= $(shell $(PKG_CONFIG) --exists libbpf 2>/dev/null && \
 BPF_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 BPF_CFLAGS = -g -O2 -target bpf -mcpu=v3 -Wall \
 	$(if $(BPF_MULTIARCH),-I/usr/include/$(BPF_MULTIARCH)) -Ibpf
+# libelf (libbpf's own dependency) names the frames of user stacks.
 ifeq ($(HAVE_BPF),1)
-BPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf)
-IOW_CPPFLAGS += -DHAVE_BPF -I$(B)bpf
+BPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf)
+IOW_CPPFLAGS += -DHAVE_BPF -DHAVE_LIBELF -I$(B)bpf
 IOW_LIBS += $(BPF_LIBS)
 endif
 

@@ -327,6 +327,10 @@ static const struct cli_choice tracers[] = {
 	{ "bpf", RECORD_BPF }, { "blktrace", RECORD_BLKTRACE },
 	{ "ftrace", RECORD_FTRACE }, { "auto", RECORD_AUTO }, { NULL, 0 },
 };
+static const struct cli_choice stack_kinds[] = {
+	{ "kernel", STACKS_KERNEL }, { "user", STACKS_USER },
+	{ "none", STACKS_NONE }, { NULL, 0 },
+};
 static const struct cli_choice live_formats[] = {
 	{ "screen", LIVE_SCREEN }, { "text", LIVE_TEXT },
 	{ "json", LIVE_JSON }, { NULL, 0 },
@@ -470,6 +474,18 @@ const struct cli_option cli_options[] = {
 	  .help = { { CLI_RECORDING, "SIZE",
 		"trace buffer per CPU, as 512K, 16M or 1G\n"
 		"(default 16M)" } } },
+	{ .name = "no-causes", .type = CLI_FLAG, FIELD(no_causes),
+	  .help = { { CLI_RECORDING, NULL,
+		"keep only the trace: not who and what caused\n"
+		"each I/O (the bpf recorder keeps the task, cgroup,\n"
+		"file and stack in NAME.cause*, for --by)" } } },
+	{ .name = "stacks", .type = CLI_CHOICE, FIELD(stacks),
+	  .choices = stack_kinds,
+	  .what = "the stacks are ",
+	  .help = { { CLI_RECORDING, "kernel|user|none",
+		"the stacks kept with each I/O's cause: kernel\n"
+		"(the default), user (kernel and user; the\n"
+		"program needs frame pointers), none" } } },
 	{ .name = "live", .type = CLI_CHOICE, FIELD(live),
 	  .choices = live_formats, .bare = "screen",
 	  .what = "the format is ",
@@ -991,9 +1007,14 @@ static enum cli_result check_options(struct options *o, struct iow_error *err)
 		if (recording_defaults(o, err) != CLI_OK)
 			return CLI_USAGE;
 	} else if (o->prog_argv || o->record_dir || o->tracer ||
-		   o->record_buffer_kb) {
-		return usage(err, "%s", "-p, -D, --tracer and --buffer go with -d DEVICE (recording)");
+		   o->record_buffer_kb || o->no_causes || o->stacks) {
+		return usage(err, "%s", "-p, -D, --tracer, --buffer, --no-causes and --stacks go with -d DEVICE (recording)");
 	}
+	if (o->no_causes && o->stacks)
+		return usage(err, "%s", "--stacks keeps stacks with the causes, which --no-causes leaves out: give one of them");
+	if (o->stacks && (o->tracer == RECORD_BLKTRACE ||
+			  o->tracer == RECORD_FTRACE))
+		return usage(err, "%s", "--stacks: only the bpf recorder keeps causes and stacks (--tracer bpf or auto)");
 	if (!o->n_trace_args)
 		return usage(err, "%s", "no trace: give one with -t");
 	if (check_live_args(o, err) != CLI_OK)

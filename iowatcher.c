@@ -568,10 +568,11 @@ static void print_recorded(const struct options *o,
 
 	devices_phrase(o, devices, sizeof(devices));
 	if (res->n_files > 1)
-		snprintf(files, sizeof(files), ".blktrace.{0..%u}",
-			 res->n_files - 1);
+		snprintf(files, sizeof(files), ".blktrace.{0..%u}%s",
+			 res->n_files - 1, res->causes ? " and .cause*" : "");
 	else
-		snprintf(files, sizeof(files), ".blktrace.0");
+		snprintf(files, sizeof(files), ".blktrace.0%s",
+			 res->causes ? " and .cause*" : "");
 	if (res->buffer_kb % 1024 == 0 && res->buffer_kb)
 		snprintf(buffer, sizeof(buffer), "%zu MiB buffer per CPU, ",
 			 res->buffer_kb / 1024);
@@ -595,6 +596,18 @@ static void print_recorded(const struct options *o,
 		path, files, buffer, res->cpu_user_s + res->cpu_sys_s, lost);
 }
 
+/* What to keep of each I/O's cause (enum record_causes). */
+static unsigned record_causes_wanted(const struct options *o)
+{
+	if (o->no_causes)
+		return 0;
+	if (o->stacks == STACKS_NONE)
+		return RECORD_CAUSES;
+	if (o->stacks == STACKS_USER)
+		return RECORD_CAUSES | RECORD_KSTACKS | RECORD_USTACKS;
+	return RECORD_CAUSES | RECORD_KSTACKS;
+}
+
 /*
  * -d: trace the devices while the workload runs, then read what was
  * recorded as -t DIR/NAME. Tracing failures end the run, and so does a
@@ -611,6 +624,7 @@ static int record(struct options *o, struct record_result *res,
 		.prog_argv = o->prog_argv,
 		.tracer = (enum record_tracer)o->tracer,
 		.buffer_kb = o->record_buffer_kb,
+		.causes = record_causes_wanted(o),
 		.with_mpstat = 1,
 	};
 	char first_file[4096 + 16];

@@ -16,6 +16,10 @@ enum summary_mode { SUMMARY_NONE, SUMMARY_TEXT, SUMMARY_JSON,
 enum movie_style { MOVIE_NONE, MOVIE_SPINDLE, MOVIE_RECT };
 /* --latency-axis: log when the lines span more than two decades (auto) */
 enum latency_axis { LATENCY_AXIS_AUTO, LATENCY_AXIS_LOG, LATENCY_AXIS_LINEAR };
+/* --stacks: the stacks recorded with each I/O's cause (0: not given,
+ * kernel) */
+enum record_stacks { STACKS_DEFAULT, STACKS_KERNEL, STACKS_USER,
+		     STACKS_NONE };
 
 #define MAX_ONLY_DEVICES	64
 #define TOP_TAGS_DEFAULT	8	/* --top: tags named, the rest "other" */
@@ -63,6 +67,8 @@ struct options {
 	char **prog_argv;		/* -p: the workload */
 	int tracer;			/* --tracer: enum record_tracer */
 	size_t record_buffer_kb;	/* --buffer, per CPU; 0: default */
+	int no_causes;			/* --no-causes */
+	int stacks;			/* --stacks: enum record_stacks */
 	int live;			/* --live: enum live_mode */
 	double live_interval_s;		/* --interval, default 1 */
 	/* fio bandwidth logs, -F */

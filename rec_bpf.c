@@ -7,7 +7,10 @@
  * CPU's batch by time (a nested interrupt's record can come before the
  * one it interrupted) and write the per-CPU files through rec_out.
  * Events the kernel could not reserve room for arrive as loss records
- * and become loss notes; those still counted at the stop too.
+ * and become loss notes; those still counted at the stop too. With
+ * causes, each QUEUE record comes with its cause in one sample, and the
+ * cause goes to rec_causes (NAME.cause.N) right after the record goes
+ * to its file.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -59,6 +62,7 @@ static int bpf_stop(void *state, struct recorder_stats *st,
 #include "blkrec.skel.h"
 #include "bytebuf.h"
 #include "lossnote.h"
+#include "rec_causes.h"
 #include "rec_out.h"
 #include "recsort.h"
 
@@ -66,6 +70,17 @@ static int bpf_stop(void *state, struct recorder_stats *st,
 #define PID_MAX_PATH	"/proc/sys/kernel/pid_max"
 #define PID_MAX_LIMIT	(1u << 22)
 #define RING_MIN_KB	64
+/* Stacks kept (each BLKREC_STACK_DEPTH frames, 512 bytes): a stack the
+ * map's hash puts on a taken bucket is lost, noted in the dictionary. */
+#define KSTACK_ENTRIES	16384
+#define USTACK_ENTRIES	16384
+/* The longest the walk for the files' paths takes at the stop. */
+#define FILE_WALK_MS	5000
+
+_Static_assert(RECORD_CAUSES == BLKREC_CAUSES &&
+	       RECORD_KSTACKS == BLKREC_KSTACKS &&
+	       RECORD_USTACKS == BLKREC_USTACKS,
+	       "record.h's causes are the programs'");
 
 struct cpu_batch {
 	struct bytebuf recs;		/* as they came off the ring */
@@ -81,6 +96,8 @@ struct bpf_rec {
 	unsigned n_cpus;		/* possible CPUs */
 	size_t ring_bytes;
 	struct rec_out *out;
+	struct rec_causes *causes;	/* or NULL: none kept */
+	unsigned cause_opts;		/* BLKREC_CAUSES, ... */
 	struct cpu_batch *batches;	/* per CPU */
 	uint32_t devices[BLKREC_MAX_DEVS];
 	size_t n_devices;
@@ -283,6 +300,21 @@ static size_t ring_size(size_t kb)
 	return bytes < page ? page : bytes;
 }
 
+/* The programs that find causes run only when causes are kept. */
+static void set_cause_programs(struct bpf_rec *b)
+{
+	struct bpf_program *cause_progs[] = {
+		b->skel->progs.dirty_folio, b->skel->progs.dio_begin,
+		b->skel->progs.dio_queued, b->skel->progs.dio_complete,
+	};
+	size_t i;
+
+	if (b->cause_opts & BLKREC_CAUSES)
+		return;
+	for (i = 0; i < sizeof(cause_progs) / sizeof(cause_progs[0]); i++)
+		bpf_program__set_autoload(cause_progs[i], false);
+}
+
 static int open_skeleton(struct bpf_rec *b, struct iow_error *err)
 {
 	int rc;
@@ -293,12 +325,20 @@ static int open_skeleton(struct bpf_rec *b, struct iow_error *err)
 	if (set_devices(b, err) || skip_missing_tracepoints(b, err))
 		return -1;
 	*(__u64 *)&b->skel->rodata->wake_bytes = b->ring_bytes / 4;
+	*(__u32 *)&b->skel->rodata->cause_opts = b->cause_opts;
+	set_cause_programs(b);
 	/* the rings' template keeps its size: a ring buffer put in the
 	 * array may be of any */
 	rc = bpf_map__set_max_entries(b->skel->maps.rings, b->n_cpus);
 	if (!rc)
 		rc = bpf_map__set_max_entries(b->skel->maps.pids_seen,
 					      pid_words());
+	if (!rc && (b->cause_opts & BLKREC_KSTACKS))
+		rc = bpf_map__set_max_entries(b->skel->maps.kstacks,
+					      KSTACK_ENTRIES);
+	if (!rc && (b->cause_opts & BLKREC_USTACKS))
+		rc = bpf_map__set_max_entries(b->skel->maps.ustacks,
+					      USTACK_ENTRIES);
 	if (rc)
 		return fail_libbpf(err, "cannot size the BPF maps", rc);
 	rc = blkrec__load(b->skel);
@@ -344,6 +384,39 @@ static int create_rings(struct bpf_rec *b, struct iow_error *err)
 	return 0;
 }
 
+/* A stack of the programs' maps, for rec_causes. */
+static int read_stack(void *ctx, int user, int32_t id, uint64_t *ips,
+		      size_t max)
+{
+	struct bpf_rec *b = ctx;
+	__u64 frames[BLKREC_STACK_DEPTH] = { 0 };
+	struct bpf_map *map = user ? b->skel->maps.ustacks
+				   : b->skel->maps.kstacks;
+	size_t n;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(map), &id, frames))
+		return -1;
+	for (n = 0; n < BLKREC_STACK_DEPTH && n < max && frames[n]; n++)
+		ips[n] = frames[n];
+	return (int)n;
+}
+
+static int open_causes(struct bpf_rec *b, struct iow_error *err)
+{
+	struct rec_causes_env env = {
+		.dir = b->env.dir,
+		.name = b->env.name,
+		.what = b->cause_opts,
+		.read_stack = read_stack,
+		.stack_ctx = b,
+		.file_walk_ms = FILE_WALK_MS,
+		.mirror = b->env.tap ? b->env.tap->causes : NULL,
+	};
+
+	b->causes = rec_causes_open(&env, err);
+	return b->causes ? 0 : -1;
+}
+
 static int open_output(struct bpf_rec *b, struct iow_error *err)
 {
 	struct timespec mono, wall;
@@ -365,6 +438,8 @@ static int open_output(struct bpf_rec *b, struct iow_error *err)
 		return iow_fail(err, "out of memory");
 	if (b->env.tap)
 		rec_out_set_tap(b->out, b->env.tap->record, b->env.tap->ctx);
+	if ((b->cause_opts & BLKREC_CAUSES) && open_causes(b, err))
+		return -1;
 	/* the wall clock at a time of the trace's clock (bpf_ktime_get_ns
 	 * is CLOCK_MONOTONIC, as blktrace's) */
 	clock_gettime(CLOCK_MONOTONIC, &mono);
@@ -393,6 +468,7 @@ static void release(struct bpf_rec *b)
 	}
 	if (b->out)
 		rec_out_close(b->out, NULL);
+	rec_causes_close(b->causes, 0, NULL);
 	free(b->batches);
 	free(b->ring_fds);
 	free(b->cpu_vals);
@@ -422,6 +498,9 @@ static void *bpf_start(const struct recorder_env *env, struct iow_error *err)
 		return NULL;
 	}
 	b->env = *env;
+	b->cause_opts = env->causes;
+	if (!(b->cause_opts & BLKREC_CAUSES))
+		b->cause_opts = 0;
 	b->n_cpus = (unsigned)n_cpus;
 	b->ring_bytes = ring_size(env->buffer_kb);
 	libbpf_last_line[0] = '\0';
@@ -446,19 +525,26 @@ static void *bpf_start(const struct recorder_env *env, struct iow_error *err)
 
 /* ---- reading the rings ---- */
 
+/* A sample's bytes: the record, its payload, its cause if it has one. */
+static size_t sample_size(const struct blk_io_trace *t)
+{
+	return sizeof(*t) + t->pdu_len +
+	       (t->magic == BLKREC_CAUSE_MAGIC ? sizeof(struct blkrec_cause)
+					       : 0);
+}
+
 /* Each record off a ring goes to its CPU's batch. */
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct bpf_rec *b = ctx;
 	const struct blk_io_trace *t = data;
 
-	if (size < sizeof(*t) || size < sizeof(*t) + t->pdu_len ||
+	if (size < sizeof(*t) || size < sample_size(t) ||
 	    t->cpu >= b->n_cpus) {
 		b->malformed++;
 		return 0;
 	}
-	if (bytebuf_append(&b->batches[t->cpu].recs, data,
-			   sizeof(*t) + t->pdu_len)) {
+	if (bytebuf_append(&b->batches[t->cpu].recs, data, sample_size(t))) {
 		b->cb_failed = 1;
 		return -ENOMEM;	/* stops the reading: said by the pump */
 	}
@@ -473,7 +559,7 @@ static int sort_batch(struct cpu_batch *c, size_t *n, struct iow_error *err)
 
 	*n = 0;
 	for (pos = 0; pos + sizeof(t) <= c->recs.len;
-	     pos += sizeof(t) + t.pdu_len) {
+	     pos += sample_size(&t)) {
 		memcpy(&t, c->recs.data + pos, sizeof(t));
 		if (*n == c->cap_order) {
 			size_t cap = c->cap_order ? 2 * c->cap_order : 4096;
@@ -491,11 +577,36 @@ static int sort_batch(struct cpu_batch *c, size_t *n, struct iow_error *err)
 	return 0;
 }
 
+/* A QUEUE record and then its cause: rec_out numbers the record, the
+ * cause takes its number. The live view is handed the record after its
+ * cause: it may analyse the record at once (an older CPU's, merged as
+ * it comes), and matches it to the causes it has been told. */
+static int write_queue_cause(struct bpf_rec *b, struct blk_io_trace *t,
+			     struct iow_error *err)
+{
+	struct blkrec_cause c;
+
+	memcpy(&c, t + 1, sizeof(c));
+	t->magic = BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7;
+	if (rec_out_write(b->out, t, NULL, err) ||
+	    (b->causes && rec_causes_put(b->causes, t, &c, err)))
+		return -1;
+	rec_out_tell(b->out, t, NULL);
+	return 0;
+}
+
 static int write_record(struct bpf_rec *b, unsigned cpu,
 			struct blk_io_trace *t, struct iow_error *err)
 {
 	struct lossnote n;
 
+	if (t->magic == BLKREC_CAUSE_MAGIC)
+		return write_queue_cause(b, t, err);
+	if (b->causes && blk_is_note(t->action) &&
+	    blk_action_code(t->action) == BLK_TN_PROCESS &&
+	    rec_causes_process(b->causes, t->pid, (const char *)(t + 1),
+			       strnlen((const char *)(t + 1), t->pdu_len)))
+		return iow_fail(err, "out of memory");
 	if (t->magic != BLKREC_LOSS_MAGIC)
 		return rec_out_put(b->out, t, t + 1, err);
 	n.count = t->sector;
@@ -526,7 +637,7 @@ static int write_batches(struct bpf_rec *b, struct iow_error *err)
 				return -1;
 		c->recs.len = 0;
 	}
-	return 0;
+	return b->causes ? rec_causes_pump(b->causes, err) : 0;
 }
 
 /* Everything on the rings now, written. */
@@ -712,6 +823,11 @@ static int bpf_stop(void *state, struct recorder_stats *st,
 	if (rec_out_close(b->out, rc ? NULL : err))
 		rc = -1;
 	b->out = NULL;
+	/* the files' and cgroups' names while they are there to find */
+	if (rec_causes_close(b->causes, !rc, rc ? NULL : err))
+		rc = -1;
+	b->causes = NULL;
+	st->causes = rc ? 0 : b->cause_opts;
 	release(b);
 	return rc;
 }

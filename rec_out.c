@@ -121,8 +121,8 @@ static uint32_t next_sequence(struct cpu_file *f, uint32_t device)
 	return 1;
 }
 
-int rec_out_put(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
-		struct iow_error *err)
+int rec_out_write(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
+		  struct iow_error *err)
 {
 	size_t size = sizeof(*t) + t->pdu_len;
 	struct cpu_file *f = cpu_file(o, t->cpu, err);
@@ -144,8 +144,22 @@ int rec_out_put(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
 	f->len += size;
 	if (t->time > f->last_time)
 		f->last_time = t->time;
+	return 0;
+}
+
+void rec_out_tell(struct rec_out *o, const struct blk_io_trace *t,
+		  const void *pdu)
+{
 	if (o->tap)
 		o->tap(o->tap_ctx, t, pdu);
+}
+
+int rec_out_put(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
+		struct iow_error *err)
+{
+	if (rec_out_write(o, t, pdu, err))
+		return -1;
+	rec_out_tell(o, t, pdu);
 	return 0;
 }
 

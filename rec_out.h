@@ -29,6 +29,13 @@ void rec_out_set_tap(struct rec_out *o, rec_out_tap_fn tap, void *ctx);
  * record's sequence is set here. */
 int rec_out_put(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
 		struct iow_error *err);
+/* rec_out_put in two: t written (and numbered), then handed to the tap,
+ * for a recorder that has more to tell first (what the tap will want
+ * with t: the BPF recorder's cause of a QUEUE record). */
+int rec_out_write(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
+		  struct iow_error *err);
+void rec_out_tell(struct rec_out *o, const struct blk_io_trace *t,
+		  const void *pdu);
 /* n as a note for each device, in n->cpu's file; counted in
  * rec_out_stats' loss figures once (not per device). */
 int rec_out_loss(struct rec_out *o, const struct lossnote *n,

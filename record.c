@@ -176,6 +176,7 @@ static int start_tracer(struct record_session *s, struct iow_error *err)
 		.name = s->name,
 		.buffer_kb = s->o->buffer_kb ? s->o->buffer_kb :
 					       record_default_buffer_kb(),
+		.causes = s->o->causes,
 		.tap = s->o->tap,
 		.stopping = &record_stop_signal,
 	};
@@ -216,6 +217,7 @@ static int stop_tracer(struct record_session *s, struct iow_error *err)
 	s->res->bytes_skipped = st.bytes_skipped;
 	s->res->buffer_kb = st.buffer_kb;
 	s->res->n_files = st.n_files;
+	s->res->causes = st.causes;
 	return rc;
 }
 
@@ -252,17 +254,39 @@ static void signals_release(struct record_session *s)
 	s->signals_caught = 0;
 }
 
+/* Whether file is one of a recording's: NAME.blktrace.N, NAME.cause.N
+ * or NAME.cause. */
+static int recording_file(const char *file, const char *name)
+{
+	static const char *const kinds[] = { ".blktrace.", ".cause." };
+	size_t len = strlen(name), i;
+	const char *rest;
+
+	if (strncmp(file, name, len))
+		return 0;
+	rest = file + len;
+	if (!strcmp(rest, ".cause"))
+		return 1;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		size_t k = strlen(kinds[i]);
+
+		if (!strncmp(rest, kinds[i], k) && rest[k] &&
+		    !rest[k + strspn(rest + k, "0123456789")])
+			return 1;
+	}
+	return 0;
+}
+
 /*
- * A recording replaces NAME's per-CPU files: one left from a machine with
- * more CPUs would otherwise be read with the new ones. Done only once the
- * devices are known to be traceable.
+ * A recording replaces NAME's per-CPU files and the causes beside them:
+ * one left from a machine with more CPUs, or causes from a recorder
+ * that kept them, would otherwise be read with the new ones. Done only
+ * once the devices are known to be traceable.
  */
 static int prepare_output(const char *dir, const char *name,
 			  struct iow_error *err)
 {
-	char prefix[512], path[4096];
-	size_t len = (size_t)snprintf(prefix, sizeof(prefix), "%s.blktrace.",
-				      name);
+	char path[4096];
 	struct dirent *de;
 	DIR *d;
 
@@ -273,10 +297,7 @@ static int prepare_output(const char *dir, const char *name,
 	if (!d)
 		return iow_fail(err, "cannot read %s: %s", dir, strerror(errno));
 	while ((de = readdir(d))) {
-		const char *cpu = de->d_name + len;
-
-		if (strncmp(de->d_name, prefix, len) || !*cpu ||
-		    cpu[strspn(cpu, "0123456789")])
+		if (!recording_file(de->d_name, name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		if (unlink(path) && errno != ENOENT) {

@@ -18,6 +18,17 @@
 
 enum record_tracer { RECORD_AUTO, RECORD_BLKTRACE, RECORD_FTRACE, RECORD_BPF };
 
+/*
+ * What a recorder that can see it keeps of each I/O's cause, beside the
+ * trace (causefile.h; the BPF recorder only): the task, cgroup and file,
+ * the kernel stack, the user stack.
+ */
+enum record_causes {
+	RECORD_CAUSES = 1u << 0,
+	RECORD_KSTACKS = 1u << 1,
+	RECORD_USTACKS = 1u << 2,
+};
+
 /* How far a recording has got, for a watcher's tick. */
 struct record_progress {
 	enum record_tracer tracer;	/* the one in use */
@@ -55,6 +66,7 @@ struct record_opts {
 	unsigned auto_skips;		/* 1 << tracer: auto tries not these */
 	int with_mpstat;		/* also write DIR/NAME.mpstat */
 	size_t buffer_kb;		/* trace buffer per CPU; 0: default */
+	unsigned causes;		/* enum record_causes; 0: none */
 	const struct record_tap *tap;	/* or NULL */
 	/* the workload's stdout and stderr go to this file (its stdin is
 	 * /dev/null); NULL: they are ours */
@@ -72,6 +84,8 @@ struct record_result {
 	uint64_t bytes_skipped;		/* input that was no record */
 	size_t buffer_kb;		/* per CPU, as used; 0: not known */
 	unsigned n_files;		/* NAME.blktrace.0 to n_files - 1 */
+	unsigned causes;		/* what was kept beside (enum
+					 * record_causes), 0: none */
 	double cpu_user_s, cpu_sys_s;	/* the recorder's own, not the
 					 * workload's */
 	int mpstat_missing;		/* no mpstat on PATH: no NAME.mpstat */

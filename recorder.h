@@ -23,6 +23,7 @@ struct recorder_env {
 	size_t n_devs;
 	const char *dir, *name;		/* DIR/NAME.blktrace.<cpu> */
 	size_t buffer_kb;		/* per CPU; 0: the recorder's own */
+	unsigned causes;		/* enum record_causes, to keep */
 	const struct record_tap *tap;	/* or NULL */
 	/* set once a stop signal came (children see it too) */
 	const volatile sig_atomic_t *stopping;
@@ -37,6 +38,7 @@ struct recorder_stats {
 	uint64_t bytes_skipped;	/* input that was no record */
 	size_t buffer_kb;	/* per CPU, as used (0: not known) */
 	unsigned n_files;	/* NAME.blktrace.0 to n_files - 1 */
+	unsigned causes;	/* what it kept beside (record_causes) */
 };
 
 struct record_ops {

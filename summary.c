@@ -582,8 +582,13 @@ void summary_print_stacks(FILE *out, const struct trace_result *traces,
 
 		fprintf(out, "%s: bytes per device, kernel stack and process, most first\n",
 			r->label);
-		if (!r->causes || causesum_stacks(&r->analysis, r->causes, &s,
-						  &ns) < 0)
+		if (!r->causes)
+			continue;
+		/* what the recorder could not keep (stacks not recorded) */
+		if (cause_table_notes(r->causes))
+			fprintf(out, " note: %s\n",
+				cause_table_notes(r->causes));
+		if (causesum_stacks(&r->analysis, r->causes, &s, &ns) < 0)
 			continue;
 		for (;;) {
 			uint64_t next = UINT64_MAX;

@@ -32,14 +32,82 @@ struct request_queue {
 	struct gendisk *disk;
 } CORE;
 
+struct address_space;
+
 struct block_device {
 	__u32 bd_dev;
 	struct gendisk *bd_disk;
+	struct address_space *bd_mapping;
+	void *bd_holder;
+} CORE;
+
+struct super_block {
+	__u32 s_dev;
+	struct block_device *s_bdev;
+} CORE;
+
+struct inode {
+	unsigned short i_mode;
+	struct super_block *i_sb;
+	unsigned long i_ino;
+} CORE;
+
+struct address_space {
+	struct inode *host;
+} CORE;
+
+/* struct page's flags are its first word in every kernel (a struct of
+ * one word since 6.18): read as such, not relocated. */
+struct page {
+	unsigned long compound_head;	/* bit 0: a tail page, the rest the
+					 * head's address */
+	struct address_space *mapping;
+} CORE;
+
+struct bio_vec {
+	struct page *bv_page;
+} CORE;
+
+struct kernfs_node {
+	__u64 id;
+} CORE;
+
+struct cgroup {
+	struct kernfs_node *kn;
+} CORE;
+
+struct cgroup_subsys_state {
+	struct cgroup *cgroup;
+} CORE;
+
+struct blkcg {
+	struct cgroup_subsys_state css;
+} CORE;
+
+struct blkcg_gq {
+	struct blkcg *blkcg;
+} CORE;
+
+struct css_set {
+	struct cgroup_subsys_state *subsys[16];
+} CORE;
+
+struct task_struct {
+	struct css_set *cgroups;
+} CORE;
+
+struct file {
+	struct inode *f_inode;
+} CORE;
+
+struct kiocb {
+	struct file *ki_filp;
 } CORE;
 
 struct bvec_iter {
 	__u64 bi_sector;
 	unsigned int bi_size;
+	unsigned int bi_idx;
 } CORE;
 
 struct bio {
@@ -47,6 +115,9 @@ struct bio {
 	__u32 bi_opf;
 	__u8 bi_status;
 	struct bvec_iter bi_iter;
+	struct blkcg_gq *bi_blkg;
+	unsigned short bi_vcnt;
+	struct bio_vec *bi_io_vec;
 } CORE;
 
 struct request {
@@ -57,6 +128,15 @@ struct request {
 } CORE;
 
 /* Their values differ between kernels: relocated at load. */
+enum pageflags {
+	PG_swapcache = 10,
+	PG_swapbacked = 17,
+};
+
+enum cgroup_subsys_id {
+	io_cgrp_id = 3,
+};
+
 enum req_flag_bits {
 	__REQ_SYNC = 11,
 	__REQ_META = 12,
@@ -142,6 +222,7 @@ struct remap_pdu {
 const volatile struct blkrec_dev devs[BLKREC_MAX_DEVS];
 const volatile __u32 n_devs;
 const volatile __u64 wake_bytes;
+const volatile __u32 cause_opts;	/* BLKREC_CAUSES, ... */
 
 struct ring_template {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -170,6 +251,30 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } pids_seen SEC(".maps");
+
+/* Stacks by id (the user side sizes them; one entry when not kept). */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, BLKREC_STACK_DEPTH * sizeof(__u64));
+} kstacks SEC(".maps"), ustacks SEC(".maps");
+
+/* Who last dirtied an inode's pages, for its writeback's cause. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);
+	__type(value, struct blkrec_dirtier);
+} dirtiers SEC(".maps");
+
+/* The file of a task's direct I/O, by thread id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct blkrec_dio);
+} dios SEC(".maps");
 
 static __always_inline __u32 disk_devt(struct gendisk *disk)
 {
@@ -541,10 +646,293 @@ int bio_frontmerge(__u64 *ctx)
 	return 0;
 }
 
+/* ---- the cause of a queued bio ---- */
+
+#define S_IFMT		0170000
+#define S_IFBLK		0060000
+#define MAPPING_FLAGS	3ul	/* anon, KSM, movable: no file's */
+
+struct queue_cause {
+	struct trace t;
+	struct blkrec_cause c;
+};
+
+/* The cgroup whose bio this is: its blkcg's, else the task's in the io
+ * controller's hierarchy (the same one, be it cgroup2 or v1's blkio). */
+static __always_inline __u64 bio_cgroup(struct bio *bio)
+{
+	int io = bpf_core_enum_value(enum cgroup_subsys_id, io_cgrp_id);
+	struct blkcg_gq *blkg = bio->bi_blkg;
+	struct task_struct *task;
+	struct cgroup_subsys_state *css;
+
+	if (blkg)
+		return blkg->blkcg->css.cgroup->kn->id;
+	task = (struct task_struct *)bpf_get_current_task();
+	if (io < 0 || io >= 16)
+		return 0;
+	css = BPF_CORE_READ(task, cgroups, subsys[io]);
+	return css ? BPF_CORE_READ(css, cgroup, kn, id) : 0;
+}
+
+static __always_inline int is_jbd2(void)
+{
+	char comm[8];
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	return comm[0] == 'j' && comm[1] == 'b' && comm[2] == 'd' &&
+	       comm[3] == '2' && comm[4] == '/';
+}
+
+/* inode may be an untyped pointer (read from a page): read with
+ * BPF_CORE_READ. */
+static __always_inline void set_inode(struct blkrec_cause *c,
+				      struct inode *inode)
+{
+	c->ino = BPF_CORE_READ(inode, i_ino);
+	c->ino_dev = BPF_CORE_READ(inode, i_sb, s_dev);
+}
+
+/* A page of a file's page cache: the file, and whoever dirtied it when
+ * it is written back. */
+static __always_inline void file_page(struct blkrec_cause *c,
+				      struct inode *host, __u32 opf)
+{
+	__u64 key = (__u64)host;
+	struct blkrec_dirtier *d;
+
+	c->kind = BLKREC_FILE;
+	set_inode(c, host);
+	if (!(opf & 1))
+		return;
+	c->flags |= BLKREC_WRITEBACK;
+	d = bpf_map_lookup_elem(&dirtiers, &key);
+	if (!d)
+		return;
+	c->owner_pid = d->pid;
+	c->owner_tgid = d->tgid;
+	__builtin_memcpy(c->owner_comm, d->comm, sizeof(c->owner_comm));
+}
+
+/* A page with no file's mapping: swap, a direct I/O's user memory (the
+ * file of the call, else the device itself), jbd2's own buffers. */
+static __always_inline void unmapped_page(struct blkrec_cause *c,
+					  struct bio *bio, struct page *head,
+					  unsigned long mapping)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	unsigned long flags = 0;
+	struct address_space *bdev_mapping;
+	struct blkrec_dio *dio;
+
+	bpf_probe_read_kernel(&flags, sizeof(flags), head);
+	if ((flags >> bpf_core_enum_value(enum pageflags, PG_swapcache) & 1) &&
+	    (flags >> bpf_core_enum_value(enum pageflags, PG_swapbacked) & 1)) {
+		c->kind = BLKREC_SWAP;
+		return;
+	}
+	dio = bpf_map_lookup_elem(&dios, &tid);
+	if (dio) {
+		c->kind = BLKREC_FILE;
+		c->flags |= BLKREC_DIRECT;
+		c->ino = dio->ino;
+		c->ino_dev = dio->dev;
+		return;
+	}
+	if (is_jbd2()) {
+		c->kind = BLKREC_JOURNAL;
+		return;
+	}
+	if (!(mapping & 1))
+		return;
+	/* user memory, no file system's call: the device opened raw */
+	c->kind = BLKREC_DEVICE;
+	c->flags |= BLKREC_DIRECT;
+	bdev_mapping = bio->bi_bdev->bd_mapping;
+	if (bdev_mapping)
+		set_inode(c, bdev_mapping->host);
+}
+
+/* The first page's folio (its head page). The vector is indexed at run
+ * time, so what is read from it is read with BPF_CORE_READ. */
+static __always_inline struct page *first_page(struct bio *bio)
+{
+	struct bio_vec *vec = BPF_CORE_READ(bio, bi_io_vec);
+	unsigned int idx = bio->bi_iter.bi_idx;
+	struct page *page = NULL;
+	unsigned long head;
+
+	if (!vec || !bio->bi_vcnt || !bio->bi_iter.bi_size)
+		return NULL;	/* a flush, a discard */
+	bpf_probe_read_kernel(&page, sizeof(page),
+			      (char *)vec + idx * bpf_core_type_size(struct bio_vec) +
+			      bpf_core_field_offset(struct bio_vec, bv_page));
+	if (!page)
+		return NULL;
+	head = BPF_CORE_READ(page, compound_head);
+	return head & 1 ? (struct page *)(head - 1) : page;
+}
+
+static __always_inline void page_cause(struct blkrec_cause *c,
+				       struct bio *bio)
+{
+	struct page *head = first_page(bio);
+	unsigned long mapping;
+	struct inode *host;
+
+	if (!head)
+		return;
+	mapping = (unsigned long)BPF_CORE_READ(head, mapping);
+	if (!mapping || (mapping & MAPPING_FLAGS)) {
+		unmapped_page(c, bio, head, mapping);
+		return;
+	}
+	host = BPF_CORE_READ((struct address_space *)mapping, host);
+	if (!host)
+		return;
+	if ((BPF_CORE_READ(host, i_mode) & S_IFMT) != S_IFBLK) {
+		file_page(c, host, bio->bi_opf);
+		return;
+	}
+	/* the block device's own cache: a file system's metadata, or the
+	 * device written through its page cache when nothing holds it */
+	if (is_jbd2()) {
+		c->kind = BLKREC_JOURNAL;
+	} else if (bio->bi_bdev->bd_holder) {
+		c->kind = BLKREC_METADATA;
+	} else {
+		c->kind = BLKREC_DEVICE;
+		set_inode(c, host);
+	}
+}
+
+static __always_inline void fill_cause(void *ctx, struct blkrec_cause *c,
+				       struct bio *bio)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	__builtin_memset(c, 0, sizeof(*c));
+	c->pid = (__u32)id;
+	c->tgid = id >> 32;
+	c->kstack = c->ustack = -1;
+	c->cgroup = bio_cgroup(bio);
+	page_cause(c, bio);
+	if (cause_opts & BLKREC_KSTACKS)
+		c->kstack = bpf_get_stackid(ctx, &kstacks, 0);
+	if (cause_opts & BLKREC_USTACKS)
+		c->ustack = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
+}
+
+/* A QUEUE record and its cause, in one sample. */
+static __always_inline void trace_queue_cause(void *ctx, struct bio *bio)
+{
+	__u64 sector = bio->bi_iter.bi_sector;
+	struct queue_cause *r;
+	struct emit_ctx e;
+	__u32 dev;
+
+	if (find_dev(disk_devt(bio->bi_bdev->bd_disk), sector, &dev))
+		return;
+	if (prologue(&e, dev))
+		return;
+	r = bpf_ringbuf_reserve(e.ring, sizeof(*r), 0);
+	if (!r) {
+		count_loss(e.st);
+		return;
+	}
+	fill(&e, &r->t, BLKREC_CAUSE_MAGIC, dev, sector,
+	     bio->bi_iter.bi_size, TA_QUEUE | categories(bio->bi_opf), 0, 0);
+	fill_cause(ctx, &r->c, bio);
+	bpf_ringbuf_submit(r, wake_flag(&e));
+}
+
 SEC("tp_btf/block_bio_queue")
 int bio_queue(__u64 *ctx)
 {
-	trace_bio((void *)ctx[0], TA_QUEUE);
+	if (cause_opts & BLKREC_CAUSES)
+		trace_queue_cause(ctx, (void *)ctx[0]);
+	else
+		trace_bio((void *)ctx[0], TA_QUEUE);
+	return 0;
+}
+
+/* ---- who dirtied a file, which file a direct I/O is on ---- */
+
+/* Only the traced devices' files are kept. */
+static __always_inline int traced_sb(struct super_block *sb)
+{
+	struct block_device *bdev = sb->s_bdev;
+	__u32 disk, i;
+
+	if (!bdev)
+		return 0;
+	disk = disk_devt(bdev->bd_disk);
+	for (i = 0; i < BLKREC_MAX_DEVS; i++) {
+		if (i >= n_devs)
+			return 0;
+		if (devs[i].disk == disk)
+			return 1;
+	}
+	return 0;
+}
+
+SEC("tp_btf/writeback_dirty_folio")
+int dirty_folio(__u64 *ctx)
+{
+	struct address_space *mapping = (void *)ctx[1];
+	__u64 id = bpf_get_current_pid_tgid(), key;
+	struct blkrec_dirtier d, *old;
+	struct inode *host;
+
+	if (!mapping || !(host = mapping->host) || !traced_sb(host->i_sb))
+		return 0;
+	key = (__u64)host;
+	old = bpf_map_lookup_elem(&dirtiers, &key);
+	if (old && old->pid == (__u32)id)
+		return 0;	/* the usual case: costs a lookup only */
+	d.pid = (__u32)id;
+	d.tgid = id >> 32;
+	bpf_get_current_comm(d.comm, sizeof(d.comm));
+	bpf_map_update_elem(&dirtiers, &key, &d, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/iomap_dio_rw_begin")
+int dio_begin(__u64 *ctx)
+{
+	struct kiocb *iocb = (void *)ctx[0];
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct inode *inode = iocb->ki_filp->f_inode;
+	struct blkrec_dio d = { .iocb = (__u64)iocb };
+
+	if (!inode || !traced_sb(inode->i_sb))
+		return 0;
+	d.ino = inode->i_ino;
+	d.dev = inode->i_sb->s_dev;
+	bpf_map_update_elem(&dios, &tid, &d, BPF_ANY);
+	return 0;
+}
+
+/* An asynchronous call has queued its bios. */
+SEC("tp_btf/iomap_dio_rw_queued")
+int dio_queued(__u64 *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	bpf_map_delete_elem(&dios, &tid);
+	return 0;
+}
+
+/* A call is done (this may run in another task, at an asynchronous
+ * call's completion: only the call's own entry goes). */
+SEC("tp_btf/iomap_dio_complete")
+int dio_complete(__u64 *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct blkrec_dio *d = bpf_map_lookup_elem(&dios, &tid);
+
+	if (d && d->iocb == ctx[0])
+		bpf_map_delete_elem(&dios, &tid);
 	return 0;
 }
 

@@ -8,6 +8,9 @@
  * with BLKREC_LOSS_MAGIC, a loss record: sector = events lost on that CPU
  * since the last record before them, time = the first record reserved
  * after them, an 8-byte payload = that last record's time (0: none).
+ * With BLKREC_CAUSE_MAGIC, a QUEUE record (no payload) followed by its
+ * cause, struct blkrec_cause: one sample, so that the cause stays with
+ * its record through the user side's sort.
  */
 #ifndef IOWATCHER_BPF_BLKREC_H
 #define IOWATCHER_BPF_BLKREC_H
@@ -16,7 +19,60 @@
 
 #define BLKREC_MAX_DEVS		16
 #define BLKREC_LOSS_MAGIC	0x4c4f5353u	/* "LOSS" */
+#define BLKREC_CAUSE_MAGIC	0x43415553u	/* "CAUS" */
 #define BLKREC_COMM_LEN		16
+
+/* What the programs record beside the trace (cause_opts, set before
+ * the load). */
+#define BLKREC_CAUSES		(1u << 0)	/* task, cgroup, file */
+#define BLKREC_KSTACKS		(1u << 1)	/* and the kernel stack */
+#define BLKREC_USTACKS		(1u << 2)	/* and the user stack */
+
+/* What a bio's first page is. */
+enum blkrec_kind {
+	BLKREC_NONE,		/* no page or no owner (kernel buffers) */
+	BLKREC_FILE,		/* a file's page cache, or its direct I/O */
+	BLKREC_METADATA,	/* the block device's own page cache */
+	BLKREC_JOURNAL,		/* ... written by jbd2, or jbd2's buffers */
+	BLKREC_SWAP,		/* swap cache */
+	BLKREC_DEVICE,		/* the device itself, no file system on it */
+};
+
+/* A bio's flags, as causefile.h's enum cause_flag (rec_causes.c
+ * checks they agree). */
+#define BLKREC_WRITEBACK	(1u << 0)
+#define BLKREC_DIRECT		(1u << 1)
+
+/* Who and what queued a bio (after a BLKREC_CAUSE_MAGIC record). */
+struct blkrec_cause {
+	__u32 pid, tgid;		/* the task queuing it */
+	__u32 owner_pid, owner_tgid;	/* who dirtied a writeback's pages */
+	__u64 cgroup;			/* the bio's blkcg, as its kn->id */
+	__u64 ino;			/* the inode of the first page */
+	__u32 ino_dev;			/* its super block's s_dev */
+	__s32 kstack, ustack;		/* stack map ids, < 0: none */
+	__u8 kind;			/* enum blkrec_kind */
+	__u8 flags;			/* BLKREC_WRITEBACK, BLKREC_DIRECT */
+	__u8 pad[2];
+	char owner_comm[BLKREC_COMM_LEN];
+};
+
+/* The process that last dirtied an inode's pages (by inode address). */
+struct blkrec_dirtier {
+	__u32 pid, tgid;
+	char comm[BLKREC_COMM_LEN];
+};
+
+/* The file a task's direct I/O is on, between its begin and its bios'
+ * submission. */
+struct blkrec_dio {
+	__u64 iocb;			/* the call it belongs to */
+	__u64 ino;
+	__u32 dev;
+	__u32 pad;
+};
+
+#define BLKREC_STACK_DEPTH	64	/* frames kept per stack */
 
 /* A traced device: events of disk (MAJ << 20 | MIN of the whole disk)
  * at sectors start_lba..end_lba are written as device dev. */

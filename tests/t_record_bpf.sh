@@ -44,7 +44,7 @@ fi
 BEFORE=$(tracing_state)
 
 # our programs, as bpftool lists them (none when bpftool is missing)
-PROGS="rq_insert|rq_issue|rq_merge|rq_requeue|rq_complete|bio_complete|bio_backmerge|bio_frontmerge|bio_queue|getrq|plug|unplug|split|bio_remap|rq_remap"
+PROGS="rq_insert|rq_issue|rq_merge|rq_requeue|rq_complete|bio_complete|bio_backmerge|bio_frontmerge|bio_queue|getrq|plug|unplug|split|bio_remap|rq_remap|dirty_folio|dio_begin|dio_queued|dio_complete"
 ours_loaded() {
 	command -v bpftool >/dev/null &&
 		bpftool prog list 2>/dev/null | grep -qE "name ($PROGS) "
@@ -121,8 +121,13 @@ dd if=/dev/zero of=$DEV bs=4k count=10 oflag=direct,sync status=none"
 command -v blkdiscard >/dev/null &&
 	W="$W
 blkdiscard -o 0 -l 1048576 $DEV"
+# (bpf keeping the causes, as iowatcher does by default: its queue
+# records come from another path)
 for tr in bpf ftrace; do
-	"$RD" -T $tr -d "$DEV" -D "$TMP" -t cmp-$tr -- sh -c "$W" \
+	causes=
+	[ $tr = bpf ] && causes="-c 3"
+	# shellcheck disable=SC2086
+	"$RD" -T $tr $causes -d "$DEV" -D "$TMP" -t cmp-$tr -- sh -c "$W" \
 		> "$TMP/cmp-$tr.out" 2>&1
 	# every field of each event but the plugs (their number depends on
 	# timing), pid, cpu, time and sequence: the action word with its

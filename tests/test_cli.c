@@ -318,13 +318,39 @@ static void test_buffer_takes_a_size_per_cpu(void)
 		  "-d", "/dev/x", "--buffer", "16MB");
 }
 
+static void test_causes_and_stacks_are_kept_unless_asked(void)
+{
+	struct iow_error err = { "" };
+	struct options o;
+
+	CHECK(PARSE(&o, &err, "-d", "/dev/x") == CLI_OK);
+	CHECK_EQ_INT(o.no_causes, 0);
+	CHECK_EQ_INT(o.stacks, STACKS_DEFAULT);
+	options_free(&o);
+	CHECK(PARSE(&o, &err, "-d", "/dev/x", "--stacks", "user") == CLI_OK);
+	CHECK_EQ_INT(o.stacks, STACKS_USER);
+	options_free(&o);
+	CHECK(PARSE(&o, &err, "-d", "/dev/x", "--no-causes", "--tracer",
+		    "ftrace") == CLI_OK);
+	CHECK_EQ_INT(o.no_causes, 1);
+	options_free(&o);
+	CHECK_ERR("--stacks keeps stacks with the causes, which --no-causes leaves out: give one of them",
+		  "-d", "/dev/x", "--no-causes", "--stacks", "kernel");
+	CHECK_ERR("--stacks: only the bpf recorder keeps causes and stacks (--tracer bpf or auto)",
+		  "-d", "/dev/x", "--tracer", "ftrace", "--stacks", "none");
+	CHECK_ERR("--stacks x: the stacks are kernel, user or none",
+		  "-d", "/dev/x", "--stacks", "x");
+}
+
 static void test_options_are_checked_together(void)
 {
 	CHECK_ERR("--merge-comm goes with -P", "-t", "a", "--merge-comm");
-	CHECK_ERR("-p, -D, --tracer and --buffer go with -d DEVICE (recording)",
+	CHECK_ERR("-p, -D, --tracer, --buffer, --no-causes and --stacks go with -d DEVICE (recording)",
 		  "-t", "a", "-D", "dir");
-	CHECK_ERR("-p, -D, --tracer and --buffer go with -d DEVICE (recording)",
+	CHECK_ERR("-p, -D, --tracer, --buffer, --no-causes and --stacks go with -d DEVICE (recording)",
 		  "-t", "a", "--buffer", "16M");
+	CHECK_ERR("-p, -D, --tracer, --buffer, --no-causes and --stacks go with -d DEVICE (recording)",
+		  "-t", "a", "--stacks", "kernel");
 	CHECK_ERR("no trace: give one with -t", "-o", "x.png");
 	CHECK_ERR("--fps, --movie-length and -K go with --movie",
 		  "-t", "a", "--fps", "10");
@@ -388,6 +414,7 @@ int main(void)
 	RUN_TEST(test_choice_errors_list_the_rows_choices);
 	RUN_TEST(test_getopt_errors_name_the_option_as_typed);
 	RUN_TEST(test_buffer_takes_a_size_per_cpu);
+	RUN_TEST(test_causes_and_stacks_are_kept_unless_asked);
 	RUN_TEST(test_options_are_checked_together);
 	RUN_TEST(test_help_and_version_are_results);
 	RUN_TEST(test_workload_takes_the_rest_and_names_misplaced_options);

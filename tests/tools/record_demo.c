@@ -4,9 +4,11 @@
  * record mode exists.
  *
  *   record_demo -d DEV [-d DEV...] [-D DIR] [-t NAME] [-T auto|bpf|blktrace|ftrace] [-X TRACER]
- *               [-X TRACER] [-m] [-b KB] [-- PROG ARGS...]
+ *               [-X TRACER] [-m] [-b KB] [-c CAUSES] [-- PROG ARGS...]
  *
  * -X: auto does not try TRACER (to test what comes after it).
+ * -c: the causes to keep (enum record_causes: 1 task, cgroup and file,
+ *     3 and kernel stacks, 7 and user stacks; default none).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -23,7 +25,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: record_demo -d DEV [-d DEV...] [-D DIR] "
 		"[-t NAME] [-T auto|bpf|blktrace|ftrace] [-X TRACER] [-m] [-b KB] "
-		"[-- PROG ARGS...]\n");
+		"[-c CAUSES] [-- PROG ARGS...]\n");
 	return 2;
 }
 
@@ -77,7 +79,7 @@ int main(int argc, char **argv)
 
 	enum record_tracer skip;
 
-	while ((c = getopt(argc, argv, "d:D:t:T:X:mb:")) != -1) {
+	while ((c = getopt(argc, argv, "d:D:t:T:X:mb:c:")) != -1) {
 		switch (c) {
 		case 'd':
 			if (o.n_devices == MAX_DEVICES)
@@ -104,6 +106,9 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			o.buffer_kb = strtoul(optarg, NULL, 10);
+			break;
+		case 'c':
+			o.causes = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		default:
 			return usage();

@@ -1,0 +1,209 @@
+#!/bin/sh
+# t_causes_bpf.sh: the causes the BPF recorder keeps, on ext4 on a loop
+# device in /dev/shm: a buffered dd and sync, then fio's direct writes to
+# another file, in a cgroup of the test's where the io controller's
+# hierarchy is writable. The summary names both files with their bytes;
+# --by process credits the writeback to dd, not a kworker, and fio's
+# writes to fio; --by cgroup names the test's cgroup; --summary=stacks
+# shows the writeback's and the direct I/O's kernel stacks; --stacks user
+# names fio's innermost frame; --stacks none keeps no stacks and says so;
+# --no-causes keeps no NAME.cause* (and removes those of the recording it
+# replaces), also with ftrace; --stacks with --no-causes is a usage error;
+# --live=json names the file a buffered dd wrote (--by file) and credits
+# its writeback to dd (--by process) while the recording runs.
+# Needs root, BPF with the kernel's BTF, losetup, mkfs.ext4, fio.
+. "$(dirname "$0")/lib.sh"
+
+why=
+if [ "$(id -u)" != 0 ]; then why="not root"
+elif ! command -v losetup >/dev/null || ! command -v mkfs.ext4 >/dev/null
+then why="losetup or mkfs.ext4 missing"
+elif ! command -v fio >/dev/null || ! command -v python3 >/dev/null
+then why="fio or python3 missing"
+elif [ ! -d /dev/shm ]; then why="no /dev/shm"
+fi
+if [ -n "$why" ]; then
+	skip "causes recorded with bpf: $why"
+	finish
+	exit $?
+fi
+
+tracing_lock
+IMG=$(mktemp /dev/shm/iow-causes.XXXXXX) || exit 1
+MNT="$TMP/mnt"
+DEV="" CG=""
+cleanup() {
+	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
+	mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"
+	[ -n "$DEV" ] && losetup -d "$DEV"
+	rm -rf "$TMP" "$IMG"
+}
+trap cleanup EXIT
+truncate -s 96M "$IMG"
+if ! DEV=$(losetup -f --show "$IMG" 2>"$TMP/err"); then
+	DEV=""
+	skip "causes recorded with bpf: no loop device ($(cat "$TMP/err"))"
+	finish
+	exit $?
+fi
+NAME=$(basename "$DEV")
+mkdir "$MNT"
+mkfs.ext4 -q -F "$DEV" && mount "$DEV" "$MNT" || { fail "ext4 on $DEV"; finish; exit 1; }
+
+if ! "$IOW" -d "$DEV" -D "$TMP" -t probe --tracer bpf -p true \
+	> /dev/null 2> "$TMP/probe.err"; then
+	skip "causes recorded with bpf: the BPF recorder cannot run here: $(tail -n 1 "$TMP/probe.err")"
+	finish
+	exit $?
+fi
+
+# The io controller's hierarchy (v1's blkio, else cgroup2's where its
+# children have io), as the recorder names cgroups.
+cgroup_root() {
+	awk '{ for (i = 7; $i != "-"; i++); if ($(i + 1) == "cgroup" &&
+		($(i + 3) ~ /(^|,)blkio(,|$)/)) { print $5; exit } }' \
+		/proc/self/mountinfo | grep . && return
+	v2=$(awk '{ for (i = 7; $i != "-"; i++); if ($(i + 1) == "cgroup2") {
+		print $5; exit } }' /proc/self/mountinfo)
+	[ -n "$v2" ] && grep -qw io "$v2/cgroup.subtree_control" 2>/dev/null &&
+		echo "$v2"
+}
+ROOT=$(cgroup_root)
+JOIN=
+if [ -n "$ROOT" ] && [ -w "$ROOT" ] && mkdir "$ROOT/iowtest.$$" 2>/dev/null
+then
+	CG="$ROOT/iowtest.$$"
+	JOIN="echo \$\$ > $CG/cgroup.procs && "
+fi
+
+# 1. the files, the processes, the cgroup and the stacks
+WL="${JOIN}dd if=/dev/zero of=$MNT/buffered bs=1M count=8 status=none && sync && fio --name=direct --filename=$MNT/direct --rw=randwrite --bs=4k --size=4M --direct=1 --ioengine=psync --output=/dev/null"
+"$IOW" -d "$DEV" -D "$TMP" --tracer bpf --summary=json -p "$WL" \
+	> "$TMP/main.json" 2> "$TMP/main.err"
+check "recorded with causes, the end line names them" \
+	grep -q "^iowatcher: recorded .* with bpf in $TMP/$NAME.blktrace.* and .cause\* (" "$TMP/main.err"
+check "NAME.cause and NAME.cause.N written" \
+	sh -c "[ -s '$TMP/$NAME.cause' ] && ls '$TMP/$NAME'.cause.[0-9]* > /dev/null"
+check "the summary's files: dd's 8 MiB buffered, fio's 4 MiB direct" \
+	python3 - "$TMP/main.json" "$MNT" <<'PY'
+import json, sys
+f = {x["file"]: x for x in json.load(open(sys.argv[1]))["traces"][0]["files"]}
+mnt = sys.argv[2]
+assert f[mnt + "/buffered"]["write_bytes"] == 8 << 20, f
+assert f[mnt + "/direct"]["write_bytes"] == 4 << 20, f
+assert f[mnt + "/direct"]["bios"] == 1024, f
+PY
+# the tags of a --by recording: label bytes
+tags() {
+	"$IOW" -t "$TMP/$NAME" --by "$1" --summary=json |
+		python3 -c "
+import json, sys
+for t in json.load(sys.stdin)['traces'][0]['tags']:
+    print('%s\t%d' % (t['label'], t['bytes']))"
+}
+tags process > "$TMP/process.tags"
+check "--by process: the writeback is dd's, fio's writes fio's, no kworker's" \
+	awk -F '\t' '/^dd \(/ { dd = $2 } /^fio \(/ { fio += $2 }
+		/^kworker/ && $2 >= 1048576 { kw = 1 }
+		END { exit !(dd >= 8388608 && fio >= 4194304 && !kw) }' \
+		"$TMP/process.tags"
+if [ -n "$CG" ]; then
+	tags cgroup > "$TMP/cgroup.tags"
+	check "--by cgroup: the test's cgroup by its path, fio's bytes in it" \
+		awk -F '\t' -v cg="/iowtest.$$" '$1 == cg && $2 >= 4194304 { ok = 1 }
+			END { exit !ok }' "$TMP/cgroup.tags"
+else
+	skip "--by cgroup: no writable hierarchy with the io controller"
+fi
+"$IOW" -t "$TMP/$NAME" --summary=stacks > "$TMP/stacks" 2>&1
+check "--summary=stacks: the writeback's stack" \
+	grep -qE '^ +(wb_workfn|writeback_sb_inodes)$' "$TMP/stacks"
+check "--summary=stacks: the direct I/O's stack" \
+	grep -qE '^ +(__)?iomap_dio_rw$' "$TMP/stacks"
+
+# 2. user stacks: the innermost frame at least (fio and libc have no
+# frame pointers), named from libc's symbols while fio runs (a process
+# gone before its batch is read leaves its frames as addresses)
+"$IOW" -d "$DEV" -D "$TMP" -t user --tracer bpf --stacks user -p \
+	"fio --name=user --filename=$MNT/user --rw=write --bs=4k --size=1M --direct=1 --ioengine=psync --rate_iops=100 --runtime=1 --time_based --output=/dev/null" \
+	> /dev/null 2> "$TMP/user.err"
+check "--stacks user: user stacks named, and the frame pointers' note" \
+	sh -c "grep -qE '^ustack	[0-9]+	.*pwrite' '$TMP/user.cause' &&
+		grep -q '^note	user stacks need frame pointers' '$TMP/user.cause' &&
+		grep -q '^kstack	' '$TMP/user.cause'"
+
+# 3. no stacks: none kept, and said so
+"$IOW" -d "$DEV" -D "$TMP" -t nostacks --tracer bpf --stacks none -p \
+	"dd if=/dev/zero of=$MNT/nostacks bs=4k count=16 oflag=direct status=none" \
+	> /dev/null 2> "$TMP/nostacks.err"
+check "--stacks none: no stacks in the dictionary, a note says why" \
+	sh -c "[ -s '$TMP/nostacks.cause' ] &&
+		! grep -qE '^[ku]stack	' '$TMP/nostacks.cause' &&
+		grep -qx 'note	kernel stacks not recorded (--stacks none)' '$TMP/nostacks.cause'"
+check "--stacks none: the file is still named" \
+	grep -q "	$MNT/nostacks\$" "$TMP/nostacks.cause"
+"$IOW" -t "$TMP/nostacks" --summary=stacks > "$TMP/nostacks.stacks" 2>&1
+check "--stacks none: --summary=stacks says so" \
+	grep -q '^ note: kernel stacks not recorded (--stacks none)' "$TMP/nostacks.stacks"
+
+# 4. --no-causes: only the trace, and the replaced recording's causes go
+"$IOW" -d "$DEV" -D "$TMP" --tracer bpf --no-causes --summary=json -p \
+	"dd if=/dev/zero of=$MNT/nocauses bs=4k count=16 oflag=direct status=none" \
+	> "$TMP/nocauses.json" 2> "$TMP/nocauses.err"
+check "--no-causes: the trace recorded" \
+	sh -c "[ -s '$TMP/$NAME.blktrace.0' ] && grep -q '\"ios\"' '$TMP/nocauses.json'"
+check "--no-causes: no NAME.cause*, the earlier recording's removed" \
+	sh -c "! ls '$TMP/$NAME'.cause* > /dev/null 2>&1 &&
+		! grep -q 'cause' '$TMP/nocauses.err'"
+if [ -n "$(tracefs_dir)" ]; then
+	"$IOW" -d "$DEV" -D "$TMP" -t ft --tracer ftrace --no-causes \
+		--summary=json -p "dd if=/dev/zero of=$MNT/ft bs=4k count=16 oflag=direct status=none" \
+		> "$TMP/ft.json" 2> "$TMP/ft.err"
+	check "--no-causes with --tracer ftrace records ($(tail -n 1 "$TMP/ft.err"))" \
+		sh -c "grep -q 'with ftrace' '$TMP/ft.err' && [ -s '$TMP/ft.blktrace.0' ] &&
+			! ls '$TMP'/ft.cause* > /dev/null 2>&1"
+else
+	skip "--no-causes with ftrace: tracefs not mounted"
+fi
+
+# 5. --stacks and --no-causes: one line saying why
+"$IOW" -d "$DEV" -D "$TMP" -t both --no-causes --stacks none -p true \
+	> /dev/null 2> "$TMP/both.err"; rc=$?
+check "--stacks with --no-causes: a usage error in one line ($rc)" \
+	sh -c "[ $rc = 2 ] && [ \$(grep -c '^iowatcher: ' '$TMP/both.err') = 1 ] &&
+		grep -qx 'iowatcher: --stacks keeps stacks with the causes, which --no-causes leaves out: give one of them' '$TMP/both.err' &&
+		[ ! -e '$TMP/both.blktrace.0' ]"
+
+# 6. the live view, told the causes as they are written: --by file names
+# the file dd wrote, and --by process credits its writeback to dd, in the
+# JSON lines written while the recording runs (the workload copies them
+# before it ends: after the stop, the names found then would do)
+live_run() {
+	by=$1 file=$2
+	"$IOW" -d "$DEV" -D "$TMP" -t "live-$by" --tracer bpf --live=json \
+		--interval 0.25 --by "$by" -o "$TMP/live-$by.svg" -p \
+		"dd if=/dev/zero of=$MNT/$file bs=1M count=8 status=none && sync && sleep 1.5 && cp $TMP/live-$by.jsonl $TMP/live-$by.during" \
+		> "$TMP/live-$by.jsonl" 2> "$TMP/live-$by.err"
+}
+# live_bytes FILE NAME: the bytes of the live view's rows called NAME
+live_bytes() {
+	python3 -c '
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    for row in json.loads(line)["top"]:
+        if row["name"] == sys.argv[2]:
+            n += row["bytes"]
+print(n)' "$1" "$2"
+}
+live_run file livefile
+got=$(live_bytes "$TMP/live-file.during" "$MNT/livefile" 2>&1)
+check "--live=json --by file: dd's 8 MiB under its file's name while recording ($got)" \
+	[ "$got" = 8388608 ]
+check "--live: the file named once in the dictionary" \
+	[ "$(grep -c "^file	.*	$MNT/livefile\$" "$TMP/live-file.cause")" = 1 ]
+live_run process liveproc
+got=$(live_bytes "$TMP/live-process.during" dd 2>&1)
+check "--live=json --by process: the writeback dd's while recording ($got)" \
+	[ "${got:-0}" -ge 8388608 ]
+finish
