@@ -291,3 +291,56 @@ void bytesrc_close(struct byte_source *bs)
 	memset(bs, 0, sizeof(*bs));
 	bs->fd = -1;
 }
+
+/* ---- as a stdio stream ---- */
+
+struct bytesrc_cookie {
+	struct byte_source bs;
+	char *path;		/* bs.path points at it */
+};
+
+static ssize_t cookie_read(void *cookie, char *buf, size_t len)
+{
+	struct bytesrc_cookie *c = cookie;
+	struct iow_error err;
+	ssize_t n = bytesrc_read(&c->bs, (unsigned char *)buf, len, &err);
+
+	if (n < 0)
+		errno = EIO;	/* cut short or damaged: ferror says so */
+	return n;
+}
+
+static int cookie_close(void *cookie)
+{
+	struct bytesrc_cookie *c = cookie;
+
+	bytesrc_close(&c->bs);
+	free(c->path);
+	free(c);
+	return 0;
+}
+
+FILE *bytesrc_fopen(const char *path, struct iow_error *err)
+{
+	static const cookie_io_functions_t io = {
+		.read = cookie_read, .close = cookie_close,
+	};
+	struct bytesrc_cookie *c = calloc(1, sizeof(*c));
+	FILE *f;
+
+	if (!c || !(c->path = strdup(path))) {
+		free(c);
+		iow_fail(err, "%s: out of memory", path);
+		return NULL;
+	}
+	if (bytesrc_open(&c->bs, c->path, 0, err) < 0) {
+		cookie_close(c);
+		return NULL;
+	}
+	f = fopencookie(c, "r", io);
+	if (!f) {
+		cookie_close(c);
+		iow_fail(err, "%s: out of memory", path);
+	}
+	return f;
+}

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "error.h"
@@ -76,6 +77,15 @@ ssize_t bytesrc_read(struct byte_source *bs, unsigned char *buf, size_t len,
 		     struct iow_error *err);
 
 void bytesrc_close(struct byte_source *bs);
+
+/*
+ * path's bytes, decompressed as bytesrc_open chooses, as a stdio stream
+ * (for files read by lines or fread: the causes beside a trace). NULL
+ * with err on a file that cannot be opened or is compressed in a way
+ * not read here. A stream that is cut short or damaged ends early with
+ * ferror set.
+ */
+FILE *bytesrc_fopen(const char *path, struct iow_error *err);
 
 /* The compression whose magic p[0..len) starts with, or NULL. */
 const struct compression *bytesrc_compression(const unsigned char *p,

@@ -25,10 +25,17 @@ struct cause_table {
 
 int cause_files_beside(const char *base)
 {
+	static const char *const suffixes[] = { "", ".gz", ".xz", ".zst" };
 	char path[4096];
+	size_t i;
 
-	snprintf(path, sizeof(path), "%s.cause", base);
-	return access(path, F_OK) == 0;
+	/* compressed with the trace, as causefile.c reads them too */
+	for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		snprintf(path, sizeof(path), "%s.cause%s", base, suffixes[i]);
+		if (access(path, F_OK) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 struct cause_table *cause_table_open(const char *base, struct iow_error *err)

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "bytesrc.h"
 #include "causefile.h"
 #include "u64map.h"
 
@@ -275,6 +277,8 @@ struct cause_cursor {
 	int have;		/* cur holds the next record */
 	struct cause_rec cur;
 	struct cause_rec out;	/* the one last handed out */
+	int damaged;		/* ended early: the rest unreadable */
+	char suffix[8];		/* its compression's (".gz"), or "" */
 	/* a live reader's: the records pushed and not yet taken */
 	struct cause_rec *queue;
 	size_t head, n, cap;
@@ -348,19 +352,57 @@ static void cursor_next(struct cause_cursor *c)
 	c->have = fread(&c->cur, sizeof(c->cur), 1, c->f) == 1;
 	if (c->have)
 		rec_to_host(&c->cur, c->swap);
+	else if (ferror(c->f))
+		c->damaged = 1;	/* a compressed file cut short */
+}
+
+/* The suffixes a cause file may have once compressed with the trace. */
+static const char *const cause_suffixes[] = { "", ".gz", ".xz", ".zst" };
+#define N_CAUSE_SUFFIXES (sizeof(cause_suffixes) / sizeof(cause_suffixes[0]))
+
+/* Which of path, path.gz, path.xz, path.zst is there (into found): 1, or
+ * 0 if none. */
+static int find_cause_file(const char *path, char *found, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < N_CAUSE_SUFFIXES; i++) {
+		snprintf(found, size, "%s%s", path, cause_suffixes[i]);
+		if (access(found, F_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* A cause file, plain or compressed: NULL without err set if there is
+ * none, NULL with err on one that cannot be read. */
+static FILE *open_cause_file(const char *path, char *found, size_t size,
+			     struct iow_error *err)
+{
+	if (!find_cause_file(path, found, size))
+		return NULL;
+	return bytesrc_fopen(found, err);
 }
 
 static int open_cursor(struct cause_cursor *c, const char *path,
 		       struct iow_error *err)
 {
-	char magic[8];
+	char magic[8], found[4096];
+	struct iow_error why = { "" };
 	uint32_t head[2];
 
-	c->f = fopen(path, "re");
+	c->f = open_cause_file(path, found, sizeof(found), &why);
+	if (!c->f && why.msg[0])
+		return iow_fail(err, "%s", why.msg);
 	if (!c->f)
 		return 0;	/* a CPU that queued nothing */
-	if (fread(magic, 8, 1, c->f) != 1 || memcmp(magic, CAUSE_FILE_MAGIC, 8) ||
-	    fread(head, sizeof(head), 1, c->f) != 1)
+	snprintf(c->suffix, sizeof(c->suffix), "%s", found + strlen(path));
+	path = found;
+	if ((fread(magic, 8, 1, c->f) != 1 ||
+	     fread(head, sizeof(head), 1, c->f) != 1) && ferror(c->f))
+		return iow_fail(err, "%s: cut short or damaged before its first record: give the whole file, or remove NAME.cause* to read the trace without causes",
+				path);
+	if (feof(c->f) || memcmp(magic, CAUSE_FILE_MAGIC, 8))
 		return iow_fail(err, "%s: not a cause file (expected %s at byte 0): record the trace again, or remove it to read the trace without causes",
 				path, CAUSE_FILE_MAGIC);
 	c->swap = head[1] != ORDER_MARK;
@@ -497,11 +539,17 @@ static int load_dictionary(struct cause_reader *r, const char *path,
 	size_t cap = 0;
 	ssize_t len;
 	int rc = 0, first = 1;
-	FILE *f = fopen(path, "re");
+	struct iow_error why = { "" };
+	char found[4096];
+	FILE *f;
 
+	f = open_cause_file(path, found, sizeof(found), &why);
+	if (!f && why.msg[0])
+		return iow_fail(err, "%s", why.msg);
 	if (!f)
 		return iow_fail(err, "%s: %s (the trace's causes need it beside NAME.cause.N)",
-				path, strerror(errno));
+				path, strerror(ENOENT));
+	path = found;
 	while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
 		if (len && line[len - 1] == '\n')
 			line[--len] = '\0';
@@ -512,6 +560,9 @@ static int load_dictionary(struct cause_reader *r, const char *path,
 			rc = iow_fail(err, "out of memory");
 		first = 0;
 	}
+	if (rc == 0 && ferror(f))
+		rc = iow_fail(err, "%s: cut short or damaged: give the whole file, or remove NAME.cause* to read the trace without causes",
+			      path);
 	free(line);
 	fclose(f);
 	return rc;
@@ -521,17 +572,15 @@ struct cause_reader *cause_reader_open(const char *base,
 				       struct iow_error *err)
 {
 	struct cause_reader *r;
-	char path[4096];
+	char path[4096], found[4096];
 	unsigned cpu, last = 0;
-	FILE *probe;
-	int any = 0;
+	int any = 0, dict;
 
-	/* the CPUs' files: 0, 1, ... up to the last there */
+	/* the CPUs' files: 0, 1, ... up to the last there (plain, or
+	 * compressed as the trace's files may be) */
 	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
 		snprintf(path, sizeof(path), "%s.cause.%u", base, cpu);
-		probe = fopen(path, "re");
-		if (probe) {
-			fclose(probe);
+		if (find_cause_file(path, found, sizeof(found))) {
 			any = 1;
 			last = cpu;
 		} else if (cpu > last + 64) {
@@ -539,10 +588,8 @@ struct cause_reader *cause_reader_open(const char *base,
 		}
 	}
 	snprintf(path, sizeof(path), "%s.cause", base);
-	probe = fopen(path, "re");
-	if (probe)
-		fclose(probe);
-	if (!any && !probe)
+	dict = find_cause_file(path, found, sizeof(found));
+	if (!any && !dict)
 		return NULL;
 	r = calloc(1, sizeof(*r));
 	if (!r || !(r->base = strdup(base)) ||
@@ -693,7 +740,16 @@ const char *cause_notes(const struct cause_reader *r)
 const char *cause_reader_warning(const struct cause_reader *r)
 {
 	struct cause_reader *w = (struct cause_reader *)r;
+	size_t i;
 
+	for (i = 0; r->cpus && i < r->n_cpus; i++)
+		if (r->cpus[i].damaged) {
+			snprintf(w->warning, sizeof(w->warning),
+				 "%s.cause.%zu%s: cut short or damaged: the I/O after it has no cause",
+				 r->base ? r->base : "the recording's", i,
+				 r->cpus[i].suffix);
+			return w->warning;
+		}
 	if (!r->orphans)
 		return NULL;
 	snprintf(w->warning, sizeof(w->warning),

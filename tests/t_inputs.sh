@@ -45,7 +45,10 @@ else
 	for f in "$TOP"/samples/*.blktrace.0; do
 		base=${f%.blktrace.0}
 		n=$(basename "$base")
-		"$IOW" -t "$base" --summary=json > "$TMP/$n.files.json" 2>&1
+		# the files alone: a dump carries no causes (NAME.cause*)
+		mkdir -p "$TMP/bare"
+		cp "$base".blktrace.* "$TMP/bare/"
+		"$IOW" -t "$TMP/bare/$n" --summary=json > "$TMP/$n.files.json" 2>&1
 		blkparse -i "$n" -D "$TOP/samples" -d - -o /dev/null |
 			"$IOW" -t - --summary=json > "$TMP/$n.pipe.json" \
 			2> "$TMP/$n.pipe.err"
@@ -144,7 +147,9 @@ for f in "$TOP"/samples/*.blktrace.0; do
 		e=$(ext $c)
 		d="$TMP/$e"
 		mkdir -p "$d"
-		for g in "$base".blktrace.*; do
+		# with the causes a recorder kept beside them, compressed too
+		for g in "$base".blktrace.* "$base".cause*; do
+			[ -f "$g" ] || continue
 			$c -c "$g" > "$d/$(basename "$g").$e"
 		done
 		$c -c "$plain/$n.dump" > "$d/$n.dump.$e"
@@ -161,6 +166,33 @@ for f in "$TOP"/samples/*.blktrace.0; do
 			cmp -s "$d/$n.stdin.json" "$TMP/$n.stdin.json"
 	done
 done
+
+# a trace's causes compressed and cut short: the I/O after the cut has
+# no cause, and a warning names the file; cut before its first record,
+# one line and exit 1
+if [ -f "$TOP/samples/ext4-causes.cause" ] && command -v gzip > /dev/null; then
+	mkdir "$TMP/cut"
+	cp "$TOP"/samples/ext4-causes.blktrace.* "$TOP/samples/ext4-causes.cause" \
+		"$TMP/cut/"
+	gzip -c "$TOP/samples/ext4-causes.cause.0" > "$TMP/cut/ext4-causes.cause.0.gz"
+	gzip -c "$TOP/samples/ext4-causes.cause.1" | head -c 300 \
+		> "$TMP/cut/ext4-causes.cause.1.gz"
+	"$IOW" -t "$TMP/cut/ext4-causes" --by file --summary > "$TMP/cut.out" \
+		2> "$TMP/cut.err"
+	check "causes cut short (.cause.1.gz): a warning names the file, the rest is drawn" \
+		sh -c "grep -q 'warning: .*ext4-causes.cause.1.gz: cut short or damaged' '$TMP/cut.err' &&
+		       grep -q '/mnt/demo/b' '$TMP/cut.out'"
+	gzip -c "$TOP/samples/ext4-causes.cause.1" | head -c 20 \
+		> "$TMP/cut/ext4-causes.cause.1.gz"
+	"$IOW" -t "$TMP/cut/ext4-causes" --by file --summary > "$TMP/cut.out" \
+		2> "$TMP/cut.err"
+	rc=$?
+	check "causes cut before the first record: one line naming the file, exit 1" \
+		sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/cut.err') = 1 ] &&
+		       grep -q 'ext4-causes.cause.1.gz: cut short or damaged before its first record' '$TMP/cut.err'"
+else
+	skip "compressed causes cut short: no sample with causes, or no gzip"
+fi
 
 # a directory of compressed sets and dumps: every trace in it
 for c in $tools; do

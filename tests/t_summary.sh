@@ -39,7 +39,7 @@ json() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
 # t_accounting.sh (blkparse's identity, class by class).
 not_oracle() {
 	case "$1" in
-	ext4-fsync|discard|two-devices) echo "cache flushes";;
+	ext4-fsync|discard|two-devices|ext4-causes) echo "cache flushes";;
 	split-dd) echo "split bios";;
 	overlap-fio) echo "reads inside in-flight writes";;
 	esac
