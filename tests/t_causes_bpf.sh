@@ -1,8 +1,8 @@
 #!/bin/sh
 # t_causes_bpf.sh: the causes the BPF recorder keeps, on ext4 on a loop
-# device in /dev/shm: a buffered dd and sync, then fio's direct writes to
-# another file, in a cgroup of the test's where the io controller's
-# hierarchy is writable. The summary names both files with their bytes;
+# device in /dev/shm: a buffered dd of 64 MiB and sync, then 32 MiB of
+# fio's direct writes to another file (issue #22's check), in a cgroup
+# of the test's where the io controller's hierarchy is writable. The summary names both files with their bytes;
 # --by process credits the writeback to dd, not a kworker, and fio's
 # writes to fio; --by cgroup names the test's cgroup; --summary=stacks
 # shows the writeback's and the direct I/O's kernel stacks; --stacks user
@@ -39,7 +39,7 @@ cleanup() {
 	rm -rf "$TMP" "$IMG"
 }
 trap cleanup EXIT
-truncate -s 96M "$IMG"
+truncate -s 256M "$IMG"
 if ! DEV=$(losetup -f --show "$IMG" 2>"$TMP/err"); then
 	DEV=""
 	skip "causes recorded with bpf: no loop device ($(cat "$TMP/err"))"
@@ -76,22 +76,26 @@ then
 	JOIN="echo \$\$ > $CG/cgroup.procs && "
 fi
 
-# 1. the files, the processes, the cgroup and the stacks
-WL="${JOIN}dd if=/dev/zero of=$MNT/buffered bs=1M count=8 status=none && sync && fio --name=direct --filename=$MNT/direct --rw=randwrite --bs=4k --size=4M --direct=1 --ioengine=psync --output=/dev/null"
+# 1. the files, the processes, the cgroup and the stacks, on issue #22's
+# workload: a buffered dd of 64 MiB and sync, then 32 MiB of direct 4 KiB
+# writes
+WL="${JOIN}dd if=/dev/zero of=$MNT/buffered bs=1M count=64 status=none && sync && fio --name=direct --filename=$MNT/direct --rw=randwrite --bs=4k --size=32M --direct=1 --ioengine=psync --output=/dev/null"
 "$IOW" -d "$DEV" -D "$TMP" --tracer bpf --summary=json -p "$WL" \
 	> "$TMP/main.json" 2> "$TMP/main.err"
 check "recorded with causes, the end line names them" \
 	grep -q "^iowatcher: recorded .* with bpf in $TMP/$NAME.blktrace.* and .cause\* (" "$TMP/main.err"
 check "NAME.cause and NAME.cause.N written" \
 	sh -c "[ -s '$TMP/$NAME.cause' ] && ls '$TMP/$NAME'.cause.[0-9]* > /dev/null"
-check "the summary's files: dd's 8 MiB buffered, fio's 4 MiB direct" \
+check "the summary's files: dd's 64 MiB buffered, fio's 32 MiB direct, the journal and metadata apart" \
 	python3 - "$TMP/main.json" "$MNT" <<'PY'
 import json, sys
 f = {x["file"]: x for x in json.load(open(sys.argv[1]))["traces"][0]["files"]}
 mnt = sys.argv[2]
-assert f[mnt + "/buffered"]["write_bytes"] == 8 << 20, f
-assert f[mnt + "/direct"]["write_bytes"] == 4 << 20, f
-assert f[mnt + "/direct"]["bios"] == 1024, f
+assert f[mnt + "/buffered"]["write_bytes"] == 64 << 20, f
+assert f[mnt + "/direct"]["write_bytes"] == 32 << 20, f
+assert f[mnt + "/direct"]["bios"] == 8192, f
+assert f["[journal]"]["write_bytes"] > 0, f
+assert f["[metadata]"]["write_bytes"] + f["[metadata]"]["read_bytes"] > 0, f
 PY
 # the tags of a --by recording: label bytes
 tags() {
@@ -105,12 +109,12 @@ tags process > "$TMP/process.tags"
 check "--by process: the writeback is dd's, fio's writes fio's, no kworker's" \
 	awk -F '\t' '/^dd \(/ { dd = $2 } /^fio \(/ { fio += $2 }
 		/^kworker/ && $2 >= 1048576 { kw = 1 }
-		END { exit !(dd >= 8388608 && fio >= 4194304 && !kw) }' \
+		END { exit !(dd >= 67108864 && fio >= 33554432 && !kw) }' \
 		"$TMP/process.tags"
 if [ -n "$CG" ]; then
 	tags cgroup > "$TMP/cgroup.tags"
 	check "--by cgroup: the test's cgroup by its path, fio's bytes in it" \
-		awk -F '\t' -v cg="/iowtest.$$" '$1 == cg && $2 >= 4194304 { ok = 1 }
+		awk -F '\t' -v cg="/iowtest.$$" '$1 == cg && $2 >= 33554432 { ok = 1 }
 			END { exit !ok }' "$TMP/cgroup.tags"
 else
 	skip "--by cgroup: no writable hierarchy with the io controller"
