@@ -483,9 +483,10 @@ const struct cli_option cli_options[] = {
 	  .choices = stack_kinds,
 	  .what = "the stacks are ",
 	  .help = { { CLI_RECORDING, "kernel|user|none",
-		"the stacks kept with each I/O's cause: kernel\n"
-		"(the default), user (kernel and user; the\n"
-		"program needs frame pointers), none" } } },
+		"the stacks kept with each I/O's cause: none\n"
+		"(the default: a walk per bio costs the workload),\n"
+		"kernel, user (kernel and user; the program\n"
+		"needs frame pointers)" } } },
 	{ .name = "live", .type = CLI_CHOICE, FIELD(live),
 	  .choices = live_formats, .bare = "screen",
 	  .what = "the format is ",

@@ -738,7 +738,7 @@ static int write_notes(struct rec_causes *rc, struct iow_error *err)
 	char note[IOW_ERROR_LEN + 64];
 
 	if (!(rc->env.what & BLKREC_KSTACKS) &&
-	    cause_write_note(rc->w, "kernel stacks not recorded (--stacks none)",
+	    cause_write_note(rc->w, "kernel stacks not recorded (record with --stacks kernel to keep them)",
 			     err))
 		return -1;
 	if ((rc->env.what & BLKREC_USTACKS) &&

@@ -25,9 +25,9 @@
 # in RAM, as the device is; on this VM's disk the page cache's writeback
 # took another 0.1-0.15 of the IOPS, paired runs 2026-11-24).
 # Environment: BENCH_RECORD_ROUNDS=N (default 3), BENCH_RECORD_TRACERS
-# (default "bpf bpf-nostacks bpf-nocauses ftrace", the ones that run
+# (default "bpf bpf-kstacks bpf-nocauses ftrace", the ones that run
 # here; blktrace is tried too when listed; bpf is the default recording,
-# causes with kernel stacks, bpf-nostacks adds --stacks none,
+# causes without stacks, bpf-kstacks adds --stacks kernel,
 # bpf-ustacks --stacks user, bpf-nocauses --no-causes), BENCH_RECORD_CASES
 # (default "qd32 2jobs rate50k bufwrite"), BENCH_LOCK=FILE (trace under
 # flock FILE: other tracers wait).
@@ -37,7 +37,7 @@ TOP=$(pwd)
 IOW="$TOP/iowatcher"
 SECS=${1:-10}
 ROUNDS=${BENCH_RECORD_ROUNDS:-3}
-TRACERS=${BENCH_RECORD_TRACERS:-bpf bpf-nostacks bpf-nocauses ftrace}
+TRACERS=${BENCH_RECORD_TRACERS:-bpf bpf-kstacks bpf-nocauses ftrace}
 CASES=${BENCH_RECORD_CASES:-qd32 2jobs rate50k bufwrite}
 LOCK=${BENCH_LOCK:-/tmp/iowatcher-tracing.lock}
 
@@ -77,7 +77,7 @@ case_dev() {
 # tracer_args TRACER: iowatcher's options for a row's tracer
 tracer_args() {
 	case $1 in
-	bpf-nostacks) echo "--tracer bpf --stacks none";;
+	bpf-kstacks) echo "--tracer bpf --stacks kernel";;
 	bpf-ustacks) echo "--tracer bpf --stacks user";;
 	bpf-nocauses) echo "--tracer bpf --no-causes";;
 	*) echo "--tracer $1";;

@@ -5,8 +5,9 @@
 # of the test's where the io controller's hierarchy is writable. The summary names both files with their bytes;
 # --by process credits the writeback to dd, not a kworker, and fio's
 # writes to fio; --by cgroup names the test's cgroup; --summary=stacks
-# shows the writeback's and the direct I/O's kernel stacks; --stacks user
-# names fio's innermost frame; --stacks none keeps no stacks and says so;
+# shows the writeback's and the direct I/O's kernel stacks (--stacks
+# kernel); --stacks user names fio's innermost frame; without --stacks no
+# stacks are kept and a note says how to keep them;
 # --no-causes keeps no NAME.cause* (and removes those of the recording it
 # replaces), also with ftrace; --stacks with --no-causes is a usage error;
 # --live=json names the file a buffered dd wrote (--by file) and credits
@@ -80,7 +81,7 @@ fi
 # workload: a buffered dd of 64 MiB and sync, then 32 MiB of direct 4 KiB
 # writes
 WL="${JOIN}dd if=/dev/zero of=$MNT/buffered bs=1M count=64 status=none && sync && fio --name=direct --filename=$MNT/direct --rw=randwrite --bs=4k --size=32M --direct=1 --ioengine=psync --output=/dev/null"
-"$IOW" -d "$DEV" -D "$TMP" --tracer bpf --summary=json -p "$WL" \
+"$IOW" -d "$DEV" -D "$TMP" --tracer bpf --stacks kernel --summary=json -p "$WL" \
 	> "$TMP/main.json" 2> "$TMP/main.err"
 check "recorded with causes, the end line names them" \
 	grep -q "^iowatcher: recorded .* with bpf in $TMP/$NAME.blktrace.* and .cause\* (" "$TMP/main.err"
@@ -136,19 +137,19 @@ check "--stacks user: user stacks named, and the frame pointers' note" \
 		grep -q '^note	user stacks need frame pointers' '$TMP/user.cause' &&
 		grep -q '^kstack	' '$TMP/user.cause'"
 
-# 3. no stacks: none kept, and said so
-"$IOW" -d "$DEV" -D "$TMP" -t nostacks --tracer bpf --stacks none -p \
+# 3. no stacks (the default): none kept, and said so
+"$IOW" -d "$DEV" -D "$TMP" -t nostacks --tracer bpf -p \
 	"dd if=/dev/zero of=$MNT/nostacks bs=4k count=16 oflag=direct status=none" \
 	> /dev/null 2> "$TMP/nostacks.err"
-check "--stacks none: no stacks in the dictionary, a note says why" \
+check "no --stacks: no stacks in the dictionary, a note says how to keep them" \
 	sh -c "[ -s '$TMP/nostacks.cause' ] &&
 		! grep -qE '^[ku]stack	' '$TMP/nostacks.cause' &&
-		grep -qx 'note	kernel stacks not recorded (--stacks none)' '$TMP/nostacks.cause'"
-check "--stacks none: the file is still named" \
+		grep -qx 'note	kernel stacks not recorded (record with --stacks kernel to keep them)' '$TMP/nostacks.cause'"
+check "no --stacks: the file is still named" \
 	grep -q "	$MNT/nostacks\$" "$TMP/nostacks.cause"
 "$IOW" -t "$TMP/nostacks" --summary=stacks > "$TMP/nostacks.stacks" 2>&1
-check "--stacks none: --summary=stacks says so" \
-	grep -q '^ note: kernel stacks not recorded (--stacks none)' "$TMP/nostacks.stacks"
+check "no --stacks: --summary=stacks says so, and what to type" \
+	grep -q '^ note: kernel stacks not recorded (record with --stacks kernel to keep them)' "$TMP/nostacks.stacks"
 
 # 4. --no-causes: only the trace, and the replaced recording's causes go
 "$IOW" -d "$DEV" -D "$TMP" --tracer bpf --no-causes --summary=json -p \
