@@ -100,6 +100,17 @@ int cause_table_recorded(const struct cause_table *t)
 	return cause_reader_kept(t->reader);
 }
 
+int cause_table_kept(const struct cause_table *t, enum cause_part part)
+{
+	return cause_table_recorded(t) && !cause_unrecorded(t->reader, part);
+}
+
+const char *cause_table_unrecorded(const struct cause_table *t,
+				   enum cause_part part)
+{
+	return t->reader ? cause_unrecorded(t->reader, part) : NULL;
+}
+
 const char *cause_table_notes(const struct cause_table *t)
 {
 	return t->reader ? cause_notes(t->reader) : NULL;

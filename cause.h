@@ -45,6 +45,12 @@ struct cause_reader *cause_table_reader(struct cause_table *t);
 /* Whether the recorder kept causes beside the trace (live: has told
  * any so far). */
 int cause_table_recorded(const struct cause_table *t);
+/* Whether it kept part (files, stacks) too: the recorder kept causes
+ * and its dictionary does not say it could not see part (ftrace's). */
+int cause_table_kept(const struct cause_table *t, enum cause_part part);
+/* Why the recorder did not record part at all, or NULL. */
+const char *cause_table_unrecorded(const struct cause_table *t,
+				   enum cause_part part);
 /* The recorder's notes on what it could not record, or NULL. */
 const char *cause_table_notes(const struct cause_table *t);
 const char *cause_table_warning(const struct cause_table *t);

@@ -24,6 +24,10 @@ static const char *const kind_names[N_FILE_KINDS] = {
 	[FILE_KIND_DEVICE] = "device",
 };
 
+static const char *const part_names[N_CAUSE_PARTS] = {
+	[CAUSE_PART_FILES] = "files", [CAUSE_PART_STACKS] = "stacks",
+};
+
 /* ---- writing ---- */
 
 struct cause_writer {
@@ -245,6 +249,18 @@ int cause_write_note(struct cause_writer *w, const char *text,
 	return line_end(w, &l, err);
 }
 
+int cause_write_unrecorded(struct cause_writer *w, enum cause_part part,
+			   const char *why, struct iow_error *err)
+{
+	struct dict_line l;
+
+	if (line_start(&l)) {
+		fprintf(l.f, "unrecorded\t%s\t", part_names[part]);
+		put_field(l.f, why);
+	}
+	return line_end(w, &l, err);
+}
+
 int cause_writer_close(struct cause_writer *w, struct iow_error *err)
 {
 	char path[4096];
@@ -304,6 +320,7 @@ struct cause_reader {
 	struct file_name *file_names;
 	size_t n_files;
 	char *notes;
+	uint32_t unrecorded[N_CAUSE_PARTS];	/* 1 + string index, 0: none */
 	uint64_t orphans;	/* records matching no QUEUE event */
 	char warning[256];
 };
@@ -501,6 +518,23 @@ static int add_note(struct cause_reader *r, char *text)
 	return 0;
 }
 
+static int add_unrecorded(struct cause_reader *r, const char *part,
+			  char *why)
+{
+	size_t i;
+	uint32_t idx;
+
+	for (i = 0; i < N_CAUSE_PARTS; i++) {
+		if (strcmp(part, part_names[i]))
+			continue;
+		unescape(why);
+		if (keep_string(r, why, &idx) < 0)
+			return -1;
+		r->unrecorded[i] = idx + 1;
+	}
+	return 0;
+}
+
 /* One dictionary line; -1 out of memory (a line not understood is
  * skipped: a newer writer may know more kinds). */
 static int dict_line(struct cause_reader *r, char *line)
@@ -529,6 +563,8 @@ static int dict_line(struct cause_reader *r, char *line)
 		return add_file(r, f);
 	if (n == 2 && !strcmp(f[0], "note"))
 		return add_note(r, f[1]);
+	if (n == 3 && !strcmp(f[0], "unrecorded"))
+		return add_unrecorded(r, f[1], f[2]);
 	return 0;
 }
 
@@ -735,6 +771,14 @@ const char *cause_stack(const struct cause_reader *r, int user, int32_t id)
 const char *cause_notes(const struct cause_reader *r)
 {
 	return r->notes;
+}
+
+const char *cause_unrecorded(const struct cause_reader *r,
+			     enum cause_part part)
+{
+	if (!r || part >= N_CAUSE_PARTS || !r->unrecorded[part])
+		return NULL;
+	return r->strings[r->unrecorded[part] - 1];
 }
 
 const char *cause_reader_warning(const struct cause_reader *r)

@@ -6,7 +6,9 @@
  * pages of a writeback, the cgroup, the file whose pages it carries, the
  * kernel and user stacks); and one dictionary, NAME.cause, of the names
  * those records point to (task names, cgroup paths, file paths, stack
- * frames). A trace without them (blktrace, ftrace) reads as before.
+ * frames). A recorder that sees less (ftrace: the cgroup ids the kernel
+ * puts in its records) keeps what it sees and says in the dictionary what
+ * it could not. A trace without them (blktrace) reads as before.
  *
  * NAME.cause.N: a 16-byte header ("IOWCAUS1", the record size, 0x01020304
  * in the writer's byte order), then struct cause_rec records.
@@ -18,6 +20,8 @@
  *   kstack ID FRAME;FRAME;...    a kernel stack, outermost frame first
  *   ustack ID FRAME;FRAME;...    a user stack, the same way
  *   note TEXT                    what the recorder could not record
+ *   unrecorded PART TEXT         PART (files, stacks) was not recorded at
+ *                                all, and why: --by file and stack say so
  * Tabs, newlines and backslashes in a name are written \t, \n and \\.
  */
 #ifndef IOWATCHER_CAUSEFILE_H
@@ -80,6 +84,10 @@ int cause_write_stack(struct cause_writer *w, int user, int32_t id,
 		      struct iow_error *err);
 int cause_write_note(struct cause_writer *w, const char *text,
 		     struct iow_error *err);
+/* What the recorder does not see at all: the files or the stacks. */
+enum cause_part { CAUSE_PART_FILES, CAUSE_PART_STACKS, N_CAUSE_PARTS };
+int cause_write_unrecorded(struct cause_writer *w, enum cause_part part,
+			   const char *why, struct iow_error *err);
 /* Flushes and closes it all, frees w whatever the result. */
 int cause_writer_close(struct cause_writer *w, struct iow_error *err);
 /* Tells r (a live reader: the live view's) all that w is told, as it is
@@ -123,6 +131,9 @@ const char *cause_file_path(const struct cause_reader *r, uint32_t dev,
 const char *cause_stack(const struct cause_reader *r, int user, int32_t id);
 /* The dictionary's notes ("user stacks need frame pointers"), joined. */
 const char *cause_notes(const struct cause_reader *r);
+/* Why part was not recorded at all ("unrecorded" lines), or NULL. */
+const char *cause_unrecorded(const struct cause_reader *r,
+			     enum cause_part part);
 /* A warning (records that matched no QUEUE event), or NULL. */
 const char *cause_reader_warning(const struct cause_reader *r);
 void cause_reader_close(struct cause_reader *r);

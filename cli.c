@@ -478,7 +478,8 @@ const struct cli_option cli_options[] = {
 	  .help = { { CLI_RECORDING, NULL,
 		"keep only the trace: not who and what caused\n"
 		"each I/O (the bpf recorder keeps the task, cgroup,\n"
-		"file and stack in NAME.cause*, for --by)" } } },
+		"file and stack in NAME.cause*, for --by; ftrace\n"
+		"the task and cgroup)" } } },
 	{ .name = "stacks", .type = CLI_CHOICE, FIELD(stacks),
 	  .choices = stack_kinds,
 	  .what = "the stacks are ",

@@ -181,7 +181,7 @@ void events_row(void *ctx, const struct analysis_row *r)
 	put_text(l, c && c->cgroup ? cause_cgroup_label(l->causes, c, buf,
 							 sizeof(buf)) : NULL);
 	put_sep(l, "file", 0);
-	put_text(l, c && cause_table_recorded(l->causes) ?
+	put_text(l, c && cause_table_kept(l->causes, CAUSE_PART_FILES) ?
 			    cause_file_label(l->causes, c, buf, sizeof(buf)) :
 			    NULL);
 	put_sep(l, "tag", 0);

@@ -12,6 +12,11 @@
  * stepped over. The merged trace_pipe, which formats every event in the
  * kernel, cost fio half its IOPS where the pages cost a quarter
  * (bench/README.md).
+ *
+ * With causes (the default), the tracer's blk_cgroup option is on and
+ * each QUEUE record's cgroup id is kept beside the trace, as the BPF
+ * recorder keeps its causes (rec_causes.h): the records carry no files
+ * and no stacks, and the dictionary says so.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,9 +33,11 @@
 #include <unistd.h>
 
 #include "blktrace.h"
+#include "bpf/blkrec.h"
 #include "ftrace_owner.h"
 #include "ftrace_raw.h"
 #include "ftrace_rec.h"
+#include "rec_causes.h"
 #include "rec_out.h"
 #include "recorder.h"
 
@@ -295,6 +302,8 @@ struct ftrace_conv {
 	ftrace_comm_fn comm;
 	void *comm_ctx;
 	uint64_t bytes_skipped;		/* other events' */
+	struct rec_causes *causes;	/* each QUEUE's cgroup, or NULL */
+	uint64_t cgroup_ids_cut;	/* flags with no room for the id */
 };
 
 /* 1 the first time pid is seen, 0 after, -1 out of memory. */
@@ -339,6 +348,9 @@ static int write_process_note(struct ftrace_conv *c,
 	if (c->comm(c->comm_ctx, io->pid, comm, sizeof(comm)))
 		return 0;	/* gone without a trace: no name to give */
 	note.pdu_len = (uint16_t)(strlen(comm) + 1);
+	if (c->causes && rec_causes_process(c->causes, io->pid, comm,
+					    strlen(comm)))
+		return iow_fail(err, "out of memory");
 	return rec_out_put(c->out, &note, comm, err);
 }
 
@@ -402,12 +414,66 @@ static int bad_page(unsigned cpu, const struct iow_error *why,
 			why->msg);
 }
 
+/*
+ * What Linux 6.18 puts in the records with options/blk_cgroup on (seen
+ * with direct writes and reads on a loop device from a process in a
+ * blkio cgroup of v1): the QUEUE, GETRQ, ISSUE and COMPLETE records of
+ * a bio with a blkcg carry __BLK_TA_CGROUP (1 << 8 of the action) and
+ * start their payload with the cgroup's id, 8 bytes in host order (the
+ * kernfs id: under v1's blkio the cgroup directory's inode number); the
+ * PLUG and UNPLUG records and the notes do not. Debian's blkparse 1.2.0
+ * prints "Bad fs action" for such records, so each is written without
+ * the flag and the id, as it would have been with the option off. A
+ * flag with less than 8 bytes of payload carries no id: the flag goes,
+ * the payload stays, and the dictionary counts them.
+ */
+static uint64_t take_cgroup(struct ftrace_conv *c, struct blk_io_trace *t,
+			    const unsigned char **pdu)
+{
+	uint64_t id;
+
+	if (!(t->action & BLK_TA_CGROUP))
+		return 0;
+	t->action &= ~BLK_TA_CGROUP;
+	if (t->pdu_len < sizeof(id)) {
+		c->cgroup_ids_cut++;
+		return 0;
+	}
+	memcpy(&id, *pdu, sizeof(id));
+	*pdu += sizeof(id);
+	t->pdu_len -= sizeof(id);
+	return id;
+}
+
+/* A QUEUE record and its cause, which takes its number (as the BPF
+ * recorder's): the task the record names, the cgroup if it had one. The
+ * live view is handed the record after its cause. */
+static int write_queue_cause(struct ftrace_conv *c, struct blk_io_trace *t,
+			     const unsigned char *pdu, uint64_t cgroup,
+			     struct iow_error *err)
+{
+	struct blkrec_cause cause = {
+		.pid = t->pid,
+		.cgroup = cgroup,
+		.kstack = -1,
+		.ustack = -1,
+		.kind = BLKREC_NONE,
+	};
+
+	if (rec_out_write(c->out, t, pdu, err) ||
+	    rec_causes_put(c->causes, t, &cause, err))
+		return -1;
+	rec_out_tell(c->out, t, pdu);
+	return 0;
+}
+
 static int convert_event(struct ftrace_conv *c, unsigned cpu,
 			 const struct ftrace_event *ev, struct iow_error *err)
 {
 	const unsigned char *pdu;
 	struct blk_io_trace t;
 	struct iow_error why;
+	uint64_t cgroup;
 	int first;
 
 	/* other ftrace events someone enabled meanwhile */
@@ -417,11 +483,15 @@ static int convert_event(struct ftrace_conv *c, unsigned cpu,
 	}
 	if (ftrace_blk_entry(ev, cpu, &t, &pdu, &why))
 		return bad_page(cpu, &why, err);
+	cgroup = take_cgroup(c, &t, &pdu);
 	first = pid_first_sight(c, t.pid);
 	if (first < 0)
 		return iow_fail(err, "out of memory");
 	if (first && write_process_note(c, &t, err))
 		return -1;
+	if (c->causes && !blk_is_note(t.action) &&
+	    blk_action_code(t.action) == BLK_TA_QUEUE)
+		return write_queue_cause(c, &t, pdu, cgroup, err);
 	return rec_out_put(c->out, &t, pdu, err);
 }
 
@@ -462,6 +532,7 @@ void ftrace_conv_stats(const struct ftrace_conv *c,
 	st->lost_unknown = o.lost_unknown;
 	st->n_files = o.n_files;
 	st->bytes_skipped = c->bytes_skipped;
+	st->causes_kept = c->causes != NULL;
 }
 
 struct ftrace_conv *ftrace_conv_open(const char *dir, const char *name,
@@ -488,6 +559,43 @@ struct ftrace_conv *ftrace_conv_open(const char *dir, const char *name,
 	return c;
 }
 
+int ftrace_conv_keep_causes(struct ftrace_conv *c,
+			    const struct rec_causes_env *env,
+			    struct iow_error *err)
+{
+	c->causes = rec_causes_open(env, err);
+	return c->causes ? 0 : -1;
+}
+
+int ftrace_conv_note(struct ftrace_conv *c, const char *text,
+		     struct iow_error *err)
+{
+	return c->causes ? rec_causes_note(c->causes, text, err) : 0;
+}
+
+int ftrace_conv_pump_causes(struct ftrace_conv *c, struct iow_error *err)
+{
+	return c->causes ? rec_causes_pump(c->causes, err) : 0;
+}
+
+/* The causes' names and notes, the files closed (ok 0: an error is
+ * being reported, write no more). */
+static int close_causes(struct ftrace_conv *c, int ok, struct iow_error *err)
+{
+	char note[160];
+
+	if (!c->causes)
+		return 0;
+	if (ok && c->cgroup_ids_cut) {
+		snprintf(note, sizeof(note), "%llu records had the cgroup flag with no room for the id: their cgroup is unknown",
+			 (unsigned long long)c->cgroup_ids_cut);
+		if (rec_causes_note(c->causes, note, err))
+			ok = 0;
+	}
+	return rec_causes_close(c->causes, ok, ok ? err : NULL) || !ok ? -1
+									: 0;
+}
+
 int ftrace_conv_close(struct ftrace_conv *c, struct ftrace_conv_stats *st,
 		      struct iow_error *err)
 {
@@ -496,6 +604,8 @@ int ftrace_conv_close(struct ftrace_conv *c, struct ftrace_conv_stats *st,
 	if (st)
 		ftrace_conv_stats(c, st);
 	rc = rec_out_close(c->out, err);
+	if (close_causes(c, rc == 0, rc ? NULL : err))
+		rc = -1;
 	free(c->pid_seen);
 	free(c->devices);
 	free(c);
@@ -507,6 +617,7 @@ int ftrace_conv_close(struct ftrace_conv *c, struct ftrace_conv_stats *st,
 struct saved_option {
 	const char *name;	/* a file in options/ */
 	char want;		/* '0' or '1' */
+	char want_causes;	/* when keeping causes, if not want */
 	char old;
 	int changed;
 };
@@ -514,7 +625,8 @@ struct saved_option {
 /* (bin, context-info and blk_classic shape only the merged trace_pipe's
  * text: the pages are the records themselves) */
 static const struct saved_option wanted_options[] = {
-	{ .name = "blk_cgroup", .want = '0' },	 /* would add cgroup ids */
+	/* cgroup ids in the records: the causes' (take_cgroup) */
+	{ .name = "blk_cgroup", .want = '0', .want_causes = '1' },
 };
 #define N_OPTIONS (sizeof(wanted_options) / sizeof(wanted_options[0]))
 
@@ -539,6 +651,9 @@ struct ftrace_rec {
 	unsigned n_pipes;
 	struct pollfd *polls;		/* one per pipe */
 	struct ftrace_owner owner;	/* held from start to restore */
+	int causes;			/* keep each QUEUE's cgroup */
+	struct cause_reader *mirror;	/* the live view's, or NULL */
+	int no_cgroup_option;		/* the kernel has no blk_cgroup */
 	unsigned char *page;		/* as read */
 	size_t page_size;
 	size_t pages_per_pump;
@@ -573,11 +688,17 @@ static int set_options(struct ftrace_rec *r, struct iow_error *err)
 		char want[2] = { wanted_options[i].want, '\0' };
 
 		*o = wanted_options[i];
+		if (r->causes && o->want_causes)
+			want[0] = o->want = o->want_causes;
 		snprintf(file, sizeof(file), "options/%s", o->name);
 		tfs_path(r->tfs, file, path);
-		/* kernels without the blk_* options never print that way */
-		if (o->want == '0' && access(path, F_OK))
+		/* kernels without the blk_* options never print that way,
+		 * nor give cgroup ids */
+		if (access(path, F_OK)) {
+			if (o->want == '1')
+				r->no_cgroup_option = 1;
 			continue;
+		}
 		if (swap_setting(r->tfs, file, want, value, sizeof(value),
 				 &o->changed, err))
 			return -1;
@@ -814,6 +935,25 @@ static int page_format(const struct tracefs *t, size_t *page_size,
 	return 0;
 }
 
+/* Each QUEUE's cgroup beside the trace, with what ftrace cannot see. */
+static int keep_causes(struct ftrace_rec *r, const char *dir,
+		       const char *name, struct iow_error *err)
+{
+	struct rec_causes_env env = {
+		.dir = dir,
+		.name = name,
+		.what = BLKREC_CAUSES,
+		.mirror = r->mirror,
+		.unrecorded = FTRACE_UNRECORDED,
+	};
+
+	if (ftrace_conv_keep_causes(r->conv, &env, err))
+		return -1;
+	if (r->no_cgroup_option)
+		return ftrace_conv_note(r->conv, "cgroups not recorded: this kernel's blk tracer has no blk_cgroup option", err);
+	return 0;
+}
+
 static int open_output(struct ftrace_rec *r, const char *dir,
 		       const char *name, struct iow_error *err)
 {
@@ -836,7 +976,8 @@ static int open_output(struct ftrace_rec *r, const char *dir,
 		return -1;
 	for (i = 0; i < n; i++)
 		devices[i] = r->devs[i].dev;
-	if (ftrace_conv_set_devices(r->conv, devices, n, err))
+	if (ftrace_conv_set_devices(r->conv, devices, n, err) ||
+	    (r->causes && keep_causes(r, dir, name, err)))
 		return -1;
 	/* a wall-clock anchor, only meaningful in the trace's own clock */
 	if (!r->clock_is_mono)
@@ -1060,6 +1201,7 @@ struct ftrace_rec *ftrace_rec_start(const struct tracefs *t,
 				    struct record_device *devs,
 				    size_t n_devs, const char *dir,
 				    const char *name, size_t buffer_kb,
+				    const struct ftrace_causes *causes,
 				    struct iow_error *err)
 {
 	struct ftrace_rec *r = calloc(1, sizeof(*r));
@@ -1073,6 +1215,9 @@ struct ftrace_rec *ftrace_rec_start(const struct tracefs *t,
 	r->devs = devs;
 	r->n_devs = n_devs;
 	r->owner.fd = -1;
+	r->causes = causes != NULL;
+	if (causes)
+		r->mirror = causes->mirror;
 	if (ftrace_owner_take(&r->owner, t->dir, &reclaimed, err) ||
 	    swap_setting(t, "current_tracer", "blk", r->old_tracer,
 			 sizeof(r->old_tracer), &r->tracer_changed, err) ||
@@ -1110,7 +1255,10 @@ int ftrace_rec_pump(struct ftrace_rec *r, int timeout_ms,
 	if (poll(r->polls, r->n_pipes, timeout_ms) < 0 && errno != EINTR)
 		return iow_fail(err, "poll on trace_pipe_raw: %s",
 				strerror(errno));
-	return read_pages(r, err) < 0 ? -1 : 0;
+	if (read_pages(r, err) < 0)
+		return -1;
+	/* the tasks and cgroups seen, named while they exist */
+	return ftrace_conv_pump_causes(r->conv, err);
 }
 
 int ftrace_rec_stop(struct ftrace_rec *r, struct ftrace_conv_stats *st,
@@ -1136,10 +1284,14 @@ int ftrace_rec_stop(struct ftrace_rec *r, struct ftrace_conv_stats *st,
 static void *ftrace_start(const struct recorder_env *env,
 			  struct iow_error *err)
 {
+	struct ftrace_causes causes = {
+		.mirror = env->tap ? env->tap->causes : NULL,
+	};
 	struct ftrace_rec *r = ftrace_rec_start(env->tfs, env->devs,
 						env->n_devs, env->dir,
 						env->name, env->buffer_kb,
-						err);
+						(env->causes & RECORD_CAUSES) ?
+						&causes : NULL, err);
 
 	if (r && env->tap)
 		ftrace_conv_set_tap(r->conv, env->tap->record, env->tap->ctx);
@@ -1161,6 +1313,7 @@ static void stats_of(const struct ftrace_conv_stats *c,
 	st->lost_unknown = c->lost_unknown;
 	st->bytes_skipped = c->bytes_skipped;
 	st->n_files = c->n_files;
+	st->causes = c->causes_kept ? RECORD_CAUSES : 0;
 }
 
 static void ftrace_progress(void *state, struct recorder_stats *st)

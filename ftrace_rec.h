@@ -3,7 +3,7 @@
  * mounting tracefs, switching the ftrace 'blk' tracer on and restoring
  * what was there before, and turning its ring-buffer pages, read per CPU
  * from trace_pipe_raw, into the per-CPU files blktrace itself would have
- * written.
+ * written; with causes, each QUEUE's cgroup id beside them (rec_causes.h).
  */
 #ifndef IOWATCHER_FTRACE_REC_H
 #define IOWATCHER_FTRACE_REC_H
@@ -16,6 +16,12 @@
 #include "blktrace.h"
 #include "error.h"
 #include "ftrace_raw.h"
+#include "rec_causes.h"
+
+/* Why the ftrace recorder's causes have no files and no stacks (the
+ * dictionary's "unrecorded" lines). */
+#define FTRACE_UNRECORDED \
+	"the ftrace recorder keeps only what the kernel's blk records carry, the task and the cgroup"
 
 struct tracefs {
 	char dir[256];		/* the tracing directory, with trace_pipe */
@@ -70,6 +76,7 @@ struct ftrace_conv_stats {
 	int lost_unknown;	/* a page with no room for the count */
 	unsigned n_files;	/* NAME.blktrace.0 to n_files - 1 */
 	uint64_t bytes_skipped;	/* other ftrace events' */
+	int causes_kept;	/* NAME.cause* written */
 };
 
 /* Ring-buffer pages in, DIR/NAME.blktrace.<cpu> files out. */
@@ -112,17 +119,39 @@ void ftrace_conv_stats(const struct ftrace_conv *c,
  */
 int ftrace_conv_page(struct ftrace_conv *c, unsigned cpu, const void *page,
 		     size_t size, struct iow_error *err);
-/* Flushes and closes the files and frees c, whatever the result. */
+/*
+ * Keeps each QUEUE record's cause from now on (env's files, through
+ * rec_causes): the task the record names and the cgroup id the kernel
+ * put in it, the flag and the id taken off the record either way.
+ */
+int ftrace_conv_keep_causes(struct ftrace_conv *c,
+			    const struct rec_causes_env *env,
+			    struct iow_error *err);
+/* A note in the causes' dictionary (none kept: nothing). */
+int ftrace_conv_note(struct ftrace_conv *c, const char *text,
+		     struct iow_error *err);
+/* After a batch of pages: names the tasks and cgroups seen in it. */
+int ftrace_conv_pump_causes(struct ftrace_conv *c, struct iow_error *err);
+/* Flushes and closes the files (the causes' too, named) and frees c,
+ * whatever the result. */
 int ftrace_conv_close(struct ftrace_conv *c, struct ftrace_conv_stats *st,
 		      struct iow_error *err);
 
 /* The running 'blk' tracer with the state it must put back. */
 struct ftrace_rec;
 
+/* Keeping causes: the tracer's blk_cgroup option on, the live view's
+ * reader told them (or NULL). */
+struct ftrace_causes {
+	struct cause_reader *mirror;
+};
+
+/* causes: NULL keeps none (blk_cgroup off) */
 struct ftrace_rec *ftrace_rec_start(const struct tracefs *t,
 				    struct record_device *devs,
 				    size_t n_devs, const char *dir,
 				    const char *name, size_t buffer_kb,
+				    const struct ftrace_causes *causes,
 				    struct iow_error *err);
 /* The converter, to tap it or ask how far it got. */
 struct ftrace_conv *ftrace_rec_conv(struct ftrace_rec *r);

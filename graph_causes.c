@@ -25,13 +25,14 @@
 
 /* ---- which panels ---- */
 
-/* A trace's causes, where the recorder kept them. */
+/* A trace's causes, where the recorder kept them with part (the files,
+ * the stacks: ftrace's causes have neither). */
 static const struct cause_table *causes_of(const struct graph_ctx *ctx,
-					   size_t t)
+					   size_t t, enum cause_part part)
 {
 	const struct cause_table *c = ctx->traces[t].causes;
 
-	return c && cause_table_recorded(c) ? c : NULL;
+	return c && cause_table_kept(c, part) ? c : NULL;
 }
 
 enum flame_metric { FLAME_BYTES, FLAME_Q2C, N_FLAME_METRICS };
@@ -62,7 +63,8 @@ static size_t flame_panel(const struct graph_ctx *ctx, size_t p,
 	const int ops[] = { OP_READ, OP_WRITE };
 
 	for (t = 0; t < ctx->n_traces; t++) {
-		const struct cause_table *c = causes_of(ctx, t);
+		const struct cause_table *c = causes_of(ctx, t,
+							CAUSE_PART_STACKS);
 		const struct analysis *a = &ctx->traces[t].analysis;
 		struct stack_sums *s;
 		size_t d;
@@ -401,13 +403,15 @@ int draw_flame(const struct graph_ctx *ctx, size_t p, struct plot_panel *pp,
 		return 0;
 	}
 	if (causesum_stacks(&ctx->traces[f.trace].analysis,
-			    causes_of(ctx, f.trace), &s, &ns) < 0)
+			    causes_of(ctx, f.trace, CAUSE_PART_STACKS), &s,
+			    &ns) < 0)
 		return iow_fail(err, "out of memory building io-flame");
 	for (k = 0; k < ns; k++) {
 		double v = stack_value(&s[k], f.op, f.metric);
 
 		if (s[k].device == f.device && v > 0 &&
-		    add_path(&root, causes_of(ctx, f.trace), &s[k], v) < 0)
+		    add_path(&root, causes_of(ctx, f.trace, CAUSE_PART_STACKS),
+			     &s[k], v) < 0)
 			goto out;
 	}
 	area = plot_panel_area(pp);
@@ -445,7 +449,7 @@ size_t top_files_panels(const struct graph_ctx *ctx)
 	size_t t, n = 0;
 
 	for (t = 0; t < ctx->n_traces; t++)
-		n += causes_of(ctx, t) != NULL &&
+		n += causes_of(ctx, t, CAUSE_PART_FILES) != NULL &&
 		     ctx->traces[t].analysis.n_ledger;
 	return n;
 }
@@ -456,7 +460,8 @@ static size_t top_files_trace(const struct graph_ctx *ctx, size_t p)
 	size_t t;
 
 	for (t = 0; t < ctx->n_traces; t++)
-		if (causes_of(ctx, t) && ctx->traces[t].analysis.n_ledger &&
+		if (causes_of(ctx, t, CAUSE_PART_FILES) &&
+		    ctx->traces[t].analysis.n_ledger &&
 		    p-- == 0)
 			return t;
 	return 0;
@@ -494,7 +499,8 @@ int draw_top_files(const struct graph_ctx *ctx, size_t p,
 	struct file_sums *f;
 	const char *legend[2] = { "read", "written" };
 
-	if (causesum_files(&ctx->traces[t].analysis, causes_of(ctx, t), &f,
+	if (causesum_files(&ctx->traces[t].analysis,
+			   causes_of(ctx, t, CAUSE_PART_FILES), &f,
 			   &n) < 0)
 		return iow_fail(err, "out of memory building top-files");
 	rows = n < TOP_FILES ? n : TOP_FILES;

@@ -54,11 +54,19 @@ static int causes_recorded(const struct options *o,
 			   const struct trace_source *src,
 			   const struct cause_table *ct, struct iow_error *err)
 {
+	enum cause_part part = o->by == BY_FILE ? CAUSE_PART_FILES
+						: CAUSE_PART_STACKS;
+	const char *what = o->by == BY_FILE ? "files" : "stacks", *why;
+
 	if ((o->by != BY_FILE && o->by != BY_STACK &&
-	     o->summary != SUMMARY_STACKS) || cause_table_recorded(ct))
+	     o->summary != SUMMARY_STACKS) || cause_table_kept(ct, part))
 		return 0;
+	why = cause_table_unrecorded(ct, part);
+	if (why)
+		return iow_fail(err, "%s: %s were not recorded with this trace (%s: record with --tracer bpf for them; --by process, comm and cgroup work on it)",
+				src->name, what, why);
 	return iow_fail(err, "%s: %s were not recorded with this trace (only the bpf recorder keeps them, in NAME.cause.N beside the per-CPU files: record with --tracer bpf; --by process, comm and cgroup work on any trace)",
-			src->name, o->by == BY_FILE ? "files" : "stacks");
+			src->name, what);
 }
 
 static int tag_stage_start(const struct options *o,

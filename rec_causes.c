@@ -1,4 +1,4 @@
-/* rec_causes.c: the BPF recorder's causes, written beside the trace
+/* rec_causes.c: a recorder's causes, written beside the trace
  * (rec_causes.h). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -737,7 +737,7 @@ static int write_notes(struct rec_causes *rc, struct iow_error *err)
 {
 	char note[IOW_ERROR_LEN + 64];
 
-	if (!(rc->env.what & BLKREC_KSTACKS) &&
+	if (!(rc->env.what & BLKREC_KSTACKS) && !rc->env.unrecorded &&
 	    cause_write_note(rc->w, "kernel stacks not recorded (record with --stacks kernel to keep them)",
 			     err))
 		return -1;
@@ -789,7 +789,22 @@ struct rec_causes *rec_causes_open(const struct rec_causes_env *env,
 	}
 	if (env->mirror)
 		cause_writer_mirror(rc->w, env->mirror);
+	/* first: a live view knows at once what it will not be told */
+	if (env->unrecorded &&
+	    (cause_write_unrecorded(rc->w, CAUSE_PART_FILES, env->unrecorded,
+				    err) ||
+	     cause_write_unrecorded(rc->w, CAUSE_PART_STACKS,
+				    env->unrecorded, err))) {
+		rec_causes_close(rc, 0, NULL);
+		return NULL;
+	}
 	return rc;
+}
+
+int rec_causes_note(struct rec_causes *rc, const char *text,
+		    struct iow_error *err)
+{
+	return cause_write_note(rc->w, text, err);
 }
 
 static void stack_ids_free(struct stack_ids *s)

@@ -1,5 +1,6 @@
 /*
- * rec_causes.h: the causes the BPF recorder saw, kept beside the trace
+ * rec_causes.h: the causes a recorder saw (the BPF recorder's whole; the
+ * ftrace recorder's cgroup ids, unrecorded set), kept beside the trace
  * (causefile.h): each QUEUE record's cause, as its program sent it with
  * the record (bpf/blkrec.h), goes to NAME.cause.N of the record's CPU
  * right after the record goes to NAME.blktrace.N, so that the two files
@@ -42,6 +43,9 @@ struct rec_causes_env {
 	/* the live view's reader, told all that is written as it is
 	 * written (causefile.h's cause_writer_mirror), or NULL */
 	struct cause_reader *mirror;
+	/* the recorder sees no files and no stacks, and this says why (the
+	 * dictionary's "unrecorded" lines, written first), or NULL */
+	const char *unrecorded;
 };
 
 struct rec_causes;
@@ -54,6 +58,9 @@ int rec_causes_put(struct rec_causes *rc, const struct blk_io_trace *t,
 /* A PROCESS note's name for pid. */
 int rec_causes_process(struct rec_causes *rc, uint32_t pid, const char *comm,
 		       size_t len);
+/* A note in the dictionary: what the recorder could not record. */
+int rec_causes_note(struct rec_causes *rc, const char *text,
+		    struct iow_error *err);
 /* After a batch: writes the names learnt in it (tasks, and cgroups
  * looked for while they exist). */
 int rec_causes_pump(struct rec_causes *rc, struct iow_error *err);

@@ -227,7 +227,7 @@ static void json_files(FILE *out, const struct trace_result *r)
 	struct file_sums *f;
 	size_t n, i;
 
-	if (!r->causes || !cause_table_recorded(r->causes) ||
+	if (!r->causes || !cause_table_kept(r->causes, CAUSE_PART_FILES) ||
 	    causesum_files(&r->analysis, r->causes, &f, &n) < 0)
 		return;
 	for (i = 0; i < n; i++) {
@@ -420,7 +420,7 @@ static void text_files(FILE *out, const struct trace_result *r, size_t top)
 	struct file_sums *f;
 	size_t n, i;
 
-	if (!r->causes || !cause_table_recorded(r->causes) ||
+	if (!r->causes || !cause_table_kept(r->causes, CAUSE_PART_FILES) ||
 	    causesum_files(&r->analysis, r->causes, &f, &n) < 0 || !n)
 		return;
 	fprintf(out, " files (by bytes)          read KiB   written KiB       bios  Q2C mean (us)  p99 (us)\n");

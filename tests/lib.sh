@@ -44,10 +44,10 @@ tracing_lock() {
 # $ENABLE: the traced device's trace/enable); BEFORE=$(tracing_state)
 # before the first recording
 tracing_state() {
-	printf '%s|%s|%s|%s|%s\n' "$(cat "$T/current_tracer")" \
+	printf '%s|%s|%s|%s|%s|blk_cgroup %s\n' "$(cat "$T/current_tracer")" \
 		"$(grep -xE 'bin|nobin' "$T/trace_options")" \
 		"$(cat "$T/trace_clock")" "$(cat "$T/tracing_on")" \
-		"$(cat "$ENABLE")"
+		"$(cat "$ENABLE")" "$(cat "$T/options/blk_cgroup" 2>/dev/null)"
 }
 # state_restored: the state is $BEFORE again, the device's tracing off
 state_restored() {
@@ -55,4 +55,16 @@ state_restored() {
 	[ "$now" = "$BEFORE" ] && [ "$(cat "$ENABLE")" = 0 ] && return 0
 	echo "     tracing state: before '$BEFORE', now '$now'"
 	return 1
+}
+
+# cgroup_root: the io controller's hierarchy (v1's blkio, else cgroup2's
+# where its children have io), as the recorders name cgroups; or nothing
+cgroup_root() {
+	awk '{ for (i = 7; $i != "-"; i++); if ($(i + 1) == "cgroup" &&
+		($(i + 3) ~ /(^|,)blkio(,|$)/)) { print $5; exit } }' \
+		/proc/self/mountinfo | grep . && return
+	v2=$(awk '{ for (i = 7; $i != "-"; i++); if ($(i + 1) == "cgroup2") {
+		print $5; exit } }' /proc/self/mountinfo)
+	[ -n "$v2" ] && grep -qw io "$v2/cgroup.subtree_control" 2>/dev/null &&
+		echo "$v2"
 }

@@ -58,17 +58,6 @@ if ! "$IOW" -d "$DEV" -D "$TMP" -t probe --tracer bpf -p true \
 	exit $?
 fi
 
-# The io controller's hierarchy (v1's blkio, else cgroup2's where its
-# children have io), as the recorder names cgroups.
-cgroup_root() {
-	awk '{ for (i = 7; $i != "-"; i++); if ($(i + 1) == "cgroup" &&
-		($(i + 3) ~ /(^|,)blkio(,|$)/)) { print $5; exit } }' \
-		/proc/self/mountinfo | grep . && return
-	v2=$(awk '{ for (i = 7; $i != "-"; i++); if ($(i + 1) == "cgroup2") {
-		print $5; exit } }' /proc/self/mountinfo)
-	[ -n "$v2" ] && grep -qw io "$v2/cgroup.subtree_control" 2>/dev/null &&
-		echo "$v2"
-}
 ROOT=$(cgroup_root)
 JOIN=
 if [ -n "$ROOT" ] && [ -w "$ROOT" ] && mkdir "$ROOT/iowtest.$$" 2>/dev/null

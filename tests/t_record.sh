@@ -2,7 +2,10 @@
 # t_record.sh: the recorder (record_run, driven by tests/tools/record_demo)
 # on a fresh loop device: what dd wrote is what blkparse reads back, the
 # kernel's tracing state is as before, SIGINT/SIGTERM keep what was
-# recorded, errors are one line, and blktrace is used when it can start.
+# recorded, errors are one line, and blktrace is used when it can start;
+# ftrace keeps each I/O's cgroup (its blk_cgroup option on, the records
+# written as blkparse reads them) and says files and stacks were not
+# recorded.
 # Needs root, tracefs with the 'blk' tracer, losetup and blkparse.
 . "$(dirname "$0")/lib.sh"
 RD="$TOP/tests/tools/record_demo"
@@ -26,7 +29,9 @@ tracing_lock
 truncate -s 64M "$TMP/disk.img"
 DEV=$(losetup -f --show "$TMP/disk.img") || { fail "losetup"; finish; exit 1; }
 ENABLE=/sys/class/block/$(basename "$DEV")/trace/enable
+CG=
 cleanup() {
+	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
 	umount "$TMP/full" 2>/dev/null
 	echo 0 > "$ENABLE" 2>/dev/null
 	losetup -d "$DEV"
@@ -268,11 +273,13 @@ if [ -x "$IOW" ]; then
 	done
 	check "its mpstat ends with it (pid ${MP:-none})" \
 		sh -c "[ -n '$MP' ] && ! kill -0 '$MP' 2>/dev/null"
-	check "SIGKILL leaves the tracer on, its settings in $OWNER" \
+	check "SIGKILL leaves the tracer on, its settings in $OWNER (blk_cgroup's too)" \
 		sh -c "[ \"\$(cat '$T/current_tracer')\" = blk ] &&
 		       [ \"\$(cat '$ENABLE')\" = 1 ] &&
 		       grep -qx 'pid $K' '$OWNER' &&
-		       grep -q 'enable /sys/dev/block/.*/trace' '$OWNER'"
+		       grep -q 'enable /sys/dev/block/.*/trace' '$OWNER' &&
+		       { [ \"\$(cat '$T/options/blk_cgroup')\" = 0 ] ||
+			 grep -qx 'set options/blk_cgroup 0' '$OWNER'; }"
 	"$IOW" -d "$DEV" --tracer ftrace -D "$TMP/k" -t k3 -p dd if=/dev/zero \
 		of="$DEV" bs=4k count=8 oflag=direct status=none \
 		> /dev/null 2> "$TMP/k3.err"
@@ -298,6 +305,69 @@ if [ -x "$IOW" ]; then
 		       [ ! -e '$TMP/k/nm.mpstat' ]"
 else
 	skip "a killed recording: $IOW not built"
+fi
+
+# 9. ftrace's causes: with blk_cgroup on the kernel puts the cgroup id in
+# the QUEUE, GETRQ, ISSUE and COMPLETE records; each QUEUE's is kept in
+# NAME.cause.N, the records written without it (blkparse calls them "Bad
+# fs action" otherwise). Direct writes from a process in a cgroup of the
+# test's.
+ROOT=$(cgroup_root)
+why=
+if [ ! -x "$IOW" ]; then why="$IOW not built"
+elif [ ! -e "$T/options/blk_cgroup" ]; then why="no options/blk_cgroup"
+elif [ -z "$ROOT" ] || [ ! -w "$ROOT" ]; then
+	why="no writable hierarchy with the io controller"
+elif ! mkdir "$ROOT/iowtest.$$" 2>/dev/null; then
+	why="cannot make a cgroup in $ROOT"
+fi
+if [ -z "$why" ]; then
+	CG="$ROOT/iowtest.$$"
+	mkdir "$TMP/cg"
+	"$IOW" -d "$DEV" --tracer ftrace -D "$TMP/cg" -t cg -p "echo \$\$ > $CG/cgroup.procs && dd if=/dev/zero of=$DEV bs=4k count=48 oflag=direct status=none" \
+		> /dev/null 2> "$TMP/cg.err"
+	check "ftrace with causes: recorded, the end line names NAME.cause*" \
+		grep -q "^iowatcher: recorded .* with ftrace in $TMP/cg/cg.blktrace.* and .cause\* (" "$TMP/cg.err"
+	check "tracing state restored after ftrace with causes (blk_cgroup too)" \
+		restored
+	"$IOW" -t "$TMP/cg/cg" --by cgroup --summary=json > "$TMP/cg.json" \
+		2> "$TMP/cg.json.err"
+	check "--by cgroup: the test's cgroup by its path, with dd's 192 KiB" \
+		python3 -c "
+import json, sys
+tags = {t['label']: t['bytes'] for t in json.load(open(sys.argv[1]))['traces'][0]['tags']}
+sys.exit(tags.get(sys.argv[2]) != 48 * 4096 and (print(tags) or 1))" \
+		"$TMP/cg.json" "/iowtest.$$"
+	blkparse -i cg -D "$TMP/cg" > "$TMP/cg.blkparse" 2>&1
+	ours=$(python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))['traces'][0]['devices']
+print(sum(x['read']['ios'] + x['write']['ios'] for x in d))" "$TMP/cg.json")
+	theirs=$(grep 'Reads Completed' "$TMP/cg.blkparse" | tail -n 1 |
+		sed -E 's/.*Reads Completed: *([0-9]+),.*Writes Completed: *([0-9]+),.*/\1 + \2/')
+	check "blkparse reads the files: no 'Bad fs action', $ours completions as ours ($theirs)" \
+		sh -c "! grep -q 'Bad fs action' '$TMP/cg.blkparse' &&
+		       [ -n '$theirs' ] && [ \$(($theirs)) = '$ours' ] &&
+		       [ '$ours' -ge 48 ]"
+	"$IOW" -t "$TMP/cg/cg" --by file > "$TMP/cg.file" 2>&1; rc=$?
+	check "--by file: one line, files were not recorded by ftrace ($rc)" \
+		sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/cg.file') = 1 ] &&
+		       grep -q '^iowatcher: $TMP/cg/cg: files were not recorded with this trace (the ftrace recorder keeps only' '$TMP/cg.file'"
+	"$IOW" -t "$TMP/cg/cg" --summary=stacks > "$TMP/cg.stacks" 2>&1; rc=$?
+	check "--summary=stacks: one line, stacks were not recorded ($rc)" \
+		sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/cg.stacks') = 1 ] &&
+		       grep -q 'stacks were not recorded with this trace (the ftrace' '$TMP/cg.stacks'"
+	# --no-causes: blk_cgroup stays off, no NAME.cause*
+	"$IOW" -d "$DEV" --tracer ftrace --no-causes -D "$TMP/cg" -t nc -p \
+		"echo \$\$ > $CG/cgroup.procs && cat $T/options/blk_cgroup > $TMP/cg/nc.option && dd if=/dev/zero of=$DEV bs=4k count=8 oflag=direct status=none" \
+		> /dev/null 2> "$TMP/nc.err"
+	check "--no-causes with ftrace: blk_cgroup off while it records, no NAME.cause*" \
+		sh -c "grep -q 'with ftrace' '$TMP/nc.err' &&
+		       [ \"\$(cat '$TMP/cg/nc.option')\" = 0 ] &&
+		       ! ls '$TMP/cg'/nc.cause* > /dev/null 2>&1"
+	check "tracing state restored after ftrace with --no-causes" restored
+else
+	skip "ftrace's cgroups: $why"
 fi
 
 finish

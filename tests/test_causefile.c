@@ -2,7 +2,7 @@
  * test_causefile.c: the causes kept beside a trace, written and read
  * back: records matched to their QUEUE events CPU by CPU (also past
  * records whose QUEUE was lost), the dictionary's names with their
- * escapes, the other byte order, damaged files refused in one line, and
+ * escapes, what the recorder says it never saw, the other byte order, damaged files refused in one line, and
  * the live view's reader told what a writer writes as it writes it.
  */
 #include <stdio.h>
@@ -70,6 +70,7 @@ static void write_set(const char *name)
 	CHECK(cause_write_file(w, 7, 1, FILE_KIND_JOURNAL, "[journal]", &err) == 0);
 	CHECK(cause_write_stack(w, 0, 7, frames, 3, &err) == 0);
 	CHECK(cause_write_note(w, "user stacks need frame pointers", &err) == 0);
+	CHECK(cause_write_unrecorded(w, CAUSE_PART_STACKS, "not\there", &err) == 0);
 	CHECK(cause_writer_close(w, &err) == 0);
 }
 
@@ -122,6 +123,10 @@ static void test_records_match_their_queue_events(void)
 		      "entry_SYSCALL_64;ksys_write;submit_bio"));
 	CHECK(cause_stack(r, 1, 7) == NULL);
 	CHECK(!strcmp(cause_notes(r), "user stacks need frame pointers"));
+	/* what the recorder never saw: said apart from the notes */
+	CHECK(cause_unrecorded(r, CAUSE_PART_STACKS) &&
+	      !strcmp(cause_unrecorded(r, CAUSE_PART_STACKS), "not\there"));
+	CHECK(cause_unrecorded(r, CAUSE_PART_FILES) == NULL);
 	cause_reader_close(r);
 }
 

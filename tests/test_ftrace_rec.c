@@ -7,13 +7,16 @@
  * both pages): 54 records, 4 on CPU 0 (ksoftirqd/0, pid 14) and 50 on
  * CPU 1 (the dd processes and ksoftirqd/1, 7 pids). The times expected
  * are those the kernel's own merged 'trace' file gave the same events.
- * Hand-made pages (tests/pagebuild.h) add losses and other events.
+ * Hand-made pages (tests/pagebuild.h) add losses, other events and the
+ * cgroup ids of the blk_cgroup option.
  */
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "blktrace.h"
+#include "bpf/blkrec.h"
+#include "causefile.h"
 #include "check.h"
 #include "ftrace_rec.h"
 #include "lossnote.h"
@@ -388,6 +391,187 @@ static void test_other_events_are_stepped_over(void)
 	CHECK_EQ_INT(st.bytes_skipped, sizeof(print));
 }
 
+/* A QUEUE (with the cgroup flag and id cgroup when cgroup is not 0),
+ * then an ISSUE with the flag, whose payload is the id alone. */
+static void cgroup_records(struct pagebuild *b, uint32_t pid,
+			   uint64_t cgroup)
+{
+	struct blk_io_trace t = {
+		.sector = 8, .bytes = 4096, .pid = pid, .device = 0x700000,
+		.action = BLK_TC_ACT(BLK_TC_WRITE) | BLK_TA_QUEUE,
+	};
+
+	if (cgroup) {
+		t.action |= BLK_TA_CGROUP;
+		t.pdu_len = sizeof(cgroup);
+	}
+	pb_blk(b, 10, BLK, &t, &cgroup, 0);
+	t.action = BLK_TC_ACT(BLK_TC_WRITE) | BLK_TA_ISSUE | BLK_TA_CGROUP;
+	t.pdu_len = sizeof(cgroup);
+	pb_blk(b, 10, BLK, &t, &cgroup, 0);
+}
+
+/* Converts page with causes kept as NAME.cause*; the reader of them. */
+static struct cause_reader *convert_with_causes(const char *name,
+						struct pagebuild *b)
+{
+	struct ftrace_conv *c = open_conv(name, 1, name_every_pid);
+	struct rec_causes_env env = {
+		.dir = dir, .name = name, .what = BLKREC_CAUSES,
+		.unrecorded = FTRACE_UNRECORDED,
+	};
+	struct iow_error err = { "" };
+	char base[128];
+
+	if (!c)
+		return NULL;
+	CHECK_EQ_INT(ftrace_conv_keep_causes(c, &env, &err), 0);
+	CHECK_EQ_INT(ftrace_conv_page(c, 0, b->page, sizeof(b->page), &err),
+		     0);
+	close_conv(c);
+	snprintf(base, sizeof(base), "%s/%s", dir, name);
+	return cause_reader_open(base, &err);
+}
+
+/* The I/O records of a file: each action and payload length. */
+static size_t io_records(const struct bytes *f, struct blk_io_trace *out,
+			 size_t max)
+{
+	struct blk_io_trace t;
+	size_t pos, n = 0;
+
+	for (pos = 0; pos + sizeof(t) <= f->len;
+	     pos += sizeof(t) + t.pdu_len) {
+		memcpy(&t, f->p + pos, sizeof(t));
+		if (!blk_is_note(t.action) && n < max)
+			out[n++] = t;
+	}
+	return n;
+}
+
+static void test_cgroup_id_becomes_a_plain_record_and_its_cause(void)
+{
+	struct blk_io_trace recs[4];
+	struct cause_reader *r;
+	const struct cause_rec *cause;
+	struct io_event ev = { .cpu = 0, .device = 0x700000, .sequence = 1 };
+	struct pagebuild b;
+	struct bytes f;
+
+	pb_init(&b, 1000);
+	cgroup_records(&b, 4242, 401);
+	pb_finish(&b, 0, 0);
+	r = convert_with_causes("cgroup", &b);
+	CHECK(r != NULL);
+	f = cpu_file("cgroup", 0);
+	/* as blkparse reads them: no flag, no id in the payload */
+	CHECK_EQ_INT(io_records(&f, recs, 4), 2);
+	CHECK_EQ_INT(recs[0].action, BLK_TC_ACT(BLK_TC_WRITE) | BLK_TA_QUEUE);
+	CHECK_EQ_INT(recs[0].pdu_len, 0);
+	CHECK_EQ_INT(recs[1].action, BLK_TC_ACT(BLK_TC_WRITE) | BLK_TA_ISSUE);
+	CHECK_EQ_INT(recs[1].pdu_len, 0);
+	free(f.p);
+	if (!r)
+		return;
+	/* the QUEUE's cause: its task and cgroup, nothing else */
+	cause = cause_reader_match(r, &ev);
+	CHECK(cause && cause->cgroup == 401 && cause->pid == 4242 &&
+	      cause->ino == 0 && cause->kstack == -1 && cause->ustack == -1);
+	CHECK(cause_unrecorded(r, CAUSE_PART_FILES) != NULL);
+	CHECK(cause_unrecorded(r, CAUSE_PART_STACKS) != NULL);
+	CHECK(!strcmp(cause_task_name(r, 4242), "p4242"));
+	cause_reader_close(r);
+}
+
+static void test_record_without_the_flag_has_no_cgroup(void)
+{
+	struct io_event ev = { .cpu = 0, .device = 0x700000, .sequence = 1 };
+	const struct cause_rec *cause;
+	struct blk_io_trace recs[4];
+	struct cause_reader *r;
+	struct pagebuild b;
+	struct bytes f;
+
+	pb_init(&b, 1000);
+	cgroup_records(&b, 4243, 0);
+	pb_finish(&b, 0, 0);
+	r = convert_with_causes("nocgroup", &b);
+	CHECK(r != NULL);
+	f = cpu_file("nocgroup", 0);
+	CHECK_EQ_INT(io_records(&f, recs, 4), 2);
+	CHECK_EQ_INT(recs[0].pdu_len, 0);
+	free(f.p);
+	if (!r)
+		return;
+	cause = cause_reader_match(r, &ev);
+	CHECK(cause && cause->cgroup == 0 && cause->pid == 4243);
+	cause_reader_close(r);
+}
+
+/* The flag with less than the id's 8 bytes: no id, the payload kept. */
+static void test_cgroup_flag_without_room_for_the_id_drops_it(void)
+{
+	struct io_event ev = { .cpu = 0, .device = 0x700000, .sequence = 1 };
+	struct blk_io_trace t = {
+		.sector = 8, .bytes = 4096, .pid = 7, .device = 0x700000,
+		.action = BLK_TC_ACT(BLK_TC_WRITE) | BLK_TA_QUEUE |
+			  BLK_TA_CGROUP,
+		.pdu_len = 4,
+	};
+	const struct cause_rec *cause;
+	struct blk_io_trace recs[2];
+	struct cause_reader *r;
+	struct pagebuild b;
+	struct bytes f;
+
+	pb_init(&b, 1000);
+	pb_blk(&b, 10, BLK, &t, "abcd", 0);
+	pb_finish(&b, 0, 0);
+	r = convert_with_causes("cut", &b);
+	f = cpu_file("cut", 0);
+	CHECK_EQ_INT(io_records(&f, recs, 2), 1);
+	CHECK_EQ_INT(recs[0].action, BLK_TC_ACT(BLK_TC_WRITE) | BLK_TA_QUEUE);
+	CHECK_EQ_INT(recs[0].pdu_len, 4);
+	free(f.p);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	cause = cause_reader_match(r, &ev);
+	CHECK(cause && cause->cgroup == 0);
+	CHECK(cause_notes(r) &&
+	      strstr(cause_notes(r), "1 records had the cgroup flag with no room for the id"));
+	cause_reader_close(r);
+}
+
+/* Without causes kept, the id is still taken off the record. */
+static void test_cgroup_flag_is_taken_off_without_causes(void)
+{
+	struct ftrace_conv *c = open_conv("plaincg", 1, name_every_pid);
+	struct iow_error err = { "" };
+	struct blk_io_trace recs[4];
+	struct pagebuild b;
+	struct bytes f;
+
+	if (!c)
+		return;
+	pb_init(&b, 1000);
+	cgroup_records(&b, 4244, 401);
+	pb_finish(&b, 0, 0);
+	CHECK_EQ_INT(ftrace_conv_page(c, 0, b.page, sizeof(b.page), &err), 0);
+	close_conv(c);
+	f = cpu_file("plaincg", 0);
+	CHECK_EQ_INT(io_records(&f, recs, 4), 2);
+	CHECK_EQ_INT(recs[0].action, BLK_TC_ACT(BLK_TC_WRITE) | BLK_TA_QUEUE);
+	CHECK_EQ_INT(recs[1].pdu_len, 0);
+	free(f.p);
+	{
+		char path[128];
+
+		snprintf(path, sizeof(path), "%s/plaincg.cause", dir);
+		CHECK(access(path, F_OK) != 0);
+	}
+}
+
 static void test_bad_page_is_one_line_naming_its_cpu(void)
 {
 	struct ftrace_conv *c = open_conv("bad", 2, name_every_pid);
@@ -515,6 +699,10 @@ int main(void)
 	RUN_TEST(test_loss_note_goes_to_every_traced_device);
 	RUN_TEST(test_missed_events_without_a_count_are_an_unknown_loss);
 	RUN_TEST(test_other_events_are_stepped_over);
+	RUN_TEST(test_cgroup_id_becomes_a_plain_record_and_its_cause);
+	RUN_TEST(test_record_without_the_flag_has_no_cgroup);
+	RUN_TEST(test_cgroup_flag_without_room_for_the_id_drops_it);
+	RUN_TEST(test_cgroup_flag_is_taken_off_without_causes);
 	RUN_TEST(test_bad_page_is_one_line_naming_its_cpu);
 	RUN_TEST(test_every_configured_cpu_gets_a_file);
 	RUN_TEST(test_higher_cpu_opens_the_files_below_it);
