@@ -145,9 +145,39 @@ for path in glob.glob(sys.argv[1] + ".blktrace.*"):
         pos += 48 + pdu
 PY
 done
+# The same, but for completions the kernel made without running the BPF
+# program (a few in 100,000 on Linux 6.18: bench/README.md): bpf may lack
+# as many completions as its recording says it lost, and nothing else.
+same_but_noted_losses() {
+	python3 - "$TMP/cmp-bpf.txt" "$TMP/cmp-ftrace.txt" "$TMP/cmp-bpf.out" <<'PY'
+import re, sys
+def counts(path):
+    d = {}
+    for line in open(path):
+        n, key = line.split(None, 1)
+        d[key] = int(n)
+    return d
+bpf, ft = counts(sys.argv[1]), counts(sys.argv[2])
+m = re.search(r", (\d+) lost in", open(sys.argv[3]).read())
+lost = int(m.group(1)) if m else 0
+short = 0
+for key in set(bpf) | set(ft):
+    b, f = bpf.get(key, 0), ft.get(key, 0)
+    if b == f:
+        continue
+    if b > f or int(key.split()[0], 16) & 0xffff != 8:
+        sys.exit(1)
+    short += f - b
+if short > lost:
+    sys.exit(1)
+print(short)
+PY
+}
 if [ -s "$TMP/cmp-bpf.txt" ] && cmp -s "$TMP/cmp-bpf.txt" "$TMP/cmp-ftrace.txt"
 then
 	pass "the events are ftrace's, field for field ($(wc -l < "$TMP/cmp-bpf.txt") kinds, flushes and a discard among them)"
+elif [ -s "$TMP/cmp-bpf.txt" ] && short=$(same_but_noted_losses); then
+	pass "the events are ftrace's, field for field, but $short completions the recording noted as lost"
 else
 	fail "the events are ftrace's, field for field" \
 		"$(diff "$TMP/cmp-bpf.txt" "$TMP/cmp-ftrace.txt" | head -n 8)"
