@@ -21,7 +21,7 @@
 /* Why the ftrace recorder's causes have no files and no stacks (the
  * dictionary's "unrecorded" lines). */
 #define FTRACE_UNRECORDED \
-	"the ftrace recorder keeps only what the kernel's blk records carry, the task and the cgroup"
+	"the ftrace recorder keeps only what the kernel's blk records carry, the task and the cgroup: record with --tracer bpf for them"
 
 struct tracefs {
 	char dir[256];		/* the tracing directory, with trace_pipe */

@@ -63,7 +63,7 @@ static int causes_recorded(const struct options *o,
 		return 0;
 	why = cause_table_unrecorded(ct, part);
 	if (why)
-		return iow_fail(err, "%s: %s were not recorded with this trace (%s: record with --tracer bpf for them; --by process, comm and cgroup work on it)",
+		return iow_fail(err, "%s: %s were not recorded with this trace (%s; --by process, comm and cgroup work on it)",
 				src->name, what, why);
 	return iow_fail(err, "%s: %s were not recorded with this trace (only the bpf recorder keeps them, in NAME.cause.N beside the per-CPU files: record with --tracer bpf; --by process, comm and cgroup work on any trace)",
 			src->name, what);

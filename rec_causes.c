@@ -737,10 +737,6 @@ static int write_notes(struct rec_causes *rc, struct iow_error *err)
 {
 	char note[IOW_ERROR_LEN + 64];
 
-	if (!(rc->env.what & BLKREC_KSTACKS) && !rc->env.unrecorded &&
-	    cause_write_note(rc->w, "kernel stacks not recorded (record with --stacks kernel to keep them)",
-			     err))
-		return -1;
 	if ((rc->env.what & BLKREC_USTACKS) &&
 	    cause_write_note(rc->w, "user stacks need frame pointers: a program built without them shows its innermost frame or two",
 			     err))
@@ -795,6 +791,15 @@ struct rec_causes *rec_causes_open(const struct rec_causes_env *env,
 				    err) ||
 	     cause_write_unrecorded(rc->w, CAUSE_PART_STACKS,
 				    env->unrecorded, err))) {
+		rec_causes_close(rc, 0, NULL);
+		return NULL;
+	}
+	/* stacks are kept on request: without, --by stack and the like
+	 * say how to ask */
+	if (!env->unrecorded && !(env->what & BLKREC_KSTACKS) &&
+	    cause_write_unrecorded(rc->w, CAUSE_PART_STACKS,
+				   "recorded without --stacks: record with --stacks kernel to keep kernel stacks",
+				   err)) {
 		rec_causes_close(rc, 0, NULL);
 		return NULL;
 	}

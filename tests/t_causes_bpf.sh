@@ -134,15 +134,24 @@ check "--stacks user: user stacks named, and the frame pointers' note" \
 "$IOW" -d "$DEV" -D "$TMP" -t nostacks --tracer bpf -p \
 	"dd if=/dev/zero of=$MNT/nostacks bs=4k count=16 oflag=direct status=none" \
 	> /dev/null 2> "$TMP/nostacks.err"
-check "no --stacks: no stacks in the dictionary, a note says how to keep them" \
+check "no --stacks: no stacks in the dictionary, an unrecorded line says how to keep them" \
 	sh -c "[ -s '$TMP/nostacks.cause' ] &&
 		! grep -qE '^[ku]stack	' '$TMP/nostacks.cause' &&
-		grep -qx 'note	kernel stacks not recorded (record with --stacks kernel to keep them)' '$TMP/nostacks.cause'"
+		grep -qx 'unrecorded	stacks	recorded without --stacks: record with --stacks kernel to keep kernel stacks' '$TMP/nostacks.cause'"
 check "no --stacks: the file is still named" \
 	grep -q "	$MNT/nostacks\$" "$TMP/nostacks.cause"
 "$IOW" -t "$TMP/nostacks" --summary=stacks > "$TMP/nostacks.stacks" 2>&1
-check "no --stacks: --summary=stacks says so, and what to type" \
-	grep -q '^ note: kernel stacks not recorded (record with --stacks kernel to keep them)' "$TMP/nostacks.stacks"
+rc=$?
+check "no --stacks: --summary=stacks says so in one line, and what to type ($rc)" \
+	sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/nostacks.stacks') = 1 ] &&
+	       grep -q 'stacks were not recorded with this trace (recorded without --stacks: record with --stacks kernel to keep kernel stacks; --by process' '$TMP/nostacks.stacks'"
+"$IOW" -t "$TMP/nostacks" --by stack -o "$TMP/nostacks.png" > "$TMP/nostacks.by" 2>&1
+rc=$?
+check "no --stacks: --by stack says so too, no picture ($rc)" \
+	sh -c "[ $rc = 1 ] && [ ! -e '$TMP/nostacks.png' ] &&
+	       grep -q 'record with --stacks kernel' '$TMP/nostacks.by'"
+check "no --stacks: --by file works" \
+	sh -c "'$IOW' -t '$TMP/nostacks' --by file --summary | grep -q '$MNT/nostacks'"
 
 # 4. --no-causes: only the trace, and the replaced recording's causes go
 "$IOW" -d "$DEV" -D "$TMP" --tracer bpf --no-causes --summary=json -p \

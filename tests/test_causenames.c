@@ -728,8 +728,11 @@ static void test_rec_causes_without_stacks_says_so(void)
 	rec = match(r, 0, 1);
 	CHECK(rec && rec->pid == 100 && rec->kstack == -1);
 	CHECK(cause_notes(r) &&
-	      strstr(cause_notes(r), "kernel stacks not recorded (record with --stacks kernel to keep them)") &&
 	      strstr(cause_notes(r), "cgroups not named: no cgroup hierarchy"));
+	CHECK(cause_unrecorded(r, CAUSE_PART_STACKS) &&
+	      strstr(cause_unrecorded(r, CAUSE_PART_STACKS),
+		     "record with --stacks kernel"));
+	CHECK(!cause_unrecorded(r, CAUSE_PART_FILES));
 	cause_reader_close(r);
 }
 
