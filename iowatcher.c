@@ -43,10 +43,23 @@ struct tag_stage {
 	struct tagger *tagger;
 };
 
-/* Whether anything reads the causes: --by, --events, --summary=stacks. */
+/* Whether -O asked for io-flame, which draws the stacks. */
+static int asks_flame(const struct options *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->n_only; i++)
+		if (!strcmp(o->only_graphs[i], "io-flame"))
+			return 1;
+	return 0;
+}
+
+/* Whether anything reads the causes: --by, --events, --summary=stacks,
+ * -O io-flame. */
 static int causes_wanted(const struct options *o)
 {
-	return o->by || o->events_path || o->summary == SUMMARY_STACKS;
+	return o->by || o->events_path || o->summary == SUMMARY_STACKS ||
+	       asks_flame(o);
 }
 
 /* --by file and stack need what only a recorder that saw them kept. */
@@ -59,7 +72,8 @@ static int causes_recorded(const struct options *o,
 	const char *what = o->by == BY_FILE ? "files" : "stacks", *why;
 
 	if ((o->by != BY_FILE && o->by != BY_STACK &&
-	     o->summary != SUMMARY_STACKS) || cause_table_kept(ct, part))
+	     o->summary != SUMMARY_STACKS && !asks_flame(o)) ||
+	    cause_table_kept(ct, part))
 		return 0;
 	why = cause_table_unrecorded(ct, part);
 	if (why)

@@ -150,6 +150,12 @@ rc=$?
 check "no --stacks: --by stack says so too, no picture ($rc)" \
 	sh -c "[ $rc = 1 ] && [ ! -e '$TMP/nostacks.png' ] &&
 	       grep -q 'record with --stacks kernel' '$TMP/nostacks.by'"
+"$IOW" -t "$TMP/nostacks" -O tput -O io-flame -o "$TMP/nostacks.png" > "$TMP/nostacks.fl" 2>&1
+rc=$?
+check "no --stacks: -O io-flame says so in one line, no picture ($rc)" \
+	sh -c "[ $rc = 1 ] && [ ! -e '$TMP/nostacks.png' ] &&
+	       [ \$(wc -l < '$TMP/nostacks.fl') = 1 ] &&
+	       grep -q 'record with --stacks kernel' '$TMP/nostacks.fl'"
 check "no --stacks: --by file works" \
 	sh -c "'$IOW' -t '$TMP/nostacks' --by file --summary | grep -q '$MNT/nostacks'"
 
