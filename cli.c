@@ -1003,6 +1003,17 @@ static enum cli_result check_live_args(struct options *o,
 	return CLI_OK;
 }
 
+/* Whether -O named graph. */
+static int picks_graph(const struct options *o, const char *graph)
+{
+	size_t i;
+
+	for (i = 0; i < o->n_only; i++)
+		if (!strcmp(o->only_graphs[i], graph))
+			return 1;
+	return 0;
+}
+
 static enum cli_result check_options(struct options *o, struct iow_error *err)
 {
 	if (o->n_devices) {
@@ -1017,6 +1028,9 @@ static enum cli_result check_options(struct options *o, struct iow_error *err)
 	if (o->stacks && (o->tracer == RECORD_BLKTRACE ||
 			  o->tracer == RECORD_FTRACE))
 		return usage(err, "%s", "--stacks: only the bpf recorder keeps causes and stacks (--tracer bpf or auto)");
+	if (o->n_devices && picks_graph(o, "io-flame") &&
+	    o->stacks != STACKS_KERNEL && o->stacks != STACKS_USER)
+		return usage(err, "%s", "-O io-flame draws kernel stacks, which only the bpf recorder keeps, with --stacks kernel: add it (or leave -O io-flame out)");
 	if (!o->n_trace_args)
 		return usage(err, "%s", "no trace: give one with -t");
 	if (check_live_args(o, err) != CLI_OK)

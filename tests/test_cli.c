@@ -340,6 +340,14 @@ static void test_causes_and_stacks_are_kept_unless_asked(void)
 		  "-d", "/dev/x", "--tracer", "ftrace", "--stacks", "none");
 	CHECK_ERR("--stacks x: the stacks are kernel, user or none",
 		  "-d", "/dev/x", "--stacks", "x");
+	/* a recording drawn as a flame graph needs its stacks */
+	CHECK_ERR("-O io-flame draws kernel stacks, which only the bpf recorder keeps, with --stacks kernel: add it (or leave -O io-flame out)",
+		  "-d", "/dev/x", "-O", "io-flame");
+	CHECK(PARSE(&o, &err, "-d", "/dev/x", "-O", "io-flame", "--stacks",
+		    "kernel") == CLI_OK);
+	options_free(&o);
+	CHECK(PARSE(&o, &err, "-t", "x", "-O", "io-flame") == CLI_OK);
+	options_free(&o);
 }
 
 static void test_options_are_checked_together(void)
