@@ -79,18 +79,22 @@ check "NAME.cause and NAME.cause.N written" \
 check "the summary's files: dd's 64 MiB buffered, fio's 32 MiB direct, the journal and metadata apart" \
 	python3 - "$TMP/main.json" "$MNT" <<'PY'
 import json, sys
-f = {x["file"]: x for x in json.load(open(sys.argv[1]))["traces"][0]["files"]}
+t = json.load(open(sys.argv[1]))["traces"][0]
+f = {x["file"]: x for x in t["files"]}
 mnt = sys.argv[2]
-assert f[mnt + "/buffered"]["write_bytes"] == 64 << 20, f
-assert f[mnt + "/direct"]["write_bytes"] == 32 << 20, f
-# a loaded make check once counted 8191 direct bios and 4 KiB short
-# (why was not found: a direct write ext4 sends through the page cache,
-# still unwritten at the stop, would do it); the sync has any such write
-# on disk within the recording, in the file's bytes
-assert 8192 - 16 <= f[mnt + "/direct"]["bios"] <= 8192, f
+# completions the kernel made without running the BPF program (a few
+# in 100,000: bench/README.md) are noted and not counted: a loaded make
+# check once had fio's file one 4 KiB bio short. Short by those, at most.
+unseen = sum(d["unseen_completions"] for d in t["devices"])
+b = f[mnt + "/buffered"]["write_bytes"]
+assert 64 << 20 >= b >= (64 << 20) - unseen * (4 << 20), (unseen, f)
+d = f[mnt + "/direct"]
+assert 32 << 20 >= d["write_bytes"] >= (32 << 20) - unseen * 4096, (unseen, f)
+assert 8192 >= d["bios"] >= 8192 - unseen, (unseen, f)
 assert f["[journal]"]["write_bytes"] > 0, f
 assert f["[metadata]"]["write_bytes"] + f["[metadata]"]["read_bytes"] > 0, f
 PY
+UNSEEN=$(python3 -c "import json; print(sum(d['unseen_completions'] for d in json.load(open('$TMP/main.json'))['traces'][0]['devices']))")
 # the tags of a --by recording: label bytes
 tags() {
 	"$IOW" -t "$TMP/$NAME" --by "$1" --summary=json |
@@ -103,12 +107,12 @@ tags process > "$TMP/process.tags"
 check "--by process: the writeback is dd's, fio's writes fio's, no kworker's" \
 	awk -F '\t' '/^dd \(/ { dd = $2 } /^fio \(/ { fio += $2 }
 		/^kworker/ && $2 >= 1048576 { kw = 1 }
-		END { exit !(dd >= 67108864 && fio >= 33554432 && !kw) }' \
+		END { exit !(dd >= 67108864 - u * 4194304 && fio >= 33554432 - u * 4096 && !kw) }' u="$UNSEEN" \
 		"$TMP/process.tags"
 if [ -n "$CG" ]; then
 	tags cgroup > "$TMP/cgroup.tags"
 	check "--by cgroup: the test's cgroup by its path, fio's bytes in it" \
-		awk -F '\t' -v cg="/iowtest.$$" '$1 == cg && $2 >= 33554432 { ok = 1 }
+		awk -F '\t' -v cg="/iowtest.$$" -v u="$UNSEEN" '$1 == cg && $2 >= 33554432 - u * 4096 { ok = 1 }
 			END { exit !ok }' "$TMP/cgroup.tags"
 else
 	skip "--by cgroup: no writable hierarchy with the io controller"
