@@ -684,13 +684,13 @@ static __always_inline int is_jbd2(void)
 	       comm[3] == '2' && comm[4] == '/';
 }
 
-/* inode may be an untyped pointer (read from a page): read with
- * BPF_CORE_READ. */
+/* Typed pointers read from a page or a bio are read by plain loads,
+ * which the verifier makes fault-safe (no helper call per field). */
 static __always_inline void set_inode(struct blkrec_cause *c,
 				      struct inode *inode)
 {
-	c->ino = BPF_CORE_READ(inode, i_ino);
-	c->ino_dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	c->ino = inode->i_ino;
+	c->ino_dev = inode->i_sb->s_dev;
 }
 
 /* A page of a file's page cache: the file, and whoever dirtied it when
@@ -720,7 +720,7 @@ static __always_inline void unmapped_page(struct blkrec_cause *c,
 					  struct bio *bio, struct page *head,
 					  unsigned long mapping)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 tid = c->pid;
 	unsigned long flags = 0;
 	struct address_space *bdev_mapping;
 	struct blkrec_dio *dio;
@@ -739,12 +739,12 @@ static __always_inline void unmapped_page(struct blkrec_cause *c,
 		c->ino_dev = dio->dev;
 		return;
 	}
-	if (is_jbd2()) {
-		c->kind = BLKREC_JOURNAL;
+	if (!(mapping & 1)) {
+		/* kernel memory: jbd2's own buffers, or nobody's */
+		if (is_jbd2())
+			c->kind = BLKREC_JOURNAL;
 		return;
 	}
-	if (!(mapping & 1))
-		return;
 	/* user memory, no file system's call: the device opened raw */
 	c->kind = BLKREC_DEVICE;
 	c->flags |= BLKREC_DIRECT;
@@ -753,24 +753,33 @@ static __always_inline void unmapped_page(struct blkrec_cause *c,
 		set_inode(c, bdev_mapping->host);
 }
 
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
 /* The first page's folio (its head page). The vector is indexed at run
- * time, so what is read from it is read with BPF_CORE_READ. */
+ * time, which the verifier allows a typed pointer only through
+ * bpf_rdonly_cast; what is read through it is read by plain loads
+ * where the field is not in a union. */
 static __always_inline struct page *first_page(struct bio *bio)
 {
-	struct bio_vec *vec = BPF_CORE_READ(bio, bi_io_vec);
+	struct bio_vec *vec = bio->bi_io_vec;
 	unsigned int idx = bio->bi_iter.bi_idx;
-	struct page *page = NULL;
+	struct page *page;
 	unsigned long head;
 
 	if (!vec || !bio->bi_vcnt || !bio->bi_iter.bi_size)
 		return NULL;	/* a flush, a discard */
-	bpf_probe_read_kernel(&page, sizeof(page),
-			      (char *)vec + idx * bpf_core_type_size(struct bio_vec) +
-			      bpf_core_field_offset(struct bio_vec, bv_page));
+	vec = bpf_rdonly_cast((char *)vec +
+			      idx * bpf_core_type_size(struct bio_vec),
+			      bpf_core_type_id_kernel(struct bio_vec));
+	page = vec->bv_page;
 	if (!page)
 		return NULL;
+	/* a union's member the verifier would take for lru.next */
 	head = BPF_CORE_READ(page, compound_head);
-	return head & 1 ? (struct page *)(head - 1) : page;
+	if (!(head & 1))
+		return page;
+	return bpf_rdonly_cast((void *)(head - 1),
+			       bpf_core_type_id_kernel(struct page));
 }
 
 static __always_inline void page_cause(struct blkrec_cause *c,
@@ -787,10 +796,11 @@ static __always_inline void page_cause(struct blkrec_cause *c,
 		unmapped_page(c, bio, head, mapping);
 		return;
 	}
-	host = BPF_CORE_READ((struct address_space *)mapping, host);
+	host = ((struct address_space *)bpf_rdonly_cast((void *)mapping,
+			bpf_core_type_id_kernel(struct address_space)))->host;
 	if (!host)
 		return;
-	if ((BPF_CORE_READ(host, i_mode) & S_IFMT) != S_IFBLK) {
+	if ((host->i_mode & S_IFMT) != S_IFBLK) {
 		file_page(c, host, bio->bi_opf);
 		return;
 	}

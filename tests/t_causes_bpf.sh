@@ -11,7 +11,9 @@
 # --no-causes keeps no NAME.cause* (and removes those of the recording it
 # replaces), also with ftrace; --stacks with --no-causes is a usage error;
 # --live=json names the file a buffered dd wrote (--by file) and credits
-# its writeback to dd (--by process) while the recording runs.
+# its writeback to dd (--by process) while the recording runs; a device
+# read and written raw (direct, and through its page cache) is named as
+# the device.
 # Needs root, BPF with the kernel's BTF, losetup, mkfs.ext4, fio.
 . "$(dirname "$0")/lib.sh"
 
@@ -32,9 +34,10 @@ fi
 tracing_lock
 IMG=$(mktemp /dev/shm/iow-causes.XXXXXX) || exit 1
 MNT="$TMP/mnt"
-DEV="" CG=""
+DEV="" CG="" RAW=""
 cleanup() {
 	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
+	[ -n "$RAW" ] && losetup -d "$RAW"
 	mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"
 	[ -n "$DEV" ] && losetup -d "$DEV"
 	rm -rf "$TMP" "$IMG"
@@ -191,7 +194,31 @@ check "--stacks with --no-causes: a usage error in one line ($rc)" \
 		grep -qx 'iowatcher: --stacks keeps stacks with the causes, which --no-causes leaves out: give one of them' '$TMP/both.err' &&
 		[ ! -e '$TMP/both.blktrace.0' ]"
 
-# 6. the live view, told the causes as they are written: --by file names
+# 6. a device nothing holds, read direct (user memory: the device by its
+# block_device) and written through its own page cache (the device's
+# inode): both the device's bytes, by its name
+truncate -s 16M "$IMG.raw"
+if RAW=$(losetup -f --show "$IMG.raw" 2>"$TMP/err"); then
+	"$IOW" -d "$RAW" -D "$TMP" -t raw --tracer bpf --summary=json -p \
+		"dd if=$RAW of=/dev/null bs=4k count=256 iflag=direct status=none && dd if=/dev/zero of=$RAW bs=64k count=16 status=none && sync" \
+		> "$TMP/raw.json" 2> "$TMP/raw.err"
+	check "a raw device's direct reads and buffered writes are the device's, 1 MiB each" \
+		python3 - "$TMP/raw.json" "$RAW" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["traces"][0]
+f = {x["file"]: x for x in t["files"]}
+unseen = sum(d["unseen_completions"] for d in t["devices"])
+d = f[sys.argv[2]]
+assert 1 << 20 >= d["read_bytes"] >= (1 << 20) - unseen * 4096, (unseen, f)
+assert 1 << 20 >= d["write_bytes"] >= (1 << 20) - unseen * (1 << 20), (unseen, f)
+PY
+else
+	RAW=""
+	fail "a second loop device: $(cat "$TMP/err")"
+fi
+rm -f "$IMG.raw"
+
+# 7. the live view, told the causes as they are written: --by file names
 # the file dd wrote, and --by process credits its writeback to dd, in the
 # JSON lines written while the recording runs (the workload copies them
 # before it ends: after the stop, the names found then would do)
@@ -213,6 +240,7 @@ for line in open(sys.argv[1]):
             n += row["bytes"]
 print(n)' "$1" "$2"
 }
+
 live_run file livefile
 got=$(live_bytes "$TMP/live-file.during" "$MNT/livefile" 2>&1)
 check "--live=json --by file: dd's 8 MiB under its file's name while recording ($got)" \
