@@ -120,15 +120,20 @@ static int keep_last_line(enum libbpf_print_level level, const char *fmt,
 			  va_list ap)
 {
 	char line[sizeof(libbpf_last_line)];
+	const char *text = line;
 	size_t len;
 
 	if (level == LIBBPF_DEBUG)
 		return 0;
 	vsnprintf(line, sizeof(line), fmt, ap);
-	len = strcspn(line, "\n");
-	line[len] = '\0';
-	if (len)
-		memcpy(libbpf_last_line, line, len + 1);
+	/* libbpf's lines begin with its name, which the error gives */
+	if (!strncmp(text, "libbpf: ", 8))
+		text += 8;
+	len = strcspn(text, "\n");
+	if (len) {
+		memcpy(libbpf_last_line, text, len);
+		libbpf_last_line[len] = '\0';
+	}
 	return 0;
 }
 
