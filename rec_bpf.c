@@ -255,16 +255,13 @@ static int set_devices(struct bpf_rec *b, struct iow_error *err)
 /* ---- the load ---- */
 
 /* Programs of tracepoints this kernel lacks are left out. */
-static int skip_missing_tracepoints(struct bpf_rec *b, struct iow_error *err)
+static int skip_missing_tracepoints(struct bpf_rec *b, struct btf *btf,
+				    struct iow_error *err)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
 	struct bpf_program *prog;
 	char name[128];
 	int n = 0;
 
-	if (!btf)
-		return iow_fail(err, "cannot read the kernel's BTF (%s): %s",
-				BTF_PATH, strerror(errno));
 	bpf_object__for_each_program(prog, b->skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
 		const char *tp = strchr(sec, '/');
@@ -275,7 +272,6 @@ static int skip_missing_tracepoints(struct bpf_rec *b, struct iow_error *err)
 		else
 			n++;
 	}
-	btf__free(btf);
 	if (!n)
 		return iow_fail(err, "this kernel has none of the block "
 				"tracepoints");
@@ -305,6 +301,33 @@ static size_t ring_size(size_t kb)
 	return bytes < page ? page : bytes;
 }
 
+/* The QUEUE program reads a bio's first page by typed loads where the
+ * kernel has bpf_rdonly_cast (Linux 6.2 on), else by a helper call a
+ * field: bio_queue or bio_queue_helper. IOWATCHER_BPF_READS=helper
+ * takes the second where the first would do (tests). */
+static int choose_queue_program(struct bpf_rec *b, const struct btf *btf,
+				struct iow_error *err)
+{
+	const char *way = getenv("IOWATCHER_BPF_READS");
+	int typed;
+
+	if (way && *way && strcmp(way, "typed") && strcmp(way, "helper") &&
+	    strcmp(way, "auto"))
+		return iow_fail(err, "IOWATCHER_BPF_READS=%s: expected typed, "
+				"helper or auto (auto, or unset: typed where "
+				"the kernel has bpf_rdonly_cast)", way);
+	typed = btf__find_by_name_kind(btf, "bpf_rdonly_cast",
+				       BTF_KIND_FUNC) >= 0;
+	if (way && !strcmp(way, "helper"))
+		typed = 0;
+	else if (way && !strcmp(way, "typed") && !typed)
+		return iow_fail(err, "IOWATCHER_BPF_READS=typed: this kernel "
+				"has no bpf_rdonly_cast (Linux 6.2 on)");
+	bpf_program__set_autoload(typed ? b->skel->progs.bio_queue_helper :
+				  b->skel->progs.bio_queue, false);
+	return 0;
+}
+
 /* The programs that find causes run only when causes are kept. */
 static void set_cause_programs(struct bpf_rec *b)
 {
@@ -322,12 +345,22 @@ static void set_cause_programs(struct bpf_rec *b)
 
 static int open_skeleton(struct bpf_rec *b, struct iow_error *err)
 {
+	struct btf *btf;
 	int rc;
 
 	b->skel = blkrec__open();
 	if (!b->skel)
 		return fail_libbpf(err, "cannot open the BPF recorder", errno);
-	if (set_devices(b, err) || skip_missing_tracepoints(b, err))
+	if (set_devices(b, err))
+		return -1;
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return iow_fail(err, "cannot read the kernel's BTF (%s): %s",
+				BTF_PATH, strerror(errno));
+	rc = skip_missing_tracepoints(b, btf, err) ||
+	     choose_queue_program(b, btf, err);
+	btf__free(btf);
+	if (rc)
 		return -1;
 	*(__u64 *)&b->skel->rodata->wake_bytes = b->ring_bytes / 4;
 	*(__u32 *)&b->skel->rodata->cause_opts = b->cause_opts;

@@ -684,25 +684,33 @@ static __always_inline int is_jbd2(void)
 	       comm[3] == '2' && comm[4] == '/';
 }
 
-/* Typed pointers read from a page or a bio are read by plain loads,
- * which the verifier makes fault-safe (no helper call per field). */
+/* Pointers read from a page are read in one of two ways, the QUEUE
+ * program being built twice (bio_queue, bio_queue_helper; the user side
+ * loads one): typed (bpf_rdonly_cast, Linux 6.2 on), by plain loads the
+ * verifier makes fault-safe; else untyped, a helper call per field. */
 static __always_inline void set_inode(struct blkrec_cause *c,
-				      struct inode *inode)
+				      struct inode *inode, const int typed)
 {
-	c->ino = inode->i_ino;
-	c->ino_dev = inode->i_sb->s_dev;
+	if (typed) {
+		c->ino = inode->i_ino;
+		c->ino_dev = inode->i_sb->s_dev;
+	} else {
+		c->ino = BPF_CORE_READ(inode, i_ino);
+		c->ino_dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	}
 }
 
 /* A page of a file's page cache: the file, and whoever dirtied it when
  * it is written back. */
 static __always_inline void file_page(struct blkrec_cause *c,
-				      struct inode *host, __u32 opf)
+				      struct inode *host, __u32 opf,
+				      const int typed)
 {
 	__u64 key = (__u64)host;
 	struct blkrec_dirtier *d;
 
 	c->kind = BLKREC_FILE;
-	set_inode(c, host);
+	set_inode(c, host, typed);
 	if (!(opf & 1))
 		return;
 	c->flags |= BLKREC_WRITEBACK;
@@ -750,44 +758,56 @@ static __always_inline void unmapped_page(struct blkrec_cause *c,
 	c->flags |= BLKREC_DIRECT;
 	bdev_mapping = bio->bi_bdev->bd_mapping;
 	if (bdev_mapping)
-		set_inode(c, bdev_mapping->host);
+		set_inode(c, bdev_mapping->host, 1);	/* from the bio: typed */
 }
 
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+/* Linux 6.2 on; weak, for the helper program is loaded where it is not */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
 /* The first page's folio (its head page). The vector is indexed at run
  * time, which the verifier allows a typed pointer only through
- * bpf_rdonly_cast; what is read through it is read by plain loads
- * where the field is not in a union. */
-static __always_inline struct page *first_page(struct bio *bio)
+ * bpf_rdonly_cast. The page's compound_head (and mapping, below) are
+ * read by a helper either way: they sit in unions whose first members
+ * the verifier takes them for (lru's pointers). */
+static __always_inline struct page *first_page(struct bio *bio,
+					       const int typed)
 {
 	struct bio_vec *vec = bio->bi_io_vec;
 	unsigned int idx = bio->bi_iter.bi_idx;
-	struct page *page;
+	struct page *page = NULL;
 	unsigned long head;
 
 	if (!vec || !bio->bi_vcnt || !bio->bi_iter.bi_size)
 		return NULL;	/* a flush, a discard */
-	vec = bpf_rdonly_cast((char *)vec +
-			      idx * bpf_core_type_size(struct bio_vec),
-			      bpf_core_type_id_kernel(struct bio_vec));
-	page = vec->bv_page;
+	if (typed) {
+		vec = bpf_rdonly_cast((char *)vec +
+				      idx * bpf_core_type_size(struct bio_vec),
+				      bpf_core_type_id_kernel(struct bio_vec));
+		page = vec->bv_page;
+	} else {
+		bpf_probe_read_kernel(&page, sizeof(page),
+				      (char *)BPF_CORE_READ(bio, bi_io_vec) +
+				      idx * bpf_core_type_size(struct bio_vec) +
+				      bpf_core_field_offset(struct bio_vec, bv_page));
+	}
 	if (!page)
 		return NULL;
-	/* a union's member the verifier would take for lru.next */
 	head = BPF_CORE_READ(page, compound_head);
 	if (!(head & 1))
 		return page;
+	if (!typed)
+		return (struct page *)(head - 1);
 	return bpf_rdonly_cast((void *)(head - 1),
 			       bpf_core_type_id_kernel(struct page));
 }
 
 static __always_inline void page_cause(struct blkrec_cause *c,
-				       struct bio *bio)
+				       struct bio *bio, const int typed)
 {
-	struct page *head = first_page(bio);
+	struct page *head = first_page(bio, typed);
 	unsigned long mapping;
 	struct inode *host;
+	unsigned short mode;
 
 	if (!head)
 		return;
@@ -796,12 +816,21 @@ static __always_inline void page_cause(struct blkrec_cause *c,
 		unmapped_page(c, bio, head, mapping);
 		return;
 	}
-	host = ((struct address_space *)bpf_rdonly_cast((void *)mapping,
-			bpf_core_type_id_kernel(struct address_space)))->host;
-	if (!host)
-		return;
-	if ((host->i_mode & S_IFMT) != S_IFBLK) {
-		file_page(c, host, bio->bi_opf);
+	if (typed) {
+		host = ((struct address_space *)bpf_rdonly_cast(
+				(void *)mapping,
+				bpf_core_type_id_kernel(struct address_space)))->host;
+		if (!host)
+			return;
+		mode = host->i_mode;
+	} else {
+		host = BPF_CORE_READ((struct address_space *)mapping, host);
+		if (!host)
+			return;
+		mode = BPF_CORE_READ(host, i_mode);
+	}
+	if ((mode & S_IFMT) != S_IFBLK) {
+		file_page(c, host, bio->bi_opf, typed);
 		return;
 	}
 	/* the block device's own cache: a file system's metadata, or the
@@ -812,12 +841,12 @@ static __always_inline void page_cause(struct blkrec_cause *c,
 		c->kind = BLKREC_METADATA;
 	} else {
 		c->kind = BLKREC_DEVICE;
-		set_inode(c, host);
+		set_inode(c, host, typed);
 	}
 }
 
 static __always_inline void fill_cause(void *ctx, struct blkrec_cause *c,
-				       struct bio *bio)
+				       struct bio *bio, const int typed)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
@@ -826,7 +855,7 @@ static __always_inline void fill_cause(void *ctx, struct blkrec_cause *c,
 	c->tgid = id >> 32;
 	c->kstack = c->ustack = -1;
 	c->cgroup = bio_cgroup(bio);
-	page_cause(c, bio);
+	page_cause(c, bio, typed);
 	if (cause_opts & BLKREC_KSTACKS)
 		c->kstack = bpf_get_stackid(ctx, &kstacks, 0);
 	if (cause_opts & BLKREC_USTACKS)
@@ -834,7 +863,8 @@ static __always_inline void fill_cause(void *ctx, struct blkrec_cause *c,
 }
 
 /* A QUEUE record and its cause, in one sample. */
-static __always_inline void trace_queue_cause(void *ctx, struct bio *bio)
+static __always_inline void trace_queue_cause(void *ctx, struct bio *bio,
+					      const int typed)
 {
 	__u64 sector = bio->bi_iter.bi_sector;
 	struct queue_cause *r;
@@ -852,17 +882,31 @@ static __always_inline void trace_queue_cause(void *ctx, struct bio *bio)
 	}
 	fill(&e, &r->t, BLKREC_CAUSE_MAGIC, dev, sector,
 	     bio->bi_iter.bi_size, TA_QUEUE | categories(bio->bi_opf), 0, 0);
-	fill_cause(ctx, &r->c, bio);
+	fill_cause(ctx, &r->c, bio, typed);
 	bpf_ringbuf_submit(r, wake_flag(&e));
 }
 
+static __always_inline void queue_event(__u64 *ctx, const int typed)
+{
+	if (cause_opts & BLKREC_CAUSES)
+		trace_queue_cause(ctx, (void *)ctx[0], typed);
+	else
+		trace_bio((void *)ctx[0], TA_QUEUE);
+}
+
+/* The user side loads one of the two: bio_queue where the kernel has
+ * bpf_rdonly_cast, else bio_queue_helper. */
 SEC("tp_btf/block_bio_queue")
 int bio_queue(__u64 *ctx)
 {
-	if (cause_opts & BLKREC_CAUSES)
-		trace_queue_cause(ctx, (void *)ctx[0]);
-	else
-		trace_bio((void *)ctx[0], TA_QUEUE);
+	queue_event(ctx, 1);
+	return 0;
+}
+
+SEC("tp_btf/block_bio_queue")
+int bio_queue_helper(__u64 *ctx)
+{
+	queue_event(ctx, 0);
 	return 0;
 }
 

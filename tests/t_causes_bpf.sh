@@ -11,9 +11,10 @@
 # --no-causes keeps no NAME.cause* (and removes those of the recording it
 # replaces), also with ftrace; --stacks with --no-causes is a usage error;
 # --live=json names the file a buffered dd wrote (--by file) and credits
-# its writeback to dd (--by process) while the recording runs; a device
-# read and written raw (direct, and through its page cache) is named as
-# the device.
+# its writeback to dd (--by process) while the recording runs; both ways
+# of reading a bio's page (typed loads, helper calls: IOWATCHER_BPF_READS)
+# name a file's buffered and direct writes as the file, and a device read
+# and written raw (direct, and through its page cache) as the device.
 # Needs root, BPF with the kernel's BTF, losetup, mkfs.ext4, fio.
 . "$(dirname "$0")/lib.sh"
 
@@ -194,29 +195,54 @@ check "--stacks with --no-causes: a usage error in one line ($rc)" \
 		grep -qx 'iowatcher: --stacks keeps stacks with the causes, which --no-causes leaves out: give one of them' '$TMP/both.err' &&
 		[ ! -e '$TMP/both.blktrace.0' ]"
 
-# 6. a device nothing holds, read direct (user memory: the device by its
-# block_device) and written through its own page cache (the device's
-# inode): both the device's bytes, by its name
-truncate -s 16M "$IMG.raw"
-if RAW=$(losetup -f --show "$IMG.raw" 2>"$TMP/err"); then
-	"$IOW" -d "$RAW" -D "$TMP" -t raw --tracer bpf --summary=json -p \
-		"dd if=$RAW of=/dev/null bs=4k count=256 iflag=direct status=none && dd if=/dev/zero of=$RAW bs=64k count=16 status=none && sync" \
-		> "$TMP/raw.json" 2> "$TMP/raw.err"
-	check "a raw device's direct reads and buffered writes are the device's, 1 MiB each" \
-		python3 - "$TMP/raw.json" "$RAW" <<'PY'
+# 6. both ways the QUEUE program reads a bio's page (IOWATCHER_BPF_READS:
+# typed loads where the kernel has bpf_rdonly_cast, a helper call a field
+# before Linux 6.2): a file's buffered and direct writes on ext4 named as
+# the file; a device nothing holds, read direct (user memory: the device
+# by its block_device) and written through its own page cache (the
+# device's inode), named as the device
+# bytes_ok JSON NAME KIND BYTES UNIT: NAME's KIND bytes are BYTES, short
+# by at most UNIT a completion the recording noted as unseen
+bytes_ok() {
+	python3 - "$@" <<'PY'
 import json, sys
-t = json.load(open(sys.argv[1]))["traces"][0]
+path, name, kind, want, unit = sys.argv[1:]
+t = json.load(open(path))["traces"][0]
 f = {x["file"]: x for x in t["files"]}
 unseen = sum(d["unseen_completions"] for d in t["devices"])
-d = f[sys.argv[2]]
-assert 1 << 20 >= d["read_bytes"] >= (1 << 20) - unseen * 4096, (unseen, f)
-assert 1 << 20 >= d["write_bytes"] >= (1 << 20) - unseen * (1 << 20), (unseen, f)
+got = f[name][kind + "_bytes"]
+assert int(want) >= got >= int(want) - unseen * int(unit), (got, unseen, f)
 PY
+}
+truncate -s 16M "$IMG.raw"
+if RAW=$(losetup -f --show "$IMG.raw" 2>"$TMP/err"); then
+	for way in typed helper; do
+		IOWATCHER_BPF_READS=$way "$IOW" -d "$DEV" -D "$TMP" -t "f-$way" \
+			--tracer bpf --summary=json -p \
+			"dd if=/dev/zero of=$MNT/b-$way bs=1M count=8 status=none && sync && dd if=/dev/zero of=$MNT/d-$way bs=4k count=256 oflag=direct status=none" \
+			> "$TMP/f-$way.json" 2> "$TMP/f-$way.err"
+		check "$way reads: the buffered file's 8 MiB" \
+			bytes_ok "$TMP/f-$way.json" "$MNT/b-$way" write 8388608 4194304
+		check "$way reads: the direct file's 1 MiB" \
+			bytes_ok "$TMP/f-$way.json" "$MNT/d-$way" write 1048576 4096
+		IOWATCHER_BPF_READS=$way "$IOW" -d "$RAW" -D "$TMP" -t "raw-$way" \
+			--tracer bpf --summary=json -p \
+			"dd if=$RAW of=/dev/null bs=4k count=256 iflag=direct status=none && dd if=/dev/zero of=$RAW bs=64k count=16 status=none && sync" \
+			> "$TMP/raw-$way.json" 2> "$TMP/raw-$way.err"
+		check "$way reads: a raw device's 1 MiB of direct reads are the device's" \
+			bytes_ok "$TMP/raw-$way.json" "$RAW" read 1048576 4096
+		check "$way reads: its 1 MiB of buffered writes are the device's" \
+			bytes_ok "$TMP/raw-$way.json" "$RAW" write 1048576 1048576
+	done
 else
 	RAW=""
 	fail "a second loop device: $(cat "$TMP/err")"
 fi
 rm -f "$IMG.raw"
+IOWATCHER_BPF_READS=fast "$IOW" -d "$DEV" -D "$TMP" -t bad --tracer bpf \
+	-p true > /dev/null 2> "$TMP/bad.err"; rc=$?
+check "IOWATCHER_BPF_READS=fast: one line naming the variable, exit 1 ($rc)" \
+	sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/bad.err') = 1 ] && grep -q '^iowatcher: IOWATCHER_BPF_READS=fast: expected typed, helper or auto' '$TMP/bad.err'"
 
 # 7. the live view, told the causes as they are written: --by file names
 # the file dd wrote, and --by process credits its writeback to dd, in the
