@@ -328,6 +328,27 @@ static int choose_queue_program(struct bpf_rec *b, const struct btf *btf,
 	return 0;
 }
 
+/* IOWATCHER_BPF_UNSEEN=N (tests): every Nth completion of a request's
+ * data is made unseen, as the kernel sometimes makes one without running
+ * the program, so that a test knows how many the recording must note. */
+static int test_unseen_every(struct bpf_rec *b, struct iow_error *err)
+{
+	const char *v = getenv("IOWATCHER_BPF_UNSEEN");
+	unsigned long n;
+	char *end;
+
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || *end || !n || n > UINT32_MAX)
+		return iow_fail(err, "IOWATCHER_BPF_UNSEEN=%s: expected a "
+				"number of completions from 1 (for tests: "
+				"every Nth goes unseen)", v);
+	*(__u32 *)&b->skel->rodata->unseen_every = (__u32)n;
+	return 0;
+}
+
 /* The programs that find causes run only when causes are kept. */
 static void set_cause_programs(struct bpf_rec *b)
 {
@@ -364,6 +385,8 @@ static int open_skeleton(struct bpf_rec *b, struct iow_error *err)
 		return -1;
 	*(__u64 *)&b->skel->rodata->wake_bytes = b->ring_bytes / 4;
 	*(__u32 *)&b->skel->rodata->cause_opts = b->cause_opts;
+	if (test_unseen_every(b, err))
+		return -1;
 	set_cause_programs(b);
 	/* the rings' template keeps its size: a ring buffer put in the
 	 * array may be of any */

@@ -223,6 +223,9 @@ const volatile struct blkrec_dev devs[BLKREC_MAX_DEVS];
 const volatile __u32 n_devs;
 const volatile __u64 wake_bytes;
 const volatile __u32 cause_opts;	/* BLKREC_CAUSES, ... */
+/* Tests: every Nth request's completion goes unseen, as the kernel
+ * sometimes makes one without running the program (0: none). */
+const volatile __u32 unseen_every;
 
 struct ring_template {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -525,8 +528,13 @@ static __always_inline int rq_is_passthrough(__u32 opf)
 
 /* Requests in and out, for the user side's check that every completion
  * reached us. */
+/* Requests issued, requeued and completed, for the completions the
+ * kernel makes without running our program. An empty completion (a read
+ * or write of no bytes left: the end of a flush sequence whose data
+ * completed earlier) ends no issued request: counted, it would hide as
+ * many unseen ones. */
 static __always_inline void count_request(__u32 what, __u32 bytes,
-					  __u32 rq_bytes)
+					  __u32 rq_bytes, __u32 opf)
 {
 	__u32 zero = 0;
 	struct blkrec_cpu *st = bpf_map_lookup_elem(&cpu_state, &zero);
@@ -537,7 +545,8 @@ static __always_inline void count_request(__u32 what, __u32 bytes,
 		st->issued++;
 	else if (what == TA_REQUEUE)
 		st->requeued++;
-	else if (what == TA_COMPLETE && bytes >= rq_bytes)
+	else if (what == TA_COMPLETE && bytes >= rq_bytes &&
+		 (rq_bytes || (opf & REQ_OP_MASK) > 1))
 		st->completed++;
 }
 
@@ -551,7 +560,7 @@ static __always_inline void trace_rq(struct request *rq, __u32 bytes,
 		sector = 0;
 	if (find_dev(disk_devt(rq->q->disk), sector, &dev))
 		return;
-	count_request(what, bytes, rq->__data_len);
+	count_request(what, bytes, rq->__data_len, opf);
 	what |= TC_ACT(rq_is_passthrough(opf) ? TC_PC : TC_FS);
 	trace_event(dev, sector, bytes, what | categories(opf),
 		    status_error(status));
@@ -593,11 +602,26 @@ int rq_requeue(__u64 *ctx)
 	return 0;
 }
 
+/* For tests: whether to act as if the kernel had not run us on this
+ * completion of a request's data. */
+static __always_inline int test_unseen(struct request *rq, __u32 bytes)
+{
+	__u32 zero = 0;
+	struct blkrec_cpu *st;
+
+	if (!unseen_every || !rq->__data_len || bytes < rq->__data_len)
+		return 0;
+	st = bpf_map_lookup_elem(&cpu_state, &zero);
+	return st && ++st->data_completions % unseen_every == 0;
+}
+
 SEC("tp_btf/block_rq_complete")
 int rq_complete(__u64 *ctx)
 {
 	struct request *rq = (void *)ctx[0];
 
+	if (test_unseen(rq, (__u32)ctx[2]))
+		return 0;
 	trace_rq(rq, (__u32)ctx[2], TA_COMPLETE, (__u8)ctx[1]);
 	return 0;
 }

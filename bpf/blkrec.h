@@ -96,6 +96,7 @@ struct blkrec_cpu {
 	 * what the kernel completed without running our program shows in
 	 * them (rec_bpf.c) */
 	__u64 issued, requeued, completed;
+	__u64 data_completions;	/* tests: for IOWATCHER_BPF_UNSEEN */
 };
 
 #endif
