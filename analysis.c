@@ -56,6 +56,13 @@ struct tag_index_entry {
 	uint32_t slot_plus_one;
 };
 
+/* A request in flight when a loss window began, and when that was. */
+struct forgotten {
+	uint64_t d_ns, until_ns;
+	uint32_t device_slot;
+	int32_t tag;
+};
+
 struct analysis_private {
 	struct ioset bios, requests;
 	size_t bios_after_sweep, requests_after_sweep;
@@ -74,6 +81,10 @@ struct analysis_private {
 	 * device, and a loss is counted once */
 	struct lossnote recent_notes[16];
 	size_t n_recent_notes;
+	/* cfg.missing_completions: the requests a loss window forgot, any
+	 * of which may be one whose completion went unseen before it */
+	struct forgotten *forgotten;
+	size_t n_forgotten, cap_forgotten;
 };
 
 static struct analysis_private *priv(const struct analysis *a)
@@ -165,6 +176,7 @@ void analysis_free(struct analysis *a)
 		u64map_free(&p->ledger_index);
 		ioset_free(&p->bios);
 		ioset_free(&p->requests);
+		free(p->forgotten);
 		free(p->tag_index);
 		free(p);
 	}
@@ -1678,9 +1690,34 @@ static int forget_bio(void *value, void *arg)
 	return 0;
 }
 
+struct forget_arg {
+	struct analysis *a;
+	uint64_t now;
+};
+
+/* With completions the kernel made unseen, a request forgotten here may
+ * be one of theirs: kept for the finish (unseen_off_depth). */
 static int forget_request(void *value, void *arg)
 {
-	(void)value, (void)arg;
+	const struct forget_arg *f = arg;
+	const struct request_state *req = value;
+	struct analysis_private *p;
+
+	if (!f->a->cfg.missing_completions || !req->issued)
+		return 0;
+	p = priv(f->a);
+	if (p->n_forgotten == p->cap_forgotten) {
+		size_t cap = p->cap_forgotten ? 2 * p->cap_forgotten : 64;
+		struct forgotten *more = realloc(p->forgotten,
+						 cap * sizeof(*more));
+
+		if (!more)
+			return 0;	/* its depth then stays, as before */
+		p->forgotten = more;
+		p->cap_forgotten = cap;
+	}
+	p->forgotten[p->n_forgotten++] = (struct forgotten){
+		req->d_ns, f->now, req->device_slot, req->tag };
 	return 0;
 }
 
@@ -1693,6 +1730,7 @@ static int forget_request(void *value, void *arg)
 static void forget_in_flight(struct analysis *a, uint64_t now)
 {
 	struct analysis_private *p = priv(a);
+	struct forget_arg f = { a, now };
 	size_t i;
 
 	for (i = 0; i < a->n_devices; i++) {
@@ -1711,7 +1749,7 @@ static void forget_in_flight(struct analysis *a, uint64_t now)
 		a->tags[i].in_flight = 0;
 	}
 	ioset_filter(&p->bios, forget_bio, a);
-	ioset_filter(&p->requests, forget_request, NULL);
+	ioset_filter(&p->requests, forget_request, &f);
 	p->bios_after_sweep = p->requests_after_sweep = 0;
 }
 
@@ -1924,8 +1962,9 @@ static double depth_remove(struct analysis *a, uint64_t from, uint64_t to,
 }
 
 struct oldest_arg {
-	const struct request_state **reqs;
+	struct forgotten *reqs;
 	size_t n, cap;
+	uint64_t until_ns;
 };
 
 static int collect_issued(void *value, void *arg)
@@ -1934,52 +1973,56 @@ static int collect_issued(void *value, void *arg)
 	const struct request_state *req = value;
 
 	if (req->issued && o->n < o->cap)
-		o->reqs[o->n++] = req;
+		o->reqs[o->n++] = (struct forgotten){
+			req->d_ns, o->until_ns, req->device_slot, req->tag };
 	return 1;
 }
 
 static int cmp_d_ns(const void *pa, const void *pb)
 {
-	const struct request_state *a = *(const struct request_state *const *)pa;
-	const struct request_state *b = *(const struct request_state *const *)pb;
+	const struct forgotten *a = pa, *b = pb;
 
 	return (a->d_ns > b->d_ns) - (a->d_ns < b->d_ns);
 }
 
 /*
  * Completions the kernel made unseen (unlocated losses) leave their
- * requests in flight to the end: the requests longest in flight, as many
- * as the notes counted, are taken as theirs (a completion pairs with
- * the newest then, so those are never consumed), and come off the depth
- * from their issue on. Their tags' depth too.
+ * requests in flight to the end, or to the next loss window, which
+ * forgets them: of the requests in flight at the end and those the
+ * windows forgot, the longest in flight (issued first), as many as the
+ * notes counted, are taken as theirs (a completion pairs with the newest
+ * then, so those are never consumed), and come off the depth from their
+ * issue to the end or the window. Their tags' depth too.
  */
 static void unseen_off_depth(struct analysis *a)
 {
 	struct analysis_private *p = priv(a);
-	struct oldest_arg o = { NULL, 0, 0 };
+	struct oldest_arg o = { NULL, 0, 0, a->last_ns };
 	size_t i;
 
-	if (!a->lost_unlocated || !p->requests.len)
+	if (!a->lost_unlocated || !(p->requests.len + p->n_forgotten))
 		return;
-	o.cap = p->requests.len;
+	o.cap = p->requests.len + p->n_forgotten;
 	o.reqs = malloc(o.cap * sizeof(*o.reqs));
 	if (!o.reqs)
 		return;	/* the depth then keeps them, as without notes */
 	ioset_filter(&p->requests, collect_issued, &o);
+	for (i = 0; i < p->n_forgotten; i++)
+		o.reqs[o.n++] = p->forgotten[i];
 	qsort(o.reqs, o.n, sizeof(*o.reqs), cmp_d_ns);
 	for (i = 0; i < o.n && i < a->lost_unlocated; i++) {
-		const struct request_state *req = o.reqs[i];
+		const struct forgotten *req = &o.reqs[i];
 		struct device_stats *d = &a->devices[req->device_slot];
 		long s;
 
 		d->depth_area_ns -= depth_remove(
-			a, req->d_ns, a->last_ns, (char *)d->depth_bins,
+			a, req->d_ns, req->until_ns, (char *)d->depth_bins,
 			sizeof(double), (char *)&a->bins[0].depth_area_ns,
 			sizeof(struct bin));
 		d->unseen_completions++;
 		if ((a->tagging || req->tag != IO_EVENT_NO_TAG) &&
 		    (s = tag_index_find(p, req->tag)) >= 0)
-			depth_remove(a, req->d_ns, a->last_ns,
+			depth_remove(a, req->d_ns, req->until_ns,
 				     (char *)&a->tags[s].bins[0].depth_area_ns,
 				     sizeof(struct tag_bin), NULL, 0);
 	}

@@ -3046,7 +3046,7 @@ static void page_title(const struct options *o,
 		       size_t len)
 {
 	size_t i, used;
-	uint64_t lost = 0;
+	uint64_t lost = 0, unlocated = 0;
 	int unknown = 0;
 
 	if (o->title) {
@@ -3058,13 +3058,26 @@ static void page_title(const struct options *o,
 						 "%s %s", i ? "," : "",
 						 traces[i].label);
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		lost += traces[i].analysis.lost_events;
-	for (i = 0; i < n; i++)
+		unlocated += traces[i].analysis.lost_unlocated;
 		unknown |= traces[i].analysis.n_loss &&
 			   !traces[i].analysis.lost_events;
-	/* the page says it: a shaded window alone could pass unread */
-	if ((lost || unknown) && used < len)
+	}
+	/* the page says it: a shaded window alone could pass unread; a
+	 * loss of no known time (completions the recorder never saw) has
+	 * no window to shade */
+	if (used >= len || (!lost && !unknown))
+		return;
+	if (lost && unlocated == lost)
+		snprintf(buf + used, len - used,
+			 " (%llu events lost, time unknown: not in latency or depth)",
+			 (unsigned long long)lost);
+	else if (unlocated)
+		snprintf(buf + used, len - used,
+			 " (%llu events lost: shaded where known, no latency or depth there)",
+			 (unsigned long long)lost);
+	else
 		snprintf(buf + used, len - used,
 			 lost ? " (%llu events lost: shaded, no latency or depth there)" :
 				" (events lost: shaded, no latency or depth there)",
