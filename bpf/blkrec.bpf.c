@@ -526,8 +526,6 @@ static __always_inline int rq_is_passthrough(__u32 opf)
 	return op == REQ_OP_DRV_IN || op == REQ_OP_DRV_OUT;
 }
 
-/* Requests in and out, for the user side's check that every completion
- * reached us. */
 /* Requests issued, requeued and completed, for the completions the
  * kernel makes without running our program. An empty completion (a read
  * or write of no bytes left: the end of a flush sequence whose data
