@@ -105,6 +105,7 @@ struct bpf_rec {
 	uint64_t malformed;		/* ring samples that were no record */
 	uint64_t missed_runs;		/* programs the kernel did not run */
 	uint64_t unseen_completions;	/* requests it completed unseen */
+	unsigned pause_ms;	/* IOWATCHER_BPF_PAUSE_MS, before the first read */
 	uint64_t inflight_at_start;	/* the devices' requests in flight */
 	int cb_failed;			/* out of memory in the callback */
 };
@@ -349,6 +350,26 @@ static int test_unseen_every(struct bpf_rec *b, struct iow_error *err)
 	return 0;
 }
 
+/* IOWATCHER_BPF_PAUSE_MS=N (tests): the reader first reads the rings N
+ * ms into the recording, so that small rings overflow for sure. */
+static int test_pause(struct bpf_rec *b, struct iow_error *err)
+{
+	const char *v = getenv("IOWATCHER_BPF_PAUSE_MS");
+	unsigned long n;
+	char *end;
+
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || *end || n > 60000)
+		return iow_fail(err, "IOWATCHER_BPF_PAUSE_MS=%s: expected "
+				"milliseconds from 0 to 60000 (for tests: the "
+				"reader's pause before it first reads)", v);
+	b->pause_ms = (unsigned)n;
+	return 0;
+}
+
 /* The programs that find causes run only when causes are kept. */
 static void set_cause_programs(struct bpf_rec *b)
 {
@@ -385,7 +406,7 @@ static int open_skeleton(struct bpf_rec *b, struct iow_error *err)
 		return -1;
 	*(__u64 *)&b->skel->rodata->wake_bytes = b->ring_bytes / 4;
 	*(__u32 *)&b->skel->rodata->cause_opts = b->cause_opts;
-	if (test_unseen_every(b, err))
+	if (test_unseen_every(b, err) || test_pause(b, err))
 		return -1;
 	set_cause_programs(b);
 	/* the rings' template keeps its size: a ring buffer put in the
@@ -717,7 +738,16 @@ static int drain(struct bpf_rec *b, struct iow_error *err)
 static int bpf_pump(void *state, int timeout_ms, struct iow_error *err)
 {
 	struct bpf_rec *b = state;
-	int rc = ring_buffer__poll(b->rb, timeout_ms);
+	int rc;
+
+	if (b->pause_ms) {
+		struct timespec ts = { b->pause_ms / 1000,
+				       (long)(b->pause_ms % 1000) * 1000000 };
+
+		b->pause_ms = 0;
+		nanosleep(&ts, NULL);
+	}
+	rc = ring_buffer__poll(b->rb, timeout_ms);
 
 	if (rc < 0 && rc != -EINTR)
 		return iow_fail(err, "cannot wait for the BPF ring buffers: "
