@@ -1489,23 +1489,34 @@ function mapChart(graph, panel, container, bytes) {
 	return chart;
 }
 
-function mapPixel(g, k, max) {
-	var a = -1, b = -1, ca = 0, cb = 0, total = 0;
+/* Of the counts get(from) .. get(to - 1): the largest and the next (their
+ * indexes a and b, -1 where none, and counts ca and cb), and the sum. */
+function topTwo(from, to, get) {
+	var r = { a: -1, b: -1, ca: 0, cb: 0, total: 0 };
 
-	for (var i = 1; i < g.nc; i++) {
-		var c = g.grid[k * g.nc + i];
+	for (var i = from; i < to; i++) {
+		var c = get(i);
 
-		total += c;
-		if (c > ca) {
-			b = a;
-			cb = ca;
-			a = i;
-			ca = c;
-		} else if (c > cb) {
-			b = i;
-			cb = c;
+		r.total += c;
+		if (c > r.ca) {
+			r.b = r.a;
+			r.cb = r.ca;
+			r.a = i;
+			r.ca = c;
+		} else if (c > r.cb) {
+			r.b = i;
+			r.cb = c;
 		}
 	}
+	return r;
+}
+
+function mapPixel(g, k, max) {
+	var top = topTwo(1, g.nc, function (i) {
+		return g.grid[k * g.nc + i];
+	});
+	var a = top.a, b = top.b, ca = top.ca, cb = top.cb, total = top.total;
+
 	if (!total)
 		return null;
 	var p;
@@ -1513,16 +1524,11 @@ function mapPixel(g, k, max) {
 	if (b < 0) {
 		p = rgb(color(doc.classes[a - 1].color));
 	} else {
-		if (b < a) {
-			var t = a;
+		/* mixed from the lower class index to the higher, by the
+		 * higher's share */
+		var lo = Math.min(a, b), hi = Math.max(a, b);
 
-			a = b;
-			b = t;
-			t = ca;
-			ca = cb;
-			cb = t;
-		}
-		p = mixOf(a - 1, b - 1, cb / (ca + cb));
+		p = mixOf(lo - 1, hi - 1, (hi === b ? cb : ca) / (ca + cb));
 	}
 	var alpha = RASTER_ALPHA_MIN + (1 - RASTER_ALPHA_MIN) * countLevel(total, max);
 
@@ -1642,22 +1648,12 @@ function heatChart(graph, panel, container, points) {
 
 				return [p[0], p[1], p[2], 255];
 			}
-			var tot = 0, a = -1, ca = 0, b = -1, cb = 0;
-
-			c.grids.forEach(function (gr, j) {
-				var v = gr[i];
-
-				tot += v;
-				if (v > ca) {
-					b = a;
-					cb = ca;
-					a = j;
-					ca = v;
-				} else if (v > cb) {
-					b = j;
-					cb = v;
-				}
+			var top = topTwo(0, c.grids.length, function (j) {
+				return c.grids[j][i];
 			});
+			var tot = top.total, a = top.a, ca = top.ca, b = top.b,
+				cb = top.cb;
+
 			if (!tot)
 				return null;
 			var pc = rgb(color(layers[a].color));
