@@ -329,44 +329,42 @@ static int choose_queue_program(struct bpf_rec *b, const struct btf *btf,
 	return 0;
 }
 
-/* IOWATCHER_BPF_UNSEEN=N (tests): every Nth completion of a request's
- * data is made unseen, as the kernel sometimes makes one without running
- * the program, so that a test knows how many the recording must note. */
-static int test_unseen_every(struct bpf_rec *b, struct iow_error *err)
+/* A test setting from the environment: a whole number from lo to hi
+ * (*out 0 where unset); else one line saying what it takes. */
+static int env_number(const char *name, unsigned long lo, unsigned long hi,
+		      const char *what, unsigned long *out,
+		      struct iow_error *err)
 {
-	const char *v = getenv("IOWATCHER_BPF_UNSEEN");
-	unsigned long n;
+	const char *v = getenv(name);
 	char *end;
 
+	*out = 0;
 	if (!v || !*v)
 		return 0;
 	errno = 0;
-	n = strtoul(v, &end, 10);
-	if (errno || *end || !n || n > UINT32_MAX)
-		return iow_fail(err, "IOWATCHER_BPF_UNSEEN=%s: expected a "
-				"number of completions from 1 (for tests: "
-				"every Nth goes unseen)", v);
-	*(__u32 *)&b->skel->rodata->unseen_every = (__u32)n;
+	*out = strtoul(v, &end, 10);
+	if (errno || *end || *out < lo || *out > hi)
+		return iow_fail(err, "%s=%s: expected %s from %lu to %lu (for "
+				"tests)", name, v, what, lo, hi);
 	return 0;
 }
 
-/* IOWATCHER_BPF_PAUSE_MS=N (tests): the reader first reads the rings N
- * ms into the recording, so that small rings overflow for sure. */
-static int test_pause(struct bpf_rec *b, struct iow_error *err)
+/* The test settings: IOWATCHER_BPF_UNSEEN=N, every Nth completion of a
+ * request's data made unseen, as the kernel sometimes makes one without
+ * running the program, so that a test knows how many the recording must
+ * note; IOWATCHER_BPF_PAUSE_MS=N, the reader first reading the rings N
+ * ms in, so that small rings overflow for sure. */
+static int test_settings(struct bpf_rec *b, struct iow_error *err)
 {
-	const char *v = getenv("IOWATCHER_BPF_PAUSE_MS");
-	unsigned long n;
-	char *end;
+	unsigned long unseen, pause;
 
-	if (!v || !*v)
-		return 0;
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	if (errno || *end || n > 60000)
-		return iow_fail(err, "IOWATCHER_BPF_PAUSE_MS=%s: expected "
-				"milliseconds from 0 to 60000 (for tests: the "
-				"reader's pause before it first reads)", v);
-	b->pause_ms = (unsigned)n;
+	if (env_number("IOWATCHER_BPF_UNSEEN", 1, UINT32_MAX,
+		       "a number of completions", &unseen, err) ||
+	    env_number("IOWATCHER_BPF_PAUSE_MS", 0, 60000, "milliseconds",
+			&pause, err))
+		return -1;
+	*(__u32 *)&b->skel->rodata->unseen_every = (__u32)unseen;
+	b->pause_ms = (unsigned)pause;
 	return 0;
 }
 
@@ -406,7 +404,7 @@ static int open_skeleton(struct bpf_rec *b, struct iow_error *err)
 		return -1;
 	*(__u64 *)&b->skel->rodata->wake_bytes = b->ring_bytes / 4;
 	*(__u32 *)&b->skel->rodata->cause_opts = b->cause_opts;
-	if (test_unseen_every(b, err) || test_pause(b, err))
+	if (test_settings(b, err))
 		return -1;
 	set_cause_programs(b);
 	/* the rings' template keeps its size: a ring buffer put in the
