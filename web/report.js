@@ -1456,14 +1456,7 @@ function mapChart(graph, panel, container, bytes) {
 		if (bytes)
 			bar.textContent = '1 KiB \u2013 ' + fmtBytes(max * 1024, 0);
 	};
-	chart.update = function () {
-		chart.compute();
-		chart.u.setScale('x', { min: state.view[0], max: state.view[1] });
-	};
-	chart.hide = function () {
-		chart.compute();
-		chart.u.redraw(false, false);
-	};
+	rasterRedraws(chart);
 	chart.hover = function (x) {
 		var parts = [];
 
@@ -1487,6 +1480,19 @@ function mapChart(graph, panel, container, bytes) {
 		readout.textContent = parts.join('; ');
 	};
 	return chart;
+}
+
+/* A raster chart (its cells counted by chart.compute) recounts on a new
+ * view or a hidden class, and draws again. */
+function rasterRedraws(chart) {
+	chart.update = function () {
+		chart.compute();
+		chart.u.setScale('x', { min: state.view[0], max: state.view[1] });
+	};
+	chart.hide = function () {
+		chart.compute();
+		chart.u.redraw(false, false);
+	};
 }
 
 /* Of the counts get(from) .. get(to - 1): the largest and the next (their
@@ -1672,14 +1678,7 @@ function heatChart(graph, panel, container, points) {
 		bar.textContent = 'I/Os per ' + fmtSeconds(c.w, 0) + ': 1 \u2013 ' +
 			max;
 	};
-	chart.update = function () {
-		chart.compute();
-		chart.u.setScale('x', { min: state.view[0], max: state.view[1] });
-	};
-	chart.hide = function () {
-		chart.compute();
-		chart.u.redraw(false, false);
-	};
+	rasterRedraws(chart);
 	chart.hover = function (x) {
 		var c = chart.cells;
 
