@@ -174,6 +174,13 @@ int rec_out_loss(struct rec_out *o, const struct lossnote *n,
 
 	for (i = 0; i < n_devices; i++) {
 		lossnote_header(n, devices[i], len, &t);
+		/* the file stays in time order: where a record the CPU had
+		 * reserved before the first failed reservation took its time
+		 * after it (an interrupt's failure cut in), it is already
+		 * written, later than the window's start; the note goes at
+		 * it (its text keeps the window) */
+		if (t.cpu < o->n_cpus && t.time < o->cpus[t.cpu].last_time)
+			t.time = o->cpus[t.cpu].last_time;
 		if (rec_out_put(o, &t, text, err))
 			return -1;
 	}

@@ -36,8 +36,10 @@ int rec_out_write(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
 		  struct iow_error *err);
 void rec_out_tell(struct rec_out *o, const struct blk_io_trace *t,
 		  const void *pdu);
-/* n as a note for each device, in n->cpu's file; counted in
- * rec_out_stats' loss figures once (not per device). */
+/* n as a note for each device, in n->cpu's file, at the window's start
+ * or, where the file already holds a later record, at that (files stay
+ * in time order); counted in rec_out_stats' loss figures once (not per
+ * device). */
 int rec_out_loss(struct rec_out *o, const struct lossnote *n,
 		 const uint32_t *devices, size_t n_devices,
 		 struct iow_error *err);
