@@ -12,7 +12,17 @@ esac
 IOW="$BUILD/iowatcher"
 CENTOS="$TOP/samples/centos7-sda"
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+# lib_cleanup: what every test does last, also from a trap of its own:
+# unmounts what tracefs_dir mounted (the machine as the test found it),
+# then removes $TMP.
+lib_cleanup() {
+	if [ -f "$TMP/.lib-mounted" ]; then
+		while read -r m; do umount "$m" 2>/dev/null; done \
+			< "$TMP/.lib-mounted"
+	fi
+	rm -rf "$TMP"
+}
+trap lib_cleanup EXIT
 n_pass=0; n_fail=0; n_skip=0
 
 pass() { n_pass=$((n_pass + 1)); echo "ok   $1"; }
@@ -26,11 +36,17 @@ finish() {
 }
 
 # ---- recording: the kernel's tracing state ----
-# tracefs_dir: where tracefs is (with trace_pipe), or nothing
+# tracefs_dir: where tracefs is (with trace_pipe), or nothing. As root,
+# where it is not mounted yet (a fresh machine), it mounts it, as the
+# program does when it records, and lib_cleanup unmounts it at exit.
 tracefs_dir() {
 	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 		[ -e "$d/trace_pipe" ] && { echo "$d"; return; }
 	done
+	[ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing ] || return 0
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || return 0
+	echo /sys/kernel/tracing >> "$TMP/.lib-mounted"
+	[ -e /sys/kernel/tracing/trace_pipe ] && echo /sys/kernel/tracing
 }
 # tracing_lock: waits for the machine's kernel tracing to be ours alone.
 # The blk tracer and a device's trace/enable are global: two test runs

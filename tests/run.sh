@@ -17,6 +17,17 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}:log_path=$
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}:log_path=$reports/ubsan"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$top/tests/lsan.supp:print_suppressions=0}"
 
+# machine_state: what every test must leave as it found it (the suite
+# runs on machines of their own, CI's among them, as root): the tracing
+# file systems mounted, the loop devices, the BPF programs loaded.
+machine_state() {
+	awk '$3 == "tracefs" || $3 == "debugfs" { print $3, $2 }' /proc/self/mounts |
+		sort | tr '\n' ' '
+	losetup -n -O NAME,BACK-FILE 2>/dev/null | sort | tr -s ' \n' ' '
+	command -v bpftool > /dev/null &&
+		echo "bpf programs: $(bpftool prog show 2>/dev/null | grep -c ': tracing ')"
+}
+
 total_pass=0; total_fail=0; total_skip=0
 [ $# = 0 ] && set -- .
 
@@ -43,6 +54,7 @@ for build in "$@"; do
 		esac
 		echo "== $t"
 		started=$(date +%s)
+		state_before=$(machine_state)
 		case "$t" in
 		*.sh) out=$(sh "$t" 2>&1); rc=$?;;
 		*) if [ -x "$t" ]; then out=$(case "$t" in /*) "$t";; *) "./$t";; esac 2>&1); rc=$?
@@ -52,6 +64,11 @@ for build in "$@"; do
 		secs=$(($(date +%s) - started))
 		[ "$secs" -ge 5 ] && echo "   ($secs s)"
 		sanitizer_reports "$t" || fail=$((fail + $?))
+		state_after=$(machine_state)
+		if [ "$state_after" != "$state_before" ]; then
+			fail=$((fail + 1))
+			echo "   the machine is not as $t found it: before '$state_before', after '$state_after' (counted as one failure)"
+		fi
 		last=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
 		if [ -z "$last" ]; then
 			broken="$broken $t"; fail=$((fail + 1))

@@ -41,7 +41,7 @@ cleanup() {
 	[ -n "$RAW" ] && losetup -d "$RAW"
 	mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"
 	[ -n "$DEV" ] && losetup -d "$DEV"
-	rm -rf "$TMP" "$IMG"
+	rm -rf "$IMG"; lib_cleanup
 }
 trap cleanup EXIT
 truncate -s 256M "$IMG"

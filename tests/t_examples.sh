@@ -51,7 +51,7 @@ if [ -z "$why" ]; then
 	NVME=$(losetup -f --show "$TMP/b.img") && LOOPS="$LOOPS $NVME" ||
 		why="no loop device"
 fi
-trap 'for l in $LOOPS; do losetup -d "$l"; done; rm -rf "$TMP"' EXIT
+trap 'for l in $LOOPS; do losetup -d "$l"; done; lib_cleanup' EXIT
 if [ -z "$why" ]; then
 	cat > "$W/job.fio" <<EOF2
 [global]

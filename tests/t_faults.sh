@@ -14,7 +14,7 @@ LOOP=""
 cleanup() {
 	for m in $MOUNTS; do umount "$m" 2>/dev/null; done
 	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
-	rm -rf "$TMP"
+	lib_cleanup
 }
 trap cleanup EXIT
 
@@ -284,11 +284,11 @@ for out in r.png r.svg; do
 done
 
 # ---- interrupted while recording (root, a loop device, the blk tracer) ----
-TR=/sys/kernel/debug/tracing
-[ -d "$TR" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+TR=$(tracefs_dir)
 if ! is_root; then
 	skip "SIGINT while recording: needs root"
-elif ! command -v losetup > /dev/null || [ ! -w "$TR/current_tracer" ] ||
+elif ! command -v losetup > /dev/null || [ -z "$TR" ] ||
+     [ ! -w "$TR/current_tracer" ] ||
      ! grep -qw blk "$TR/available_tracers"; then
 	skip "SIGINT while recording: no losetup, or no tracefs with the blk tracer"
 elif ! truncate -s 32M "$TMP/disk.img" ||

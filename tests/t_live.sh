@@ -55,7 +55,7 @@ cleanup() {
 	[ -n "$SESSION" ] && command tmux -L "iowatcher-test-$$" kill-server 2>/dev/null
 	echo 0 > "$ENABLE" 2>/dev/null
 	losetup -d "$DEV"
-	rm -rf "$TMP"
+	lib_cleanup
 }
 trap cleanup EXIT
 

@@ -35,7 +35,7 @@ cleanup() {
 	umount "$TMP/full" 2>/dev/null
 	echo 0 > "$ENABLE" 2>/dev/null
 	losetup -d "$DEV"
-	rm -rf "$TMP"
+	lib_cleanup
 }
 trap cleanup EXIT
 

@@ -31,7 +31,7 @@ DEV=$(losetup -f --show "$TMP/disk.img") || { fail "losetup"; finish; exit 1; }
 ENABLE=/sys/class/block/$(basename "$DEV")/trace/enable
 cleanup() {
 	losetup -d "$DEV"
-	rm -rf "$TMP"
+	lib_cleanup
 }
 trap cleanup EXIT
 

@@ -6,18 +6,18 @@
 # (not root, no such device, a failing workload, options typed after
 # -p) are one line and exit 1, a failing workload's trace kept.
 . "$(dirname "$0")/lib.sh"
-T=/sys/kernel/debug/tracing
 if [ "$(id -u)" != 0 ]; then skip "recording: needs root"; finish; exit; fi
 if ! command -v losetup >/dev/null; then skip "recording: no losetup"; finish; exit; fi
-[ -d "$T" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
-if [ ! -w "$T/current_tracer" ] || ! grep -qw blk "$T/available_tracers"; then
+T=$(tracefs_dir)
+if [ -z "$T" ] || [ ! -w "$T/current_tracer" ] ||
+   ! grep -qw blk "$T/available_tracers"; then
 	skip "recording: no tracefs with the blk tracer"; finish; exit
 fi
 tracing_lock
 truncate -s 64M "$TMP/disk.img"
 LOOP=$(losetup -f --show "$TMP/disk.img" 2>/dev/null) || {
 	skip "recording: no loop device"; finish; exit; }
-trap 'losetup -d "$LOOP" 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'losetup -d "$LOOP" 2>/dev/null; lib_cleanup' EXIT
 DEVNAME=$(basename "$LOOP")
 
 state() { echo "$(cat $T/current_tracer) $(grep -o '^no\?bin$' $T/trace_options) $(cat /sys/block/$DEVNAME/trace/enable) $(cat $T/tracing_on)"; }

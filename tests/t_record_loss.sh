@@ -31,7 +31,7 @@ tracing_lock
 truncate -s 256M "$TMP/disk.img"
 DEV=$(losetup -f --show "$TMP/disk.img") || { fail "losetup"; finish; exit 1; }
 ENABLE=/sys/class/block/$(basename "$DEV")/trace/enable
-trap 'mountpoint -q "$TMP/mnt" 2>/dev/null && umount "$TMP/mnt"; losetup -d "$DEV"; rm -rf "$TMP"' EXIT
+trap 'mountpoint -q "$TMP/mnt" 2>/dev/null && umount "$TMP/mnt"; losetup -d "$DEV"; lib_cleanup' EXIT
 
 BEFORE=$(tracing_state)
 
