@@ -37,7 +37,7 @@ BPF_CFLAGS = -g -O2 -target bpf -mcpu=v3 -Wall \
 # libelf (libbpf's own dependency) names the frames of user stacks.
 ifeq ($(HAVE_BPF),1)
 BPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf)
-IOW_CPPFLAGS += -DHAVE_BPF -DHAVE_LIBELF -I$(B)bpf
+IOW_CPPFLAGS += -DHAVE_BPF -DHAVE_LIBELF -I$(O)bpf
 IOW_LIBS += $(BPF_LIBS)
 endif
 
@@ -60,14 +60,18 @@ ifeq ($(SILENT),1)
 say = @:
 endif
 
-# B: where objects and programs go, empty for here; with B=DIR/ a whole
-# build (program, tests, tools, the taggers in DIR/scripts) lands in DIR,
-# as the sanitizer build of make check does.
+# B: where programs go, empty for here; with B=DIR/ a whole build
+# (program, tests, tools, the taggers in DIR/scripts) lands in DIR, as
+# the sanitizer build of make check does. O: where what only the build
+# reads goes (objects, their .d files, the library archive, the BPF
+# object and skeleton): build/ here, so that a built tree shows sources
+# and programs only, or the directory B names.
 B =
+O = $(if $(B),$(B),build/)
 
 # Every top-level .c but the program's main is a module of the library.
 LIB_SRCS = $(filter-out iowatcher.c,$(sort $(wildcard *.c)))
-LIB_OBJS = $(addprefix $(B),$(LIB_SRCS:.c=.o))
+LIB_OBJS = $(addprefix $(O),$(LIB_SRCS:.c=.o))
 TEST_SRCS = $(sort $(wildcard tests/test_*.c))
 TEST_BINS = $(addprefix $(B),$(TEST_SRCS:.c=))
 TOOL_SRCS = $(sort $(wildcard bench/*.c scripts/*.c tests/tools/*.c))
@@ -80,34 +84,34 @@ SCRIPT_LINKS = $(if $(B),$(addprefix $(B),$(filter-out %.c %.o, \
 all: $(B)iowatcher $(TOOL_BINS) $(SCRIPT_LINKS)
 
 # Objects depend on the headers they include, as the compiler saw them
-# (-MMD writes B/FILE.d beside each object; -MP survives a removed header).
+# (-MMD writes O/FILE.d beside each object; -MP survives a removed header).
 DEPFLAGS = -MMD -MP
 
-$(B)%.o: %.c
+$(O)%.o: %.c
 	@mkdir -p $(@D)
 	$(say) CC $@
 	$(Q)$(CC) $(DEPFLAGS) $(IOW_CPPFLAGS) $(CPPFLAGS) $(IOW_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 ifeq ($(HAVE_BPF),1)
-$(B)bpf/blkrec.bpf.o: bpf/blkrec.bpf.c bpf/blkrec.h
+$(O)bpf/blkrec.bpf.o: bpf/blkrec.bpf.c bpf/blkrec.h
 	@mkdir -p $(@D)
 	$(say) BPF $@
 	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
-$(B)bpf/blkrec.skel.h: $(B)bpf/blkrec.bpf.o
+$(O)bpf/blkrec.skel.h: $(O)bpf/blkrec.bpf.o
 	$(say) GEN $@
 	$(Q)$(BPFTOOL) gen skeleton $< name blkrec > $@.tmp && mv $@.tmp $@
 
-$(B)rec_bpf.o: $(B)bpf/blkrec.skel.h
+$(O)rec_bpf.o: $(O)bpf/blkrec.skel.h
 endif
 
 # The report's page: its script and styles, and uPlot, built in with
 # .incbin (which the compiler's dependency list does not see).
 WEB_ASSETS = web/report.js web/report.css web/vendor/uPlot.iife.min.js \
 	web/vendor/uPlot.min.css web/vendor/uPlot.LICENSE
-$(B)report_assets.o: $(WEB_ASSETS)
+$(O)report_assets.o: $(WEB_ASSETS)
 
-$(B)libiow.a: $(LIB_OBJS)
+$(O)libiow.a: $(LIB_OBJS)
 	$(say) AR $@
 	$(Q)rm -f $@
 	$(Q)$(AR) rcs $@ $^
@@ -133,7 +137,7 @@ CAIRO_STATIC_LIBS = -Wl,-Bstatic \
 	$(addprefix -l,$(BPF_ARCHIVES) $(READER_ARCHIVES) $(CAIRO_ARCHIVES)) \
 	-Wl,-Bdynamic -l:libbsd.so.0 -lm -lpthread
 
-$(B)iowatcher: $(B)iowatcher.o $(B)libiow.a
+$(B)iowatcher: $(O)iowatcher.o $(O)libiow.a
 	$(say) LD $@
 	$(Q)if [ "$(STATIC_CAIRO)" = 1 ] && $(CC) $(IOW_CFLAGS) $(CFLAGS) \
 		$(LDFLAGS) -o $@ $^ $(CAIRO_STATIC_LIBS) 2>/dev/null; then :; \
@@ -147,16 +151,16 @@ $(B)iowatcher: $(B)iowatcher.o $(B)libiow.a
 # with the library.
 PROGRAM_DIRS = tests bench scripts tests/tools fuzz
 define program_rule
-$$(B)$(1)/%: $(1)/%.c $$(B)libiow.a
-	@mkdir -p $$(@D)
+$$(B)$(1)/%: $(1)/%.c $$(O)libiow.a
+	@mkdir -p $$(@D) $$(O)$(1)
 	$$(say) CC $$@
-	$$(Q)$$(CC) $$(DEPFLAGS) -MF $$@.d $$(IOW_CPPFLAGS) $$(CPPFLAGS) -I. \
-		$$(IOW_CFLAGS) $$(CFLAGS) $$(LDFLAGS) $(2) -o $$@ $$< \
-		$$(B)libiow.a $$(IOW_LIBS)
+	$$(Q)$$(CC) $$(DEPFLAGS) -MF $$(O)$(1)/$$*.d -MT $$@ $$(IOW_CPPFLAGS) \
+		$$(CPPFLAGS) -I. $$(IOW_CFLAGS) $$(CFLAGS) $$(LDFLAGS) $(2) -o $$@ \
+		$$< $$(O)libiow.a $$(IOW_LIBS)
 endef
 $(foreach d,$(filter-out fuzz,$(PROGRAM_DIRS)),$(eval $(call program_rule,$(d))))
 $(eval $(call program_rule,fuzz,$$(FUZZ_LINK)))
--include $(wildcard $(addprefix $(B),*.d $(addsuffix /*.d,$(PROGRAM_DIRS))))
+-include $(wildcard $(addprefix $(O),*.d $(addsuffix /*.d,$(PROGRAM_DIRS))))
 $(B)tests/test_fuzz_regress: $(wildcard fuzz/*.c fuzz/*.h)
 ifneq ($(B),)
 $(SCRIPT_LINKS): $(B)scripts/%: scripts/%
@@ -245,10 +249,8 @@ install: all
 	done
 
 clean:
-	rm -f iowatcher *.o *.d libiow.a $(TEST_BINS) $(TOOL_BINS)
-	rm -f bpf/*.o bpf/*.skel.h
-	rm -f $(addsuffix /*.d,$(PROGRAM_DIRS))
-	rm -rf $(SAN_DIR) $(FUZZ_DIR)
+	rm -f iowatcher $(TEST_BINS) $(TOOL_BINS)
+	rm -rf build $(SAN_DIR) $(FUZZ_DIR)
 
 .PHONY: all deps web-deps demo check check-build fuzz bench bench-record install clean
 .SECONDARY:
