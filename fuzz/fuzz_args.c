@@ -23,7 +23,8 @@ static void args_parse(int argc, char **argv)
 	case CLI_OK:
 		/* what main relies on once parsing is done */
 		if (!o.n_trace_args || o.n_labels > o.n_trace_args ||
-		    (!o.output && !o.summary && !o.csv_dir))
+		    (!o.output && !o.summary && !o.csv_dir &&
+		     !o.events_path))
 			abort();
 		break;
 	case CLI_USAGE:
