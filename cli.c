@@ -388,7 +388,8 @@ const struct cli_option cli_options[] = {
 	{ .name = "output", .letter = 'o', .type = CLI_STRING, FIELD(output),
 	  .help = { { CLI_OUTPUT, "FILE",
 		"the picture: .svg, .png or .pdf by its name, or\n"
-		"the report: .html, one page to zoom in\n"
+		"the report: .html, one page to zoom in, or\n"
+		"a trace for Perfetto's UI: .pftrace\n"
 		"(default trace.svg; not drawn with --summary alone)" } } },
 	{ .name = "summary", .type = CLI_CHOICE, FIELD(summary),
 	  .choices = summary_formats, .bare = "text",

@@ -27,6 +27,7 @@
 #include "movie.h"
 #include "report.h"
 #include "options.h"
+#include "pftrace.h"
 #include "cause.h"
 #include "causetag.h"
 #include "record.h"
@@ -54,12 +55,18 @@ static int asks_flame(const struct options *o)
 	return 0;
 }
 
+/* Whether -o names a trace for Perfetto, whose slices carry the causes. */
+static int asks_perfetto(const struct options *o)
+{
+	return o->output && o->output_type.kind == OUTPUT_PERFETTO;
+}
+
 /* Whether anything reads the causes: --by, --events, --summary=stacks,
- * -O io-flame. */
+ * -O io-flame, a Perfetto trace. */
 static int causes_wanted(const struct options *o)
 {
 	return o->by || o->events_path || o->summary == SUMMARY_STACKS ||
-	       asks_flame(o);
+	       asks_flame(o) || asks_perfetto(o);
 }
 
 /* --by file and stack need what only a recorder that saw them kept. */
@@ -98,7 +105,7 @@ static int tag_stage_start(const struct options *o,
 		if (!ts->causes || causes_recorded(o, src, ts->causes, err))
 			return -1;
 		/* the log's pid and cgroup of each bio, from the records */
-		if (o->events_path)
+		if (o->events_path || asks_perfetto(o))
 			cause_table_intern_plain(ts->causes);
 		a->cfg.cause_ledger = cause_table_recorded(ts->causes) ||
 				      o->summary == SUMMARY_STACKS;
@@ -255,9 +262,25 @@ static int watch_event(struct live *live, const struct io_event *ev,
 	return ev->index % 4096 == 0 && live_poll(live);
 }
 
+/* What takes the analysis's rows: the per-I/O log, a Perfetto trace. */
+struct row_sinks {
+	struct events_log *log;
+	struct pftrace *perfetto;
+};
+
+static void row_to_sinks(void *ctx, const struct analysis_row *r)
+{
+	struct row_sinks *s = ctx;
+
+	if (s->log)
+		events_row(s->log, r);
+	if (s->perfetto)
+		pftrace_row(s->perfetto, r);
+}
+
 static int analyse_trace(const struct options *o,
 			 const struct trace_source *src,
-			 struct trace_result *res, struct events_log *log,
+			 struct trace_result *res, struct row_sinks *sinks,
 			 struct iow_error *err)
 {
 	struct live *live = NULL;
@@ -274,9 +297,9 @@ static int analyse_trace(const struct options *o,
 	/* completions the recorder never saw: known from the start */
 	feed_unlocated_losses(src, &unseen);
 	cfg.missing_completions = unseen > 0;
-	if (log) {
-		cfg.on_row = events_row;
-		cfg.row_ctx = log;
+	if (sinks->log || sinks->perfetto) {
+		cfg.on_row = row_to_sinks;
+		cfg.row_ctx = sinks;
 	}
 	if (graphs_want_points(o)) {
 		/* the scatter's points, every D2C as it is counted */
@@ -304,8 +327,11 @@ static int analyse_trace(const struct options *o,
 		feed_close(f);
 		return -1;
 	}
-	if (log)
-		events_trace(log, res->label, &res->analysis, ts.causes);
+	if (sinks->log)
+		events_trace(sinks->log, res->label, &res->analysis, ts.causes);
+	if (sinks->perfetto)
+		pftrace_trace(sinks->perfetto, res->label, &res->analysis,
+			      ts.causes);
 	/* Reading runs beside the analysis or before it (feed_pipe.h). */
 	pipe = feed_pipe_start(f, cpu_to_spare(&ts), err);
 	if (!pipe) {
@@ -428,7 +454,7 @@ struct run {
 	const char **labels;	/* per source */
 	struct trace_result *results;
 	size_t n_done;
-	struct events_log *events;	/* --events */
+	struct row_sinks rows;	/* --events, -o NAME.pftrace */
 };
 
 static int find_sources(const struct options *o, struct run *run,
@@ -479,7 +505,8 @@ static void run_free(struct run *run)
 	free(run->results);
 	free(run->labels);
 	trace_list_free(&run->sources);
-	events_abort(run->events);
+	events_abort(run->rows.log);
+	pftrace_abort(run->rows.perfetto);
 }
 
 /*
@@ -696,7 +723,7 @@ int main(int argc, char **argv)
 {
 	struct options opts;
 	struct iow_error err = { "" };
-	struct run run = { { NULL, 0 }, NULL, NULL, 0, NULL };
+	struct run run = { { NULL, 0 }, NULL, NULL, 0, { NULL, NULL } };
 	struct record_result recorded;
 	char record_path[4096];
 	int status = 0;
@@ -740,7 +767,10 @@ int main(int argc, char **argv)
 		goto fail;
 	}
 	if (opts.events_path &&
-	    !(run.events = events_open(opts.events_path, &err)))
+	    !(run.rows.log = events_open(opts.events_path, &err)))
+		goto fail;
+	if (asks_perfetto(&opts) &&
+	    !(run.rows.perfetto = pftrace_open(opts.output, &err)))
 		goto fail;
 	for (i = 0; i < run.sources.n; i++) {
 		struct trace_result *res = &run.results[i];
@@ -751,7 +781,7 @@ int main(int argc, char **argv)
 			res->recorder = record_tracer_name(recorded.used);
 		run.n_done = i + 1;
 		if (analyse_trace(&opts, &run.sources.items[i], res,
-				  run.events, &err) < 0 ||
+				  &run.rows, &err) < 0 ||
 		    load_cpustat(&run.sources.items[i], res, &err) < 0 ||
 		    (i == 0 && load_fio_logs(&opts, res, &err) < 0))
 			goto fail;
@@ -763,11 +793,18 @@ int main(int argc, char **argv)
 		goto fail;
 	if (iow_interrupted)
 		goto fail;
-	if (run.events) {
-		struct events_log *log = run.events;
+	if (run.rows.log) {
+		struct events_log *log = run.rows.log;
 
-		run.events = NULL;
+		run.rows.log = NULL;
 		if (events_close(log, &err) < 0)
+			goto fail;
+	}
+	if (run.rows.perfetto) {
+		struct pftrace *pf = run.rows.perfetto;
+
+		run.rows.perfetto = NULL;
+		if (pftrace_close(pf, &err) < 0)
 			goto fail;
 	}
 	if (opts.summary == SUMMARY_JSON)

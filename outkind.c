@@ -18,6 +18,8 @@ static const struct {
 	{ ".gif", { OUTPUT_MOVIE, 0, MOVIE_GIF } },
 	{ ".html", { OUTPUT_REPORT, 0, 0 } },
 	{ ".htm", { OUTPUT_REPORT, 0, 0 } },
+	{ ".pftrace", { OUTPUT_PERFETTO, 0, 0 } },
+	{ ".perfetto-trace", { OUTPUT_PERFETTO, 0, 0 } },
 };
 
 int output_type_of(const char *path, struct output_type *t,
@@ -34,7 +36,8 @@ int output_type_of(const char *path, struct output_type *t,
 		}
 	memset(t, 0, sizeof(*t));
 	return iow_fail(err, "%s: unknown output format (the name must "
-			"end in %s for a picture, or .html for the report)",
+			"end in %s for a picture, .html for the report, or "
+			".pftrace for Perfetto)",
 			path ? path : "(null)",
 			output_extensions(OUTPUT_PICTURE));
 }
@@ -48,6 +51,8 @@ const char *output_extensions(enum output_kind k)
 		return ".mp4, .webm, .ogv, .ogg or .gif";
 	case OUTPUT_REPORT:
 		return ".html or .htm";
+	case OUTPUT_PERFETTO:
+		return ".pftrace or .perfetto-trace";
 	default:
 		return "";
 	}

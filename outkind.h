@@ -1,6 +1,7 @@
 /*
  * outkind.h: what -o names, by its extension: a picture (and its
- * format), a movie (and its container), or the report (an HTML page).
+ * format), a movie (and its container), the report (an HTML page) or
+ * a trace for Perfetto.
  * One table, read once by cli.c;
  * the answer is kept in the options (options.output_type), so the
  * stages that write the file never look at the name again.
@@ -10,7 +11,9 @@
 
 #include "error.h"
 
-enum output_kind { OUTPUT_NONE, OUTPUT_PICTURE, OUTPUT_MOVIE, OUTPUT_REPORT };
+enum output_kind {
+	OUTPUT_NONE, OUTPUT_PICTURE, OUTPUT_MOVIE, OUTPUT_REPORT, OUTPUT_PERFETTO
+};
 /* A picture's format (plot.c draws it), a movie's container (movie.c). */
 enum plot_format { PLOT_SVG, PLOT_PNG, PLOT_PDF };
 enum movie_container { MOVIE_MP4, MOVIE_WEBM, MOVIE_OGV, MOVIE_GIF };
