@@ -11,7 +11,11 @@
  *     "drag": "tput", "zoom20": 1.0, "shots": "DIR",
  *     "toggle": { "graph": "tput", "label": "write" },
  *     "budget": { "paint_ms": 1000, "redraw_ms": 50 },
- *     "pictures": [ "top-files" ] }      (graphs shown as pictures)
+ *     "pictures": [ "top-files" ],        (graphs shown as pictures)
+ *     "cover": { "graph": "io", "views": [[1.0, 1.005]] } }
+ * "cover": the I/O map's non-empty cells are painted across their time
+ * span (at 15%, 50% and 85% of it), and the pixels between two
+ * non-empty cells side by side too.
  * The page is used once it has drawn its graphs and warmed up (decoded
  * its tables, window.iowReport.warm): a user's first drag comes later.
  * Environment: IOW_CHROMIUM (default /usr/bin/chromium).
@@ -82,6 +86,102 @@ function xRanges(page) {
 	return page.evaluate(() => window.iowReport.charts
 		.filter(c => c.graph.kind !== 'hist')
 		.map(c => [c.graph.name, c.u.scales.x.min, c.u.scales.x.max]));
+}
+
+/* The I/O map's drawn pixels at a deep zoom: every non-empty cell
+ * painted across its time span, and no gap between two side by side. */
+async function checkCover(page, r) {
+	const cv = r.cover;
+
+	for (const v of cv.views) {
+		await page.evaluate(w => { window.iowReport.wholeRun(); window.iowReport.zoom(w[0], w[1]); }, v);
+		await sleep(200);
+		const got = await page.evaluate(g => {
+			const c = window.iowReport.charts.find(x => x.graph.name === g);
+
+			if (!c)
+				return null;
+			const u = c.u, ctx = u.ctx, bb = u.bbox;
+			const painted = (x, y) => {
+				const d = ctx.getImageData(Math.floor(x), Math.floor(y), 1, 1).data;
+
+				/* a class's colour: not white, not the grid's grey */
+				return d[3] > 60 && Math.max(d[0], d[1], d[2]) -
+					Math.min(d[0], d[1], d[2]) > 40;
+			};
+			const inside = (x, y) => x >= bb.left + 1 && x < bb.left + bb.width - 1 &&
+				y >= bb.top + 1 && y < bb.top + bb.height - 1;
+			let cells = 0, bare = 0, runs = 0, gaps = 0, widest = 0;
+			const why = [];
+
+			c.grids.forEach(gr => {
+				const lit = (col, row) => {
+					let n = 0;
+
+					for (let k = 0; k < gr.nc; k++)
+						n += gr.grid[(row * gr.cols + col) * gr.nc + k];
+					return n > 0;
+				};
+				const xAt = t => u.valToPos(t, 'x', true);
+				const rowY = row => u.valToPos(gr.y0 + (row + 0.5) *
+					(gr.y1 - gr.y0) / gr.rows, 'y', true);
+
+				for (let row = 0; row < gr.rows; row++)
+					for (let col = 0; col < gr.cols; col++) {
+						if (!lit(col, row))
+							continue;
+						const x0 = xAt(gr.x0 + col * gr.w), x1 = xAt(gr.x0 + (col + 1) * gr.w);
+						const y = rowY(row);
+
+						widest = Math.max(widest, x1 - x0);
+						for (const f of [0.15, 0.5, 0.85]) {
+							const x = x0 + (x1 - x0) * f;
+
+							if (!inside(x, y))
+								continue;
+							cells++;
+							if (!painted(x, y)) {
+								bare++;
+								if (why.length < 3)
+									why.push('cell at ' + (gr.x0 + col * gr.w).toFixed(4) +
+										 ' s row ' + row + ': bare at ' + f * 100 + '%');
+							}
+						}
+						if (col + 1 < gr.cols && lit(col + 1, row)) {
+							const xm = xAt(gr.x0 + (col + 1.5) * gr.w);
+
+							runs++;
+							for (let x = Math.ceil((x0 + x1) / 2); x < xm; x++)
+								if (inside(x, y) && !painted(x, y)) {
+									gaps++;
+									if (why.length < 3)
+										why.push('gap at ' + (gr.x0 + (col + 1) * gr.w).toFixed(4) +
+											 ' s row ' + row);
+									break;
+								}
+						}
+					}
+			});
+			return { cells, bare, runs, gaps, widest: widest / devicePixelRatio, why };
+		}, cv.graph || 'io');
+		if (!got) {
+			fail(r.name + ': the I/O map covers its cells', 'no chart ' + cv.graph);
+			continue;
+		}
+		if (r.shots) {
+			const e = await page.$('.iow-panel[data-graph="' + (cv.graph || 'io') + '"]');
+
+			await e.evaluate(x => x.scrollIntoView({ block: 'center' }));
+			await e.screenshot({ path: path.join(r.shots, r.name + '-map-' +
+							     v.join('-') + '.png') });
+		}
+		check(r.name + ': zoomed to ' + v.join('-') + ' s the I/O map paints its cells (' +
+		      got.widest.toFixed(0) + ' px wide) across their span (' + got.cells +
+		      ' points, ' + got.bare + ' bare; ' + got.runs + ' pairs side by side, ' +
+		      got.gaps + ' with a gap)',
+		      got.cells > 0 && !got.bare && !got.gaps && (!cv.runs || got.runs > 0),
+		      got.why.join('; ') || (got.cells ? 'no cells side by side' : 'no cell'));
+	}
 }
 
 async function checkReport(browser, r) {
@@ -289,6 +389,8 @@ async function checkReport(browser, r) {
 			      JSON.stringify(on));
 		}
 	}
+	if (r.cover)
+		await checkCover(page, r);
 	check(r.name + ': no console error as it was used', !errors.length,
 	      errors.join(' | '));
 	for (const t of r.texts || []) {

@@ -9,8 +9,10 @@
 # report loads with no console error and no request, has a chart per
 # panel of the picture, a drag zooms every chart, a double-click
 # restores them, a hovered value is the CSV's for its bin, a 20 ms zoom
-# shows 1 ms bins; loss is shaded. Screenshots go to $IOW_SHOTS
-# (default BUILD/test-shots): look at them.
+# shows 1 ms bins; loss is shaded; the I/O map's cells are painted
+# across their span at a deep zoom (a dense stream's run of cells has no
+# gap). Screenshots go to $IOW_SHOTS (default BUILD/test-shots): look at
+# them.
 . "$(dirname "$0")/lib.sh"
 S="$TOP/samples"
 SHOTS=${IOW_SHOTS:-$BUILD/test-shots}
@@ -41,6 +43,11 @@ python3 "$TOP/tests/tools/make_causes.py" "$TMP/two-devices" > /dev/null
 report causes -t "$TMP/two-devices" -O tput -O top-files -O io-flame
 check "causes: the top files and the icicle are pictures in the page" \
 	sh -c "[ \$(grep -o '\"kind\":\"picture\"' '$TMP/causes.html' | wc -l) = 2 ]"
+
+# A dense sequential stream (200,000 I/Os a second, every 5 us the next
+# 4 KiB): at a 5 ms zoom its map's 100 us cells touch.
+"$TOP/tests/tools/gen-stream" 100000 1 > "$TMP/stream.dump"
+report stream -t "$TMP/stream.dump" -O io -O iops
 
 # decode NAME: the report's document and numbers, checked by Python
 # against the CSV of the same picture (levels, maps, widths, budget).
@@ -241,7 +248,8 @@ else
                 "column": "read_d2c_p99_us", "scale": 0.001, "at": [0.1, 0.2, 0.25] } ],
    "drag": "tput", "zoom20": 1.0, "shots": "$SHOTS",
    "toggle": { "graph": "tput", "label": "write" },
-   "budget": { "paint_ms": 3000, "redraw_ms": 200 } },
+   "budget": { "paint_ms": 3000, "redraw_ms": 200 },
+   "cover": { "graph": "io", "views": [[1.0, 1.005]] } },
  { "name": "more", "report": "$TMP/more.html", "panels": $(panels more), "zoom20": 3.5,
    "drag": "latency-heatmap", "shots": "$SHOTS" },
  { "name": "tags", "report": "$TMP/tags.html", "panels": $(panels tags),
@@ -253,6 +261,9 @@ else
    "drag": "latency", "shots": "$SHOTS" },
  { "name": "per-device", "report": "$TMP/per-device.html", "panels": $(panels per-device),
    "zoom20": 1.0, "shots": "$SHOTS" },
+ { "name": "stream", "report": "$TMP/stream.html", "panels": $(panels stream),
+   "shots": "$SHOTS",
+   "cover": { "graph": "io", "views": [[0.2, 0.205], [0.3, 0.33]], "runs": true } },
  { "name": "discard", "report": "$TMP/discard.html", "panels": $(panels discard) },
  { "name": "causes", "report": "$TMP/causes.html", "panels": $(panels causes),
    "pictures": [ "io-flame", "top-files" ], "zoom20": 0.2, "shots": "$SHOTS" },

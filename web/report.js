@@ -1229,34 +1229,58 @@ function paintGrid(u, cols, rows, pixel, x0, x1, y0, y1, dots) {
 
 /*
  * A raster of few cells (a few I/Os in a long view) would be specks: its
- * cells are drawn as dots, opaque enough to find, while they cover
- * little of the plot (as the pictures do). Returns whether it did.
+ * cells are drawn at least a dot's size, opaque enough to find, while
+ * they cover little of the plot (as the pictures do). A cell wider or
+ * taller than the dot keeps its own edges that way, so a run of cells
+ * stays a run at any zoom (no gaps the events do not have). Returns
+ * whether it drew.
  */
 function paintDots(u, lit, cols, rows, x0, x1, y0, y1) {
 	var b = u.bbox, ctx = u.ctx, r = SPARSE_DOT_RADIUS * devicePixelRatio;
 	var px0 = u.valToPos(x0, 'x', true), px1 = u.valToPos(x1, 'x', true);
 	var py0 = u.valToPos(y0, 'y', true), py1 = u.valToPos(y1, 'y', true);
+	var cw = (px1 - px0) / cols, ch = (py0 - py1) / rows;
 
-	if (lit.length * Math.PI * r * r > SPARSE_MAX_COVER * b.width * b.height)
+	if (lit.length * Math.max(Math.PI * r * r, cw * Math.max(ch, 2 * r)) >
+	    SPARSE_MAX_COVER * b.width * b.height)
 		return false;
 	ctx.save();
 	ctx.beginPath();
 	ctx.rect(b.left, b.top, b.width, b.height);
 	ctx.clip();
 	lit.forEach(function (l) {
-		var x = px0 + (l[0] + 0.5) * (px1 - px0) / cols;
-		var y = py0 + (l[1] + 0.5) * (py1 - py0) / rows;
+		var x = px0 + (l[0] + 0.5) * cw;
+		var y = py0 - (l[1] + 0.5) * ch;
 
-		x = Math.min(Math.max(x, b.left + r), b.left + b.width - r);
-		y = Math.min(Math.max(y, b.top + r), b.top + b.height - r);
 		ctx.fillStyle = 'rgba(' + l[2][0] + ',' + l[2][1] + ',' + l[2][2] +
 			',0.85)';
-		ctx.beginPath();
-		ctx.arc(x, y, r, 0, 2 * Math.PI);
-		ctx.fill();
+		if (cw < 2 * r && ch < 2 * r) {
+			x = Math.min(Math.max(x, b.left + r), b.left + b.width - r);
+			y = Math.min(Math.max(y, b.top + r), b.top + b.height - r);
+			ctx.beginPath();
+			ctx.arc(x, y, r, 0, 2 * Math.PI);
+			ctx.fill();
+			return;
+		}
+		var xs = cellEdges(px0, cw, l[0], 2 * r);
+		var ys = cellEdges(py1, ch, rows - 1 - l[1], 2 * r);
+
+		ctx.fillRect(xs[0], ys[0], xs[1] - xs[0], ys[1] - ys[0]);
 	});
 	ctx.restore();
 	return true;
+}
+
+/* Cell i's edges on a grid from p0 by steps of w, in whole pixels (the
+ * next cell's first edge is this one's last: no seam, no overlap), or,
+ * a cell narrower than min, min about its middle. */
+function cellEdges(p0, w, i, min) {
+	if (w < min) {
+		var mid = p0 + (i + 0.5) * w;
+
+		return [Math.round(mid - min / 2), Math.round(mid + min / 2)];
+	}
+	return [Math.round(p0 + i * w), Math.round(p0 + (i + 1) * w)];
 }
 
 function mixOf(a, b, share) {
