@@ -12,15 +12,22 @@
  *     "toggle": { "graph": "tput", "label": "write" },
  *     "budget": { "paint_ms": 1000, "redraw_ms": 50 },
  *     "pictures": [ "top-files" ],        (graphs shown as pictures)
- *     "cover": { "graph": "io", "views": [[1.0, 1.005]] } }
- * "cover": the I/O map's non-empty cells are painted across their time
- * span (at 15%, 50% and 85% of it), and the pixels between two
- * non-empty cells side by side too.
+ *     "stable": { "views": [[1.0, 1.03]] },
+ *     "cover": { "graph": "io", "views": [[1.0, 1.005]] },
+ *     "xcheck": { "iow": "/path/iowatcher", "args": ["-t", "T"],
+ *                 "views": [[2.84, 4.27]] } }
+ * "stable": no panel moves or changes height when the page zooms (to
+ * each view, and back). "cover": the I/O map's non-empty
+ * cells are painted across their time span (at 15%, 50% and 85% of it),
+ * and the pixels between two non-empty cells side by side too. "xcheck":
+ * the zoomed table's "-x FROM:TO", given to iowatcher with args and
+ * --summary=json, counts the table's I/Os, MiB and D2C bios.
  * The page is used once it has drawn its graphs and warmed up (decoded
  * its tables, window.iowReport.warm): a user's first drag comes later.
  * Environment: IOW_CHROMIUM (default /usr/bin/chromium).
  */
 'use strict';
+const childProcess = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -86,6 +93,67 @@ function xRanges(page) {
 	return page.evaluate(() => window.iowReport.charts
 		.filter(c => c.graph.kind !== 'hist')
 		.map(c => [c.graph.name, c.u.scales.x.min, c.u.scales.x.max]));
+}
+
+/* Every panel's place on the page and its height. */
+function panelBoxes(page) {
+	return page.evaluate(() => Array.from(document.querySelectorAll('.iow-panel'))
+		.map(p => {
+			const b = p.getBoundingClientRect();
+
+			return [p.dataset.graph, b.top + window.scrollY, b.left, b.height];
+		}));
+}
+
+/* How far the panels moved between two panelBoxes: the largest shift,
+ * and which panel, in words. */
+function moved(a, b) {
+	let worst = 0, why = '';
+
+	if (a.length !== b.length)
+		return { px: Infinity, why: a.length + ' panels, then ' + b.length };
+	a.forEach((x, i) => {
+		const d = Math.max(Math.abs(x[1] - b[i][1]), Math.abs(x[2] - b[i][2]),
+				   Math.abs(x[3] - b[i][3]));
+
+		if (d > worst) {
+			worst = d;
+			why = x[0] + ' at y ' + x[1].toFixed(0) + ' h ' + x[3].toFixed(0) +
+			      ', then y ' + b[i][1].toFixed(0) + ' h ' + b[i][3].toFixed(0);
+		}
+	});
+	return { px: worst, why: why };
+}
+
+async function checkStable(page, r) {
+	const st = r.stable;
+
+	await page.evaluate(() => { window.iowReport.wholeRun(); window.scrollTo(0, 0); });
+	await sleep(150);
+	const whole = await panelBoxes(page);
+	let worst = { px: 0, why: '' }, at = '';
+
+	for (const v of st.views || []) {
+		await page.evaluate(w => window.iowReport.zoom(w[0], w[1]), v);
+		await sleep(150);
+		const m = moved(whole, await panelBoxes(page));
+
+		if (m.px >= worst.px) {
+			worst = m;
+			at = v.join('-') + ' s';
+		}
+	}
+	await page.evaluate(() => window.iowReport.wholeRun());
+	await sleep(150);
+	const back = moved(whole, await panelBoxes(page));
+
+	if (back.px > worst.px) {
+		worst = back;
+		at = 'the whole run again';
+	}
+	check(r.name + ': no panel moves when the page zooms (' + (st.views || []).length +
+	      ' views and back; ' + worst.px.toFixed(1) + ' px at most)', worst.px < 0.5,
+	      'at ' + at + ': ' + worst.why);
 }
 
 /* The I/O map's drawn pixels at a deep zoom: every non-empty cell
@@ -181,6 +249,69 @@ async function checkCover(page, r) {
 		      got.gaps + ' with a gap)',
 		      got.cells > 0 && !got.bare && !got.gaps && (!cv.runs || got.runs > 0),
 		      got.why.join('; ') || (got.cells ? 'no cells side by side' : 'no cell'));
+	}
+}
+
+/* The zoomed table against iowatcher -x of the interval it shows. */
+async function checkX(page, r) {
+	const xc = r.xcheck;
+
+	for (const v of xc.views) {
+		await page.evaluate(w => { window.iowReport.wholeRun(); window.iowReport.zoom(w[0], w[1]); }, v);
+		await sleep(150);
+		const t = await page.evaluate(() => {
+			const x = document.querySelector('.iow-table .iow-x');
+			const rows = sel => Array.from(document.querySelectorAll('.iow-table ' + sel + ' tr'))
+				.slice(1).map(tr => Array.from(tr.children).map(td => td.textContent));
+
+			return x ? { text: x.textContent, from: x.dataset.from, to: x.dataset.to,
+				     io: rows('.iow-io'), lat: rows('.iow-lat') } : null;
+		});
+		const what = r.name + ': the view ' + v.join('-') + ' s: its table\'s -x';
+
+		if (!t) {
+			fail(what + ' counts what the table counts', 'the page shows no -x');
+			continue;
+		}
+		let json;
+		try {
+			json = JSON.parse(childProcess.execFileSync(xc.iow,
+				xc.args.concat(['--summary=json', '-x', t.from + ':' + t.to]),
+				{ encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+		} catch (e) {
+			fail(what + ' counts what the table counts', 'iowatcher ' + t.text + ': ' + e.message);
+			continue;
+		}
+		const want = {}, bad = [];
+		let d2c = 0;
+
+		json.traces[0].devices.forEach(d => {
+			['read', 'write', 'discard'].forEach(op => {
+				want[op] = want[op] || { ios: 0, bytes: 0 };
+				want[op].ios += d[op].ios;
+				want[op].bytes += d[op].bytes;
+			});
+			d2c += d.d2c_us.n;
+		});
+		t.io.forEach(row => {
+			const w = want[row[0]];
+
+			if (!w)
+				return;
+			if (+row[1] !== w.ios || row[2] !== (w.bytes / 1048576).toFixed(1))
+				bad.push(row[0] + ' ' + row[1] + ' I/Os ' + row[2] + ' MiB, -x ' +
+					 w.ios + ' I/Os ' + (w.bytes / 1048576).toFixed(1) + ' MiB');
+		});
+		const lat = t.lat.find(row => row[0] === 'D2C');
+
+		if (!lat || +lat[1] !== d2c)
+			bad.push('D2C ' + (lat ? lat[1] : 'no row') + ' bios, -x ' + d2c);
+		const covers = +t.from <= v[0] + 1e-12 && +t.to >= v[1] - 1e-12;
+
+		check(what + ' (' + t.text + ') covers it and counts what the table counts (' +
+		      t.io.map(row => row[0] + ' ' + row[1]).join(', ') + ')',
+		      !bad.length && covers && t.io.length > 0,
+		      covers ? bad.join('; ') : 'the view is not inside ' + t.text);
 	}
 }
 
@@ -389,8 +520,12 @@ async function checkReport(browser, r) {
 			      JSON.stringify(on));
 		}
 	}
+	if (r.stable)
+		await checkStable(page, r);
 	if (r.cover)
 		await checkCover(page, r);
+	if (r.xcheck)
+		await checkX(page, r);
 	check(r.name + ': no console error as it was used', !errors.length,
 	      errors.join(' | '));
 	for (const t of r.texts || []) {

@@ -9,10 +9,11 @@
 # report loads with no console error and no request, has a chart per
 # panel of the picture, a drag zooms every chart, a double-click
 # restores them, a hovered value is the CSV's for its bin, a 20 ms zoom
-# shows 1 ms bins; loss is shaded; the I/O map's cells are painted
-# across their span at a deep zoom (a dense stream's run of cells has no
-# gap). Screenshots go to $IOW_SHOTS (default BUILD/test-shots): look at
-# them.
+# shows 1 ms bins; loss is shaded; no panel moves when the page zooms;
+# the I/O map's cells are painted across their span at a deep zoom (a
+# dense stream's run of cells has no gap); a zoomed table's "-x
+# FROM:TO" counts, given to iowatcher, what the table counts.
+# Screenshots go to $IOW_SHOTS (default BUILD/test-shots): look at them.
 . "$(dirname "$0")/lib.sh"
 S="$TOP/samples"
 SHOTS=${IOW_SHOTS:-$BUILD/test-shots}
@@ -44,8 +45,12 @@ report causes -t "$TMP/two-devices" -O tput -O top-files -O io-flame
 check "causes: the top files and the icicle are pictures in the page" \
 	sh -c "[ \$(grep -o '\"kind\":\"picture\"' '$TMP/causes.html' | wc -l) = 2 ]"
 
-# A dense sequential stream (200,000 I/Os a second, every 5 us the next
-# 4 KiB): at a 5 ms zoom its map's 100 us cells touch.
+# A real machine's trace (110 s of sparse writes), a report of a cut
+# (-x: its bins start at 0.5004 s), and a dense sequential stream
+# (200,000 I/Os a second, every 5 us the next 4 KiB): at a 5 ms zoom
+# its map's 100 us cells touch.
+report centos7 -t "$S/centos7-sda"
+report xcut -t "$S/fio-randrw" -x 0.5004:4.5
 "$TOP/tests/tools/gen-stream" 100000 1 > "$TMP/stream.dump"
 report stream -t "$TMP/stream.dump" -O io -O iops
 
@@ -249,18 +254,32 @@ else
    "drag": "tput", "zoom20": 1.0, "shots": "$SHOTS",
    "toggle": { "graph": "tput", "label": "write" },
    "budget": { "paint_ms": 3000, "redraw_ms": 200 },
-   "cover": { "graph": "io", "views": [[1.0, 1.005]] } },
+   "stable": { "views": [[1.0, 1.03], [2.8437, 4.2712], [0.2, 0.9]] },
+   "cover": { "graph": "io", "views": [[1.0, 1.005]] },
+   "xcheck": { "iow": "$IOW", "args": ["-t", "$S/fio-randrw"],
+               "views": [[2.8437, 4.2712], [1.0, 1.03], [0.123, 4.567]] } },
  { "name": "more", "report": "$TMP/more.html", "panels": $(panels more), "zoom20": 3.5,
-   "drag": "latency-heatmap", "shots": "$SHOTS" },
+   "drag": "latency-heatmap", "shots": "$SHOTS",
+   "stable": { "views": [[1.0, 1.03], [2.8437, 4.2712]] } },
  { "name": "tags", "report": "$TMP/tags.html", "panels": $(panels tags),
    "hover": [ { "graph": "iops", "series": "other", "csv": "$TMP/tags-csv/iops.csv",
                 "column": "other_ios_per_s" } ],
    "zoom20": 0.4, "drag": "iops", "shots": "$SHOTS",
    "toggle": { "graph": "iops", "label": "jbd2" } },
  { "name": "overlay", "report": "$TMP/overlay.html", "panels": $(panels overlay),
-   "drag": "latency", "shots": "$SHOTS" },
+   "drag": "latency", "shots": "$SHOTS",
+   "stable": { "views": [[1.0, 1.03], [0.5, 2.5]] } },
  { "name": "per-device", "report": "$TMP/per-device.html", "panels": $(panels per-device),
-   "zoom20": 1.0, "shots": "$SHOTS" },
+   "zoom20": 1.0, "shots": "$SHOTS",
+   "stable": { "views": [[1.0, 1.02], [0.3, 0.9]] } },
+ { "name": "centos7", "report": "$TMP/centos7.html", "panels": $(panels centos7),
+   "shots": "$SHOTS",
+   "stable": { "views": [[20, 60], [1, 2]] },
+   "xcheck": { "iow": "$IOW", "args": ["-t", "$S/centos7-sda"],
+               "views": [[20.123, 60.456], [0.5, 33.3]] } },
+ { "name": "xcut", "report": "$TMP/xcut.html", "panels": $(panels xcut),
+   "xcheck": { "iow": "$IOW", "args": ["-t", "$S/fio-randrw"],
+               "views": [[2.8437, 4.2712], [0.6, 0.7]] } },
  { "name": "stream", "report": "$TMP/stream.html", "panels": $(panels stream),
    "shots": "$SHOTS",
    "cover": { "graph": "io", "views": [[0.2, 0.205], [0.3, 0.33]], "runs": true } },

@@ -1757,13 +1757,17 @@ function quantile(h, q) {
 
 var CLASS_OPS = ['read', 'write', 'discard', 'flush'];
 
-function tableRows(t, stats) {
+/* A row per class of stats.ops that has I/O in whole (read and write
+ * always), zero where stats has none of it: a view's table has the rows
+ * of the whole run's, and keeps its shape through a zoom. */
+function tableRows(stats, whole) {
 	var rows = [];
 
 	CLASS_OPS.forEach(function (op) {
-		var c = stats.ops[op];
+		var c = stats.ops[op] || { ios: 0, bytes: 0 };
 
-		if (!c || (!c.ios && (op === 'discard' || op === 'flush')))
+		if ((!whole[op] || !whole[op].ios) &&
+		    (op === 'discard' || op === 'flush'))
 			return;
 		rows.push([op, c.ios, fixed(c.bytes / 1048576, 1),
 			   fixed(c.bytes / stats.span / 1e6, 2),
@@ -1796,6 +1800,21 @@ function htmlTable(head, rows, cls) {
 	return t;
 }
 
+/* Trace t's I/Os and bytes by class over the whole run, its devices
+ * pooled. */
+function wholeRunOps(t) {
+	var ops = {};
+
+	CLASS_OPS.forEach(function (op) {
+		ops[op] = { ios: 0, bytes: 0 };
+		doc.summary.traces[t].devices.forEach(function (d) {
+			ops[op].ios += d[op] ? d[op].ios : 0;
+			ops[op].bytes += d[op] && d[op].bytes ? d[op].bytes : 0;
+		});
+	});
+	return ops;
+}
+
 var IO_HEAD = ['class', 'I/Os', 'MiB', 'MB/s', 'IOPS'];
 var LAT_HEAD = ['latency (\u00b5s)', 'bios', 'mean', 'p50', 'p90', 'p99', 'max'];
 
@@ -1826,7 +1845,7 @@ function wholeRunTable(box) {
 			CLASS_OPS.forEach(function (op) {
 				ops[op] = d[op];
 			});
-			dev.appendChild(htmlTable(IO_HEAD, tableRows(t, { ops: ops, span: span }),
+			dev.appendChild(htmlTable(IO_HEAD, tableRows({ ops: ops, span: span }, ops),
 						  'iow-io'));
 			var lat = [latRow('D2C', d.d2c_us), latRow('Q2C', d.q2c_us),
 				   latRow('Q2D', d.q2d_us)];
@@ -1847,6 +1866,7 @@ function zoomedStats(t, k) {
 	var i0 = Math.max(0, Math.floor((state.view[0] - o) / lv.w));
 	var i1 = Math.min(lv.n - 1, Math.ceil((state.view[1] - o) / lv.w) - 1);
 	var s = { ops: {}, span: 0, from: o + i0 * lv.w, to: o + (i1 + 1) * lv.w,
+		  fromNs: binEdgeNs(t, lv, i0), toNs: binEdgeNs(t, lv, i1 + 1),
 		  w: lv.w, d2c: { n: 0, sum: 0, max: 0 }, flush: { n: 0, sum: 0, max: 0 },
 		  depth: 0, seeks: 0, lossy: 0 };
 
@@ -1896,26 +1916,50 @@ function zoomedPercentiles(t) {
 		 to: o + (i1 + 1) * lv.w, w: lv.w };
 }
 
+/* Bin i's first edge of level lv of trace t, in whole nanoseconds (as
+ * the analysis counts them: no float's error in an -x made of it). */
+function binEdgeNs(t, lv, i) {
+	return Math.round(origin(t) * 1e9) + i * Math.round(lv.w * 1e9);
+}
+
+/* Nanoseconds as -x reads seconds: exact, no trailing zeros. */
+function secondsArg(ns) {
+	var frac = String(ns % 1e9);
+
+	frac = ('000000000' + frac).slice(-9).replace(/0+$/, '');
+	return Math.floor(ns / 1e9) + (frac ? '.' + frac : '');
+}
+
 function zoomedTable(box) {
 	doc.traces.forEach(function (tr, t) {
-		var px = 700, span = state.view[1] - state.view[0];
-		var k = pickLevel(traceLevels(t), span, px);
+		var px = 700, viewSpan = state.view[1] - state.view[0];
+		var k = pickLevel(traceLevels(t), viewSpan, px);
 		var s = zoomedStats(t, k), p = zoomedPercentiles(t);
 		var head = el('div', 'iow-trace', tr.label + ': ' +
-			      fmtSeconds(s.from, 0) + ' \u2013 ' + fmtSeconds(s.to, 0) +
-			      ' (the view, out to whole ' + fmtSeconds(s.w, 0) + ' bins)' +
-			      (tr.devices > 1 ? '; its ' + tr.devices +
-			       ' devices pooled' : ''));
+			      secondsArg(s.fromNs) + ' \u2013 ' +
+			      secondsArg(s.toNs) + ' s' +
+			      (tr.devices > 1 ? ', its ' + tr.devices +
+			       ' devices pooled' : '') + ' (whole ' +
+			      fmtSeconds(s.w, 0) + ' bins: ');
+		var x = el('code', 'iow-x', '-x ' + secondsArg(s.fromNs) + ':' +
+			   secondsArg(s.toNs));
 
+		x.dataset.from = secondsArg(s.fromNs);
+		x.dataset.to = secondsArg(s.toNs);
+		x.title = 'iowatcher -x with these seconds counts what this table counts';
+		head.appendChild(x);
+		head.appendChild(document.createTextNode(' counts the same)'));
 		head.dataset.key = 't' + t;
 		box.appendChild(head);
-		box.appendChild(htmlTable(IO_HEAD, tableRows(t, s), 'iow-io'));
+		box.appendChild(htmlTable(IO_HEAD, tableRows(s, wholeRunOps(t)), 'iow-io'));
 		var lat = [];
 		var q = function (h, l, name) {
 			var us = function (v) {
 				return v / 1e3;
 			};
 
+			if (!l.n)
+				return [name, 0, '', '', '', '', ''];
 			return [name, l.n, fixed(us(l.sum / l.n), 1),
 				fixed(us(Math.min(quantile(h, 0.5), l.max)), 1),
 				fixed(us(Math.min(quantile(h, 0.9), l.max)), 1),
@@ -1923,34 +1967,68 @@ function zoomedTable(box) {
 				fixed(us(l.max), 1)];
 		};
 
-		if (s.d2c.n)
-			lat.push(q(p.data, s.d2c, 'D2C'));
-		if (s.flush.n)
+		lat.push(q(p.data, s.d2c, 'D2C'));
+		if (doc.summary.traces[t].devices.some(function (d) {
+			return d.flush && d.flush.ios;
+		}))
 			lat.push(q(p.flush, s.flush, 'D2C flush'));
 		box.appendChild(htmlTable(LAT_HEAD, lat, 'iow-lat'));
 		box.appendChild(el('div', 'iow-small', 'queue depth (mean, all devices) ' +
 			fixed(s.depth / 1e9 / Math.max(1e-12, s.span - s.lossy / 1e9), 3) +
-			', seeks ' + s.seeks + '. Percentiles: of the ' +
+			', seeks ' + s.seeks + '.'));
+		box.appendChild(el('div', 'iow-small', 'Percentiles: of the ' +
 			fmtSeconds(p.w, 0) + ' bins\u2019 histograms over ' +
 			fmtSeconds(p.from, 0) + ' \u2013 ' + fmtSeconds(p.to, 0) +
-			' (to 6%: the levels keep the bins\u2019 histograms at that width ' +
-			'only); Q2C and Q2D: whole run only.'));
+			' (to 6%, the width the levels keep ' +
+			'them at); Q2C and Q2D: whole run only.'));
 	});
 }
 
-var tableBox = null;
-function updateTable() {
-	var whole = state.view[0] <= doc.x[0] && state.view[1] >= doc.x[1];
+var tableBox = null, tableBody = null;
 
-	tableBox.textContent = '';
-	tableBox.appendChild(el('div', 'iow-caption', whole ?
+function fillTable(view) {
+	var whole = view[0] <= doc.x[0] && view[1] >= doc.x[1];
+	var shown = state.view;
+
+	state.view = view;
+	tableBody.textContent = '';
+	tableBody.appendChild(el('div', 'iow-caption', whole ?
 		'The whole run, as --summary says it' :
-		'The view: ' + fmtSeconds(state.view[0], 0) + ' \u2013 ' +
-		fmtSeconds(state.view[1], 0)));
+		'The view: ' + fmtSeconds(view[0], 0) + ' \u2013 ' +
+		fmtSeconds(view[1], 0)));
 	if (whole)
-		wholeRunTable(tableBox);
+		wholeRunTable(tableBody);
 	else
-		zoomedTable(tableBox);
+		zoomedTable(tableBody);
+	state.view = shown;
+}
+
+/* The table's box keeps the height of the tallest table it held, so
+ * that the graphs below stay where they were through a zoom (a drag
+ * lands where it was aimed): the whole run's and a view's, measured
+ * once the page is laid out and again at a new width. */
+function holdTableHeight() {
+	var h = tableBody.getBoundingClientRect().height;
+	var held = parseFloat(tableBox.style.minHeight) || 0;
+
+	if (h > held)
+		tableBox.style.minHeight = Math.ceil(h) + 'px';
+}
+
+function measureTable() {
+	var mid = (doc.x[0] + doc.x[1]) / 2, w = (doc.x[1] - doc.x[0]) / 100;
+
+	tableBox.style.minHeight = '';
+	fillTable(doc.x);
+	holdTableHeight();
+	fillTable([mid - w, mid + w]);
+	holdTableHeight();
+	updateTable();
+}
+
+function updateTable() {
+	fillTable(state.view);
+	holdTableHeight();
 }
 
 /* ---- zoom, pan, hover ---- */
@@ -2124,6 +2202,8 @@ function build() {
 	root.textContent = '';
 	root.appendChild(header());
 	tableBox = el('div', 'iow-table');
+	tableBody = el('div');
+	tableBox.appendChild(tableBody);
 	root.appendChild(tableBox);
 	var panels = 0;
 
@@ -2166,6 +2246,7 @@ function build() {
 		});
 	});
 	redrawAll();
+	measureTable();
 	document.addEventListener('keydown', function (e) {
 		if (e.target && /INPUT|TEXTAREA/.test(e.target.tagName))
 			return;
@@ -2195,6 +2276,7 @@ function build() {
 				c.u.setSize({ width: plotWidth(c.box), height: PANEL_H });
 				c.update();
 			});
+			measureTable();
 		}, 150);
 	});
 }
