@@ -12,12 +12,13 @@
  *     "toggle": { "graph": "tput", "label": "write" },
  *     "budget": { "paint_ms": 1000, "redraw_ms": 50 },
  *     "pictures": [ "top-files" ],        (graphs shown as pictures)
- *     "stable": { "views": [[1.0, 1.03]] },
+ *     "stable": { "views": [[1.0, 1.03]], "hover": "latency" },
  *     "cover": { "graph": "io", "views": [[1.0, 1.005]] },
  *     "xcheck": { "iow": "/path/iowatcher", "args": ["-t", "T"],
  *                 "views": [[2.84, 4.27]] } }
  * "stable": no panel moves or changes height when the page zooms (to
- * each view, and back). "cover": the I/O map's non-empty
+ * each view, and back) or when a chart is hovered, and the readouts go
+ * when the pointer leaves the charts. "cover": the I/O map's non-empty
  * cells are painted across their time span (at 15%, 50% and 85% of it),
  * and the pixels between two non-empty cells side by side too. "xcheck":
  * the zoomed table's "-x FROM:TO", given to iowatcher with args and
@@ -125,12 +126,27 @@ function moved(a, b) {
 	return { px: worst, why: why };
 }
 
+/* What the cursor shows: the values, the floating readouts, the notes. */
+function readouts(page) {
+	return page.evaluate(() => ({
+		values: Array.from(document.querySelectorAll('.iow-value'))
+			.map(e => e.textContent.trim()).filter(t => t),
+		boxes: Array.from(document.querySelectorAll('.iow-readout'))
+			.filter(e => getComputedStyle(e).visibility !== 'hidden' &&
+				     getComputedStyle(e).display !== 'none').length,
+		notes: Array.from(document.querySelectorAll('.iow-panel'))
+			.map(p => Array.from(p.querySelectorAll('.iow-note'))
+				.map(n => n.textContent).join('|'))
+	}));
+}
+
 async function checkStable(page, r) {
 	const st = r.stable;
 
 	await page.evaluate(() => { window.iowReport.wholeRun(); window.scrollTo(0, 0); });
 	await sleep(150);
 	const whole = await panelBoxes(page);
+	const idle = await readouts(page);
 	let worst = { px: 0, why: '' }, at = '';
 
 	for (const v of st.views || []) {
@@ -154,6 +170,42 @@ async function checkStable(page, r) {
 	check(r.name + ': no panel moves when the page zooms (' + (st.views || []).length +
 	      ' views and back; ' + worst.px.toFixed(1) + ' px at most)', worst.px < 0.5,
 	      'at ' + at + ': ' + worst.why);
+	if (!st.hover)
+		return;
+	const sel = '.iow-panel[data-graph="' + st.hover + '"] .u-over';
+	const b = await box(page, sel);
+
+	if (!b) {
+		fail(r.name + ': a hover moves no panel', 'no chart ' + st.hover);
+		return;
+	}
+	const before = await panelBoxes(page);
+	let hw = { px: 0, why: '' }, shown = 0;
+
+	for (const f of [0.1, 0.5, 0.9]) {
+		await page.mouse.move(b.x + b.width * f, b.y + b.height / 2);
+		await sleep(60);
+		const m = moved(before, await panelBoxes(page));
+
+		shown += (await readouts(page)).values.length;
+		if (m.px > hw.px)
+			hw = m;
+	}
+	if (r.shots)
+		await page.screenshot({ path: path.join(r.shots, r.name + '-hover.png') });
+	check(r.name + ': hovering ' + st.hover + ' moves no panel (' + shown +
+	      ' values shown; ' + hw.px.toFixed(1) + ' px at most)',
+	      shown > 0 && hw.px < 0.5, hw.why || 'no value shown');
+	/* out of every chart: the page's left margin */
+	await page.mouse.move(2, 2);
+	await sleep(100);
+	const left = await readouts(page);
+	const stale = left.notes.filter((n, i) => n !== idle.notes[i]);
+
+	check(r.name + ': the readouts go when the pointer leaves (' + left.values.length +
+	      ' values, ' + left.boxes + ' boxes, ' + stale.length + ' notes left)',
+	      !left.values.length && !left.boxes && !stale.length,
+	      JSON.stringify({ values: left.values.slice(0, 4), notes: stale.slice(0, 3) }));
 }
 
 /* The I/O map's drawn pixels at a deep zoom: every non-empty cell

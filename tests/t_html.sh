@@ -9,11 +9,12 @@
 # report loads with no console error and no request, has a chart per
 # panel of the picture, a drag zooms every chart, a double-click
 # restores them, a hovered value is the CSV's for its bin, a 20 ms zoom
-# shows 1 ms bins; loss is shaded; no panel moves when the page zooms;
-# the I/O map's cells are painted across their span at a deep zoom (a
-# dense stream's run of cells has no gap); a zoomed table's "-x
-# FROM:TO" counts, given to iowatcher, what the table counts.
-# Screenshots go to $IOW_SHOTS (default BUILD/test-shots): look at them.
+# shows 1 ms bins; loss is shaded; no panel moves when the page zooms
+# or a chart is hovered, and the readouts go with the pointer; the I/O
+# map's cells are painted across their span at a deep zoom (a dense
+# stream's run of cells has no gap); a zoomed table's "-x FROM:TO"
+# counts, given to iowatcher, what the table counts. Screenshots go to
+# $IOW_SHOTS (default BUILD/test-shots): look at them.
 . "$(dirname "$0")/lib.sh"
 S="$TOP/samples"
 SHOTS=${IOW_SHOTS:-$BUILD/test-shots}
@@ -254,13 +255,13 @@ else
    "drag": "tput", "zoom20": 1.0, "shots": "$SHOTS",
    "toggle": { "graph": "tput", "label": "write" },
    "budget": { "paint_ms": 3000, "redraw_ms": 200 },
-   "stable": { "views": [[1.0, 1.03], [2.8437, 4.2712], [0.2, 0.9]] },
+   "stable": { "views": [[1.0, 1.03], [2.8437, 4.2712], [0.2, 0.9]], "hover": "latency" },
    "cover": { "graph": "io", "views": [[1.0, 1.005]] },
    "xcheck": { "iow": "$IOW", "args": ["-t", "$S/fio-randrw"],
                "views": [[2.8437, 4.2712], [1.0, 1.03], [0.123, 4.567]] } },
  { "name": "more", "report": "$TMP/more.html", "panels": $(panels more), "zoom20": 3.5,
    "drag": "latency-heatmap", "shots": "$SHOTS",
-   "stable": { "views": [[1.0, 1.03], [2.8437, 4.2712]] } },
+   "stable": { "views": [[1.0, 1.03], [2.8437, 4.2712]], "hover": "latency-heatmap" } },
  { "name": "tags", "report": "$TMP/tags.html", "panels": $(panels tags),
    "hover": [ { "graph": "iops", "series": "other", "csv": "$TMP/tags-csv/iops.csv",
                 "column": "other_ios_per_s" } ],
@@ -268,13 +269,13 @@ else
    "toggle": { "graph": "iops", "label": "jbd2" } },
  { "name": "overlay", "report": "$TMP/overlay.html", "panels": $(panels overlay),
    "drag": "latency", "shots": "$SHOTS",
-   "stable": { "views": [[1.0, 1.03], [0.5, 2.5]] } },
+   "stable": { "views": [[1.0, 1.03], [0.5, 2.5]], "hover": "latency" } },
  { "name": "per-device", "report": "$TMP/per-device.html", "panels": $(panels per-device),
    "zoom20": 1.0, "shots": "$SHOTS",
-   "stable": { "views": [[1.0, 1.02], [0.3, 0.9]] } },
+   "stable": { "views": [[1.0, 1.02], [0.3, 0.9]], "hover": "tput" } },
  { "name": "centos7", "report": "$TMP/centos7.html", "panels": $(panels centos7),
    "shots": "$SHOTS",
-   "stable": { "views": [[20, 60], [1, 2]] },
+   "stable": { "views": [[20, 60], [1, 2]], "hover": "latency" },
    "xcheck": { "iow": "$IOW", "args": ["-t", "$S/centos7-sda"],
                "views": [[20.123, 60.456], [0.5, 33.3]] } },
  { "name": "xcut", "report": "$TMP/xcut.html", "panels": $(panels xcut),

@@ -473,6 +473,8 @@ function timeOpts(box, yAxis, extra) {
 			setCursor: [function (u) {
 				if (u.cursor.left >= 0 && u.cursor.left !== null)
 					hover(u.posToVal(u.cursor.left, 'x'));
+				else
+					hover(null);
 			}]
 		}
 	};
@@ -610,8 +612,16 @@ function entryMembers(series, i) {
 	});
 }
 
-function makeLegend(box, series, fmt, onHover) {
+/*
+ * The legend (an entry per class: a click hides it everywhere) and the
+ * cursor's readouts: a line per entry, its values, in a box that floats
+ * over the plot (placeReadout). The legend never holds a value, so that
+ * a hover re-wraps nothing and moves no panel. Returns the value
+ * elements by series index, and the box as values.box.
+ */
+function makeLegend(box, series, fmt) {
 	var legend = el('div', 'iow-legend');
+	var readout = el('div', 'iow-readout');
 	var entries = legendEntries(series);
 	var values = {};
 
@@ -619,14 +629,12 @@ function makeLegend(box, series, fmt, onHover) {
 		var s = series[i];
 		var item = el('span', 'iow-entry');
 		var key = classKey(s.trace, s.color);
-		var sw = el('span', 'iow-swatch');
+		var line = el('div', 'iow-readline');
 
 		item.dataset.key = key;
-		sw.style.background = color(s.color);
-		if (s.cycle === 1 || s.role === 'dotted')
-			sw.classList.add(s.role === 'dotted' ? 'iow-dotted' :
-					 'iow-dashed');
-		item.appendChild(sw);
+		line.dataset.key = key;
+		item.appendChild(swatch(s));
+		line.appendChild(swatch(s));
 		var members = entryMembers(series, i);
 		var banded = members.some(function (j) {
 			return series[j].role === 'p99';
@@ -634,24 +642,75 @@ function makeLegend(box, series, fmt, onHover) {
 
 		item.appendChild(el('span', 'iow-label', s.label +
 				    (banded ? ', p50-p90-p99 band, max' : '')));
+		line.appendChild(el('span', 'iow-label', s.label));
 		members.forEach(function (j) {
 			var v = el('span', 'iow-value');
 
 			v.dataset.series = series[j].label;
 			v.dataset.role = series[j].role;
 			values[j] = v;
-			item.appendChild(v);
+			line.appendChild(v);
 		});
 		item.title = 'click: hide or show this in every graph';
 		item.addEventListener('click', function () {
 			toggle(key);
 		});
-		if (state.hidden[key])
+		if (state.hidden[key]) {
 			item.classList.add('iow-off');
+			line.classList.add('iow-off');
+		}
 		legend.appendChild(item);
+		readout.appendChild(line);
 	});
 	box.appendChild(legend);
+	box.appendChild(readout);
+	Object.defineProperty(values, 'box', { value: readout });
 	return values;
+}
+
+function swatch(s) {
+	var sw = el('span', 'iow-swatch');
+
+	sw.style.background = color(s.color);
+	if (s.cycle === 1 || s.role === 'dotted')
+		sw.classList.add(s.role === 'dotted' ? 'iow-dotted' :
+				 'iow-dashed');
+	return sw;
+}
+
+/* The readouts' box at the top of the plot, on the side away from the
+ * cursor (at fraction f of the plot's width), or hidden (f null). */
+function placeReadout(chart, readout, f) {
+	if (f === null) {
+		readout.style.visibility = 'hidden';
+		return;
+	}
+	var o = chart.u.over.getBoundingClientRect();
+	var b = chart.box.getBoundingClientRect();
+	var side = f < 0.5 ? 'right' : 'left';
+	var gap = f < 0.5 ? b.right - o.right : o.left - b.left;
+
+	readout.style.top = Math.round(o.top - b.top + 4) + 'px';
+	readout.style[side === 'left' ? 'right' : 'left'] = '';
+	readout.style[side] = Math.round(gap + 4) + 'px';
+	/* a wide one goes over the axis rather than out of the panel */
+	var w = readout.getBoundingClientRect().width;
+
+	if (gap + 4 + w > b.width - 4)
+		readout.style[side] = Math.max(4, Math.round(b.width - w - 4)) + 'px';
+	readout.style.visibility = 'visible';
+}
+
+/* The values shown empty, as before any hover. */
+function clearValues(values) {
+	Object.keys(values).forEach(function (j) {
+		var v = values[j];
+
+		v.textContent = '';
+		delete v.dataset.value;
+		delete v.dataset.t0;
+		delete v.dataset.level;
+	});
 }
 
 function lineChart(graph, panel, container) {
@@ -899,7 +958,8 @@ function lineChart(graph, panel, container) {
 			return fmtSeconds(grids[k].lv.w, 0);
 		});
 
-		note.textContent = 'bins: ' + lvNames.join(', ');
+		chart.binsText = 'bins: ' + lvNames.join(', ');
+		note.textContent = chart.binsText;
 		box.dataset.level = Object.keys(picks).map(function (t) {
 			return picks[t];
 		}).join(',');
@@ -911,6 +971,12 @@ function lineChart(graph, panel, container) {
 	chart.hover = function (x) {
 		var shownBin = null;
 
+		if (x === null) {
+			clearValues(values);
+			placeReadout(chart, values.box, null);
+			note.textContent = chart.binsText;
+			return;
+		}
 		Object.keys(values).forEach(function (j) {
 			var s = series[j], t = s.trace;
 			var lv = traceLevels(t)[chart.picks[t]];
@@ -932,6 +998,7 @@ function lineChart(graph, panel, container) {
 					    origin(t) + (k + 1) * lv.w];
 		});
 		note.textContent = shownBin ? 'bin ' + span(shownBin[0], shownBin[1]) : '';
+		placeReadout(chart, values.box, viewFraction(x));
 	};
 	return chart;
 }
@@ -1114,8 +1181,12 @@ function ownChart(graph, panel, container) {
 				 values: axisValues(formatter(graph.xAxis), true) },
 			       yA],
 			hooks: { setCursor: [function (u) {
-				if (u.cursor.idx !== null && u.cursor.idx !== undefined)
-					showOwn(u.cursor.idx);
+				if (u.cursor.left === null || u.cursor.left < 0)
+					clearOwn();
+				else if (u.cursor.idx !== null &&
+					 u.cursor.idx !== undefined)
+					showOwn(u.cursor.idx, u.cursor.left /
+						(u.bbox.width / devicePixelRatio));
 			}] }
 		};
 	} else {
@@ -1134,18 +1205,24 @@ function ownChart(graph, panel, container) {
 		});
 	}];
 	chart.u = new uPlot(opts, data, box);
-	function showOwn(idx) {
+	function showOwn(idx, f) {
 		Object.keys(values).forEach(function (j) {
-			var v = tables[j] ? null : null, x = data[0][idx];
+			var x = data[0][idx];
 			var t = tables[j], k = t[0].indexOf(x);
+			var v = k >= 0 ? t[1][k] : null;
 
-			v = k >= 0 ? t[1][k] : null;
 			values[j].dataset.value = v === null ? '' : String(v);
 			values[j].textContent = v === null ? '' : ' ' + fmt(v, 0);
 		});
 		if (hist)
 			note.textContent = 'bucket from ' +
 				formatter(graph.xAxis)(data[0][idx], 0);
+		placeReadout(chart, values.box, f);
+	}
+	function clearOwn() {
+		clearValues(values);
+		placeReadout(chart, values.box, null);
+		note.textContent = hist ? 'the whole run' : '';
 	}
 	chart.update = function () {
 		if (!hist)
@@ -1161,6 +1238,10 @@ function ownChart(graph, panel, container) {
 	chart.hover = function (x) {
 		if (hist)
 			return;
+		if (x === null) {
+			clearOwn();
+			return;
+		}
 		var best = -1, dist = Infinity;
 
 		data[0].forEach(function (v, i) {
@@ -1170,7 +1251,7 @@ function ownChart(graph, panel, container) {
 			}
 		});
 		if (best >= 0)
-			showOwn(best);
+			showOwn(best, viewFraction(x));
 	};
 	return chart;
 }
@@ -1484,6 +1565,10 @@ function mapChart(graph, panel, container, bytes) {
 	chart.hover = function (x) {
 		var parts = [];
 
+		if (x === null) {
+			readout.textContent = '';
+			return;
+		}
 		chart.grids.forEach(function (g) {
 			var c = Math.floor((x - g.x0) / g.w);
 
@@ -1708,7 +1793,7 @@ function heatChart(graph, panel, container, points) {
 
 		if (!c)
 			return;
-		var col = Math.floor((x - c.x0) / c.w), n = 0;
+		var col = x === null ? -1 : Math.floor((x - c.x0) / c.w), n = 0;
 
 		if (col < 0 || col >= c.cols) {
 			readout.textContent = '';
@@ -2108,6 +2193,13 @@ function scaleView(f) {
 	zoom(Math.max(doc.x[0], m - h), Math.min(doc.x[1], m + h));
 }
 
+/* Where x lies across the view, 0 to 1. */
+function viewFraction(x) {
+	return (x - state.view[0]) / (state.view[1] - state.view[0]);
+}
+
+/* The cursor at time x in every time chart, or gone (x null: the
+ * pointer left the plots, and their readouts go with it). */
 function hover(x) {
 	state.cursorX = x;
 	api.charts.forEach(function (c) {
