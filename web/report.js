@@ -8,7 +8,8 @@
  * or the Back button goes back; the arrow keys pan and zoom. The cursor
  * shows every value under it; a legend entry or a chip hides what it
  * names in every graph. The summary's table on top follows the zoom as
- * far as the levels allow, and says where it cannot.
+ * far as the levels allow, says where it cannot, and gives the interval
+ * it counts as an -x. Nothing moves on the page as it zooms or hovers.
  *
  * window.iowReport (for the tests and the curious): ready, firstPaintMs,
  * lastRedrawMs, view(), zoom(x0, x1), back(), charts.
