@@ -1077,8 +1077,10 @@ static void analysis_options(struct options *o)
 	a->stats_only = !o->output && !o->csv_dir && !o->movie;
 	if (o->has_x_range) {
 		a->has_time_range = 1;
-		a->time_min_ns = saturate_u64(o->x_min_s * 1e9);
-		a->time_max_ns = saturate_u64(o->x_max_s * 1e9);
+		/* to the nearest ns: 2.84 s is 2839999999.9999995 ns as a
+		 * double, and the report's -x of a bin edge must be it */
+		a->time_min_ns = saturate_u64(o->x_min_s * 1e9 + 0.5);
+		a->time_max_ns = saturate_u64(o->x_max_s * 1e9 + 0.5);
 	}
 	if (o->has_y_range) {
 		a->has_offset_range = 1;

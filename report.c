@@ -1036,9 +1036,13 @@ static void json_trace(FILE *f, const struct report *r, size_t t)
 	json_str(f, tr->label);
 	fputs(",\"source\":", f);
 	json_str(f, tr->source);
-	fprintf(f, ",\"origin\":%.9g,\"devices\":%zu,\"lost\":%llu,"
-		"\"loss\":[", a->bin_origin_ns / 1e9, analysis_io_devices(a),
-		(unsigned long long)a->lost_events);
+	/* the bins' origin to the ns (%.9g would round a later -x's
+	 * start): the page's -x strings are made of it */
+	fprintf(f, ",\"origin\":%llu.%09llu,\"devices\":%zu,\"lost\":%llu,"
+		"\"loss\":[",
+		(unsigned long long)(a->bin_origin_ns / 1000000000ull),
+		(unsigned long long)(a->bin_origin_ns % 1000000000ull),
+		analysis_io_devices(a), (unsigned long long)a->lost_events);
 	for (i = 0; i < a->n_loss; i++)
 		fprintf(f, "%s[%.9g,%.9g]", i ? "," : "",
 			a->loss[i].from_ns / 1e9, a->loss[i].to_ns / 1e9);

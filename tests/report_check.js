@@ -11,12 +11,24 @@
  *     "drag": "tput", "zoom20": 1.0, "shots": "DIR",
  *     "toggle": { "graph": "tput", "label": "write" },
  *     "budget": { "paint_ms": 1000, "redraw_ms": 50 },
- *     "pictures": [ "top-files" ] }      (graphs shown as pictures)
+ *     "pictures": [ "top-files" ],        (graphs shown as pictures)
+ *     "stable": { "views": [[1.0, 1.03]], "hover": "latency" },
+ *     "cover": { "graph": "io", "views": [[1.0, 1.005]] },
+ *     "xcheck": { "iow": "/path/iowatcher", "args": ["-t", "T"],
+ *                 "views": [[2.84, 4.27]] } }
+ * "stable": no panel moves or changes height when the page zooms (to
+ * each view, and back) or when a chart is hovered, and the readouts go
+ * when the pointer leaves the charts. "cover": the I/O map's non-empty
+ * cells are painted across their time span (at 15%, 50% and 85% of it),
+ * and the pixels between two non-empty cells side by side too. "xcheck":
+ * the zoomed table's "-x FROM:TO", given to iowatcher with args and
+ * --summary=json, counts the table's I/Os, MiB and D2C bios.
  * The page is used once it has drawn its graphs and warmed up (decoded
  * its tables, window.iowReport.warm): a user's first drag comes later.
  * Environment: IOW_CHROMIUM (default /usr/bin/chromium).
  */
 'use strict';
+const childProcess = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -82,6 +94,277 @@ function xRanges(page) {
 	return page.evaluate(() => window.iowReport.charts
 		.filter(c => c.graph.kind !== 'hist')
 		.map(c => [c.graph.name, c.u.scales.x.min, c.u.scales.x.max]));
+}
+
+/* Every panel's place on the page and its height. */
+function panelBoxes(page) {
+	return page.evaluate(() => Array.from(document.querySelectorAll('.iow-panel'))
+		.map(p => {
+			const b = p.getBoundingClientRect();
+
+			return [p.dataset.graph, b.top + window.scrollY, b.left, b.height];
+		}));
+}
+
+/* How far the panels moved between two panelBoxes: the largest shift,
+ * and which panel, in words. */
+function moved(a, b) {
+	let worst = 0, why = '';
+
+	if (a.length !== b.length)
+		return { px: Infinity, why: a.length + ' panels, then ' + b.length };
+	a.forEach((x, i) => {
+		const d = Math.max(Math.abs(x[1] - b[i][1]), Math.abs(x[2] - b[i][2]),
+				   Math.abs(x[3] - b[i][3]));
+
+		if (d > worst) {
+			worst = d;
+			why = x[0] + ' at y ' + x[1].toFixed(0) + ' h ' + x[3].toFixed(0) +
+			      ', then y ' + b[i][1].toFixed(0) + ' h ' + b[i][3].toFixed(0);
+		}
+	});
+	return { px: worst, why: why };
+}
+
+/* What the cursor shows: the values, the floating readouts, the notes. */
+function readouts(page) {
+	return page.evaluate(() => ({
+		values: Array.from(document.querySelectorAll('.iow-value'))
+			.map(e => e.textContent.trim()).filter(t => t),
+		boxes: Array.from(document.querySelectorAll('.iow-readout'))
+			.filter(e => getComputedStyle(e).visibility !== 'hidden' &&
+				     getComputedStyle(e).display !== 'none').length,
+		notes: Array.from(document.querySelectorAll('.iow-panel'))
+			.map(p => Array.from(p.querySelectorAll('.iow-note'))
+				.map(n => n.textContent).join('|'))
+	}));
+}
+
+async function checkStable(page, r) {
+	const st = r.stable;
+
+	await page.evaluate(() => { window.iowReport.wholeRun(); window.scrollTo(0, 0); });
+	await sleep(150);
+	const whole = await panelBoxes(page);
+	const idle = await readouts(page);
+	let worst = { px: 0, why: '' }, at = '';
+
+	for (const v of st.views || []) {
+		await page.evaluate(w => window.iowReport.zoom(w[0], w[1]), v);
+		await sleep(150);
+		const m = moved(whole, await panelBoxes(page));
+
+		if (m.px >= worst.px) {
+			worst = m;
+			at = v.join('-') + ' s';
+		}
+	}
+	await page.evaluate(() => window.iowReport.wholeRun());
+	await sleep(150);
+	const back = moved(whole, await panelBoxes(page));
+
+	if (back.px > worst.px) {
+		worst = back;
+		at = 'the whole run again';
+	}
+	check(r.name + ': no panel moves when the page zooms (' + (st.views || []).length +
+	      ' views and back; ' + worst.px.toFixed(1) + ' px at most)', worst.px < 0.5,
+	      'at ' + at + ': ' + worst.why);
+	if (!st.hover)
+		return;
+	const sel = '.iow-panel[data-graph="' + st.hover + '"] .u-over';
+	const b = await box(page, sel);
+
+	if (!b) {
+		fail(r.name + ': a hover moves no panel', 'no chart ' + st.hover);
+		return;
+	}
+	const before = await panelBoxes(page);
+	let hw = { px: 0, why: '' }, shown = 0;
+
+	for (const f of [0.1, 0.5, 0.9]) {
+		await page.mouse.move(b.x + b.width * f, b.y + b.height / 2);
+		await sleep(60);
+		const m = moved(before, await panelBoxes(page));
+
+		shown += (await readouts(page)).values.length;
+		if (m.px > hw.px)
+			hw = m;
+	}
+	if (r.shots)
+		await page.screenshot({ path: path.join(r.shots, r.name + '-hover.png') });
+	check(r.name + ': hovering ' + st.hover + ' moves no panel (' + shown +
+	      ' values shown; ' + hw.px.toFixed(1) + ' px at most)',
+	      shown > 0 && hw.px < 0.5, hw.why || 'no value shown');
+	/* out of every chart: the page's left margin */
+	await page.mouse.move(2, 2);
+	await sleep(100);
+	const left = await readouts(page);
+	const stale = left.notes.filter((n, i) => n !== idle.notes[i]);
+
+	check(r.name + ': the readouts go when the pointer leaves (' + left.values.length +
+	      ' values, ' + left.boxes + ' boxes, ' + stale.length + ' notes left)',
+	      !left.values.length && !left.boxes && !stale.length,
+	      JSON.stringify({ values: left.values.slice(0, 4), notes: stale.slice(0, 3) }));
+}
+
+/* The I/O map's drawn pixels at a deep zoom: every non-empty cell
+ * painted across its time span, and no gap between two side by side. */
+async function checkCover(page, r) {
+	const cv = r.cover;
+
+	for (const v of cv.views) {
+		await page.evaluate(w => { window.iowReport.wholeRun(); window.iowReport.zoom(w[0], w[1]); }, v);
+		await sleep(200);
+		const got = await page.evaluate(g => {
+			const c = window.iowReport.charts.find(x => x.graph.name === g);
+
+			if (!c)
+				return null;
+			const u = c.u, ctx = u.ctx, bb = u.bbox;
+			const painted = (x, y) => {
+				const d = ctx.getImageData(Math.floor(x), Math.floor(y), 1, 1).data;
+
+				/* a class's colour: not white, not the grid's grey */
+				return d[3] > 60 && Math.max(d[0], d[1], d[2]) -
+					Math.min(d[0], d[1], d[2]) > 40;
+			};
+			const inside = (x, y) => x >= bb.left + 1 && x < bb.left + bb.width - 1 &&
+				y >= bb.top + 1 && y < bb.top + bb.height - 1;
+			let cells = 0, bare = 0, runs = 0, gaps = 0, widest = 0;
+			const why = [];
+
+			c.grids.forEach(gr => {
+				const lit = (col, row) => {
+					let n = 0;
+
+					for (let k = 0; k < gr.nc; k++)
+						n += gr.grid[(row * gr.cols + col) * gr.nc + k];
+					return n > 0;
+				};
+				const xAt = t => u.valToPos(t, 'x', true);
+				const rowY = row => u.valToPos(gr.y0 + (row + 0.5) *
+					(gr.y1 - gr.y0) / gr.rows, 'y', true);
+
+				for (let row = 0; row < gr.rows; row++)
+					for (let col = 0; col < gr.cols; col++) {
+						if (!lit(col, row))
+							continue;
+						const x0 = xAt(gr.x0 + col * gr.w), x1 = xAt(gr.x0 + (col + 1) * gr.w);
+						const y = rowY(row);
+
+						widest = Math.max(widest, x1 - x0);
+						for (const f of [0.15, 0.5, 0.85]) {
+							const x = x0 + (x1 - x0) * f;
+
+							if (!inside(x, y))
+								continue;
+							cells++;
+							if (!painted(x, y)) {
+								bare++;
+								if (why.length < 3)
+									why.push('cell at ' + (gr.x0 + col * gr.w).toFixed(4) +
+										 ' s row ' + row + ': bare at ' + f * 100 + '%');
+							}
+						}
+						if (col + 1 < gr.cols && lit(col + 1, row)) {
+							const xm = xAt(gr.x0 + (col + 1.5) * gr.w);
+
+							runs++;
+							for (let x = Math.ceil((x0 + x1) / 2); x < xm; x++)
+								if (inside(x, y) && !painted(x, y)) {
+									gaps++;
+									if (why.length < 3)
+										why.push('gap at ' + (gr.x0 + (col + 1) * gr.w).toFixed(4) +
+											 ' s row ' + row);
+									break;
+								}
+						}
+					}
+			});
+			return { cells, bare, runs, gaps, widest: widest / devicePixelRatio, why };
+		}, cv.graph || 'io');
+		if (!got) {
+			fail(r.name + ': the I/O map covers its cells', 'no chart ' + cv.graph);
+			continue;
+		}
+		if (r.shots) {
+			const e = await page.$('.iow-panel[data-graph="' + (cv.graph || 'io') + '"]');
+
+			await e.evaluate(x => x.scrollIntoView({ block: 'center' }));
+			await e.screenshot({ path: path.join(r.shots, r.name + '-map-' +
+							     v.join('-') + '.png') });
+		}
+		check(r.name + ': zoomed to ' + v.join('-') + ' s the I/O map paints its cells (' +
+		      got.widest.toFixed(0) + ' px wide) across their span (' + got.cells +
+		      ' points, ' + got.bare + ' bare; ' + got.runs + ' pairs side by side, ' +
+		      got.gaps + ' with a gap)',
+		      got.cells > 0 && !got.bare && !got.gaps && (!cv.runs || got.runs > 0),
+		      got.why.join('; ') || (got.cells ? 'no cells side by side' : 'no cell'));
+	}
+}
+
+/* The zoomed table against iowatcher -x of the interval it shows. */
+async function checkX(page, r) {
+	const xc = r.xcheck;
+
+	for (const v of xc.views) {
+		await page.evaluate(w => { window.iowReport.wholeRun(); window.iowReport.zoom(w[0], w[1]); }, v);
+		await sleep(150);
+		const t = await page.evaluate(() => {
+			const x = document.querySelector('.iow-table .iow-x');
+			const rows = sel => Array.from(document.querySelectorAll('.iow-table ' + sel + ' tr'))
+				.slice(1).map(tr => Array.from(tr.children).map(td => td.textContent));
+
+			return x ? { text: x.textContent, from: x.dataset.from, to: x.dataset.to,
+				     io: rows('.iow-io'), lat: rows('.iow-lat') } : null;
+		});
+		const what = r.name + ': the view ' + v.join('-') + ' s: its table\'s -x';
+
+		if (!t) {
+			fail(what + ' counts what the table counts', 'the page shows no -x');
+			continue;
+		}
+		let json;
+		try {
+			json = JSON.parse(childProcess.execFileSync(xc.iow,
+				xc.args.concat(['--summary=json', '-x', t.from + ':' + t.to]),
+				{ encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+		} catch (e) {
+			fail(what + ' counts what the table counts', 'iowatcher ' + t.text + ': ' + e.message);
+			continue;
+		}
+		const want = {}, bad = [];
+		let d2c = 0;
+
+		json.traces[0].devices.forEach(d => {
+			['read', 'write', 'discard'].forEach(op => {
+				want[op] = want[op] || { ios: 0, bytes: 0 };
+				want[op].ios += d[op].ios;
+				want[op].bytes += d[op].bytes;
+			});
+			d2c += d.d2c_us.n;
+		});
+		t.io.forEach(row => {
+			const w = want[row[0]];
+
+			if (!w)
+				return;
+			if (+row[1] !== w.ios || row[2] !== (w.bytes / 1048576).toFixed(1))
+				bad.push(row[0] + ' ' + row[1] + ' I/Os ' + row[2] + ' MiB, -x ' +
+					 w.ios + ' I/Os ' + (w.bytes / 1048576).toFixed(1) + ' MiB');
+		});
+		const lat = t.lat.find(row => row[0] === 'D2C');
+
+		if (!lat || +lat[1] !== d2c)
+			bad.push('D2C ' + (lat ? lat[1] : 'no row') + ' bios, -x ' + d2c);
+		const covers = +t.from <= v[0] + 1e-12 && +t.to >= v[1] - 1e-12;
+
+		check(what + ' (' + t.text + ') covers it and counts what the table counts (' +
+		      t.io.map(row => row[0] + ' ' + row[1]).join(', ') + ')',
+		      !bad.length && covers && t.io.length > 0,
+		      covers ? bad.join('; ') : 'the view is not inside ' + t.text);
+	}
 }
 
 async function checkReport(browser, r) {
@@ -289,6 +572,12 @@ async function checkReport(browser, r) {
 			      JSON.stringify(on));
 		}
 	}
+	if (r.stable)
+		await checkStable(page, r);
+	if (r.cover)
+		await checkCover(page, r);
+	if (r.xcheck)
+		await checkX(page, r);
 	check(r.name + ': no console error as it was used', !errors.length,
 	      errors.join(' | '));
 	for (const t of r.texts || []) {

@@ -9,8 +9,12 @@
 # report loads with no console error and no request, has a chart per
 # panel of the picture, a drag zooms every chart, a double-click
 # restores them, a hovered value is the CSV's for its bin, a 20 ms zoom
-# shows 1 ms bins; loss is shaded. Screenshots go to $IOW_SHOTS
-# (default BUILD/test-shots): look at them.
+# shows 1 ms bins; loss is shaded; no panel moves when the page zooms
+# or a chart is hovered, and the readouts go with the pointer; the I/O
+# map's cells are painted across their span at a deep zoom (a dense
+# stream's run of cells has no gap); a zoomed table's "-x FROM:TO"
+# counts, given to iowatcher, what the table counts. Screenshots go to
+# $IOW_SHOTS (default BUILD/test-shots): look at them.
 . "$(dirname "$0")/lib.sh"
 S="$TOP/samples"
 SHOTS=${IOW_SHOTS:-$BUILD/test-shots}
@@ -41,6 +45,15 @@ python3 "$TOP/tests/tools/make_causes.py" "$TMP/two-devices" > /dev/null
 report causes -t "$TMP/two-devices" -O tput -O top-files -O io-flame
 check "causes: the top files and the icicle are pictures in the page" \
 	sh -c "[ \$(grep -o '\"kind\":\"picture\"' '$TMP/causes.html' | wc -l) = 2 ]"
+
+# A real machine's trace (110 s of sparse writes), a report of a cut
+# (-x: its bins start at 0.5004 s), and a dense sequential stream
+# (200,000 I/Os a second, every 5 us the next 4 KiB): at a 5 ms zoom
+# its map's 100 us cells touch.
+report centos7 -t "$S/centos7-sda"
+report xcut -t "$S/fio-randrw" -x 0.5004:4.5
+"$TOP/tests/tools/gen-stream" 100000 1 > "$TMP/stream.dump"
+report stream -t "$TMP/stream.dump" -O io -O iops
 
 # decode NAME: the report's document and numbers, checked by Python
 # against the CSV of the same picture (levels, maps, widths, budget).
@@ -241,18 +254,36 @@ else
                 "column": "read_d2c_p99_us", "scale": 0.001, "at": [0.1, 0.2, 0.25] } ],
    "drag": "tput", "zoom20": 1.0, "shots": "$SHOTS",
    "toggle": { "graph": "tput", "label": "write" },
-   "budget": { "paint_ms": 3000, "redraw_ms": 200 } },
+   "budget": { "paint_ms": 3000, "redraw_ms": 200 },
+   "stable": { "views": [[1.0, 1.03], [2.8437, 4.2712], [0.2, 0.9]], "hover": "latency" },
+   "cover": { "graph": "io", "views": [[1.0, 1.005]] },
+   "xcheck": { "iow": "$IOW", "args": ["-t", "$S/fio-randrw"],
+               "views": [[2.8437, 4.2712], [1.0, 1.03], [0.123, 4.567]] } },
  { "name": "more", "report": "$TMP/more.html", "panels": $(panels more), "zoom20": 3.5,
-   "drag": "latency-heatmap", "shots": "$SHOTS" },
+   "drag": "latency-heatmap", "shots": "$SHOTS",
+   "stable": { "views": [[1.0, 1.03], [2.8437, 4.2712]], "hover": "latency-heatmap" } },
  { "name": "tags", "report": "$TMP/tags.html", "panels": $(panels tags),
    "hover": [ { "graph": "iops", "series": "other", "csv": "$TMP/tags-csv/iops.csv",
                 "column": "other_ios_per_s" } ],
    "zoom20": 0.4, "drag": "iops", "shots": "$SHOTS",
    "toggle": { "graph": "iops", "label": "jbd2" } },
  { "name": "overlay", "report": "$TMP/overlay.html", "panels": $(panels overlay),
-   "drag": "latency", "shots": "$SHOTS" },
+   "drag": "latency", "shots": "$SHOTS",
+   "stable": { "views": [[1.0, 1.03], [0.5, 2.5]], "hover": "latency" } },
  { "name": "per-device", "report": "$TMP/per-device.html", "panels": $(panels per-device),
-   "zoom20": 1.0, "shots": "$SHOTS" },
+   "zoom20": 1.0, "shots": "$SHOTS",
+   "stable": { "views": [[1.0, 1.02], [0.3, 0.9]], "hover": "tput" } },
+ { "name": "centos7", "report": "$TMP/centos7.html", "panels": $(panels centos7),
+   "shots": "$SHOTS",
+   "stable": { "views": [[20, 60], [1, 2]], "hover": "latency" },
+   "xcheck": { "iow": "$IOW", "args": ["-t", "$S/centos7-sda"],
+               "views": [[20.123, 60.456], [0.5, 33.3]] } },
+ { "name": "xcut", "report": "$TMP/xcut.html", "panels": $(panels xcut),
+   "xcheck": { "iow": "$IOW", "args": ["-t", "$S/fio-randrw"],
+               "views": [[2.8437, 4.2712], [0.6, 0.7]] } },
+ { "name": "stream", "report": "$TMP/stream.html", "panels": $(panels stream),
+   "shots": "$SHOTS",
+   "cover": { "graph": "io", "views": [[0.2, 0.205], [0.3, 0.33]], "runs": true } },
  { "name": "discard", "report": "$TMP/discard.html", "panels": $(panels discard) },
  { "name": "causes", "report": "$TMP/causes.html", "panels": $(panels causes),
    "pictures": [ "io-flame", "top-files" ], "zoom20": 0.2, "shots": "$SHOTS" },

@@ -188,6 +188,24 @@ static void test_values_land_in_their_fields(void)
 	options_free(&o);
 }
 
+/* -x in seconds, to the nearest ns (2.84 is 2839999999.9999995 ns as a
+ * double): a report's "-x" of its bins' edges counts what they count. */
+static void test_xzoom_seconds_are_the_nearest_nanosecond(void)
+{
+	struct iow_error err = { "" };
+	struct options o;
+
+	CHECK_EQ_INT(PARSE(&o, &err, "-t", "a", "-x", "2.84:4.27"), CLI_OK);
+	CHECK_EQ_INT(o.analysis.time_min_ns, 2840000000u);
+	CHECK_EQ_INT(o.analysis.time_max_ns, 4270000000u);
+	options_free(&o);
+	CHECK_EQ_INT(PARSE(&o, &err, "-t", "a", "-x",
+			   "0.5004:4.271399999"), CLI_OK);
+	CHECK_EQ_INT(o.analysis.time_min_ns, 500400000);
+	CHECK_EQ_INT(o.analysis.time_max_ns, 4271399999u);
+	options_free(&o);
+}
+
 static void test_defaults_come_from_the_rows(void)
 {
 	struct iow_error err = { "" };
@@ -416,6 +434,7 @@ int main(void)
 	RUN_TEST(test_every_option_is_in_the_help);
 	RUN_TEST(test_every_field_has_the_size_its_type_writes);
 	RUN_TEST(test_values_land_in_their_fields);
+	RUN_TEST(test_xzoom_seconds_are_the_nearest_nanosecond);
 	RUN_TEST(test_defaults_come_from_the_rows);
 	RUN_TEST(test_repeated_options_keep_their_order);
 	RUN_TEST(test_range_errors_name_the_rows_limits);

@@ -8,7 +8,8 @@
  * or the Back button goes back; the arrow keys pan and zoom. The cursor
  * shows every value under it; a legend entry or a chip hides what it
  * names in every graph. The summary's table on top follows the zoom as
- * far as the levels allow, and says where it cannot.
+ * far as the levels allow, says where it cannot, and gives the interval
+ * it counts as an -x. Nothing moves on the page as it zooms or hovers.
  *
  * window.iowReport (for the tests and the curious): ready, firstPaintMs,
  * lastRedrawMs, view(), zoom(x0, x1), back(), charts.
@@ -473,6 +474,8 @@ function timeOpts(box, yAxis, extra) {
 			setCursor: [function (u) {
 				if (u.cursor.left >= 0 && u.cursor.left !== null)
 					hover(u.posToVal(u.cursor.left, 'x'));
+				else
+					hover(null);
 			}]
 		}
 	};
@@ -610,8 +613,16 @@ function entryMembers(series, i) {
 	});
 }
 
-function makeLegend(box, series, fmt, onHover) {
+/*
+ * The legend (an entry per class: a click hides it everywhere) and the
+ * cursor's readouts: a line per entry, its values, in a box that floats
+ * over the plot (placeReadout). The legend never holds a value, so that
+ * a hover re-wraps nothing and moves no panel. Returns the value
+ * elements by series index, and the box as values.box.
+ */
+function makeLegend(box, series, fmt) {
 	var legend = el('div', 'iow-legend');
+	var readout = el('div', 'iow-readout');
 	var entries = legendEntries(series);
 	var values = {};
 
@@ -619,14 +630,12 @@ function makeLegend(box, series, fmt, onHover) {
 		var s = series[i];
 		var item = el('span', 'iow-entry');
 		var key = classKey(s.trace, s.color);
-		var sw = el('span', 'iow-swatch');
+		var line = el('div', 'iow-readline');
 
 		item.dataset.key = key;
-		sw.style.background = color(s.color);
-		if (s.cycle === 1 || s.role === 'dotted')
-			sw.classList.add(s.role === 'dotted' ? 'iow-dotted' :
-					 'iow-dashed');
-		item.appendChild(sw);
+		line.dataset.key = key;
+		item.appendChild(swatch(s));
+		line.appendChild(swatch(s));
 		var members = entryMembers(series, i);
 		var banded = members.some(function (j) {
 			return series[j].role === 'p99';
@@ -634,24 +643,75 @@ function makeLegend(box, series, fmt, onHover) {
 
 		item.appendChild(el('span', 'iow-label', s.label +
 				    (banded ? ', p50-p90-p99 band, max' : '')));
+		line.appendChild(el('span', 'iow-label', s.label));
 		members.forEach(function (j) {
 			var v = el('span', 'iow-value');
 
 			v.dataset.series = series[j].label;
 			v.dataset.role = series[j].role;
 			values[j] = v;
-			item.appendChild(v);
+			line.appendChild(v);
 		});
 		item.title = 'click: hide or show this in every graph';
 		item.addEventListener('click', function () {
 			toggle(key);
 		});
-		if (state.hidden[key])
+		if (state.hidden[key]) {
 			item.classList.add('iow-off');
+			line.classList.add('iow-off');
+		}
 		legend.appendChild(item);
+		readout.appendChild(line);
 	});
 	box.appendChild(legend);
+	box.appendChild(readout);
+	Object.defineProperty(values, 'box', { value: readout });
 	return values;
+}
+
+function swatch(s) {
+	var sw = el('span', 'iow-swatch');
+
+	sw.style.background = color(s.color);
+	if (s.cycle === 1 || s.role === 'dotted')
+		sw.classList.add(s.role === 'dotted' ? 'iow-dotted' :
+				 'iow-dashed');
+	return sw;
+}
+
+/* The readouts' box at the top of the plot, on the side away from the
+ * cursor (at fraction f of the plot's width), or hidden (f null). */
+function placeReadout(chart, readout, f) {
+	if (f === null) {
+		readout.style.visibility = 'hidden';
+		return;
+	}
+	var o = chart.u.over.getBoundingClientRect();
+	var b = chart.box.getBoundingClientRect();
+	var side = f < 0.5 ? 'right' : 'left';
+	var gap = f < 0.5 ? b.right - o.right : o.left - b.left;
+
+	readout.style.top = Math.round(o.top - b.top + 4) + 'px';
+	readout.style[side === 'left' ? 'right' : 'left'] = '';
+	readout.style[side] = Math.round(gap + 4) + 'px';
+	/* a wide one goes over the axis rather than out of the panel */
+	var w = readout.getBoundingClientRect().width;
+
+	if (gap + 4 + w > b.width - 4)
+		readout.style[side] = Math.max(4, Math.round(b.width - w - 4)) + 'px';
+	readout.style.visibility = 'visible';
+}
+
+/* The values shown empty, as before any hover. */
+function clearValues(values) {
+	Object.keys(values).forEach(function (j) {
+		var v = values[j];
+
+		v.textContent = '';
+		delete v.dataset.value;
+		delete v.dataset.t0;
+		delete v.dataset.level;
+	});
 }
 
 function lineChart(graph, panel, container) {
@@ -899,7 +959,8 @@ function lineChart(graph, panel, container) {
 			return fmtSeconds(grids[k].lv.w, 0);
 		});
 
-		note.textContent = 'bins: ' + lvNames.join(', ');
+		chart.binsText = 'bins: ' + lvNames.join(', ');
+		note.textContent = chart.binsText;
 		box.dataset.level = Object.keys(picks).map(function (t) {
 			return picks[t];
 		}).join(',');
@@ -911,6 +972,12 @@ function lineChart(graph, panel, container) {
 	chart.hover = function (x) {
 		var shownBin = null;
 
+		if (x === null) {
+			clearValues(values);
+			placeReadout(chart, values.box, null);
+			note.textContent = chart.binsText;
+			return;
+		}
 		Object.keys(values).forEach(function (j) {
 			var s = series[j], t = s.trace;
 			var lv = traceLevels(t)[chart.picks[t]];
@@ -932,6 +999,7 @@ function lineChart(graph, panel, container) {
 					    origin(t) + (k + 1) * lv.w];
 		});
 		note.textContent = shownBin ? 'bin ' + span(shownBin[0], shownBin[1]) : '';
+		placeReadout(chart, values.box, viewFraction(x));
 	};
 	return chart;
 }
@@ -1114,8 +1182,12 @@ function ownChart(graph, panel, container) {
 				 values: axisValues(formatter(graph.xAxis), true) },
 			       yA],
 			hooks: { setCursor: [function (u) {
-				if (u.cursor.idx !== null && u.cursor.idx !== undefined)
-					showOwn(u.cursor.idx);
+				if (u.cursor.left === null || u.cursor.left < 0)
+					clearOwn();
+				else if (u.cursor.idx !== null &&
+					 u.cursor.idx !== undefined)
+					showOwn(u.cursor.idx, u.cursor.left /
+						(u.bbox.width / devicePixelRatio));
 			}] }
 		};
 	} else {
@@ -1134,18 +1206,24 @@ function ownChart(graph, panel, container) {
 		});
 	}];
 	chart.u = new uPlot(opts, data, box);
-	function showOwn(idx) {
+	function showOwn(idx, f) {
 		Object.keys(values).forEach(function (j) {
-			var v = tables[j] ? null : null, x = data[0][idx];
+			var x = data[0][idx];
 			var t = tables[j], k = t[0].indexOf(x);
+			var v = k >= 0 ? t[1][k] : null;
 
-			v = k >= 0 ? t[1][k] : null;
 			values[j].dataset.value = v === null ? '' : String(v);
 			values[j].textContent = v === null ? '' : ' ' + fmt(v, 0);
 		});
 		if (hist)
 			note.textContent = 'bucket from ' +
 				formatter(graph.xAxis)(data[0][idx], 0);
+		placeReadout(chart, values.box, f);
+	}
+	function clearOwn() {
+		clearValues(values);
+		placeReadout(chart, values.box, null);
+		note.textContent = hist ? 'the whole run' : '';
 	}
 	chart.update = function () {
 		if (!hist)
@@ -1161,6 +1239,10 @@ function ownChart(graph, panel, container) {
 	chart.hover = function (x) {
 		if (hist)
 			return;
+		if (x === null) {
+			clearOwn();
+			return;
+		}
 		var best = -1, dist = Infinity;
 
 		data[0].forEach(function (v, i) {
@@ -1170,7 +1252,7 @@ function ownChart(graph, panel, container) {
 			}
 		});
 		if (best >= 0)
-			showOwn(best);
+			showOwn(best, viewFraction(x));
 	};
 	return chart;
 }
@@ -1229,34 +1311,58 @@ function paintGrid(u, cols, rows, pixel, x0, x1, y0, y1, dots) {
 
 /*
  * A raster of few cells (a few I/Os in a long view) would be specks: its
- * cells are drawn as dots, opaque enough to find, while they cover
- * little of the plot (as the pictures do). Returns whether it did.
+ * cells are drawn at least a dot's size, opaque enough to find, while
+ * they cover little of the plot (as the pictures do). A cell wider or
+ * taller than the dot keeps its own edges that way, so a run of cells
+ * stays a run at any zoom (no gaps the events do not have). Returns
+ * whether it drew.
  */
 function paintDots(u, lit, cols, rows, x0, x1, y0, y1) {
 	var b = u.bbox, ctx = u.ctx, r = SPARSE_DOT_RADIUS * devicePixelRatio;
 	var px0 = u.valToPos(x0, 'x', true), px1 = u.valToPos(x1, 'x', true);
 	var py0 = u.valToPos(y0, 'y', true), py1 = u.valToPos(y1, 'y', true);
+	var cw = (px1 - px0) / cols, ch = (py0 - py1) / rows;
 
-	if (lit.length * Math.PI * r * r > SPARSE_MAX_COVER * b.width * b.height)
+	if (lit.length * Math.max(Math.PI * r * r, cw * Math.max(ch, 2 * r)) >
+	    SPARSE_MAX_COVER * b.width * b.height)
 		return false;
 	ctx.save();
 	ctx.beginPath();
 	ctx.rect(b.left, b.top, b.width, b.height);
 	ctx.clip();
 	lit.forEach(function (l) {
-		var x = px0 + (l[0] + 0.5) * (px1 - px0) / cols;
-		var y = py0 + (l[1] + 0.5) * (py1 - py0) / rows;
+		var x = px0 + (l[0] + 0.5) * cw;
+		var y = py0 - (l[1] + 0.5) * ch;
 
-		x = Math.min(Math.max(x, b.left + r), b.left + b.width - r);
-		y = Math.min(Math.max(y, b.top + r), b.top + b.height - r);
 		ctx.fillStyle = 'rgba(' + l[2][0] + ',' + l[2][1] + ',' + l[2][2] +
 			',0.85)';
-		ctx.beginPath();
-		ctx.arc(x, y, r, 0, 2 * Math.PI);
-		ctx.fill();
+		if (cw < 2 * r && ch < 2 * r) {
+			x = Math.min(Math.max(x, b.left + r), b.left + b.width - r);
+			y = Math.min(Math.max(y, b.top + r), b.top + b.height - r);
+			ctx.beginPath();
+			ctx.arc(x, y, r, 0, 2 * Math.PI);
+			ctx.fill();
+			return;
+		}
+		var xs = cellEdges(px0, cw, l[0], 2 * r);
+		var ys = cellEdges(py1, ch, rows - 1 - l[1], 2 * r);
+
+		ctx.fillRect(xs[0], ys[0], xs[1] - xs[0], ys[1] - ys[0]);
 	});
 	ctx.restore();
 	return true;
+}
+
+/* Cell i's edges on a grid from p0 by steps of w, in whole pixels (the
+ * next cell's first edge is this one's last: no seam, no overlap), or,
+ * a cell narrower than min, min about its middle. */
+function cellEdges(p0, w, i, min) {
+	if (w < min) {
+		var mid = p0 + (i + 0.5) * w;
+
+		return [Math.round(mid - min / 2), Math.round(mid + min / 2)];
+	}
+	return [Math.round(p0 + i * w), Math.round(p0 + (i + 1) * w)];
 }
 
 function mixOf(a, b, share) {
@@ -1460,6 +1566,10 @@ function mapChart(graph, panel, container, bytes) {
 	chart.hover = function (x) {
 		var parts = [];
 
+		if (x === null) {
+			readout.textContent = '';
+			return;
+		}
 		chart.grids.forEach(function (g) {
 			var c = Math.floor((x - g.x0) / g.w);
 
@@ -1684,7 +1794,7 @@ function heatChart(graph, panel, container, points) {
 
 		if (!c)
 			return;
-		var col = Math.floor((x - c.x0) / c.w), n = 0;
+		var col = x === null ? -1 : Math.floor((x - c.x0) / c.w), n = 0;
 
 		if (col < 0 || col >= c.cols) {
 			readout.textContent = '';
@@ -1733,13 +1843,17 @@ function quantile(h, q) {
 
 var CLASS_OPS = ['read', 'write', 'discard', 'flush'];
 
-function tableRows(t, stats) {
+/* A row per class of stats.ops that has I/O in whole (read and write
+ * always), zero where stats has none of it: a view's table has the rows
+ * of the whole run's, and keeps its shape through a zoom. */
+function tableRows(stats, whole) {
 	var rows = [];
 
 	CLASS_OPS.forEach(function (op) {
-		var c = stats.ops[op];
+		var c = stats.ops[op] || { ios: 0, bytes: 0 };
 
-		if (!c || (!c.ios && (op === 'discard' || op === 'flush')))
+		if ((!whole[op] || !whole[op].ios) &&
+		    (op === 'discard' || op === 'flush'))
 			return;
 		rows.push([op, c.ios, fixed(c.bytes / 1048576, 1),
 			   fixed(c.bytes / stats.span / 1e6, 2),
@@ -1772,6 +1886,21 @@ function htmlTable(head, rows, cls) {
 	return t;
 }
 
+/* Trace t's I/Os and bytes by class over the whole run, its devices
+ * pooled. */
+function wholeRunOps(t) {
+	var ops = {};
+
+	CLASS_OPS.forEach(function (op) {
+		ops[op] = { ios: 0, bytes: 0 };
+		doc.summary.traces[t].devices.forEach(function (d) {
+			ops[op].ios += d[op] ? d[op].ios : 0;
+			ops[op].bytes += d[op] && d[op].bytes ? d[op].bytes : 0;
+		});
+	});
+	return ops;
+}
+
 var IO_HEAD = ['class', 'I/Os', 'MiB', 'MB/s', 'IOPS'];
 var LAT_HEAD = ['latency (\u00b5s)', 'bios', 'mean', 'p50', 'p90', 'p99', 'max'];
 
@@ -1802,7 +1931,7 @@ function wholeRunTable(box) {
 			CLASS_OPS.forEach(function (op) {
 				ops[op] = d[op];
 			});
-			dev.appendChild(htmlTable(IO_HEAD, tableRows(t, { ops: ops, span: span }),
+			dev.appendChild(htmlTable(IO_HEAD, tableRows({ ops: ops, span: span }, ops),
 						  'iow-io'));
 			var lat = [latRow('D2C', d.d2c_us), latRow('Q2C', d.q2c_us),
 				   latRow('Q2D', d.q2d_us)];
@@ -1823,6 +1952,7 @@ function zoomedStats(t, k) {
 	var i0 = Math.max(0, Math.floor((state.view[0] - o) / lv.w));
 	var i1 = Math.min(lv.n - 1, Math.ceil((state.view[1] - o) / lv.w) - 1);
 	var s = { ops: {}, span: 0, from: o + i0 * lv.w, to: o + (i1 + 1) * lv.w,
+		  fromNs: binEdgeNs(t, lv, i0), toNs: binEdgeNs(t, lv, i1 + 1),
 		  w: lv.w, d2c: { n: 0, sum: 0, max: 0 }, flush: { n: 0, sum: 0, max: 0 },
 		  depth: 0, seeks: 0, lossy: 0 };
 
@@ -1872,26 +2002,50 @@ function zoomedPercentiles(t) {
 		 to: o + (i1 + 1) * lv.w, w: lv.w };
 }
 
+/* Bin i's first edge of level lv of trace t, in whole nanoseconds (as
+ * the analysis counts them: no float's error in an -x made of it). */
+function binEdgeNs(t, lv, i) {
+	return Math.round(origin(t) * 1e9) + i * Math.round(lv.w * 1e9);
+}
+
+/* Nanoseconds as -x reads seconds: exact, no trailing zeros. */
+function secondsArg(ns) {
+	var frac = String(ns % 1e9);
+
+	frac = ('000000000' + frac).slice(-9).replace(/0+$/, '');
+	return Math.floor(ns / 1e9) + (frac ? '.' + frac : '');
+}
+
 function zoomedTable(box) {
 	doc.traces.forEach(function (tr, t) {
-		var px = 700, span = state.view[1] - state.view[0];
-		var k = pickLevel(traceLevels(t), span, px);
+		var px = 700, viewSpan = state.view[1] - state.view[0];
+		var k = pickLevel(traceLevels(t), viewSpan, px);
 		var s = zoomedStats(t, k), p = zoomedPercentiles(t);
 		var head = el('div', 'iow-trace', tr.label + ': ' +
-			      fmtSeconds(s.from, 0) + ' \u2013 ' + fmtSeconds(s.to, 0) +
-			      ' (the view, out to whole ' + fmtSeconds(s.w, 0) + ' bins)' +
-			      (tr.devices > 1 ? '; its ' + tr.devices +
-			       ' devices pooled' : ''));
+			      secondsArg(s.fromNs) + ' \u2013 ' +
+			      secondsArg(s.toNs) + ' s' +
+			      (tr.devices > 1 ? ', its ' + tr.devices +
+			       ' devices pooled' : '') + ' (whole ' +
+			      fmtSeconds(s.w, 0) + ' bins: ');
+		var x = el('code', 'iow-x', '-x ' + secondsArg(s.fromNs) + ':' +
+			   secondsArg(s.toNs));
 
+		x.dataset.from = secondsArg(s.fromNs);
+		x.dataset.to = secondsArg(s.toNs);
+		x.title = 'iowatcher -x with these seconds counts what this table counts';
+		head.appendChild(x);
+		head.appendChild(document.createTextNode(' counts the same)'));
 		head.dataset.key = 't' + t;
 		box.appendChild(head);
-		box.appendChild(htmlTable(IO_HEAD, tableRows(t, s), 'iow-io'));
+		box.appendChild(htmlTable(IO_HEAD, tableRows(s, wholeRunOps(t)), 'iow-io'));
 		var lat = [];
 		var q = function (h, l, name) {
 			var us = function (v) {
 				return v / 1e3;
 			};
 
+			if (!l.n)
+				return [name, 0, '', '', '', '', ''];
 			return [name, l.n, fixed(us(l.sum / l.n), 1),
 				fixed(us(Math.min(quantile(h, 0.5), l.max)), 1),
 				fixed(us(Math.min(quantile(h, 0.9), l.max)), 1),
@@ -1899,34 +2053,68 @@ function zoomedTable(box) {
 				fixed(us(l.max), 1)];
 		};
 
-		if (s.d2c.n)
-			lat.push(q(p.data, s.d2c, 'D2C'));
-		if (s.flush.n)
+		lat.push(q(p.data, s.d2c, 'D2C'));
+		if (doc.summary.traces[t].devices.some(function (d) {
+			return d.flush && d.flush.ios;
+		}))
 			lat.push(q(p.flush, s.flush, 'D2C flush'));
 		box.appendChild(htmlTable(LAT_HEAD, lat, 'iow-lat'));
 		box.appendChild(el('div', 'iow-small', 'queue depth (mean, all devices) ' +
 			fixed(s.depth / 1e9 / Math.max(1e-12, s.span - s.lossy / 1e9), 3) +
-			', seeks ' + s.seeks + '. Percentiles: of the ' +
+			', seeks ' + s.seeks + '.'));
+		box.appendChild(el('div', 'iow-small', 'Percentiles: of the ' +
 			fmtSeconds(p.w, 0) + ' bins\u2019 histograms over ' +
 			fmtSeconds(p.from, 0) + ' \u2013 ' + fmtSeconds(p.to, 0) +
-			' (to 6%: the levels keep the bins\u2019 histograms at that width ' +
-			'only); Q2C and Q2D: whole run only.'));
+			' (to 6%, the width the levels keep ' +
+			'them at); Q2C and Q2D: whole run only.'));
 	});
 }
 
-var tableBox = null;
-function updateTable() {
-	var whole = state.view[0] <= doc.x[0] && state.view[1] >= doc.x[1];
+var tableBox = null, tableBody = null;
 
-	tableBox.textContent = '';
-	tableBox.appendChild(el('div', 'iow-caption', whole ?
+function fillTable(view) {
+	var whole = view[0] <= doc.x[0] && view[1] >= doc.x[1];
+	var shown = state.view;
+
+	state.view = view;
+	tableBody.textContent = '';
+	tableBody.appendChild(el('div', 'iow-caption', whole ?
 		'The whole run, as --summary says it' :
-		'The view: ' + fmtSeconds(state.view[0], 0) + ' \u2013 ' +
-		fmtSeconds(state.view[1], 0)));
+		'The view: ' + fmtSeconds(view[0], 0) + ' \u2013 ' +
+		fmtSeconds(view[1], 0)));
 	if (whole)
-		wholeRunTable(tableBox);
+		wholeRunTable(tableBody);
 	else
-		zoomedTable(tableBox);
+		zoomedTable(tableBody);
+	state.view = shown;
+}
+
+/* The table's box keeps the height of the tallest table it held, so
+ * that the graphs below stay where they were through a zoom (a drag
+ * lands where it was aimed): the whole run's and a view's, measured
+ * once the page is laid out and again at a new width. */
+function holdTableHeight() {
+	var h = tableBody.getBoundingClientRect().height;
+	var held = parseFloat(tableBox.style.minHeight) || 0;
+
+	if (h > held)
+		tableBox.style.minHeight = Math.ceil(h) + 'px';
+}
+
+function measureTable() {
+	var mid = (doc.x[0] + doc.x[1]) / 2, w = (doc.x[1] - doc.x[0]) / 100;
+
+	tableBox.style.minHeight = '';
+	fillTable(doc.x);
+	holdTableHeight();
+	fillTable([mid - w, mid + w]);
+	holdTableHeight();
+	updateTable();
+}
+
+function updateTable() {
+	fillTable(state.view);
+	holdTableHeight();
 }
 
 /* ---- zoom, pan, hover ---- */
@@ -2006,6 +2194,13 @@ function scaleView(f) {
 	zoom(Math.max(doc.x[0], m - h), Math.min(doc.x[1], m + h));
 }
 
+/* Where x lies across the view, 0 to 1. */
+function viewFraction(x) {
+	return (x - state.view[0]) / (state.view[1] - state.view[0]);
+}
+
+/* The cursor at time x in every time chart, or gone (x null: the
+ * pointer left the plots, and their readouts go with it). */
 function hover(x) {
 	state.cursorX = x;
 	api.charts.forEach(function (c) {
@@ -2100,6 +2295,8 @@ function build() {
 	root.textContent = '';
 	root.appendChild(header());
 	tableBox = el('div', 'iow-table');
+	tableBody = el('div');
+	tableBox.appendChild(tableBody);
 	root.appendChild(tableBox);
 	var panels = 0;
 
@@ -2142,6 +2339,7 @@ function build() {
 		});
 	});
 	redrawAll();
+	measureTable();
 	document.addEventListener('keydown', function (e) {
 		if (e.target && /INPUT|TEXTAREA/.test(e.target.tagName))
 			return;
@@ -2171,6 +2369,7 @@ function build() {
 				c.u.setSize({ width: plotWidth(c.box), height: PANEL_H });
 				c.update();
 			});
+			measureTable();
 		}, 150);
 	});
 }
