@@ -22,6 +22,7 @@
 #include "blktrace.h"
 #include "bytesrc.h"
 #include "lossnote.h"
+#include "perftext.h"
 #include "sniff.h"
 
 /* Room for the largest record (a v8 header and a 64 KiB payload) and
@@ -43,6 +44,9 @@ struct stream {
 	size_t cur_len;
 	unsigned order;		/* tie-break between equal times */
 	int added_lines;	/* blkparse's "Input file" lines may come */
+	/* perf script's text, read as the records it stands for */
+	struct perftext *text;
+	int looked;		/* the first bytes were looked at */
 };
 
 struct feed {
@@ -99,10 +103,23 @@ static int stream_fill(struct stream *s, size_t want, struct iow_error *err)
 			s->end -= s->start;
 			s->start = 0;
 		}
-		got = bytesrc_read(&s->src, s->buf + s->end,
-				   STREAM_BUF_SIZE - s->end, err);
+		got = s->text ? perftext_read(s->text, s->buf + s->end,
+					      STREAM_BUF_SIZE - s->end, err)
+			      : bytesrc_read(&s->src, s->buf + s->end,
+					     STREAM_BUF_SIZE - s->end, err);
 		if (got < 0)
 			return -1;
+		if (got > 0 && !s->looked) {
+			s->looked = 1;
+			if (perftext_looks(s->buf + s->end, (size_t)got)) {
+				s->text = perftext_open(&s->src, s->buf + s->end,
+							(size_t)got, s->path,
+							err);
+				if (!s->text)
+					return -1;
+				continue;	/* read again, as records */
+			}
+		}
 		if (got == 0)
 			s->at_eof = 1;
 		s->end += (size_t)got;
@@ -670,6 +687,7 @@ void feed_close(struct feed *f)
 	for (i = 0; f->streams && i < f->n_streams; i++) {
 		struct stream *s = &f->streams[i];
 
+		perftext_free(s->text);
 		bytesrc_close(&s->src);
 		bigmem_free(s->buf);
 	}

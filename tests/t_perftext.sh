@@ -1,0 +1,166 @@
+#!/bin/sh
+# t_perftext.sh: perf script's text of the block tracepoints as a trace
+# (perftext.c). samples/perf-fio holds the same run recorded by perf and by
+# iowatcher's BPF recorder at once: the text's summary equals the
+# recording's count for count; the default columns, -F with pid/tid,
+# microsecond times, no CPU column, an older kernel's layout (no I/O
+# priority), stdin and compressed text all read the same; perf's LOST
+# records are loss windows; malformed text is one line and exit 1. As
+# root with perf, the same again on a recording made here.
+. "$(dirname "$0")/lib.sh"
+S="$TOP/samples/perf-fio"
+cd "$TMP" || exit 1
+xz -dc "$S.perf.txt.xz" > ns.txt || { fail "the sample decompresses"; finish; exit 1; }
+
+# same COUNTS_JSON OTHER_JSON [DEVICE]: the same I/O (counts and bytes
+# exact, means within 2%, Q2D within 0.5 us: each tool stamps its own time)
+same() {
+	python3 - "$1" "$2" "${3:-7,3}" <<'EOF2'
+import json, sys
+def dev(path, name):
+    for t in json.load(open(path))["traces"]:
+        for d in t["devices"]:
+            if d["device"] == name:
+                return d
+    raise SystemExit("%s: no device %s" % (path, name))
+a, b = dev(sys.argv[1], sys.argv[3]), dev(sys.argv[2], sys.argv[3])
+bad = []
+for cls in ("read", "write", "discard"):
+    if a[cls] != b[cls]:
+        bad.append("%s %s != %s" % (cls, a[cls], b[cls]))
+for k in ("queued", "merges", "flush"):
+    if k == "flush":
+        if a[k]["ios"] != b[k]["ios"]:
+            bad.append("flush ios %s != %s" % (a[k]["ios"], b[k]["ios"]))
+    elif a[k] != b[k]:
+        bad.append("%s %s != %s" % (k, a[k], b[k]))
+for k in ("d2c_us", "q2c_us", "q2d_us"):
+    if a[k]["n"] != b[k]["n"]:
+        bad.append("%s n %s != %s" % (k, a[k]["n"], b[k]["n"]))
+    x, y = a[k]["mean"], b[k]["mean"]
+    if abs(x - y) > max(0.02 * x, 0.5 if k == "q2d_us" else 0):
+        bad.append("%s mean %s vs %s" % (k, x, y))
+x, y = a["queue_depth_mean"], b["queue_depth_mean"]
+if abs(x - y) > 0.02 * x + 1e-3:
+    bad.append("depth %s vs %s" % (x, y))
+if bad:
+    raise SystemExit("; ".join(bad))
+EOF2
+}
+# summary FILE [OPTION...]: FILE.json, of 7,3 alone (the text spans the
+# machine's disk's I/O too, so its duration and mean depth are the
+# recording's only for the device the recording traced)
+summary() {
+	f=$1; shift
+	"$IOW" -t "$f" --summary=json --device 7,3 "$@" > "$f.json" 2> "$f.err"
+}
+
+"$IOW" -t "$S" --summary=json > rec.json 2> rec.err
+summary ns.txt
+if out=$(same rec.json ns.txt.json 2>&1); then
+	pass "perf script --ns text: the BPF recording's summary, count for count"
+else
+	fail "perf script --ns text vs the BPF recording" "$out $(cat ns.txt.err)"
+fi
+check "--device 7,3 keeps that device alone" python3 -c "
+import json; d=[x['device'] for x in json.load(open('ns.txt.json'))['traces'][0]['devices']]
+assert d == ['7,3'], d"
+"$IOW" -t ns.txt --summary=json > all.json 2> all.err
+check "every device in the text: 7,3 and the machine's disk 254,0" python3 -c "
+import json; d=[x['device'] for x in json.load(open('all.json'))['traces'][0]['devices']]
+assert '7,3' in d and '254,0' in d, d"
+
+# perf's other columns: microseconds, pid/tid, no CPU column
+sed -E 's/^( *[^ ].* [0-9]+ \[[0-9]+\] +[0-9]+\.[0-9]{6})[0-9]{3}:/\1:/' ns.txt > us.txt
+sed -E 's/^( *[^ ].* )([0-9]+)( \[[0-9]+\])/\1\2\/\2\3/' ns.txt > pidtid.txt
+sed -E 's/ \[[0-9]+\] / /' ns.txt > nocpu.txt
+for v in us pidtid nocpu; do
+	summary $v.txt
+	if out=$(same rec.json $v.txt.json 2>&1); then
+		pass "columns ($v: $(sed -n 2p $v.txt | cut -c1-44)): the same I/O"
+	else
+		fail "columns ($v)" "$out $(cat $v.txt.err)"
+	fi
+done
+# an older kernel's layout: no I/O priority after the sectors
+sed -E 's/(\+ [0-9]+) [^ []+,[0-9]+,[0-9]+ \[/\1 [/' ns.txt > old.txt
+summary old.txt
+if ! grep -q ',0,4 \[' old.txt && out=$(same rec.json old.txt.json 2>&1); then
+	pass "a kernel that prints no I/O priority: the same I/O"
+else
+	fail "a kernel that prints no I/O priority" "$out $(cat old.txt.err)"
+fi
+# stdin and compressed
+xz -dc "$S.perf.txt.xz" | "$IOW" -t - --summary=json --device 7,3 \
+	> stdin.json 2> stdin.err
+check "on standard input: the same I/O" same rec.json stdin.json
+gzip -c ns.txt > ns.gz.txt.gz
+summary ns.gz.txt.gz
+check "gzip-compressed: the same I/O" same rec.json ns.gz.txt.gz.json
+
+# perf's LOST records (perf script --show-lost-events) are loss windows
+awk 'NR == 2000 { print "             fio 28301 [001]  1000.000000000: PERF_RECORD_LOST lost 42" } { print }' ns.txt > lost.txt
+t=$(sed -n 2000p ns.txt | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { sub(":", "", $i); print $i; exit } }')
+sed -i "2000s/1000.000000000/$t/" lost.txt
+summary lost.txt
+check "a PERF_RECORD_LOST line: 42 events lost, in a window" python3 -c "
+import json; t=json.load(open('lost.txt.json'))['traces'][0]
+assert t['lost_events'] == 42 and len(t['loss_windows']) == 1, (t['lost_events'], t['loss_windows'])"
+
+# malformed text: one line, exit 1
+bad() {
+	name=$1 want=$2 file=$3
+	"$IOW" -t "$file" --summary > out 2> err
+	rc=$?
+	if [ "$rc" = 1 ] && [ "$(wc -l < err)" = 1 ] && grep -q -- "$want" err; then
+		pass "$name: one line, exit 1 ($(cut -c1-110 err))"
+	else
+		fail "$name" "exit $rc: $(head -n 2 err)"
+	fi
+}
+n=$(awk 'NR > 100 && /block:block_rq_issue:/ { print NR; exit }' ns.txt)
+head -n $((n - 1)) ns.txt > cut.txt
+sed -n ${n}p ns.txt | sed -E 's/ \+ [0-9]+.*//' >> cut.txt
+bad "a line cut short" "cut.txt: line $n: the fields of block:block_rq_issue are not" cut.txt
+sed '50s/block:block_rq_issue/block:block_rq_teleport/' ns.txt | head -n 60 > unknown.txt
+sed -n 50p unknown.txt | grep -q teleport || sed -i '50s/block:block_[a-z_]*:/block:block_rq_teleport:/' unknown.txt
+bad "an unknown block event" "line 50: an unknown block event block:block_rq_teleport" unknown.txt
+awk 'NR == 30 && /block_bio_queue/ { } { print }' ns.txt | head -n 60 |
+	sed -E '1,60s/(block_bio_queue: )([0-9]+,[0-9]+) ([A-Z]+) /\1\3 \2 /' > order.txt
+n=$(grep -n 'block_bio_queue: [A-Z]' order.txt | head -n 1 | cut -d: -f1)
+bad "fields out of order" "line $n: the fields of block:block_bio_queue are not in the layout" order.txt
+: > empty.txt
+bad "an empty file" "empty" empty.txt
+printf '%s\n' "            fio 100 [000]  10.000001: sched:sched_switch: prev_comm=fio prev_pid=100 ==> next_comm=swapper/0" \
+	"            fio 100 [000]  10.000002: sched:sched_switch: prev_comm=fio prev_pid=100 ==> next_comm=swapper/0" > sched.txt
+bad "perf text with no block events" "holds no block events (record them with perf record -e 'block:\*')" sched.txt
+
+# as root with perf: both at once, here
+L=
+if [ "$(id -u)" != 0 ]; then skip "recording with perf beside iowatcher: needs root"
+elif ! command -v perf > /dev/null || ! command -v fio > /dev/null ||
+     ! command -v losetup > /dev/null; then
+	skip "recording with perf beside iowatcher: perf, fio or losetup missing"
+elif ! truncate -s 64M "$TMP/disk.img" || ! L=$(losetup -f --show "$TMP/disk.img"); then
+	L=; skip "recording with perf beside iowatcher: no loop device"
+else
+	T=$(tracefs_dir)	# perf finds tracepoints through tracefs
+	tracing_lock
+	# a device just attached is probed (udev, blkid): let that pass, so
+	# that neither recording starts in the middle of it
+	command -v udevadm > /dev/null && udevadm settle 2> /dev/null
+	sleep 0.5
+	"$IOW" -d "$L" --tracer bpf --no-causes -D "$TMP" -t both --summary=json \
+		-p "perf record -q -e block:* -a -o $TMP/both.data -- fio --name=j --filename=$L --rw=randrw --bs=4k --size=4M --direct=1 --ioengine=libaio --iodepth=8 --output=/dev/null" \
+		> both.json 2> both.err
+	dev=$(python3 -c "import json; print(json.load(open('both.json'))['traces'][0]['devices'][0]['device'])" 2>/dev/null)
+	perf script -i both.data 2> /dev/null > both.txt
+	summary both.txt --device "$dev"
+	if out=$(same both.json both.txt.json "$dev" 2>&1); then
+		pass "recorded here: perf script's text and the BPF recording, count for count ($dev)"
+	else
+		fail "recorded here: perf's text vs the BPF recording" "$out $(tail -n 1 both.err) $(cat both.txt.err); queued by others in perf's text: $(grep "block_bio_queue: $dev" both.txt | grep -v ' fio ' | head -n 3)"
+	fi
+	losetup -d "$L"
+fi
+finish
