@@ -736,6 +736,8 @@ ssize_t perftext_read(struct perftext *t, unsigned char *buf, size_t len,
 				"%s: perf script's text holds no block events (record them with perf record -e 'block:*')" :
 				"%s: perf script's text holds no events",
 				t->path);
+	if (!n)
+		return 0;
 	memcpy(buf, t->out.data + t->out_start, n);
 	t->out_start += n;
 	if (t->out_start == t->out.len)
