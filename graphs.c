@@ -2146,9 +2146,11 @@ static size_t cpu_panels(const struct graph_ctx *ctx)
  * mpstat stamps each sample at the end of the second it averaged, and
  * starts with the trace: sample i is drawn at the middle of its second.
  */
+#define MPSTAT_INTERVAL_S 1.0
+
 static double cpu_sample_x(const struct cpustat_sample *s)
 {
-	return s->time_s + 0.5;
+	return s->time_s + MPSTAT_INTERVAL_S / 2;
 }
 
 static struct graph_series *series_own_x(struct series_set *s, size_t t,
@@ -2393,7 +2395,7 @@ static int build_fio(const struct graph_ctx *ctx, size_t panel,
 	{ .name = graph, .title = "CPU: " what, .y_label = label, \
 	  .help = text, .panels = cpu_panels, \
 	  .build = build_cpu_field, .field = column, .x_name = "time", \
-	  .x = QTY_SECONDS, .y = QTY_PERCENT }
+	  .x = QTY_SECONDS, .x_span_s = MPSTAT_INTERVAL_S, .y = QTY_PERCENT }
 
 const struct graph_def graph_table[] = {
 	{ .name = "io", .title = "I/O offsets", .y_label = "offset",
@@ -2466,7 +2468,8 @@ const struct graph_def graph_table[] = {
 	  .help = "CPU time from NAME.mpstat beside the trace, stacked as mpstat breaks it down",
 	  .default_on = 1, .panels = cpu_stack_panels,
 	  .panel_title = title_cpu, .build = build_cpu_stack,
-	  .x_name = "time", .x = QTY_SECONDS, .y = QTY_PERCENT,
+	  .x_name = "time", .x = QTY_SECONDS, .x_span_s = MPSTAT_INTERVAL_S,
+	  .y = QTY_PERCENT,
 	  .share_y = 1 },
 	CPU_GRAPH("cpu-sys", "system time", "%sys", CPUSTAT_SYS,
 		  "CPU %sys from NAME.mpstat beside the trace (all, and per-CPU range)"),

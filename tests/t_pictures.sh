@@ -205,10 +205,10 @@ check "beside a trace with mpstat: one CPU panel ($(cut -d' ' -f1 "$TMP/clayout"
 	[ "$(cut -d' ' -f1 "$TMP/clayout" | grep -c '^cpu')" = 1 ] && grep -q '^cpu 0 ' "$TMP/clayout"
 # fio-randrw.mpstat: %irq is 0 throughout (no layer), the rest are not
 check "its layers: mpstat's columns that are ever above 0 ($(head -n 1 "$TMP/cpu/cpu.csv"))" \
-	[ "$(head -n 1 "$TMP/cpu/cpu.csv")" = "time_s,usr_pct,sys_pct,iowait_pct,soft_pct,steal_pct" ]
+	[ "$(head -n 1 "$TMP/cpu/cpu.csv")" = "time_s,span_s,usr_pct,sys_pct,iowait_pct,soft_pct,steal_pct" ]
 # the stack's top is the busy share: 100 - %idle of each sample
 awk '$2 == "all" && $1 != "Average:" { print 100 - $NF }' "$S.mpstat" > "$TMP/busy"
-awk -F, 'NR > 1 { print $2 + $3 + $4 + $5 + $6 }' "$TMP/cpu/cpu.csv" > "$TMP/top"
+awk -F, 'NR > 1 { print $3 + $4 + $5 + $6 + $7 }' "$TMP/cpu/cpu.csv" > "$TMP/top"
 check "the stack's top is 100 - %idle ($(tr '\n' ' ' < "$TMP/top"))" \
 	sh -c "[ \$(wc -l < '$TMP/top') = 5 ] && paste '$TMP/top' '$TMP/busy' |
 	       awk '{ d = \$1 - \$2; if (d > 0.02 || d < -0.02) exit 1 }'"
