@@ -95,14 +95,22 @@ for w, p in zip(whole[1:], parts[1:]):
     assert abs(total - one) <= 1e-6 * max(1, one) + res / 2 * len(p), (w, p)
 EOF2
 done
-check "-P: the processes' latency-hist adds up to the whole" \
+# latency-hist is in shares of each line's I/Os: every process's line
+# adds up to 100 %, and the processes have I/Os in the buckets the whole
+# has them, no other
+check "-P: latency-hist, each process's line 100 % of its I/Os, in the whole's buckets" \
 	python3 - "$TMP/all/latency-hist.csv" "$TMP/tag/latency-hist.csv" <<'EOF2'
 import csv, sys
 whole = list(csv.reader(open(sys.argv[1])))
 parts = list(csv.reader(open(sys.argv[2])))
-assert len(whole) == len(parts) and len(parts[0]) > 3
-for w, p in zip(whole[1:], parts[1:]):
-    assert sum(float(x) for x in p[1:] if x) == sum(float(x) for x in w[1:] if x), (w, p)
+assert len(parts[0]) > 3
+for rows in (whole, parts):
+    for c in range(1, len(rows[0])):
+        total = sum(float(r[c]) for r in rows[1:] if r[c])
+        assert total == 0 or abs(total - 100) <= 0.01, (rows[0][c], total)
+def buckets(rows):
+    return {r[0] for r in rows[1:] if any(x and float(x) > 0 for x in r[1:])}
+assert buckets(whole) == buckets(parts), (buckets(whole), buckets(parts))
 EOF2
 IOWATCHER_LAYOUT="$TMP/heat.layout" "$IOW" -t "$C7" -P \
 	-O latency-heatmap -O latency-scatter -o "$TMP/heat.png" \
