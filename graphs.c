@@ -1252,8 +1252,8 @@ static const char *io_y_label(const struct graph_ctx *ctx, size_t panel)
  * legend names the mixes seen, most cells first, so that no colour drawn
  * goes unexplained.
  */
-#define IO_MIXES	4	/* pairs of classes followed */
-#define IO_MIXES_SHOWN	2	/* the most common, in the legend */
+#define IO_MIXES	8	/* pairs of classes followed */
+#define IO_MIXES_SHOWN	6	/* the most common, in the legend */
 
 struct io_mix {
 	size_t a, b;		/* classes */

@@ -364,6 +364,14 @@ if [ $have_pdftotext = 1 ]; then
 	pdftotext "$TMP/two.pdf" - > "$TMP/two.txt"
 	check "I/O map: the two traces' mix in the legend (a read + b write)" \
 		grep -qx "a read + b write" "$TMP/two.txt"
+	# two recorded runs on one device: fio-randrw's writes share cells
+	# with overlap-fio's reads and its writes, beside each run's own
+	# read + write: four mixes drawn, four named
+	"$IOW" -t "$TOP/samples/fio-randrw" -t "$TOP/samples/overlap-fio" -O io \
+		-o "$TMP/runs.pdf"
+	mixes=$(pdftotext "$TMP/runs.pdf" - | grep -c ' + ')
+	check "I/O map of two runs: every mix in the legend ($mixes of 4)" \
+		[ "$mixes" = 4 ]
 	check "latency-hist: the axis says shares ($(grep "I/Os" "$TMP/two.txt" | head -1))" \
 		grep -qx "% of each line's I/Os" "$TMP/two.txt"
 	check "q2d-d2c: the legend says how b is drawn" \
