@@ -178,6 +178,32 @@ check "events JSONL: no flush with a null pid ($nulls)" [ "$nulls" = 0 ]
 # the first read: blkparse "7,1 ... Q R 8742 + 2": sector 8742 of 512 B
 first=$(field "r['io'] == '9'" "r['sector'] + ',' + r['bytes']")
 check "events: sector as blkparse gives it, bytes apart ($first)" [ "$first" = 8742,1024 ]
+# I/Os queued before the trace (one issued in it, by pid 77, one only
+# completed) have no task: pid 0, no comm, the column integers all the
+# same; the one queued in the trace is its task's (100)
+cat > "$TMP/before.py" <<'PY'
+import struct, sys
+ISSUE, COMPLETE, QUEUE, GETRQ = 7, 8, 1, 4
+CAT = {QUEUE: 16, GETRQ: 16, ISSUE: 64, COMPLETE: 128}
+def rec(t, code, sector, pid):
+    return struct.pack("<IIQQIIIIIHH", 0x65617407, 0, t, sector, 4096,
+                       code | (CAT[code] | 1) << 16, pid, 259 << 20, 0, 0, 0)
+open(sys.argv[1], "wb").write(b"".join([
+    rec(1000, ISSUE, 0, 77), rec(50000, COMPLETE, 0, 0),
+    rec(60000, COMPLETE, 800, 0), rec(100000, QUEUE, 1600, 100),
+    rec(100000, GETRQ, 1600, 100), rec(110000, ISSUE, 1600, 100),
+    rec(210000, COMPLETE, 1600, 0)]))
+PY
+python3 "$TMP/before.py" "$TMP/before.dump"
+"$IOW" -t "$TMP/before.dump" --events "$TMP/before.csv" 2> "$TMP/err"
+pids=$(python3 -c "
+import csv, sys
+print(' '.join(r['pid'] + ':' + r['comm'] for r in csv.DictReader(open(sys.argv[1]))))" "$TMP/before.csv")
+check "events: I/O queued before the trace, pid 0 and no comm ($pids)" \
+	[ "$pids" = "0: 0: 100:" ]
+"$IOW" -t "$TMP/before.dump" --events "$TMP/before.jsonl" 2> "$TMP/err"
+check "events JSONL: no null pid ($(grep -c '"pid": null' "$TMP/before.jsonl"))" \
+	[ "$(grep -c '"pid": null' "$TMP/before.jsonl")" = 0 ]
 man_sector=$(sed -n '/^\.BI \\-\\-events/,/^\.TP/p' "$TOP/iowatcher.1" | tr '\n' ' ' | grep -c 'sector (in units of 512 bytes')
 check "man page: --events says sector is in 512-byte units" [ "$man_sector" = 1 ]
 finish
