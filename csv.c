@@ -4,8 +4,10 @@
  * rasters (io, heat maps) export their cells, one row each. Every column
  * is named with the unit of its quantity, one per quantity across the
  * files (series.h: time_s, read_d2c_mean_us, write_mb_per_s,
- * offset_lo_bytes). Every file is written under a temporary name and
- * renamed when complete; a graph with no rows to write gets no file.
+ * offset_lo_bytes), each value to that unit's resolution (series.c).
+ * Traces binned alike share rows, to the longest one's end. Every file
+ * is written under a temporary name and renamed when complete; a graph
+ * with no rows to write gets no file.
  */
 #include <errno.h>
 #include <math.h>
