@@ -48,6 +48,7 @@ struct request_state {
 struct flush_fifo {
 	uint64_t *d_ns;
 	int32_t *tag;
+	uint32_t *pid;	/* the task its D ran in: no Q names one */
 	size_t head, len, cap;
 };
 
@@ -142,6 +143,7 @@ static void device_free(struct device_stats *d)
 	if (d->flushes) {
 		free(d->flushes->d_ns);
 		free(d->flushes->tag);
+		free(d->flushes->pid);
 		free(d->flushes);
 	}
 }
@@ -966,7 +968,21 @@ static void tell_row(const struct analysis *a, const struct io_event *c,
 		     int32_t tag)
 {
 	struct analysis_row r = { c->time_ns, c->index, sector, c->device,
-				  bytes, op, has, q2d, d2c, q2c, cause, tag };
+				  bytes, op, has, q2d, d2c, q2c, cause, tag, 0 };
+
+	if (!a->cfg.on_row)
+		return;
+	a->cfg.on_row(a->cfg.row_ctx, &r);
+	priv(a)->rows_told++;
+}
+
+/* A flush's row: no Q, so no cause; the task it was issued in instead. */
+static void tell_flush_row(const struct analysis *a, const struct io_event *c,
+			   uint64_t d2c, int32_t tag, uint32_t issuer_pid)
+{
+	struct analysis_row r = { c->time_ns, c->index, c->sector, c->device,
+				  0, OP_FLUSH, ANALYSIS_HAS_D2C, 0, d2c, 0, 0,
+				  tag, issuer_pid };
 
 	if (!a->cfg.on_row)
 		return;
@@ -1111,7 +1127,7 @@ static int handle_split(struct analysis *a, const struct io_event *ev)
 	return 0;
 }
 
-static int flush_push(struct device_stats *d, uint64_t t, int32_t tag)
+static int flush_push(struct device_stats *d, const struct io_event *ev)
 {
 	struct flush_fifo *f = d->flushes;
 
@@ -1121,31 +1137,38 @@ static int flush_push(struct device_stats *d, uint64_t t, int32_t tag)
 		size_t cap = f->cap ? f->cap * 2 : 16, i;
 		uint64_t *times = malloc(cap * sizeof(*times));
 		int32_t *tags = malloc(cap * sizeof(*tags));
+		uint32_t *pids = malloc(cap * sizeof(*pids));
 
-		if (!times || !tags) {
+		if (!times || !tags || !pids) {
 			free(times);
 			free(tags);
+			free(pids);
 			return -1;
 		}
 		for (i = 0; i < f->len; i++) {
 			times[i] = f->d_ns[(f->head + i) % f->cap];
 			tags[i] = f->tag[(f->head + i) % f->cap];
+			pids[i] = f->pid[(f->head + i) % f->cap];
 		}
 		free(f->d_ns);
 		free(f->tag);
+		free(f->pid);
 		f->d_ns = times;
 		f->tag = tags;
+		f->pid = pids;
 		f->head = 0;
 		f->cap = cap;
 	}
-	f->d_ns[(f->head + f->len) % f->cap] = t;
-	f->tag[(f->head + f->len) % f->cap] = tag;
+	f->d_ns[(f->head + f->len) % f->cap] = ev->time_ns;
+	f->tag[(f->head + f->len) % f->cap] = ev->tag;
+	f->pid[(f->head + f->len) % f->cap] = ev->pid;
 	f->len++;
 	return 0;
 }
 
 /* The oldest flush in flight; 0 when none was issued in the trace. */
-static int flush_pop(struct device_stats *d, uint64_t *t, int32_t *tag)
+static int flush_pop(struct device_stats *d, uint64_t *t, int32_t *tag,
+		     uint32_t *pid)
 {
 	struct flush_fifo *f = d->flushes;
 
@@ -1153,6 +1176,7 @@ static int flush_pop(struct device_stats *d, uint64_t *t, int32_t *tag)
 		return 0;
 	*t = f->d_ns[f->head];
 	*tag = f->tag[f->head];
+	*pid = f->pid[f->head];
 	f->head = (f->head + 1) % f->cap;
 	f->len--;
 	return 1;
@@ -1190,7 +1214,7 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 	if (is_flush_request(ev)) {
 		depth_change(a, d, ev->time_ns, +1);
 		tag_depth_change(a, ev->tag, ev->time_ns, +1);
-		return flush_push(d, ev->time_ns, ev->tag);
+		return flush_push(d, ev);
 	}
 	if (ev->bytes < 512)
 		return 0;
@@ -1499,11 +1523,12 @@ static int handle_complete(struct analysis *a, struct device_stats *d,
 {
 	int op = completion_op(ev), counted = in_time_range(a, ev->time_ns);
 	int32_t tag = ev->tag;
+	uint32_t issuer_pid = 0;
 	uint64_t d_ns;
 	size_t bin;
 
 	if (op == OP_FLUSH) {
-		int issued = flush_pop(d, &d_ns, &tag);
+		int issued = flush_pop(d, &d_ns, &tag, &issuer_pid);
 
 		if (issued) {
 			depth_change(a, d, ev->time_ns, -1);
@@ -1524,8 +1549,7 @@ static int handle_complete(struct analysis *a, struct device_stats *d,
 			return -1;
 		tell_sample(a, ANALYSIS_D2C, op, d->device, tag, ev->time_ns, 0,
 			    d_ns, 0);
-		tell_row(a, ev, ev->sector, 0, op, ANALYSIS_HAS_D2C, 0, d_ns,
-			 0, 0, tag);
+		tell_flush_row(a, ev, d_ns, tag, issuer_pid);
 		bin_add_d2c(a, bin, op, d_ns);
 		return 0;
 	}
@@ -1546,11 +1570,12 @@ static void handle_requeue(struct analysis *a, struct device_stats *d,
 	struct request_state *req;
 	uint64_t pos = ev->sector, end, t;
 	int op = data_op(ev);
+	uint32_t pid;
 	int32_t tag;
 
 	if (is_flush_request(ev)) {
 		/* It is issued again: its next D stands for it. */
-		if (flush_pop(d, &t, &tag)) {
+		if (flush_pop(d, &t, &tag, &pid)) {
 			depth_change(a, d, ev->time_ns, -1);
 			tag_depth_change(a, tag, ev->time_ns, -1);
 		}

@@ -99,6 +99,9 @@ struct analysis_row {
 	uint64_t q2d_ns, d2c_ns, q2c_ns;
 	uint32_t cause;		/* the bio's (ev->cause at its QUEUE), 0 */
 	int32_t tag;
+	/* a flush (no QUEUE, no cause): the pid its D was traced in, the
+	 * task that issued it (blkparse's on that line); else 0 */
+	uint32_t issuer_pid;
 };
 
 /*

@@ -435,8 +435,9 @@ const struct cli_option cli_options[] = {
 		"get colours, and the summary names them (default 8)" } } },
 	{ .name = "events", .type = CLI_STRING, FIELD(events_path),
 	  .help = { { CLI_OUTPUT, "FILE",
-		"a row per I/O: time, device, class, sector, bytes,\n"
-		"Q2D, D2C, Q2C, pid, comm, cgroup, file, tag;\n"
+		"a row per I/O: time, device, class, sector (of\n"
+		"512 bytes), bytes, Q2D, D2C, Q2C, pid, comm, cgroup,\n"
+		"file, tag;\n"
 		"FILE.csv or FILE.jsonl by its name, - for stdout" } } },
 	{ .name = "csv", .type = CLI_STRING, FIELD(csv_dir),
 	  .help = { { CLI_OUTPUT, "DIR",

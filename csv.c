@@ -4,8 +4,10 @@
  * rasters (io, heat maps) export their cells, one row each. Every column
  * is named with the unit of its quantity, one per quantity across the
  * files (series.h: time_s, read_d2c_mean_us, write_mb_per_s,
- * offset_lo_bytes). Every file is written under a temporary name and
- * renamed when complete; a graph with no rows to write gets no file.
+ * offset_lo_bytes), each value to that unit's resolution (series.c).
+ * Traces binned alike share rows, to the longest one's end. Every file
+ * is written under a temporary name and renamed when complete; a graph
+ * with no rows to write gets no file.
  */
 #include <errno.h>
 #include <math.h>
@@ -32,11 +34,40 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void csv_number(FILE *f, double v)
+/*
+ * A value to the resolution of its unit (decimals, trailing zeros
+ * dropped: 1.2288, 300), or to nine significant digits (decimals < 0):
+ * never the binary noise of a float (11.7299995 for mpstat's 11.73).
+ */
+static void csv_number(FILE *f, double v, int decimals)
 {
+	char buf[64];
+	size_t n;
+
 	if (isnan(v))
 		return;
-	fprintf(f, "%.9g", v);
+	if (decimals < 0 || fabs(v) >= 1e15) {
+		fprintf(f, "%.9g", v);
+		return;
+	}
+	n = (size_t)snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	if (n >= sizeof(buf)) {
+		fprintf(f, "%.9g", v);
+		return;
+	}
+	if (strchr(buf, '.')) {
+		while (buf[n - 1] == '0')
+			buf[--n] = '\0';
+		if (buf[n - 1] == '.')
+			buf[--n] = '\0';
+	}
+	fputs(strcmp(buf, "-0") ? buf : "0", f);
+}
+
+/* Times and spans in seconds, to the nanosecond. */
+static void csv_seconds(FILE *f, double s)
+{
+	csv_number(f, s, quantity_of(QTY_SECONDS)->decimals);
 }
 
 /*
@@ -97,63 +128,116 @@ static int write_header(FILE *f, const struct graph_def *g,
 	return 0;
 }
 
-/* Rows by bin for time series; traces may have their own bin widths.
- * Returns the rows written, or -1 out of memory. */
+/* Whether two traces bin time alike: their rows can be shared. */
+static int same_grid(const struct analysis *a, const struct analysis *b)
+{
+	return a->bin_width_ns == b->bin_width_ns &&
+	       a->bin_origin_ns == b->bin_origin_ns;
+}
+
+/* Whether bin i of trace t is span long: its values go in that row. */
+static int bin_in_row(const struct graph_ctx *ctx, size_t t,
+		      const struct analysis *grid, size_t i, double span)
+{
+	const struct analysis *a = &ctx->traces[t].analysis;
+
+	return same_grid(a, grid) && i < a->n_bins &&
+	       analysis_bin_span_s(a, i) == span;
+}
+
+/* One row: bin i of the grid, span long, with the values of the series
+ * whose trace's bin i is that. */
+static void write_row(FILE *f, const struct graph_ctx *ctx,
+		      const struct graph_def *g, const struct series_set *set,
+		      const struct analysis *grid, size_t i, double span)
+{
+	const struct quantity_def *y = quantity_of(g->y);
+	size_t k;
+
+	csv_seconds(f, analysis_bin_start_s(grid, i));
+	fputc(',', f);
+	csv_seconds(f, span);
+	for (k = 0; k < set->n; k++) {
+		const struct graph_series *s = &set->items[k];
+
+		fputc(',', f);
+		if (i < s->n && bin_in_row(ctx, s->trace, grid, i, span))
+			csv_number(f, s->y[i] * y->scale, y->decimals);
+	}
+	fputc('\n', f);
+}
+
+/*
+ * The rows of the traces binned like trace first, up to the longest
+ * one's end: a shorter trace's end does not cut the others' rows. A bin
+ * one trace's end cuts short has a span of its own there: it gets a row
+ * per span (same time_s), each with its traces' values, so that a value
+ * times its row's span_s is always what its bin counted.
+ */
+static size_t write_grid_rows(FILE *f, const struct graph_ctx *ctx,
+			      const struct graph_def *g,
+			      const struct series_set *set, size_t first)
+{
+	const struct analysis *grid = &ctx->traces[first].analysis;
+	size_t i, t, u, n_bins = 0, rows = 0;
+
+	for (t = first; t < ctx->n_traces; t++)
+		if (same_grid(grid, &ctx->traces[t].analysis) &&
+		    ctx->traces[t].analysis.n_bins > n_bins)
+			n_bins = ctx->traces[t].analysis.n_bins;
+	for (i = 0; i < n_bins; i++)
+		for (t = first; t < ctx->n_traces; t++) {
+			const struct analysis *a = &ctx->traces[t].analysis;
+			double span;
+
+			if (!same_grid(grid, a) || i >= a->n_bins)
+				continue;
+			span = analysis_bin_span_s(a, i);
+			for (u = first; u < t; u++)
+				if (bin_in_row(ctx, u, grid, i, span))
+					break;
+			if (u < t)
+				continue;	/* an earlier trace's row has it */
+			write_row(f, ctx, g, set, grid, i, span);
+			rows++;
+		}
+	return rows;
+}
+
+/* Rows by bin for time series: a block of rows per bin grid (traces may
+ * have their own bin widths), in trace order. Returns the rows written,
+ * or -1 out of memory. */
 static long write_time_series(FILE *f, const struct graph_ctx *ctx,
 				const struct graph_def *g,
 				const struct series_set *set)
 {
-	double scale = quantity_of(g->y)->scale;
-	size_t t, i, k, rows = 0;
+	size_t t, k, rows = 0;
 
 	if (!set->n)
 		return 0;
 	fputs("time_s,span_s", f);
 	if (write_header(f, g, set) < 0)
 		return -1;
-	/* One block of rows per distinct bin grid, in trace order. */
 	for (t = 0; t < ctx->n_traces; t++) {
-		const struct analysis *a = &ctx->traces[t].analysis;
-		int shared = 0;
-
-		for (k = 0; k < t; k++) {
-			const struct analysis *b = &ctx->traces[k].analysis;
-
-			if (b->bin_width_ns == a->bin_width_ns &&
-			    b->bin_origin_ns == a->bin_origin_ns)
-				shared = 1;
-		}
-		if (shared)
-			continue;
-		for (i = 0; i < a->n_bins; i++) {
-			csv_number(f, analysis_bin_start_s(a, i));
-			fputc(',', f);
-			csv_number(f, analysis_bin_span_s(a, i));
-			for (k = 0; k < set->n; k++) {
-				const struct graph_series *s = &set->items[k];
-				const struct analysis *sa =
-					&ctx->traces[s->trace].analysis;
-
-				fputc(',', f);
-				if (sa->bin_width_ns == a->bin_width_ns &&
-				    sa->bin_origin_ns == a->bin_origin_ns &&
-				    i < s->n)
-					csv_number(f, s->y[i] * scale);
-			}
-			fputc('\n', f);
-			rows++;
-		}
+		for (k = 0; k < t; k++)
+			if (same_grid(&ctx->traces[k].analysis,
+				      &ctx->traces[t].analysis))
+				break;
+		if (k == t)
+			rows += write_grid_rows(f, ctx, g, set, t);
 	}
 	return (long)rows;
 }
 
-/* Rows by x value for graphs whose x is not time (latency histogram).
- * Returns the rows written, or -1 out of memory. */
+/* Rows by x value for graphs whose x is not the bins (latency buckets,
+ * mpstat's seconds: these a time_s and span_s as the bins' rows). Returns
+ * the rows written, or -1 out of memory. */
 static long write_x_series(FILE *f, const struct graph_def *g,
 			     const struct series_set *set)
 {
 	const struct quantity_def *x = quantity_of(g->x);
-	double scale = quantity_of(g->y)->scale;
+	const struct quantity_def *y = quantity_of(g->y);
+	double half = g->x_span_s / 2;
 	size_t k, i, longest = 0;
 
 	if (!set->n)
@@ -161,15 +245,21 @@ static long write_x_series(FILE *f, const struct graph_def *g,
 	for (k = 0; k < set->n; k++)
 		if (set->items[k].n > set->items[longest].n)
 			longest = k;
-	fprintf(f, "%s_%s", g->x_name, x->unit);
+	fprintf(f, "%s_%s%s", g->x_name, x->unit, half > 0 ? ",span_s" : "");
 	if (write_header(f, g, set) < 0)
 		return -1;
 	for (i = 0; i < set->items[longest].n; i++) {
-		csv_number(f, set->items[longest].x[i] * x->scale);
+		csv_number(f, (set->items[longest].x[i] - half) * x->scale,
+			   x->decimals);
+		if (half > 0) {
+			fputc(',', f);
+			csv_number(f, g->x_span_s, x->decimals);
+		}
 		for (k = 0; k < set->n; k++) {
 			fputc(',', f);
 			if (i < set->items[k].n)
-				csv_number(f, set->items[k].y[i] * scale);
+				csv_number(f, set->items[k].y[i] * y->scale,
+					   y->decimals);
 		}
 		fputc('\n', f);
 	}
@@ -198,10 +288,12 @@ static long write_io_cells(FILE *f, const struct graph_ctx *ctx)
 
 				analysis_map_row_bytes(a, d, p.row, &lo, &hi);
 				csv_field(f, ctx->traces[t].label);
-				fprintf(f, ",%.9g,%.9g,\"%u,%u\",%llu,%llu,%s,",
-					start,
-					analysis_map_col_start_s(a, p.col + 1) -
-					start,
+				fputc(',', f);
+				csv_seconds(f, start);
+				fputc(',', f);
+				csv_seconds(f, analysis_map_col_start_s(a, p.col + 1) -
+					    start);
+				fprintf(f, ",\"%u,%u\",%llu,%llu,%s,",
 					a->devices[d].device >> 20,
 					a->devices[d].device & 0xfffff,
 					(unsigned long long)lo,
@@ -216,6 +308,26 @@ static long write_io_cells(FILE *f, const struct graph_ctx *ctx)
 		}
 	}
 	return (long)rows;
+}
+
+/* One bucket k of direction d's histogram in bin i of trace t. */
+static void write_latency_cell(FILE *f, const struct graph_ctx *ctx,
+			       size_t t, size_t i, int d, size_t k,
+			       uint32_t ios)
+{
+	const struct analysis *a = &ctx->traces[t].analysis;
+	int us_decimals = quantity_of(QTY_LATENCY)->decimals;
+
+	csv_field(f, ctx->traces[t].label);
+	fputc(',', f);
+	csv_seconds(f, analysis_bin_start_s(a, i));
+	fputc(',', f);
+	csv_seconds(f, analysis_bin_span_s(a, i));
+	fprintf(f, ",%s,", io_op_name(d));
+	csv_number(f, hist_bucket_low(k, LAT_BIN_BITS) / 1e3, us_decimals);
+	fputc(',', f);
+	csv_number(f, hist_bucket_high(k, LAT_BIN_BITS) / 1e3, us_decimals);
+	fprintf(f, ",%u\n", ios);
 }
 
 /* The per-bin latency histograms behind the heat map and the scatter,
@@ -239,14 +351,8 @@ static long write_latency_cells(FILE *f, const struct graph_ctx *ctx)
 				for (k = 0; k < LAT_BIN_BUCKETS; k++) {
 					if (!h[k])
 						continue;
-					csv_field(f, ctx->traces[t].label);
-					fprintf(f, ",%.9g,%.9g,%s,%.9g,%.9g,%u\n",
-						analysis_bin_start_s(a, i),
-						analysis_bin_span_s(a, i),
-						io_op_name(d),
-						hist_bucket_low(k, LAT_BIN_BITS) / 1e3,
-						hist_bucket_high(k, LAT_BIN_BITS) / 1e3,
-						h[k]);
+					write_latency_cell(f, ctx, t, i, d, k,
+							   h[k]);
 					rows++;
 				}
 			}

@@ -143,13 +143,27 @@ static void put_us(struct events_log *l, const char *name, int has,
 		fputs("null", l->f);
 }
 
+/*
+ * The task a row is credited to: its bio's cause's, or a flush's issuer
+ * (a flush has no QUEUE, so no cause; the trace has the task its D ran
+ * in, as blkparse shows it). A row of no known task (an I/O queued
+ * before the trace) has 0, as blktrace names interrupt context, so that
+ * the column stays one of integers.
+ */
+static uint32_t row_pid(const struct analysis_row *r, const struct cause *c)
+{
+	if (c)
+		return cause_credited_pid(c);
+	return r->op == OP_FLUSH ? r->issuer_pid : 0;
+}
+
 void events_row(void *ctx, const struct analysis_row *r)
 {
 	struct events_log *l = ctx;
 	const struct cause *c = l->causes ? cause_get(l->causes, r->cause)
 					  : NULL;
 	char dev[32], buf[512];
-	uint32_t pid = c ? cause_credited_pid(c) : 0;
+	uint32_t pid = row_pid(r, c);
 
 	if (l->failed)
 		return;
@@ -171,12 +185,9 @@ void events_row(void *ctx, const struct analysis_row *r)
 	put_us(l, "d2c_us", r->has & ANALYSIS_HAS_D2C, r->d2c_ns);
 	put_us(l, "q2c_us", r->has & ANALYSIS_HAS_Q2C, r->q2c_ns);
 	put_sep(l, "pid", 0);
-	if (c)
-		fprintf(l->f, "%u", pid);
-	else if (l->format == EVENTS_JSONL)
-		fputs("null", l->f);
+	fprintf(l->f, "%u", pid);
 	put_sep(l, "comm", 0);
-	put_text(l, c ? cause_comm(l->causes, pid) : NULL);
+	put_text(l, pid && l->causes ? cause_comm(l->causes, pid) : NULL);
 	put_sep(l, "cgroup", 0);
 	put_text(l, c && c->cgroup ? cause_cgroup_label(l->causes, c, buf,
 							 sizeof(buf)) : NULL);

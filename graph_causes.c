@@ -477,6 +477,43 @@ void title_top_files(const struct graph_ctx *ctx, size_t p, char *buf,
 		 ctx->graph->title);
 }
 
+/* A file's bytes read, and written or discarded: its bar's two parts. */
+static double file_read_bytes(const struct file_sums *f)
+{
+	return (double)f->bytes[OP_READ];
+}
+
+static double file_written_bytes(const struct file_sums *f)
+{
+	return (double)(f->bytes[OP_WRITE] + f->bytes[OP_DISCARD]);
+}
+
+/*
+ * The most bytes of one file in any trace: every trace's panel has its
+ * axis up to it, so that the traces' bars compare by their length.
+ * Returns -1 out of memory.
+ */
+static int top_files_peak(const struct graph_ctx *ctx, double *peak)
+{
+	size_t p, panels = top_files_panels(ctx), n, i;
+	struct file_sums *f;
+
+	*peak = 0;
+	for (p = 0; p < panels; p++) {
+		size_t t = top_files_trace(ctx, p);
+
+		if (causesum_files(&ctx->traces[t].analysis,
+				   causes_of(ctx, t, CAUSE_PART_FILES), &f,
+				   &n) < 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			*peak = fmax(*peak, file_read_bytes(&f[i]) +
+					    file_written_bytes(&f[i]));
+		causesum_free_files(f, n);
+	}
+	return 0;
+}
+
 /* "1.5 ms" */
 static void short_time(double ns, char *buf, size_t len)
 {
@@ -495,11 +532,12 @@ int draw_top_files(const struct graph_ctx *ctx, size_t p,
 	const int colors[2] = { 0, 1 };	/* read, write: as io draws them */
 	const char *labels[TOP_FILES], *notes[TOP_FILES];
 	char note_buf[TOP_FILES][96];
-	double values[TOP_FILES * 2], top = 0;
+	double values[TOP_FILES * 2], top;
 	struct file_sums *f;
 	const char *legend[2] = { "read", "written" };
 
-	if (causesum_files(&ctx->traces[t].analysis,
+	if (top_files_peak(ctx, &top) < 0 ||
+	    causesum_files(&ctx->traces[t].analysis,
 			   causes_of(ctx, t, CAUSE_PART_FILES), &f,
 			   &n) < 0)
 		return iow_fail(err, "out of memory building top-files");
@@ -508,11 +546,8 @@ int draw_top_files(const struct graph_ctx *ctx, size_t p,
 		char mean[24], p99[24];
 
 		labels[i] = f[i].label;
-		values[2 * i] = (double)f[i].bytes[OP_READ];
-		values[2 * i + 1] = (double)(f[i].bytes[OP_WRITE] +
-					     f[i].bytes[OP_DISCARD]);
-		if (values[2 * i] + values[2 * i + 1] > top)
-			top = values[2 * i] + values[2 * i + 1];
+		values[2 * i] = file_read_bytes(&f[i]);
+		values[2 * i + 1] = file_written_bytes(&f[i]);
 		short_time(file_q2c_mean_ns(&f[i]), mean, sizeof(mean));
 		short_time(file_q2c_p99_ns(&f[i]), p99, sizeof(p99));
 		snprintf(note_buf[i], sizeof(note_buf[i]),

@@ -1115,40 +1115,121 @@ static void io_extent(const struct graph_ctx *ctx, uint32_t device,
 	}
 }
 
-/* Draws class ci's raster, on the grid box (x0, x1, y0, y1); returns 1
- * when it had any I/O. */
+/*
+ * The grid the io graph draws a device's cells on, for the traces in
+ * it alike: the coarsest trace's columns and offset rows, over all the
+ * traces' extent. Where two traces' I/O shares a cell it is then drawn
+ * in their mix, named in the legend (plot_raster mixes the layers of one
+ * grid), not in the later trace's colour over the earlier's, as two
+ * grids of their own would be. One trace's grid is its map's own.
+ */
+#define IO_GRID_MAX_ROWS	(4 * IOMAP_ROWS)
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+struct io_grid {
+	uint64_t t0_ns, col_ns;		/* column c from t0 + c * col */
+	uint64_t lo_byte, row_bytes;	/* row r from lo + r * row_bytes */
+	size_t cols, rows;
+};
+
+static int io_grid_of(const struct graph_ctx *ctx, uint32_t device,
+		      const unsigned char *in_grid, struct io_grid *g)
+{
+	uint64_t end_ns = 0, top_byte = 0, lo, hi, row_hi, unused;
+	size_t t;
+	int any = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->t0_ns = UINT64_MAX;
+	g->lo_byte = UINT64_MAX;
+	for (t = 0; t < ctx->n_traces; t++) {
+		const struct analysis *a = trace_analysis(ctx, t);
+		long d = device_slot(a, device);
+
+		if (d < 0 || !in_grid[t])
+			continue;
+		any = 1;
+		analysis_map_row_bytes(a, (size_t)d, 0, &lo, &hi);
+		analysis_map_row_bytes(a, (size_t)d, IOMAP_ROWS - 1, &unused,
+				       &row_hi);
+		end_ns = max_u64(end_ns, a->bin_origin_ns +
+				 analysis_map_cols(a) * a->map_width_ns);
+		top_byte = max_u64(top_byte, row_hi);
+		g->t0_ns = min_u64(g->t0_ns, a->bin_origin_ns);
+		g->col_ns = max_u64(g->col_ns, a->map_width_ns);
+		g->lo_byte = min_u64(g->lo_byte, lo);
+		g->row_bytes = max_u64(g->row_bytes, hi - lo);
+	}
+	if (!any || !g->col_ns || !g->row_bytes || end_ns <= g->t0_ns)
+		return 0;
+	g->cols = (end_ns - g->t0_ns + g->col_ns - 1) / g->col_ns;
+	for (;;) {
+		g->rows = (top_byte - g->lo_byte + g->row_bytes - 1) /
+			  g->row_bytes;
+		if (g->rows <= IO_GRID_MAX_ROWS)
+			break;
+		g->row_bytes *= 2;
+	}
+	return g->cols > 0 && g->rows > 0;
+}
+
+/* Where a map cell of a trace falls on the grid; 0 when outside. */
+static int io_grid_cell(const struct io_grid *g, const struct analysis *a,
+			long d, const struct iomap_point *p, size_t *col,
+			size_t *row)
+{
+	uint64_t t = a->bin_origin_ns + p->col * a->map_width_ns, lo, hi;
+
+	analysis_map_row_bytes(a, (size_t)d, p->row, &lo, &hi);
+	if (t < g->t0_ns || lo < g->lo_byte)
+		return 0;
+	*col = (t - g->t0_ns) / g->col_ns;
+	*row = (lo - g->lo_byte) / g->row_bytes;
+	return *col < g->cols && *row < g->rows;
+}
+
+/* Draws class ci's raster on the grid, whose box (x0, x1, y0, y1) goes
+ * in box; returns 1 when it had any I/O. */
 static int io_raster(const struct graph_ctx *ctx,
 		      const struct class_list *cl, size_t ci, long d,
 		      struct plot_panel *pp, uint32_t *counts, double unit,
-		      double *box)
+		      const struct io_grid *g, double *box)
 {
 	const struct io_class *c = &cl->items[ci];
 	const struct analysis *a = trace_analysis(ctx, c->trace);
-	size_t cols = analysis_map_cols(a), i = 0, any = 0;
+	size_t i = 0, any = 0, col, row;
 	struct iomap_point p;
-	uint64_t lo, hi;
 
-	memset(counts, 0, cols * IOMAP_ROWS * sizeof(*counts));
+	memset(counts, 0, g->cols * g->rows * sizeof(*counts));
 	while (iomap_next(&a->iomaps[d], &i, &p)) {
 		if (c->dir >= 0 ? p.dir != c->dir :
 		    p.tag_slot == SIZE_MAX ||
 		    cl->slot_class[c->trace][p.tag_slot] != ci)
 			continue;
-		if (p.col < cols) {
-			counts[(size_t)p.row * cols + p.col] += p.count;
+		if (p.col < analysis_map_cols(a) &&
+		    io_grid_cell(g, a, d, &p, &col, &row)) {
+			counts[row * g->cols + col] += p.count;
 			any = 1;
 		}
 	}
 	if (!any)
 		return 0;
-	analysis_map_row_bytes(a, (size_t)d, 0, &lo, &hi);
-	box[0] = analysis_map_col_start_s(a, 0);
-	box[1] = analysis_map_col_start_s(a, cols);
-	box[2] = lo / 1048576.0 / unit;
-	box[3] = (lo / 1048576.0 + (double)(hi - lo) * IOMAP_ROWS / 1048576.0) /
-		 unit;
-	plot_raster(pp, counts, (int)cols, IOMAP_ROWS, box[0], box[1], box[2],
-		    box[3], c->color);
+	box[0] = (double)g->t0_ns / 1e9;
+	box[1] = (double)(g->t0_ns + g->cols * g->col_ns) / 1e9;
+	box[2] = g->lo_byte / 1048576.0 / unit;
+	box[3] = (g->lo_byte / 1048576.0 +
+		  (double)g->row_bytes * g->rows / 1048576.0) / unit;
+	plot_raster(pp, counts, (int)g->cols, (int)g->rows, box[0], box[1],
+		    box[2], box[3], c->color);
 	return 1;
 }
 
@@ -1171,8 +1252,8 @@ static const char *io_y_label(const struct graph_ctx *ctx, size_t panel)
  * legend names the mixes seen, most cells first, so that no colour drawn
  * goes unexplained.
  */
-#define IO_MIXES	4	/* pairs of classes followed */
-#define IO_MIXES_SHOWN	2	/* the most common, in the legend */
+#define IO_MIXES	8	/* pairs of classes followed */
+#define IO_MIXES_SHOWN	6	/* the most common, in the legend */
 
 struct io_mix {
 	size_t a, b;		/* classes */
@@ -1181,23 +1262,28 @@ struct io_mix {
 
 struct io_mixes {
 	size_t *owner;		/* per cell: the first class in it, or none */
-	double box[4];		/* the grid owner is for */
-	size_t cols;
+	size_t n_cells;		/* of the grid being drawn */
 	size_t n;
 	struct io_mix pair[IO_MIXES];
 };
 
-static void mixes_start_grid(struct io_mixes *m, const double *box,
-			     size_t cols)
+/* A new grid: no cell has an owner yet (the pairs seen so far stay). */
+static int mixes_start_grid(struct io_mixes *m, size_t n_cells)
 {
 	size_t k;
 
-	if (m->cols == cols && !memcmp(m->box, box, sizeof(m->box)))
-		return;
-	m->cols = cols;
-	memcpy(m->box, box, sizeof(m->box));
-	for (k = 0; k < cols * IOMAP_ROWS; k++)
+	if (n_cells > m->n_cells) {
+		size_t *more = bigmem_calloc(n_cells * sizeof(*more));
+
+		if (!more)
+			return -1;
+		bigmem_free(m->owner);
+		m->owner = more;
+	}
+	m->n_cells = n_cells;
+	for (k = 0; k < n_cells; k++)
 		m->owner[k] = SIZE_MAX;
+	return 0;
 }
 
 static void mixes_note(struct io_mixes *m, const uint32_t *counts,
@@ -1260,16 +1346,85 @@ static void mixes_legend(const struct graph_ctx *ctx,
 	}
 }
 
+/* The cells holding I/O in trace t's map of the device. */
+static size_t io_cells(const struct graph_ctx *ctx, size_t t, uint32_t device)
+{
+	const struct analysis *a = trace_analysis(ctx, t);
+	long d = device_slot(a, device);
+	struct iomap_point p;
+	size_t i = 0, n = 0;
+
+	while (d >= 0 && iomap_next(&a->iomaps[d], &i, &p))
+		n++;
+	return n;
+}
+
+/*
+ * Which traces share the device's grid (apart[t] 0) and which are drawn
+ * on their own, under it (1): a trace of a few cells beside a dense one
+ * (9 ms of dd beside 5 s of fio) would be a sliver of a column on the
+ * shared grid; on its own it is drawn as dots, which show it, and the
+ * dense trace's cells over them stay seen. Where all are few, they share
+ * the grid, as dots.
+ */
+static void io_apart(const struct graph_ctx *ctx, struct plot_panel *pp,
+		     uint32_t device, unsigned char *apart)
+{
+	size_t t, total = 0;
+
+	for (t = 0; t < ctx->n_traces; t++)
+		total += io_cells(ctx, t, device);
+	for (t = 0; t < ctx->n_traces; t++)
+		apart[t] = !plot_raster_sparse(pp, total) &&
+			   plot_raster_sparse(pp, io_cells(ctx, t, device));
+}
+
+/* Draws the classes of the traces on the grid of those in_grid; their
+ * legend entries in listed[class]. Returns -1 out of memory. */
+static int io_draw_grid(const struct graph_ctx *ctx,
+			const struct class_list *cl, uint32_t device,
+			const unsigned char *in_grid,
+			struct plot_panel *pp, double unit,
+			struct io_mixes *mixes, unsigned char *listed)
+{
+	struct io_grid grid;
+	uint32_t *counts;
+	double box[4];
+	size_t i;
+
+	if (!io_grid_of(ctx, device, in_grid, &grid))
+		return 0;
+	counts = bigmem_calloc(grid.cols * grid.rows * sizeof(*counts));
+	if (!counts)
+		return -1;
+	if (mixes_start_grid(mixes, grid.cols * grid.rows) < 0) {
+		bigmem_free(counts);
+		return -1;
+	}
+	for (i = 0; i < cl->n; i++) {
+		size_t t = cl->items[i].trace;
+		long d = device_slot(trace_analysis(ctx, t), device);
+
+		if (d < 0 || !in_grid[t] ||
+		    !io_raster(ctx, cl, i, d, pp, counts, unit, &grid, box))
+			continue;
+		mixes_note(mixes, counts, grid.cols * grid.rows, i);
+		listed[i] = 1;
+	}
+	bigmem_free(counts);
+	return 0;
+}
+
 static int draw_io(const struct graph_ctx *ctx, size_t panel,
 		   struct plot_panel *pp, struct iow_error *err)
 {
-	uint32_t devs[MAX_IO_PANELS], *counts = NULL;
-	size_t n_devs = io_devices(ctx, devs, MAX_IO_PANELS), i, max_cols = 0;
+	uint32_t devs[MAX_IO_PANELS];
+	size_t n_devs = io_devices(ctx, devs, MAX_IO_PANELS), i, t;
+	unsigned char *listed, *apart, *in_grid;
 	const char *labels[64];
-	int colors[64];
+	int colors[64], r = 0;
 	size_t n_legend = 0;
 	struct io_mixes mixes = { .owner = NULL };
-	double box[4];
 	struct class_list cl;
 	double lo, hi, unit;
 	const char *unit_name;
@@ -1286,40 +1441,43 @@ static int draw_io(const struct graph_ctx *ctx, size_t panel,
 		class_list_free(&cl, ctx->n_traces);
 		return iow_fail(err, "out of memory");
 	}
-	for (i = 0; i < ctx->n_traces; i++)
-		if (analysis_map_cols(trace_analysis(ctx, i)) > max_cols)
-			max_cols = analysis_map_cols(trace_analysis(ctx, i));
-	counts = bigmem_calloc((max_cols + 1) * IOMAP_ROWS * sizeof(*counts));
-	mixes.owner = bigmem_calloc((max_cols + 1) * IOMAP_ROWS *
-				    sizeof(*mixes.owner));
-	if (!counts || !mixes.owner) {
-		bigmem_free(counts);
-		bigmem_free(mixes.owner);
+	/* a flag per class, then two per trace */
+	listed = calloc(cl.n + 2 * ctx->n_traces + 1, 1);
+	if (!listed) {
 		class_list_free(&cl, ctx->n_traces);
 		return iow_fail(err, "out of memory");
 	}
-	for (i = 0; i < cl.n; i++) {
-		const struct analysis *a = trace_analysis(ctx, cl.items[i].trace);
-		long d = device_slot(a, devs[panel]);
-		size_t cols = analysis_map_cols(a);
-
-		if (d < 0)
+	apart = listed + cl.n;
+	in_grid = apart + ctx->n_traces;
+	/* each trace apart first, then the shared grid over them */
+	io_apart(ctx, pp, devs[panel], apart);
+	for (t = 0; r == 0 && t < ctx->n_traces; t++) {
+		if (!apart[t])
 			continue;
-		if (!io_raster(ctx, &cl, i, d, pp, counts, unit, box))
-			continue;
-		mixes_start_grid(&mixes, box, cols);
-		mixes_note(&mixes, counts, cols * IOMAP_ROWS, i);
-		if (n_legend < 64) {
-			labels[n_legend] = cl.items[i].label;
-			colors[n_legend++] = cl.items[i].color;
-		}
+		memset(in_grid, 0, ctx->n_traces);
+		in_grid[t] = 1;
+		r = io_draw_grid(ctx, &cl, devs[panel], in_grid, pp, unit,
+				 &mixes, listed);
 	}
-	plot_legend(pp, labels, colors, n_legend);
-	mixes_legend(ctx, &cl, &mixes, pp);
+	for (t = 0; t < ctx->n_traces; t++)
+		in_grid[t] = !apart[t];
+	if (r == 0)
+		r = io_draw_grid(ctx, &cl, devs[panel], in_grid, pp, unit,
+				 &mixes, listed);
+	for (i = 0; r == 0 && i < cl.n && n_legend < 64; i++) {
+		if (!listed[i])
+			continue;
+		labels[n_legend] = cl.items[i].label;
+		colors[n_legend++] = cl.items[i].color;
+	}
+	if (r == 0) {
+		plot_legend(pp, labels, colors, n_legend);
+		mixes_legend(ctx, &cl, &mixes, pp);
+	}
+	free(listed);
 	bigmem_free(mixes.owner);
-	bigmem_free(counts);
 	class_list_free(&cl, ctx->n_traces);
-	return 0;
+	return r < 0 ? iow_fail(err, "out of memory") : 0;
 }
 
 /* ---- latency distributions ---- */
@@ -2037,17 +2195,23 @@ static int fold_log2(const uint64_t *h, uint64_t *counts, int top)
 	return top;
 }
 
-/* A step series of log2 buckets: bucket k holds [2^k, 2^(k+1)) us
- * (k = 0 also [0, 1)). */
+/*
+ * A step series of log2 buckets: bucket k holds [2^k, 2^(k+1)) us
+ * (k = 0 also [0, 1)), as a share of the line's I/Os: two runs, or two
+ * processes, compare by where their I/Os went, not by which did more.
+ */
 static int log2_series(const struct graph_ctx *ctx, struct series_set *out,
 		       size_t t, const char *label, int color,
 		       const uint64_t *counts, int top)
 {
 	struct graph_series *g;
+	double total = 0;
 	size_t k;
 
 	if (top < 0)
 		return 0;
+	for (k = 0; k <= (size_t)top; k++)
+		total += (double)counts[k];
 	if (!(g = series_add(ctx, out, t, label, color)))
 		return -1;
 	g->n = (size_t)top + 2;
@@ -2055,7 +2219,8 @@ static int log2_series(const struct graph_ctx *ctx, struct series_set *out,
 		return -1;
 	for (k = 0; k < g->n; k++) {
 		g->x[k] = (double)(1ull << k) * 1000;
-		g->y[k] = k <= (size_t)top ? (double)counts[k] : 0;
+		g->y[k] = k <= (size_t)top && total > 0 ?
+			  100.0 * (double)counts[k] / total : 0;
 	}
 	g->role = ROLE_STEP;
 	return 0;
@@ -2146,9 +2311,11 @@ static size_t cpu_panels(const struct graph_ctx *ctx)
  * mpstat stamps each sample at the end of the second it averaged, and
  * starts with the trace: sample i is drawn at the middle of its second.
  */
+#define MPSTAT_INTERVAL_S 1.0
+
 static double cpu_sample_x(const struct cpustat_sample *s)
 {
-	return s->time_s + 0.5;
+	return s->time_s + MPSTAT_INTERVAL_S / 2;
 }
 
 static struct graph_series *series_own_x(struct series_set *s, size_t t,
@@ -2393,7 +2560,7 @@ static int build_fio(const struct graph_ctx *ctx, size_t panel,
 	{ .name = graph, .title = "CPU: " what, .y_label = label, \
 	  .help = text, .panels = cpu_panels, \
 	  .build = build_cpu_field, .field = column, .x_name = "time", \
-	  .x = QTY_SECONDS, .y = QTY_PERCENT }
+	  .x = QTY_SECONDS, .x_span_s = MPSTAT_INTERVAL_S, .y = QTY_PERCENT }
 
 const struct graph_def graph_table[] = {
 	{ .name = "io", .title = "I/O offsets", .y_label = "offset",
@@ -2450,12 +2617,12 @@ const struct graph_def graph_table[] = {
 	  .draw = draw_latency_scatter, .cells = CELLS_LATENCY_POINTS,
 	  .y = QTY_LATENCY },
 	{ .name = "latency-hist", .title = "Latency histogram (D2C)",
-	  .y_label = "I/Os",
-	  .help = "D2C in log2 buckets, one series per trace and direction",
+	  .y_label = "% of each line's I/Os",
+	  .help = "D2C in log2 buckets, as shares of each line's I/Os, one line per trace and direction",
 	  .panels = line_panels, .devices = DEVICES_POOLED,
 	  .build = build_latency_hist,
 	  .x_label = "latency", .x_name = "latency_lo", .x = QTY_LATENCY,
-	  .y = QTY_IOS },
+	  .y = QTY_PERCENT },
 	{ .name = "offset-heatmap", .title = "Bytes by offset and time",
 	  .y_label = "offset",
 	  .help = "bytes per time bin and offset row, as a heat map",
@@ -2466,7 +2633,8 @@ const struct graph_def graph_table[] = {
 	  .help = "CPU time from NAME.mpstat beside the trace, stacked as mpstat breaks it down",
 	  .default_on = 1, .panels = cpu_stack_panels,
 	  .panel_title = title_cpu, .build = build_cpu_stack,
-	  .x_name = "time", .x = QTY_SECONDS, .y = QTY_PERCENT,
+	  .x_name = "time", .x = QTY_SECONDS, .x_span_s = MPSTAT_INTERVAL_S,
+	  .y = QTY_PERCENT,
 	  .share_y = 1 },
 	CPU_GRAPH("cpu-sys", "system time", "%sys", CPUSTAT_SYS,
 		  "CPU %sys from NAME.mpstat beside the trace (all, and per-CPU range)"),
@@ -2683,8 +2851,25 @@ static void set_data_x(struct plot_panel *pp, const struct series_set *set)
 	plot_panel_set_x_log(pp, lo / 2, hi * 2);
 }
 
+/*
+ * Whether stack i is drawn as lines: the stacks of the first trace in a
+ * panel are filled, a later trace's are lines at each layer's top, so
+ * that no band of one trace is seen through another's in a colour no
+ * legend names (q2d-d2c of two traces).
+ */
+static int stack_as_line(const struct series_set *set, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < i; k++)
+		if (set->items[k].role == ROLE_STACK &&
+		    set->items[k].trace != set->items[i].trace)
+			return 1;
+	return 0;
+}
+
 /* A stack's band i, from the stacks below it (or from floor, the
- * bottom of a log axis, where there are none). */
+ * bottom of a log axis, where there are none); or the line at its top. */
 static void draw_stack(struct plot_panel *pp, const struct series_set *set,
 		       size_t i, double floor)
 {
@@ -2713,7 +2898,10 @@ static void draw_stack(struct plot_panel *pp, const struct series_set *set,
 		if (floor > 0 && lo[j] < floor)
 			lo[j] = floor;
 	}
-	plot_band(pp, s->x, lo, hi, s->n, s->color, 0.75);
+	if (stack_as_line(set, i))
+		plot_line(pp, s->x, hi, s->n, s->color, 1.6);
+	else
+		plot_band(pp, s->x, lo, hi, s->n, s->color, 0.75);
 out:
 	free(lo);
 	free(hi);
@@ -2925,6 +3113,12 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 		  any_banded_line(&set);
 	if (compact)
 		plot_legend_text(pp, "mean line, p50-p90-p99 bands, max");
+	for (i = 0; i < set.n; i++)
+		if (set.items[i].role == ROLE_STACK && stack_as_line(&set, i))
+			break;
+	if (i < set.n)
+		plot_legend_text(pp, "the first trace filled, the others a "
+				 "line at each layer's top");
 	for (i = 0; i < set.n && n_legend < 64; i++) {
 		const struct graph_series *s = &set.items[i], *up;
 		const char *cut;

@@ -85,6 +85,9 @@ struct graph_def {
 	 */
 	const char *x_name;
 	enum quantity x;
+	/* Each x the middle of a window this long (mpstat's second): files
+	 * write its start and span, as the bins' rows. 0: points. */
+	double x_span_s;
 	/* Its panels (a trace each) share the y axis, so that they compare. */
 	int share_y;
 	/* What an empty panel says when the traces had I/O ("no seeks");

@@ -368,6 +368,13 @@ void plot_raster(struct plot_panel *pp, const uint32_t *counts, int cols,
 		 int color_index);
 
 /*
+ * Whether a raster with this many cells holding I/O is sure to be drawn
+ * as dots on pp (judged against the panel's box where it is not laid
+ * out yet, with room to spare for its frame and legend).
+ */
+int plot_raster_sparse(const struct plot_panel *pp, size_t cells);
+
+/*
  * A heat map: like plot_raster (merging included) but drawn at once,
  * cells coloured on the viridis ramp by log(count), with a colour bar
  * (from 1 to the largest count shown, named count_label) beside the

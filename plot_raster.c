@@ -548,6 +548,15 @@ static int dot_inside(double v, double lo, double len, double *out)
 	return 1;
 }
 
+int plot_raster_sparse(const struct plot_panel *pp, size_t cells)
+{
+	double area = pp->laid_out ? pp->area.w * pp->area.h :
+				     pp->box.w * pp->box.h / 2;
+
+	return cells * M_PI * SPARSE_DOT_RADIUS * SPARSE_DOT_RADIUS <=
+	       SPARSE_MAX_COVER * area;
+}
+
 static int rasters_sparse(struct plot_panel *pp, const struct cells_px *at,
 			  struct cell_colors *cc, int fx, int fy)
 {

@@ -45,6 +45,11 @@ struct quantity_def {
 	const char *unit;	/* in files, ending a column: "us"; NULL none */
 	double scale;		/* a value times scale is in unit */
 	enum axis_style axis;
+	/* Decimals files write a value in unit with (trailing zeros
+	 * dropped): its resolution, a nanosecond of latency or a byte a
+	 * second, so that a float read from a file prints as the file had
+	 * it (mpstat's 11.73, not 11.7299995); -1: nine significant digits */
+	int decimals;
 };
 
 const struct quantity_def *quantity_of(enum quantity q);

@@ -51,6 +51,12 @@ elif case == "two":
     # octave, where the scatter snapped both to one row of points
     for k in range(2000):
         ev += io(k * S // 1000, k * 8, 4096, d2c=(48000, 50000)[k % 2])
+elif case.startswith("sweep"):
+    # sweepr2, sweepw3: 1000 reads (writes) of 4 KiB a second for 2 (3)
+    # s, at offsets all over the first 16 MiB
+    for k in range(1000 * int(case[6:])):
+        ev += io(k * S // 1000, (k * 7919 % 4096) * 8, 4096,
+                 write=case[5] == "w")
 elif case.startswith("lat"):
     # 2000 reads over 2 s, each taking the given microseconds
     us = int(case[3:])
@@ -205,10 +211,10 @@ check "beside a trace with mpstat: one CPU panel ($(cut -d' ' -f1 "$TMP/clayout"
 	[ "$(cut -d' ' -f1 "$TMP/clayout" | grep -c '^cpu')" = 1 ] && grep -q '^cpu 0 ' "$TMP/clayout"
 # fio-randrw.mpstat: %irq is 0 throughout (no layer), the rest are not
 check "its layers: mpstat's columns that are ever above 0 ($(head -n 1 "$TMP/cpu/cpu.csv"))" \
-	[ "$(head -n 1 "$TMP/cpu/cpu.csv")" = "time_s,usr_pct,sys_pct,iowait_pct,soft_pct,steal_pct" ]
+	[ "$(head -n 1 "$TMP/cpu/cpu.csv")" = "time_s,span_s,usr_pct,sys_pct,iowait_pct,soft_pct,steal_pct" ]
 # the stack's top is the busy share: 100 - %idle of each sample
 awk '$2 == "all" && $1 != "Average:" { print 100 - $NF }' "$S.mpstat" > "$TMP/busy"
-awk -F, 'NR > 1 { print $2 + $3 + $4 + $5 + $6 }' "$TMP/cpu/cpu.csv" > "$TMP/top"
+awk -F, 'NR > 1 { print $3 + $4 + $5 + $6 + $7 }' "$TMP/cpu/cpu.csv" > "$TMP/top"
 check "the stack's top is 100 - %idle ($(tr '\n' ' ' < "$TMP/top"))" \
 	sh -c "[ \$(wc -l < '$TMP/top') = 5 ] && paste '$TMP/top' '$TMP/busy' |
 	       awk '{ d = \$1 - \$2; if (d > 0.02 || d < -0.02) exit 1 }'"
@@ -314,6 +320,74 @@ if [ $have_pdftotext = 1 ]; then
 	check "both latency axes reach 100 ms ($tops)" [ "$tops" = 2 ]
 else
 	skip "heat maps' shared scales: pdftotext not installed"
+fi
+
+# ---- two traces compared by eye: nothing of one hides the other ----
+# a: 2 s of reads, b: 3 s of writes, over the same 16 MiB: two lengths,
+# so two I/O maps of their own columns before they share a grid
+mk sweepr2
+mk sweepw3
+two="-t $TMP/sweepr2.dump -l a -t $TMP/sweepw3.dump -l b"
+rm -f "$TMP/two.layout"
+IOWATCHER_LAYOUT="$TMP/two.layout" "$IOW" $two -O io -O q2d-d2c \
+	-O latency-hist -o "$TMP/two.png" --csv "$TMP/two"
+# area GRAPH FROM TO: the part of GRAPH's plot area from FROM to TO of
+# its width
+area() {
+	awk -v g="$1" -v f="$2" -v t="$3" '$1 == g { printf "%d %d %d %d", $3 + $5 * f, $4, $3 + $5 * t, $4 + $6; exit }' "$TMP/two.layout"
+}
+probe() { "$PROBE" "$TMP/two.png" $(area "$1" "$2" "$3") $4 $5; }
+all=$(probe io 0.01 0.65)
+b_alone=$(probe io 0.01 0.65 D55E00 60)
+check "I/O map, a's 2 s under b's 3 s: b's colour not over a's ($b_alone of $all px in b's alone)" \
+	[ "$all" -gt 1000 -a "$b_alone" -lt $((all / 10)) ]
+check "I/O map: b alone after a's end ($(probe io 0.7 0.99) px)" \
+	[ "$(probe io 0.7 0.99)" -gt 1000 ]
+# q2d-d2c: a's D2C band (AA0000 at 0.75 on white, BF4040) with b's
+# (56B4E9) seen through it is 7097BF, a colour no legend names
+# (b's lines on a's bands' edges blend a few pixels where they cross)
+blend=$(probe q2d-d2c 0.01 0.65 7097BF 25)
+a_d2c=$(probe q2d-d2c 0.01 0.65 BF4040 25)
+check "q2d-d2c: no band of b seen through a's ($blend px of their blend, $a_d2c of a's D2C)" \
+	[ "$a_d2c" -gt 1000 -a "$blend" -lt $((a_d2c / 100)) ]
+shares=$(python3 - "$TMP/two/latency-hist.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(' '.join('%s %.2f' % (c, sum(float(r[c]) for r in rows if r[c]))
+               for c in rows[0] if c != 'latency_lo_us'))
+PY
+)
+check "latency-hist: each line in shares of its I/Os, 2000 reads and 3000 writes alike ($shares)" \
+	[ "$shares" = "a_read_pct 100.00 b_write_pct 100.00" ]
+if [ $have_pdftotext = 1 ]; then
+	"$IOW" $two -O io -O q2d-d2c -O latency-hist -o "$TMP/two.pdf"
+	pdftotext "$TMP/two.pdf" - > "$TMP/two.txt"
+	check "I/O map: the two traces' mix in the legend (a read + b write)" \
+		grep -qx "a read + b write" "$TMP/two.txt"
+	# two recorded runs on one device: fio-randrw's writes share cells
+	# with overlap-fio's reads and its writes, beside each run's own
+	# read + write: four mixes drawn, four named
+	"$IOW" -t "$TOP/samples/fio-randrw" -t "$TOP/samples/overlap-fio" -O io \
+		-o "$TMP/runs.pdf"
+	mixes=$(pdftotext "$TMP/runs.pdf" - | grep -c ' + ')
+	check "I/O map of two runs: every mix in the legend ($mixes of 4)" \
+		[ "$mixes" = 4 ]
+	check "latency-hist: the axis says shares ($(grep "I/Os" "$TMP/two.txt" | head -1))" \
+		grep -qx "% of each line's I/Os" "$TMP/two.txt"
+	check "q2d-d2c: the legend says how b is drawn" \
+		grep -q "the others a line at each layer's top" "$TMP/two.txt"
+	# Files by bytes: ext4-causes' top file 16 MiB, fio-randrw's (made
+	# causes) 7 MiB; both panels' axes to 16 MiB
+	for c in 0 1; do
+		cp "$TOP/samples/fio-randrw.blktrace.$c" "$TMP/files.blktrace.$c"
+	done
+	python3 "$TOP/tests/tools/make_causes.py" "$TMP/files" > /dev/null
+	"$IOW" -t "$TOP/samples/ext4-causes" -t "$TMP/files" -O top-files \
+		-o "$TMP/files.pdf"
+	n=$(pdftotext "$TMP/files.pdf" - | grep -cx "16 MiB")
+	check "Files by bytes of two traces: one scale, 16 MiB on both axes ($n)" [ "$n" = 2 ]
+else
+	skip "the overlays' legends and axes: pdftotext not installed"
 fi
 
 finish

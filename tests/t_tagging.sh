@@ -79,20 +79,39 @@ for g in latency latency-hist queue-depth seeks; do
 	check "-P: $g has a line per process" \
 		grep -q 'kworker_u256_1_17852' "$TMP/tag/$g.csv"
 done
-for g in queue-depth seeks latency-hist; do
-	check "-P: the processes' $g adds up to the whole" \
-		python3 - "$TMP/all/$g.csv" "$TMP/tag/$g.csv" <<'EOF2'
+# (each value to its unit's resolution: a millionth of a request, a
+# thousandth of a seek a second, off by half of it at most)
+for g in queue-depth:0.000001 seeks:0.001; do
+	check "-P: the processes' ${g%%:*} adds up to the whole" \
+		python3 - "$TMP/all/${g%%:*}.csv" "$TMP/tag/${g%%:*}.csv" "${g#*:}" <<'EOF2'
 import csv, sys
 whole = list(csv.reader(open(sys.argv[1])))
 parts = list(csv.reader(open(sys.argv[2])))
-skip = 1 if whole[0][0].startswith("latency_lo") else 2
-assert len(whole) == len(parts) and len(parts[0]) > skip + 2
+res = float(sys.argv[3])
+assert len(whole) == len(parts) and len(parts[0]) > 4
 for w, p in zip(whole[1:], parts[1:]):
-    total = sum(float(x) for x in p[skip:] if x)
-    one = sum(float(x) for x in w[skip:] if x)
-    assert abs(total - one) <= 1e-6 * max(1, one), (w, p)
+    total = sum(float(x) for x in p[2:] if x)
+    one = sum(float(x) for x in w[2:] if x)
+    assert abs(total - one) <= 1e-6 * max(1, one) + res / 2 * len(p), (w, p)
 EOF2
 done
+# latency-hist is in shares of each line's I/Os: every process's line
+# adds up to 100 %, and the processes have I/Os in the buckets the whole
+# has them, no other
+check "-P: latency-hist, each process's line 100 % of its I/Os, in the whole's buckets" \
+	python3 - "$TMP/all/latency-hist.csv" "$TMP/tag/latency-hist.csv" <<'EOF2'
+import csv, sys
+whole = list(csv.reader(open(sys.argv[1])))
+parts = list(csv.reader(open(sys.argv[2])))
+assert len(parts[0]) > 3
+for rows in (whole, parts):
+    for c in range(1, len(rows[0])):
+        total = sum(float(r[c]) for r in rows[1:] if r[c])
+        assert total == 0 or abs(total - 100) <= 0.01, (rows[0][c], total)
+def buckets(rows):
+    return {r[0] for r in rows[1:] if any(x and float(x) > 0 for x in r[1:])}
+assert buckets(whole) == buckets(parts), (buckets(whole), buckets(parts))
+EOF2
 IOWATCHER_LAYOUT="$TMP/heat.layout" "$IOW" -t "$C7" -P \
 	-O latency-heatmap -O latency-scatter -o "$TMP/heat.png" \
 	> /dev/null 2>&1
