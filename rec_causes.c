@@ -444,10 +444,10 @@ static int find_cgroup_roots(struct rec_causes *rc, struct iow_error *err)
 			   sizeof(rc->io.root)))
 		return 0;
 	rc->cgroup_root_state = 1;
-	if (!cgroup_v2_root(rc->env.mountinfo, rc->v2.root,
-			    sizeof(rc->v2.root)) &&
-	    strcmp(rc->v2.root, rc->io.root))
-		rc->io_v1 = 1;
+	if (cgroup_v2_root(rc->env.mountinfo, rc->v2.root,
+			   sizeof(rc->v2.root)))
+		rc->v2.root[0] = '\0';	/* v1 alone: no v2 groups to name */
+	rc->io_v1 = strcmp(rc->v2.root, rc->io.root) != 0;
 	return cause_write_cgroup_root(rc->w, rc->io.root, rc->io_v1, err);
 }
 

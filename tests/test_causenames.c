@@ -915,6 +915,32 @@ static void test_rec_causes_keep_the_v2_group_where_io_is_v1(void)
 	rec = match(r, 0, 1);
 	CHECK(rec && rec->cgroup2 == 0 && rec->cgroup == c.cgroup);
 	cause_reader_close(r);
+
+	/* v1's blkio and no cgroup2 mount: v1's, no v2 group kept */
+	f = fopen(path_in("mi-v1only"), "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	mount_line(f, 50, 26, "/", path_in("cg/a"), "cgroup", "rw,blkio");
+	fclose(f);
+	env = causes_env("v1only", BLKREC_CAUSES, "mi-v1only");
+	rc = rec_causes_open(&env, &err);
+	CHECK(rc != NULL);
+	if (!rc)
+		return;
+	c.cgroup = inode_of(path_in("cg/a"));
+	put(rc, 0, 1, &c);
+	CHECK(rec_causes_close(rc, 1, &err) == 0);
+	snprintf(base, sizeof(base), "%s/v1only", dir);
+	r = cause_reader_open(base, &err);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	root = cause_cgroup_root(r, &v1);
+	CHECK(root && !strcmp(root, path_in("cg/a")) && v1);
+	rec = match(r, 0, 1);
+	CHECK(rec && rec->cgroup2 == 0);
+	cause_reader_close(r);
 }
 
 
