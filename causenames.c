@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -808,6 +810,23 @@ size_t file_paths(const char *mountinfo, struct file_query *q, size_t n,
 	free(done);
 	mounts_free(&ms);
 	return found;
+}
+
+int file_generation_differs(const char *path, uint32_t gen)
+{
+	struct stat st;
+	int fd, version = 0, differs = 0;
+
+	/* opened only to ask: no device or FIFO, which an open may move */
+	if (!gen || lstat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (ioctl(fd, FS_IOC_GETVERSION, &version) == 0)
+		differs = (uint32_t)version != gen;
+	close(fd);
+	return differs;
 }
 
 /* ---- a file at a time, by handle ---- */

@@ -89,6 +89,11 @@ struct file_query {
 size_t file_paths(const char *mountinfo, struct file_query *q, size_t n,
 		  long budget_ms, int *timed_out);
 
+/* Whether the regular file at path is not of generation gen, as its
+ * file system tells (FS_IOC_GETVERSION: ext2-4, f2fs, btrfs): the walk
+ * found another file given the number since. 0 where it cannot tell. */
+int file_generation_differs(const char *path, uint32_t gen);
+
 /* What a removed file's name ends with, as /proc's links say it. */
 #define FILE_DELETED	" (deleted)"
 

@@ -951,7 +951,8 @@ static int write_files(struct rec_causes *rc, struct iow_error *err)
 		file_paths(rc->env.mountinfo, q, n, rc->env.file_walk_ms,
 			   &timed_out);
 	for (i = 0; i < n && !rc_; i++) {
-		if (q[i].path)
+		if (q[i].path &&
+		    !file_generation_differs(q[i].path, rc->files[of[i]].gen))
 			rc_ = write_file_name(rc, &rc->files[of[i]], q[i].path,
 					      err);
 		else

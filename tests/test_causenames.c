@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
@@ -742,6 +744,18 @@ static void test_rec_causes_without_stacks_says_so(void)
 	cause_reader_close(r);
 }
 
+/* path's inode generation, 0 where its file system does not say. */
+static uint32_t generation_of(const char *path)
+{
+	int fd = open(path, O_RDONLY), version = 0;
+
+	if (fd < 0 || ioctl(fd, FS_IOC_GETVERSION, &version))
+		version = 0;
+	if (fd >= 0)
+		close(fd);
+	return (uint32_t)version;
+}
+
 /* An unlink record of the file: its components, the file's first. */
 static void unlinked(struct rec_causes *rc, uint32_t dev, uint64_t ino,
 		     uint32_t gen, uint32_t nlink, const char *const *parts,
@@ -769,7 +783,9 @@ static void unlinked(struct rec_causes *rc, uint32_t dev, uint64_t ino,
 
 /* A file deleted after its I/O was seen keeps the name it had, said
  * deleted; one of two links removed is no deletion; a name unlinked of
- * another generation was another file's (its number given again). */
+ * another generation was another file's (its number given again), and
+ * the file of a number found at the end is not taken for one of another
+ * generation (where the file system tells generations). */
 static void test_rec_causes_name_files_deleted_before_the_end(void)
 {
 	struct rec_causes_env env = causes_env("del", BLKREC_CAUSES,
@@ -784,6 +800,7 @@ static void test_rec_causes_name_files_deleted_before_the_end(void)
 	struct cause_reader *r;
 	struct rec_causes *rc;
 	uint64_t ino_gone, ino_kept, ino_new;
+	uint32_t gen_new;
 	const char *p;
 	char base[512];
 	FILE *f;
@@ -795,6 +812,7 @@ static void test_rec_causes_name_files_deleted_before_the_end(void)
 	ino_gone = inode_of(path_in("fs/sub/gone"));
 	ino_kept = inode_of(path_in("fs/kept"));
 	ino_new = inode_of(path_in("fs/new"));
+	gen_new = generation_of(path_in("fs/new"));
 	f = fopen(path_in("mi-del"), "w");
 	CHECK(f != NULL);
 	if (!f)
@@ -814,7 +832,7 @@ static void test_rec_causes_name_files_deleted_before_the_end(void)
 	t.device = 7 << 20 | 1;
 	t.time = 1000;
 	/* the new file's number, unlinked as another file's */
-	unlinked(rc, dev, ino_new, 5, 0, before, 1);
+	unlinked(rc, dev, ino_new, gen_new + 1, 0, before, 1);
 	c.ino = ino_gone;
 	t.sequence = 1;
 	CHECK(rec_causes_put(rc, &t, &c, &err) == 0);
@@ -822,8 +840,12 @@ static void test_rec_causes_name_files_deleted_before_the_end(void)
 	t.sequence = 2;
 	CHECK(rec_causes_put(rc, &t, &c, &err) == 0);
 	c.ino = ino_new;
-	c.ino_gen = 7;
+	c.ino_gen = gen_new;
 	t.sequence = 3;
+	CHECK(rec_causes_put(rc, &t, &c, &err) == 0);
+	/* a file the number was given to before this one */
+	c.ino_gen = gen_new + 2;
+	t.sequence = 4;
 	CHECK(rec_causes_put(rc, &t, &c, &err) == 0);
 	CHECK(rec_causes_pump(rc, &err) == 0);
 	/* then gone, and kept's second link */
@@ -841,8 +863,14 @@ static void test_rec_causes_name_files_deleted_before_the_end(void)
 	CHECK(p && !strcmp(p, path_in("fs/sub/gone (deleted)")));
 	p = cause_file_path(r, dev, ino_kept, 0, NULL);
 	CHECK(p && !strcmp(p, path_in("fs/kept")));
-	p = cause_file_path(r, dev, ino_new, 7, NULL);
+	p = cause_file_path(r, dev, ino_new, gen_new, NULL);
 	CHECK(p && !strcmp(p, path_in("fs/new")));
+	if (gen_new)
+		CHECK(cause_file_path(r, dev, ino_new, gen_new + 2, NULL) ==
+		      NULL);
+	else
+		printf("  skipped: a file's generation: %s does not tell it\n",
+		       dir);
 	cause_reader_close(r);
 }
 
