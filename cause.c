@@ -9,7 +9,7 @@
 #include "cause.h"
 #include "u64map.h"
 
-_Static_assert(sizeof(struct cause) == 48, "struct cause has no padding");
+_Static_assert(sizeof(struct cause) == 64, "struct cause has no padding");
 
 struct cause_table {
 	struct cause_reader *reader;	/* NULL: the trace's records only */
@@ -128,8 +128,10 @@ static uint64_t cause_hash(const struct cause *c)
 	h = u64_mix(h, (uint64_t)c->pid << 32 | c->tgid);
 	h = u64_mix(h, (uint64_t)c->owner_pid << 32 | c->owner_tgid);
 	h = u64_mix(h, c->cgroup);
+	h = u64_mix(h, c->cgroup2);
 	h = u64_mix(h, (uint64_t)c->ino_dev << 32 | c->flags);
 	h = u64_mix(h, c->ino);
+	h = u64_mix(h, c->ino_gen);
 	h = u64_mix(h, (uint64_t)(uint32_t)c->kstack << 32 |
 		       (uint32_t)c->ustack);
 	return h;
@@ -222,8 +224,10 @@ int cause_table_event(struct cause_table *t, struct io_event *ev,
 		c.owner_pid = r->owner_pid;
 		c.owner_tgid = r->owner_tgid;
 		c.cgroup = r->cgroup;
+		c.cgroup2 = r->cgroup2;
 		c.ino_dev = r->ino ? r->ino_dev : 0;
 		c.ino = r->ino;
+		c.ino_gen = r->ino ? r->ino_gen : 0;
 		c.kstack = r->kstack;
 		c.ustack = r->ustack;
 		c.flags = r->flags;
@@ -271,7 +275,8 @@ const char *cause_file_label(const struct cause_table *t, const struct cause *c,
 	if (!c->ino)
 		return snprintf(buf, len, "[no file]"), buf;
 	if (t->reader)
-		path = cause_file_path(t->reader, c->ino_dev, c->ino, &kind);
+		path = cause_file_path(t->reader, c->ino_dev, c->ino,
+				       c->ino_gen, &kind);
 	if (!path)
 		snprintf(buf, len, "inode %llu on %u,%u",
 			 (unsigned long long)c->ino, blk_dev_major(c->ino_dev),
@@ -286,16 +291,42 @@ const char *cause_file_label(const struct cause_table *t, const struct cause *c,
 const char *cause_cgroup_label(const struct cause_table *t,
 			       const struct cause *c, char *buf, size_t len)
 {
-	const char *path = NULL;
+	const char *path = NULL, *path2 = NULL;
+	char id[32], id2[40];
 
-	if (!c->cgroup)
+	if (!c->cgroup && !c->cgroup2)
 		return snprintf(buf, len, "[no cgroup]"), buf;
-	if (t->reader)
+	if (t->reader) {
 		path = cause_cgroup_path(t->reader, c->cgroup);
-	if (path)
-		snprintf(buf, len, "%s", path);
+		path2 = cause_cgroup2_path(t->reader, c->cgroup2);
+	}
+	snprintf(id, sizeof(id), "cgroup %llu", (unsigned long long)c->cgroup);
+	snprintf(id2, sizeof(id2), "cgroup2 %llu",
+		 (unsigned long long)c->cgroup2);
+	if (!c->cgroup2)
+		snprintf(buf, len, "%s", path ? path : id);
 	else
-		snprintf(buf, len, "cgroup %llu", (unsigned long long)c->cgroup);
+		snprintf(buf, len, "%s (v2 %s)",
+			 !c->cgroup ? "[no cgroup]" : path ? path : id,
+			 path2 ? path2 : id2);
+	return buf;
+}
+
+const char *cause_table_cgroup_source(const struct cause_table *t, char *buf,
+				      size_t len)
+{
+	const char *root;
+	int v1 = 0;
+
+	root = t->reader ? cause_cgroup_root(t->reader, &v1) : NULL;
+	if (!root)
+		return NULL;
+	if (v1)
+		snprintf(buf, len, "cgroups of the io controller's v1 blkio hierarchy at %s; (v2 PATH): the task's cgroup v2 group",
+			 root);
+	else
+		snprintf(buf, len, "cgroups of the io controller's cgroup v2 hierarchy at %s",
+			 root);
 	return buf;
 }
 

@@ -22,8 +22,11 @@
 /* One cause, as the table keeps it (no padding: it is compared whole). */
 struct cause {
 	uint64_t cgroup;	/* 0: none known */
+	uint64_t cgroup2;	/* the task's v2 group where cgroup is v1's */
 	uint64_t ino;		/* 0: no file known */
 	uint32_t ino_dev;
+	uint32_t ino_gen;	/* which file given that number */
+	uint32_t reserved;	/* 0 (no padding: compared whole) */
 	uint32_t pid, tgid;	/* the task that queued the bio */
 	uint32_t owner_pid, owner_tgid;	/* a writeback's dirtier, or 0 */
 	uint32_t flags;		/* enum cause_flag */
@@ -75,10 +78,16 @@ const char *cause_comm(const struct cause_table *t, uint32_t pid);
  * "[swap]", "[no file]"), into buf. */
 const char *cause_file_label(const struct cause_table *t, const struct cause *c,
 			     char *buf, size_t len);
-/* The cgroup's path, "cgroup ID" where unnamed, "[no cgroup]". */
+/* The cgroup's path, "cgroup ID" where unnamed, "[no cgroup]"; where
+ * the io controller's is v1's, the task's v2 group after it, "PATH (v2
+ * PATH2)". */
 const char *cause_cgroup_label(const struct cause_table *t,
 			       const struct cause *c, char *buf, size_t len);
 /* The kernel stack, outermost frame first, joined by ';', or NULL. */
+/* Which hierarchy the cgroup paths are of, in words, into buf; NULL
+ * when the recorder did not say. */
+const char *cause_table_cgroup_source(const struct cause_table *t, char *buf,
+				      size_t len);
 const char *cause_kstack(const struct cause_table *t, const struct cause *c);
 const char *cause_ustack(const struct cause_table *t, const struct cause *c);
 

@@ -192,27 +192,54 @@ int cause_write_task(struct cause_writer *w, uint32_t tid, uint32_t tgid,
 	return line_end(w, &l, err);
 }
 
-int cause_write_cgroup(struct cause_writer *w, uint64_t id, const char *path,
-		       struct iow_error *err)
+static int write_cgroup_line(struct cause_writer *w, const char *word,
+			     uint64_t id, const char *path,
+			     struct iow_error *err)
 {
 	struct dict_line l;
 
 	if (line_start(&l)) {
-		fprintf(l.f, "cgroup\t%llu\t", (unsigned long long)id);
+		fprintf(l.f, "%s\t%llu\t", word, (unsigned long long)id);
 		put_field(l.f, path);
 	}
 	return line_end(w, &l, err);
 }
 
+int cause_write_cgroup(struct cause_writer *w, uint64_t id, const char *path,
+		       struct iow_error *err)
+{
+	return write_cgroup_line(w, "cgroup", id, path, err);
+}
+
+int cause_write_cgroup2(struct cause_writer *w, uint64_t id, const char *path,
+			struct iow_error *err)
+{
+	return write_cgroup_line(w, "cgroup2", id, path, err);
+}
+
+int cause_write_cgroup_root(struct cause_writer *w, const char *root, int v1,
+			    struct iow_error *err)
+{
+	struct dict_line l;
+
+	if (line_start(&l)) {
+		fprintf(l.f, "cgroups\t%s\t", v1 ? "v1 blkio" : "v2");
+		put_field(l.f, root);
+	}
+	return line_end(w, &l, err);
+}
+
 int cause_write_file(struct cause_writer *w, uint32_t dev, uint64_t ino,
-		     enum cause_file_kind kind, const char *path,
+		     uint32_t gen, enum cause_file_kind kind, const char *path,
 		     struct iow_error *err)
 {
 	struct dict_line l;
 
 	if (line_start(&l)) {
-		fprintf(l.f, "file\t%u\t%llu\t%s\t", dev,
-			(unsigned long long)ino,
+		fprintf(l.f, "file\t%u\t%llu", dev, (unsigned long long)ino);
+		if (gen)	/* an older reader reads INO and stops there */
+			fprintf(l.f, ":%u", gen);
+		fprintf(l.f, "\t%s\t",
 			kind_names[kind < N_FILE_KINDS ? kind : FILE_KIND_FILE]);
 		put_field(l.f, path);
 	}
@@ -292,6 +319,7 @@ struct cause_cursor {
 	int swap;
 	int have;		/* cur holds the next record */
 	struct cause_rec cur;
+	size_t rec_size;	/* its file's: CAUSE_REC_SIZE, or _64 */
 	struct cause_rec out;	/* the one last handed out */
 	int damaged;		/* ended early: the rest unreadable */
 	char suffix[8];		/* its compression's (".gz"), or "" */
@@ -301,7 +329,7 @@ struct cause_cursor {
 };
 
 struct file_name {
-	uint32_t dev;
+	uint32_t dev, gen;
 	uint64_t ino;
 	enum cause_file_kind kind;
 	char *path;
@@ -316,7 +344,10 @@ struct cause_reader {
 	/* the dictionary: names, and maps to them */
 	char **strings;
 	size_t n_strings;
-	struct u64map tasks, cgroups, kstacks, ustacks, files;
+	struct u64map tasks, cgroups, cgroups2, kstacks, ustacks, files;
+	/* the io controller's hierarchy: 1 + string index, 0: not said */
+	uint32_t cgroup_root;
+	int cgroup_v1;
 	struct file_name *file_names;
 	size_t n_files;
 	char *notes;
@@ -346,6 +377,8 @@ static void rec_to_host(struct cause_rec *r, int swap)
 	r->owner_pid = swap32(r->owner_pid, 1);
 	r->owner_tgid = swap32(r->owner_tgid, 1);
 	r->cgroup = swap64(r->cgroup, 1);
+	r->cgroup2 = swap64(r->cgroup2, 1);
+	r->ino_gen = swap32(r->ino_gen, 1);
 	r->ino = swap64(r->ino, 1);
 	r->ino_dev = swap32(r->ino_dev, 1);
 	r->kstack = (int32_t)swap32((uint32_t)r->kstack, 1);
@@ -366,7 +399,8 @@ static void cursor_next(struct cause_cursor *c)
 		}
 		return;
 	}
-	c->have = fread(&c->cur, sizeof(c->cur), 1, c->f) == 1;
+	memset(&c->cur, 0, sizeof(c->cur));
+	c->have = fread(&c->cur, c->rec_size, 1, c->f) == 1;
 	if (c->have)
 		rec_to_host(&c->cur, c->swap);
 	else if (ferror(c->f))
@@ -423,8 +457,10 @@ static int open_cursor(struct cause_cursor *c, const char *path,
 		return iow_fail(err, "%s: not a cause file (expected %s at byte 0): record the trace again, or remove it to read the trace without causes",
 				path, CAUSE_FILE_MAGIC);
 	c->swap = head[1] != ORDER_MARK;
+	c->rec_size = swap32(head[0], c->swap);
 	if (swap32(head[1], c->swap) != ORDER_MARK ||
-	    swap32(head[0], c->swap) != CAUSE_REC_SIZE)
+	    (c->rec_size != CAUSE_REC_SIZE &&
+	     c->rec_size != CAUSE_REC_SIZE_64))
 		return iow_fail(err, "%s: byte 8: records of %u bytes, not %d: written by another version of iowatcher",
 				path, swap32(head[0], c->swap), CAUSE_REC_SIZE);
 	cursor_next(c);
@@ -460,9 +496,9 @@ static int keep_string(struct cause_reader *r, const char *s, uint32_t *idx)
 	return 0;
 }
 
-static uint64_t file_key(uint32_t dev, uint64_t ino)
+static uint64_t file_key(uint32_t dev, uint64_t ino, uint32_t gen)
 {
-	return u64_mix(u64_mix(0, dev), ino);
+	return u64_mix(u64_mix(u64_mix(0, dev), ino), gen);
 }
 
 /* The fields of a line, tab-separated, up to max; their number. */
@@ -483,6 +519,7 @@ static size_t split_fields(char *line, char **f, size_t max)
 static int add_file(struct cause_reader *r, char **f)
 {
 	struct file_name *more;
+	char *end;
 	size_t k;
 	uint32_t idx;
 
@@ -491,7 +528,9 @@ static int add_file(struct cause_reader *r, char **f)
 		return -1;
 	r->file_names = more;
 	more[r->n_files].dev = (uint32_t)strtoul(f[1], NULL, 10);
-	more[r->n_files].ino = strtoull(f[2], NULL, 10);
+	more[r->n_files].ino = strtoull(f[2], &end, 10);
+	more[r->n_files].gen = *end == ':' ? (uint32_t)strtoul(end + 1, NULL,
+							       10) : 0;
 	more[r->n_files].kind = FILE_KIND_FILE;
 	for (k = 0; k < N_FILE_KINDS; k++)
 		if (!strcmp(f[3], kind_names[k]))
@@ -500,8 +539,8 @@ static int add_file(struct cause_reader *r, char **f)
 	if (!(more[r->n_files].path = strdup(f[4])))
 		return -1;
 	idx = (uint32_t)r->n_files++;
-	return u64map_put(&r->files, file_key(more[idx].dev, more[idx].ino),
-			  idx);
+	return u64map_put(&r->files, file_key(more[idx].dev, more[idx].ino,
+					      more[idx].gen), idx);
 }
 
 static int add_note(struct cause_reader *r, char *text)
@@ -548,10 +587,19 @@ static int dict_line(struct cause_reader *r, char *line)
 		return keep_string(r, f[3], &idx) < 0 ? -1 :
 		       u64map_put(&r->tasks, strtoull(f[1], NULL, 10), idx);
 	}
-	if (n == 3 && !strcmp(f[0], "cgroup")) {
+	if (n == 3 && (!strcmp(f[0], "cgroup") || !strcmp(f[0], "cgroup2"))) {
 		unescape(f[2]);
 		return keep_string(r, f[2], &idx) < 0 ? -1 :
-		       u64map_put(&r->cgroups, strtoull(f[1], NULL, 10), idx);
+		       u64map_put(f[0][6] ? &r->cgroups2 : &r->cgroups,
+				  strtoull(f[1], NULL, 10), idx);
+	}
+	if (n == 3 && !strcmp(f[0], "cgroups")) {
+		unescape(f[2]);
+		if (keep_string(r, f[2], &idx) < 0)
+			return -1;
+		r->cgroup_root = idx + 1;
+		r->cgroup_v1 = !strcmp(f[1], "v1 blkio");
+		return 0;
 	}
 	if (n == 3 && (!strcmp(f[0], "kstack") || !strcmp(f[0], "ustack"))) {
 		/* frames keep their escapes: ';' joins them as written */
@@ -744,16 +792,28 @@ const char *cause_cgroup_path(const struct cause_reader *r, uint64_t id)
 	return string_of(r, &r->cgroups, id);
 }
 
+const char *cause_cgroup2_path(const struct cause_reader *r, uint64_t id)
+{
+	return string_of(r, &r->cgroups2, id);
+}
+
+const char *cause_cgroup_root(const struct cause_reader *r, int *v1)
+{
+	*v1 = r->cgroup_v1;
+	return r->cgroup_root ? r->strings[r->cgroup_root - 1] : NULL;
+}
+
 const char *cause_file_path(const struct cause_reader *r, uint32_t dev,
-			    uint64_t ino, enum cause_file_kind *kind)
+			    uint64_t ino, uint32_t gen,
+			    enum cause_file_kind *kind)
 {
 	uint32_t idx;
 	const struct file_name *f;
 
-	if (!u64map_get(&r->files, file_key(dev, ino), &idx))
+	if (!u64map_get(&r->files, file_key(dev, ino, gen), &idx))
 		return NULL;
 	f = &r->file_names[idx];
-	if (f->dev != dev || f->ino != ino)
+	if (f->dev != dev || f->ino != ino || f->gen != gen)
 		return NULL;
 	if (kind)
 		*kind = f->kind;
@@ -822,6 +882,7 @@ void cause_reader_close(struct cause_reader *r)
 	free(r->file_names);
 	u64map_free(&r->tasks);
 	u64map_free(&r->cgroups);
+	u64map_free(&r->cgroups2);
 	u64map_free(&r->kstacks);
 	u64map_free(&r->ustacks);
 	u64map_free(&r->files);

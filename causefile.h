@@ -11,12 +11,22 @@
  * it could not. A trace without them (blktrace) reads as before.
  *
  * NAME.cause.N: a 16-byte header ("IOWCAUS1", the record size, 0x01020304
- * in the writer's byte order), then struct cause_rec records.
+ * in the writer's byte order), then struct cause_rec records (72 bytes;
+ * those of recordings before the generation, 64, are read too).
  * NAME.cause: text lines of tab-separated fields, the first
  * "iowatcher causes 1":
  *   task TID TGID COMM           a task's name when it was seen
+ *   cgroups KIND ROOT            where the cgroup ids are directories:
+ *                                the io controller's hierarchy, KIND
+ *                                "v1 blkio" or "v2" (before any cgroup)
  *   cgroup ID PATH               a cgroup's path under the cgroup root
- *   file DEV INO KIND PATH       KIND: file, metadata, journal, swap, device
+ *   cgroup2 ID PATH              a task's cgroup v2 group (kept where the
+ *                                io controller's hierarchy is v1's)
+ *   file DEV INO KIND PATH       KIND: file, metadata, journal, swap, device;
+ *                                INO "INO:GEN" with the inode's
+ *                                generation where the recorder had it;
+ *                                PATH its name when its I/O was seen,
+ *                                "PATH (deleted)" if it went since
  *   kstack ID FRAME;FRAME;...    a kernel stack, outermost frame first
  *   ustack ID FRAME;FRAME;...    a user stack, the same way
  *   note TEXT                    what the recorder could not record
@@ -52,11 +62,17 @@ struct cause_rec {
 	uint32_t ino_dev;	/* its file system (dev_t, as in records) */
 	int32_t kstack, ustack;	/* stack ids in the dictionary, -1: none */
 	uint32_t flags;		/* enum cause_flag */
-	uint32_t reserved[2];
+	/* the task's cgroup v2 group (the dirtier's for a writeback), 0:
+	 * not kept (the io controller's hierarchy is v2's: cgroup is it) */
+	uint64_t cgroup2;
+	/* the inode's generation: which of the files given its number */
+	uint32_t ino_gen;
+	uint32_t reserved;
 };
 
 #define CAUSE_FILE_MAGIC	"IOWCAUS1"
-#define CAUSE_REC_SIZE		64
+#define CAUSE_REC_SIZE		72
+#define CAUSE_REC_SIZE_64	64	/* before ino_gen */
 
 enum cause_file_kind { FILE_KIND_FILE, FILE_KIND_METADATA,
 		       FILE_KIND_JOURNAL, FILE_KIND_SWAP, FILE_KIND_DEVICE,
@@ -75,8 +91,13 @@ int cause_write_task(struct cause_writer *w, uint32_t tid, uint32_t tgid,
 		     const char *comm, struct iow_error *err);
 int cause_write_cgroup(struct cause_writer *w, uint64_t id, const char *path,
 		       struct iow_error *err);
+int cause_write_cgroup2(struct cause_writer *w, uint64_t id, const char *path,
+			struct iow_error *err);
+/* Where the cgroup ids are directories: root, of v1's blkio (v1) or v2. */
+int cause_write_cgroup_root(struct cause_writer *w, const char *root, int v1,
+			    struct iow_error *err);
 int cause_write_file(struct cause_writer *w, uint32_t dev, uint64_t ino,
-		     enum cause_file_kind kind, const char *path,
+		     uint32_t gen, enum cause_file_kind kind, const char *path,
 		     struct iow_error *err);
 /* frames[0] the outermost */
 int cause_write_stack(struct cause_writer *w, int user, int32_t id,
@@ -124,9 +145,16 @@ int cause_reader_push(struct cause_reader *r, unsigned cpu,
 int cause_reader_kept(const struct cause_reader *r);
 const char *cause_task_name(const struct cause_reader *r, uint32_t tid);
 const char *cause_cgroup_path(const struct cause_reader *r, uint64_t id);
+/* A cgroup v2 group's path (a record's cgroup2), or NULL. */
+const char *cause_cgroup2_path(const struct cause_reader *r, uint64_t id);
+/* Where the cgroups' paths are from (the io controller's hierarchy's
+ * mount; *v1: v1's blkio, else v2), or NULL when the recorder did not
+ * say (an older one). */
+const char *cause_cgroup_root(const struct cause_reader *r, int *v1);
 /* The file's path and kind, or NULL when not named. */
 const char *cause_file_path(const struct cause_reader *r, uint32_t dev,
-			    uint64_t ino, enum cause_file_kind *kind);
+			    uint64_t ino, uint32_t gen,
+			    enum cause_file_kind *kind);
 /* "outer;...;inner", or NULL. */
 const char *cause_stack(const struct cause_reader *r, int user, int32_t id);
 /* The dictionary's notes ("user stacks need frame pointers"), joined. */

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -698,6 +700,24 @@ int cgroup_io_root(const char *mountinfo, char *dir, size_t len)
 	return rc;
 }
 
+int cgroup_v2_root(const char *mountinfo, char *dir, size_t len)
+{
+	struct mounts ms;
+	size_t i;
+	int rc = -1;
+
+	if (mounts_read(mountinfo, &ms))
+		return -1;
+	for (i = 0; i < ms.n && rc; i++) {
+		if (strcmp(ms.m[i].type, "cgroup2"))
+			continue;
+		snprintf(dir, len, "%s", ms.m[i].point);
+		rc = 0;
+	}
+	mounts_free(&ms);
+	return rc;
+}
+
 size_t cgroup_paths(const char *root, uint64_t *ids, char **paths, size_t n)
 {
 	struct u64map want = { 0 };
@@ -792,10 +812,28 @@ size_t file_paths(const char *mountinfo, struct file_query *q, size_t n,
 	return found;
 }
 
+int file_generation_differs(const char *path, uint32_t gen)
+{
+	struct stat st;
+	int fd, version = 0, differs = 0;
+
+	/* opened only to ask: no device or FIFO, which an open may move */
+	if (!gen || lstat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (ioctl(fd, FS_IOC_GETVERSION, &version) == 0)
+		differs = (uint32_t)version != gen;
+	close(fd);
+	return differs;
+}
+
 /* ---- a file at a time, by handle ---- */
 
 /* The handle ext2-4 and f2fs decode: a 32-bit inode number and its
- * generation, 0 for "any" (the kernel's FILEID_INO32_GEN). */
+ * generation, 0 for "any" (the kernel's FILEID_INO32_GEN): another file
+ * given the number since is not taken for it. */
 #define HANDLE_INO32_GEN	1
 /* A device whose file system fails this many, none found, is let be. */
 #define HANDLE_GIVE_UP		16
@@ -803,6 +841,7 @@ size_t file_paths(const char *mountinfo, struct file_query *q, size_t n,
 struct handle_dev {
 	uint32_t dev;
 	int fd;			/* its mount's directory, or -1: none */
+	char *point, *root;	/* that mount's, or NULL */
 	unsigned found, failed;
 };
 
@@ -827,9 +866,12 @@ void file_handles_free(struct file_handles *fh)
 
 	if (!fh)
 		return;
-	for (i = 0; i < fh->n; i++)
+	for (i = 0; i < fh->n; i++) {
 		if (fh->devs[i].fd >= 0)
 			close(fh->devs[i].fd);
+		free(fh->devs[i].point);
+		free(fh->devs[i].root);
+	}
 	free(fh->devs);
 	free(fh);
 }
@@ -855,13 +897,30 @@ static struct handle_dev *handle_dev(struct file_handles *fh, uint32_t dev)
 	if (mounts_read(fh->mountinfo, &ms))
 		return d;
 	mt = mount_of(&ms, dev);
-	if (mt)
+	if (mt) {
 		d->fd = open(mt->point, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		d->point = strdup(mt->point);
+		d->root = strdup(mt->root);
+	}
 	mounts_free(&ms);
 	return d;
 }
 
-/* The path of what fd is open on, if it is still (dev, ino) there. */
+static int stat_is(const struct stat *st, uint32_t dev, uint64_t ino)
+{
+	return st->st_ino == ino &&
+	       (uint32_t)(major(st->st_dev) << 20 | minor(st->st_dev)) == dev;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && !strcmp(s + n - t, tail);
+}
+
+/* The path of what fd is open on, if it is still (dev, ino) there, or
+ * was until it was removed: then its link's "PATH (deleted)". */
 static char *fd_path(int fd, uint32_t dev, uint64_t ino)
 {
 	char link[64], path[4096];
@@ -873,19 +932,24 @@ static char *fd_path(int fd, uint32_t dev, uint64_t ino)
 	if (n <= 0)
 		return NULL;
 	path[n] = '\0';
-	/* a removed file's link ends " (deleted)"; a dentry the kernel
-	 * could not connect names no path of the tree */
-	if (path[0] != '/' || stat(path, &st) || st.st_ino != ino ||
-	    (uint32_t)(major(st.st_dev) << 20 | minor(st.st_dev)) != dev)
+	/* a dentry the kernel could not connect names no path of the
+	 * tree; a removed file (still open somewhere) names its last */
+	if (path[0] != '/')
+		return NULL;
+	if (ends_with(path, FILE_DELETED) && !fstat(fd, &st) &&
+	    stat_is(&st, dev, ino))
+		return strdup(path);
+	if (stat(path, &st) || !stat_is(&st, dev, ino))
 		return NULL;
 	return strdup(path);
 }
 
-char *file_handles_path(struct file_handles *fh, uint32_t dev, uint64_t ino)
+char *file_handles_path(struct file_handles *fh, uint32_t dev, uint64_t ino,
+			uint32_t gen)
 {
 	struct handle_dev *d = handle_dev(fh, dev);
 	struct file_handle *h;
-	uint32_t words[2] = { (uint32_t)ino, 0 };
+	uint32_t words[2] = { (uint32_t)ino, gen };
 	char *path = NULL;
 	int fd;
 
@@ -908,5 +972,27 @@ char *file_handles_path(struct file_handles *fh, uint32_t dev, uint64_t ino)
 		d->found++;
 	else
 		d->failed++;
+	return path;
+}
+
+char *file_handles_mounted(struct file_handles *fh, uint32_t dev,
+			   const char *rel)
+{
+	struct handle_dev *d = handle_dev(fh, dev);
+	size_t root_len;
+	char *path;
+
+	if (!d || !d->point || !d->root)
+		return NULL;
+	/* a mount of a subtree (a bind mount) shows what is under it */
+	root_len = strcmp(d->root, "/") ? strlen(d->root) : 0;
+	if (root_len && (strncmp(rel, d->root, root_len) ||
+			 (rel[root_len] != '/' && rel[root_len])))
+		return NULL;
+	rel += root_len;
+	path = malloc(strlen(d->point) + strlen(rel) + 2);
+	if (path)
+		sprintf(path, "%s%s", strcmp(d->point, "/") ? d->point : "",
+			rel);
 	return path;
 }

@@ -62,6 +62,10 @@ int umaps_covers(const struct umaps *m, uint64_t addr);
  */
 int cgroup_io_root(const char *mountinfo, char *dir, size_t len);
 
+/* The cgroup2 mount's directory, into dir: where a task's cgroup v2 id
+ * (bpf_get_current_cgroup_id) is a directory. 0, or -1 when none. */
+int cgroup_v2_root(const char *mountinfo, char *dir, size_t len);
+
 /* The paths of ids (0: not wanted, or found; set to 0 as each is found)
  * under root, "/" for root itself: paths[i] is malloc'd or NULL. Returns
  * how many were found. */
@@ -85,20 +89,36 @@ struct file_query {
 size_t file_paths(const char *mountinfo, struct file_query *q, size_t n,
 		  long budget_ms, int *timed_out);
 
+/* Whether the regular file at path is not of generation gen, as its
+ * file system tells (FS_IOC_GETVERSION: ext2-4, f2fs, btrfs): the walk
+ * found another file given the number since. 0 where it cannot tell. */
+int file_generation_differs(const char *path, uint32_t gen);
+
+/* What a removed file's name ends with, as /proc's links say it. */
+#define FILE_DELETED	" (deleted)"
+
 /*
- * A file's path at once, for the live view, without a walk: the inode
+ * A file's path at once, while recording, without a walk: the inode
  * opened by a file handle through a mount of its file system (needs
  * CAP_DAC_READ_SEARCH), then its link in /proc/self/fd, checked to name
- * that inode. The handle is ext2-4's and f2fs's, with generation 0,
- * which they take for any; other file systems (xfs, btrfs) refuse it,
+ * that inode. The handle is ext2-4's and f2fs's, with the inode's
+ * generation (0: any), so that a file given the number of one deleted
+ * is not taken for it; other file systems (xfs, btrfs) refuse it,
  * and after 16 refusals and no path their device is not asked again.
+ * A file removed but still open is "PATH (deleted)" (FILE_DELETED).
  * NULL when not found (removed, not mounted, refused). A device's mount
  * is looked up in mountinfo once, the first time it is asked for.
  */
 struct file_handles;
 
 struct file_handles *file_handles_new(const char *mountinfo);
-char *file_handles_path(struct file_handles *fh, uint32_t dev, uint64_t ino);
+char *file_handles_path(struct file_handles *fh, uint32_t dev, uint64_t ino,
+			uint32_t gen);
+/* rel, a path from the root of dev's file system, as a path of its
+ * mount (malloc'd), or NULL when dev is not mounted or rel is outside
+ * the mount's subtree. */
+char *file_handles_mounted(struct file_handles *fh, uint32_t dev,
+			   const char *rel);
 void file_handles_free(struct file_handles *fh);
 
 #endif

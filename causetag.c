@@ -96,6 +96,8 @@ static uint64_t class_key(const struct cause_tags *tg, const struct cause *c,
 
 	switch (tg->by) {
 	case BY_CGROUP:
+		if (c && c->cgroup2)	/* (v1 group, v2 group) */
+			return u64_mix(c->cgroup, c->cgroup2) & ~(1ull << 63);
 		if (c)
 			return c->cgroup ? c->cgroup : KEY_NONE;
 		/* an ISSUE of blktrace's cgroup option carries it too */
@@ -114,7 +116,8 @@ static uint64_t class_key(const struct cause_tags *tg, const struct cause *c,
 			return KEY_METADATA;
 		if (c->flags & CAUSE_SWAP)
 			return KEY_SWAP;
-		return u64_mix(c->ino_dev, c->ino) & ~(1ull << 63);
+		return u64_mix(u64_mix(c->ino_dev, c->ino), c->ino_gen) &
+		       ~(1ull << 63);
 	case BY_STACK:
 		return c && c->kstack >= 0 ? (uint64_t)c->kstack : KEY_NONE;
 	default:

@@ -385,6 +385,9 @@ static int analyse_trace(const struct options *o,
 			cause_table_warning(ts.causes));
 	feed_close(f);
 	/* the causes name what the summary and pictures show */
+	if (o->by == BY_CGROUP && ts.causes)
+		cause_table_cgroup_source(ts.causes, res->tags_source,
+					  sizeof(res->tags_source));
 	res->causes = ts.causes;
 	ts.causes = NULL;
 	tag_stage_free(&ts);

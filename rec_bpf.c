@@ -374,6 +374,7 @@ static void set_cause_programs(struct bpf_rec *b)
 	struct bpf_program *cause_progs[] = {
 		b->skel->progs.dirty_folio, b->skel->progs.dio_begin,
 		b->skel->progs.dio_queued, b->skel->progs.dio_complete,
+		b->skel->progs.unlink_name,
 	};
 	size_t i;
 
@@ -609,8 +610,9 @@ static void *bpf_start(const struct recorder_env *env, struct iow_error *err)
 static size_t sample_size(const struct blk_io_trace *t)
 {
 	return sizeof(*t) + t->pdu_len +
-	       (t->magic == BLKREC_CAUSE_MAGIC ? sizeof(struct blkrec_cause)
-					       : 0);
+	       (t->magic == BLKREC_CAUSE_MAGIC ? sizeof(struct blkrec_cause) :
+		t->magic == BLKREC_NAME_MAGIC ? sizeof(struct blkrec_name) :
+		0);
 }
 
 /* Each record off a ring goes to its CPU's batch. */
@@ -682,6 +684,10 @@ static int write_record(struct bpf_rec *b, unsigned cpu,
 
 	if (t->magic == BLKREC_CAUSE_MAGIC)
 		return write_queue_cause(b, t, err);
+	if (t->magic == BLKREC_NAME_MAGIC)
+		return b->causes ? rec_causes_unlinked(b->causes, t,
+					(const struct blkrec_name *)(t + 1),
+					err) : 0;
 	if (b->causes && blk_is_note(t->action) &&
 	    blk_action_code(t->action) == BLK_TN_PROCESS &&
 	    rec_causes_process(b->causes, t->pid, (const char *)(t + 1),

@@ -18,6 +18,8 @@ _Static_assert(BLKREC_WRITEBACK == CAUSE_WRITEBACK &&
 #define MAX_FRAMES	BLKREC_STACK_DEPTH
 #define FRAME_LEN	160
 #define MAX_UMAPS	4096	/* processes whose maps are kept */
+#define MAX_UNLINKED	65536	/* unlinked names kept (an rm -r of a
+				 * tree is the most) */
 
 struct task {
 	uint32_t tid, tgid;
@@ -26,11 +28,23 @@ struct task {
 	int news;		/* on the list of names to write */
 };
 
+/* A file: its number, and its generation, for a number is given again
+ * to the next file made once the file that had it is deleted. */
 struct file_key {
-	uint32_t dev;
+	uint32_t dev, gen;
 	uint64_t ino;
 	enum cause_file_kind kind;
 	int named;		/* in the dictionary */
+	char *path;		/* its name when first seen, or NULL */
+};
+
+/* A file's name as it was unlinked (the BPF recorder's unlink records),
+ * the last of each inode. */
+struct unlinked {
+	uint32_t dev, gen;
+	uint64_t ino;
+	uint32_t nlink;		/* its links left: 0, the file went */
+	char *path;
 };
 
 struct cgroup_name {
@@ -38,6 +52,16 @@ struct cgroup_name {
 	int tried;		/* looked for once, while recording */
 	int written;		/* path is in the dictionary */
 	char *path;
+};
+
+/* The cgroups of one hierarchy: the io controller's (the bios'), or
+ * cgroup v2's (the tasks', kept where the io controller is v1's). */
+struct cgroup_set {
+	struct u64map idx;		/* id -> names[] */
+	struct cgroup_name *names;
+	size_t n;
+	int pending;
+	char root[4096];
 };
 
 /* Stacks of one kind (kernel or user): the programs' ids to ours, and
@@ -64,17 +88,18 @@ struct rec_causes {
 	size_t n_tasks;
 	uint32_t *task_news;		/* tasks[] named, not yet written */
 	size_t n_task_news;
-	struct u64map file_idx;		/* mix(dev, ino) -> files[] */
+	struct u64map file_idx;		/* mix(dev, ino, gen) -> files[] */
 	struct file_key *files;
 	size_t n_files;
 	size_t files_tried;		/* files[] before it: looked up */
-	struct file_handles *handles;	/* for the live view, or NULL */
-	struct u64map cgroup_idx;	/* id -> cgroups[] */
-	struct cgroup_name *cgroups;
-	size_t n_cgroups;
-	int cgroups_pending;
-	char cgroup_root[4096];
-	int cgroup_root_state;		/* 0 not looked for, 1 found, -1 none */
+	struct file_handles *handles;	/* made at the first file */
+	struct u64map unlinked_idx;	/* mix(dev, ino, gen) -> unlinked[] */
+	struct unlinked *unlinked;
+	size_t n_unlinked;
+	struct cgroup_set io, v2;
+	/* 0 not looked for, 1 found (io_v1: the io controller's is v1's,
+	 * and the tasks' v2 groups are kept too), -1 none */
+	int cgroup_root_state, io_v1;
 	struct stack_ids kernel, user;
 	struct ksyms *ksyms;
 	int ksyms_failed;
@@ -173,120 +198,148 @@ int rec_causes_process(struct rec_causes *rc, uint32_t pid, const char *comm,
 	return task_named(rc, t);
 }
 
-/* ---- files and cgroups ---- */
+/* ---- files ---- */
+
+static uint64_t file_hash(uint32_t dev, uint64_t ino, uint32_t gen)
+{
+	return u64_mix(u64_mix(u64_mix(0, dev), ino), gen);
+}
 
 static int see_file(struct rec_causes *rc, uint32_t dev, uint64_t ino,
-		    enum cause_file_kind kind)
+		    uint32_t gen, enum cause_file_kind kind)
 {
-	uint64_t key = u64_mix(u64_mix(0, dev), ino);
-	struct file_key *more;
+	uint64_t key = file_hash(dev, ino, gen);
+	struct file_key *more, *f;
 	uint32_t idx;
 
 	/* a clash of keys (another file) tries the next one */
 	for (;; key++) {
 		if (!u64map_get(&rc->file_idx, key, &idx))
 			break;
-		if (rc->files[idx].dev == dev && rc->files[idx].ino == ino)
+		f = &rc->files[idx];
+		if (f->dev == dev && f->ino == ino && f->gen == gen)
 			return 0;
 	}
 	more = grow(rc->files, rc->n_files, sizeof(*more));
 	if (!more)
 		return -1;
 	rc->files = more;
-	more[rc->n_files] = (struct file_key){ dev, ino, kind, 0 };
+	more[rc->n_files] = (struct file_key){ .dev = dev, .gen = gen,
+					       .ino = ino, .kind = kind };
 	if (u64map_put(&rc->file_idx, key, (uint32_t)rc->n_files) < 0)
 		return -1;
 	rc->n_files++;
 	return 0;
 }
 
-static int see_cgroup(struct rec_causes *rc, uint64_t id)
+static struct file_handles *handles(struct rec_causes *rc)
 {
-	struct cgroup_name *more;
+	if (!rc->handles)
+		rc->handles = file_handles_new(rc->env.mountinfo);
+	return rc->handles;
+}
+
+static struct unlinked *unlinked_of(const struct rec_causes *rc,
+				    uint32_t dev, uint64_t ino, uint32_t gen)
+{
+	uint64_t key = file_hash(dev, ino, gen);
+	const struct unlinked *u;
 	uint32_t idx;
 
-	if (!id || u64map_get(&rc->cgroup_idx, id, &idx))
+	for (; u64map_get(&rc->unlinked_idx, key, &idx); key++) {
+		u = &rc->unlinked[idx];
+		if (u->dev == dev && u->ino == ino && u->gen == gen)
+			return &rc->unlinked[idx];
+	}
+	return NULL;
+}
+
+/* The components of an unlink record (the file's first) as a path from
+ * its file system's root, "/..." where they do not reach it. */
+static char *path_from_root(const struct blkrec_name *n)
+{
+	const char *parts[BLKREC_NAME_DEPTH];
+	size_t i, off = 0, len = 5, depth = 0;
+	char *path;
+
+	while (depth < n->depth && depth < BLKREC_NAME_DEPTH &&
+	       off < BLKREC_NAME_BYTES) {
+		parts[depth] = n->names + off;
+		len += strnlen(parts[depth], BLKREC_NAME_BYTES - off) + 1;
+		off += strnlen(parts[depth], BLKREC_NAME_BYTES - off) + 1;
+		depth++;
+	}
+	if (!depth || !(path = malloc(len)))
+		return NULL;
+	strcpy(path, n->whole ? "" : "/...");
+	for (i = depth; i-- > 0;) {
+		strcat(path, "/");
+		strncat(path, parts[i], len - strlen(path) - 1);
+	}
+	return path;
+}
+
+int rec_causes_unlinked(struct rec_causes *rc, const struct blk_io_trace *t,
+			const struct blkrec_name *n, struct iow_error *err)
+{
+	char *rel = path_from_root(n), *path = NULL;
+	struct unlinked *u, *more;
+	uint64_t key;
+	uint32_t idx;
+
+	if (!rel)
+		return 0;	/* a name the kernel gave empty: none */
+	if (handles(rc))
+		path = file_handles_mounted(rc->handles, t->device, rel);
+	if (path)
+		free(rel);
+	else
+		path = rel;	/* not mounted here: from its root */
+	u = unlinked_of(rc, t->device, n->ino, n->gen);
+	if (!u && rc->n_unlinked >= MAX_UNLINKED) {
+		free(path);
 		return 0;
-	more = grow(rc->cgroups, rc->n_cgroups, sizeof(*more));
-	if (!more)
-		return -1;
-	rc->cgroups = more;
-	more[rc->n_cgroups] = (struct cgroup_name){ id, 0, 0, NULL };
-	if (u64map_put(&rc->cgroup_idx, id, (uint32_t)rc->n_cgroups) < 0)
-		return -1;
-	rc->n_cgroups++;
-	rc->cgroups_pending = 1;
+	}
+	if (!u) {
+		more = grow(rc->unlinked, rc->n_unlinked, sizeof(*more));
+		if (!more)
+			goto oom;
+		rc->unlinked = more;
+		for (key = file_hash(t->device, n->ino, n->gen);
+		     u64map_get(&rc->unlinked_idx, key, &idx); key++)
+			;
+		if (u64map_put(&rc->unlinked_idx, key,
+			       (uint32_t)rc->n_unlinked) < 0)
+			goto oom;
+		u = &more[rc->n_unlinked++];
+		u->path = NULL;
+	}
+	free(u->path);
+	*u = (struct unlinked){ t->device, n->gen, n->ino, n->nlink, path };
 	return 0;
+oom:
+	free(path);
+	return iow_fail(err, "out of memory");
 }
 
-/* Names the cgroups not yet looked for (all of them: final). */
-static void name_cgroups(struct rec_causes *rc, int final)
+/*
+ * A file's name, as it was when its I/O was seen: where its last link
+ * was unlinked, the name it had then, "(deleted)"; else the name found
+ * when it was first seen (by its handle). NULL: found neither way (the
+ * walk at the end may). Malloc'd.
+ */
+static char *name_as_seen(struct rec_causes *rc, const struct file_key *f)
 {
-	uint64_t *ids;
-	char **paths;
-	size_t i;
+	const struct unlinked *u = unlinked_of(rc, f->dev, f->ino, f->gen);
+	char *path;
 
-	if (!rc->cgroup_root_state)
-		rc->cgroup_root_state = cgroup_io_root(rc->env.mountinfo,
-						       rc->cgroup_root,
-						       sizeof(rc->cgroup_root))
-					? -1 : 1;
-	if (rc->cgroup_root_state < 0)
-		return;
-	ids = calloc(rc->n_cgroups + 1, sizeof(*ids));
-	paths = calloc(rc->n_cgroups + 1, sizeof(*paths));
-	if (!ids || !paths)
-		goto out;
-	for (i = 0; i < rc->n_cgroups; i++)
-		if (!rc->cgroups[i].path && (final || !rc->cgroups[i].tried))
-			ids[i] = rc->cgroups[i].id;
-	cgroup_paths(rc->cgroup_root, ids, paths, rc->n_cgroups);
-	for (i = 0; i < rc->n_cgroups; i++) {
-		rc->cgroups[i].tried = 1;
-		if (paths[i] && !rc->cgroups[i].path)
-			rc->cgroups[i].path = paths[i];
-		else
-			free(paths[i]);
+	if (u && !u->nlink) {
+		path = malloc(strlen(u->path) + sizeof(FILE_DELETED));
+		if (path)
+			sprintf(path, "%s%s", u->path, FILE_DELETED);
+		return path;
 	}
-out:
-	free(ids);
-	free(paths);
-}
-
-/* ---- names as they are learnt ---- */
-
-static int write_task_news(struct rec_causes *rc, struct iow_error *err)
-{
-	struct task *t;
-	size_t i;
-
-	for (i = 0; i < rc->n_task_news; i++) {
-		t = &rc->tasks[rc->task_news[i]];
-		t->news = 0;
-		if (cause_write_task(rc->w, t->tid, t->tgid ? t->tgid : t->tid,
-				     t->comm, err))
-			return -1;
-		t->written = 1;
-	}
-	rc->n_task_news = 0;
-	return 0;
-}
-
-/* The cgroups named and not yet written. */
-static int write_cgroup_names(struct rec_causes *rc, struct iow_error *err)
-{
-	struct cgroup_name *cg;
-	size_t i;
-
-	for (i = 0; i < rc->n_cgroups; i++) {
-		cg = &rc->cgroups[i];
-		if (!cg->path || cg->written)
-			continue;
-		if (cause_write_cgroup(rc->w, cg->id, cg->path, err))
-			return -1;
-		cg->written = 1;
-	}
-	return 0;
+	return f->path ? strdup(f->path) : NULL;
 }
 
 /* The device opened raw: its node's path, by its number. */
@@ -309,55 +362,202 @@ static void device_path(uint64_t dev, char *buf, size_t len)
 	}
 }
 
-/* For the live view: each file as it first comes, by its handle (the
- * walk at the end names those it cannot), a device by its node. */
-static int write_new_files(struct rec_causes *rc, struct iow_error *err)
+static int write_file_name(struct rec_causes *rc, struct file_key *f,
+			   const char *path, struct iow_error *err)
+{
+	if (cause_write_file(rc->w, f->dev, f->ino, f->gen, f->kind, path,
+			     err))
+		return -1;
+	f->named = 1;
+	return 0;
+}
+
+/*
+ * Each file as it first comes, by its handle, while it is there to be
+ * found (a file deleted before the end is not; renamed, it is found by
+ * its name of then). The live view is told at once, as is any device
+ * (by its node); else the names wait for the end, which knows which
+ * files went.
+ */
+static int name_new_files(struct rec_causes *rc, struct iow_error *err)
 {
 	struct file_key *f;
 	char dev_path[300], *path;
 	int rc_ = 0;
 
-	if (!rc->handles)
-		rc->handles = file_handles_new(rc->env.mountinfo);
-	if (!rc->handles)
+	if (!handles(rc))
 		return iow_fail(err, "out of memory");
 	for (; rc->files_tried < rc->n_files && !rc_; rc->files_tried++) {
 		f = &rc->files[rc->files_tried];
 		if (f->kind == FILE_KIND_DEVICE) {
+			if (!rc->env.mirror)
+				continue;
 			device_path(f->ino, dev_path, sizeof(dev_path));
-			path = dev_path;
-		} else {
-			path = file_handles_path(rc->handles, f->dev, f->ino);
-		}
-		if (!path)
+			rc_ = write_file_name(rc, f, dev_path, err);
 			continue;
-		rc_ = cause_write_file(rc->w, f->dev, f->ino, f->kind, path,
-				       err);
-		f->named = !rc_;
-		if (path != dev_path)
-			free(path);
+		}
+		f->path = file_handles_path(rc->handles, f->dev, f->ino,
+					    f->gen);
+		if (!rc->env.mirror)
+			continue;
+		path = name_as_seen(rc, f);
+		if (path)
+			rc_ = write_file_name(rc, f, path, err);
+		free(path);
 	}
 	return rc_;
 }
 
+/* ---- cgroups ---- */
+
+static int see_cgroup(struct cgroup_set *set, uint64_t id)
+{
+	struct cgroup_name *more;
+	uint32_t idx;
+
+	if (!id || u64map_get(&set->idx, id, &idx))
+		return 0;
+	more = grow(set->names, set->n, sizeof(*more));
+	if (!more)
+		return -1;
+	set->names = more;
+	more[set->n] = (struct cgroup_name){ id, 0, 0, NULL };
+	if (u64map_put(&set->idx, id, (uint32_t)set->n) < 0)
+		return -1;
+	set->n++;
+	set->pending = 1;
+	return 0;
+}
+
+/*
+ * Where the ids are directories, looked for once: the io controller's
+ * hierarchy (the bios' ids), said in the dictionary, for a reader to
+ * say which hierarchy its cgroups are of; where that is v1's blkio, the
+ * cgroup2 mount too, for the tasks' v2 groups.
+ */
+static int find_cgroup_roots(struct rec_causes *rc, struct iow_error *err)
+{
+	if (rc->cgroup_root_state)
+		return 0;
+	rc->cgroup_root_state = -1;
+	if (cgroup_io_root(rc->env.mountinfo, rc->io.root,
+			   sizeof(rc->io.root)))
+		return 0;
+	rc->cgroup_root_state = 1;
+	if (cgroup_v2_root(rc->env.mountinfo, rc->v2.root,
+			   sizeof(rc->v2.root)))
+		rc->v2.root[0] = '\0';	/* v1 alone: no v2 groups to name */
+	rc->io_v1 = strcmp(rc->v2.root, rc->io.root) != 0;
+	return cause_write_cgroup_root(rc->w, rc->io.root, rc->io_v1, err);
+}
+
+/* Names set's cgroups not yet looked for (all of them: final). */
+static void name_cgroups(struct cgroup_set *set, int final)
+{
+	uint64_t *ids;
+	char **paths;
+	size_t i;
+
+	ids = calloc(set->n + 1, sizeof(*ids));
+	paths = calloc(set->n + 1, sizeof(*paths));
+	if (!ids || !paths)
+		goto out;
+	for (i = 0; i < set->n; i++)
+		if (!set->names[i].path && (final || !set->names[i].tried))
+			ids[i] = set->names[i].id;
+	cgroup_paths(set->root, ids, paths, set->n);
+	for (i = 0; i < set->n; i++) {
+		set->names[i].tried = 1;
+		if (paths[i] && !set->names[i].path)
+			set->names[i].path = paths[i];
+		else
+			free(paths[i]);
+	}
+out:
+	free(ids);
+	free(paths);
+}
+
+/* The cgroups named and not yet written. */
+static int write_cgroup_names(struct rec_causes *rc, struct cgroup_set *set,
+			      struct iow_error *err)
+{
+	struct cgroup_name *cg;
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		cg = &set->names[i];
+		if (!cg->path || cg->written)
+			continue;
+		if ((set == &rc->v2 ? cause_write_cgroup2
+				    : cause_write_cgroup)(rc->w, cg->id,
+							  cg->path, err))
+			return -1;
+		cg->written = 1;
+	}
+	return 0;
+}
+
+/* The cgroups seen since the last call, named while they exist. */
+static int write_new_cgroups(struct rec_causes *rc, struct cgroup_set *set,
+			     struct iow_error *err)
+{
+	if (!set->pending)
+		return 0;
+	set->pending = 0;
+	if (find_cgroup_roots(rc, err))
+		return -1;
+	if (rc->cgroup_root_state < 0 || !set->root[0])
+		return 0;
+	name_cgroups(set, 0);
+	return write_cgroup_names(rc, set, err);
+}
+
+static void cgroup_set_free(struct cgroup_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		free(set->names[i].path);
+	free(set->names);
+	u64map_free(&set->idx);
+}
+
+/* ---- names as they are learnt ---- */
+
+static int write_task_news(struct rec_causes *rc, struct iow_error *err)
+{
+	struct task *t;
+	size_t i;
+
+	for (i = 0; i < rc->n_task_news; i++) {
+		t = &rc->tasks[rc->task_news[i]];
+		t->news = 0;
+		if (cause_write_task(rc->w, t->tid, t->tgid ? t->tgid : t->tid,
+				     t->comm, err))
+			return -1;
+		t->written = 1;
+	}
+	rc->n_task_news = 0;
+	return 0;
+}
+
 /*
  * Writes the names learnt since the last call: tasks, cgroups (looked
- * for while they exist) and, for the live view, files. The live view
- * tags a record when it first sees its cause, so there its names are
- * written with the record's cause; else after each batch.
+ * for while they exist), and looks for the new files' (written at once
+ * for the live view). The live view tags a record when it first sees
+ * its cause, so there its names are written with the record's cause;
+ * else after each batch.
  */
 static int write_news(struct rec_causes *rc, struct iow_error *err)
 {
 	if (rc->n_task_news && write_task_news(rc, err))
 		return -1;
-	if (rc->cgroups_pending) {
-		rc->cgroups_pending = 0;
-		name_cgroups(rc, 0);
-		if (write_cgroup_names(rc, err))
-			return -1;
-	}
-	if (rc->env.mirror && rc->files_tried < rc->n_files)
-		return write_new_files(rc, err);
+	if (write_new_cgroups(rc, &rc->io, err) ||
+	    write_new_cgroups(rc, &rc->v2, err))
+		return -1;
+	if (rc->files_tried < rc->n_files)
+		return name_new_files(rc, err);
 	return 0;
 }
 
@@ -615,14 +815,20 @@ int rec_causes_put(struct rec_causes *rc, const struct blk_io_trace *t,
 	if ((c->kind == BLKREC_FILE || c->kind == BLKREC_DEVICE) && c->ino) {
 		r.ino = c->ino;
 		r.ino_dev = c->ino_dev;
-		if (see_file(rc, c->ino_dev, c->ino,
+		r.ino_gen = c->ino_gen;
+		if (see_file(rc, c->ino_dev, c->ino, c->ino_gen,
 			     c->kind == BLKREC_FILE ? FILE_KIND_FILE
 						    : FILE_KIND_DEVICE))
 			return iow_fail(err, "out of memory");
 	}
+	/* the task's v2 group says more only where the bio's is v1's */
+	if (c->cgroup2 && find_cgroup_roots(rc, err))
+		return -1;
+	if (c->cgroup2 && rc->io_v1 && rc->v2.root[0])
+		r.cgroup2 = c->cgroup2;
 	if (see_task(rc, c->pid, c->tgid, NULL) ||
 	    see_task(rc, c->owner_pid, c->owner_tgid, c->owner_comm) ||
-	    see_cgroup(rc, c->cgroup))
+	    see_cgroup(&rc->io, c->cgroup) || see_cgroup(&rc->v2, r.cgroup2))
 		return iow_fail(err, "out of memory");
 	if (rc->env.what & BLKREC_KSTACKS)
 		r.kstack = stack_id(rc, 0, c->kstack, c->tgid, &failed, err);
@@ -671,60 +877,98 @@ static int write_tasks(struct rec_causes *rc, struct iow_error *err)
 	return 0;
 }
 
-static int write_cgroups(struct rec_causes *rc, struct iow_error *err)
+static int write_cgroups(struct rec_causes *rc, struct cgroup_set *set,
+			 struct iow_error *err)
 {
 	size_t i, unnamed = 0;
 	char note[256];
 
-	name_cgroups(rc, 1);
-	if (write_cgroup_names(rc, err))
+	if (!set->n)
+		return 0;
+	if (find_cgroup_roots(rc, err))
 		return -1;
-	for (i = 0; i < rc->n_cgroups; i++)
-		if (!rc->cgroups[i].path)
+	if (rc->cgroup_root_state > 0) {
+		name_cgroups(set, 1);
+		if (write_cgroup_names(rc, set, err))
+			return -1;
+	}
+	for (i = 0; i < set->n; i++)
+		if (!set->names[i].path)
 			unnamed++;
 	if (!unnamed)
 		return 0;
-	snprintf(note, sizeof(note), "%zu cgroups gone before they could be named (by id)",
-		 unnamed);
+	snprintf(note, sizeof(note), "%zu %s gone before they could be named (by id)",
+		 unnamed, set == &rc->v2 ? "cgroup v2 groups" : "cgroups");
 	if (rc->cgroup_root_state < 0)
 		snprintf(note, sizeof(note), "cgroups not named: no cgroup hierarchy of the io controller is mounted");
 	return cause_write_note(rc->w, note, err);
 }
 
+/* The files named as they were seen (by handle, or their unlink): the
+ * rest are left for the walk. */
+static int write_files_as_seen(struct rec_causes *rc, struct iow_error *err)
+{
+	struct file_key *f;
+	char *path;
+	size_t i;
+	int rc_ = 0;
+
+	for (i = 0; i < rc->n_files && !rc_; i++) {
+		f = &rc->files[i];
+		if (f->kind != FILE_KIND_FILE || f->named)
+			continue;
+		path = name_as_seen(rc, f);
+		if (path)
+			rc_ = write_file_name(rc, f, path, err);
+		free(path);
+	}
+	return rc_;
+}
+
 static int write_files(struct rec_causes *rc, struct iow_error *err)
 {
 	struct file_query *q = calloc(rc->n_files + 1, sizeof(*q));
+	size_t *of = calloc(rc->n_files + 1, sizeof(*of));
 	size_t i, n = 0, unnamed = 0;
 	char path[300], note[256];
 	int timed_out = 0, rc_ = 0;
 
-	if (!q)
+	if (!q || !of) {
+		free(q);
+		free(of);
 		return iow_fail(err, "out of memory");
-	for (i = 0; i < rc->n_files; i++)
-		if (rc->files[i].kind == FILE_KIND_FILE && !rc->files[i].named)
-			q[n++] = (struct file_query){ rc->files[i].dev,
-						      rc->files[i].ino, NULL };
-	file_paths(rc->env.mountinfo, q, n, rc->env.file_walk_ms, &timed_out);
-	for (i = 0; i < n && !rc_; i++) {
-		if (!q[i].path) {
-			unnamed++;
+	}
+	rc_ = write_files_as_seen(rc, err);
+	/* the rest by number, as the file system holds them now */
+	for (i = 0; i < rc->n_files; i++) {
+		if (rc->files[i].kind != FILE_KIND_FILE || rc->files[i].named)
 			continue;
-		}
-		rc_ = cause_write_file(rc->w, q[i].dev, q[i].ino,
-				       FILE_KIND_FILE, q[i].path, err);
+		of[n] = i;
+		q[n++] = (struct file_query){ rc->files[i].dev,
+					      rc->files[i].ino, NULL };
+	}
+	if (!rc_)
+		file_paths(rc->env.mountinfo, q, n, rc->env.file_walk_ms,
+			   &timed_out);
+	for (i = 0; i < n && !rc_; i++) {
+		if (q[i].path &&
+		    !file_generation_differs(q[i].path, rc->files[of[i]].gen))
+			rc_ = write_file_name(rc, &rc->files[of[i]], q[i].path,
+					      err);
+		else
+			unnamed++;
 	}
 	/* the device itself: its inode number is its dev_t */
 	for (i = 0; i < rc->n_files && !rc_; i++) {
 		if (rc->files[i].kind != FILE_KIND_DEVICE || rc->files[i].named)
 			continue;
 		device_path(rc->files[i].ino, path, sizeof(path));
-		rc_ = cause_write_file(rc->w, rc->files[i].dev,
-				       rc->files[i].ino, FILE_KIND_DEVICE,
-				       path, err);
+		rc_ = write_file_name(rc, &rc->files[i], path, err);
 	}
 	for (i = 0; i < n; i++)
 		free(q[i].path);
 	free(q);
+	free(of);
 	if (rc_ || !unnamed)
 		return rc_;
 	snprintf(note, sizeof(note), "%zu files not found %s: named by inode and device",
@@ -833,7 +1077,9 @@ int rec_causes_close(struct rec_causes *rc, int ok, struct iow_error *err)
 	if (ok)
 		rc_ = write_tasks(rc, err);
 	if (ok && !rc_)
-		rc_ = write_cgroups(rc, err);
+		rc_ = write_cgroups(rc, &rc->io, err);
+	if (ok && !rc_)
+		rc_ = write_cgroups(rc, &rc->v2, err);
 	if (ok && !rc_)
 		rc_ = write_files(rc, err);
 	if (ok && !rc_)
@@ -844,12 +1090,16 @@ int rec_causes_close(struct rec_causes *rc, int ok, struct iow_error *err)
 	free(rc->task_news);
 	file_handles_free(rc->handles);
 	u64map_free(&rc->file_idx);
-	u64map_free(&rc->cgroup_idx);
 	free(rc->tasks);
+	for (i = 0; i < rc->n_files; i++)
+		free(rc->files[i].path);
 	free(rc->files);
-	for (i = 0; i < rc->n_cgroups; i++)
-		free(rc->cgroups[i].path);
-	free(rc->cgroups);
+	for (i = 0; i < rc->n_unlinked; i++)
+		free(rc->unlinked[i].path);
+	free(rc->unlinked);
+	u64map_free(&rc->unlinked_idx);
+	cgroup_set_free(&rc->io);
+	cgroup_set_free(&rc->v2);
 	stack_ids_free(&rc->kernel);
 	stack_ids_free(&rc->user);
 	ksyms_free(rc->ksyms);

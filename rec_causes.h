@@ -8,12 +8,16 @@
  * functions from /proc/kallsyms, user ones from the process's maps and
  * ELF symbols), identical names made one; tasks as their names come
  * (PROCESS notes, a writeback's dirtier), cgroups while they exist,
- * after each batch; at the end, the tasks not named yet (from /proc),
- * the files (by walking the mounted file systems) and what could not be
- * recorded, in the dictionary NAME.cause. With a live view (mirror), all
- * of it is told to the view's reader too, and a record's names are
- * written with its cause, files' among them (by file handle), for the
- * view tags the record when it first sees it.
+ * after each batch (the io controller's hierarchy said first, and where
+ * it is v1's, the tasks' cgroup v2 groups too); files are looked for by
+ * file handle as they first come, and their unlinks (the BPF recorder's
+ * unlink records) keep the names of those deleted before the end; at the
+ * end, the tasks not named yet (from /proc), the files as they were seen
+ * ("PATH (deleted)" where they went), the rest by walking the mounted
+ * file systems, and what could not be recorded, in the dictionary
+ * NAME.cause. With a live view (mirror), all of it is told to the view's
+ * reader too, and a record's names are written with its cause, files'
+ * among them, for the view tags the record when it first sees it.
  */
 #ifndef IOWATCHER_REC_CAUSES_H
 #define IOWATCHER_REC_CAUSES_H
@@ -25,6 +29,7 @@
 #include "error.h"
 
 struct blkrec_cause;
+struct blkrec_name;
 struct cause_reader;
 
 /* A stack of the programs' maps: its frames' addresses, innermost
@@ -55,6 +60,10 @@ struct rec_causes *rec_causes_open(const struct rec_causes_env *env,
 /* The cause of QUEUE record t (as written: cpu, device and sequence). */
 int rec_causes_put(struct rec_causes *rc, const struct blk_io_trace *t,
 		   const struct blkrec_cause *c, struct iow_error *err);
+/* An unlink record (t: its header, device the file system's) and its
+ * name: the file's name if it was being recorded. */
+int rec_causes_unlinked(struct rec_causes *rc, const struct blk_io_trace *t,
+			const struct blkrec_name *n, struct iow_error *err);
 /* A PROCESS note's name for pid. */
 int rec_causes_process(struct rec_causes *rc, uint32_t pid, const char *comm,
 		       size_t len);

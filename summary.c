@@ -299,7 +299,13 @@ void summary_print_json(FILE *out, const struct trace_result *traces,
 			json_device(out, a, &a->devices[j]);
 			first = 0;
 		}
-		fprintf(out, "],%s%s\"tags\": [", nl, one_line ? " " : "   ");
+		fprintf(out, "],%s%s", nl, one_line ? " " : "   ");
+		if (traces[i].tags_source[0]) {
+			fputs("\"tags_source\": ", out);
+			json_string(out, traces[i].tags_source);
+			fputs(", ", out);
+		}
+		fputs("\"tags\": [", out);
 		json_tags(out, a);
 		fputs("], \"files\": [", out);
 		json_files(out, &traces[i]);
@@ -335,7 +341,8 @@ static void text_bytes(FILE *out, const char *what, uint64_t ios,
  * The tags, most I/Os first, top of them by name and the rest in one
  * line, as the graphs' legends keep the top ones and an "other".
  */
-static void text_tags(FILE *out, const struct analysis *a, size_t top)
+static void text_tags(FILE *out, const struct analysis *a, size_t top,
+		      const char *source)
 {
 	size_t n, i;
 	uint64_t more_ios = 0, more_bytes = 0;
@@ -345,7 +352,7 @@ static void text_tags(FILE *out, const struct analysis *a, size_t top)
 		free(rank);
 		return;
 	}
-	fprintf(out, " tags (by I/Os)\n");
+	fprintf(out, " tags (by I/Os%s%s)\n", source[0] ? "; " : "", source);
 	for (i = 0; i < n; i++) {
 		uint64_t ios = analysis_tag_ios(rank[i]);
 		uint64_t bytes = analysis_tag_bytes(rank[i]);
@@ -509,7 +516,7 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 						analysis_clean_s(a) : 0,
 				(unsigned long long)d->seeks);
 		}
-		text_tags(out, a, top_tags);
+		text_tags(out, a, top_tags, traces[i].tags_source);
 		text_files(out, &traces[i], top_tags);
 	}
 }

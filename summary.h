@@ -27,6 +27,9 @@ struct trace_result {
 	/* who and what caused its I/O (cause.h), where anything asked */
 	struct cause_table *causes;
 	const char *recorder;	/* "blktrace" or "ftrace" when recorded */
+	/* what the tags' names are, where the causes say ("cgroups of the
+	 * io controller's v1 blkio hierarchy at ..."), or "" */
+	char tags_source[300];
 	struct analysis analysis;
 	struct cpustat *cpu;	/* NAME.mpstat beside the trace, or NULL */
 	struct fio_input *fio;	/* -F logs (on the first trace), n_fio */

@@ -50,6 +50,18 @@ struct inode {
 	unsigned short i_mode;
 	struct super_block *i_sb;
 	unsigned long i_ino;
+	unsigned int i_nlink;
+	__u32 i_generation;
+} CORE;
+
+struct qstr {
+	const unsigned char *name;
+} CORE;
+
+struct dentry {
+	struct dentry *d_parent;
+	struct qstr d_name;
+	struct inode *d_inode;
 } CORE;
 
 struct address_space {
@@ -716,9 +728,11 @@ static __always_inline void set_inode(struct blkrec_cause *c,
 	if (typed) {
 		c->ino = inode->i_ino;
 		c->ino_dev = inode->i_sb->s_dev;
+		c->ino_gen = inode->i_generation;
 	} else {
 		c->ino = BPF_CORE_READ(inode, i_ino);
 		c->ino_dev = BPF_CORE_READ(inode, i_sb, s_dev);
+		c->ino_gen = BPF_CORE_READ(inode, i_generation);
 	}
 }
 
@@ -741,6 +755,7 @@ static __always_inline void file_page(struct blkrec_cause *c,
 		return;
 	c->owner_pid = d->pid;
 	c->owner_tgid = d->tgid;
+	c->cgroup2 = d->cgroup2;
 	__builtin_memcpy(c->owner_comm, d->comm, sizeof(c->owner_comm));
 }
 
@@ -767,6 +782,7 @@ static __always_inline void unmapped_page(struct blkrec_cause *c,
 		c->flags |= BLKREC_DIRECT;
 		c->ino = dio->ino;
 		c->ino_dev = dio->dev;
+		c->ino_gen = dio->gen;
 		return;
 	}
 	if (!(mapping & 1)) {
@@ -877,6 +893,7 @@ static __always_inline void fill_cause(void *ctx, struct blkrec_cause *c,
 	c->tgid = id >> 32;
 	c->kstack = c->ustack = -1;
 	c->cgroup = bio_cgroup(bio);
+	c->cgroup2 = bpf_get_current_cgroup_id();
 	page_cause(c, bio, typed);
 	if (cause_opts & BLKREC_KSTACKS)
 		c->kstack = bpf_get_stackid(ctx, &kstacks, 0);
@@ -968,6 +985,7 @@ int dirty_folio(__u64 *ctx)
 		return 0;	/* the usual case: costs a lookup only */
 	d.pid = (__u32)id;
 	d.tgid = id >> 32;
+	d.cgroup2 = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(d.comm, sizeof(d.comm));
 	bpf_map_update_elem(&dirtiers, &key, &d, BPF_ANY);
 	return 0;
@@ -985,6 +1003,7 @@ int dio_begin(__u64 *ctx)
 		return 0;
 	d.ino = inode->i_ino;
 	d.dev = inode->i_sb->s_dev;
+	d.gen = inode->i_generation;
 	bpf_map_update_elem(&dios, &tid, &d, BPF_ANY);
 	return 0;
 }
@@ -1009,6 +1028,80 @@ int dio_complete(__u64 *ctx)
 
 	if (d && d->iocb == ctx[0])
 		bpf_map_delete_elem(&dios, &tid);
+	return 0;
+}
+
+/* ---- a file's name as it is unlinked ---- */
+
+struct name_rec {
+	struct trace t;
+	struct blkrec_name n;
+};
+
+/* The path's components, the file's first, up to its file system's
+ * root (or as many as fit). */
+static __always_inline void dentry_names(struct blkrec_name *n,
+					 struct dentry *d)
+{
+	struct dentry *parent;
+	__u32 off = 0;
+	long len;
+	int i;
+
+	for (i = 0; i < BLKREC_NAME_DEPTH; i++) {
+		parent = d->d_parent;
+		if (!parent || parent == d) {
+			n->whole = 1;
+			return;
+		}
+		if (off > BLKREC_NAME_BYTES - 256)
+			return;
+		len = bpf_probe_read_kernel_str(
+			&n->names[off & (BLKREC_NAME_BYTES - 1)], 256,
+			d->d_name.name);
+		if (len <= 0)
+			return;
+		off += (__u32)len;
+		n->depth++;
+		d = parent;
+	}
+}
+
+/* A file unlinked on a traced file system: one deleted before the
+ * recording ends, which no walk at the end can find, is named by it.
+ * ext4's tracepoint, after the unlink (its result, the links left):
+ * function entries (fentry, BPF LSM) would see every file system, but
+ * need the kernel's trampolines, which lockdown and some sandboxes
+ * refuse (the whole recorder with them). A record of its own, outside
+ * the trace's order: it takes no part in the ring's loss accounting,
+ * and is dropped when the ring is full. */
+SEC("tp_btf/ext4_unlink_exit")
+int unlink_name(__u64 *ctx)
+{
+	struct dentry *dentry = (void *)ctx[0];
+	struct inode *inode = dentry->d_inode;
+	struct emit_ctx e;
+	struct name_rec *r;
+
+	if ((int)ctx[1] || !inode || !traced_sb(inode->i_sb) ||
+	    emit_ctx_init(&e))
+		return 0;
+	r = bpf_ringbuf_reserve(e.ring, sizeof(*r), 0);
+	if (!r)
+		return 0;
+	__builtin_memset(&r->t, 0, sizeof(r->t));
+	r->t.magic = BLKREC_NAME_MAGIC;
+	r->t.time = bpf_ktime_get_ns();
+	r->t.pid = e.pid;
+	r->t.device = inode->i_sb->s_dev;
+	r->t.cpu = e.cpu;
+	r->n.ino = inode->i_ino;
+	r->n.gen = inode->i_generation;
+	r->n.nlink = inode->i_nlink;
+	r->n.depth = 0;
+	r->n.whole = 0;
+	dentry_names(&r->n, dentry);
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 	return 0;
 }
 

@@ -10,7 +10,11 @@
  * after them, an 8-byte payload = that last record's time (0: none).
  * With BLKREC_CAUSE_MAGIC, a QUEUE record (no payload) followed by its
  * cause, struct blkrec_cause: one sample, so that the cause stays with
- * its record through the user side's sort.
+ * its record through the user side's sort. With BLKREC_NAME_MAGIC, a
+ * file's name as it is unlinked, struct blkrec_name (no payload,
+ * device the file system's s_dev): the trace does not get it, the
+ * dictionary does, so that a file deleted before the recording ends is
+ * still named.
  */
 #ifndef IOWATCHER_BPF_BLKREC_H
 #define IOWATCHER_BPF_BLKREC_H
@@ -20,6 +24,7 @@
 #define BLKREC_MAX_DEVS		16
 #define BLKREC_LOSS_MAGIC	0x4c4f5353u	/* "LOSS" */
 #define BLKREC_CAUSE_MAGIC	0x43415553u	/* "CAUS" */
+#define BLKREC_NAME_MAGIC	0x4e414d45u	/* "NAME" */
 #define BLKREC_COMM_LEN		16
 
 /* What the programs record beside the trace (cause_opts, set before
@@ -48,8 +53,13 @@ struct blkrec_cause {
 	__u32 pid, tgid;		/* the task queuing it */
 	__u32 owner_pid, owner_tgid;	/* who dirtied a writeback's pages */
 	__u64 cgroup;			/* the bio's blkcg, as its kn->id */
+	/* the task's cgroup v2 group (the dirtier's for a writeback), which
+	 * is not the bio's where the io controller is bound to v1 */
+	__u64 cgroup2;
 	__u64 ino;			/* the inode of the first page */
 	__u32 ino_dev;			/* its super block's s_dev */
+	__u32 ino_gen;			/* its i_generation: one file of
+					 * those its number was given to */
 	__s32 kstack, ustack;		/* stack map ids, < 0: none */
 	__u8 kind;			/* enum blkrec_kind */
 	__u8 flags;			/* BLKREC_WRITEBACK, BLKREC_DIRECT */
@@ -61,6 +71,23 @@ struct blkrec_cause {
 struct blkrec_dirtier {
 	__u32 pid, tgid;
 	char comm[BLKREC_COMM_LEN];
+	__u64 cgroup2;
+};
+
+#define BLKREC_NAME_BYTES	1024	/* a path's components, as kept */
+#define BLKREC_NAME_DEPTH	24	/* components walked up at most */
+
+/* A file being unlinked (after a BLKREC_NAME_MAGIC record): its path
+ * from its file system's root, names[] holding the components, the
+ * file's own first, each ending in a NUL. */
+struct blkrec_name {
+	__u64 ino;
+	__u32 gen;		/* its i_generation */
+	__u32 nlink;		/* its links left: 0, the file went */
+	__u16 depth;		/* components in names */
+	__u8 whole;		/* they reach the file system's root */
+	__u8 pad;
+	char names[BLKREC_NAME_BYTES];
 };
 
 /* The file a task's direct I/O is on, between its begin and its bios'
@@ -69,7 +96,7 @@ struct blkrec_dio {
 	__u64 iocb;			/* the call it belongs to */
 	__u64 ino;
 	__u32 dev;
-	__u32 pad;
+	__u32 gen;
 };
 
 #define BLKREC_STACK_DEPTH	64	/* frames kept per stack */

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
@@ -356,25 +358,31 @@ static void test_a_file_is_named_by_its_handle(void)
 	if (!fh)
 		return;
 	/* by its inode number alone, through the mount, wherever it is */
-	p = file_handles_path(fh, dev, inode_of(path_in("fs/d/deep")));
+	p = file_handles_path(fh, dev, inode_of(path_in("fs/d/deep")), 0);
 	CHECK(p && !strcmp(p, path_in("fs/d/deep")));
 	free(p);
-	p = file_handles_path(fh, dev, inode_of(path_in("fs/top file")));
+	p = file_handles_path(fh, dev, inode_of(path_in("fs/top file")), 0);
 	CHECK(p && !strcmp(p, path_in("fs/top file")));
 	free(p);
-	/* removed (held open, so the inode is still there): not named */
+	/* removed, held open (the inode is still there): by its last
+	 * name, said removed */
 	write_file(path_in("fs/gone"), "x");
 	gone = inode_of(path_in("fs/gone"));
 	fd = open(path_in("fs/gone"), O_RDONLY);
 	CHECK(fd >= 0 && unlink(path_in("fs/gone")) == 0);
-	p = file_handles_path(fh, dev, gone);
-	CHECK(p == NULL);
+	p = file_handles_path(fh, dev, gone, 0);
+	CHECK(p && !strcmp(p, path_in("fs/gone (deleted)")));
 	free(p);
 	if (fd >= 0)
 		close(fd);
+	/* a path from the file system's root, as a path of its mount */
+	p = file_handles_mounted(fh, dev, "/d/deep");
+	CHECK(p && !strcmp(p, path_in("fs/d/deep")));
+	free(p);
+	CHECK(file_handles_mounted(fh, 8 << 20 | 1, "/d/deep") == NULL);
 	/* a device not mounted, an inode number past 32 bits */
-	CHECK(file_handles_path(fh, 8 << 20 | 1, 12) == NULL);
-	CHECK(file_handles_path(fh, dev, 1ull << 40) == NULL);
+	CHECK(file_handles_path(fh, 8 << 20 | 1, 12, 0) == NULL);
+	CHECK(file_handles_path(fh, dev, 1ull << 40, 0) == NULL);
 	file_handles_free(fh);
 }
 
@@ -605,9 +613,9 @@ static void test_rec_causes_writes_what_the_reader_reads(void)
 	      !strcmp(cause_cgroup_path(r, inode_of(path_in("cg/a/b"))),
 		      "/a/b"));
 	CHECK(cause_file_path(r, kdev_of(path_in("fs")),
-			      inode_of(path_in("fs/d/deep")), NULL) &&
+			      inode_of(path_in("fs/d/deep")), 0, NULL) &&
 	      !strcmp(cause_file_path(r, kdev_of(path_in("fs")),
-				      inode_of(path_in("fs/d/deep")), NULL),
+				      inode_of(path_in("fs/d/deep")), 0, NULL),
 		      path_in("fs/d/deep")));
 	CHECK(cause_notes(r) &&
 	      strstr(cause_notes(r), "1 kernel stacks not kept"));
@@ -667,8 +675,8 @@ static void test_rec_causes_tell_the_live_view_as_they_go(void)
 	CHECK(cause_cgroup_path(live, cg) &&
 	      !strcmp(cause_cgroup_path(live, cg), "/a/b"));
 	if (handles_here())
-		CHECK(cause_file_path(live, dev, ino, NULL) &&
-		      !strcmp(cause_file_path(live, dev, ino, NULL),
+		CHECK(cause_file_path(live, dev, ino, 0, NULL) &&
+		      !strcmp(cause_file_path(live, dev, ino, 0, NULL),
 			      path_in("fs/d/deep")));
 	/* the same again: nothing more to name */
 	put(rc, 1, 1, &c);
@@ -736,6 +744,234 @@ static void test_rec_causes_without_stacks_says_so(void)
 	cause_reader_close(r);
 }
 
+/* path's inode generation, 0 where its file system does not say. */
+static uint32_t generation_of(const char *path)
+{
+	int fd = open(path, O_RDONLY), version = 0;
+
+	if (fd < 0 || ioctl(fd, FS_IOC_GETVERSION, &version))
+		version = 0;
+	if (fd >= 0)
+		close(fd);
+	return (uint32_t)version;
+}
+
+/* An unlink record of the file: its components, the file's first. */
+static void unlinked(struct rec_causes *rc, uint32_t dev, uint64_t ino,
+		     uint32_t gen, uint32_t nlink, const char *const *parts,
+		     size_t n)
+{
+	struct iow_error err = { "" };
+	struct blkrec_name name;
+	struct blk_io_trace t;
+	size_t i, off = 0;
+
+	memset(&t, 0, sizeof(t));
+	memset(&name, 0, sizeof(name));
+	t.device = dev;
+	name.ino = ino;
+	name.gen = gen;
+	name.nlink = nlink;
+	name.whole = 1;
+	for (i = 0; i < n; i++) {
+		strcpy(name.names + off, parts[i]);
+		off += strlen(parts[i]) + 1;
+		name.depth++;
+	}
+	CHECK(rec_causes_unlinked(rc, &t, &name, &err) == 0);
+}
+
+/* A file deleted after its I/O was seen keeps the name it had, said
+ * deleted; one of two links removed is no deletion; a name unlinked of
+ * another generation was another file's (its number given again), and
+ * the file of a number found at the end is not taken for one of another
+ * generation (where the file system tells generations). */
+static void test_rec_causes_name_files_deleted_before_the_end(void)
+{
+	struct rec_causes_env env = causes_env("del", BLKREC_CAUSES,
+					       "mi-del");
+	static const char *const gone[] = { "gone", "sub" };
+	static const char *const link2[] = { "second" };
+	static const char *const before[] = { "earlier" };
+	uint32_t dev = kdev_of(path_in("fs"));
+	struct iow_error err = { "" };
+	struct blkrec_cause c;
+	struct blk_io_trace t;
+	struct cause_reader *r;
+	struct rec_causes *rc;
+	uint64_t ino_gone, ino_kept, ino_new;
+	uint32_t gen_new;
+	const char *p;
+	char base[512];
+	FILE *f;
+
+	CHECK(mkdir(path_in("fs/sub"), 0755) == 0);
+	write_file(path_in("fs/sub/gone"), "x");
+	write_file(path_in("fs/kept"), "x");
+	write_file(path_in("fs/new"), "x");
+	ino_gone = inode_of(path_in("fs/sub/gone"));
+	ino_kept = inode_of(path_in("fs/kept"));
+	ino_new = inode_of(path_in("fs/new"));
+	gen_new = generation_of(path_in("fs/new"));
+	f = fopen(path_in("mi-del"), "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	mount_line(f, 41, dev, "/", path_in("fs"), "ext4", "rw");
+	fclose(f);
+	rc = rec_causes_open(&env, &err);
+	CHECK(rc != NULL);
+	if (!rc)
+		return;
+	memset(&c, 0, sizeof(c));
+	memset(&t, 0, sizeof(t));
+	c.pid = c.tgid = 100;
+	c.kind = BLKREC_FILE;
+	c.ino_dev = dev;
+	c.kstack = c.ustack = -1;
+	t.device = 7 << 20 | 1;
+	t.time = 1000;
+	/* the new file's number, unlinked as another file's */
+	unlinked(rc, dev, ino_new, gen_new + 1, 0, before, 1);
+	c.ino = ino_gone;
+	t.sequence = 1;
+	CHECK(rec_causes_put(rc, &t, &c, &err) == 0);
+	c.ino = ino_kept;
+	t.sequence = 2;
+	CHECK(rec_causes_put(rc, &t, &c, &err) == 0);
+	c.ino = ino_new;
+	c.ino_gen = gen_new;
+	t.sequence = 3;
+	CHECK(rec_causes_put(rc, &t, &c, &err) == 0);
+	/* a file the number was given to before this one */
+	c.ino_gen = gen_new + 2;
+	t.sequence = 4;
+	CHECK(rec_causes_put(rc, &t, &c, &err) == 0);
+	CHECK(rec_causes_pump(rc, &err) == 0);
+	/* then gone, and kept's second link */
+	CHECK(unlink(path_in("fs/sub/gone")) == 0);
+	unlinked(rc, dev, ino_gone, 0, 0, gone, 2);
+	unlinked(rc, dev, ino_kept, 0, 1, link2, 1);
+	CHECK(rec_causes_close(rc, 1, &err) == 0);
+
+	snprintf(base, sizeof(base), "%s/del", dir);
+	r = cause_reader_open(base, &err);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	p = cause_file_path(r, dev, ino_gone, 0, NULL);
+	CHECK(p && !strcmp(p, path_in("fs/sub/gone (deleted)")));
+	p = cause_file_path(r, dev, ino_kept, 0, NULL);
+	CHECK(p && !strcmp(p, path_in("fs/kept")));
+	p = cause_file_path(r, dev, ino_new, gen_new, NULL);
+	CHECK(p && !strcmp(p, path_in("fs/new")));
+	if (gen_new)
+		CHECK(cause_file_path(r, dev, ino_new, gen_new + 2, NULL) ==
+		      NULL);
+	else
+		printf("  skipped: a file's generation: %s does not tell it\n",
+		       dir);
+	cause_reader_close(r);
+}
+
+/* Where the io controller is v1's blkio, the dictionary says so, and a
+ * record keeps the task's cgroup v2 group, named from the cgroup2
+ * mount; where it is v2's, the bio's group is the task's: none kept. */
+static void test_rec_causes_keep_the_v2_group_where_io_is_v1(void)
+{
+	struct rec_causes_env env = causes_env("v1", BLKREC_CAUSES, "mi-cg1");
+	struct iow_error err = { "" };
+	struct blkrec_cause c;
+	const struct cause_rec *rec;
+	struct cause_reader *r;
+	struct rec_causes *rc;
+	const char *root;
+	char base[512];
+	int v1 = 0;
+	FILE *f;
+
+	f = fopen(path_in("mi-cg1"), "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	mount_line(f, 50, 26, "/", path_in("cg/a"), "cgroup", "rw,blkio");
+	mount_line(f, 51, 27, "/", path_in("cg"), "cgroup2", "rw");
+	fclose(f);
+	rc = rec_causes_open(&env, &err);
+	CHECK(rc != NULL);
+	if (!rc)
+		return;
+	memset(&c, 0, sizeof(c));
+	c.pid = c.tgid = 100;
+	c.kstack = c.ustack = -1;
+	c.cgroup = inode_of(path_in("cg/a"));
+	c.cgroup2 = inode_of(path_in("cg/c"));
+	put(rc, 0, 1, &c);
+	CHECK(rec_causes_pump(rc, &err) == 0);
+	CHECK(rec_causes_close(rc, 1, &err) == 0);
+	snprintf(base, sizeof(base), "%s/v1", dir);
+	r = cause_reader_open(base, &err);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	root = cause_cgroup_root(r, &v1);
+	CHECK(root && !strcmp(root, path_in("cg/a")) && v1);
+	rec = match(r, 0, 1);
+	CHECK(rec && rec->cgroup2 == inode_of(path_in("cg/c")));
+	CHECK(cause_cgroup_path(r, c.cgroup) &&
+	      !strcmp(cause_cgroup_path(r, c.cgroup), "/"));
+	CHECK(cause_cgroup2_path(r, c.cgroup2) &&
+	      !strcmp(cause_cgroup2_path(r, c.cgroup2), "/c"));
+	cause_reader_close(r);
+
+	/* the io controller's is cgroup2's */
+	env = causes_env("v2", BLKREC_CAUSES, "mi-rec");
+	rc = rec_causes_open(&env, &err);
+	CHECK(rc != NULL);
+	if (!rc)
+		return;
+	c.cgroup = inode_of(path_in("cg/c"));
+	put(rc, 0, 1, &c);
+	CHECK(rec_causes_close(rc, 1, &err) == 0);
+	snprintf(base, sizeof(base), "%s/v2", dir);
+	r = cause_reader_open(base, &err);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	root = cause_cgroup_root(r, &v1);
+	CHECK(root && !strcmp(root, path_in("cg")) && !v1);
+	rec = match(r, 0, 1);
+	CHECK(rec && rec->cgroup2 == 0 && rec->cgroup == c.cgroup);
+	cause_reader_close(r);
+
+	/* v1's blkio and no cgroup2 mount: v1's, no v2 group kept */
+	f = fopen(path_in("mi-v1only"), "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	mount_line(f, 50, 26, "/", path_in("cg/a"), "cgroup", "rw,blkio");
+	fclose(f);
+	env = causes_env("v1only", BLKREC_CAUSES, "mi-v1only");
+	rc = rec_causes_open(&env, &err);
+	CHECK(rc != NULL);
+	if (!rc)
+		return;
+	c.cgroup = inode_of(path_in("cg/a"));
+	put(rc, 0, 1, &c);
+	CHECK(rec_causes_close(rc, 1, &err) == 0);
+	snprintf(base, sizeof(base), "%s/v1only", dir);
+	r = cause_reader_open(base, &err);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	root = cause_cgroup_root(r, &v1);
+	CHECK(root && !strcmp(root, path_in("cg/a")) && v1);
+	rec = match(r, 0, 1);
+	CHECK(rec && rec->cgroup2 == 0);
+	cause_reader_close(r);
+}
+
+
 /* The trees the tests walk: a cgroup hierarchy's directories, a file
  * system's files, a file in neither. */
 static int make_trees(void)
@@ -777,6 +1013,8 @@ int main(void)
 	RUN_TEST(test_rec_causes_writes_what_the_reader_reads);
 	RUN_TEST(test_rec_causes_tell_the_live_view_as_they_go);
 	RUN_TEST(test_rec_causes_without_stacks_says_so);
+	RUN_TEST(test_rec_causes_name_files_deleted_before_the_end);
+	RUN_TEST(test_rec_causes_keep_the_v2_group_where_io_is_v1);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		fprintf(stderr, "could not remove %s\n", dir);
