@@ -303,7 +303,8 @@ const char *cause_cgroup_label(const struct cause_table *t,
 	snprintf(id, sizeof(id), "cgroup %llu", (unsigned long long)c->cgroup);
 	snprintf(id2, sizeof(id2), "cgroup2 %llu",
 		 (unsigned long long)c->cgroup2);
-	if (!c->cgroup2)
+	/* the v2 group only where it says more than the root */
+	if (!c->cgroup2 || (c->cgroup && path2 && !strcmp(path2, "/")))
 		snprintf(buf, len, "%s", path ? path : id);
 	else
 		snprintf(buf, len, "%s (v2 %s)",
