@@ -19,6 +19,7 @@
 #include "options.h"
 #include "cause.h"
 #include "causetag.h"
+#include "utf8.h"
 
 #define NS_PER_MS		1000000ull
 #define PDU_KEPT		64	/* notes' text, splits, remaps */
@@ -379,6 +380,8 @@ static void row_name(const struct live *l, struct live_row *r)
 		snprintf(r->name, sizeof(r->name), "?");
 		return;
 	}
+	/* a long name cut where a character ends: it stays UTF-8 */
+	len = utf8_fit(label, len, sizeof(r->name) - 1);
 	snprintf(r->name, sizeof(r->name), "%.*s", (int)len, label);
 }
 
@@ -802,22 +805,6 @@ static void json_latency(FILE *out, const char *name,
 		l->mean_ns / 1e3, l->p50_ns / 1e3, l->p99_ns / 1e3);
 }
 
-static void json_text(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static void json_device(FILE *out, const struct live_device *d)
 {
 	static const char *const names[N_DATA_OPS] = { "read", "write",
@@ -826,7 +813,7 @@ static void json_device(FILE *out, const struct live_device *d)
 
 	fprintf(out, "{\"device\": \"%u,%u\", \"name\": ",
 		blk_dev_major(d->device), blk_dev_minor(d->device));
-	json_text(out, d->name);
+	utf8_json_string(out, d->name);
 	for (op = 0; op < N_DATA_OPS; op++)
 		fprintf(out, ", \"%s\": {\"ios\": %llu, \"bytes\": %llu}",
 			names[op], (unsigned long long)d->ios[op],
@@ -844,7 +831,7 @@ static void json_device(FILE *out, const struct live_device *d)
 static void json_row(FILE *out, const struct live_row *r)
 {
 	fprintf(out, "{\"tag\": %d, \"pid\": %ld, \"name\": ", r->tag, r->pid);
-	json_text(out, r->name);
+	utf8_json_string(out, r->name);
 	fprintf(out, ", \"device\": \"%u,%u\", \"ios\": %llu, \"bytes\": %llu"
 		", \"q2c_mean_us\": %.3f, \"q2c_p99_us\": %.3f}",
 		blk_dev_major(r->device), blk_dev_minor(r->device),

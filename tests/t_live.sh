@@ -54,6 +54,8 @@ ENABLE=/sys/class/block/$(basename "$DEV")/trace/enable
 cleanup() {
 	[ -n "$SESSION" ] && command tmux -L "iowatcher-test-$$" kill-server 2>/dev/null
 	echo 0 > "$ENABLE" 2>/dev/null
+	mountpoint -q "$TMP/mnt" 2>/dev/null && umount "$TMP/mnt"
+	[ -n "$FS" ] && losetup -d "$FS" 2>/dev/null
 	losetup -d "$DEV"
 	rm -rf "$TMP"
 }
@@ -181,6 +183,40 @@ if command -v blkparse >/dev/null; then
 	fi
 else
 	skip "-t - --live: blkparse missing"
+fi
+
+# 4b. a file's name with a character past ASCII (café.dat on ext4),
+# --by file: the JSON carries it as UTF-8, not each byte as a character
+# of its own ("caf\u00c3\u00a9.dat")
+truncate -s 64M "$TMP/ext4.img"
+if ! command -v mkfs.ext4 >/dev/null; then
+	skip "--live=json names: mkfs.ext4 missing"
+elif FS=$(losetup -f --show "$TMP/ext4.img"); then
+	mkdir "$TMP/mnt" "$TMP/cafe"
+	if mkfs.ext4 -q -F "$FS" && mount "$FS" "$TMP/mnt"; then
+		CAFE=$(printf '%s/caf\303\251.dat' "$TMP/mnt")
+		"$IOW" -d "$FS" -D "$TMP/cafe" -t cafe --live=json --by file \
+			--interval 0.5 -o "$TMP/cafe.png" -p sh -c \
+			"dd if=/dev/zero of='$CAFE' bs=64k count=64 oflag=direct status=none; sleep 0.3" \
+			> "$TMP/cafe.out" 2> "$TMP/cafe.err"
+		check "--live=json --by file: café.dat by its name, in UTF-8" \
+			python3 -c "
+import json, sys
+raw = open(sys.argv[1], 'rb').read()
+assert b'caf\\u00c3' not in raw, 'bytes escaped one by one'
+rows = [r for l in raw.decode('utf-8').splitlines()
+        for r in json.loads(l)['top']]
+assert any(r['name'] == sys.argv[2] and r['bytes'] for r in rows), \
+    [r['name'] for r in rows]
+" "$TMP/cafe.out" "$CAFE"
+		umount "$TMP/mnt"
+	else
+		fail "ext4 on $FS"
+	fi
+	losetup -d "$FS"
+	FS=
+else
+	fail "a second loop device for ext4"
 fi
 
 # 5. the screen, under tmux (a server of this run's own: two test runs at
