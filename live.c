@@ -77,6 +77,9 @@ struct live {
 	size_t n_cpus;
 	uint64_t newest_ns, last_released_ns, arrived, arrived_at_tick;
 	int tracer_known, per_cpu_files;	/* blktrace: see on_tick */
+	int complete_known;	/* the recorder tells how far it is whole */
+	uint64_t hold_ns;	/* the reorder window, where it is not */
+	uint64_t late_open;	/* late records in the interval being filled */
 	size_t since_release;
 	int started;
 	uint64_t genesis_ns, n_released;
@@ -478,6 +481,8 @@ static int close_interval(struct live *l, uint64_t end)
 		    device_slot(l, l->a.devices[i].device) < 0)
 			return iow_fail(&l->err, "out of memory");
 	loss_in(&l->a, start, end, &f->lost_in_interval, &lossy_ns);
+	f->late_in_interval = l->late_open;
+	l->late_open = 0;
 	f->lossy_s = (double)lossy_ns / 1e9;
 	for (i = 0; i < f->n_devs; i++)
 		close_device(l, i, start, end);
@@ -577,6 +582,30 @@ static struct cpu_queue *oldest_before(struct live *l, uint64_t limit)
 	return best;
 }
 
+/*
+ * A record older than one already analysed (the recorder handed it over
+ * after the merge had passed its time): the analysis, which goes forward
+ * in time, cannot put it where it belongs. A completion is still taken,
+ * so that its request leaves the depth (its counts go to the interval
+ * being filled); anything else is left out, as a request issued after
+ * its completion would stay in flight for ever. Said per interval.
+ * Returns 1 when ev is to be left out.
+ */
+static int late_record(struct live *l, const struct io_event *ev)
+{
+	uint64_t behind = l->last_released_ns - ev->time_ns;
+
+	if (blk_is_note(ev->action))
+		return 0;
+	l->fig.late++;
+	l->late_open++;
+	/* the window grows to what came late, where it is a guess */
+	if (2 * behind > l->hold_ns)
+		l->hold_ns = 2 * behind < LIVE_IDLE_MS * NS_PER_MS ?
+			     2 * behind : LIVE_IDLE_MS * NS_PER_MS;
+	return blk_action_code(ev->action) != BLK_TA_COMPLETE;
+}
+
 /* Analyses, in trace order, every record older than limit. */
 static int release(struct live *l, uint64_t limit)
 {
@@ -588,7 +617,12 @@ static int release(struct live *l, uint64_t limit)
 		decode(&c->ring[c->head], &ev);
 		c->head = (c->head + 1) % c->cap;
 		c->len--;
-		l->last_released_ns = ev.time_ns;
+		if (l->n_released && ev.time_ns < l->last_released_ns) {
+			if (late_record(l, &ev))
+				continue;
+		} else {
+			l->last_released_ns = ev.time_ns;
+		}
 		/* time 0 is the first event that is not a note, as read */
 		if (!l->started && !blk_is_note(ev.action)) {
 			l->started = 1;
@@ -654,8 +688,6 @@ static void on_record(void *ctx, const struct blk_io_trace *t,
 
 	if (l->failed)
 		return;
-	if (l->n_released && t->time < l->last_released_ns)
-		l->fig.late++;
 	if (queue_push(l, t, pdu) < 0) {
 		l->failed = -1;
 		return;
@@ -666,10 +698,12 @@ static void on_record(void *ctx, const struct blk_io_trace *t,
 	if (t->time > l->cpus[t->cpu].newest_ns)
 		l->cpus[t->cpu].newest_ns = t->time;
 	l->cpus[t->cpu].seen = 1;
-	/* records read as they come: merged so, to keep queues short */
+	/* records read as they come, with no word of how far they are
+	 * whole: merged so, to keep queues short */
 	if (++l->since_release >= RELEASE_EVERY && l->tracer_known &&
-	    !l->per_cpu_files && l->newest_ns > LIVE_REORDER_MS * NS_PER_MS)
-		release(l, l->newest_ns - LIVE_REORDER_MS * NS_PER_MS);
+	    !l->per_cpu_files && !l->complete_known &&
+	    l->newest_ns > l->hold_ns)
+		release(l, l->newest_ns - l->hold_ns);
 }
 
 /*
@@ -706,13 +740,18 @@ static int on_tick(void *ctx, const struct record_progress *p)
 	l->fig.lost = p->lost;
 	l->tracer_known = 1;
 	l->per_cpu_files = p->tracer == RECORD_BLKTRACE;
-	if (l->per_cpu_files)
+	if (p->complete_ns)
+		l->complete_known = 1;
+	if (l->complete_known)
+		limit = p->complete_ns;
+	else if (l->per_cpu_files)
 		limit = files_limit(l, now);
-	else if (l->newest_ns > LIVE_REORDER_MS * NS_PER_MS)
-		limit = l->newest_ns - LIVE_REORDER_MS * NS_PER_MS;
+	else if (l->newest_ns > l->hold_ns)
+		limit = l->newest_ns - l->hold_ns;
 	/* nothing came for a pump: the pipe is empty up to about now
 	 * (the tracers' clock is the monotonic one) */
-	if (l->arrived == l->arrived_at_tick && now > LIVE_IDLE_MS * NS_PER_MS &&
+	if (!l->complete_known && l->arrived == l->arrived_at_tick &&
+	    now > LIVE_IDLE_MS * NS_PER_MS &&
 	    (!l->newest_ns || now - l->newest_ns < CLOCKS_AGREE_NS) &&
 	    now - LIVE_IDLE_MS * NS_PER_MS > limit)
 		limit = now - LIVE_IDLE_MS * NS_PER_MS;
@@ -777,13 +816,13 @@ static void print_text(struct live *l)
 		fprintf(l->o.out, "# start_s    end_s device        rMB/s    "
 			"rIOPS    wMB/s    wIOPS  flush/s discard/s "
 			"d2c_p50_us d2c_p99_us q2c_p50_us q2c_p99_us  depth"
-			"     lost\n");
+			"     lost     late\n");
 	for (i = 0; i < f->n_devs; i++) {
 		const struct live_device *d = &f->devs[i];
 
 		fprintf(l->o.out, "%9.3f %8.3f %-12s %8.2f %8.0f %8.2f %8.0f "
 			"%8.1f %9.1f %10.1f %10.1f %10.1f %10.1f %6.2f "
-			"%8llu\n",
+			"%8llu %8llu\n",
 			f->start_s, f->end_s, d->name,
 			mb(d->bytes[OP_READ]) / span,
 			(double)d->ios[OP_READ] / span,
@@ -793,7 +832,8 @@ static void print_text(struct live *l)
 			(double)d->ios[OP_DISCARD] / span,
 			d->d2c.p50_ns / 1e3, d->d2c.p99_ns / 1e3,
 			d->q2c.p50_ns / 1e3, d->q2c.p99_ns / 1e3, d->depth,
-			(unsigned long long)f->lost_in_interval);
+			(unsigned long long)f->lost_in_interval,
+			(unsigned long long)f->late_in_interval);
 	}
 }
 
@@ -847,11 +887,13 @@ static void print_json(struct live *l)
 
 	fprintf(out, "{\"start_s\": %.6f, \"end_s\": %.6f, \"records\": %llu, "
 		"\"events_lost\": %llu, \"lost_in_interval\": %llu, "
-		"\"lossy_s\": %.6f, \"late_records\": %llu, \"devices\": [",
+		"\"lossy_s\": %.6f, \"late_records\": %llu, "
+		"\"late_in_interval\": %llu, \"devices\": [",
 		f->start_s, f->end_s, (unsigned long long)l->n_released,
 		(unsigned long long)f->lost,
 		(unsigned long long)f->lost_in_interval, f->lossy_s,
-		(unsigned long long)f->late);
+		(unsigned long long)f->late,
+		(unsigned long long)f->late_in_interval);
 	for (i = 0; i < f->n_devs; i++) {
 		fputs(i ? ", " : "", out);
 		json_device(out, &f->devs[i]);
@@ -894,6 +936,7 @@ struct live *live_open(const struct live_opts *o, struct iow_error *err)
 	}
 	l->o = *o;
 	l->interval_ns = (uint64_t)llround(o->interval_s * 1e9);
+	l->hold_ns = LIVE_REORDER_MS * NS_PER_MS;
 	if (!l->interval_ns)
 		l->interval_ns = 1;
 	cfg.sample_ctx = l;

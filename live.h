@@ -103,7 +103,9 @@ struct live_figures {
 	 * (which its queue depth leaves out, as the summary's does) */
 	uint64_t lost_in_interval;
 	double lossy_s;
-	uint64_t late;		/* came after newer ones were analysed */
+	/* records that came after newer ones were analysed: a completion
+	 * counted in the interval it came in, anything else left out */
+	uint64_t late, late_in_interval;
 	double elapsed_s;		/* wall clock since the start */
 	int stdin_mode;
 };
