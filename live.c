@@ -80,6 +80,7 @@ struct live {
 	int complete_known;	/* the recorder tells how far it is whole */
 	uint64_t hold_ns;	/* the reorder window, where it is not */
 	uint64_t late_open;	/* late records in the interval being filled */
+	uint64_t shown_end_ns;	/* the end of the last interval closed */
 	size_t since_release;
 	int started;
 	uint64_t genesis_ns, n_released;
@@ -493,6 +494,7 @@ static int close_interval(struct live *l, uint64_t end)
 	f->start_s = (double)start / 1e9;
 	f->end_s = (double)end / 1e9;
 	f->n_intervals++;
+	l->shown_end_ns = end;
 	l->k++;
 	l->new_interval = 1;
 	if (l->o.mode == LIVE_TEXT)
@@ -784,12 +786,46 @@ int live_poll(struct live *l)
 	return quit;
 }
 
+static void print_unseen(struct live *l, const double *in_flight_s);
+
+/*
+ * Completions the recorder did not see (the kernel made them without
+ * running its program) are noted at its end, with no time: the analysis
+ * then takes the requests longest in flight as theirs and leaves them
+ * out of the depth, as the summary does. The intervals shown counted
+ * them in flight from their issue: how long in all is said per device.
+ */
+static void unseen_at_end(struct live *l)
+{
+	const struct analysis *a = &l->a;
+	double *area, idle_ns = 0;
+	size_t i;
+
+	if (!a->lost_unlocated || !a->n_devices ||
+	    !(area = calloc(a->n_devices, sizeof(*area))))
+		return;
+	for (i = 0; i < a->n_devices; i++)
+		area[i] = depth_area_upto(a, a->devices[i].device, a->last_ns);
+	analysis_finish(&l->a);
+	/* intervals closed while idle went on past the trace's end */
+	if (l->shown_end_ns > a->last_ns)
+		idle_ns = (double)(l->shown_end_ns - a->last_ns);
+	for (i = 0; i < a->n_devices; i++)
+		area[i] = (area[i] - a->devices[i].depth_area_ns +
+			   (double)a->devices[i].unseen_completions * idle_ns) /
+			  1e9;
+	print_unseen(l, area);
+	free(area);
+}
+
 int live_finish(struct live *l, struct iow_error *err)
 {
 	release(l, UINT64_MAX);
 	if (!l->failed && l->started && close_before(l, l->a.last_ns) == 0 &&
 	    l->a.last_ns > l->k * l->interval_ns)
 		close_interval(l, l->a.last_ns);
+	if (!l->failed && l->started)
+		unseen_at_end(l);
 	live_poll(l);
 	if (l->failed) {
 		if (err)
@@ -904,6 +940,48 @@ static void print_json(struct live *l)
 		json_row(out, &f->rows[i]);
 	}
 	fputs("]}\n", out);
+}
+
+static void print_unseen(struct live *l, const double *in_flight_s)
+{
+	const struct analysis *a = &l->a;
+	FILE *out = l->o.out;
+	const char *sep = "";
+	uint64_t unseen = 0;
+	size_t i;
+
+	for (i = 0; i < a->n_devices; i++)
+		unseen += a->devices[i].unseen_completions;
+	if (!unseen)
+		return;
+	if (l->o.mode == LIVE_JSON)
+		fputs("{\"unseen_completions\": [", out);
+	for (i = 0; i < a->n_devices; i++) {
+		const struct device_stats *d = &a->devices[i];
+
+		if (!d->unseen_completions)
+			continue;
+		if (l->o.mode == LIVE_JSON)
+			fprintf(out, "%s{\"device\": \"%u,%u\", \"requests\": "
+				"%llu, \"counted_in_flight_s\": %.6f}", sep,
+				blk_dev_major(d->device),
+				blk_dev_minor(d->device),
+				(unsigned long long)d->unseen_completions,
+				in_flight_s[i]);
+		else if (l->o.mode == LIVE_TEXT)
+			fprintf(out, "# %u,%u: %llu completions the recorder "
+				"did not see (noted at its end): their requests "
+				"were counted in flight, %.3f s in all, in the "
+				"intervals since their issue; the summary leaves "
+				"them out of the queue depth\n",
+				blk_dev_major(d->device),
+				blk_dev_minor(d->device),
+				(unsigned long long)d->unseen_completions,
+				in_flight_s[i]);
+		sep = ", ";
+	}
+	if (l->o.mode == LIVE_JSON)
+		fputs("]}\n", out);
 }
 
 /* ---- the whole ---- */

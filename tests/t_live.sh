@@ -109,6 +109,8 @@ import json, sys
 lines = open(sys.argv[1]).read().split('\\n')
 assert lines[-1] == '', 'no newline at the end'
 objs = [json.loads(l) for l in lines[:-1]]
+if len(objs) > 2 and 'unseen_completions' in objs[-2]:
+    del objs[-2]    # said after the last interval, when there are any
 assert all('start_s' in o for o in objs[:-1]) and 'traces' in objs[-1]
 " "$1"
 }
@@ -144,27 +146,23 @@ check "tracing state restored after --live=json with ftrace" state_restored
 # interval, depth and latency included, equals -x of the recording.
 # Records merged before another CPU's older ones came (late) used to put
 # requests in flight for ever: depth 1.04-57 where -x says 0.03-0.1.
-# A bpf recording that lost completions (the kernel completed a request
-# without running the program, noticed only at the end: the view counted
-# it in flight, the summary leaves it out) is made again, twice at most.
+# Completions the bpf recorder did not see (the kernel made them without
+# running its program: 1 to 48 in a run here, noted at its end) were
+# counted in flight by the intervals and are left out by the summary:
+# the view's last line says how long, and the comparison holds it to it.
+# Every block is read or written once (fio's random map; the two jobs on
+# halves of the device), so a completion pairs with one request only.
 # fio_live NAME TRACER FIO-ARGS...
 fio_live() {
 	name=$1 tracer=$2
 	shift 2
-	for try in 1 2 3; do
-		rm -rf "$TMP/$name"
-		mkdir "$TMP/$name"
-		"$IOW" -d "$DEV" -D "$TMP/$name" -t "$name" --tracer "$tracer" \
-			--live=json --interval 1 -o "$TMP/$name.png" \
-			-p fio --name="$name" --filename="$DEV" --direct=1 \
-			--ioengine=libaio --time_based "$@" \
-			> "$TMP/$name.out" 2> "$TMP/$name.err"
-		grep -q "; nothing lost$" "$TMP/$name.err" && break
-	done
-	if ! grep -q "; nothing lost$" "$TMP/$name.err"; then
-		skip "$name: every recording lost events: $(tail -n 1 "$TMP/$name.err")"
-		return
-	fi
+	mkdir "$TMP/$name"
+	IOWATCHER_BPF_UNSEEN="${UNSEEN:-}" "$IOW" -d "$DEV" -D "$TMP/$name" \
+		-t "$name" --tracer "$tracer" \
+		--live=json --interval 1 -o "$TMP/$name.png" \
+		-p fio --name="$name" --filename="$DEV" --direct=1 \
+		--ioengine=libaio --time_based "$@" \
+		> "$TMP/$name.out" 2> "$TMP/$name.err"
 	if python3 "$CMP" "$IOW" "$TMP/$name/$name" "$TMP/$name.out" \
 		> "$TMP/cmp.out"; then
 		pass "$name: each interval equals --summary=json -x ($(tail -n 1 "$TMP/cmp.out"))"
@@ -180,8 +178,17 @@ if command -v fio >/dev/null; then
 		fio_live "qd2-$tracer" $tracer --rw=randread --bs=4k \
 			--iodepth=2 --rate_iops=3000 --runtime=4
 		fio_live "randrw-$tracer" $tracer --rw=randrw --bs=4k \
-			--iodepth=4 --numjobs=2 --rate_iops=1500 --runtime=3
+			--iodepth=4 --numjobs=2 --size=64M \
+			--offset_increment=64M --rate_iops=1500 --runtime=3
 	done
+	# every 1000th completion made unseen (IOWATCHER_BPF_UNSEEN): the
+	# view says so, and by as much as it counted them in flight
+	UNSEEN=1000 fio_live unseen-bpf bpf --rw=randread --bs=4k \
+		--iodepth=2 --rate_iops=3000 --runtime=2
+	UNSEEN=
+	check "unseen-bpf: the view's last line names the unseen completions" \
+		grep -q '^{"unseen_completions": \[{"device": "[0-9]*,[0-9]*", "requests": [1-9]' \
+		"$TMP/unseen-bpf.out"
 	check "tracing state restored after the fio recordings" state_restored
 else
 	skip "live view under fio: fio missing"
