@@ -264,8 +264,8 @@ static void draw_header(struct live_view *v, struct frame *f,
 	     v->paused ? "   [PAUSED]" : "");
 	/* a line of its own: on the one above it was cut off the screen */
 	if (fig->late)
-		line(f, "1", " %llu records came late (%llu in this interval):"
-		     " not where they belong, the figures may differ from -x",
+		line(f, "1", " %llu records came late (%llu in it): the "
+		     "figures may differ from -x",
 		     (unsigned long long)fig->late,
 		     (unsigned long long)fig->late_in_interval);
 	if (fig->workload_output)
