@@ -12,7 +12,6 @@
 #define N_IOS 600	/* one every 5 ms: 3 s */
 
 static uint64_t base_ns;
-static enum live_mode watch_mode = LIVE_JSON;	/* watch_told's */
 
 /* I/O i: Q and D on CPU i % 2, its C on the other CPU 1 ms later. */
 static int make_records(struct blk_io_trace *r)
@@ -54,13 +53,13 @@ static int by_time(const void *x, const void *y)
  * The records as a recorder would hand them over, a tick after every
  * 100 ms: each CPU's in time order, CPU 1's held back lag_ms; with
  * tells, each tick says how far all are handed over (complete_ns).
- * Returns the JSON lines printed.
+ * Returns what the view printed in mode (JSON lines, a screen).
  */
 static char *watch_told(const struct blk_io_trace *recs, int n,
-			uint64_t lag_ms, int tells)
+			uint64_t lag_ms, int tells, enum live_mode mode)
 {
 	struct record_progress prog = { .tracer = RECORD_FTRACE };
-	struct live_opts o = { .mode = LIVE_JSON, .interval_s = 1,
+	struct live_opts o = { .mode = mode, .interval_s = 1,
 			       .trace_path = "t", .key_fd = -1 };
 	struct record_tap tap;
 	struct iow_error err;
@@ -70,9 +69,8 @@ static char *watch_told(const struct blk_io_trace *recs, int n,
 	int i0 = 0, i1 = 0;
 	struct live *l;
 
-	o.mode = watch_mode;
 	/* the screen writes to the file's descriptor */
-	o.out = watch_mode == LIVE_SCREEN ? tmpfile() :
+	o.out = mode == LIVE_SCREEN ? tmpfile() :
 					    open_memstream(&text, &size);
 	CHECK(o.out != NULL);
 	l = live_open(&o, &err);
@@ -95,7 +93,7 @@ static char *watch_told(const struct blk_io_trace *recs, int n,
 	}
 	CHECK(live_finish(l, &err) == 0);
 	live_close(l);
-	if (watch_mode == LIVE_SCREEN) {
+	if (mode == LIVE_SCREEN) {
 		size = (size_t)ftell(o.out);
 		text = calloc(1, size + 1);
 		rewind(o.out);
@@ -107,7 +105,7 @@ static char *watch_told(const struct blk_io_trace *recs, int n,
 
 static char *watch(const struct blk_io_trace *recs, int n, uint64_t lag_ms)
 {
-	return watch_told(recs, n, lag_ms, 0);
+	return watch_told(recs, n, lag_ms, 0, LIVE_JSON);
 }
 
 /* Whether the JSON lines of a and b but the last have the same
@@ -196,9 +194,7 @@ static void test_the_screen_says_records_came_late(void)
 	char *screen;
 
 	qsort(recs, (size_t)n, sizeof(*recs), by_time);
-	watch_mode = LIVE_SCREEN;
-	screen = watch(recs, n, LIVE_REORDER_MS + 150);
-	watch_mode = LIVE_JSON;
+	screen = watch_told(recs, n, LIVE_REORDER_MS + 150, 0, LIVE_SCREEN);
 	/* on a line of its own: at the header's end it was cut off */
 	CHECK(strstr(screen, "\r\n\033[1m 72 records came late (72 in it): "
 		      "the figures may differ from -x") != NULL);
@@ -214,7 +210,7 @@ static void test_a_recorder_that_tells_how_far_it_is_whole_has_none_late(void)
 	qsort(recs, (size_t)n, sizeof(*recs), by_time);
 	sorted = watch(recs, n, 0);
 	/* CPU 1 four times the window behind: merged only as far as told */
-	told = watch_told(recs, n, 4 * LIVE_REORDER_MS, 1);
+	told = watch_told(recs, n, 4 * LIVE_REORDER_MS, 1, LIVE_JSON);
 	CHECK(last_late(told) == 0);
 	/* the figures of each interval alike (an interval closes at the
 	 * tick, before the next record: "records" may differ; the last
