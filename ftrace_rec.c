@@ -657,6 +657,7 @@ struct ftrace_rec {
 	unsigned char *page;		/* as read */
 	size_t page_size;
 	size_t pages_per_pump;
+	uint64_t complete_ns;		/* recorder_stats' */
 	struct ftrace_conv *conv;
 };
 
@@ -1087,16 +1088,20 @@ static int read_page(struct ftrace_rec *r, const struct cpu_pipe *p,
  * A page of each CPU in turn, so that the CPUs' records come about as
  * far in time as each other (the live view merges them as they come),
  * until none has any or pages_per_pump were read: 1 if some may have
- * more, 0 when all were empty.
+ * more, 0 when all were empty. A read takes what a CPU's page holds so
+ * far, so when a round finds every CPU empty, all records from before
+ * it have been handed over: complete_ns (with the monotonic clock).
  */
 static int read_pages(struct ftrace_rec *r, struct iow_error *err)
 {
 	size_t pages = 0;
+	uint64_t round_ns;
 	unsigned i;
 	int any, rc;
 
 	do {
 		any = 0;
+		round_ns = recorder_complete_before();
 		for (i = 0; i < r->n_pipes; i++) {
 			rc = read_page(r, &r->pipes[i], err);
 			if (rc < 0)
@@ -1105,6 +1110,8 @@ static int read_pages(struct ftrace_rec *r, struct iow_error *err)
 			pages += (size_t)rc;
 		}
 	} while (any && pages < r->pages_per_pump);
+	if (!any && r->clock_is_mono)
+		r->complete_ns = round_ns;
 	return any;
 }
 
@@ -1324,6 +1331,7 @@ static void ftrace_progress(void *state, struct recorder_stats *st)
 	ftrace_conv_stats(r->conv, &c);
 	stats_of(&c, st);
 	st->buffer_kb = r->buffer_kb;
+	st->complete_ns = r->complete_ns;
 }
 
 static int ftrace_stop(void *state, struct recorder_stats *st,

@@ -19,6 +19,7 @@
 #include "options.h"
 #include "cause.h"
 #include "causetag.h"
+#include "utf8.h"
 
 #define NS_PER_MS		1000000ull
 #define PDU_KEPT		64	/* notes' text, splits, remaps */
@@ -76,6 +77,10 @@ struct live {
 	size_t n_cpus;
 	uint64_t newest_ns, last_released_ns, arrived, arrived_at_tick;
 	int tracer_known, per_cpu_files;	/* blktrace: see on_tick */
+	int complete_known;	/* the recorder tells how far it is whole */
+	uint64_t hold_ns;	/* the reorder window, where it is not */
+	uint64_t late_open;	/* late records in the interval being filled */
+	uint64_t shown_end_ns;	/* the end of the last interval closed */
 	size_t since_release;
 	int started;
 	uint64_t genesis_ns, n_released;
@@ -379,6 +384,8 @@ static void row_name(const struct live *l, struct live_row *r)
 		snprintf(r->name, sizeof(r->name), "?");
 		return;
 	}
+	/* a long name cut where a character ends: it stays UTF-8 */
+	len = utf8_fit(label, len, sizeof(r->name) - 1);
 	snprintf(r->name, sizeof(r->name), "%.*s", (int)len, label);
 }
 
@@ -475,6 +482,8 @@ static int close_interval(struct live *l, uint64_t end)
 		    device_slot(l, l->a.devices[i].device) < 0)
 			return iow_fail(&l->err, "out of memory");
 	loss_in(&l->a, start, end, &f->lost_in_interval, &lossy_ns);
+	f->late_in_interval = l->late_open;
+	l->late_open = 0;
 	f->lossy_s = (double)lossy_ns / 1e9;
 	for (i = 0; i < f->n_devs; i++)
 		close_device(l, i, start, end);
@@ -485,6 +494,7 @@ static int close_interval(struct live *l, uint64_t end)
 	f->start_s = (double)start / 1e9;
 	f->end_s = (double)end / 1e9;
 	f->n_intervals++;
+	l->shown_end_ns = end;
 	l->k++;
 	l->new_interval = 1;
 	if (l->o.mode == LIVE_TEXT)
@@ -574,6 +584,30 @@ static struct cpu_queue *oldest_before(struct live *l, uint64_t limit)
 	return best;
 }
 
+/*
+ * A record older than one already analysed (the recorder handed it over
+ * after the merge had passed its time): the analysis, which goes forward
+ * in time, cannot put it where it belongs. A completion is still taken,
+ * so that its request leaves the depth (its counts go to the interval
+ * being filled); anything else is left out, as a request issued after
+ * its completion would stay in flight for ever. Said per interval.
+ * Returns 1 when ev is to be left out.
+ */
+static int late_record(struct live *l, const struct io_event *ev)
+{
+	uint64_t behind = l->last_released_ns - ev->time_ns;
+
+	if (blk_is_note(ev->action))
+		return 0;
+	l->fig.late++;
+	l->late_open++;
+	/* the window grows to what came late, where it is a guess */
+	if (2 * behind > l->hold_ns)
+		l->hold_ns = 2 * behind < LIVE_IDLE_MS * NS_PER_MS ?
+			     2 * behind : LIVE_IDLE_MS * NS_PER_MS;
+	return blk_action_code(ev->action) != BLK_TA_COMPLETE;
+}
+
 /* Analyses, in trace order, every record older than limit. */
 static int release(struct live *l, uint64_t limit)
 {
@@ -585,7 +619,12 @@ static int release(struct live *l, uint64_t limit)
 		decode(&c->ring[c->head], &ev);
 		c->head = (c->head + 1) % c->cap;
 		c->len--;
-		l->last_released_ns = ev.time_ns;
+		if (l->n_released && ev.time_ns < l->last_released_ns) {
+			if (late_record(l, &ev))
+				continue;
+		} else {
+			l->last_released_ns = ev.time_ns;
+		}
 		/* time 0 is the first event that is not a note, as read */
 		if (!l->started && !blk_is_note(ev.action)) {
 			l->started = 1;
@@ -651,8 +690,6 @@ static void on_record(void *ctx, const struct blk_io_trace *t,
 
 	if (l->failed)
 		return;
-	if (l->n_released && t->time < l->last_released_ns)
-		l->fig.late++;
 	if (queue_push(l, t, pdu) < 0) {
 		l->failed = -1;
 		return;
@@ -663,10 +700,12 @@ static void on_record(void *ctx, const struct blk_io_trace *t,
 	if (t->time > l->cpus[t->cpu].newest_ns)
 		l->cpus[t->cpu].newest_ns = t->time;
 	l->cpus[t->cpu].seen = 1;
-	/* records read as they come: merged so, to keep queues short */
+	/* records read as they come, with no word of how far they are
+	 * whole: merged so, to keep queues short */
 	if (++l->since_release >= RELEASE_EVERY && l->tracer_known &&
-	    !l->per_cpu_files && l->newest_ns > LIVE_REORDER_MS * NS_PER_MS)
-		release(l, l->newest_ns - LIVE_REORDER_MS * NS_PER_MS);
+	    !l->per_cpu_files && !l->complete_known &&
+	    l->newest_ns > l->hold_ns)
+		release(l, l->newest_ns - l->hold_ns);
 }
 
 /*
@@ -703,13 +742,18 @@ static int on_tick(void *ctx, const struct record_progress *p)
 	l->fig.lost = p->lost;
 	l->tracer_known = 1;
 	l->per_cpu_files = p->tracer == RECORD_BLKTRACE;
-	if (l->per_cpu_files)
+	if (p->complete_ns)
+		l->complete_known = 1;
+	if (l->complete_known)
+		limit = p->complete_ns;
+	else if (l->per_cpu_files)
 		limit = files_limit(l, now);
-	else if (l->newest_ns > LIVE_REORDER_MS * NS_PER_MS)
-		limit = l->newest_ns - LIVE_REORDER_MS * NS_PER_MS;
+	else if (l->newest_ns > l->hold_ns)
+		limit = l->newest_ns - l->hold_ns;
 	/* nothing came for a pump: the pipe is empty up to about now
 	 * (the tracers' clock is the monotonic one) */
-	if (l->arrived == l->arrived_at_tick && now > LIVE_IDLE_MS * NS_PER_MS &&
+	if (!l->complete_known && l->arrived == l->arrived_at_tick &&
+	    now > LIVE_IDLE_MS * NS_PER_MS &&
 	    (!l->newest_ns || now - l->newest_ns < CLOCKS_AGREE_NS) &&
 	    now - LIVE_IDLE_MS * NS_PER_MS > limit)
 		limit = now - LIVE_IDLE_MS * NS_PER_MS;
@@ -742,12 +786,46 @@ int live_poll(struct live *l)
 	return quit;
 }
 
+static void print_unseen(struct live *l, const double *in_flight_s);
+
+/*
+ * Completions the recorder did not see (the kernel made them without
+ * running its program) are noted at its end, with no time: the analysis
+ * then takes the requests longest in flight as theirs and leaves them
+ * out of the depth, as the summary does. The intervals shown counted
+ * them in flight from their issue: how long in all is said per device.
+ */
+static void unseen_at_end(struct live *l)
+{
+	const struct analysis *a = &l->a;
+	double *area, idle_ns = 0;
+	size_t i;
+
+	if (!a->lost_unlocated || !a->n_devices ||
+	    !(area = calloc(a->n_devices, sizeof(*area))))
+		return;
+	for (i = 0; i < a->n_devices; i++)
+		area[i] = depth_area_upto(a, a->devices[i].device, a->last_ns);
+	analysis_finish(&l->a);
+	/* intervals closed while idle went on past the trace's end */
+	if (l->shown_end_ns > a->last_ns)
+		idle_ns = (double)(l->shown_end_ns - a->last_ns);
+	for (i = 0; i < a->n_devices; i++)
+		area[i] = (area[i] - a->devices[i].depth_area_ns +
+			   (double)a->devices[i].unseen_completions * idle_ns) /
+			  1e9;
+	print_unseen(l, area);
+	free(area);
+}
+
 int live_finish(struct live *l, struct iow_error *err)
 {
 	release(l, UINT64_MAX);
 	if (!l->failed && l->started && close_before(l, l->a.last_ns) == 0 &&
 	    l->a.last_ns > l->k * l->interval_ns)
 		close_interval(l, l->a.last_ns);
+	if (!l->failed && l->started)
+		unseen_at_end(l);
 	live_poll(l);
 	if (l->failed) {
 		if (err)
@@ -774,13 +852,13 @@ static void print_text(struct live *l)
 		fprintf(l->o.out, "# start_s    end_s device        rMB/s    "
 			"rIOPS    wMB/s    wIOPS  flush/s discard/s "
 			"d2c_p50_us d2c_p99_us q2c_p50_us q2c_p99_us  depth"
-			"     lost\n");
+			"     lost     late\n");
 	for (i = 0; i < f->n_devs; i++) {
 		const struct live_device *d = &f->devs[i];
 
 		fprintf(l->o.out, "%9.3f %8.3f %-12s %8.2f %8.0f %8.2f %8.0f "
 			"%8.1f %9.1f %10.1f %10.1f %10.1f %10.1f %6.2f "
-			"%8llu\n",
+			"%8llu %8llu\n",
 			f->start_s, f->end_s, d->name,
 			mb(d->bytes[OP_READ]) / span,
 			(double)d->ios[OP_READ] / span,
@@ -790,7 +868,8 @@ static void print_text(struct live *l)
 			(double)d->ios[OP_DISCARD] / span,
 			d->d2c.p50_ns / 1e3, d->d2c.p99_ns / 1e3,
 			d->q2c.p50_ns / 1e3, d->q2c.p99_ns / 1e3, d->depth,
-			(unsigned long long)f->lost_in_interval);
+			(unsigned long long)f->lost_in_interval,
+			(unsigned long long)f->late_in_interval);
 	}
 }
 
@@ -802,22 +881,6 @@ static void json_latency(FILE *out, const char *name,
 		l->mean_ns / 1e3, l->p50_ns / 1e3, l->p99_ns / 1e3);
 }
 
-static void json_text(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static void json_device(FILE *out, const struct live_device *d)
 {
 	static const char *const names[N_DATA_OPS] = { "read", "write",
@@ -826,7 +889,7 @@ static void json_device(FILE *out, const struct live_device *d)
 
 	fprintf(out, "{\"device\": \"%u,%u\", \"name\": ",
 		blk_dev_major(d->device), blk_dev_minor(d->device));
-	json_text(out, d->name);
+	utf8_json_string(out, d->name);
 	for (op = 0; op < N_DATA_OPS; op++)
 		fprintf(out, ", \"%s\": {\"ios\": %llu, \"bytes\": %llu}",
 			names[op], (unsigned long long)d->ios[op],
@@ -844,7 +907,7 @@ static void json_device(FILE *out, const struct live_device *d)
 static void json_row(FILE *out, const struct live_row *r)
 {
 	fprintf(out, "{\"tag\": %d, \"pid\": %ld, \"name\": ", r->tag, r->pid);
-	json_text(out, r->name);
+	utf8_json_string(out, r->name);
 	fprintf(out, ", \"device\": \"%u,%u\", \"ios\": %llu, \"bytes\": %llu"
 		", \"q2c_mean_us\": %.3f, \"q2c_p99_us\": %.3f}",
 		blk_dev_major(r->device), blk_dev_minor(r->device),
@@ -860,11 +923,13 @@ static void print_json(struct live *l)
 
 	fprintf(out, "{\"start_s\": %.6f, \"end_s\": %.6f, \"records\": %llu, "
 		"\"events_lost\": %llu, \"lost_in_interval\": %llu, "
-		"\"lossy_s\": %.6f, \"late_records\": %llu, \"devices\": [",
+		"\"lossy_s\": %.6f, \"late_records\": %llu, "
+		"\"late_in_interval\": %llu, \"devices\": [",
 		f->start_s, f->end_s, (unsigned long long)l->n_released,
 		(unsigned long long)f->lost,
 		(unsigned long long)f->lost_in_interval, f->lossy_s,
-		(unsigned long long)f->late);
+		(unsigned long long)f->late,
+		(unsigned long long)f->late_in_interval);
 	for (i = 0; i < f->n_devs; i++) {
 		fputs(i ? ", " : "", out);
 		json_device(out, &f->devs[i]);
@@ -875,6 +940,48 @@ static void print_json(struct live *l)
 		json_row(out, &f->rows[i]);
 	}
 	fputs("]}\n", out);
+}
+
+static void print_unseen(struct live *l, const double *in_flight_s)
+{
+	const struct analysis *a = &l->a;
+	FILE *out = l->o.out;
+	const char *sep = "";
+	uint64_t unseen = 0;
+	size_t i;
+
+	for (i = 0; i < a->n_devices; i++)
+		unseen += a->devices[i].unseen_completions;
+	if (!unseen)
+		return;
+	if (l->o.mode == LIVE_JSON)
+		fputs("{\"unseen_completions\": [", out);
+	for (i = 0; i < a->n_devices; i++) {
+		const struct device_stats *d = &a->devices[i];
+
+		if (!d->unseen_completions)
+			continue;
+		if (l->o.mode == LIVE_JSON)
+			fprintf(out, "%s{\"device\": \"%u,%u\", \"requests\": "
+				"%llu, \"counted_in_flight_s\": %.6f}", sep,
+				blk_dev_major(d->device),
+				blk_dev_minor(d->device),
+				(unsigned long long)d->unseen_completions,
+				in_flight_s[i]);
+		else if (l->o.mode == LIVE_TEXT)
+			fprintf(out, "# %u,%u: %llu completions the recorder "
+				"did not see (noted at its end): their requests "
+				"were counted in flight, %.3f s in all, in the "
+				"intervals since their issue; the summary leaves "
+				"them out of the queue depth\n",
+				blk_dev_major(d->device),
+				blk_dev_minor(d->device),
+				(unsigned long long)d->unseen_completions,
+				in_flight_s[i]);
+		sep = ", ";
+	}
+	if (l->o.mode == LIVE_JSON)
+		fputs("]}\n", out);
 }
 
 /* ---- the whole ---- */
@@ -907,6 +1014,7 @@ struct live *live_open(const struct live_opts *o, struct iow_error *err)
 	}
 	l->o = *o;
 	l->interval_ns = (uint64_t)llround(o->interval_s * 1e9);
+	l->hold_ns = LIVE_REORDER_MS * NS_PER_MS;
 	if (!l->interval_ns)
 		l->interval_ns = 1;
 	cfg.sample_ctx = l;

@@ -12,14 +12,15 @@
  * The recorder hands records over per CPU in time order, the CPUs
  * interleaved only roughly. They wait in a queue per CPU and are merged
  * as the trace reader merges the per-CPU files (oldest first, the lower
- * CPU first at equal times) once no CPU can still bring an older one:
- * when they are LIVE_REORDER_MS older than the newest record, or, after
- * a tick with no record at all, LIVE_IDLE_MS older than the clock. That
- * is for the recorders that hand records over as they read them (ftrace
- * reads a page of each CPU in turn, a few milliseconds of events);
- * blktrace's files, read as they grow, each grow in steps of their own:
- * there, up to the oldest of the CPUs' newest records, or when later,
- * LIVE_FILES_LAG_MS before now.
+ * CPU first at equal times) once no CPU can still bring an older one.
+ * The bpf and ftrace recorders read each CPU's buffer in turn and say at
+ * each tick up to when every CPU's records are in (complete_ns): merged
+ * that far. blktrace's files, read as they grow, each grow in steps of
+ * their own: there, up to the oldest of the CPUs' newest records, or
+ * when later, LIVE_FILES_LAG_MS before now. A recorder that says neither:
+ * LIVE_REORDER_MS (or twice what came late since) behind the newest
+ * record, or, after a tick with no record at all, LIVE_IDLE_MS behind the
+ * clock. A record that comes late all the same is counted (late).
  */
 #ifndef IOWATCHER_LIVE_H
 #define IOWATCHER_LIVE_H
@@ -103,7 +104,9 @@ struct live_figures {
 	 * (which its queue depth leaves out, as the summary's does) */
 	uint64_t lost_in_interval;
 	double lossy_s;
-	uint64_t late;		/* came after newer ones were analysed */
+	/* records that came after newer ones were analysed: a completion
+	 * counted in the interval it came in, anything else left out */
+	uint64_t late, late_in_interval;
 	double elapsed_s;		/* wall clock since the start */
 	int stdin_mode;
 };

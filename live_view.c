@@ -248,11 +248,6 @@ static void draw_header(struct live_view *v, struct frame *f,
 			const struct live_figures *fig)
 {
 	long el = (long)fig->elapsed_s;
-	char late[48] = "";
-
-	if (fig->late)
-		snprintf(late, sizeof(late), "   late %llu",
-			 (unsigned long long)fig->late);
 
 	if (fig->stdin_mode)
 		line(f, "7", " iowatcher --live: reading a trace from stdin");
@@ -262,11 +257,17 @@ static void draw_header(struct live_view *v, struct frame *f,
 		     fig->tracer, fig->trace_path);
 	line(f, fig->lost_in_interval ? "1" : NULL,
 	     " elapsed %ld:%02ld:%02ld   interval %.3g s (%.1f-%.1f s)"
-	     "   events %llu   lost %llu (%llu in it)%s%s", el / 3600,
+	     "   events %llu   lost %llu (%llu in it)%s", el / 3600,
 	     el / 60 % 60, el % 60, fig->interval_s, fig->start_s, fig->end_s,
 	     (unsigned long long)fig->events, (unsigned long long)fig->lost,
-	     (unsigned long long)fig->lost_in_interval, late,
+	     (unsigned long long)fig->lost_in_interval,
 	     v->paused ? "   [PAUSED]" : "");
+	/* a line of its own: on the one above it was cut off the screen */
+	if (fig->late)
+		line(f, "1", " %llu records came late (%llu in it): the "
+		     "figures may differ from -x",
+		     (unsigned long long)fig->late,
+		     (unsigned long long)fig->late_in_interval);
 	if (fig->workload_output)
 		line(f, NULL, " workload output: %s", fig->workload_output);
 }

@@ -108,6 +108,7 @@ struct bpf_rec {
 	unsigned pause_ms;	/* IOWATCHER_BPF_PAUSE_MS, before the first read */
 	uint64_t inflight_at_start;	/* the devices' requests in flight */
 	int cb_failed;			/* out of memory in the callback */
+	uint64_t complete_ns;		/* recorder_stats' */
 };
 
 /*
@@ -729,6 +730,7 @@ static int write_batches(struct bpf_rec *b, struct iow_error *err)
 /* Everything on the rings now, written. */
 static int drain(struct bpf_rec *b, struct iow_error *err)
 {
+	uint64_t complete_ns = recorder_complete_before();
 	int rc = ring_buffer__consume(b->rb);
 
 	if (b->cb_failed)
@@ -736,7 +738,12 @@ static int drain(struct bpf_rec *b, struct iow_error *err)
 	if (rc < 0)
 		return iow_fail(err, "cannot read the BPF ring buffers: %s",
 				strerror(-rc));
-	return write_batches(b, err);
+	if (write_batches(b, err))
+		return -1;
+	/* every ring read to its end: the CPUs' records before it, all
+	 * handed over (the live view merges up to it) */
+	b->complete_ns = complete_ns;
+	return 0;
 }
 
 static int bpf_pump(void *state, int timeout_ms, struct iow_error *err)
@@ -779,6 +786,7 @@ static void bpf_progress(void *state, struct recorder_stats *st)
 	st->events = o.events;
 	st->n_files = o.n_files;
 	st->buffer_kb = b->ring_bytes / 1024;
+	st->complete_ns = b->complete_ns;
 	if (read_cpu_counts(b) == 0)
 		for (cpu = 0; cpu < b->n_cpus; cpu++)
 			st->lost += b->cpu_vals[cpu].lost_total;

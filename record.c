@@ -340,12 +340,23 @@ static int session_init(struct record_session *s, const struct record_opts *o,
 	return 0;
 }
 
+uint64_t recorder_complete_before(void)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return now - RECORD_COMMIT_SLACK_MS * 1000000ull;
+}
+
 /* A tap's tick, with how far the recording got; it may end it. */
 static void tick(struct record_session *s)
 {
 	const struct record_tap *tap = s->o->tap;
-	struct record_progress p = { s->ops->tracer, s->res->events_written,
-				     s->res->events_lost };
+	struct record_progress p = { .tracer = s->ops->tracer,
+				     .events = s->res->events_written,
+				     .lost = s->res->events_lost };
 	struct recorder_stats st;
 
 	if (!tap || !tap->tick)
@@ -354,6 +365,7 @@ static void tick(struct record_session *s)
 		s->ops->progress(s->rec, &st);
 		p.events = st.events;
 		p.lost = st.lost;
+		p.complete_ns = st.complete_ns;
 	}
 	if (tap->tick(tap->ctx, &p) && !record_stop_signal)
 		record_stop_signal = SIGINT;

@@ -34,6 +34,9 @@ struct record_progress {
 	enum record_tracer tracer;	/* the one in use */
 	uint64_t events;		/* I/O records written so far */
 	uint64_t lost;			/* the kernel's lost events so far */
+	/* every record older than this (the tracer's clock, CLOCK_MONOTONIC)
+	 * has been handed to record(): 0 when the tracer cannot tell */
+	uint64_t complete_ns;
 };
 
 /*

@@ -39,6 +39,7 @@ struct recorder_stats {
 	size_t buffer_kb;	/* per CPU, as used (0: not known) */
 	unsigned n_files;	/* NAME.blktrace.0 to n_files - 1 */
 	unsigned causes;	/* what it kept beside (record_causes) */
+	uint64_t complete_ns;	/* as record_progress's; 0: not known */
 };
 
 struct record_ops {
@@ -54,6 +55,15 @@ struct record_ops {
 	int (*stop)(void *state, struct recorder_stats *st,
 		    struct iow_error *err);
 };
+
+/*
+ * For a recorder about to read every CPU's buffer to its end: what its
+ * complete_ns will be once it has. A record takes its time before it is
+ * committed, and a read stops at one not yet committed, so the records
+ * of the last RECORD_COMMIT_SLACK_MS may come in the next read.
+ */
+#define RECORD_COMMIT_SLACK_MS	1
+uint64_t recorder_complete_before(void);
 
 extern const struct record_ops record_bpf_ops;
 extern const struct record_ops record_blktrace_ops;

@@ -11,30 +11,6 @@
 #include "summary.h"
 #include "utf8.h"
 
-/* JSON is UTF-8: a byte that starts no character becomes U+FFFD. */
-static void json_string(FILE *out, const char *s)
-{
-	size_t len;
-
-	fputc('"', out);
-	for (; s && *s; s += len) {
-		unsigned char c = (unsigned char)*s;
-
-		len = utf8_char_len(s);
-		if (!len) {
-			fputs("\\ufffd", out);
-			len = 1;
-		} else if (c == '"' || c == '\\') {
-			fprintf(out, "\\%c", c);
-		} else if (c < 0x20) {
-			fprintf(out, "\\u%04x", c);
-		} else {
-			fwrite(s, 1, len, out);
-		}
-	}
-	fputc('"', out);
-}
-
 static int cmp_tags(const void *pa, const void *pb)
 {
 	const struct tag_stats *a = *(const struct tag_stats *const *)pa;
@@ -233,7 +209,7 @@ static void json_files(FILE *out, const struct trace_result *r)
 	for (i = 0; i < n; i++) {
 		fputs(i ? ", " : "", out);
 		fputs("{\"file\": ", out);
-		json_string(out, f[i].label);
+		utf8_json_string(out, f[i].label);
 		fprintf(out, ", \"read_bytes\": %llu, \"write_bytes\": %llu, "
 			"\"discard_bytes\": %llu, \"bios\": %llu, "
 			"\"q2c_mean_us\": %.3f, \"q2c_p99_us\": %.3f}",
@@ -255,7 +231,7 @@ static void json_tags(FILE *out, const struct analysis *a)
 	for (i = 0; rank && i < n; i++) {
 		fputs(i ? ", " : "", out);
 		fputs("{\"label\": ", out);
-		json_string(out, rank[i]->label);
+		utf8_json_string(out, rank[i]->label);
 		fprintf(out, ", \"ios\": %llu, \"bytes\": %llu}",
 			(unsigned long long)analysis_tag_ios(rank[i]),
 			(unsigned long long)analysis_tag_bytes(rank[i]));
@@ -277,12 +253,12 @@ void summary_print_json(FILE *out, const struct trace_result *traces,
 
 		fprintf(out, "%s%s%s{", i ? "," : "", nl, one_line ? "" : "  ");
 		fputs("\"label\": ", out);
-		json_string(out, traces[i].label);
+		utf8_json_string(out, traces[i].label);
 		fputs(", \"source\": ", out);
-		json_string(out, traces[i].source);
+		utf8_json_string(out, traces[i].source);
 		if (traces[i].recorder) {
 			fputs(", \"recorder\": ", out);
-			json_string(out, traces[i].recorder);
+			utf8_json_string(out, traces[i].recorder);
 		}
 		fprintf(out, ", \"events\": %llu, \"notes\": %llu, "
 			"\"duration_s\": %.6f, \"bin_width_s\": %.6f, ",

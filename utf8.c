@@ -58,3 +58,41 @@ const char *utf8_clean(const char *s, char *buf, size_t size)
 	buf[n] = '\0';
 	return buf;
 }
+
+size_t utf8_fit(const char *s, size_t len, size_t max)
+{
+	size_t n = 0, c;
+
+	while (n < len && s[n]) {
+		c = utf8_char_len(s + n);
+		if (!c)
+			c = 1;
+		if (n + c > len || n + c > max)
+			break;
+		n += c;
+	}
+	return n;
+}
+
+void utf8_json_string(FILE *out, const char *s)
+{
+	size_t len;
+
+	fputc('"', out);
+	for (; s && *s; s += len) {
+		unsigned char c = (unsigned char)*s;
+
+		len = utf8_char_len(s);
+		if (!len) {
+			fputs("\\ufffd", out);
+			len = 1;
+		} else if (c == '"' || c == '\\') {
+			fprintf(out, "\\%c", c);
+		} else if (c < 0x20) {
+			fprintf(out, "\\u%04x", c);
+		} else {
+			fwrite(s, 1, len, out);
+		}
+	}
+	fputc('"', out);
+}

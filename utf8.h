@@ -7,6 +7,7 @@
 #define IOWATCHER_UTF8_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * Bytes of the well-formed UTF-8 character at s (1 to 4; no overlong
@@ -21,5 +22,18 @@ size_t utf8_char_len(const char *s);
  * cut short at a character if it does not fit.
  */
 const char *utf8_clean(const char *s, char *buf, size_t size);
+
+/*
+ * The bytes of s's first len that fit in max without cutting a
+ * character in two (a byte that starts none is one).
+ */
+size_t utf8_fit(const char *s, size_t len, size_t max);
+
+/*
+ * s as a JSON string: its characters as they are (JSON is UTF-8), '"'
+ * and '\\' escaped, control characters as \u00XX, and each byte that
+ * starts no character as U+FFFD. NULL is "".
+ */
+void utf8_json_string(FILE *out, const char *s);
 
 #endif

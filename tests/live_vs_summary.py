@@ -4,7 +4,12 @@ printed must equal what --summary=json -x START:END says of the recorded
 trace (the last interval, which ends at the last event, with -x START:1e9);
 the queue depth as its integral over the interval (time-weighted mean x
 span, the loss windows' time left out), as an interval may span more than
-the summary's window at the end.
+the summary's window at the end. Completions the recorder did not see
+(noted at its end) are left out of the summary's depth, while the
+intervals counted their requests in flight: the view's closing
+{"unseen_completions": ...} line says how many and for how long, and
+then each interval's depth integral may exceed the summary's, by that
+long over all the intervals, the number of requests being the summary's.
 Prints one line per mismatch and 'N intervals compared'; exits 1 on any."""
 import json
 import subprocess
@@ -12,6 +17,10 @@ import sys
 
 iow, trace, lines = sys.argv[1], sys.argv[2], sys.argv[3]
 intervals = [json.loads(l) for l in open(lines) if l.startswith('{"start_s"')]
+unseen = {u["device"]: u for l in open(lines)
+          if l.startswith('{"unseen_completions"')
+          for u in json.loads(l)["unseen_completions"]}
+excess = {}     # live's depth integral over the summary's, per device
 bad = 0
 
 
@@ -43,7 +52,10 @@ for i, iv in enumerate(intervals):
         busy = sum(d[k]["ios"] for k in ("read", "write", "discard")) + \
             d["flush"]["ios"] + d["d2c_us"]["n"] + d["q2c_us"]["n"]
         if s is None:
-            if busy or d["queue_depth_mean"] > 0:
+            if d["device"] in unseen and not busy:
+                excess[d["device"]] = excess.get(d["device"], 0) + \
+                    d["queue_depth_mean"] * (span - iv.get("lossy_s", 0))
+            elif busy or d["queue_depth_mean"] > 0:
                 differ(d["device"] + " present", "yes", "no")
             continue
         for k in ("read", "write", "discard"):
@@ -64,7 +76,26 @@ for i, iv in enumerate(intervals):
         # (both over the time outside loss windows)
         qd_live = d["queue_depth_mean"] * (span - iv.get("lossy_s", 0))
         qd_sum = s["queue_depth_mean"] * (dur - lossy)
-        if abs(qd_live - qd_sum) > 1e-4 * max(span, qd_sum):
+        if d["device"] in unseen and qd_live > qd_sum:
+            excess[d["device"]] = excess.get(d["device"], 0) + \
+                qd_live - qd_sum
+        elif abs(qd_live - qd_sum) > 1e-4 * max(span, qd_sum):
             differ(d["device"] + " queue depth", qd_live, qd_sum)
-print("%d intervals compared, %d differences" % (len(intervals), bad))
+if unseen:
+    where = "whole trace"
+    whole, _, _ = summary(0, "1e9")
+    for dev, u in unseen.items():
+        if whole.get(dev, {}).get("unseen_completions") != u["requests"]:
+            differ(dev + " unseen completions", u["requests"],
+                   whole.get(dev, {}).get("unseen_completions"))
+        # each interval's depth rounded to 1e-4: as much per interval
+        if abs(excess.get(dev, 0) - u["counted_in_flight_s"]) > \
+                1e-4 * len(intervals):
+            differ(dev + " depth over the summary's, in all",
+                   excess.get(dev, 0), u["counted_in_flight_s"])
+print("%d intervals compared, %d differences%s" % (
+    len(intervals), bad, "".join(
+        ", %s: %d requests whose completion went unseen, %.3f s in flight"
+        % (k, u["requests"], u["counted_in_flight_s"])
+        for k, u in unseen.items())))
 sys.exit(1 if bad or not intervals else 0)

@@ -2,6 +2,8 @@
  * test_utf8.c: repairing text from traces and taggers so that cairo can
  * draw it and JSON can carry it.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -56,6 +58,42 @@ static void test_a_repaired_copy_is_cut_at_a_character(void)
 		      "?\xc3\xa9"));
 }
 
+static char *as_json(const char *s)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	utf8_json_string(f, s);
+	fclose(f);
+	return text;
+}
+
+static void test_json_strings_carry_characters_as_they_are(void)
+{
+	char *j = as_json("caf\xc3\xa9.dat \"\\\n");
+
+	/* not "caf\u00c3\u00a9": a byte is not a character */
+	CHECK(!strcmp(j, "\"caf\xc3\xa9.dat \\\"\\\\\\u000a\""));
+	free(j);
+	j = as_json("k\x89rn\xc3");
+	CHECK(!strcmp(j, "\"k\\ufffdrn\\ufffd\""));
+	free(j);
+	j = as_json(NULL);
+	CHECK(!strcmp(j, "\"\""));
+	free(j);
+}
+
+static void test_a_cut_ends_where_a_character_does(void)
+{
+	const char *s = "caf\xc3\xa9";
+
+	CHECK_EQ_INT(utf8_fit(s, 5, 4), 3);
+	CHECK_EQ_INT(utf8_fit(s, 5, 5), 5);
+	CHECK_EQ_INT(utf8_fit(s, 4, 9), 3);	/* len itself cuts it */
+	CHECK_EQ_INT(utf8_fit("\x89\x89", 2, 1), 1);
+}
+
 int main(void)
 {
 	RUN_TEST(test_well_formed_characters_have_their_length);
@@ -63,5 +101,7 @@ int main(void)
 	RUN_TEST(test_valid_text_is_used_as_it_is);
 	RUN_TEST(test_bad_bytes_become_question_marks);
 	RUN_TEST(test_a_repaired_copy_is_cut_at_a_character);
+	RUN_TEST(test_json_strings_carry_characters_as_they_are);
+	RUN_TEST(test_a_cut_ends_where_a_character_does);
 	return check_report();
 }
