@@ -278,7 +278,7 @@ void summary_print_json(FILE *out, const struct trace_result *traces,
 		fprintf(out, "],%s%s", nl, one_line ? " " : "   ");
 		if (traces[i].tags_source[0]) {
 			fputs("\"tags_source\": ", out);
-			json_string(out, traces[i].tags_source);
+			utf8_json_string(out, traces[i].tags_source);
 			fputs(", ", out);
 		}
 		fputs("\"tags\": [", out);
