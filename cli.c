@@ -389,7 +389,7 @@ const struct cli_option cli_options[] = {
 	  .help = { { CLI_OUTPUT, "FILE",
 		"the picture: .svg, .png or .pdf by its name, or\n"
 		"the report: .html, one page to zoom in\n"
-		"(default trace.svg; not drawn with --summary alone)" } } },
+		"(default NAME.svg, after -t NAME; not drawn with --summary alone)" } } },
 	{ .name = "summary", .type = CLI_CHOICE, FIELD(summary),
 	  .choices = summary_formats, .bare = "text",
 	  .what = "the format is ",
@@ -1020,13 +1020,18 @@ static enum cli_result check_movie_args(struct options *o,
 	return CLI_OK;
 }
 
-/* -o names a picture (trace.svg unless only text or CSV is asked for). */
+/* -o names a picture (the trace's name .svg unless only text or CSV is
+ * asked for). */
 static enum cli_result check_picture_args(struct options *o,
 					  struct iow_error *err)
 {
 	if (!o->output && o->summary == SUMMARY_NONE && !o->csv_dir &&
-	    !o->events_path)
-		o->output = "trace.svg";
+	    !o->events_path) {
+		default_picture_name(o->trace_args, o->n_trace_args,
+				     o->default_output,
+				     sizeof(o->default_output));
+		o->output = o->default_output;
+	}
 	if (!o->output)
 		return CLI_OK;
 	if (output_type_of(o->output, &o->output_type, err) < 0)

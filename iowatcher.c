@@ -699,7 +699,7 @@ int main(int argc, char **argv)
 	struct run run = { { NULL, 0 }, NULL, NULL, 0, NULL };
 	struct record_result recorded;
 	char record_path[4096];
-	int status = 0;
+	int status = 0, replacing;
 	size_t i;
 
 	/*
@@ -756,8 +756,14 @@ int main(int argc, char **argv)
 		    (i == 0 && load_fio_logs(&opts, res, &err) < 0))
 			goto fail;
 	}
+	/* a picture the user did not name is never replaced unsaid */
+	replacing = opts.output == opts.default_output &&
+		    access(opts.output, F_OK) == 0;
 	if (render_output(&opts, run.results, run.n_done, &err) < 0)
 		goto fail;
+	if (replacing)
+		fprintf(stderr, "iowatcher: %s replaced: an earlier run had drawn it (-o FILE names the picture)\n",
+			opts.output);
 	if (opts.csv_dir && csv_export(&opts, run.results, run.n_done,
 				       &err) < 0)
 		goto fail;

@@ -106,6 +106,16 @@ check "no such device: exit 1, one line" [ $rc = 1 -a "$(wc -l < "$TMP/err")" = 
 "$IOW" -d no-such-disk -p true > /dev/null 2> "$TMP/err"; rc=$?
 check "no such name: exit 1, one line saying where it looked" \
 	sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/err') = 1 ] && grep -q 'neither a path nor a name in /dev or /sys/block' '$TMP/err'"
+# recording -t a, then -t b, in one directory with no -o: two pictures
+mkdir "$TMP/pics"
+for name in a b; do
+	(cd "$TMP/pics" && "$IOW" -d "$LOOP" -t $name \
+		-p dd if="$LOOP" of=/dev/null bs=64k count=4 iflag=direct status=none \
+		2> "$TMP/pic.err")
+done
+check "recording -t a then -t b, no -o: a.svg and b.svg, no trace.svg ($(ls "$TMP/pics" | grep svg | tr '\n' ' '))" \
+	sh -c "[ -s '$TMP/pics/a.svg' ] && [ -s '$TMP/pics/b.svg' ] && [ ! -e '$TMP/pics/trace.svg' ]"
+
 # what -d cannot record is refused before recording, saying why
 "$IOW" -d /dev/null -D "$TMP" -t null -p true > /dev/null 2> "$TMP/err"; rc=$?
 check "-d /dev/null: a character device, not 'no such device' ($(cat "$TMP/err"))" \
