@@ -3071,17 +3071,19 @@ static void page_title(const struct options *o,
 		return;
 	if (lost && unlocated == lost)
 		snprintf(buf + used, len - used,
-			 " (%llu events lost, time unknown: not in latency or depth)",
-			 (unsigned long long)lost);
+			 " (%llu event%s lost at unknown times: not in latency or depth)",
+			 (unsigned long long)lost, lost == 1 ? "" : "s");
 	else if (unlocated)
 		snprintf(buf + used, len - used,
 			 " (%llu events lost: shaded where known, no latency or depth there)",
 			 (unsigned long long)lost);
+	else if (lost)
+		snprintf(buf + used, len - used,
+			 " (%llu event%s lost: shaded, no latency or depth there)",
+			 (unsigned long long)lost, lost == 1 ? "" : "s");
 	else
 		snprintf(buf + used, len - used,
-			 lost ? " (%llu events lost: shaded, no latency or depth there)" :
-				" (events lost: shaded, no latency or depth there)",
-			 (unsigned long long)lost);
+			 " (events lost: shaded, no latency or depth there)");
 }
 
 /* A time series' bins that overlap a loss window lose their values. */

@@ -604,11 +604,13 @@ static void print_recorded(const struct options *o,
 	if (!res->loss_windows)
 		snprintf(lost, sizeof(lost), "nothing lost");
 	else
-		snprintf(lost, sizeof(lost), "the kernel lost %s%llu events "
-			 "in %llu windows (loss notes in the trace)",
+		snprintf(lost, sizeof(lost), "the kernel lost %s%llu event%s "
+			 "in %llu window%s (loss notes in the trace)",
 			 res->lost_unknown ? "at least " : "",
 			 (unsigned long long)res->events_lost,
-			 (unsigned long long)res->loss_windows);
+			 res->events_lost == 1 ? "" : "s",
+			 (unsigned long long)res->loss_windows,
+			 res->loss_windows == 1 ? "" : "s");
 	fprintf(stderr, "iowatcher: recorded %llu events of %s with %s%s%s%s "
 		"in %s%s (%s%.2f s of CPU); %s\n",
 		(unsigned long long)res->events_written, devices,

@@ -371,6 +371,33 @@ static void text_tags(FILE *out, const struct analysis *a, size_t top)
 	free(rank);
 }
 
+/* "s" where n is not one. */
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* Events lost at no known time: what was done of them, in words. */
+static void text_unlocated_loss(FILE *out, const struct analysis *a)
+{
+	uint64_t unseen = 0;
+	size_t i;
+
+	for (i = 0; i < a->n_devices; i++)
+		unseen += a->devices[i].unseen_completions;
+	fprintf(out, " LOST %llu event%s at times the recorder could not tell",
+		(unsigned long long)a->lost_unlocated,
+		plural(a->lost_unlocated));
+	if (unseen)
+		fprintf(out, " (completions the kernel made without running it): the %llu request%s longest in flight at the end %s taken as theirs and left out of the queue depth;",
+			(unsigned long long)unseen, plural(unseen),
+			unseen == 1 ? "is" : "are");
+	else
+		fputc(':', out);
+	fputs(" a completion is paired with the newest request of its sector, so none is timed from an older one whose completion was lost\n",
+	      out);
+}
+
 /*
  * A loss, in words, under the trace's line: what was lost, where, and
  * what the figures below do about it.
@@ -379,17 +406,11 @@ static void text_loss(FILE *out, const struct analysis *a)
 {
 	uint64_t cpus = 0, in_flight = 0;
 	size_t i;
-	int unknown = 0, late = 0, c, n_cpus = 0;
+	int unknown = 0, late = 0, c, n_cpus = 0, one_cpu = 0;
+	int one = a->n_loss == 1;
 
-	if (a->lost_unlocated) {
-		uint64_t unseen = 0;
-
-		for (i = 0; i < a->n_devices; i++)
-			unseen += a->devices[i].unseen_completions;
-		fprintf(out, " LOST %llu events where the recorder could not tell (completions the kernel made without running it): the %llu requests longest in flight at the end are taken as theirs and left out of the queue depth; a completion pairs with the newest request of its sector\n",
-			(unsigned long long)a->lost_unlocated,
-			(unsigned long long)unseen);
-	}
+	if (a->lost_unlocated)
+		text_unlocated_loss(out, a);
 	if (!a->n_loss)
 		return;
 	for (i = 0; i < a->n_loss; i++) {
@@ -400,15 +421,29 @@ static void text_loss(FILE *out, const struct analysis *a)
 	for (i = 0; i < a->n_devices; i++)
 		in_flight += a->devices[i].lost_in_flight;
 	for (c = 0; c < 64; c++)
-		n_cpus += (int)(cpus >> c & 1);
-	fprintf(out, " LOST %s%llu events on %d CPU%s, in %zu window%s "
-		"(%.3f s of %.3f s): queue depth and latency leave those "
-		"windows out; %llu I/Os in flight at a loss are not timed\n",
-		unknown ? "at least " : "",
-		(unsigned long long)a->lost_events, n_cpus,
-		n_cpus == 1 ? "" : "s", a->n_loss, a->n_loss == 1 ? "" : "s",
+		if (cpus >> c & 1) {
+			n_cpus++;
+			one_cpu = c;
+		}
+	fprintf(out, " LOST %s%llu event%s on ", unknown ? "at least " : "",
+		(unsigned long long)a->lost_events, plural(a->lost_events));
+	if (n_cpus == 1)
+		fprintf(out, "CPU %d%s", one_cpu, one_cpu == 63 ? " or above" : "");
+	else
+		fprintf(out, "%d CPUs", n_cpus);
+	if (one)
+		fprintf(out, ", from %.3f s to %.3f s", a->loss[0].from_ns / 1e9,
+			a->loss[0].to_ns / 1e9);
+	else
+		fprintf(out, ", in %zu stretches of time", a->n_loss);
+	fprintf(out, " (%.3f s of the %.3f s): no latency or queue depth is counted %s",
 		(double)a->lossy_ns / 1e9, analysis_duration_s(a),
-		(unsigned long long)in_flight);
+		one ? "then" : "in them");
+	if (in_flight)
+		fprintf(out, ", and the %llu I/O%s in flight as %s began %s not timed",
+			(unsigned long long)in_flight, plural(in_flight),
+			one ? "it" : "they", in_flight == 1 ? "is" : "are");
+	fputc('\n', out);
 	if (late)
 		fprintf(out, " (a loss was noted only after events it touched were counted: figures before then may hold what it made up)\n");
 }
