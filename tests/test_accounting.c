@@ -609,7 +609,13 @@ static void test_json_reports_flush_discard_and_empty(void)
 	fclose(f);
 	CHECK(strstr(buf, "  1 empty completion (the end of a flush sequence, not an I/O)\n") != NULL);
 	CHECK(strstr(buf, "completions") == NULL);
-	CHECK(strstr(buf, "latency (us)    bios ") != NULL);
+	CHECK(strstr(buf, "latency (us)       bios ") != NULL);
+	/* a latency row per class: the discard's, the flush's */
+	CHECK(strstr(buf, "\n  D2C discard           1 ") != NULL);
+	CHECK(strstr(buf, "\n  D2C flush             1 ") != NULL);
+	CHECK(strstr(buf, "\n  D2C read") == NULL);
+	/* sizes in the unit that reads best */
+	CHECK(strstr(buf, "\n  discard          1 I/O      64.0 KiB ") != NULL);
 	/* the source in brackets only where it differs from the label */
 	CHECK(strncmp(buf, "t (built): ", 11) == 0);
 	free(buf);
