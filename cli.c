@@ -430,8 +430,8 @@ const struct cli_option cli_options[] = {
 	{ .name = "top", .type = CLI_INT, FIELD(top_tags),
 	  .min = 1, .max = 64, .what = "a number of tags",
 	  .help = { { CLI_OUTPUT, "N",
-		"with tags, the N with most I/Os (in tput, bytes)\n"
-		"get colours, and the summary names them (default 8)" } } },
+		"with tags, the N with most bytes get colours,\n"
+		"and the summary names them (default 8)" } } },
 	{ .name = "events", .type = CLI_STRING, FIELD(events_path),
 	  .help = { { CLI_OUTPUT, "FILE",
 		"a row per I/O: time, device, class, sector, bytes,\n"
