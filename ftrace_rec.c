@@ -203,7 +203,7 @@ static int not_a_block_device(const char *path, const struct stat *st,
 static int no_medium(const char *path, unsigned maj, unsigned min,
 		     struct iow_error *err)
 {
-	char sys[PATH_MAX], value[32], link[PATH_MAX];
+	char sys[PATH_MAX], value[32], link[PATH_MAX], backing[PATH_MAX];
 	const char *name;
 	ssize_t len;
 
@@ -215,6 +215,13 @@ static int no_medium(const char *path, unsigned maj, unsigned min,
 	len = readlink(sys, link, sizeof(link) - 1);
 	link[len > 0 ? len : 0] = '\0';
 	name = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	/* a bound loop device has loop/backing_file */
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/loop/backing_file",
+		 maj, min);
+	if (!tracefs_read(sys, backing, sizeof(backing), NULL))
+		return iow_fail(err, "%s: a loop device of 0 bytes (its "
+				"backing file %s is empty), so no I/O reaches "
+				"it", path, backing);
 	if (!strncmp(name, "loop", 4))
 		return iow_fail(err, "%s: a loop device with no backing file, "
 				"so no I/O reaches it (attach one: losetup "

@@ -132,6 +132,18 @@ if [ -n "$FREE" ] && [ "$(cat /sys/block/$(basename "$FREE")/size 2>/dev/null)" 
 else
 	skip "an unbound loop device: none free"
 fi
+: > "$TMP/empty.img"
+EMPTY=$(losetup -f --show "$TMP/empty.img" 2>/dev/null)
+if [ -n "$EMPTY" ]; then
+	"$IOW" -d "$EMPTY" -D "$TMP" -t empty -p true > /dev/null 2> "$TMP/err"; rc=$?
+	losetup -d "$EMPTY"
+	check "-d a loop device of an empty file: refused, the file named ($(cat "$TMP/err"))" \
+		sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/err') = 1 ] &&
+		       grep -q '$EMPTY: a loop device of 0 bytes (its backing file $TMP/empty.img is empty)' '$TMP/err' &&
+		       [ ! -e '$TMP/empty.blktrace.0' ]"
+else
+	skip "a loop device of an empty file: losetup refused it"
+fi
 # a bare name, as lsblk shows it: the device it names is recorded
 "$IOW" -d "$DEVNAME" -D "$TMP" -t bare --summary=json \
 	-p dd if=/dev/zero of="$LOOP" bs=4k count=16 oflag=direct status=none \
