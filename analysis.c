@@ -796,6 +796,7 @@ static int latency_add(struct latency_summary *l, int op, uint64_t ns)
 	    !(l->hist_op[op] = calloc(LAT_SUM_BUCKETS, sizeof(*l->hist))))
 		return -1;
 	k = latency_count(&l->n, &l->sum_ns, &l->max_ns, ns);
+	latency_count(&l->n_op[op], &l->sum_op_ns[op], &l->max_op_ns[op], ns);
 	l->hist[k]++;
 	l->hist_op[op][k]++;
 	return 0;
@@ -2489,6 +2490,45 @@ uint64_t analysis_tag_bytes(const struct tag_stats *t)
 	return sum_ops(t->bytes);
 }
 
+struct tag_rank {
+	size_t slot;
+	uint64_t bytes, ios;
+};
+
+static int cmp_tag_rank(const void *pa, const void *pb)
+{
+	const struct tag_rank *a = pa, *b = pb;
+
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	if (a->ios != b->ios)
+		return a->ios < b->ios ? 1 : -1;
+	return (a->slot > b->slot) - (a->slot < b->slot);
+}
+
+long analysis_rank_tags(const struct analysis *a, size_t *slots)
+{
+	struct tag_rank *rank = malloc((a->n_tags + 1) * sizeof(*rank));
+	size_t i, n = 0;
+
+	if (!rank)
+		return -1;
+	for (i = 0; i < a->n_tags; i++) {
+		uint64_t ios = analysis_tag_ios(&a->tags[i]);
+
+		if (!ios)
+			continue;
+		rank[n].slot = i;
+		rank[n].ios = ios;
+		rank[n++].bytes = analysis_tag_bytes(&a->tags[i]);
+	}
+	qsort(rank, n, sizeof(*rank), cmp_tag_rank);
+	for (i = 0; i < n; i++)
+		slots[i] = rank[i].slot;
+	free(rank);
+	return (long)n;
+}
+
 uint64_t analysis_op_ios(const struct analysis *a, int op)
 {
 	uint64_t n = 0;
@@ -2525,11 +2565,28 @@ double latency_mean_ns(const struct latency_summary *l)
 double latency_quantile_ns(const struct latency_summary *l, int op, double q)
 {
 	const uint64_t *h = op < 0 ? l->hist : l->hist_op[op];
-	double v;
+	double v, max = (double)latency_op_max_ns(l, op);
 
 	if (!h)
 		return 0;
 	v = hist_quantile64(h, LAT_SUM_BUCKETS, LAT_SUM_BITS, q);
 	/* a bucket's midpoint may lie above the largest value seen */
-	return v > (double)l->max_ns ? (double)l->max_ns : v;
+	return v > max ? max : v;
+}
+
+uint64_t latency_op_n(const struct latency_summary *l, int op)
+{
+	return op < 0 ? l->n : l->n_op[op];
+}
+
+double latency_op_mean_ns(const struct latency_summary *l, int op)
+{
+	uint64_t n = latency_op_n(l, op);
+
+	return n ? (op < 0 ? l->sum_ns : l->sum_op_ns[op]) / (double)n : 0;
+}
+
+uint64_t latency_op_max_ns(const struct latency_summary *l, int op)
+{
+	return op < 0 ? l->max_ns : l->max_op_ns[op];
 }

@@ -176,6 +176,10 @@ struct latency_summary {
 	uint64_t max_ns;
 	uint64_t *hist;		/* LAT_SUM_BUCKETS, NULL until first value */
 	uint64_t *hist_op[N_OPS];
+	/* each class's alone: the summary has a row per class */
+	uint64_t n_op[N_OPS];
+	double sum_op_ns[N_OPS];
+	uint64_t max_op_ns[N_OPS];
 };
 
 /*
@@ -406,6 +410,14 @@ const char *analysis_tag_label(const struct analysis *a, int32_t id);
 /* A tag's I/Os and bytes, every class of completion together. */
 uint64_t analysis_tag_ios(const struct tag_stats *t);
 uint64_t analysis_tag_bytes(const struct tag_stats *t);
+/*
+ * The tags with I/O, ranked as the summary lists them and the graphs'
+ * legends keep the top ones: most bytes first (a writer of 4 MiB before
+ * a thread of flushes, which carry none), then most I/Os, then the
+ * first seen. Their slots in a->tags go into slots (room for
+ * a->n_tags); returns how many; -1 when out of memory.
+ */
+long analysis_rank_tags(const struct analysis *a, size_t *slots);
 /* Completions (I/Os) of op in the whole trace, all devices. */
 uint64_t analysis_op_ios(const struct analysis *a, int op);
 /* Devices with I/O (Q, D or C) in the trace. */
@@ -413,6 +425,10 @@ size_t analysis_io_devices(const struct analysis *a);
 double latency_mean_ns(const struct latency_summary *l);
 /* op -1: every op the summary holds. */
 double latency_quantile_ns(const struct latency_summary *l, int op, double q);
+/* One class's count, mean and maximum (op -1: every op's). */
+uint64_t latency_op_n(const struct latency_summary *l, int op);
+double latency_op_mean_ns(const struct latency_summary *l, int op);
+uint64_t latency_op_max_ns(const struct latency_summary *l, int op);
 /* The name of an op as the summary and legends write it. */
 const char *io_op_name(int op);
 

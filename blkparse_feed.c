@@ -145,7 +145,12 @@ static int not_a_trace(const struct stream *s, uint64_t offset,
 					   s->end - s->start);
 	const char *instead = sniff_instead(look, s->src.is_stdin);
 	const char *kind = s->src.ops->name;
+	char name_instead[PATH_MAX + 64];
 
+	if (!s->src.is_stdin &&
+	    sniff_name_instead(look, s->path, name_instead,
+			       sizeof(name_instead)))
+		instead = name_instead;
 	if (!look)
 		return iow_fail(err,
 			"%s: %s %llu: not a blktrace record (magic 0x%08x; %s)",

@@ -390,7 +390,7 @@ const struct cli_option cli_options[] = {
 		"the picture: .svg, .png or .pdf by its name, or\n"
 		"the report: .html, one page to zoom in, or\n"
 		"a trace for Perfetto's UI: .pftrace\n"
-		"(default trace.svg; not drawn with --summary alone)" } } },
+		"(default NAME.svg, after -t NAME; not drawn with --summary alone)" } } },
 	{ .name = "summary", .type = CLI_CHOICE, FIELD(summary),
 	  .choices = summary_formats, .bare = "text",
 	  .what = "the format is ",
@@ -431,8 +431,8 @@ const struct cli_option cli_options[] = {
 	{ .name = "top", .type = CLI_INT, FIELD(top_tags),
 	  .min = 1, .max = 64, .what = "a number of tags",
 	  .help = { { CLI_OUTPUT, "N",
-		"with tags, the N with most I/Os (in tput, bytes)\n"
-		"get colours, and the summary names them (default 8)" } } },
+		"with tags, the N with most bytes get colours,\n"
+		"and the summary names them (default 8)" } } },
 	{ .name = "events", .type = CLI_STRING, FIELD(events_path),
 	  .help = { { CLI_OUTPUT, "FILE",
 		"a row per I/O: time, device, class, sector (of\n"
@@ -835,6 +835,61 @@ static size_t long_option_matches(const char *typed, char *list,
 	return n;
 }
 
+/* The edit distance of a and b (letters added, dropped, changed or
+ * swapped), counted no further than limit + 1. */
+static size_t edit_distance(const char *a, const char *b, size_t limit)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t prev2[64], prev[64], cur[64];
+
+	if (la >= 64 || lb >= 64)
+		return limit + 1;
+	for (j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (prev[j] + 1 < best)
+				best = prev[j] + 1;
+			if (cur[j - 1] + 1 < best)
+				best = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && prev2[j - 2] + 1 < best)
+				best = prev2[j - 2] + 1;
+			cur[j] = best;
+		}
+		memcpy(prev2, prev, sizeof(prev));
+		memcpy(prev, cur, sizeof(cur));
+	}
+	return prev[lb] <= limit ? prev[lb] : limit + 1;
+}
+
+/* The long option "--sumary" was meant to be (one or two letters off,
+ * and only one such), or NULL. */
+static const char *meant_option(const char *typed)
+{
+	const char *best = NULL;
+	size_t best_d = 3, i, d;
+	int ties = 0;
+
+	for (i = 0; i < N_ROWS; i++) {
+		d = edit_distance(typed + 2, cli_options[i].name, 2);
+		/* a short name two letters off is another word */
+		if (d > 2 || (d == 2 && strlen(cli_options[i].name) < 5))
+			continue;
+		if (d < best_d) {
+			best = cli_options[i].name;
+			best_d = d;
+			ties = 0;
+		} else if (d == best_d) {
+			ties++;
+		}
+	}
+	return ties ? NULL : best;
+}
+
 /* getopt's complaints: ':' a missing argument, '?' anything else. */
 static enum cli_result bad_option(int c, const char *typed,
 				  struct iow_error *err)
@@ -855,6 +910,9 @@ static enum cli_result bad_option(int c, const char *typed,
 	if (long_option_matches(typed, names, sizeof(names)) > 1)
 		return usage(err, "%s: ambiguous, it could be %s", typed,
 			     names);
+	if (meant_option(typed))
+		return usage(err, "%s: unknown option (did you mean --%s?)",
+			     typed, meant_option(typed));
 	return usage(err, "%s: unknown option", typed);
 }
 
@@ -964,13 +1022,18 @@ static enum cli_result check_movie_args(struct options *o,
 	return CLI_OK;
 }
 
-/* -o names a picture (trace.svg unless only text or CSV is asked for). */
+/* -o names a picture (the trace's name .svg unless only text or CSV is
+ * asked for). */
 static enum cli_result check_picture_args(struct options *o,
 					  struct iow_error *err)
 {
 	if (!o->output && o->summary == SUMMARY_NONE && !o->csv_dir &&
-	    !o->events_path)
-		o->output = "trace.svg";
+	    !o->events_path) {
+		default_picture_name(o->trace_args, o->n_trace_args,
+				     o->default_output,
+				     sizeof(o->default_output));
+		o->output = o->default_output;
+	}
 	if (!o->output)
 		return CLI_OK;
 	if (output_type_of(o->output, &o->output_type, err) < 0)

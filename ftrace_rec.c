@@ -177,6 +177,61 @@ static int sysfs_dev(const char *name, unsigned *maj, unsigned *min)
 	return 0;
 }
 
+/* path exists but is no block device: what it is, and what -d takes. */
+static int not_a_block_device(const char *path, const struct stat *st,
+			      struct iow_error *err)
+{
+	if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode))
+		return iow_fail(err, "%s: a %s, not a block device (to trace "
+				"the I/O to it, give -d the device it is on: "
+				"df %s names it)", path,
+				S_ISREG(st->st_mode) ? "file" : "directory",
+				path);
+	return iow_fail(err, "%s: a %s, not a block device (-d takes a "
+			"disk, a partition or a loop device: lsblk lists "
+			"them)", path,
+			S_ISCHR(st->st_mode) ? "character device" :
+			S_ISFIFO(st->st_mode) ? "pipe" :
+			S_ISSOCK(st->st_mode) ? "socket" : "special file");
+}
+
+/*
+ * A device of no sectors (a loop device with no backing file, a drive
+ * with no disc in it) sees no I/O: a recording would say nothing
+ * happened. Refused before anything starts, with what to do instead.
+ */
+static int no_medium(const char *path, unsigned maj, unsigned min,
+		     struct iow_error *err)
+{
+	char sys[PATH_MAX], value[32], link[PATH_MAX], backing[PATH_MAX];
+	const char *name;
+	ssize_t len;
+
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/size", maj, min);
+	if (tracefs_read(sys, value, sizeof(value), NULL) ||
+	    strcmp(value, "0"))
+		return 0;
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", maj, min);
+	len = readlink(sys, link, sizeof(link) - 1);
+	link[len > 0 ? len : 0] = '\0';
+	name = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	/* a bound loop device has loop/backing_file */
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/loop/backing_file",
+		 maj, min);
+	if (!tracefs_read(sys, backing, sizeof(backing), NULL))
+		return iow_fail(err, "%s: a loop device of 0 bytes (its "
+				"backing file %s is empty), so no I/O reaches "
+				"it", path, backing);
+	if (!strncmp(name, "loop", 4))
+		return iow_fail(err, "%s: a loop device with no backing file, "
+				"so no I/O reaches it (attach one: losetup "
+				"/dev/%s FILE; or losetup -f --show FILE "
+				"attaches FILE to a free loop device and "
+				"prints it)", path, name);
+	return iow_fail(err, "%s: the device has no medium (0 sectors), so "
+			"no I/O reaches it", path);
+}
+
 int record_device_resolve(struct record_device *d, const char *path,
 			  struct iow_error *err)
 {
@@ -202,11 +257,12 @@ int record_device_resolve(struct record_device *d, const char *path,
 		return iow_fail(err, "no such device: %s (neither a path nor a name in /dev or /sys/block: lsblk lists them)",
 				path);
 	if (!S_ISBLK(st.st_mode))
-		return iow_fail(err, "no such device: %s is not a block device",
-				path);
+		return not_a_block_device(path, &st, err);
 	maj = major(st.st_rdev);
 	min = minor(st.st_rdev);
 have_dev:
+	if (no_medium(path, maj, min, err))
+		return -1;
 	/* works for partitions as for whole disks */
 	snprintf(d->trace_dir, sizeof(d->trace_dir),
 		 "/sys/dev/block/%u:%u/trace", maj, min);

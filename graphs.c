@@ -63,49 +63,6 @@ static const struct analysis *trace_analysis(const struct graph_ctx *ctx,
 	return part ? part : &none;
 }
 
-/*
- * Tags ranked by what a graph shows: I/Os (flushes count, and carry no
- * bytes), or bytes for throughput; ties by the other measure, then by
- * first appearance, so that the ranks do not depend on qsort.
- */
-enum tag_rank { RANK_IOS, RANK_BYTES };
-
-struct ranked_tag {
-	size_t slot;
-	uint64_t key, tie;
-};
-
-static int cmp_ranked(const void *a, const void *b)
-{
-	const struct ranked_tag *x = a, *y = b;
-
-	if (x->key != y->key)
-		return (x->key < y->key) - (x->key > y->key);
-	if (x->tie != y->tie)
-		return (x->tie < y->tie) - (x->tie > y->tie);
-	return (x->slot > y->slot) - (x->slot < y->slot);
-}
-
-/* The tags of a with I/O into rank (room for a->n_tags), best first. */
-static size_t rank_tags(const struct analysis *a, enum tag_rank by,
-			struct ranked_tag *rank)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < a->n_tags; i++) {
-		uint64_t ios = analysis_tag_ios(&a->tags[i]);
-		uint64_t bytes = analysis_tag_bytes(&a->tags[i]);
-
-		if (!ios)
-			continue;
-		rank[n].slot = i;
-		rank[n].key = by == RANK_BYTES ? bytes : ios;
-		rank[n++].tie = by == RANK_BYTES ? ios : bytes;
-	}
-	qsort(rank, n, sizeof(*rank), cmp_ranked);
-	return n;
-}
-
 static void name_class(const struct graph_ctx *ctx, struct io_class *c,
 		       size_t t, const char *what)
 {
@@ -124,31 +81,9 @@ static int next_tag_color(int *next_color)
 }
 
 /*
- * A colour for each tag of trace t that is among the top ones by I/Os
- * or by bytes, those by I/Os first: a tag keeps its colour in every
- * graph, whichever measure picks the graph's top tags. -1 for the rest.
- */
-static void tag_colors(const struct analysis *a, const struct ranked_tag *by_ios,
-		       const struct ranked_tag *by_bytes, size_t n, size_t top,
-		       int *next_color, int *color)
-{
-	const struct ranked_tag *lists[2] = { by_ios, by_bytes };
-	size_t i, k;
-
-	for (i = 0; i < a->n_tags; i++)
-		color[i] = -1;
-	for (k = 0; k < 2; k++)
-		for (i = 0; i < n && i < top; i++) {
-			size_t s = lists[k][i].slot;
-
-			if (color[s] < 0 && a->tags[s].id != IO_EVENT_NO_TAG)
-				color[s] = next_tag_color(next_color);
-		}
-}
-
-/*
- * The top tags of trace t by what the graph shows (bytes for throughput,
- * else I/Os), each a class; the rest one "other" class.
+ * The top tags of trace t (analysis_rank_tags: most bytes first, as the
+ * summary lists them), each a class of a colour of its own in every
+ * graph; the rest one "other" class.
  */
 static int tag_classes(const struct graph_ctx *ctx, struct class_list *cl,
 		       size_t t, int *next_color)
@@ -156,24 +91,20 @@ static int tag_classes(const struct graph_ctx *ctx, struct class_list *cl,
 	const struct analysis *a = trace_analysis(ctx, t);
 	size_t top = ctx->opts->top_tags > 0 ? (size_t)ctx->opts->top_tags
 					     : TOP_TAGS_DEFAULT;
-	struct ranked_tag *by_ios = calloc(a->n_tags + 1, sizeof(*by_ios));
-	struct ranked_tag *by_bytes = calloc(a->n_tags + 1, sizeof(*by_ios));
-	int *color = calloc(a->n_tags + 1, sizeof(*color));
-	const struct ranked_tag *rank;
+	size_t *rank = calloc(a->n_tags + 1, sizeof(*rank));
 	size_t i, n, other = SIZE_MAX;
+	long ranked;
 	int r = -1;
 
 	cl->slot_class[t] = malloc((a->n_tags + 1) * sizeof(size_t));
-	if (!by_ios || !by_bytes || !color || !cl->slot_class[t])
+	if (!rank || !cl->slot_class[t] ||
+	    (ranked = analysis_rank_tags(a, rank)) < 0)
 		goto out;
-	n = rank_tags(a, RANK_IOS, by_ios);
-	rank_tags(a, RANK_BYTES, by_bytes);
-	tag_colors(a, by_ios, by_bytes, n, top, next_color, color);
-	rank = ctx->graph && ctx->graph->tags_by_bytes ? by_bytes : by_ios;
+	n = (size_t)ranked;
 	for (i = 0; i < a->n_tags; i++)
 		cl->slot_class[t][i] = SIZE_MAX;
 	for (i = 0; i < n; i++) {
-		size_t s = rank[i].slot;
+		size_t s = rank[i];
 		struct io_class *c;
 
 		if (i >= top && other != SIZE_MAX) {
@@ -193,15 +124,13 @@ static int tag_classes(const struct graph_ctx *ctx, struct class_list *cl,
 			c->color = UNTAGGED_COLOR;
 		} else {
 			name_class(ctx, c, t, a->tags[s].label);
-			c->color = color[s];
+			c->color = next_tag_color(next_color);
 		}
 		cl->slot_class[t][s] = cl->n - 1;
 	}
 	r = 0;
 out:
-	free(by_ios);
-	free(by_bytes);
-	free(color);
+	free(rank);
 	return r;
 }
 
@@ -2571,7 +2500,6 @@ const struct graph_def graph_table[] = {
 	{ .name = "tput", .title = "Throughput", .y_label = "throughput",
 	  .help = "completed MB per second, reads and writes",
 	  .default_on = 1, .panels = line_panels, .devices = DEVICES_SUMMED,
-	  .tags_by_bytes = 1,
 	  .build = build_tput,
 	  .y = QTY_MB_PER_S },
 	{ .name = "iops", .title = "IOPS", .y_label = "I/Os per second",
@@ -3265,17 +3193,19 @@ static void page_title(const struct options *o,
 		return;
 	if (lost && unlocated == lost)
 		snprintf(buf + used, len - used,
-			 " (%llu events lost, time unknown: not in latency or depth)",
-			 (unsigned long long)lost);
+			 " (%llu event%s lost at unknown times: not in latency or depth)",
+			 (unsigned long long)lost, lost == 1 ? "" : "s");
 	else if (unlocated)
 		snprintf(buf + used, len - used,
 			 " (%llu events lost: shaded where known, no latency or depth there)",
 			 (unsigned long long)lost);
+	else if (lost)
+		snprintf(buf + used, len - used,
+			 " (%llu event%s lost: shaded, no latency or depth there)",
+			 (unsigned long long)lost, lost == 1 ? "" : "s");
 	else
 		snprintf(buf + used, len - used,
-			 lost ? " (%llu events lost: shaded, no latency or depth there)" :
-				" (events lost: shaded, no latency or depth there)",
-			 (unsigned long long)lost);
+			 " (events lost: shaded, no latency or depth there)");
 }
 
 /* A time series' bins that overlap a loss window lose their values. */

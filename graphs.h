@@ -97,9 +97,6 @@ struct graph_def {
 	/* What it does with a trace's several devices, which its title
 	 * then says (--per-device draws it once per device instead). */
 	enum device_merge devices;
-	/* With tags, the top tags by bytes get the graph's classes, not
-	 * the top ones by I/Os (flushes carry no bytes). */
-	int tags_by_bytes;
 	/* Its values are unknown where events were lost (latency, depth,
 	 * seeks): a bin that overlaps a loss window has none (NaN), never
 	 * what the loss made of it. */

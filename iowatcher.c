@@ -634,11 +634,13 @@ static void print_recorded(const struct options *o,
 	if (!res->loss_windows)
 		snprintf(lost, sizeof(lost), "nothing lost");
 	else
-		snprintf(lost, sizeof(lost), "the kernel lost %s%llu events "
-			 "in %llu windows (loss notes in the trace)",
+		snprintf(lost, sizeof(lost), "the kernel lost %s%llu event%s "
+			 "in %llu window%s (loss notes in the trace)",
 			 res->lost_unknown ? "at least " : "",
 			 (unsigned long long)res->events_lost,
-			 (unsigned long long)res->loss_windows);
+			 res->events_lost == 1 ? "" : "s",
+			 (unsigned long long)res->loss_windows,
+			 res->loss_windows == 1 ? "" : "s");
 	fprintf(stderr, "iowatcher: recorded %llu events of %s with %s%s%s%s "
 		"in %s%s (%s%.2f s of CPU); %s\n",
 		(unsigned long long)res->events_written, devices,
@@ -729,7 +731,7 @@ int main(int argc, char **argv)
 	struct run run = { { NULL, 0 }, NULL, NULL, 0, { NULL, NULL } };
 	struct record_result recorded;
 	char record_path[4096];
-	int status = 0;
+	int status = 0, replacing;
 	size_t i;
 
 	/*
@@ -789,8 +791,14 @@ int main(int argc, char **argv)
 		    (i == 0 && load_fio_logs(&opts, res, &err) < 0))
 			goto fail;
 	}
+	/* a picture the user did not name is never replaced unsaid */
+	replacing = opts.output == opts.default_output &&
+		    access(opts.output, F_OK) == 0;
 	if (render_output(&opts, run.results, run.n_done, &err) < 0)
 		goto fail;
+	if (replacing)
+		fprintf(stderr, "iowatcher: %s replaced: an earlier run had drawn it (-o FILE names the picture)\n",
+			opts.output);
 	if (opts.csv_dir && csv_export(&opts, run.results, run.n_done,
 				       &err) < 0)
 		goto fail;

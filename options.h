@@ -31,7 +31,9 @@ struct options {
 	const char **labels;		/* -l, matching -t by position */
 	size_t n_labels;
 	enum summary_mode summary;
-	const char *output;		/* -o */
+	const char *output;		/* -o, or default_output */
+	/* the picture's name when -o is not given: the trace's (cli.c) */
+	char default_output[256];
 	struct output_type output_type;	/* what -o names (cli.c) */
 	const char *title;		/* --title */
 	struct analysis_config analysis;

@@ -9,6 +9,8 @@
 #ifndef IOWATCHER_OUTKIND_H
 #define IOWATCHER_OUTKIND_H
 
+#include <stddef.h>
+
 #include "error.h"
 
 enum output_kind {
@@ -31,6 +33,15 @@ struct output_type {
  */
 int output_type_of(const char *path, struct output_type *t,
 		   struct iow_error *err);
+/*
+ * The picture's name when -o names none, from the traces' names: -t
+ * dir/a gives a.svg, a per-CPU file or a dump its trace's name
+ * (a.blktrace.0 and a.dump.zst: a.svg), several traces theirs joined by
+ * '+' (a+b.svg), standard input trace.svg. So two traces drawn in one
+ * directory never draw over each other's picture.
+ */
+void default_picture_name(const char *const *traces, size_t n, char *buf,
+			  size_t size);
 /* The extensions kind k takes, for messages: ".svg, .png or .pdf". */
 const char *output_extensions(enum output_kind k);
 

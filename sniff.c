@@ -3,6 +3,7 @@
  * table of looks, each a magic number at an offset or a test of the
  * first line, tried in order; plain text last.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "sniff.h"
@@ -11,6 +12,9 @@
 #define USUAL_STDIN "pipe a blkparse dump: blkparse -i NAME -d - -o /dev/null | iowatcher -t -"
 
 #define FIO_INSTEAD "record a trace while fio runs: iowatcher -d DEV -p \"fio JOB.fio\""
+/* what reads a kernel trace of another tool: iowatcher reads none yet */
+#define RECORD_INSTEAD "iowatcher cannot read it yet; record the device with iowatcher -d DEV, or with blktrace -d DEV"
+#define CAUSE_INSTEAD "a recording's causes are read with its trace: give -t NAME, the name before .cause"
 
 /* How much of the start the tests below look at. */
 #define SNIFF_LEN	1024
@@ -162,6 +166,111 @@ static int first_char(const unsigned char *p, size_t len)
 	return -1;
 }
 
+/* A line of its own, "[name]": a fio job file's section. */
+static int is_section_line(const unsigned char *p, const unsigned char *end)
+{
+	const unsigned char *t = p;
+
+	skip_class(&t, end, is_blank, 0);
+	/* a JSON array's first value is a number, a string, [ or { */
+	if (!skip_char(&t, end, '[') || t == end || is_digit(*t) ||
+	    *t == '-')
+		return 0;
+	while (t < end && *t != ']' && *t != '[' && *t != '"' && *t != '{' &&
+	       *t != ',' && *t >= 0x20)
+		t++;
+	if (t == p + 1 || !skip_char(&t, end, ']'))
+		return 0;
+	skip_class(&t, end, is_blank, 0);
+	return t == end || *t == '\r';
+}
+
+/*
+ * A fio job file: its first line not a comment (';' or '#') nor blank
+ * opens a section, "[global]" or "[job1]" (JSON's '[' starts no such
+ * line).
+ */
+static int fio_job(const unsigned char *p, size_t len)
+{
+	const unsigned char *end = p + len;
+
+	while (p < end) {
+		const unsigned char *eol = line_end(p, (size_t)(end - p));
+		const unsigned char *t = p;
+
+		skip_class(&t, eol, is_blank, 0);
+		if (t < eol && *t != ';' && *t != '#' && *t != '\r')
+			return eol < end && is_section_line(t, eol);
+		p = eol < end ? eol + 1 : end;
+	}
+	return 0;
+}
+
+/* Whether the line at p starts with s. */
+static int line_starts(const unsigned char *p, const unsigned char *end,
+		       const char *s)
+{
+	size_t n = strlen(s);
+
+	return (size_t)(end - p) >= n && !memcmp(p, s, n);
+}
+
+/* Past the header lines ftrace's and trace-cmd's text start with
+ * ("# tracer: nop", "cpus=2"); NULL if nothing follows them. */
+static const unsigned char *past_header(const unsigned char *p,
+					const unsigned char *end)
+{
+	while (p < end && (*p == '#' || line_starts(p, end, "cpus="))) {
+		const unsigned char *eol = line_end(p, (size_t)(end - p));
+
+		if (eol == end)
+			return NULL;
+		p = eol + 1;
+	}
+	return p < end ? p : NULL;
+}
+
+/*
+ * The text of a kernel trace: ftrace's (tracefs's trace or trace_pipe),
+ * trace-cmd report's or perf script's lines, as in
+ * "  dd-1234  [001] ..... 12.345678: block_rq_issue: ..." or
+ * "  dd  1234 [001] 12.345678: block:block_rq_issue: ...": a CPU in
+ * brackets, then a time in seconds ending in ':'.
+ */
+static int kernel_trace_text(const unsigned char *p, size_t len)
+{
+	const unsigned char *end, *t;
+
+	if (line_starts(p, p + len, "# tracer: "))
+		return 1;
+	if (!(t = past_header(p, p + len)))
+		return 0;
+	end = line_end(t, (size_t)(p + len - t));
+	t = memchr(t, '[', (size_t)(end - t));
+	if (!t || !skip_char(&t, end, '[') ||
+	    !skip_class(&t, end, is_digit, 1) || !skip_char(&t, end, ']'))
+		return 0;
+	/* irq flags ("d..1." or "....") may come before the time */
+	for (;;) {
+		skip_class(&t, end, is_blank, 1);
+		if (t == end || is_digit(*t))
+			break;
+		while (t < end && !is_blank(*t))
+			t++;
+	}
+	/* seconds to the microsecond at least */
+	return skip_class(&t, end, is_digit, 1) && skip_char(&t, end, '.') &&
+	       skip_class(&t, end, is_digit, 6) && skip_char(&t, end, ':');
+}
+
+/* "iowatcher causes 1": NAME.cause, the causes' dictionary. */
+static int cause_dictionary(const unsigned char *p, size_t len)
+{
+	static const char head[] = "iowatcher causes ";
+
+	return len >= sizeof(head) - 1 && !memcmp(p, head, sizeof(head) - 1);
+}
+
 static int fio_json(const unsigned char *p, size_t len)
 {
 	return first_char(p, len) == '{' &&
@@ -203,31 +312,43 @@ static int text(const unsigned char *p, size_t len)
 static const struct look looks[] = {
 	{ { "blkparse's text output",
 	    "give blktrace's files NAME.blktrace.N, or a dump made with blkparse -i NAME -d NAME.dump",
-	    "blkparse writes its text to standard output unless given -o: blkparse -i NAME -d - -o /dev/null | iowatcher -t -" },
+	    "blkparse writes its text to standard output unless given -o: blkparse -i NAME -d - -o /dev/null | iowatcher -t -", NULL },
 	  NULL, 0, 0, blkparse_text },
-	{ { "fio's output", FIO_INSTEAD, NULL }, NULL, 0, 0, fio_output },
-	{ { "fio's JSON output", FIO_INSTEAD, NULL }, NULL, 0, 0, fio_json },
+	{ { "fio's output", FIO_INSTEAD, NULL, NULL }, NULL, 0, 0, fio_output },
+	{ { "fio's JSON output", FIO_INSTEAD, NULL, NULL }, NULL, 0, 0, fio_json },
+	{ { "a fio job file", FIO_INSTEAD, NULL, NULL }, NULL, 0, 0, fio_job },
 	{ { "a fio log", "fio's logs are given with -F, beside a trace",
-	    NULL }, NULL, 0, 0, fio_log },
+	    NULL, NULL }, NULL, 0, 0, fio_log },
 	{ { "mpstat's output",
-	    "NAME.mpstat beside the trace NAME is read with it", NULL },
+	    "NAME.mpstat beside the trace NAME is read with it", NULL, NULL },
 	  NULL, 0, 0, mpstat },
-	{ { "a PNG image", NULL, NULL }, "\x89PNG\r\n\x1a\n", 8, 0, NULL },
-	{ { "a JPEG image", NULL, NULL }, "\xff\xd8\xff", 3, 0, NULL },
-	{ { "a GIF image", NULL, NULL }, "GIF8", 4, 0, NULL },
-	{ { "a PDF document", NULL, NULL }, "%PDF-", 5, 0, NULL },
-	{ { "a zip archive", NULL, NULL }, "PK\x03\x04", 4, 0, NULL },
-	{ { "a tar archive", NULL, NULL }, "ustar", 5, 257, NULL },
-	{ { "a 7-Zip archive", NULL, NULL }, "7z\xbc\xaf\x27\x1c", 6, 0, NULL },
-	{ { "an ELF program or library", NULL, NULL }, "\x7f" "ELF", 4, 0,
+	{ { "iowatcher's causes file (NAME.cause)", CAUSE_INSTEAD, NULL,
+	    ".cause" },
+	  NULL, 0, 0, cause_dictionary },
+	{ { "iowatcher's per-CPU causes file (NAME.cause.N)", CAUSE_INSTEAD,
+	    NULL, ".cause." }, "IOWCAUS", 7, 0, NULL },
+	{ { "a trace-cmd recording (trace.dat: trace-cmd report prints it)",
+	    RECORD_INSTEAD, NULL, NULL }, "\x17\x08\x44tracing", 10, 0, NULL },
+	{ { "a perf recording (perf.data: perf script prints it)",
+	    RECORD_INSTEAD, NULL, NULL }, "PERFILE2", 8, 0, NULL },
+	{ { "the text of a kernel trace (ftrace's, trace-cmd report's or perf script's)",
+	    RECORD_INSTEAD, NULL, NULL }, NULL, 0, 0, kernel_trace_text },
+	{ { "a PNG image", NULL, NULL, NULL }, "\x89PNG\r\n\x1a\n", 8, 0, NULL },
+	{ { "a JPEG image", NULL, NULL, NULL }, "\xff\xd8\xff", 3, 0, NULL },
+	{ { "a GIF image", NULL, NULL, NULL }, "GIF8", 4, 0, NULL },
+	{ { "a PDF document", NULL, NULL, NULL }, "%PDF-", 5, 0, NULL },
+	{ { "a zip archive", NULL, NULL, NULL }, "PK\x03\x04", 4, 0, NULL },
+	{ { "a tar archive", NULL, NULL, NULL }, "ustar", 5, 257, NULL },
+	{ { "a 7-Zip archive", NULL, NULL, NULL }, "7z\xbc\xaf\x27\x1c", 6, 0, NULL },
+	{ { "an ELF program or library", NULL, NULL, NULL }, "\x7f" "ELF", 4, 0,
 	  NULL },
-	{ { "an MP4 video", NULL, NULL }, "ftyp", 4, 4, NULL },
-	{ { "a Matroska or WebM video", NULL, NULL }, "\x1a\x45\xdf\xa3", 4,
+	{ { "an MP4 video", NULL, NULL, NULL }, "ftyp", 4, 4, NULL },
+	{ { "a Matroska or WebM video", NULL, NULL, NULL }, "\x1a\x45\xdf\xa3", 4,
 	  0, NULL },
-	{ { "an SVG image", NULL, NULL }, NULL, 0, 0, svg },
-	{ { "an HTML page", NULL, NULL }, NULL, 0, 0, html },
-	{ { "a JSON document", NULL, NULL }, NULL, 0, 0, json },
-	{ { "text", NULL, NULL }, NULL, 0, 0, text },
+	{ { "an SVG image", NULL, NULL, NULL }, NULL, 0, 0, svg },
+	{ { "an HTML page", NULL, NULL, NULL }, NULL, 0, 0, html },
+	{ { "a JSON document", NULL, NULL, NULL }, NULL, 0, 0, json },
+	{ { "text", NULL, NULL, NULL }, NULL, 0, 0, text },
 };
 
 const struct sniffed *sniff(const unsigned char *p, size_t len)
@@ -255,4 +376,21 @@ const char *sniff_instead(const struct sniffed *s, int is_stdin)
 	if (instead)
 		return instead;
 	return is_stdin ? USUAL_STDIN : USUAL_FILE;
+}
+
+const char *sniff_name_instead(const struct sniffed *s, const char *path,
+			       char *buf, size_t size)
+{
+	const char *at, *last = NULL;
+
+	if (!s || !s->after_name || !path)
+		return NULL;
+	for (at = strstr(path, s->after_name); at;
+	     at = strstr(at + 1, s->after_name))
+		last = at;
+	if (!last || last == path)
+		return NULL;
+	snprintf(buf, size, "give -t %.*s: a recording's causes are read "
+		 "with its trace", (int)(last - path), path);
+	return buf;
 }

@@ -11,34 +11,53 @@
 #include "summary.h"
 #include "utf8.h"
 
-static int cmp_tags(const void *pa, const void *pb)
-{
-	const struct tag_stats *a = *(const struct tag_stats *const *)pa;
-	const struct tag_stats *b = *(const struct tag_stats *const *)pb;
-	uint64_t ia = analysis_tag_ios(a), ib = analysis_tag_ios(b);
-	uint64_t ba = analysis_tag_bytes(a), bb = analysis_tag_bytes(b);
-
-	if (ia != ib)
-		return ia < ib ? 1 : -1;
-	if (ba != bb)
-		return ba < bb ? 1 : -1;
-	return strcmp(a->label ? a->label : "", b->label ? b->label : "");
-}
-
 static double us(double ns)
 {
 	return ns / 1000.0;
 }
 
-static void json_latency(FILE *out, const char *name,
-			 const struct latency_summary *l)
+/* l's figures of class op (-1: every class's). */
+static void json_latency_of(FILE *out, const char *name,
+			    const struct latency_summary *l, int op)
 {
 	fprintf(out, "\"%s\": {\"n\": %llu, \"mean\": %.3f, \"p50\": %.3f, "
 		"\"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f}", name,
-		(unsigned long long)l->n, us(latency_mean_ns(l)),
-		us(latency_quantile_ns(l, -1, 0.5)),
-		us(latency_quantile_ns(l, -1, 0.9)),
-		us(latency_quantile_ns(l, -1, 0.99)), us((double)l->max_ns));
+		(unsigned long long)latency_op_n(l, op),
+		us(latency_op_mean_ns(l, op)),
+		us(latency_quantile_ns(l, op, 0.5)),
+		us(latency_quantile_ns(l, op, 0.9)),
+		us(latency_quantile_ns(l, op, 0.99)),
+		us((double)latency_op_max_ns(l, op)));
+}
+
+static void json_latency(FILE *out, const char *name,
+			 const struct latency_summary *l)
+{
+	json_latency_of(out, name, l, -1);
+}
+
+/*
+ * "latency_by_class": {"read": {"d2c_us": ..., "q2c_us": ...,
+ * "q2d_us": ...}, "write": ...}: the classes with timed bios.
+ */
+static void json_latency_by_class(FILE *out, const struct device_stats *d)
+{
+	int op, first = 1;
+
+	fputs(", \"latency_by_class\": {", out);
+	for (op = 0; op < N_DATA_OPS; op++) {
+		if (!latency_op_n(&d->d2c, op) && !latency_op_n(&d->q2c, op))
+			continue;
+		fprintf(out, "%s\"%s\": {", first ? "" : ", ", io_op_name(op));
+		json_latency_of(out, "d2c_us", &d->d2c, op);
+		fputs(", ", out);
+		json_latency_of(out, "q2c_us", &d->q2c, op);
+		fputs(", ", out);
+		json_latency_of(out, "q2d_us", &d->q2d, op);
+		fputc('}', out);
+		first = 0;
+	}
+	fputc('}', out);
 }
 
 /*
@@ -111,6 +130,7 @@ static void json_device(FILE *out, const struct analysis *a,
 	json_latency(out, "q2c_us", &d->q2c);
 	fputs(", ", out);
 	json_latency(out, "q2d_us", &d->q2d);
+	json_latency_by_class(out, d);
 	fputs(", \"d2c_hist_us\": {\"read\": ", out);
 	json_log2_histogram(out, &d->d2c, DIR_READ);
 	fputs(", \"write\": ", out);
@@ -132,24 +152,29 @@ static void json_device(FILE *out, const struct analysis *a,
 }
 
 /*
- * The tags that have I/O, most I/Os first (then most bytes, then by
- * label): the order the text shows them in. NULL when out of memory;
- * *n their number.
+ * The tags that have I/O, ranked as the graphs' legends rank them (most
+ * bytes first: analysis_rank_tags). NULL when out of memory; *n their
+ * number.
  */
 static const struct tag_stats **ranked_tags(const struct analysis *a,
 					    size_t *n)
 {
 	const struct tag_stats **rank = malloc((a->n_tags + 1) *
 					       sizeof(*rank));
+	size_t *slots = malloc((a->n_tags + 1) * sizeof(*slots));
+	long got = rank && slots ? analysis_rank_tags(a, slots) : -1;
 	size_t i;
 
 	*n = 0;
-	if (!rank)
+	if (got < 0) {
+		free(rank);
+		free(slots);
 		return NULL;
-	for (i = 0; i < a->n_tags; i++)
-		if (analysis_tag_ios(&a->tags[i]))
-			rank[(*n)++] = &a->tags[i];
-	qsort(rank, *n, sizeof(*rank), cmp_tags);
+	}
+	for (i = 0; i < (size_t)got; i++)
+		rank[i] = &a->tags[slots[i]];
+	*n = (size_t)got;
+	free(slots);
 	return rank;
 }
 
@@ -290,31 +315,90 @@ void summary_print_json(FILE *out, const struct trace_result *traces,
 	fprintf(out, "%s]}\n", nl);
 }
 
-static void text_latency(FILE *out, const char *name,
+/* A size in the unit that keeps it short: "51.2 MiB". */
+static void short_bytes(uint64_t b, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB",
+					     "TiB" };
+	double v = (double)b;
+	int u = 0;
+
+	/* 1023.96 KiB would print as 1024.0 KiB */
+	while (v >= 1023.95 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+/* "s" where n is not one. */
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* A row of latency figures: name (D2C read), then l's of class op. */
+static void text_latency_row(FILE *out, const char *name,
+			     const struct latency_summary *l, int op)
+{
+	fprintf(out, "  %-12s %10llu %10.1f %10.1f %10.1f %10.1f %10.1f\n",
+		name, (unsigned long long)latency_op_n(l, op),
+		us(latency_op_mean_ns(l, op)),
+		us(latency_quantile_ns(l, op, 0.5)),
+		us(latency_quantile_ns(l, op, 0.9)),
+		us(latency_quantile_ns(l, op, 0.99)),
+		us((double)latency_op_max_ns(l, op)));
+}
+
+/*
+ * A latency's rows, one per class with timed bios (reads' and writes'
+ * latencies differ too much to read from their pool): "D2C read",
+ * "D2C write", "D2C discard"; "-" where none was timed.
+ */
+static void text_latency(FILE *out, const char *metric,
 			 const struct latency_summary *l)
 {
+	char name[32];
+	int op;
+
 	if (!l->n) {
-		fprintf(out, "  %-9s %10s\n", name, "-");
+		fprintf(out, "  %-12s %10s\n", metric, "-");
 		return;
 	}
-	fprintf(out, "  %-9s %10llu %10.1f %10.1f %10.1f %10.1f %10.1f\n",
-		name, (unsigned long long)l->n, us(latency_mean_ns(l)),
-		us(latency_quantile_ns(l, -1, 0.5)),
-		us(latency_quantile_ns(l, -1, 0.9)),
-		us(latency_quantile_ns(l, -1, 0.99)), us((double)l->max_ns));
+	for (op = 0; op < N_OPS; op++) {
+		if (!latency_op_n(l, op))
+			continue;
+		snprintf(name, sizeof(name), "%s %s", metric, io_op_name(op));
+		text_latency_row(out, name, l, op);
+	}
 }
 
 static void text_bytes(FILE *out, const char *what, uint64_t ios,
 		       uint64_t bytes, double dur)
 {
-	fprintf(out, "  %-7s %10llu I/Os %12.1f KiB %10.2f MB/s %10.1f IOPS\n",
-		what, (unsigned long long)ios, (double)bytes / 1024.0,
+	char size[32];
+
+	short_bytes(bytes, size, sizeof(size));
+	fprintf(out, "  %-7s %10llu I/O%-1s %12s %10.2f MB/s %10.1f IOPS\n",
+		what, (unsigned long long)ios, plural(ios), size,
 		dur > 0 ? (double)bytes / 1e6 / dur : 0,
 		dur > 0 ? (double)ios / dur : 0);
 }
 
+/* A tag's row: its I/Os and bytes, then its label (last: a long one, a
+ * file's path, breaks no column). */
+static void text_tag_row(FILE *out, const char *label, uint64_t ios,
+			 uint64_t bytes)
+{
+	char size[32];
+
+	short_bytes(bytes, size, sizeof(size));
+	fprintf(out, "  %10llu %12s  %s\n", (unsigned long long)ios, size,
+		label);
+}
+
 /*
- * The tags, most I/Os first, top of them by name and the rest in one
+ * The tags, most bytes first, top of them by name and the rest in one
  * line, as the graphs' legends keep the top ones and an "other".
  */
 static void text_tags(FILE *out, const struct analysis *a, size_t top,
@@ -328,7 +412,8 @@ static void text_tags(FILE *out, const struct analysis *a, size_t top,
 		free(rank);
 		return;
 	}
-	fprintf(out, " tags (by I/Os%s%s)\n", source[0] ? "; " : "", source);
+	fprintf(out, " tags (by bytes%s%s)\n  %10s %12s  %s\n",
+		source[0] ? "; " : "", source, "I/Os", "bytes", "tag");
 	for (i = 0; i < n; i++) {
 		uint64_t ios = analysis_tag_ios(rank[i]);
 		uint64_t bytes = analysis_tag_bytes(rank[i]);
@@ -338,20 +423,38 @@ static void text_tags(FILE *out, const struct analysis *a, size_t top,
 			more_bytes += bytes;
 			continue;
 		}
-		fprintf(out, "  %-32s %10llu I/Os %12.1f KiB\n",
-			rank[i]->label ? rank[i]->label : "?",
-			(unsigned long long)ios, (double)bytes / 1024.0);
+		text_tag_row(out, rank[i]->label ? rank[i]->label : "?", ios,
+			     bytes);
 	}
 	if (n > top + 1) {
 		char more[48];
 
 		/* --top N shows more of them, --summary=json all */
 		snprintf(more, sizeof(more), "%zu more tags", n - top);
-		fprintf(out, "  %-32s %10llu I/Os %12.1f KiB\n", more,
-			(unsigned long long)more_ios,
-			(double)more_bytes / 1024.0);
+		text_tag_row(out, more, more_ios, more_bytes);
 	}
 	free(rank);
+}
+
+/* Events lost at no known time: what was done of them, in words. */
+static void text_unlocated_loss(FILE *out, const struct analysis *a)
+{
+	uint64_t unseen = 0;
+	size_t i;
+
+	for (i = 0; i < a->n_devices; i++)
+		unseen += a->devices[i].unseen_completions;
+	fprintf(out, " LOST %llu event%s at times the recorder could not tell",
+		(unsigned long long)a->lost_unlocated,
+		plural(a->lost_unlocated));
+	if (unseen)
+		fprintf(out, " (completions the kernel made without running it): the %llu request%s longest in flight at the end %s taken as theirs and left out of the queue depth;",
+			(unsigned long long)unseen, plural(unseen),
+			unseen == 1 ? "is" : "are");
+	else
+		fputc(':', out);
+	fputs(" a completion is paired with the newest request of its sector, so none is timed from an older one whose completion was lost\n",
+	      out);
 }
 
 /*
@@ -362,17 +465,11 @@ static void text_loss(FILE *out, const struct analysis *a)
 {
 	uint64_t cpus = 0, in_flight = 0;
 	size_t i;
-	int unknown = 0, late = 0, c, n_cpus = 0;
+	int unknown = 0, late = 0, c, n_cpus = 0, one_cpu = 0;
+	int one = a->n_loss == 1;
 
-	if (a->lost_unlocated) {
-		uint64_t unseen = 0;
-
-		for (i = 0; i < a->n_devices; i++)
-			unseen += a->devices[i].unseen_completions;
-		fprintf(out, " LOST %llu events where the recorder could not tell (completions the kernel made without running it): the %llu requests longest in flight at the end are taken as theirs and left out of the queue depth; a completion pairs with the newest request of its sector\n",
-			(unsigned long long)a->lost_unlocated,
-			(unsigned long long)unseen);
-	}
+	if (a->lost_unlocated)
+		text_unlocated_loss(out, a);
 	if (!a->n_loss)
 		return;
 	for (i = 0; i < a->n_loss; i++) {
@@ -383,54 +480,87 @@ static void text_loss(FILE *out, const struct analysis *a)
 	for (i = 0; i < a->n_devices; i++)
 		in_flight += a->devices[i].lost_in_flight;
 	for (c = 0; c < 64; c++)
-		n_cpus += (int)(cpus >> c & 1);
-	fprintf(out, " LOST %s%llu events on %d CPU%s, in %zu window%s "
-		"(%.3f s of %.3f s): queue depth and latency leave those "
-		"windows out; %llu I/Os in flight at a loss are not timed\n",
-		unknown ? "at least " : "",
-		(unsigned long long)a->lost_events, n_cpus,
-		n_cpus == 1 ? "" : "s", a->n_loss, a->n_loss == 1 ? "" : "s",
+		if (cpus >> c & 1) {
+			n_cpus++;
+			one_cpu = c;
+		}
+	fprintf(out, " LOST %s%llu event%s on ", unknown ? "at least " : "",
+		(unsigned long long)a->lost_events, plural(a->lost_events));
+	if (n_cpus == 1)
+		fprintf(out, "CPU %d%s", one_cpu, one_cpu == 63 ? " or above" : "");
+	else
+		fprintf(out, "%d CPUs", n_cpus);
+	if (one)
+		fprintf(out, ", from %.3f s to %.3f s", a->loss[0].from_ns / 1e9,
+			a->loss[0].to_ns / 1e9);
+	else
+		fprintf(out, ", in %zu stretches of time", a->n_loss);
+	fprintf(out, " (%.3f s of the %.3f s): no latency or queue depth is counted %s",
 		(double)a->lossy_ns / 1e9, analysis_duration_s(a),
-		(unsigned long long)in_flight);
+		one ? "then" : "in them");
+	if (in_flight)
+		fprintf(out, ", and the %llu I/O%s in flight as %s began %s not timed",
+			(unsigned long long)in_flight, plural(in_flight),
+			one ? "it" : "they", in_flight == 1 ? "is" : "are");
+	fputc('\n', out);
 	if (late)
 		fprintf(out, " (a loss was noted only after events it touched were counted: figures before then may hold what it made up)\n");
 }
 
-/* The files the recorder saw: the top ones by bytes, the rest in a line. */
+/* A file's row: bytes read and written, bios and their Q2C (none:
+ * blank), then its path (last: a long one breaks no column). */
+static void text_file_row(FILE *out, const char *label, uint64_t read,
+			  uint64_t written, uint64_t bios,
+			  const struct file_sums *timed)
+{
+	char rd[32], wr[32], mean[16] = "", p99[16] = "";
+
+	short_bytes(read, rd, sizeof(rd));
+	short_bytes(written, wr, sizeof(wr));
+	if (timed) {
+		snprintf(mean, sizeof(mean), "%.1f",
+			 us(file_q2c_mean_ns(timed)));
+		snprintf(p99, sizeof(p99), "%.1f", us(file_q2c_p99_ns(timed)));
+	}
+	fprintf(out, "  %10s %12s %10llu %14s %9s  %s\n", rd, wr,
+		(unsigned long long)bios, mean, p99, label);
+}
+
+/* The files the recorder saw: the top ones by bytes, the rest in a line;
+ * nothing (not even the heading) where no bio was timed. */
 static void text_files(FILE *out, const struct trace_result *r, size_t top)
 {
 	uint64_t more[3] = { 0 }, more_bios = 0;
 	struct file_sums *f;
-	size_t n, i;
+	size_t n, i, shown = 0;
 
 	if (!r->causes || !cause_table_kept(r->causes, CAUSE_PART_FILES) ||
-	    causesum_files(&r->analysis, r->causes, &f, &n) < 0 || !n)
+	    causesum_files(&r->analysis, r->causes, &f, &n) < 0)
 		return;
-	fprintf(out, " files (by bytes)          read KiB   written KiB       bios  Q2C mean (us)  p99 (us)\n");
 	for (i = 0; i < n; i++) {
-		if (i >= top && n > top + 1) {
+		if (!f[i].bios)
+			continue;
+		if (!shown++)
+			fprintf(out, " files (by bytes)\n  %10s %12s %10s %14s %9s  %s\n",
+				"read", "written", "bios", "Q2C mean (us)",
+				"p99 (us)", "file");
+		if (shown > top && n > top + 1) {
 			more[0] += f[i].bytes[OP_READ];
 			more[1] += f[i].bytes[OP_WRITE];
 			more[2] += f[i].bytes[OP_DISCARD];
 			more_bios += f[i].bios;
 			continue;
 		}
-		fprintf(out, "  %-24s %10.1f %13.1f %10llu %14.1f %9.1f\n",
-			f[i].label, (double)f[i].bytes[OP_READ] / 1024,
-			(double)(f[i].bytes[OP_WRITE] +
-				 f[i].bytes[OP_DISCARD]) / 1024,
-			(unsigned long long)f[i].bios,
-			us(file_q2c_mean_ns(&f[i])),
-			us(file_q2c_p99_ns(&f[i])));
+		text_file_row(out, f[i].label, f[i].bytes[OP_READ],
+			      f[i].bytes[OP_WRITE] + f[i].bytes[OP_DISCARD],
+			      f[i].bios, &f[i]);
 	}
-	if (n > top + 1) {
+	if (shown > top + 1) {
 		char label[48];
 
-		snprintf(label, sizeof(label), "%zu more files", n - top);
-		fprintf(out, "  %-24s %10.1f %13.1f %10llu\n", label,
-			(double)more[0] / 1024,
-			(double)(more[1] + more[2]) / 1024,
-			(unsigned long long)more_bios);
+		snprintf(label, sizeof(label), "%zu more files", shown - top);
+		text_file_row(out, label, more[0], more[1] + more[2],
+			      more_bios, NULL);
 	}
 	causesum_free_files(f, n);
 }
@@ -469,9 +599,10 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 				text_bytes(out, "discard", d->ios[OP_DISCARD],
 					   d->bytes[OP_DISCARD], dur);
 			if (d->ios[OP_FLUSH])
-				fprintf(out, "  %-7s %10llu I/Os %37.1f IOPS\n",
+				fprintf(out, "  %-7s %10llu I/O%-1s %40.1f IOPS\n",
 					"flush",
 					(unsigned long long)d->ios[OP_FLUSH],
+					plural(d->ios[OP_FLUSH]),
 					dur > 0 ? (double)d->ios[OP_FLUSH] /
 							  dur : 0);
 			if (d->empty_completions == 1)
@@ -480,12 +611,14 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 				fprintf(out, "  %llu empty completions (ends of flush sequences, not I/Os)\n",
 					(unsigned long long)d->empty_completions);
 			/* n counts bios: a merged request's bios each count */
-			fprintf(out, "  latency (us)    bios       mean        p50        p90        p99        max\n");
+			fprintf(out, "  %-12s %10s %10s %10s %10s %10s %10s\n",
+				"latency (us)", "bios", "mean", "p50", "p90",
+				"p99", "max");
 			text_latency(out, "D2C", &d->d2c);
 			text_latency(out, "Q2C", &d->q2c);
 			text_latency(out, "Q2D", &d->q2d);
 			if (d->flush_d2c.n)
-				text_latency(out, "D2C flush", &d->flush_d2c);
+				text_latency(out, "D2C", &d->flush_d2c);
 			fprintf(out, "  queue depth (mean) %.3f, seeks %llu\n",
 				analysis_clean_s(a) > 0 ?
 					d->depth_area_ns / 1e9 /
@@ -495,21 +628,6 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 		text_tags(out, a, top_tags, traces[i].tags_source);
 		text_files(out, &traces[i], top_tags);
 	}
-}
-
-/* A size in the unit that keeps it short: "51.2 MiB". */
-static void short_bytes(uint64_t b, char *buf, size_t len)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB",
-					     "TiB" };
-	double v = (double)b;
-	int u = 0;
-
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
 /* One stack's line: bytes, process, then its frames innermost first. */

@@ -41,7 +41,8 @@ struct trace_result {
 };
 
 /*
- * The table: per trace, its devices, then its tags, most I/Os first,
+ * The table: per trace, its devices (latency a row per class), then its
+ * tags, most bytes first (analysis_rank_tags),
  * top_tags of them by name and the others in one line.
  */
 void summary_print_text(FILE *out, const struct trace_result *traces,

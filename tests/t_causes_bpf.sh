@@ -17,6 +17,9 @@
 # and written raw (direct, and through its page cache) as the device.
 # Needs root, BPF with the kernel's BTF, losetup, mkfs.ext4, fio.
 . "$(dirname "$0")/lib.sh"
+# a recording drawn without -o leaves NAME.svg where it runs: not in
+# the checkout
+cd "$TMP" || exit 1
 
 why=
 if [ "$(id -u)" != 0 ]; then why="not root"

@@ -43,6 +43,12 @@ says "-m inside a group (-Pm)" 2 \
 says "-Z: unknown" 2 "iowatcher: -Z: unknown option" -t "$S" -Z
 says "--frobnicate=1: unknown, without its value" 2 \
 	"iowatcher: --frobnicate: unknown option" -t "$S" --frobnicate=1
+says "--sumary: a long option one letter off says which was meant" 2 \
+	"iowatcher: --sumary: unknown option (did you mean --summary?)" -t "$S" --sumary
+says "--summray=json: two letters swapped, without its value" 2 \
+	"iowatcher: --summray: unknown option (did you mean --summary?)" -t "$S" --summray=json
+says "--nocauses: a dash left out" 2 \
+	"iowatcher: --nocauses: unknown option (did you mean --no-causes?)" -t "$S" --nocauses
 says "-t without its argument" 2 "iowatcher: -t needs an argument" -t
 says "--movie-length without its argument" 2 \
 	"iowatcher: --movie-length needs an argument" -t "$S" --movie-length

@@ -87,7 +87,7 @@ while IFS= read -r cmd; do
 	*) run=$cmd;;
 	esac
 	# -D samples for blkparse's -i sda: here, the work directory
-	rm -f "$W/out.err"
+	rm -f "$W/out.err"; touch "$W/started"; sleep 0.01
 	(cd "$W" && PATH="$W/bin:$PATH" timeout 120 sh -c "$run" \
 		> "$W/out.txt" 2> "$W/out.err" < /dev/null); rc=$?
 	# what it was to write: -o FILE, --csv DIR, --events FILE, > FILE, or
@@ -103,7 +103,7 @@ while IFS= read -r cmd; do
 	elif [ -n "$redir" ]; then [ -s "$W/$redir" ] || made=no
 	elif [ -n "$out" ]; then [ -s "$W/$out" ] || made=no
 	elif printf '%s' "$cmd" | grep -q -- '--summary\|--live'; then [ -s "$W/out.txt" ] || made=no
-	else [ -s "$W/trace.svg" ] || made=no
+	else [ -n "$(find "$W" -maxdepth 1 -name '*.svg' -newer "$W/started" -size +0)" ] || made=no
 	fi
 	if [ $rc = 0 ] && [ $made = yes ]; then
 		pass "example $i: $cmd"

@@ -340,11 +340,41 @@ if command -v blkparse > /dev/null; then
 			       [ ! -e '$TMP/out.png' ]"
 	done
 fi
+# other tools' files: named, with what reads them (iowatcher does not)
+bad_input "a fio job file (not JSON)" \
+	"fio-randrw.fio: a fio job file, not a blktrace trace (record a trace while fio runs: iowatcher -d DEV -p \"fio JOB.fio\")" \
+	-t "$TOP/samples/fio-randrw.fio"
+printf '[global]\nrw=randread\n\n[job1]\nfilename=/dev/sdb\n' > "$TMP/bare.fio"
+bad_input "a fio job file that opens with its section" \
+	"bare.fio: a fio job file, not a blktrace trace" -t "$TMP/bare.fio"
+printf '\027\010\104tracing6\000\000\000\000\000\000\000\000' > "$TMP/trace.dat"
+bad_input "a trace-cmd trace.dat: named, with trace-cmd report" \
+	"trace.dat: a trace-cmd recording (trace.dat: trace-cmd report prints it), not a blktrace trace (iowatcher cannot read it yet; record the device with iowatcher -d DEV, or with blktrace -d DEV)" \
+	-t "$TMP/trace.dat"
+printf 'PERFILE2\150\000\000\000\000\000\000\000' > "$TMP/perf.data"
+bad_input "a perf.data: named, with perf script" \
+	"perf.data: a perf recording (perf.data: perf script prints it)" \
+	-t "$TMP/perf.data"
+printf '# tracer: nop\n#\n#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n              dd-1234    [001] ..... 12345.678901: block_rq_issue: 7,0 W 4096 () 2048 + 8 [dd]\n' > "$TMP/ftrace.txt"
+bad_input "ftrace's text: named as a kernel trace's" \
+	"ftrace.txt: the text of a kernel trace (ftrace's, trace-cmd report's or perf script's), not a blktrace trace (iowatcher cannot read it yet" \
+	-t "$TMP/ftrace.txt"
+printf '              dd 16111 [001]   376.294661:    block:block_rq_issue: 254,0 WS 4096 () 170543920 + 8 0x2,0,4 [dd]\n' > "$TMP/perf.txt"
+bad_input "perf script's text: named as a kernel trace's" \
+	"perf.txt: the text of a kernel trace" -t "$TMP/perf.txt"
+cp "$TOP/samples/ext4-causes.cause" "$TOP/samples/ext4-causes.cause.0" "$TMP/"
+bad_input "the program's own NAME.cause: a causes file, give -t NAME" \
+	"ext4-causes.cause: iowatcher's causes file (NAME.cause), not a blktrace trace (give -t $TMP/ext4-causes: a recording's causes are read with its trace)" \
+	-t "$TMP/ext4-causes.cause"
+bad_input "the program's own NAME.cause.N: a causes file, give -t NAME" \
+	"ext4-causes.cause.0: iowatcher's per-CPU causes file (NAME.cause.N), not a blktrace trace (give -t $TMP/ext4-causes: " \
+	-t "$TMP/ext4-causes.cause.0"
+
 mkdir "$TMP/notraces"
 cp "$TOP/samples/fio-randrw.png" "$TOP/samples/fio-randrw.mpstat" \
 	"$TOP/samples/fio-randrw.fio" "$TMP/notraces/"
 bad_input "a directory without a trace: what it holds" \
-	"notraces: directory holds no blktrace trace (fio-randrw.fio: text; fio-randrw.mpstat: mpstat's output; fio-randrw.png: a PNG image; give blktrace's NAME.blktrace.N files or a blkparse -d dump)" \
+	"notraces: directory holds no blktrace trace (fio-randrw.fio: a fio job file; fio-randrw.mpstat: mpstat's output; fio-randrw.png: a PNG image; give blktrace's NAME.blktrace.N files or a blkparse -d dump)" \
 	-t "$TMP/notraces"
 
 finish

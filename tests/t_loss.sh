@@ -38,7 +38,7 @@ assert lossy["lost_in_flight"] >= 0
 EOF2
 "$IOW" -t lossy --summary > lossy.txt
 check "text: the loss in words under the trace's line" \
-	grep -q "^ LOST $n events on 1 CPU, in 1 window (0.300 s of " lossy.txt
+	grep -q "^ LOST $n events on CPU 1, from 0.300 s to 0.600 s (0.300 s of the 1.001 s): no latency or queue depth is counted then, and the [0-9]* I/Os in flight as it began are not timed$" lossy.txt
 if command -v blkparse > /dev/null; then
 	check "blkparse prints the loss note" sh -c \
 		"blkparse -i lossy 2>/dev/null | grep -aq ' m   N lost $n events on cpu 1, from '"
@@ -114,7 +114,7 @@ fi
 m=$(python3 "$MK" "$S" late 0 0.2 0.5 --unknown-start)
 "$IOW" -t late --summary > late.txt
 check "unknown start: no window, the count said" \
-	sh -c "grep -q '^ LOST $m events where the recorder could not tell' late.txt && ! grep -q 'in 1 window' late.txt"
+	sh -c "grep -q '^ LOST $m events at times the recorder could not tell: a completion is paired with the newest request of its sector, so none is timed from an older one whose completion was lost$' late.txt && ! grep -q 'from 0.' late.txt"
 
 # Completions the kernel made without running the recorder (its note says
 # how many, not where nor when): no window, the summary says so, nothing
@@ -139,7 +139,7 @@ for w, d in zip(whole["devices"], t["devices"]):
 EOF2
 "$IOW" -t unseen --summary > unseen.txt
 check "unseen completions: the summary says what was done of them" \
-	grep -q "^ LOST 20 events where the recorder could not tell" unseen.txt
+	grep -q "^ LOST 20 events at times the recorder could not tell (completions the kernel made without running it): the 20 requests longest in flight at the end are taken as theirs and left out of the queue depth; a completion is paired" unseen.txt
 # Unseen completions and a loss window after them: the window forgets
 # the requests in flight, those whose completions went unseen among them;
 # they are still taken as the unseen ones (oldest first), so the depth
@@ -164,7 +164,7 @@ EOF2
 if command -v pdftotext > /dev/null; then
 	"$IOW" -t unseen -O tput -o unseen.pdf
 	check "unseen completions: the page says they were lost, not shaded" \
-		sh -c "pdftotext unseen.pdf - | tr '\n' ' ' | grep -q '20 events lost, time unknown: not in latency or depth)' && ! pdftotext unseen.pdf - | grep -q shaded"
+		sh -c "pdftotext unseen.pdf - | tr '\n' ' ' | grep -q '20 events lost at unknown times: not in latency or depth)' && ! pdftotext unseen.pdf - | grep -q shaded"
 	"$IOW" -t mixed -O tput -o mixed.pdf
 	check "unseen completions and a window: the page says the window is shaded" \
 		sh -c "pdftotext mixed.pdf - | tr '\n' ' ' | grep -q '$((k + 20)) events lost: shaded where known'"

@@ -8,6 +8,9 @@
 # recorded.
 # Needs root, tracefs with the 'blk' tracer, losetup and blkparse.
 . "$(dirname "$0")/lib.sh"
+# a recording drawn without -o leaves NAME.svg where it runs: not in
+# the checkout
+cd "$TMP" || exit 1
 RD="$TOP/tests/tools/record_demo"
 
 T=$(tracefs_dir)

@@ -88,7 +88,7 @@ check "the summary names the recorder" \
 if [ "$unseen" = 0 ]; then
 	lost_words="nothing lost"
 else
-	lost_words="the kernel lost $unseen events in 1 windows \(loss notes in the trace\)"
+	lost_words="the kernel lost $unseen events? in 1 window \(loss notes in the trace\)"
 fi
 check "the end line says what, where and what was lost ($unseen)" \
 	grep -qE "^iowatcher: recorded [0-9]+ events of $DEV with bpf in $TMP/fio.blktrace.* MiB buffer per CPU, .* s of CPU\); $lost_words$" \

@@ -106,6 +106,44 @@ check "no such device: exit 1, one line" [ $rc = 1 -a "$(wc -l < "$TMP/err")" = 
 "$IOW" -d no-such-disk -p true > /dev/null 2> "$TMP/err"; rc=$?
 check "no such name: exit 1, one line saying where it looked" \
 	sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/err') = 1 ] && grep -q 'neither a path nor a name in /dev or /sys/block' '$TMP/err'"
+# recording -t a, then -t b, in one directory with no -o: two pictures
+mkdir "$TMP/pics"
+for name in a b; do
+	(cd "$TMP/pics" && "$IOW" -d "$LOOP" -t $name \
+		-p dd if="$LOOP" of=/dev/null bs=64k count=4 iflag=direct status=none \
+		2> "$TMP/pic.err")
+done
+check "recording -t a then -t b, no -o: a.svg and b.svg, no trace.svg ($(ls "$TMP/pics" | grep svg | tr '\n' ' '))" \
+	sh -c "[ -s '$TMP/pics/a.svg' ] && [ -s '$TMP/pics/b.svg' ] && [ ! -e '$TMP/pics/trace.svg' ]"
+
+# what -d cannot record is refused before recording, saying why
+"$IOW" -d /dev/null -D "$TMP" -t null -p true > /dev/null 2> "$TMP/err"; rc=$?
+check "-d /dev/null: a character device, not 'no such device' ($(cat "$TMP/err"))" \
+	sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/err') = 1 ] &&
+	       grep -q '^iowatcher: /dev/null: a character device, not a block device' '$TMP/err' &&
+	       [ ! -e '$TMP/null.blktrace.0' ]"
+FREE=$(losetup -f 2>/dev/null)
+if [ -n "$FREE" ] && [ "$(cat /sys/block/$(basename "$FREE")/size 2>/dev/null)" = 0 ]; then
+	"$IOW" -d "$FREE" -D "$TMP" -t unbound -p true > /dev/null 2> "$TMP/err"; rc=$?
+	check "-d an unbound loop device: refused, no backing file, how to attach one ($(cat "$TMP/err"))" \
+		sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/err') = 1 ] &&
+		       grep -q '$FREE: a loop device with no backing file.*losetup $FREE FILE' '$TMP/err' &&
+		       [ ! -e '$TMP/unbound.blktrace.0' ]"
+else
+	skip "an unbound loop device: none free"
+fi
+: > "$TMP/empty.img"
+EMPTY=$(losetup -f --show "$TMP/empty.img" 2>/dev/null)
+if [ -n "$EMPTY" ]; then
+	"$IOW" -d "$EMPTY" -D "$TMP" -t empty -p true > /dev/null 2> "$TMP/err"; rc=$?
+	losetup -d "$EMPTY"
+	check "-d a loop device of an empty file: refused, the file named ($(cat "$TMP/err"))" \
+		sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/err') = 1 ] &&
+		       grep -q '$EMPTY: a loop device of 0 bytes (its backing file $TMP/empty.img is empty)' '$TMP/err' &&
+		       [ ! -e '$TMP/empty.blktrace.0' ]"
+else
+	skip "a loop device of an empty file: losetup refused it"
+fi
 # a bare name, as lsblk shows it: the device it names is recorded
 "$IOW" -d "$DEVNAME" -D "$TMP" -t bare --summary=json \
 	-p dd if=/dev/zero of="$LOOP" bs=4k count=16 oflag=direct status=none \

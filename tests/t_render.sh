@@ -126,4 +126,20 @@ IOWATCHER_LAYOUT="$TMP/off.layout" "$IOW" -t "$TOP/samples/fio-randrw" -l before
 check "offset heat map: a panel per trace of a device" \
 	sh -c "grep -q 'device 7,1, before\$' '$TMP/off.layout' &&
 	       grep -q 'device 7,1, after\$' '$TMP/off.layout'"
+# no -o: the picture is named after the trace, so two traces drawn in
+# one directory keep both pictures; one drawn again says it replaced it
+mkdir "$TMP/here"
+(cd "$TMP/here" && "$IOW" -t "$TOP/samples/dd-write" 2> ../a.err &&
+	"$IOW" -t "$TOP/samples/split-dd.blktrace.0" 2> ../b.err)
+check "no -o: -t dd-write draws dd-write.svg, -t split-dd.blktrace.0 split-dd.svg, no trace.svg ($(ls "$TMP/here" | tr '\n' ' '))" \
+	sh -c "[ -s '$TMP/here/dd-write.svg' ] && [ -s '$TMP/here/split-dd.svg' ] &&
+	       [ ! -e '$TMP/here/trace.svg' ] && [ ! -s '$TMP/a.err' ] && [ ! -s '$TMP/b.err' ]"
+(cd "$TMP/here" && "$IOW" -t "$TOP/samples/dd-write" -t "$TOP/samples/split-dd" 2> ../ab.err)
+check "no -o, two traces: dd-write+split-dd.svg" [ -s "$TMP/here/dd-write+split-dd.svg" ]
+(cd "$TMP/here" && "$IOW" -t "$TOP/samples/dd-write" 2> ../again.err); rc=$?
+check "no -o, drawn again: replaced, and said in one line ($(cat "$TMP/again.err"))" \
+	sh -c "[ $rc = 0 ] && [ \"\$(cat '$TMP/again.err')\" = 'iowatcher: dd-write.svg replaced: an earlier run had drawn it (-o FILE names the picture)' ]"
+(cd "$TMP/here" && "$IOW" -t "$TOP/samples/dd-write" -o dd-write.svg 2> ../named.err)
+check "-o names the picture: replaced as asked, nothing said" [ ! -s "$TMP/named.err" ]
+
 finish

@@ -98,38 +98,94 @@ check "text summary has D2C" grep -q "D2C" "$TMP/text"
 check "the trace's name once where it is the source too" \
 	sh -c "cd '$TRACES' && '$IOW' -t centos7-sda --summary | head -n 1 | grep -q '^centos7-sda: 799 events'"
 
-# Tags in the text: most I/Os first, the top 8 by name and the rest in one
-# line that keeps the totals; the JSON keeps every one, in the same order.
+# Tags in the text: most bytes first (the graphs' legends' order), the
+# top 8 by name and the rest in one line that keeps the totals; the JSON
+# keeps every one, in the same order. ext4-fsync by process: the two
+# kworkers' 161 and 129 cache flushes carry no bytes, so the dd writers
+# rank before them (by I/Os, they pushed six dd writers into "more").
 E="$TRACES/ext4-fsync"
 "$IOW" -t "$E" -P --summary > "$TMP/tags.txt"
 "$IOW" -t "$E" -P --summary=json > "$TMP/tags.json"
 "$IOW" -t "$E" -P --top 30 --summary > "$TMP/tags30.txt"
-check "tags: the text ranks them by I/Os, 8 named and one line for the rest" \
+check "tags: the text ranks them by bytes, 8 named and one line for the rest" \
 	python3 - "$TMP/tags.txt" "$TMP/tags.json" "$TMP/tags30.txt" <<'EOF2'
 import json, re, sys
+UNITS = {"B": 1, "KiB": 1024, "MiB": 1 << 20, "GiB": 1 << 30}
 def rows(path):
     lines = open(path).read().split("\n")
-    i = lines.index(" tags (by I/Os)")
+    i = lines.index(" tags (by bytes)")
+    assert re.match(r"^ +I/Os +bytes  tag$", lines[i + 1]), lines[i + 1]
     out = []
-    for l in lines[i + 1:]:
-        m = re.match(r"  (.*?) +(\d+) I/Os +([\d.]+) KiB$", l)
+    for l in lines[i + 2:]:
+        m = re.match(r"  +(\d+) +([\d.]+) (B|KiB|MiB|GiB)  (.*)$", l)
         if not m:
             break
-        out.append((m.group(1), int(m.group(2)), float(m.group(3))))
+        out.append((m.group(4), int(m.group(1)),
+                    float(m.group(2)) * UNITS[m.group(3)]))
     return out
 text, wide = rows(sys.argv[1]), rows(sys.argv[3])
 tags = json.load(open(sys.argv[2]))["traces"][0]["tags"]
 assert len(tags) == 26, len(tags)
-ios = [t["ios"] for t in tags]
-assert ios == sorted(ios, reverse=True), ios
+nbytes = [t["bytes"] for t in tags]
+assert nbytes == sorted(nbytes, reverse=True), nbytes
 assert len(text) == 9 and text[-1][0] == "18 more tags", text
-assert [r[1] for r in text[:8]] == ios[:8]
-assert text[-1][1] == sum(ios[8:]), (text[-1], ios)
-assert abs(text[-1][2] * 1024 - sum(t["bytes"] for t in tags[8:])) < 52
-assert sum(r[1] for r in text) == sum(ios)
-assert len(wide) == 26 and [r[1] for r in wide] == ios
-# a tag with many flushes and no bytes ranks by its I/Os
-assert text[1][0].startswith("kworker/") and text[1][2] == 0, text[1]
+assert [r[0] for r in text[:8]] == [t["label"] for t in tags[:8]], text
+assert [r[1] for r in text[:8]] == [t["ios"] for t in tags[:8]], text
+assert text[-1][1] == sum(t["ios"] for t in tags[8:]), (text[-1], tags)
+assert abs(text[-1][2] - sum(nbytes[8:])) <= 0.05 * 1024, text[-1]
+assert sum(r[1] for r in text) == sum(t["ios"] for t in tags)
+assert len(wide) == 26 and [r[0] for r in wide] == [t["label"] for t in tags]
+# the writers before the flushing kworkers, whose I/Os carry no bytes
+assert [r[0].split(" ")[0] for r in text[1:8]] == ["dd"] * 7, text
+assert not any(r[0].startswith("kworker/") for r in text[:8]), text
+assert all(r[2] == 0 for r in wide if r[0].startswith("kworker/1:1H")), wide
+EOF2
+
+# A latency row per class: reads' and writes' figures each their own,
+# those of the per-I/O log's rows of that class (and the JSON's
+# latency_by_class); sizes in the unit that reads best (MiB, GiB), equal
+# to the JSON's bytes within the digit shown.
+"$IOW" -t "$TRACES/fio-randrw" --summary > "$TMP/class.txt"
+"$IOW" -t "$TRACES/fio-randrw" --summary=json > "$TMP/class.json"
+"$IOW" -t "$TRACES/fio-randrw" --events "$TMP/class.csv"
+"$TOP/bench/gentrace" -o "$TMP/big" -n 300000 -s 3 --mix randread-seqwrite 2> /dev/null
+"$IOW" -t "$TMP/big" --summary > "$TMP/big.txt"
+"$IOW" -t "$TMP/big" --summary=json > "$TMP/big.json"
+check "a D2C, Q2C and Q2D row per class, each the log's rows of that class" \
+	python3 - "$TMP/class.txt" "$TMP/class.json" "$TMP/class.csv" <<'EOF2'
+import csv, json, re, sys
+text = open(sys.argv[1]).read()
+dev = json.load(open(sys.argv[2]))["traces"][0]["devices"][0]
+rows = list(csv.DictReader(open(sys.argv[3])))
+for metric in ("D2C", "Q2C", "Q2D"):
+    assert not re.search(r"^  %s +\d" % metric, text, re.M), text
+    for cls in ("read", "write"):
+        m = re.search(r"^  %s %s +(\d+) +([\d.]+) +[\d.]+ +[\d.]+ +[\d.]+ +([\d.]+)$" % (metric, cls), text, re.M)
+        assert m, (metric, cls, text)
+        v = [float(r[metric.lower() + "_us"]) for r in rows if r["class"] == cls and r[metric.lower() + "_us"]]
+        assert int(m.group(1)) == len(v), (metric, cls, m.group(0), len(v))
+        assert abs(float(m.group(2)) - sum(v) / len(v)) <= 0.05, (m.group(0), sum(v) / len(v))
+        assert abs(float(m.group(3)) - max(v)) <= 0.05, (m.group(0), max(v))
+        j = dev["latency_by_class"][cls][metric.lower() + "_us"]
+        assert j["n"] == len(v) and abs(j["mean"] - sum(v) / len(v)) <= 0.0005, (j, cls)
+    n = sum(dev["latency_by_class"][c][metric.lower() + "_us"]["n"] for c in ("read", "write"))
+    assert n == dev[metric.lower() + "_us"]["n"], (metric, n)
+EOF2
+check "sizes in MiB and GiB, the JSON's bytes within the digit shown" \
+	python3 - "$TMP/big.txt" "$TMP/big.json" "$TMP/class.txt" "$TMP/class.json" <<'EOF2'
+import json, re, sys
+UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+for txt, js in ((sys.argv[1], sys.argv[2]), (sys.argv[3], sys.argv[4])):
+    text = open(txt).read()
+    dev = json.load(open(js))["traces"][0]["devices"][0]
+    for cls in ("read", "write"):
+        m = re.search(r"^  %s +\d+ I/Os +([\d.]+) (B|KiB|MiB|GiB) " % cls, text, re.M)
+        assert m, (cls, text)
+        v, unit = float(m.group(1)), m.group(2)
+        assert v < 1024 and (unit == "B" or v >= 1), m.group(0)
+        assert abs(v * UNITS[unit] - dev[cls]["bytes"]) <= 0.05 * UNITS[unit], (m.group(0), dev[cls]["bytes"])
+big = open(sys.argv[1]).read()
+assert re.search(r"^  write +\d+ I/Os +1\.\d GiB ", big, re.M), big
 EOF2
 
 # Bad input: one line on stderr naming the file, exit 1.

@@ -609,7 +609,13 @@ static void test_json_reports_flush_discard_and_empty(void)
 	fclose(f);
 	CHECK(strstr(buf, "  1 empty completion (the end of a flush sequence, not an I/O)\n") != NULL);
 	CHECK(strstr(buf, "completions") == NULL);
-	CHECK(strstr(buf, "latency (us)    bios ") != NULL);
+	CHECK(strstr(buf, "latency (us)       bios ") != NULL);
+	/* a latency row per class: the discard's, the flush's */
+	CHECK(strstr(buf, "\n  D2C discard           1 ") != NULL);
+	CHECK(strstr(buf, "\n  D2C flush             1 ") != NULL);
+	CHECK(strstr(buf, "\n  D2C read") == NULL);
+	/* sizes in the unit that reads best */
+	CHECK(strstr(buf, "\n  discard          1 I/O      64.0 KiB ") != NULL);
 	/* the source in brackets only where it differs from the label */
 	CHECK(strncmp(buf, "t (built): ", 11) == 0);
 	free(buf);
@@ -699,7 +705,7 @@ static void test_loss_never_shows_as_latency_or_depth(void)
 	CHECK(strstr(buf, "\"lost_events\": 1000, \"lost_count_known\": true, \"lost_unlocated\": 0, \"lossy_s\": 1.000000, \"loss_windows\": [{\"from_s\": 1.000000, \"to_s\": 2.000000, \"events\": 1000, \"count_known\": true, \"noted_late\": false, \"cpus\": [1]}]") != NULL);
 	CHECK(strstr(buf, "\"queue_depth_mean\": 0.3003, \"seeks\": ") != NULL);
 	CHECK(strstr(buf, "\"lost_in_flight\": 1, \"unseen_completions\": 0}") != NULL);
-	CHECK(strstr(buf, " LOST 1000 events on 1 CPU, in 1 window (1.000 s of 4.000 s): queue depth and latency leave those windows out; 1 I/Os in flight at a loss are not timed\n") != NULL);
+	CHECK(strstr(buf, " LOST 1000 events on CPU 1, from 1.000 s to 2.000 s (1.000 s of the 4.000 s): no latency or queue depth is counted then, and the 1 I/O in flight as it began is not timed\n") != NULL);
 	free(buf);
 	analysis_free(&a);
 	(void)err;

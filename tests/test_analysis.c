@@ -382,6 +382,40 @@ static void test_tag_of_queue_wins_over_issue(void)
 	analysis_free(&a);
 }
 
+/* One write of bytes at sector, tagged tag all along. */
+static void tagged_write(uint64_t t, uint64_t sector, uint32_t bytes,
+			 int32_t tag)
+{
+	ev(t, BLK_TA_QUEUE, 1, sector, bytes, tag);
+	ev(t + 1000, BLK_TA_ISSUE, 1, sector, bytes, tag);
+	ev(t + 2000, BLK_TA_COMPLETE, 1, sector, bytes, tag);
+}
+
+static void test_tags_rank_by_bytes_then_ios_then_first_seen(void)
+{
+	size_t slots[8];
+	int32_t want[] = { 2, 3, 1, 5, 4 }, got[5];
+	long n, i, k;
+
+	start(NULL);
+	analysis_enable_tags(&a);
+	for (k = 0; k < 5; k++)		/* many small I/Os: 2560 bytes */
+		tagged_write((uint64_t)k * MS, 1000 + (uint64_t)k * 8, 512, 1);
+	tagged_write(10 * MS, 2000, 4096, 2);	/* one big: 4096 */
+	tagged_write(11 * MS, 3000, 4096, 3);	/* as big, seen later */
+	tagged_write(12 * MS, 4000, 512, 4);	/* 512 in one I/O */
+	tagged_write(13 * MS, 5000, 256, 5);	/* 512 in two */
+	tagged_write(14 * MS, 5100, 256, 5);
+	analysis_finish(&a);
+	n = analysis_rank_tags(&a, slots);
+	CHECK_EQ_INT(n, 5);
+	for (i = 0; i < n && i < 5; i++)
+		got[i] = a.tags[slots[i]].id;
+	for (i = 0; i < 5; i++)
+		CHECK_EQ_INT(got[i], want[i]);
+	analysis_free(&a);
+}
+
 static void test_inflight_memory_is_swept_when_completions_are_lost(void)
 {
 	uint64_t i;
@@ -529,6 +563,7 @@ int main(void)
 	RUN_TEST(test_time_range_counts_only_inside);
 	RUN_TEST(test_offset_range_counts_only_inside);
 	RUN_TEST(test_tag_of_queue_wins_over_issue);
+	RUN_TEST(test_tags_rank_by_bytes_then_ios_then_first_seen);
 	RUN_TEST(test_inflight_memory_is_swept_when_completions_are_lost);
 	RUN_TEST(test_io_map_rows_cover_offsets);
 	RUN_TEST(test_io_map_memory_is_fixed_and_totals_survive_merging);

@@ -66,11 +66,51 @@ static void test_unknown_extension_is_error(void)
 	CHECK_EQ_INT(output_type_of(NULL, &t, NULL), -1);
 }
 
+static int named(const char *want, size_t n, const char *a,
+		 const char *b)
+{
+	const char *traces[2] = { a, b };
+	char buf[256];
+
+	default_picture_name(traces, n, buf, sizeof(buf));
+	if (!strcmp(buf, want))
+		return 1;
+	printf("  %s%s%s: %s, expected %s\n", a, n > 1 ? " " : "",
+	       n > 1 ? b : "", buf, want);
+	return 0;
+}
+
+static void test_the_default_picture_is_named_after_the_trace(void)
+{
+	char buf[16], long_name[300];
+
+	CHECK(named("a.svg", 1, "a", NULL));
+	CHECK(named("b.svg", 1, "runs/b", NULL));
+	CHECK(named("sda.svg", 1, "/tmp/sda.blktrace.0", NULL));
+	CHECK(named("sda.svg", 1, "sda.blktrace.12", NULL));
+	CHECK(named("sda.svg", 1, "sda.dump.zst", NULL));
+	CHECK(named("runs.svg", 1, "data/runs/", NULL));
+	CHECK(named("sda.blktrace.old.svg", 1, "sda.blktrace.old", NULL));
+	CHECK(named("a+b.svg", 2, "a", "old/b.blktrace.1"));
+	/* no name of their own */
+	CHECK(named("trace.svg", 1, "-", NULL));
+	CHECK(named("trace.svg", 1, ".", NULL));
+	CHECK(named("trace.svg", 1, "/", NULL));
+	CHECK(named("trace.svg", 1, "..", NULL));
+	/* cut to fit, the extension kept */
+	memset(long_name, 'n', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	default_picture_name((const char *const[]){ long_name }, 1, buf,
+			     sizeof(buf));
+	CHECK(!strcmp(buf, "nnnnnnnn.svg"));
+}
+
 int main(void)
 {
 	RUN_TEST(test_pictures_by_extension_case_insensitive);
 	RUN_TEST(test_movies_by_extension);
 	RUN_TEST(test_html_is_the_report);
 	RUN_TEST(test_unknown_extension_is_error);
+	RUN_TEST(test_the_default_picture_is_named_after_the_trace);
 	return check_report();
 }

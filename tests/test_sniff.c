@@ -77,6 +77,27 @@ static void test_other_programs_output_is_told_apart(void)
 	      "an SVG image");
 	LOOKS("<!DOCTYPE html><html></html>", "an HTML page");
 	LOOKS("just words\nand more\n", "text");
+	/* a fio job file's section is no JSON array */
+	LOOKS("[global]\nrw=randread\n\n[job1]\n", "a fio job file");
+	LOOKS("; comment\n\n  [burst1]\r\nbs=4k\n", "a fio job file");
+	LOOKS("[1]\n", "a JSON document");
+	LOOKS("[\"a\", \"b\"]\n[", "a JSON document");
+	p = start_of("samples/fio-randrw.fio", &len);
+	CHECK(p && looks_like(p, len, "a fio job file"));
+	LOOKS("# tracer: nop\n#\n", "the text of a kernel trace "
+	      "(ftrace's, trace-cmd report's or perf script's)");
+	LOOKS("  <idle>-0       [001] d.h1.  1234.567890: block_rq_complete: 7,0 R () 0 + 8 [0]\n",
+	      "the text of a kernel trace "
+	      "(ftrace's, trace-cmd report's or perf script's)");
+	LOOKS("cpus=2\n              dd-1234  [000]  1234.567890: block_rq_issue: 7,0 W\n",
+	      "the text of a kernel trace "
+	      "(ftrace's, trace-cmd report's or perf script's)");
+	LOOKS("  dd 16111 [001]   376.294661:    block:block_rq_issue: 254,0 WS\n",
+	      "the text of a kernel trace "
+	      "(ftrace's, trace-cmd report's or perf script's)");
+	LOOKS("# a heading\nsee [1] 2.5: words\n", "text");
+	p = start_of("samples/ext4-causes.cause", &len);
+	CHECK(p && looks_like(p, len, "iowatcher's causes file (NAME.cause)"));
 	p = start_of("samples/fio-randrw.fio-output", &len);
 	CHECK(p && looks_like(p, len, "fio's output"));
 	p = start_of("samples/fio-randrw.mpstat", &len);
@@ -100,6 +121,12 @@ static void test_binary_files_are_told_by_magic(void)
 	LOOKS("PK\x03\x04\x14\0\0\0", "a zip archive");
 	LOOKS("\x7f" "ELF\x02\x01\x01\0", "an ELF program or library");
 	LOOKS("\0\0\0\x20" "ftypisom\0\0\x02\0", "an MP4 video");
+	LOOKS("\x17\x08\x44tracing6\0\0\0\0",
+	      "a trace-cmd recording (trace.dat: trace-cmd report prints it)");
+	LOOKS("PERFILE2h\0\0\0", "a perf recording (perf.data: perf script prints it)");
+	p = start_of("samples/ext4-causes.cause.0", &len);
+	CHECK(p && looks_like(p, len,
+			      "iowatcher's per-CPU causes file (NAME.cause.N)"));
 	memcpy(tar + 257, "ustar", 5);
 	CHECK(looks_like(tar, sizeof(tar), "a tar archive"));
 	p = start_of("samples/fio-randrw.png", &len);
@@ -135,6 +162,24 @@ static void test_advice_fits_the_input(void)
 	CHECK(strstr(sniff_instead(NULL, 1), "iowatcher -t -"));
 }
 
+static void test_a_causes_file_names_its_trace(void)
+{
+	const struct sniffed *dict = sniff((const unsigned char *)
+					   "iowatcher causes 1\n", 19);
+	const struct sniffed *cpu = sniff((const unsigned char *)
+					  "IOWCAUS1@\0\0\0", 12);
+	char buf[256];
+
+	CHECK(dict && !strcmp(sniff_name_instead(dict, "d/x.cause.y.cause",
+						 buf, sizeof(buf)),
+			      "give -t d/x.cause.y: a recording's causes are read with its trace"));
+	CHECK(cpu && strstr(sniff_name_instead(cpu, "run.cause.3", buf,
+					       sizeof(buf)), "give -t run:"));
+	CHECK(dict && !sniff_name_instead(dict, "causes", buf, sizeof(buf)));
+	CHECK(!sniff_name_instead(sniff((const unsigned char *)"text\n", 5),
+				  "a.cause", buf, sizeof(buf)));
+}
+
 int main(void)
 {
 	RUN_TEST(test_blkparse_text_is_told_apart);
@@ -142,5 +187,6 @@ int main(void)
 	RUN_TEST(test_binary_files_are_told_by_magic);
 	RUN_TEST(test_traces_and_noise_are_not_taken_for_anything);
 	RUN_TEST(test_advice_fits_the_input);
+	RUN_TEST(test_a_causes_file_names_its_trace);
 	return check_report();
 }
