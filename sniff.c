@@ -12,8 +12,10 @@
 #define USUAL_STDIN "pipe a blkparse dump: blkparse -i NAME -d - -o /dev/null | iowatcher -t -"
 
 #define FIO_INSTEAD "record a trace while fio runs: iowatcher -d DEV -p \"fio JOB.fio\""
-/* what reads a kernel trace of another tool: iowatcher reads none yet */
+/* what reads a kernel trace of another tool: iowatcher reads perf
+ * script's text of the block events, not yet the others */
 #define RECORD_INSTEAD "iowatcher cannot read it yet; record the device with iowatcher -d DEV, or with blktrace -d DEV"
+#define PERF_INSTEAD "give perf script's text of it: perf script -i perf.data > perf.txt; iowatcher -t perf.txt (record with perf record -e 'block:*')"
 #define CAUSE_INSTEAD "a recording's causes are read with its trace: give -t NAME, the name before .cause"
 
 /* How much of the start the tests below look at. */
@@ -330,8 +332,8 @@ static const struct look looks[] = {
 	{ { "a trace-cmd recording (trace.dat: trace-cmd report prints it)",
 	    RECORD_INSTEAD, NULL, NULL }, "\x17\x08\x44tracing", 10, 0, NULL },
 	{ { "a perf recording (perf.data: perf script prints it)",
-	    RECORD_INSTEAD, NULL, NULL }, "PERFILE2", 8, 0, NULL },
-	{ { "the text of a kernel trace (ftrace's, trace-cmd report's or perf script's)",
+	    PERF_INSTEAD, NULL, NULL }, "PERFILE2", 8, 0, NULL },
+	{ { "the text of a kernel trace (ftrace's or trace-cmd report's)",
 	    RECORD_INSTEAD, NULL, NULL }, NULL, 0, 0, kernel_trace_text },
 	{ { "a PNG image", NULL, NULL, NULL }, "\x89PNG\r\n\x1a\n", 8, 0, NULL },
 	{ { "a JPEG image", NULL, NULL, NULL }, "\xff\xd8\xff", 3, 0, NULL },

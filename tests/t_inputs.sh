@@ -352,16 +352,18 @@ bad_input "a trace-cmd trace.dat: named, with trace-cmd report" \
 	"trace.dat: a trace-cmd recording (trace.dat: trace-cmd report prints it), not a blktrace trace (iowatcher cannot read it yet; record the device with iowatcher -d DEV, or with blktrace -d DEV)" \
 	-t "$TMP/trace.dat"
 printf 'PERFILE2\150\000\000\000\000\000\000\000' > "$TMP/perf.data"
-bad_input "a perf.data: named, with perf script" \
-	"perf.data: a perf recording (perf.data: perf script prints it)" \
+bad_input "a perf.data: named, with the perf script that iowatcher reads" \
+	"perf.data: a perf recording (perf.data: perf script prints it), not a blktrace trace (give perf script's text of it: perf script -i perf.data > perf.txt; iowatcher -t perf.txt" \
 	-t "$TMP/perf.data"
 printf '# tracer: nop\n#\n#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n              dd-1234    [001] ..... 12345.678901: block_rq_issue: 7,0 W 4096 () 2048 + 8 [dd]\n' > "$TMP/ftrace.txt"
 bad_input "ftrace's text: named as a kernel trace's" \
-	"ftrace.txt: the text of a kernel trace (ftrace's, trace-cmd report's or perf script's), not a blktrace trace (iowatcher cannot read it yet" \
+	"ftrace.txt: the text of a kernel trace (ftrace's or trace-cmd report's), not a blktrace trace (iowatcher cannot read it yet" \
 	-t "$TMP/ftrace.txt"
 printf '              dd 16111 [001]   376.294661:    block:block_rq_issue: 254,0 WS 4096 () 170543920 + 8 0x2,0,4 [dd]\n' > "$TMP/perf.txt"
-bad_input "perf script's text: named as a kernel trace's" \
-	"perf.txt: the text of a kernel trace" -t "$TMP/perf.txt"
+"$IOW" -t "$TMP/perf.txt" --summary=json > "$TMP/perf.json" 2> "$TMP/perf.err"
+check "perf script's text is read (t_perftext reads it whole)" python3 -c "
+import json; d=json.load(open('$TMP/perf.json'))['traces'][0]['devices'][0]
+assert d['device'] == '254,0' and d['queued'] == {'read': 0, 'write': 0}, d"
 cp "$TOP/samples/ext4-causes.cause" "$TOP/samples/ext4-causes.cause.0" "$TMP/"
 bad_input "the program's own NAME.cause: a causes file, give -t NAME" \
 	"ext4-causes.cause: iowatcher's causes file (NAME.cause), not a blktrace trace (give -t $TMP/ext4-causes: a recording's causes are read with its trace)" \

@@ -85,16 +85,16 @@ static void test_other_programs_output_is_told_apart(void)
 	p = start_of("samples/fio-randrw.fio", &len);
 	CHECK(p && looks_like(p, len, "a fio job file"));
 	LOOKS("# tracer: nop\n#\n", "the text of a kernel trace "
-	      "(ftrace's, trace-cmd report's or perf script's)");
+	      "(ftrace's or trace-cmd report's)");
 	LOOKS("  <idle>-0       [001] d.h1.  1234.567890: block_rq_complete: 7,0 R () 0 + 8 [0]\n",
 	      "the text of a kernel trace "
-	      "(ftrace's, trace-cmd report's or perf script's)");
+	      "(ftrace's or trace-cmd report's)");
 	LOOKS("cpus=2\n              dd-1234  [000]  1234.567890: block_rq_issue: 7,0 W\n",
 	      "the text of a kernel trace "
-	      "(ftrace's, trace-cmd report's or perf script's)");
+	      "(ftrace's or trace-cmd report's)");
 	LOOKS("  dd 16111 [001]   376.294661:    block:block_rq_issue: 254,0 WS\n",
 	      "the text of a kernel trace "
-	      "(ftrace's, trace-cmd report's or perf script's)");
+	      "(ftrace's or trace-cmd report's)");
 	LOOKS("# a heading\nsee [1] 2.5: words\n", "text");
 	p = start_of("samples/ext4-causes.cause", &len);
 	CHECK(p && looks_like(p, len, "iowatcher's causes file (NAME.cause)"));
