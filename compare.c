@@ -229,9 +229,11 @@ static void choose_windows(struct compare *c)
 		w = longer / CMP_MAX_WINDOWS;
 	c->window_ns = w * 1e9 >= 1 ? (uint64_t)(w * 1e9) : 1;
 	for (i = 0; i < 2; i++) {
-		/* the width rounded down to whole ns: no sliver at the end */
+		/* no sliver of a window at the end (the width is rounded
+		 * down to whole ns; two runs' lengths differ by a little):
+		 * the last window takes it */
 		double k = ceil(c->t[i].span_s * 1e9 / (double)c->window_ns -
-				1e-6);
+				0.05);
 
 		c->t[i].n_windows = k < 1 ? 1 : (size_t)k;
 	}

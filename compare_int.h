@@ -112,6 +112,8 @@ struct cmp_contributor {
 	const struct cmp_value *value;
 	int rate;		/* 0: mix */
 	double part_s, mean_part_s, share, coverage;
+	double mean_share;	/* of the change in the mean latency */
+	int whole;		/* nearly all of a trace's I/O: ranked last */
 };
 
 struct compare {
@@ -128,6 +130,7 @@ struct compare {
 	size_t n_strata;
 	struct cmp_contributor *contrib;
 	size_t n_contrib;
+	size_t headline;	/* the contributor that explains the mean */
 };
 
 const char *cmp_op_name(int op);

@@ -145,25 +145,25 @@ static void group_name(const struct compare *c, const struct cmp_group *g,
 static void contributor_words(const struct compare *c, char *buf,
 			      size_t len)
 {
-	const struct cmp_contributor *ct = &c->contrib[0];
+	const struct cmp_contributor *ct = &c->contrib[c->headline];
 	const struct cmp_value *v = ct->value;
 	double ma = v->n[0] ? v->t_s[0] / v->n[0] * 1e6 : NAN;
 	double mb = v->n[1] ? v->t_s[1] / v->n[1] * 1e6 : NAN;
 	char x[32], y[32], d[32];
 
 	if (ct->rate)
-		snprintf(buf, len, "the I/Os of %s %s took %s %s each (%s -> %s; rate, %.0f%% of the change)",
+		snprintf(buf, len, "the I/Os of %s %s took %s %s each (%s -> %s; rate, %.0f%% of the change in the mean)",
 			 ct->stratum->name, v->label,
 			 fmt(fabs(mb - ma), U_US, 0, d, sizeof(d)),
 			 mb > ma ? "longer" : "less",
 			 fmt(ma, U_US, 0, x, sizeof(x)),
-			 fmt(mb, U_US, 0, y, sizeof(y)), ct->share * 100);
+			 fmt(mb, U_US, 0, y, sizeof(y)), ct->mean_share * 100);
 	else
-		snprintf(buf, len, "B had %s I/Os of %s %s (%.0f -> %.0f, at %s each; mix, %.0f%% of the change)",
+		snprintf(buf, len, "B had %s I/Os of %s %s (%.0f -> %.0f, at %s each; mix, %.0f%% of the change in the mean)",
 			 v->n[1] >= v->n[0] ? "more" : "fewer",
 			 ct->stratum->name, v->label, v->n[0], v->n[1],
 			 fmt(isnan(mb) ? ma : mb, U_US, 0, d, sizeof(d)),
-			 ct->share * 100);
+			 ct->mean_share * 100);
 }
 
 /* The significant change of the largest relative size, if any. */
@@ -386,6 +386,8 @@ static void json_contributor(FILE *out, const struct cmp_contributor *ct)
 	json_num(out, ct->part_s);
 	fputs(", \"mean_us\": ", out);
 	json_num(out, ct->mean_part_s * 1e6);
+	fputs(", \"mean_share\": ", out);
+	json_num(out, ct->mean_share);
 	fprintf(out, ", \"a_ios\": %.0f, \"b_ios\": %.0f", v->n[0], v->n[1]);
 	fputs(", \"a_mean_us\": ", out);
 	json_num(out, v->n[0] ? v->t_s[0] / v->n[0] * 1e6 : NAN);

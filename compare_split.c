@@ -555,6 +555,34 @@ static int fold_others(struct cmp_stratum *st)
 	return st->values[CMP_MAX_VALUES - 1].label ? 0 : -1;
 }
 
+/* Whether most of each trace's I/O is of values both have (a kernel
+ * thread's pid is the same in two runs: most I/O is not). */
+static int mostly_shared(const struct cmp_stratum *st)
+{
+	double shared[2] = { 0, 0 }, all[2] = { 0, 0 };
+	size_t i;
+	int s;
+
+	for (i = 0; i < st->n; i++)
+		for (s = 0; s < 2; s++) {
+			all[s] += st->values[i].n[s];
+			if (st->values[i].n[0] && st->values[i].n[1])
+				shared[s] += st->values[i].n[s];
+		}
+	return shared[0] * 2 >= all[0] && shared[1] * 2 >= all[1];
+}
+
+static void clear_values(struct cmp_stratum *st)
+{
+	while (st->n)
+		free(st->values[--st->n].label);
+}
+
+/*
+ * A stratum of a part of the causes; processes only where most I/O is
+ * of pids both traces have (halves of one run): two runs' pids pair
+ * nothing, and every process would be all mix (comm pairs them).
+ */
 static int cause_stratum(struct compare *c, struct cmp_stratum *st,
 			 enum cause_kind kind)
 {
@@ -582,6 +610,8 @@ static int cause_stratum(struct compare *c, struct cmp_stratum *st,
 	for (i = 0; i < n; i++)
 		free((char *)k[i].label);
 	free(k);
+	if (r == 0 && kind == CK_PROCESS && !mostly_shared(st))
+		clear_values(st);
 	if (r == 0)
 		for (i = 0; i < st->n; i++)
 			value_parts(c, &st->values[i]);
@@ -597,8 +627,15 @@ static int kept_by_both(const struct compare *c, enum cause_part part)
 
 /* ---- contributors ---- */
 
+/* The larger of the value's fractions of A's and of B's I/Os. */
+static double coverage(const struct compare *c, const struct cmp_value *v)
+{
+	return fmax(v->n[0] / fmax(c->timed[0], 1),
+		    v->n[1] / fmax(c->timed[1], 1));
+}
+
 static int add_contributors(struct compare *c, const struct cmp_stratum *st,
-			    double change_s, double all_ios)
+			    double change_s, double mean_change_s)
 {
 	size_t i;
 	int kind;
@@ -625,8 +662,15 @@ static int add_contributors(struct compare *c, const struct cmp_stratum *st,
 			ct->mean_part_s = kind ? v->mean_rate_s :
 						 v->mean_mix_s;
 			ct->share = part / change_s;
+			ct->mean_share = mean_change_s != 0 ?
+					 ct->mean_part_s / mean_change_s : 0;
 			ct->coverage = !strcmp(st->name, "phase") ? 1 :
-				       (v->n[0] + v->n[1]) / all_ios;
+				       coverage(c, v);
+			/* a value of nearly every I/O of a trace (the root
+			 * cgroup; one B renamed) is that trace by another
+			 * name: last, though its share stays in the sum */
+			ct->whole = ct->coverage >= 0.95 &&
+				    strcmp(st->name, "phase");
 		}
 	}
 	return 0;
@@ -634,11 +678,18 @@ static int add_contributors(struct compare *c, const struct cmp_stratum *st,
 
 /*
  * By share; where shares are close, the value of fewer I/Os first: it
- * is the more specific answer (a slower band, not "reads" or "D2C").
+ * is the more specific answer (a slower band, not "reads" or "D2C"; on
+ * a recording, dd's writes, not the root cgroup that holds all I/O).
  */
 static double rank_key(const struct cmp_contributor *ct)
 {
-	return ct->share - 0.25 * ct->coverage;
+	return ct->share - 0.5 * ct->coverage - 100 * ct->whole;
+}
+
+/* The same, of the mean's change: what the verdict's line names. */
+static double mean_rank_key(const struct cmp_contributor *ct)
+{
+	return ct->mean_share - 0.5 * ct->coverage - 100 * ct->whole;
 }
 
 static int cmp_contrib(const void *pa, const void *pb)
@@ -699,11 +750,14 @@ static void totals(struct compare *c)
 
 int cmp_split(struct compare *c)
 {
-	double change;
+	double change, mean_change = 0;
 	size_t i;
 
 	totals(c);
 	change = c->total_s[1] - c->total_s[0];
+	if (c->timed[0] && c->timed[1])
+		mean_change = c->total_s[1] / c->timed[1] -
+			      c->total_s[0] / c->timed[0];
 	c->strata = calloc(N_STRATA, sizeof(*c->strata));
 	if (!c->strata)
 		return -1;
@@ -719,11 +773,15 @@ int cmp_split(struct compare *c)
 		/* one value explains nothing (all reads, one process) */
 		if (st->n < 2 && strcmp(st->name, "phase"))
 			continue;
-		if (add_contributors(c, st, change,
-				     c->timed[0] + c->timed[1]) < 0)
+		if (add_contributors(c, st, change, mean_change) < 0)
 			return -1;
 	}
 	qsort(c->contrib, c->n_contrib, sizeof(*c->contrib), cmp_contrib);
+	c->headline = 0;
+	for (i = 1; i < c->n_contrib; i++)
+		if (mean_rank_key(&c->contrib[i]) >
+		    mean_rank_key(&c->contrib[c->headline]))
+			c->headline = i;
 	return 0;
 }
 
