@@ -23,9 +23,18 @@ struct cell {
 	uint32_t n[N_CMP_METRICS];
 };
 
+/* A window's histogram as its buckets in use: few where windows hold
+ * few I/Os, and never more than the buckets. */
+struct hist_entry {
+	uint32_t bucket;	/* from the range's lo */
+	uint32_t count;
+};
+
 struct hist_range {
 	size_t lo, width;	/* buckets lo .. lo + width - 1 */
 	uint32_t *counts[2];	/* per trace: n_windows rows of width */
+	struct hist_entry *entries[2];	/* the rows' buckets in use */
+	size_t *row_start[2];	/* window w's: row_start[w] .. [w + 1] */
 };
 
 struct boot {
@@ -152,6 +161,35 @@ static void hist_ranges(struct boot *b)
 		if (b->hists[h].width > b->tmp_width)
 			b->tmp_width = b->hists[h].width;
 	}
+	memset(b->tmp, 0, 2 * nh * sizeof(size_t));	/* quantiles' zeros */
+}
+
+/* The dense rows of trace s as their buckets in use (then freed). */
+static int sparse_rows(struct hist_range *r, int s, size_t n_windows)
+{
+	size_t w, k, n = 0;
+
+	for (k = 0; k < n_windows * r->width; k++)
+		n += r->counts[s][k] != 0;
+	r->entries[s] = malloc((n + 1) * sizeof(*r->entries[s]));
+	r->row_start[s] = malloc((n_windows + 1) * sizeof(size_t));
+	if (!r->entries[s] || !r->row_start[s])
+		return -1;
+	n = 0;
+	for (w = 0; w < n_windows; w++) {
+		const uint32_t *row = r->counts[s] + w * r->width;
+
+		r->row_start[s][w] = n;
+		for (k = 0; k < r->width; k++)
+			if (row[k]) {
+				r->entries[s][n].bucket = (uint32_t)k;
+				r->entries[s][n++].count = row[k];
+			}
+	}
+	r->row_start[s][n_windows] = n;
+	free(r->counts[s]);
+	r->counts[s] = NULL;
+	return 0;
 }
 
 static int fill_hists(struct boot *b)
@@ -195,45 +233,53 @@ static int fill_hists(struct boot *b)
 				}
 			}
 		}
+	for (h = 0; h < nh; h++)
+		for (s = 0; s < 2; s++)
+			if (sparse_rows(&b->hists[h], s,
+					c->t[s].n_windows) < 0)
+				return -1;
 	return 0;
 }
 
-/* Quantiles q of the drawn windows' histogram r of trace s, in us. */
+/*
+ * Quantiles q (ascending) of the drawn windows' histogram r of trace s,
+ * in us. b->tmp is all zeros between calls: only the buckets touched
+ * are scanned and cleared (a small trace's windows hold a few).
+ */
 static void quantiles(struct boot *b, const struct hist_range *r, int s,
 		      const double *q, size_t nq, double *out)
 {
 	uint32_t *sum = b->tmp;
 	uint64_t total = 0, seen = 0, rank;
-	size_t i, k, qi = 0;
+	size_t i, k, qi, lo = SIZE_MAX, hi = 0;
 
-	if (!r->width) {
-		for (i = 0; i < nq; i++)
-			out[i] = NAN;
-		return;
-	}
-	memset(sum, 0, r->width * sizeof(*sum));
-	for (i = 0; i < b->n_drawn[s]; i++) {
-		uint32_t w = b->drawn[s][i], m = b->mult[s][w];
-		const uint32_t *row = r->counts[s] + (size_t)w * r->width;
-
-		for (k = 0; k < r->width; k++)
-			sum[k] += m * row[k];
-	}
-	for (k = 0; k < r->width; k++)
-		total += sum[k];
 	for (qi = 0; qi < nq; qi++)
 		out[qi] = NAN;
+	for (i = 0; r->width && i < b->n_drawn[s]; i++) {
+		uint32_t w = b->drawn[s][i], m = b->mult[s][w];
+		const struct hist_entry *e = r->entries[s];
+
+		for (k = r->row_start[s][w]; k < r->row_start[s][w + 1]; k++) {
+			sum[e[k].bucket] += m * e[k].count;
+			total += (uint64_t)m * e[k].count;
+			if (e[k].bucket < lo)
+				lo = e[k].bucket;
+			if (e[k].bucket > hi)
+				hi = e[k].bucket;
+		}
+	}
 	if (!total)
 		return;
 	qi = 0;
-	for (k = 0; k < r->width && qi < nq; k++) {
+	rank = (uint64_t)ceil(q[0] * (double)total);
+	for (k = lo; k <= hi; k++) {
 		seen += sum[k];
-		rank = (uint64_t)ceil(q[qi] * (double)total);
 		while (qi < nq && seen >= (rank ? rank : 1)) {
 			out[qi++] = bucket_mid_ns(r->lo + k) / 1e3;
 			if (qi < nq)
 				rank = (uint64_t)ceil(q[qi] * (double)total);
 		}
+		sum[k] = 0;
 	}
 }
 
@@ -443,10 +489,12 @@ static void boot_free(struct boot *b)
 		free(b->mult[s]);
 		free(b->drawn[s]);
 	}
-	for (h = 0; b->hists && h < b->c->n_groups * N_HIST_METRICS; h++) {
-		free(b->hists[h].counts[0]);
-		free(b->hists[h].counts[1]);
-	}
+	for (h = 0; b->hists && h < b->c->n_groups * N_HIST_METRICS; h++)
+		for (s = 0; s < 2; s++) {
+			free(b->hists[h].counts[s]);
+			free(b->hists[h].entries[s]);
+			free(b->hists[h].row_start[s]);
+		}
 	free(b->hists);
 	free(b->tmp);
 }
