@@ -83,7 +83,10 @@ static const char *fmt(double v, enum unit u, int sign, char *buf,
 		snprintf(buf, len, "%s%.0f", plus, v);
 		return buf;
 	default:
-		snprintf(buf, len, "%s%.3g", plus, v);
+		if (a >= 100)
+			snprintf(buf, len, "%s%.0f", plus, v);
+		else
+			snprintf(buf, len, "%s%.3g", plus, v);
 		return buf;
 	}
 }
