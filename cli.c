@@ -1072,6 +1072,11 @@ static enum cli_result check_compare_args(struct options *o,
 		return usage(err, "%s", "--compare and --summary both print to standard output: give one");
 	if (o->n_devices)
 		return usage(err, "%s", "--compare reads two traces: record them first (-d), then compare them");
+	if (o->movie || (o->output &&
+			 output_type_of(o->output, &o->output_type, NULL) == 0 &&
+			 o->output_type.kind != OUTPUT_PICTURE))
+		return usage(err, "-o %s: --compare draws a picture (%s)",
+			     o->output ? o->output : "", output_extensions(OUTPUT_PICTURE));
 	return CLI_OK;
 }
 

@@ -327,6 +327,20 @@ static int check_sides(const struct compare *c, struct iow_error *err)
 	return 0;
 }
 
+/* -o: the pictures, titled with the verdict (the line to its cause). */
+static int draw(const struct compare *c, const struct options *o,
+		struct iow_error *err)
+{
+	char line[1024], title[1200];
+
+	cmp_headline(c, line, sizeof(line));
+	line[strcspn(line, ";")] = '\0';
+	snprintf(title, sizeof(title), "%s vs %s: %s", c->t[0].label,
+		 c->t[1].label, line);
+	return cmp_draw(c, o->output, o->output_type.picture,
+			o->graph_width, o->graph_height, title, err);
+}
+
 static void compare_free(struct compare *c)
 {
 	int s;
@@ -364,6 +378,8 @@ int compare_print(FILE *out, const struct options *o,
 		iow_fail(err, "out of memory comparing the traces");
 		goto out;
 	}
+	if (o->output && draw(&c, o, err) < 0)
+		goto out;
 	if (o->compare == COMPARE_JSON)
 		cmp_print_json(out, &c);
 	else

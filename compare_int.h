@@ -13,6 +13,8 @@
 
 #include "analysis.h"
 #include "cause.h"
+#include "error.h"
+#include "outkind.h"
 
 #define CMP_WINDOWS		40	/* time windows over the shorter trace */
 #define CMP_MAX_WINDOWS		1000	/* per trace, the longer one */
@@ -141,7 +143,12 @@ int cmp_table(struct compare *c);
 /* compare_split.c: the strata and the ranked contributors. */
 int cmp_split(struct compare *c);
 void cmp_split_free(struct compare *c);
+/* compare_draw.c: the pictures, into path (-o). */
+int cmp_draw(const struct compare *c, const char *path, enum plot_format fmt,
+	     int width, int height, const char *title_line,
+	     struct iow_error *err);
 /* compare_print.c */
+void cmp_headline(const struct compare *c, char *buf, size_t len);
 void cmp_print_text(FILE *out, const struct compare *c);
 void cmp_print_json(FILE *out, const struct compare *c);
 

@@ -203,7 +203,7 @@ static void largest_change(const struct compare *c, char *buf, size_t len)
 		 fmt(best->b, measures[bm].unit, 0, b, sizeof(b)));
 }
 
-static void headline(const struct compare *c, char *buf, size_t len)
+void cmp_headline(const struct compare *c, char *buf, size_t len)
 {
 	const struct cmp_result *r = &overall(c)->r[MS_LAT_MEAN];
 	char a[32], b[32], d[32], lo[32], hi[32], rest[512];
@@ -308,7 +308,7 @@ void cmp_print_text(FILE *out, const struct compare *c)
 	size_t g;
 	int s;
 
-	headline(c, line, sizeof(line));
+	cmp_headline(c, line, sizeof(line));
 	fprintf(out, "%s\n\n", line);
 	for (s = 0; s < 2; s++)
 		fprintf(out, "%s: %s (%s), %.3f s, %zu windows of %.3f s\n",
@@ -429,7 +429,7 @@ void cmp_print_json(FILE *out, const struct compare *c)
 	size_t g, i;
 	int first = 1;
 
-	headline(c, line, sizeof(line));
+	cmp_headline(c, line, sizeof(line));
 	fputs("{\n  \"verdict\": ", out);
 	json_str(out, verdict(c));
 	fputs(",\n  \"summary\": ", out);

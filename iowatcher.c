@@ -698,7 +698,8 @@ static int render_output(const struct options *o,
 			 struct trace_result *traces, size_t n,
 			 struct iow_error *err)
 {
-	if (!o->output)
+	/* --compare draws its own pictures */
+	if (!o->output || o->compare)
 		return 0;
 	switch (o->output_type.kind) {
 	case OUTPUT_PICTURE:

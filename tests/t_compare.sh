@@ -138,6 +138,26 @@ bad() { # NAME EXPECTED-TEXT ARGS...
 		fail "$name" "exit $rc, stderr: $(cat "$TMP/err")"
 	fi
 }
+# the pictures: the quantile shift and the contributors' bars, mix and
+# rate in their colours (drawn at alpha 0.45 on white)
+PROBE="$TOP/tests/tools/pngprobe"
+"$IOW" -t "$TMP/a.dump" -t "$TMP/band.dump" --compare -o "$TMP/band.png" > /dev/null
+"$IOW" -t "$TMP/a.dump" -t "$TMP/extra.dump" --compare -o "$TMP/extra.png" > /dev/null
+check "-o band.png: four panels of 760x300 and the title ($("$PROBE" "$TMP/band.png"))" \
+	[ "$("$PROBE" "$TMP/band.png")" = "1520 650" ]
+rate=$("$PROBE" "$TMP/band.png" 770 380 1510 640 E8C2D7 12)
+mix=$("$PROBE" "$TMP/band.png" 770 380 1510 640 8CD3C0 12)
+check "  a delay's bars are rate (purple $rate px), not mix (green $mix px)" \
+	sh -c "[ '$rate' -gt 10000 ] && [ '$mix' -lt 100 ]"
+rate=$("$PROBE" "$TMP/extra.png" 770 380 1510 640 E8C2D7 12)
+mix=$("$PROBE" "$TMP/extra.png" 770 380 1510 640 8CD3C0 12)
+check "  extra I/Os' bars are mostly mix (green $mix px, purple $rate px)" \
+	[ "$mix" -gt "$rate" ]
+shift=$("$PROBE" "$TMP/band.png" 80 60 750 300)
+check "  the D2C quantile shift is drawn ($shift coloured px)" [ "$shift" -gt 500 ]
+bad "-o x.html with --compare: refused" "draws a picture" \
+	-t "$TMP/a.dump" -t "$TMP/a.dump" --compare -o "$TMP/x.html"
+
 "$GEN" "$TMP/other.dump" --device 259,0
 bad "no device in common: one line naming --pair" "pair them with --pair 8,0=259,0" \
 	-t "$TMP/a.dump" -t "$TMP/other.dump" --compare
