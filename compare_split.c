@@ -522,7 +522,8 @@ static int keyed_sums(struct compare *c, enum cause_kind kind,
 		}
 		free(by_id);
 	}
-	qsort(k, n, sizeof(*k), cmp_keyed);
+	if (n)
+		qsort(k, n, sizeof(*k), cmp_keyed);
 	*out = k;
 	*n_out = n;
 	return 0;
@@ -776,7 +777,9 @@ int cmp_split(struct compare *c)
 		if (add_contributors(c, st, change, mean_change) < 0)
 			return -1;
 	}
-	qsort(c->contrib, c->n_contrib, sizeof(*c->contrib), cmp_contrib);
+	if (c->n_contrib)
+		qsort(c->contrib, c->n_contrib, sizeof(*c->contrib),
+		      cmp_contrib);
 	c->headline = 0;
 	for (i = 1; i < c->n_contrib; i++)
 		if (mean_rank_key(&c->contrib[i]) >
