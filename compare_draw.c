@@ -2,14 +2,16 @@
  * compare_draw.c: --compare -o FILE.svg|png|pdf. Three quantile-shift
  * panels (D2C, Q2C, Q2D: B - A at p50, p90, p99 and p99.9 per device
  * class, its 95% interval as a band, zero as a thin line; dotted where
- * even p50 has too few I/Os for a verdict) and the
- * contributors as bars, each stratum value's mix and rate apart.
+ * even p50 has too few I/Os for a verdict), the contributors as bars,
+ * each stratum value's mix and rate apart, and the latency histograms
+ * of A and B overlaid for the two classes of most I/Os.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "compare_int.h"
+#include "histogram.h"
 #include "plot.h"
 
 #define PANEL_WIDTH	760
@@ -211,6 +213,123 @@ static void contributors_panel(struct plot_page *page, struct plot_rect r,
 		plot_panel_note(pp, "no change to split");
 }
 
+#define HIST_BITS	2	/* 4 buckets per octave */
+#define HIST_MAX_BITS	40
+#define HIST_BUCKETS	((HIST_MAX_BITS - HIST_BITS + 1) << HIST_BITS)
+
+/* The fraction of group g's timed I/Os of trace s in each bucket. */
+static void lat_histogram(const struct compare *c, size_t g, int s,
+			  double *frac)
+{
+	const struct compare_side *side = c->t[s].side;
+	double n = 0;
+	size_t i;
+
+	memset(frac, 0, HIST_BUCKETS * sizeof(*frac));
+	for (i = 0; i < side->n; i++) {
+		const struct cmp_io *io = &side->ios[i];
+		uint64_t ns;
+
+		if (c->t[s].group[i] < 0 ||
+		    (size_t)c->t[s].group[i] + io->op != g ||
+		    !(io->has & (1u << CM_LAT)))
+			continue;
+		ns = (uint64_t)io->lat_ns[CM_LAT];
+		if (ns >= 1ull << HIST_MAX_BITS)
+			ns = (1ull << HIST_MAX_BITS) - 1;
+		frac[hist_index(ns, HIST_BITS)] += 1;
+		n += 1;
+	}
+	for (i = 0; n && i < HIST_BUCKETS; i++)
+		frac[i] /= n;
+}
+
+/* The buckets either trace uses, first and last; 0 when none. */
+static int used_range(const double *a, const double *b, size_t *lo,
+		      size_t *hi)
+{
+	size_t i;
+
+	*lo = HIST_BUCKETS;
+	*hi = 0;
+	for (i = 0; i < HIST_BUCKETS; i++)
+		if (a[i] > 0 || b[i] > 0) {
+			if (i < *lo)
+				*lo = i;
+			*hi = i;
+		}
+	return *lo <= *hi;
+}
+
+static void hist_panel(struct plot_page *page, struct plot_rect r,
+		       const struct compare *c, size_t g)
+{
+	static double frac[2][HIST_BUCKETS], x[HIST_BUCKETS + 1];
+	const struct cmp_group *gr = &c->groups[g];
+	char title[128], dev[32], names[2][96];
+	const char *labels[2] = { names[0], names[1] };
+	int color = class_color(gr->op) + 8 * (int)gr->pair, colors[2];
+	struct plot_panel *pp;
+	size_t lo, hi, i;
+	double top = 0;
+	int s;
+
+	cmp_device_name(c->pairs[gr->pair][0], dev, sizeof(dev));
+	snprintf(title, sizeof(title), "%s %s: latency (Q2C) of A and B",
+		 dev, cmp_op_name(gr->op));
+	pp = plot_panel_add(page, r.x, r.y, r.w, r.h, title, "latency",
+			    "share of the I/Os");
+	lat_histogram(c, g, 0, frac[0]);
+	lat_histogram(c, g, 1, frac[1]);
+	if (!used_range(frac[0], frac[1], &lo, &hi)) {
+		plot_panel_note(pp, "no timed I/O");
+		return;
+	}
+	for (i = lo; i <= hi + 1; i++)
+		x[i] = (double)hist_bucket_low(i, HIST_BITS) / 1e9;
+	for (i = lo; i <= hi; i++)
+		top = fmax(top, fmax(frac[0][i], frac[1][i]));
+	plot_panel_set_x_log(pp, fmax(x[lo], 1e-9), x[hi + 1]);
+	plot_panel_set_x_format(pp, plot_format_seconds);
+	plot_panel_set_y(pp, 0, top * 1.05);
+	plot_panel_set_y_format(pp, format_percent);
+	/* A lighter and dashed, B in the class's own colour */
+	colors[0] = color + 8;
+	colors[1] = color;
+	for (s = 0; s < 2; s++)
+		snprintf(names[s], sizeof(names[s]), "%s: %s (%llu I/Os)",
+			 s ? "B" : "A", c->t[s].label, (unsigned long long)
+			 (s ? gr->r[MS_LAT_MEAN].n_b : gr->r[MS_LAT_MEAN].n_a));
+	plot_legend(pp, labels, colors, 2);
+	for (s = 0; s < 2; s++)
+		plot_step(pp, x + lo, frac[s] + lo, hi - lo + 2, colors[s], 2);
+}
+
+/* The two classes of most I/Os (SIZE_MAX: none). */
+static void busiest_groups(const struct compare *c, size_t out[2])
+{
+	size_t g, k;
+
+	out[0] = out[1] = SIZE_MAX;
+	for (g = 0; g + 1 < c->n_groups; g++) {
+		double n = (double)(c->groups[g].r[MS_LAT_MEAN].n_a +
+				    c->groups[g].r[MS_LAT_MEAN].n_b);
+
+		for (k = 0; k < 2; k++) {
+			double nk = out[k] == SIZE_MAX ? -1 :
+				    (double)(c->groups[out[k]].r[MS_LAT_MEAN].n_a +
+					     c->groups[out[k]].r[MS_LAT_MEAN].n_b);
+
+			if (n > 0 && n > nk) {
+				if (k == 0)
+					out[1] = out[0];
+				out[k] = g;
+				break;
+			}
+		}
+	}
+}
+
 int cmp_draw(const struct compare *c, const char *path, enum plot_format fmt,
 	     int width, int height, const char *title_line,
 	     struct iow_error *err)
@@ -219,15 +338,23 @@ int cmp_draw(const struct compare *c, const char *path, enum plot_format fmt,
 	double h = height ? height : PANEL_HEIGHT;
 	struct plot_page *page;
 
-	page = plot_page_open(path, fmt, 2 * w, 2 * h + 50, title_line, err);
+	size_t busiest[2];
+	int k;
+
+	page = plot_page_open(path, fmt, 2 * w, 3 * h + 50, title_line, err);
 	if (!page)
 		return -1;
-	shift_panel(page, plot_page_cell(page, 2, 2, 0, 0), c, "D2C",
+	shift_panel(page, plot_page_cell(page, 3, 2, 0, 0), c, "D2C",
 		    MS_D2C_MEAN);
-	shift_panel(page, plot_page_cell(page, 2, 2, 0, 1), c, "Q2C",
+	shift_panel(page, plot_page_cell(page, 3, 2, 0, 1), c, "Q2C",
 		    MS_Q2C_MEAN);
-	shift_panel(page, plot_page_cell(page, 2, 2, 1, 0), c, "Q2D",
+	shift_panel(page, plot_page_cell(page, 3, 2, 1, 0), c, "Q2D",
 		    MS_Q2D_MEAN);
-	contributors_panel(page, plot_page_cell(page, 2, 2, 1, 1), c);
+	contributors_panel(page, plot_page_cell(page, 3, 2, 1, 1), c);
+	busiest_groups(c, busiest);
+	for (k = 0; k < 2; k++)
+		if (busiest[k] != SIZE_MAX)
+			hist_panel(page, plot_page_cell(page, 3, 2, 2, k), c,
+				   busiest[k]);
 	return plot_page_close(page, err);
 }

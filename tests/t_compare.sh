@@ -143,8 +143,8 @@ bad() { # NAME EXPECTED-TEXT ARGS...
 PROBE="$TOP/tests/tools/pngprobe"
 "$IOW" -t "$TMP/a.dump" -t "$TMP/band.dump" --compare -o "$TMP/band.png" > /dev/null
 "$IOW" -t "$TMP/a.dump" -t "$TMP/extra.dump" --compare -o "$TMP/extra.png" > /dev/null
-check "-o band.png: four panels of 760x300 and the title ($("$PROBE" "$TMP/band.png"))" \
-	[ "$("$PROBE" "$TMP/band.png")" = "1520 650" ]
+check "-o band.png: six panels of 760x300 and the title ($("$PROBE" "$TMP/band.png"))" \
+	[ "$("$PROBE" "$TMP/band.png")" = "1520 950" ]
 rate=$("$PROBE" "$TMP/band.png" 770 380 1510 640 E8C2D7 12)
 mix=$("$PROBE" "$TMP/band.png" 770 380 1510 640 8CD3C0 12)
 check "  a delay's bars are rate (purple $rate px), not mix (green $mix px)" \
@@ -155,6 +155,8 @@ check "  extra I/Os' bars are mostly mix (green $mix px, purple $rate px)" \
 	[ "$mix" -gt "$rate" ]
 shift=$("$PROBE" "$TMP/band.png" 80 60 750 300)
 check "  the D2C quantile shift is drawn ($shift coloured px)" [ "$shift" -gt 500 ]
+hist=$("$PROBE" "$TMP/band.png" 80 680 750 930)
+check "  the latency histograms of A and B are drawn ($hist coloured px)" [ "$hist" -gt 300 ]
 bad "-o x.html with --compare: refused" "draws a picture" \
 	-t "$TMP/a.dump" -t "$TMP/a.dump" --compare -o "$TMP/x.html"
 
