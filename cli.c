@@ -1074,8 +1074,9 @@ static enum cli_result check_compare_args(struct options *o,
 		return usage(err, "%s", "--compare reads two traces: record them first (-d), then compare them");
 	if (o->movie || (o->output &&
 			 output_type_of(o->output, &o->output_type, NULL) == 0 &&
-			 o->output_type.kind != OUTPUT_PICTURE))
-		return usage(err, "-o %s: --compare draws a picture (%s)",
+			 o->output_type.kind != OUTPUT_PICTURE &&
+			 o->output_type.kind != OUTPUT_REPORT))
+		return usage(err, "-o %s: --compare draws a picture (%s) or a page (.html)",
 			     o->output ? o->output : "", output_extensions(OUTPUT_PICTURE));
 	return CLI_OK;
 }

@@ -327,7 +327,8 @@ static int check_sides(const struct compare *c, struct iow_error *err)
 	return 0;
 }
 
-/* -o: the pictures, titled with the verdict (the line to its cause). */
+/* -o: the pictures, titled with the verdict (the line to its cause),
+ * or the page holding them. */
 static int draw(const struct compare *c, const struct options *o,
 		struct iow_error *err)
 {
@@ -337,6 +338,9 @@ static int draw(const struct compare *c, const struct options *o,
 	line[strcspn(line, ";")] = '\0';
 	snprintf(title, sizeof(title), "%s vs %s: %s", c->t[0].label,
 		 c->t[1].label, line);
+	if (o->output_type.kind == OUTPUT_REPORT)
+		return cmp_write_html(c, o->output, o->graph_width,
+				      o->graph_height, title, err);
 	return cmp_draw(c, o->output, o->output_type.picture,
 			o->graph_width, o->graph_height, title, err);
 }

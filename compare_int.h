@@ -149,6 +149,16 @@ int cmp_draw(const struct compare *c, const char *path, enum plot_format fmt,
 	     struct iow_error *err);
 /* compare_print.c */
 void cmp_headline(const struct compare *c, char *buf, size_t len);
+const char *cmp_measure_text(int m);
+/* v of measure m in its unit (sign: a difference, with + or -) */
+const char *cmp_format(double v, int m, int sign, char *buf, size_t len);
+const char *cmp_format_us(double us, char *buf, size_t len);
+/* "slower", "no significant difference", "too few I/Os (needs N)" ... */
+const char *cmp_result_word(const struct cmp_result *r, int m, char *buf,
+			    size_t len);
+/* compare_html.c: the page (-o FILE.html): the pictures and tables. */
+int cmp_write_html(const struct compare *c, const char *path, int width,
+		   int height, const char *title_line, struct iow_error *err);
 void cmp_print_text(FILE *out, const struct compare *c);
 void cmp_print_json(FILE *out, const struct compare *c);
 

@@ -47,6 +47,24 @@ static int is_latency(int m)
 
 /* A value in its unit; sign: a difference, with its + or -. */
 static const char *fmt(double v, enum unit u, int sign, char *buf,
+		       size_t len);
+
+const char *cmp_measure_text(int m)
+{
+	return measures[m].text;
+}
+
+const char *cmp_format(double v, int m, int sign, char *buf, size_t len)
+{
+	return fmt(v, measures[m].unit, sign, buf, len);
+}
+
+const char *cmp_format_us(double us, char *buf, size_t len)
+{
+	return fmt(us, U_US, 0, buf, len);
+}
+
+static const char *fmt(double v, enum unit u, int sign, char *buf,
 		       size_t len)
 {
 	const char *plus = sign && v > 0 ? "+" : "";
@@ -91,8 +109,8 @@ static const char *fmt(double v, enum unit u, int sign, char *buf,
 	}
 }
 
-static const char *word(const struct cmp_result *r, int m, char *buf,
-			size_t len)
+const char *cmp_result_word(const struct cmp_result *r, int m, char *buf,
+			    size_t len)
 {
 	if (!r->enough) {
 		if (r->n_a < r->needs || r->n_b < r->needs)
@@ -293,7 +311,7 @@ static void text_group(FILE *out, const struct compare *c,
 			fmt(r->a, measures[m].unit, 0, a, sizeof(a)),
 			fmt(r->b, measures[m].unit, 0, b, sizeof(b)),
 			fmt(r->diff, measures[m].unit, 1, d, sizeof(d)), ci,
-			word(r, m, w, sizeof(w)));
+			cmp_result_word(r, m, w, sizeof(w)));
 	}
 }
 
@@ -343,7 +361,7 @@ static void json_result(FILE *out, const struct cmp_result *r, int m)
 	json_num(out, r->hi);
 	fprintf(out, "], \"significant\": %s, \"verdict\": ",
 		r->sign ? "true" : "false");
-	json_str(out, word(r, m, w, sizeof(w)));
+	json_str(out, cmp_result_word(r, m, w, sizeof(w)));
 	fprintf(out, ", \"n_a\": %llu, \"n_b\": %llu",
 		(unsigned long long)r->n_a, (unsigned long long)r->n_b);
 	if (!r->enough)

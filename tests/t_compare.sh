@@ -157,8 +157,16 @@ shift=$("$PROBE" "$TMP/band.png" 80 60 750 300)
 check "  the D2C quantile shift is drawn ($shift coloured px)" [ "$shift" -gt 500 ]
 hist=$("$PROBE" "$TMP/band.png" 80 680 750 930)
 check "  the latency histograms of A and B are drawn ($hist coloured px)" [ "$hist" -gt 300 ]
-bad "-o x.html with --compare: refused" "draws a picture" \
-	-t "$TMP/a.dump" -t "$TMP/a.dump" --compare -o "$TMP/x.html"
+mkdir "$TMP/page"
+"$IOW" -t "$TMP/a.dump" -t "$TMP/band.dump" --compare -o "$TMP/page/cmp.html" > /dev/null
+check "-o cmp.html: one page, the verdict, the pictures inline, the tables, nothing left beside" \
+	sh -c "[ \"\$(ls '$TMP/page')\" = cmp.html ] &&
+	       grep -q '<h1>B is slower: mean I/O latency' '$TMP/page/cmp.html' &&
+	       grep -q '<svg' '$TMP/page/cmp.html' &&
+	       grep -q 'Where the change in latency-seconds comes from' '$TMP/page/cmp.html' &&
+	       grep -q '<td>offset</td><td>sectors 508288-802848</td><td class=\"rate\">rate' '$TMP/page/cmp.html'"
+bad "-o x.mp4 with --compare: refused" "draws a picture" \
+	-t "$TMP/a.dump" -t "$TMP/a.dump" --compare -o "$TMP/x.mp4"
 
 "$GEN" "$TMP/other.dump" --device 259,0
 bad "no device in common: one line naming --pair" "pair them with --pair 8,0=259,0" \
