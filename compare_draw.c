@@ -3,8 +3,9 @@
  * panels (D2C, Q2C, Q2D: B - A at p50, p90, p99 and p99.9 per device
  * class, its 95% interval as a band, zero as a thin line; dotted where
  * even p50 has too few I/Os for a verdict), the contributors as bars,
- * each stratum value's mix and rate apart, and the latency histograms
- * of A and B overlaid for the two classes of most I/Os.
+ * each stratum value's mix and rate apart, the latency histograms of A
+ * and B overlaid for the two classes of most I/Os, and where both have
+ * kernel stacks the differential flame graph (compare_flame.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -338,23 +339,29 @@ int cmp_draw(const struct compare *c, const char *path, enum plot_format fmt,
 	double h = height ? height : PANEL_HEIGHT;
 	struct plot_page *page;
 
+	int k, rows = cmp_has_stacks(c) ? 4 : 3;
 	size_t busiest[2];
-	int k;
 
-	page = plot_page_open(path, fmt, 2 * w, 3 * h + 50, title_line, err);
+	page = plot_page_open(path, fmt, 2 * w, rows * h + 50, title_line,
+			      err);
 	if (!page)
 		return -1;
-	shift_panel(page, plot_page_cell(page, 3, 2, 0, 0), c, "D2C",
+	shift_panel(page, plot_page_cell(page, rows, 2, 0, 0), c, "D2C",
 		    MS_D2C_MEAN);
-	shift_panel(page, plot_page_cell(page, 3, 2, 0, 1), c, "Q2C",
+	shift_panel(page, plot_page_cell(page, rows, 2, 0, 1), c, "Q2C",
 		    MS_Q2C_MEAN);
-	shift_panel(page, plot_page_cell(page, 3, 2, 1, 0), c, "Q2D",
+	shift_panel(page, plot_page_cell(page, rows, 2, 1, 0), c, "Q2D",
 		    MS_Q2D_MEAN);
-	contributors_panel(page, plot_page_cell(page, 3, 2, 1, 1), c);
+	contributors_panel(page, plot_page_cell(page, rows, 2, 1, 1), c);
 	busiest_groups(c, busiest);
 	for (k = 0; k < 2; k++)
 		if (busiest[k] != SIZE_MAX)
-			hist_panel(page, plot_page_cell(page, 3, 2, 2, k), c,
-				   busiest[k]);
+			hist_panel(page, plot_page_cell(page, rows, 2, 2, k),
+				   c, busiest[k]);
+	if (rows == 4 &&
+	    cmp_flame_panel(page, plot_page_cell(page, 4, 1, 3, 0), c) < 0) {
+		plot_page_abort(page);
+		return iow_fail(err, "out of memory drawing the flame graph");
+	}
 	return plot_page_close(page, err);
 }

@@ -15,6 +15,7 @@
 #include "cause.h"
 #include "error.h"
 #include "outkind.h"
+#include "plot.h"
 
 #define CMP_WINDOWS		40	/* time windows over the shorter trace */
 #define CMP_MAX_WINDOWS		1000	/* per trace, the longer one */
@@ -147,6 +148,12 @@ void cmp_split_free(struct compare *c);
 int cmp_draw(const struct compare *c, const char *path, enum plot_format fmt,
 	     int width, int height, const char *title_line,
 	     struct iow_error *err);
+/* compare_flame.c: the differential flame graph, where both traces
+ * have kernel stacks (cmp_has_stacks); -1 out of memory. */
+struct plot_page;
+int cmp_has_stacks(const struct compare *c);
+int cmp_flame_panel(struct plot_page *page, struct plot_rect r,
+		    const struct compare *c);
 /* compare_print.c */
 void cmp_headline(const struct compare *c, char *buf, size_t len);
 const char *cmp_measure_text(int m);

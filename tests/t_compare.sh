@@ -157,6 +157,26 @@ shift=$("$PROBE" "$TMP/band.png" 80 60 750 300)
 check "  the D2C quantile shift is drawn ($shift coloured px)" [ "$shift" -gt 500 ]
 hist=$("$PROBE" "$TMP/band.png" 80 680 750 930)
 check "  the latency histograms of A and B are drawn ($hist coloured px)" [ "$hist" -gt 300 ]
+# the differential flame graph: a fourth row where both have stacks (the
+# sample recorded with bpf), red (more in B) and blue (less) only where
+# B differs: the halves of the sample (dd's writeback, then cat's reads)
+EXT4="$TOP/samples/ext4-causes"
+"$IOW" -t "$EXT4" -t "$EXT4" -x 0:0.44 -x 0.44:0.9 --compare -o "$TMP/fl.png" > /dev/null
+"$IOW" -t "$EXT4" -t "$EXT4" --compare -o "$TMP/flself.png" > /dev/null
+red=$("$PROBE" "$TMP/fl.png" 10 960 1510 1200 FF4040 30)
+blue=$("$PROBE" "$TMP/fl.png" 10 960 1510 1200 4040FF 30)
+check "flame graph: halves of ext4-causes, a fourth row, red ($red px) and blue ($blue px)" \
+	sh -c "[ \"\$('$PROBE' '$TMP/fl.png')\" = '1520 1250' ] && [ '$red' -gt 1000 ] && [ '$blue' -gt 1000 ]"
+red=$("$PROBE" "$TMP/flself.png" 10 960 1510 1200 FF4040 30)
+blue=$("$PROBE" "$TMP/flself.png" 10 960 1510 1200 4040FF 30)
+check "  against itself: drawn, neither red nor blue ($red, $blue px)" \
+	sh -c "[ \"\$('$PROBE' '$TMP/flself.png')\" = '1520 1250' ] && [ '$red' = 0 ] && [ '$blue' = 0 ]"
+"$IOW" -t "$EXT4" -t "$EXT4" -x 0:0.44 -x 0.44:0.9 --compare=json > "$TMP/st.json"
+check "  the stack stratum's values are paths past the generic frames" python3 -c "
+import json, sys
+v = [c['value'] for c in json.load(open('$TMP/st.json'))['contributors'] if c['stratum'] == 'stack']
+sys.exit(not v or not any(x.startswith('wb_workfn > wb_writeback') for x in v) or any('ret_from_fork' in x for x in v))"
+
 mkdir "$TMP/page"
 "$IOW" -t "$TMP/a.dump" -t "$TMP/band.dump" --compare -o "$TMP/page/cmp.html" > /dev/null
 check "-o cmp.html: one page, the verdict, the pictures inline, the tables, nothing left beside" \
