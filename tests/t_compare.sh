@@ -138,6 +138,10 @@ bad() { # NAME EXPECTED-TEXT ARGS...
 		fail "$name" "exit $rc, stderr: $(cat "$TMP/err")"
 	fi
 }
+# --events beside --compare: the log still has both traces' I/Os
+"$IOW" -t "$TMP/a.dump" -t "$TMP/band.dump" --compare --events "$TMP/ev.csv" > /dev/null
+check "--events beside --compare logs both traces' 40000 I/Os" [ "$(wc -l < "$TMP/ev.csv")" = 40001 ]
+
 # the pictures: the quantile shift and the contributors' bars, mix and
 # rate in their colours (drawn at alpha 0.45 on white)
 PROBE="$TOP/tests/tools/pngprobe"
