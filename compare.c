@@ -332,7 +332,7 @@ static int check_sides(const struct compare *c, struct iow_error *err)
 static int draw(const struct compare *c, const struct options *o,
 		struct iow_error *err)
 {
-	char line[1024], title[1200];
+	char line[2048], title[2200];
 
 	cmp_headline(c, line, sizeof(line));
 	line[strcspn(line, ";")] = '\0';

@@ -165,7 +165,7 @@ int cmp_write_html(const struct compare *c, const char *path, int width,
 {
 	struct bytebuf svg = { 0 };
 	struct outfile of;
-	char line[1024];
+	char line[2048];
 	FILE *f;
 	int bad;
 

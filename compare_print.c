@@ -113,7 +113,11 @@ const char *cmp_result_word(const struct cmp_result *r, int m, char *buf,
 			    size_t len)
 {
 	if (!r->enough) {
-		if (r->n_a < r->needs || r->n_b < r->needs)
+		/* counts and totals need their I/Os in both together */
+		int together = m <= MS_DEPTH || m == MS_LAT_SUM;
+
+		if (together ? r->n_a + r->n_b < r->needs :
+			       r->n_a < r->needs || r->n_b < r->needs)
 			snprintf(buf, len, "too few I/Os (needs %llu%s)",
 				 (unsigned long long)r->needs,
 				 m <= MS_DEPTH || m == MS_LAT_SUM ? "" :
@@ -239,9 +243,16 @@ void cmp_headline(const struct compare *c, char *buf, size_t len)
 	fmt(r->lo, U_US, 1, lo, sizeof(lo));
 	fmt(r->hi, U_US, 1, hi, sizeof(hi));
 	if (!r->sign) {
+		char cause[512] = "";
+
 		largest_change(c, rest, sizeof(rest));
-		snprintf(buf, len, "No significant difference: mean I/O latency %s -> %s (95%% CI of the change %s to %s)%s",
-			 a, b, lo, hi, rest);
+		/* what the change there is consists of, said as not sure */
+		if (c->n_contrib)
+			contributor_words(c, cause, sizeof(cause));
+		snprintf(buf, len, "No significant difference: mean I/O latency %s -> %s (95%% CI of the change %s to %s)%s%s%s",
+			 a, b, lo, hi,
+			 cause[0] ? "; the change, within the noise, is mostly: " :
+				    "", cause, rest);
 		return;
 	}
 	rest[0] = '\0';
@@ -322,7 +333,7 @@ static int group_has_io(const struct cmp_group *g)
 
 void cmp_print_text(FILE *out, const struct compare *c)
 {
-	char line[1024];
+	char line[2048];
 	size_t g;
 	int s;
 
@@ -443,7 +454,7 @@ static void json_trace(FILE *out, const struct compare *c, int s)
 
 void cmp_print_json(FILE *out, const struct compare *c)
 {
-	char line[1024];
+	char line[2048];
 	size_t g, i;
 	int first = 1;
 
