@@ -38,6 +38,21 @@ static int push_value(struct cmp_stratum *st, const char *label,
 	return 0;
 }
 
+/* A value summed elsewhere (a cell), appended under label. */
+static int push_cell(struct cmp_stratum *st, const char *label,
+		     const struct cmp_value *cell)
+{
+	struct cmp_value *v;
+	char *name;
+
+	if (push_value(st, label, &v) < 0)
+		return -1;
+	name = v->label;
+	*v = *cell;
+	v->label = name;
+	return 0;
+}
+
 static void value_parts(const struct compare *c, struct cmp_value *v)
 {
 	double ma = v->n[0] ? v->t_s[0] / v->n[0] :
@@ -175,16 +190,10 @@ static int class_stratum(struct compare *c, struct cmp_stratum *st)
 			if (counted(c, s, i))
 				value_add(&cells[c->t[s].side->ios[i].op], s,
 					  &c->t[s].side->ios[i]);
-	for (op = 0; op < N_OPS; op++) {
-		struct cmp_value *v;
-
-		if (!cells[op].n[0] && !cells[op].n[1])
-			continue;
-		if (push_value(st, cmp_op_name(op), &v) < 0)
+	for (op = 0; op < N_OPS; op++)
+		if ((cells[op].n[0] || cells[op].n[1]) &&
+		    push_cell(st, cmp_op_name(op), &cells[op]) < 0)
 			return -1;
-		cells[op].label = v->label;
-		*v = cells[op];
-	}
 	return 0;
 }
 
@@ -244,8 +253,6 @@ static int size_stratum(struct compare *c, struct cmp_stratum *st)
 		}
 	for (k = 0; k < 64; k++) {
 		char label[64], lo[24], hi[24];
-		struct cmp_value *v;
-		const char *name;
 
 		if (!cells[k].n[0] && !cells[k].n[1])
 			continue;
@@ -256,61 +263,70 @@ static int size_stratum(struct compare *c, struct cmp_stratum *st)
 			size_label(1ull << k, hi, sizeof(hi));
 			snprintf(label, sizeof(label), "%s-%s", lo, hi);
 		}
-		if (push_value(st, label, &v) < 0)
+		if (push_cell(st, label, &cells[k]) < 0)
 			return -1;
-		name = v->label;
-		*v = cells[k];
-		v->label = (char *)name;
 	}
 	return 0;
 }
 
-/* One pair's offset cells, merged, appended to the stratum. */
+/* Whether I/O i of trace s is on pair's devices, in the split. */
+static int on_pair(const struct compare *c, int s, size_t i, size_t pair)
+{
+	return counted(c, s, i) && (size_t)c->t[s].group[i] == pair * N_OPS;
+}
+
+/* The sectors the pair's data I/O spans in both traces: [*lo, *hi). */
+static void pair_span(const struct compare *c, size_t pair, uint64_t *lo,
+		      uint64_t *hi)
+{
+	size_t i;
+	int s;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < c->t[s].side->n; i++) {
+			const struct cmp_io *io = &c->t[s].side->ios[i];
+
+			if (!on_pair(c, s, i, pair) || io->op == OP_FLUSH)
+				continue;
+			if (io->sector < *lo)
+				*lo = io->sector;
+			if (io->sector + io->bytes / 512 + 1 > *hi)
+				*hi = io->sector + io->bytes / 512 + 1;
+		}
+}
+
+/* One pair's offset cells, merged, appended to the stratum; its flushes
+ * (no sector) one value of their own. */
 static int offset_pair(struct compare *c, struct cmp_stratum *st,
 		       size_t pair)
 {
-	struct cmp_value cells[CMP_OFFSET_CELLS + 1], flush;
-	uint64_t lo = UINT64_MAX, hi = 0;
+	struct cmp_value cells[CMP_OFFSET_CELLS], flush;
+	uint64_t lo, hi;
 	size_t i, n;
 	int s;
 
 	memset(cells, 0, sizeof(cells));
 	memset(&flush, 0, sizeof(flush));
+	pair_span(c, pair, &lo, &hi);
 	for (s = 0; s < 2; s++)
 		for (i = 0; i < c->t[s].side->n; i++) {
 			const struct cmp_io *io = &c->t[s].side->ios[i];
 
-			if (!counted(c, s, i) ||
-			    (size_t)c->t[s].group[i] != pair * N_OPS ||
-			    io->op == OP_FLUSH)
+			if (!on_pair(c, s, i, pair))
 				continue;
-			if (io->sector < lo)
-				lo = io->sector;
-			if (io->sector + io->bytes / 512 + 1 > hi)
-				hi = io->sector + io->bytes / 512 + 1;
-		}
-	for (s = 0; s < 2; s++)
-		for (i = 0; i < c->t[s].side->n; i++) {
-			const struct cmp_io *io = &c->t[s].side->ios[i];
-
-			if (!counted(c, s, i) ||
-			    (size_t)c->t[s].group[i] != pair * N_OPS)
-				continue;
-			if (io->op == OP_FLUSH) {
+			if (io->op == OP_FLUSH)
 				value_add(&flush, s, io);
-				continue;
-			}
-			value_add(&cells[(size_t)((double)(io->sector - lo) /
-						  (double)(hi - lo) *
-						  CMP_OFFSET_CELLS)], s, io);
+			else
+				value_add(&cells[(size_t)((double)(io->sector - lo) /
+							  (double)(hi - lo) *
+							  CMP_OFFSET_CELLS)],
+					  s, io);
 		}
-	for (i = 0; i < CMP_OFFSET_CELLS; i++)
-		cells[i].label = NULL;
 	n = merge_bands(cells, CMP_OFFSET_CELLS);
 	for (i = 0; i < n; i++) {
 		char label[96], dev[32];
-		struct cmp_value *v;
-		const char *name;
 
 		if (!cells[i].n[0] && !cells[i].n[1])
 			continue;
@@ -319,24 +335,14 @@ static int offset_pair(struct compare *c, struct cmp_stratum *st,
 			 c->n_pairs > 1 ? dev : "", c->n_pairs > 1 ? " " : "",
 			 (unsigned long long)cells[i].lo_sector,
 			 (unsigned long long)cells[i].hi_sector);
-		if (push_value(st, label, &v) < 0)
+		cells[i].pair = pair;
+		if (push_cell(st, label, &cells[i]) < 0)
 			return -1;
-		name = v->label;
-		*v = cells[i];
-		v->label = (char *)name;
-		v->pair = pair;
 	}
-	if (flush.n[0] || flush.n[1]) {
-		struct cmp_value *v;
-		const char *name;
-
-		if (push_value(st, "flush (no sector)", &v) < 0)
-			return -1;
-		name = v->label;
-		*v = flush;
-		v->label = (char *)name;
-		v->has_sectors = 0;
-	}
+	flush.has_sectors = 0;
+	if ((flush.n[0] || flush.n[1]) &&
+	    push_cell(st, "flush (no sector)", &flush) < 0)
+		return -1;
 	return 0;
 }
 
@@ -374,21 +380,16 @@ static int time_stratum(struct compare *c, struct cmp_stratum *st)
 	n = merge_bands(cells, k);
 	for (i = 0; i < n; i++) {
 		char label[64];
-		struct cmp_value *v;
-		const char *name;
 
 		if (!cells[i].n[0] && !cells[i].n[1])
 			continue;
 		snprintf(label, sizeof(label), "%.3f-%.3f s", cells[i].start_s,
 			 cells[i].end_s);
-		if (push_value(st, label, &v) < 0) {
+		cells[i].has_sectors = 0;
+		if (push_cell(st, label, &cells[i]) < 0) {
 			free(cells);
 			return -1;
 		}
-		name = v->label;
-		*v = cells[i];
-		v->label = (char *)name;
-		v->has_sectors = 0;
 	}
 	free(cells);
 	return 0;
@@ -626,19 +627,11 @@ static int cause_stratum(struct compare *c, struct cmp_stratum *st,
 	if (keyed_sums(c, kind, &k, &n) < 0)
 		return -1;
 	for (i = 0; i < n && r == 0; i++) {
-		struct cmp_value *v;
-
 		if (i && !strcmp(k[i].label, k[i - 1].label)) {
 			value_merge(&st->values[st->n - 1], &k[i].v);
 			continue;
 		}
-		r = push_value(st, k[i].label, &v);
-		if (r == 0) {
-			char *name = v->label;
-
-			*v = k[i].v;
-			v->label = name;
-		}
+		r = push_cell(st, k[i].label, &k[i].v);
 	}
 	for (i = 0; i < n; i++)
 		free((char *)k[i].label);
