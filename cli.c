@@ -127,15 +127,50 @@ static int parse_range(const char *arg, double *lo, double *hi)
 	return 0;
 }
 
+/* -x MIN:MAX; with --compare, a second -x is the second trace's. */
 static enum cli_result parse_xzoom(struct cli_parse *p,
 				   const struct cli_option *row,
 				   const char *arg)
 {
+	struct options *o = p->o;
+	int second = o->has_x_range;
+
 	(void)row;
-	if (parse_range(arg, &p->o->x_min_s, &p->o->x_max_s))
+	if (o->has_x2_range)
+		return usage(p->err, "%s %s: -x at most twice (with --compare, the second is the second trace's window)",
+			     p->typed, arg);
+	if (parse_range(arg, second ? &o->x2_min_s : &o->x_min_s,
+			second ? &o->x2_max_s : &o->x_max_s))
 		return usage(p->err, "%s %s: give MIN:MAX seconds with 0 <= MIN < MAX",
 			     p->typed, arg);
-	p->o->has_x_range = 1;
+	*(second ? &o->has_x2_range : &o->has_x_range) = 1;
+	return CLI_OK;
+}
+
+/* --pair MAJ,MIN=MAJ,MIN: a device of the first trace is one of the
+ * second's (--compare). */
+static enum cli_result parse_pair(struct cli_parse *p,
+				  const struct cli_option *row,
+				  const char *arg)
+{
+	struct options *o = p->o;
+	unsigned long ma, mi, mb, nb;
+	char a[64], *eq;
+
+	(void)row;
+	snprintf(a, sizeof(a), "%s", arg);
+	eq = strchr(a, '=');
+	if (eq)
+		*eq = '\0';
+	if (!eq || !is_dev_t(a, &ma, &mi) || !is_dev_t(eq + 1, &mb, &nb) ||
+	    ma > 0xfff || mi > 0xfffff || mb > 0xfff || nb > 0xfffff)
+		return usage(p->err, "%s %s: give the first trace's device and the second's as MAJ,MIN=MAJ,MIN (as 8,0=259,0)",
+			     p->typed, arg);
+	if (o->n_pairs == MAX_COMPARE_PAIRS)
+		return usage(p->err, "%s %s: at most %d pairs", p->typed, arg,
+			     MAX_COMPARE_PAIRS);
+	o->pairs[o->n_pairs][0] = (uint32_t)(ma << 20 | mi);
+	o->pairs[o->n_pairs++][1] = (uint32_t)(mb << 20 | nb);
 	return CLI_OK;
 }
 
@@ -310,6 +345,9 @@ static const struct cli_choice summary_formats[] = {
 	{ "text", SUMMARY_TEXT }, { "json", SUMMARY_JSON },
 	{ "stacks", SUMMARY_STACKS }, { NULL, 0 },
 };
+static const struct cli_choice compare_formats[] = {
+	{ "text", COMPARE_TEXT }, { "json", COMPARE_JSON }, { NULL, 0 },
+};
 static const struct cli_choice causes[] = {
 	{ "process", BY_PROCESS }, { "comm", BY_COMM },
 	{ "cgroup", BY_CGROUP }, { "file", BY_FILE }, { "stack", BY_STACK },
@@ -365,7 +403,8 @@ const struct cli_option cli_options[] = {
 	{ .name = "xzoom", .letter = 'x', .type = CLI_CUSTOM,
 	  .parse = parse_xzoom,
 	  .help = { { CLI_ANALYSIS, "MIN:MAX",
-		"count only events from MIN to MAX seconds" } } },
+		"count only events from MIN to MAX seconds; with\n"
+		"--compare, a second -x is the second trace's" } } },
 	{ .name = "yzoom", .letter = 'y', .type = CLI_CUSTOM,
 	  .parse = parse_yzoom,
 	  .help = { { CLI_ANALYSIS, "MIN:MAX",
@@ -397,6 +436,18 @@ const struct cli_option cli_options[] = {
 	  .help = { { CLI_OUTPUT, "text|json|stacks",
 		"print statistics per trace and device;\n"
 		"stacks: bytes per device, kernel stack and process" } } },
+	{ .name = "compare", .type = CLI_CHOICE, FIELD(compare),
+	  .choices = compare_formats, .bare = "text",
+	  .what = "the format is ",
+	  .help = { { CLI_OUTPUT, "text|json",
+		"why the second trace is slower or faster than the\n"
+		"first: per device and class the difference with\n"
+		"95% intervals, the verdict, and where the change\n"
+		"in latency comes from (mix and rate per stratum)" } } },
+	{ .name = "pair", .type = CLI_CUSTOM, .parse = parse_pair,
+	  .help = { { CLI_OUTPUT, "MAJ,MIN=MAJ,MIN",
+		"--compare: this device of the first trace is that\n"
+		"of the second (repeat; others pair by number)" } } },
 	{ .name = "title", .type = CLI_STRING, FIELD(title),
 	  .help = { { CLI_OUTPUT, "TEXT", "the page title" } } },
 	{ .name = "only-graph", .letter = 'O', .type = CLI_CUSTOM,
@@ -1028,7 +1079,7 @@ static enum cli_result check_picture_args(struct options *o,
 					  struct iow_error *err)
 {
 	if (!o->output && o->summary == SUMMARY_NONE && !o->csv_dir &&
-	    !o->events_path) {
+	    !o->events_path && !o->compare) {
 		default_picture_name(o->trace_args, o->n_trace_args,
 				     o->default_output,
 				     sizeof(o->default_output));
@@ -1065,6 +1116,33 @@ static enum cli_result check_live_args(struct options *o,
 	if (o->live == LIVE_JSON && (o->summary == SUMMARY_TEXT ||
 				     o->summary == SUMMARY_STACKS))
 		return usage(err, "%s", "--live=json writes JSON lines: --summary=json ends them with the summary as one more line (a text --summary would break the stream)");
+	return CLI_OK;
+}
+
+/* --compare takes two traces; a second -x and --pair go with it. */
+static enum cli_result check_compare_args(struct options *o,
+					  struct iow_error *err)
+{
+	if (!o->compare) {
+		if (o->has_x2_range)
+			return usage(err, "%s", "-x given twice: the second is the second trace's window, with --compare (else give one -x)");
+		if (o->n_pairs)
+			return usage(err, "%s", "--pair goes with --compare");
+		return CLI_OK;
+	}
+	if (o->n_trace_args != 2)
+		return usage(err, "--compare compares two traces: give -t A -t B (%zu given)",
+			     o->n_trace_args);
+	if (o->summary)
+		return usage(err, "%s", "--compare and --summary both print to standard output: give one");
+	if (o->n_devices)
+		return usage(err, "%s", "--compare reads two traces: record them first (-d), then compare them");
+	if (o->movie || (o->output &&
+			 output_type_of(o->output, &o->output_type, NULL) == 0 &&
+			 o->output_type.kind != OUTPUT_PICTURE &&
+			 o->output_type.kind != OUTPUT_REPORT))
+		return usage(err, "-o %s: --compare draws a picture (%s) or a page (.html)",
+			     o->output ? o->output : "", output_extensions(OUTPUT_PICTURE));
 	return CLI_OK;
 }
 
@@ -1117,6 +1195,8 @@ static enum cli_result check_options(struct options *o, struct iow_error *err)
 	    (o->summary || o->live == LIVE_TEXT || o->live == LIVE_JSON))
 		return usage(err, "--events - writes CSV to standard output, as %s would: give --events a file (.csv or .jsonl)",
 			     o->summary ? "--summary" : "--live");
+	if (check_compare_args(o, err) != CLI_OK)
+		return CLI_USAGE;
 	if (o->movie)
 		return check_movie_args(o, err);
 	if (o->fps || o->movie_length_s > 0 || o->movie_frames_per_s > 0 ||

@@ -157,7 +157,7 @@ static void node_free(struct flame_node *n)
 }
 
 /* Outer frames every stack shares, which name no path. */
-static int generic_frame(const char *f, size_t len)
+int flame_generic_frame(const char *f, size_t len)
 {
 	static const char *const generic[] = {
 		"ret_from_fork", "ret_from_fork_asm", "kthread",
@@ -204,7 +204,7 @@ static int add_path(struct flame_node *root, const struct cause_table *ct,
 
 		end = strchr(p, ';');
 		len = end ? (size_t)(end - p) : strlen(p);
-		if (!generic_frame(p, len)) {
+		if (!flame_generic_frame(p, len)) {
 			n = node_kid(n, p, len, 0);
 			if (!n)
 				return -1;

@@ -20,6 +20,7 @@
 #include "feed_pipe.h"
 #include "blktrace.h"
 #include "cli.h"
+#include "compare.h"
 #include "csv.h"
 #include "events.h"
 #include "graphs.h"
@@ -62,11 +63,11 @@ static int asks_perfetto(const struct options *o)
 }
 
 /* Whether anything reads the causes: --by, --events, --summary=stacks,
- * -O io-flame, a Perfetto trace. */
+ * -O io-flame, a Perfetto trace, --compare. */
 static int causes_wanted(const struct options *o)
 {
 	return o->by || o->events_path || o->summary == SUMMARY_STACKS ||
-	       asks_flame(o) || asks_perfetto(o);
+	       asks_flame(o) || asks_perfetto(o) || o->compare;
 }
 
 /* --by file and stack need what only a recorder that saw them kept. */
@@ -105,7 +106,7 @@ static int tag_stage_start(const struct options *o,
 		if (!ts->causes || causes_recorded(o, src, ts->causes, err))
 			return -1;
 		/* the log's pid and cgroup of each bio, from the records */
-		if (o->events_path || asks_perfetto(o))
+		if (o->events_path || asks_perfetto(o) || o->compare)
 			cause_table_intern_plain(ts->causes);
 		a->cfg.cause_ledger = cause_table_recorded(ts->causes) ||
 				      o->summary == SUMMARY_STACKS;
@@ -232,8 +233,9 @@ static void warn_empty_window(const struct options *o, const char *name,
 	double first = a->n_events_all ? (double)a->first_ns / 1e9 : 0;
 	double last = (double)a->last_ns / 1e9;
 
-	if (a->n_events || (!o->has_x_range && !o->has_y_range &&
-			    !o->n_only_devices))
+	/* --compare says it of the trace it cannot compare, as an error */
+	if (a->n_events || o->compare ||
+	    (!o->has_x_range && !o->has_y_range && !o->n_only_devices))
 		return;
 	if (!a->n_events_all && o->n_only_devices)
 		fprintf(stderr, "iowatcher: %s: no event on the --device given\n",
@@ -281,6 +283,7 @@ static void row_to_sinks(void *ctx, const struct analysis_row *r)
 static int analyse_trace(const struct options *o,
 			 const struct trace_source *src,
 			 struct trace_result *res, struct row_sinks *sinks,
+			 struct compare_side *compared, size_t index,
 			 struct iow_error *err)
 {
 	struct live *live = NULL;
@@ -301,6 +304,8 @@ static int analyse_trace(const struct options *o,
 		cfg.on_row = row_to_sinks;
 		cfg.row_ctx = sinks;
 	}
+	if (compared)
+		compare_attach(o, index, compared, &cfg);
 	if (graphs_want_points(o)) {
 		/* the scatter's points, every D2C as it is counted */
 		res->points = calloc(1, sizeof(*res->points));
@@ -458,6 +463,7 @@ struct run {
 	struct trace_result *results;
 	size_t n_done;
 	struct row_sinks rows;	/* --events, -o NAME.pftrace */
+	struct compare_side *compared[2];	/* --compare: A's, B's I/Os */
 };
 
 static int find_sources(const struct options *o, struct run *run,
@@ -510,6 +516,8 @@ static void run_free(struct run *run)
 	trace_list_free(&run->sources);
 	events_abort(run->rows.log);
 	pftrace_abort(run->rows.perfetto);
+	compare_side_free(run->compared[0]);
+	compare_side_free(run->compared[1]);
 }
 
 /*
@@ -704,12 +712,26 @@ static int record(struct options *o, struct record_result *res,
 	return 0;
 }
 
+/* --compare: two traces found (a directory may hold more), each kept. */
+static int start_compare(struct run *run, struct iow_error *err)
+{
+	if (run->sources.n != 2)
+		return iow_fail(err, "--compare compares two traces: -t A -t B found %zu",
+				run->sources.n);
+	run->compared[0] = compare_side_new();
+	run->compared[1] = compare_side_new();
+	if (!run->compared[0] || !run->compared[1])
+		return iow_fail(err, "out of memory");
+	return 0;
+}
+
 /* What -o names (cli.c worked out which), written. */
 static int render_output(const struct options *o,
 			 struct trace_result *traces, size_t n,
 			 struct iow_error *err)
 {
-	if (!o->output)
+	/* --compare draws its own pictures */
+	if (!o->output || o->compare)
 		return 0;
 	switch (o->output_type.kind) {
 	case OUTPUT_PICTURE:
@@ -728,7 +750,8 @@ int main(int argc, char **argv)
 {
 	struct options opts;
 	struct iow_error err = { "" };
-	struct run run = { { NULL, 0 }, NULL, NULL, 0, { NULL, NULL } };
+	struct run run = { { NULL, 0 }, NULL, NULL, 0, { NULL, NULL },
+			   { NULL, NULL } };
 	struct record_result recorded;
 	char record_path[4096];
 	int status = 0, replacing;
@@ -777,6 +800,8 @@ int main(int argc, char **argv)
 	if (asks_perfetto(&opts) &&
 	    !(run.rows.perfetto = pftrace_open(opts.output, &err)))
 		goto fail;
+	if (opts.compare && start_compare(&run, &err) < 0)
+		goto fail;
 	for (i = 0; i < run.sources.n; i++) {
 		struct trace_result *res = &run.results[i];
 
@@ -786,7 +811,8 @@ int main(int argc, char **argv)
 			res->recorder = record_tracer_name(recorded.used);
 		run.n_done = i + 1;
 		if (analyse_trace(&opts, &run.sources.items[i], res,
-				  &run.rows, &err) < 0 ||
+				  &run.rows, opts.compare ? run.compared[i] : NULL,
+				  i, &err) < 0 ||
 		    load_cpustat(&run.sources.items[i], res, &err) < 0 ||
 		    (i == 0 && load_fio_logs(&opts, res, &err) < 0))
 			goto fail;
@@ -818,6 +844,9 @@ int main(int argc, char **argv)
 		if (pftrace_close(pf, &err) < 0)
 			goto fail;
 	}
+	if (opts.compare && compare_print(stdout, &opts, run.results,
+					  run.compared, &err) < 0)
+		goto fail;
 	if (opts.summary == SUMMARY_JSON)
 		summary_print_json(stdout, run.results, run.n_done,
 				   opts.live == LIVE_JSON);

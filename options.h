@@ -13,6 +13,8 @@
 
 enum summary_mode { SUMMARY_NONE, SUMMARY_TEXT, SUMMARY_JSON,
 		    SUMMARY_STACKS };
+/* --compare: the difference of two traces (compare.h) */
+enum compare_mode { COMPARE_NONE, COMPARE_TEXT, COMPARE_JSON };
 enum movie_style { MOVIE_NONE, MOVIE_SPINDLE, MOVIE_RECT };
 /* --latency-axis: log when the lines span more than two decades (auto) */
 enum latency_axis { LATENCY_AXIS_AUTO, LATENCY_AXIS_LOG, LATENCY_AXIS_LINEAR };
@@ -24,6 +26,7 @@ enum record_stacks { STACKS_DEFAULT, STACKS_KERNEL, STACKS_USER,
 #define MAX_ONLY_DEVICES	64
 #define TOP_TAGS_DEFAULT	8	/* --top: tags named, the rest "other" */
 #define MAX_GRAPH_PICKS 64
+#define MAX_COMPARE_PAIRS	64
 
 struct options {
 	const char **trace_args;	/* -t, in order */
@@ -52,6 +55,13 @@ struct options {
 	int has_x_range, has_y_range;
 	double x_min_s, x_max_s;	/* -x, seconds */
 	double y_min_mib, y_max_mib;	/* -y, MiB */
+	/* --compare: a second -x is the second trace's window */
+	int has_x2_range;
+	double x2_min_s, x2_max_s;
+	enum compare_mode compare;
+	/* --pair A=B: device A of the first trace is B of the second */
+	uint32_t pairs[MAX_COMPARE_PAIRS][2];
+	size_t n_pairs;
 	/* tagging */
 	int tag_by_process;		/* -P */
 	int merge_comm;			/* --merge-comm */
