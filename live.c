@@ -463,6 +463,36 @@ static void close_procs(struct live *l)
 static void print_text(struct live *l);
 static void print_json(struct live *l);
 
+/* The account notes' sentences (account.h), once they have come. */
+static void account_line(struct live *l)
+{
+	struct live_figures *f = &l->fig;
+	size_t i, len = 0, n = 0;
+	struct account acc;
+	char text[384];
+
+	for (i = 0; i < l->a.n_devices; i++)
+		n += l->a.devices[i].has_account;
+	f->account[0] = '\0';
+	for (i = 0; i < l->a.n_devices && len < sizeof(f->account); i++) {
+		const struct device_stats *d = &l->a.devices[i];
+
+		if (!d->has_account)
+			continue;
+		analysis_account(&l->a, d, &acc);
+		account_sentence(&acc, text, sizeof(text));
+		if (n == 1)
+			len += (size_t)snprintf(f->account, sizeof(f->account),
+						"the trace %s", text);
+		else
+			len += (size_t)snprintf(f->account + len,
+						sizeof(f->account) - len,
+						"%s%u,%u: %s", len ? "; " : "",
+						blk_dev_major(d->device),
+						blk_dev_minor(d->device), text);
+	}
+}
+
 /* Interval k ends at end (its full width, or the trace's last event). */
 static int close_interval(struct live *l, uint64_t end)
 {
@@ -476,6 +506,7 @@ static int close_interval(struct live *l, uint64_t end)
 			return iow_fail(&l->err, "out of memory");
 	loss_in(&l->a, start, end, &f->lost_in_interval, &lossy_ns);
 	f->lossy_s = (double)lossy_ns / 1e9;
+	account_line(l);
 	for (i = 0; i < f->n_devs; i++)
 		close_device(l, i, start, end);
 	close_procs(l);
@@ -748,6 +779,7 @@ int live_finish(struct live *l, struct iow_error *err)
 	if (!l->failed && l->started && close_before(l, l->a.last_ns) == 0 &&
 	    l->a.last_ns > l->k * l->interval_ns)
 		close_interval(l, l->a.last_ns);
+	account_line(l);
 	live_poll(l);
 	if (l->failed) {
 		if (err)

@@ -106,6 +106,10 @@ struct live_figures {
 	uint64_t late;		/* came after newer ones were analysed */
 	double elapsed_s;		/* wall clock since the start */
 	int stdin_mode;
+	/* the recording's account, once its notes came (at the stop):
+	 * "the trace holds all 12,000 completions the kernel counted",
+	 * per device when more than one; "" before */
+	char account[512];
 };
 
 struct live;

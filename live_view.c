@@ -269,6 +269,8 @@ static void draw_header(struct live_view *v, struct frame *f,
 	     v->paused ? "   [PAUSED]" : "");
 	if (fig->workload_output)
 		line(f, NULL, " workload output: %s", fig->workload_output);
+	if (fig->account[0])
+		line(f, NULL, " account: %s", fig->account);
 }
 
 static void draw_device(struct live_view *v, struct frame *f,
