@@ -463,16 +463,23 @@ static void close_procs(struct live *l)
 static void print_text(struct live *l);
 static void print_json(struct live *l);
 
-/* The account notes' sentences (account.h), once they have come. */
+/* The completions analysed, and the account notes' sentences
+ * (account.h) once they have come. */
 static void account_line(struct live *l)
 {
 	struct live_figures *f = &l->fig;
-	size_t i, len = 0, n = 0;
+	size_t i, c, len = 0, n = 0;
+	uint64_t trace[N_ACCT];
 	struct account acc;
 	char text[384];
 
-	for (i = 0; i < l->a.n_devices; i++)
+	f->trace_completed = 0;
+	for (i = 0; i < l->a.n_devices; i++) {
 		n += l->a.devices[i].has_account;
+		analysis_account_counts(&l->a.devices[i], trace);
+		for (c = 0; c < N_ACCT; c++)
+			f->trace_completed += trace[c];
+	}
 	f->account[0] = '\0';
 	for (i = 0; i < l->a.n_devices && len < sizeof(f->account); i++) {
 		const struct device_stats *d = &l->a.devices[i];
@@ -732,6 +739,8 @@ static int on_tick(void *ctx, const struct record_progress *p)
 	l->fig.tracer = record_tracer_name(p->tracer);
 	l->fig.events = p->events;
 	l->fig.lost = p->lost;
+	if (p->kernel_completed != UINT64_MAX)
+		l->fig.kernel_completed = p->kernel_completed;
 	l->tracer_known = 1;
 	l->per_cpu_files = p->tracer == RECORD_BLKTRACE;
 	if (l->per_cpu_files)
@@ -748,6 +757,7 @@ static int on_tick(void *ctx, const struct record_progress *p)
 	release(l, limit);
 	if (l->started && !l->failed && limit > l->genesis_ns)
 		close_before(l, limit - l->genesis_ns);
+	account_line(l);
 	return live_poll(l) || l->failed;
 }
 
@@ -944,6 +954,7 @@ struct live *live_open(const struct live_opts *o, struct iow_error *err)
 	cfg.sample_ctx = l;
 	clock_gettime(CLOCK_MONOTONIC, &l->t0);
 	l->fig.interval_s = o->interval_s;
+	l->fig.kernel_completed = UINT64_MAX;
 	l->fig.sort = LIVE_SORT_BYTES;
 	/* by process unless --by says otherwise (a -T tagger runs on the
 	 * trace once it is recorded) */

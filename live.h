@@ -110,6 +110,9 @@ struct live_figures {
 	 * "the trace holds all 12,000 completions the kernel counted",
 	 * per device when more than one; "" before */
 	char account[512];
+	/* until then: the completions the kernel made since the tracer
+	 * attached (UINT64_MAX: not known) and those analysed so far */
+	uint64_t kernel_completed, trace_completed;
 };
 
 struct live;

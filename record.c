@@ -370,16 +370,38 @@ static int session_init(struct record_session *s, const struct record_opts *o,
 	return 0;
 }
 
+/* What the kernel completed on the devices since the tracer attached,
+ * for a watcher: UINT64_MAX where a count is missing. */
+static uint64_t kernel_completed(const struct record_session *s)
+{
+	uint64_t n = 0;
+	struct diskstat now;
+	size_t i, c;
+
+	for (i = 0; i < s->o->n_devices; i++) {
+		const struct rec_account *a = &s->account[i];
+
+		if (!a->have_attached || diskstat_read(a->device, &now))
+			return UINT64_MAX;
+		for (c = 0; c < N_ACCT; c++)
+			if ((a->attached.known & now.known) >> c & 1)
+				n += now.ios[c] - a->attached.ios[c];
+	}
+	return n;
+}
+
 /* A tap's tick, with how far the recording got; it may end it. */
 static void tick(struct record_session *s)
 {
 	const struct record_tap *tap = s->o->tap;
 	struct record_progress p = { s->ops->tracer, s->res->events_written,
-				     s->res->events_lost };
+				     s->res->events_lost, UINT64_MAX };
 	struct recorder_stats st;
 
 	if (!tap || !tap->tick)
 		return;
+	if (s->rec)	/* at the stop the account note has the count */
+		p.kernel_completed = kernel_completed(s);
 	if (s->rec) {	/* still running; else stopped: the final count */
 		s->ops->progress(s->rec, &st);
 		p.events = st.events;

@@ -35,6 +35,9 @@ struct record_progress {
 	enum record_tracer tracer;	/* the one in use */
 	uint64_t events;		/* I/O records written so far */
 	uint64_t lost;			/* the kernel's lost events so far */
+	/* the requests the kernel completed on the traced devices since
+	 * the tracer attached (their stat files), UINT64_MAX: not known */
+	uint64_t kernel_completed;
 };
 
 /*

@@ -33,7 +33,8 @@ truncate -s 256M "$TMP/disk.img"
 DEV=$(losetup -f --show "$TMP/disk.img") || { fail "losetup"; finish; exit 1; }
 ENABLE=/sys/class/block/$(basename "$DEV")/trace/enable
 mkdir "$TMP/mnt"
-trap 'mountpoint -q "$TMP/mnt" 2>/dev/null && umount "$TMP/mnt"; losetup -d "$DEV"; lib_cleanup' EXIT
+SOCK="iowatcher-account-$$"
+trap 'tmux -L "$SOCK" kill-server 2>/dev/null; mountpoint -q "$TMP/mnt" 2>/dev/null && umount "$TMP/mnt"; losetup -d "$DEV"; lib_cleanup' EXIT
 BEFORE=$(tracing_state)
 
 TRACERS=
@@ -145,6 +146,31 @@ else
 		sh -c "grep -qF '; the trace $text' '$TMP/unseen.err' && echo '$text' | grep -q ' unseen by the BPF program$'"
 	check "unseen: blkparse prints the recorder's count in the note" \
 		sh -c "blkparse -i unseen -D '$TMP' 2>/dev/null | grep -qE 'account: .*; $5 completions unseen; missed runs: '"
+fi
+
+# 4. the live view's header: the kernel's completions since the start
+# beside the trace's analysed, as the recording goes (a tmux server of
+# this run's own)
+if ! command -v tmux > /dev/null; then
+	skip "the live header: tmux missing"
+else
+	tmux -L "$SOCK" new-session -d -x 160 -y 30 "'$IOW' -d '$DEV' -D '$TMP' -t live --live -p 'fio --name=r --filename=$DEV --rw=randread --bs=4k --iodepth=2 --ioengine=libaio --direct=1 --rate_iops=1000 --runtime=4 --time_based'; sleep 60"
+	seen=
+	for i in $(seq 1 100); do
+		tmux -L "$SOCK" capture-pane -p > "$TMP/screen" 2>/dev/null
+		seen=$(grep -oE "completions: the kernel's [0-9]+ since the start, the trace's [0-9]+ analysed" "$TMP/screen" | grep -v "kernel's 0 ")
+		[ -n "$seen" ] && break
+		sleep 0.1
+	done
+	while tmux -L "$SOCK" capture-pane -p 2>/dev/null | grep -q "iowatcher --live"; do
+		sleep 0.2
+	done
+	tmux -L "$SOCK" capture-pane -p > "$TMP/screen.end" 2>/dev/null
+	tmux -L "$SOCK" kill-server 2>/dev/null
+	check "the live header counts the kernel's completions beside the trace's (${seen:-none seen})" \
+		[ -n "$seen" ]
+	check "the live recording ends with its account" \
+		sh -c "tr -d '\\n' < '$TMP/screen.end' | grep -q 'the trace holds'"
 fi
 check "tracing state restored" state_restored
 

@@ -56,7 +56,7 @@ static int by_time(const void *x, const void *y)
  */
 static char *watch(const struct blk_io_trace *recs, int n, uint64_t lag_ms)
 {
-	struct record_progress prog = { RECORD_FTRACE, 0, 0 };
+	struct record_progress prog = { RECORD_FTRACE, 0, 0, UINT64_MAX };
 	struct live_opts o = { .mode = LIVE_JSON, .interval_s = 1,
 			       .trace_path = "t", .key_fd = -1 };
 	struct record_tap tap;
