@@ -79,7 +79,8 @@ struct account {
 	uint64_t missing;		/* fewer in the trace, all classes */
 	uint64_t extra;			/* more in the trace */
 	/* the missing ones, as far as each explains them, in this order */
-	uint64_t missed_runs;		/* its completion program not run */
+	uint64_t missed_runs;		/* its completion program not run
+					 * (recursion misses) */
 	uint64_t unseen;		/* the recorder never saw them */
 	uint64_t in_loss;		/* up to this many in loss windows */
 	uint64_t at_edges;		/* completed as tracing began or
