@@ -15,6 +15,7 @@
 #include "blkparse_feed.h"
 #include "histogram.h"
 #include "ioset.h"
+#include "account.h"
 #include "lossnote.h"
 #include "u64map.h"
 
@@ -1270,6 +1271,15 @@ static int completion_op(const struct io_event *ev)
 	return data_op(ev);
 }
 
+/* An empty completion; at sector 0 a write that never had data (a
+ * preflush alone), which the kernel counts as a write (account.h). */
+static void count_empty(struct device_stats *d, const struct io_event *ev)
+{
+	d->empty_completions++;
+	if (acct_class(ev->action, 0, ev->sector) == ACCT_WRITE)
+		d->dataless_writes++;
+}
+
 static int count_completion(struct analysis *a, struct device_stats *d,
 			    const struct io_event *ev, int op, int32_t tag,
 			    size_t bin)
@@ -1556,7 +1566,7 @@ static int handle_complete(struct analysis *a, struct device_stats *d,
 	}
 	if (op < 0) {
 		if (counted)
-			d->empty_completions++;
+			count_empty(d, ev);
 		return 0;
 	}
 	return handle_data_complete(a, d, slot, ev, op);
@@ -1858,6 +1868,54 @@ static int note_seen(struct analysis_private *p, const struct lossnote *n)
 	return 0;
 }
 
+static int device_wanted(const struct analysis *a, uint32_t device);
+
+/* A MESSAGE note that is an account note (account.h): the kernel's
+ * counts of its device, kept with the device's stats. */
+static int account_note(struct analysis *a, const struct io_event *ev,
+			struct iow_error *err)
+{
+	struct device_stats *d;
+	struct acctnote n;
+	const char *text;
+	size_t len, slot;
+
+	if (blk_action_code(ev->action) != BLK_TN_MESSAGE ||
+	    !device_wanted(a, ev->device))
+		return 0;
+	feed_note_text(ev, &text);
+	len = text ? ev->pdu_len - (size_t)((const unsigned char *)text -
+					    ev->pdu) : 0;
+	if (!acctnote_parse(ev->action, text, len, &n))
+		return 0;
+	d = device_get(a, ev->device, &slot);
+	if (!d)
+		return iow_fail(err, "out of memory");
+	d->account = n;
+	d->has_account = 1;
+	return 0;
+}
+
+void analysis_account_counts(const struct device_stats *d,
+			     uint64_t trace[N_ACCT])
+{
+	trace[ACCT_READ] = d->ios[OP_READ];
+	trace[ACCT_WRITE] = d->ios[OP_WRITE] + d->dataless_writes;
+	trace[ACCT_DISCARD] = d->ios[OP_DISCARD];
+	trace[ACCT_FLUSH] = d->ios[OP_FLUSH];
+}
+
+void analysis_account(const struct analysis *a, const struct device_stats *d,
+		      struct account *acc)
+{
+	uint64_t trace[N_ACCT];
+	uint64_t in_windows = a->lost_events > a->lost_unlocated ?
+			      a->lost_events - a->lost_unlocated : 0;
+
+	analysis_account_counts(d, trace);
+	account_compare(&d->account, trace, in_windows, acc);
+}
+
 /*
  * A MESSAGE note that is a loss note (lossnote.h). Its time is the
  * window's start; with the start unknown (T0 0), its end, the window
@@ -1936,7 +1994,7 @@ static int add_io_in_loss(struct analysis *a, const struct io_event *ev,
 	case BLK_TA_COMPLETE:
 		op = completion_op(ev);
 		if (op < 0) {
-			d->empty_completions++;
+			count_empty(d, ev);
 			break;
 		}
 		if (count_completion(a, d, ev, op, ev->tag,
@@ -2229,6 +2287,8 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 
 	if (blk_is_note(ev->action)) {
 		a->n_notes++;
+		if (account_note(a, ev, err) < 0)
+			return -1;
 		/* a CPU's loss is every device's: no --device filter */
 		return loss_note(a, ev, err);
 	}

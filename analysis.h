@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "account.h"
 #include "error.h"
 #include "event.h"
 #include "histogram.h"
@@ -215,6 +216,8 @@ struct device_stats {
 	uint32_t device;
 	uint64_t ios[N_OPS], bytes[N_OPS];	/* completions by class */
 	uint64_t empty_completions;	/* 0-byte, not flush: not I/Os */
+	uint64_t dataless_writes;	/* of those, writes without data
+					 * (sector 0: a preflush alone) */
 	uint64_t queued[N_DIRS], issued[N_DIRS], merges[N_DIRS];
 	/* Data bios (read, write, discard); Q2C and Q2D over the same
 	 * bios, D2C also once per request queued before the trace. */
@@ -227,6 +230,9 @@ struct device_stats {
 	/* requests taken as those whose completions the kernel made unseen
 	 * (the longest in flight at the end), out of the depth */
 	uint64_t unseen_completions;
+	/* the kernel's counts over the recording, as its note says */
+	struct acctnote account;
+	int has_account;
 	double *depth_bins;	/* this device's depth area per bin */
 	uint32_t *seek_bins;	/* and its seeks */
 	int has_io;		/* saw Q, D or C (not only remaps) */
@@ -438,5 +444,17 @@ double analysis_map_col_start_s(const struct analysis *a, size_t col);
 /* Offset range of row r of device d's map, in bytes. */
 void analysis_map_row_bytes(const struct analysis *a, size_t d, unsigned row,
 			    uint64_t *lo, uint64_t *hi);
+
+/*
+ * The device's completeness account (account.h): the kernel's counts its
+ * note gave (d->has_account) against the trace's completions, the loss
+ * windows' events among what may explain a difference.
+ */
+void analysis_account(const struct analysis *a, const struct device_stats *d,
+		      struct account *acc);
+/* The trace's completions by the kernel's classes: its reads, writes
+ * (and writes without data), discards and flushes. */
+void analysis_account_counts(const struct device_stats *d,
+			     uint64_t trace[N_ACCT]);
 
 #endif

@@ -715,6 +715,7 @@ struct ftrace_rec {
 	size_t pages_per_pump;
 	uint64_t complete_ns;		/* recorder_stats' */
 	struct ftrace_conv *conv;
+	struct rec_account *account;	/* n_devs of them, or NULL */
 };
 
 /* Reads file into old; writes want if it differs, noting it changed. */
@@ -847,6 +848,7 @@ static int devices_on(struct ftrace_rec *r, struct iow_error *err)
 	char path[PATH_MAX];
 	size_t i;
 
+	rec_account_begin(r->account, r->n_devs);
 	for (i = 0; i < r->n_devs; i++) {
 		snprintf(path, sizeof(path), "%s/enable", r->devs[i].trace_dir);
 		if (tracefs_write(path, "1", NULL))
@@ -855,6 +857,7 @@ static int devices_on(struct ftrace_rec *r, struct iow_error *err)
 					strerror(errno));
 		r->devs[i].enabled_by_us = 1;
 	}
+	rec_account_attached(r->account, r->n_devs);
 	return 0;
 }
 
@@ -1265,6 +1268,7 @@ struct ftrace_rec *ftrace_rec_start(const struct tracefs *t,
 				    size_t n_devs, const char *dir,
 				    const char *name, size_t buffer_kb,
 				    const struct ftrace_causes *causes,
+				    struct rec_account *account,
 				    struct iow_error *err)
 {
 	struct ftrace_rec *r = calloc(1, sizeof(*r));
@@ -1277,6 +1281,7 @@ struct ftrace_rec *ftrace_rec_start(const struct tracefs *t,
 	r->tfs = t;
 	r->devs = devs;
 	r->n_devs = n_devs;
+	r->account = account;
 	r->owner.fd = -1;
 	r->causes = causes != NULL;
 	if (causes)
@@ -1327,12 +1332,18 @@ int ftrace_rec_pump(struct ftrace_rec *r, int timeout_ms,
 int ftrace_rec_stop(struct ftrace_rec *r, struct ftrace_conv_stats *st,
 		    struct iow_error *err)
 {
-	int rc = devices_off(r, err), more = 1, rounds;
+	int rc, more = 1, rounds;
 
+	rec_account_detaching(r->account, r->n_devs);
+	rc = devices_off(r, err);
+	rec_account_end(r->account, r->n_devs);
 	/* nothing new comes in now: read to the end, late completions too */
 	for (rounds = 0; more > 0 && rounds < DRAIN_ROUNDS; rounds++)
 		more = read_pages(r, rc ? NULL : err);
 	if (more < 0)
+		rc = -1;
+	if (!rc && rec_account_write(r->account, r->n_devs, r->conv->out,
+				     NULL, err))
 		rc = -1;
 	if (ftrace_conv_close(r->conv, st, rc ? NULL : err))
 		rc = -1;
@@ -1354,7 +1365,8 @@ static void *ftrace_start(const struct recorder_env *env,
 						env->n_devs, env->dir,
 						env->name, env->buffer_kb,
 						(env->causes & RECORD_CAUSES) ?
-						&causes : NULL, err);
+						&causes : NULL, env->account,
+						err);
 
 	if (r && env->tap)
 		ftrace_conv_set_tap(r->conv, env->tap->record, env->tap->ctx);

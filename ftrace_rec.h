@@ -146,12 +146,17 @@ struct ftrace_causes {
 	struct cause_reader *mirror;
 };
 
-/* causes: NULL keeps none (blk_cgroup off) */
+struct rec_account;
+
+/* causes: NULL keeps none (blk_cgroup off); account: n_devs of them,
+ * the kernel's counts read as the devices' tracing goes on and off and
+ * their notes written at the stop (rec_account.h), or NULL */
 struct ftrace_rec *ftrace_rec_start(const struct tracefs *t,
 				    struct record_device *devs,
 				    size_t n_devs, const char *dir,
 				    const char *name, size_t buffer_kb,
 				    const struct ftrace_causes *causes,
+				    struct rec_account *account,
 				    struct iow_error *err);
 /* The converter, to tap it or ask how far it got. */
 struct ftrace_conv *ftrace_rec_conv(struct ftrace_rec *r);

@@ -605,14 +605,49 @@ static void devices_phrase(const struct options *o, char *buf, size_t size)
 }
 
 /*
+ * "the trace holds all 12,000 completions the kernel counted", per
+ * device with more than one: the recording's account (account.h).
+ */
+static void accounts_phrase(const struct options *o,
+			    const struct record_result *res, char *buf,
+			    size_t size)
+{
+	uint64_t in_windows = res->events_lost - res->lost_unlocated;
+	char sentence[512];
+	struct account acc;
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	if (res->events_lost < res->lost_unlocated)
+		in_windows = 0;
+	for (i = 0; i < res->n_account && len < size; i++) {
+		const struct record_account *r = &res->account[i];
+
+		if (!r->counted)
+			continue;
+		account_compare(&r->note, r->trace, in_windows, &acc);
+		account_sentence(&acc, sentence, sizeof(sentence));
+		if (res->n_account == 1)
+			len += (size_t)snprintf(buf + len, size - len,
+						"; the trace %s", sentence);
+		else
+			len += (size_t)snprintf(buf + len, size - len,
+						"%s %s: %s", len ? "," : ";",
+						o->devices[i], sentence);
+	}
+}
+
+/*
  * The end of a recording in one line: what (events, devices, tracer and
  * why not the ones before it), where (the files, the buffer, the CPU it
- * took) and what was lost, or that nothing was.
+ * took), what was lost, or that nothing was, and the account of the
+ * completions the kernel counted.
  */
 static void print_recorded(const struct options *o,
 			   const struct record_result *res, const char *path)
 {
 	char devices[256], files[64], buffer[48] = "", lost[160];
+	char accounts[2048];
 
 	if (res->mpstat_missing)
 		fprintf(stderr, "iowatcher: no mpstat on PATH (Debian's "
@@ -649,13 +684,15 @@ static void print_recorded(const struct options *o,
 			 res->events_lost == 1 ? "" : "s",
 			 (unsigned long long)res->loss_windows,
 			 res->loss_windows == 1 ? "" : "s");
+	accounts_phrase(o, res, accounts, sizeof(accounts));
 	fprintf(stderr, "iowatcher: recorded %llu events of %s with %s%s%s%s "
-		"in %s%s (%s%.2f s of CPU); %s\n",
+		"in %s%s (%s%.2f s of CPU); %s%s\n",
 		(unsigned long long)res->events_written, devices,
 		record_tracer_name(res->used),
 		res->fallback_reason[0] ? " (not " : "",
 		res->fallback_reason, res->fallback_reason[0] ? ")" : "",
-		path, files, buffer, res->cpu_user_s + res->cpu_sys_s, lost);
+		path, files, buffer, res->cpu_user_s + res->cpu_sys_s, lost,
+		accounts);
 }
 
 /* What to keep of each I/O's cause (enum record_causes). */

@@ -470,6 +470,43 @@ static void close_procs(struct live *l)
 static void print_text(struct live *l);
 static void print_json(struct live *l);
 
+/* The completions analysed, and the account notes' sentences
+ * (account.h) once they have come. */
+static void account_line(struct live *l)
+{
+	struct live_figures *f = &l->fig;
+	size_t i, c, len = 0, n = 0;
+	uint64_t trace[N_ACCT];
+	struct account acc;
+	char text[384];
+
+	f->trace_completed = 0;
+	for (i = 0; i < l->a.n_devices; i++) {
+		n += l->a.devices[i].has_account;
+		analysis_account_counts(&l->a.devices[i], trace);
+		for (c = 0; c < N_ACCT; c++)
+			f->trace_completed += trace[c];
+	}
+	f->account[0] = '\0';
+	for (i = 0; i < l->a.n_devices && len < sizeof(f->account); i++) {
+		const struct device_stats *d = &l->a.devices[i];
+
+		if (!d->has_account)
+			continue;
+		analysis_account(&l->a, d, &acc);
+		account_sentence(&acc, text, sizeof(text));
+		if (n == 1)
+			len += (size_t)snprintf(f->account, sizeof(f->account),
+						"the trace %s", text);
+		else
+			len += (size_t)snprintf(f->account + len,
+						sizeof(f->account) - len,
+						"%s%u,%u: %s", len ? "; " : "",
+						blk_dev_major(d->device),
+						blk_dev_minor(d->device), text);
+	}
+}
+
 /* Interval k ends at end (its full width, or the trace's last event). */
 static int close_interval(struct live *l, uint64_t end)
 {
@@ -485,6 +522,7 @@ static int close_interval(struct live *l, uint64_t end)
 	f->late_in_interval = l->late_open;
 	l->late_open = 0;
 	f->lossy_s = (double)lossy_ns / 1e9;
+	account_line(l);
 	for (i = 0; i < f->n_devs; i++)
 		close_device(l, i, start, end);
 	close_procs(l);
@@ -740,6 +778,8 @@ static int on_tick(void *ctx, const struct record_progress *p)
 	l->fig.tracer = record_tracer_name(p->tracer);
 	l->fig.events = p->events;
 	l->fig.lost = p->lost;
+	if (p->kernel_completed != UINT64_MAX)
+		l->fig.kernel_completed = p->kernel_completed;
 	l->tracer_known = 1;
 	l->per_cpu_files = p->tracer == RECORD_BLKTRACE;
 	if (p->complete_ns)
@@ -761,6 +801,7 @@ static int on_tick(void *ctx, const struct record_progress *p)
 	release(l, limit);
 	if (l->started && !l->failed && limit > l->genesis_ns)
 		close_before(l, limit - l->genesis_ns);
+	account_line(l);
 	return live_poll(l) || l->failed;
 }
 
@@ -826,6 +867,7 @@ int live_finish(struct live *l, struct iow_error *err)
 		close_interval(l, l->a.last_ns);
 	if (!l->failed && l->started)
 		unseen_at_end(l);
+	account_line(l);
 	live_poll(l);
 	if (l->failed) {
 		if (err)
@@ -1020,6 +1062,7 @@ struct live *live_open(const struct live_opts *o, struct iow_error *err)
 	cfg.sample_ctx = l;
 	clock_gettime(CLOCK_MONOTONIC, &l->t0);
 	l->fig.interval_s = o->interval_s;
+	l->fig.kernel_completed = UINT64_MAX;
 	l->fig.sort = LIVE_SORT_BYTES;
 	/* by process unless --by says otherwise (a -T tagger runs on the
 	 * trace once it is recorded) */

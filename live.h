@@ -109,6 +109,13 @@ struct live_figures {
 	uint64_t late, late_in_interval;
 	double elapsed_s;		/* wall clock since the start */
 	int stdin_mode;
+	/* the recording's account, once its notes came (at the stop):
+	 * "the trace holds all 12,000 completions the kernel counted",
+	 * per device when more than one; "" before */
+	char account[512];
+	/* until then: the completions the kernel made since the tracer
+	 * attached (UINT64_MAX: not known) and those analysed so far */
+	uint64_t kernel_completed, trace_completed;
 };
 
 struct live;

@@ -270,6 +270,13 @@ static void draw_header(struct live_view *v, struct frame *f,
 		     (unsigned long long)fig->late_in_interval);
 	if (fig->workload_output)
 		line(f, NULL, " workload output: %s", fig->workload_output);
+	if (fig->account[0])
+		line(f, NULL, " account: %s", fig->account);
+	else if (fig->kernel_completed != UINT64_MAX)
+		line(f, NULL, " completions: the kernel's %llu since the "
+		     "start, the trace's %llu analysed",
+		     (unsigned long long)fig->kernel_completed,
+		     (unsigned long long)fig->trace_completed);
 }
 
 static void draw_device(struct live_view *v, struct frame *f,

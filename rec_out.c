@@ -21,6 +21,12 @@ struct seq_slot {
 	uint32_t device, last;
 };
 
+/* A device's completions written, by class (account.h). */
+struct done_slot {
+	uint32_t device;
+	uint64_t n[N_ACCT];
+};
+
 struct cpu_file {
 	int fd;
 	uint64_t last_time;
@@ -37,6 +43,8 @@ struct rec_out {
 	rec_out_tap_fn tap;
 	void *tap_ctx;
 	struct rec_out_stats st;
+	struct done_slot *done;
+	size_t n_done;
 };
 
 static void cpu_path(const struct rec_out *o, unsigned cpu, char *path)
@@ -105,6 +113,41 @@ static int flush_cpu(struct rec_out *o, unsigned cpu, struct iow_error *err)
 	return 0;
 }
 
+/* Counts a completion in its device's class, for the account. */
+static void count_completion(struct rec_out *o, const struct blk_io_trace *t)
+{
+	int c = acct_class(t->action, t->bytes, t->sector);
+	struct done_slot *d;
+	size_t i;
+
+	if (blk_action_code(t->action) != BLK_TA_COMPLETE || c < 0)
+		return;
+	for (i = 0; i < o->n_done; i++)
+		if (o->done[i].device == t->device)
+			break;
+	if (i == o->n_done) {
+		d = realloc(o->done, (o->n_done + 1) * sizeof(*d));
+		if (!d)
+			return;	/* the account then says it is short */
+		o->done = d;
+		memset(&d[i], 0, sizeof(d[i]));
+		d[i].device = t->device;
+		o->n_done++;
+	}
+	o->done[i].n[c]++;
+}
+
+void rec_out_completions(const struct rec_out *o, uint32_t device,
+			 uint64_t n[N_ACCT])
+{
+	size_t i;
+
+	memset(n, 0, N_ACCT * sizeof(*n));
+	for (i = 0; i < o->n_done; i++)
+		if (o->done[i].device == device)
+			memcpy(n, o->done[i].n, N_ACCT * sizeof(*n));
+}
+
 static uint32_t next_sequence(struct cpu_file *f, uint32_t device)
 {
 	struct seq_slot *s;
@@ -135,6 +178,7 @@ int rec_out_write(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
 	} else {
 		t->sequence = next_sequence(f, t->device);
 		o->st.events++;
+		count_completion(o, t);
 	}
 	if (f->len + size > OUT_BUF_SIZE && flush_cpu(o, t->cpu, err))
 		return -1;
@@ -261,6 +305,7 @@ int rec_out_close(struct rec_out *o, struct iow_error *err)
 		free(f->buf);
 	}
 	free(o->cpus);
+	free(o->done);
 	free(o);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "account.h"
 #include "blktrace.h"
 #include "error.h"
 #include "lossnote.h"
@@ -54,6 +55,9 @@ struct rec_out_stats {
 };
 
 void rec_out_stats(const struct rec_out *o, struct rec_out_stats *st);
+/* The completions written of device, by class (account.h). */
+void rec_out_completions(const struct rec_out *o, uint32_t device,
+			 uint64_t n[N_ACCT]);
 /* The newest time written to cpu's file (0: nothing yet). */
 uint64_t rec_out_last_time(const struct rec_out *o, unsigned cpu);
 /* Writes what is buffered: the files then hold every record put. */

@@ -55,6 +55,7 @@ struct record_session {
 	int tfs_ready;
 	const struct record_ops *ops;	/* the recorder running */
 	void *rec;			/* its state */
+	struct rec_account *account;	/* per device (rec_account.h) */
 	pid_t mpstat_pid, workload_pid;
 	int signals_caught;
 	struct sigaction old_int, old_term, old_hup;
@@ -179,6 +180,7 @@ static int start_tracer(struct record_session *s, struct iow_error *err)
 		.causes = s->o->causes,
 		.tap = s->o->tap,
 		.stopping = &record_stop_signal,
+		.account = s->account,
 	};
 	struct iow_error e;
 
@@ -204,12 +206,38 @@ static int start_tracer(struct record_session *s, struct iow_error *err)
 	return iow_fail(err, "unknown tracer %d", (int)want);
 }
 
+/* Each device's account as the recorder left it (none from a recorder
+ * that reads no counts: the blktrace one, whose files blktrace writes). */
+static void take_account(struct record_session *s)
+{
+	size_t i, n = s->o->n_devices;
+	struct record_result *res = s->res;
+
+	if (n > RECORD_ACCOUNT_MAX)
+		n = RECORD_ACCOUNT_MAX;
+	for (i = 0; i < n; i++) {
+		struct rec_account *a = &s->account[i];
+		struct record_account *r = &res->account[i];
+
+		if (!a->noted)
+			rec_account_settle(a);
+		r->device = a->device;
+		r->counted = a->have_start && a->have_attached && a->have_end;
+		r->noted = a->noted;
+		r->note = a->note;
+		memcpy(r->trace, a->trace, sizeof(r->trace));
+	}
+	res->n_account = n;
+}
+
 static int stop_tracer(struct record_session *s, struct iow_error *err)
 {
 	struct recorder_stats st;
 	int rc = s->ops->stop(s->rec, &st, err);
 
 	s->rec = NULL;
+	take_account(s);
+	s->res->lost_unlocated = st.lost_unlocated;
 	s->res->events_written = st.events;
 	s->res->events_lost = st.lost;
 	s->res->loss_windows = st.loss_windows;
@@ -331,11 +359,13 @@ static int session_init(struct record_session *s, const struct record_opts *o,
 	s->dir = o->dir ? o->dir : ".";
 	s->name = o->name ? o->name : default_name(o->devices[0]);
 	s->devs = calloc(o->n_devices, sizeof(*s->devs));
-	if (!s->devs)
+	s->account = calloc(o->n_devices, sizeof(*s->account));
+	if (!s->devs || !s->account)
 		return iow_fail(err, "out of memory");
 	for (i = 0; i < o->n_devices; i++) {
 		if (record_device_resolve(&s->devs[i], o->devices[i], err))
 			return -1;
+		s->account[i].device = s->devs[i].dev;
 	}
 	return 0;
 }
@@ -350,17 +380,40 @@ uint64_t recorder_complete_before(void)
 	return now - RECORD_COMMIT_SLACK_MS * 1000000ull;
 }
 
+/* What the kernel completed on the devices since the tracer attached,
+ * for a watcher: UINT64_MAX where a count is missing. */
+static uint64_t kernel_completed(const struct record_session *s)
+{
+	uint64_t n = 0;
+	struct diskstat now;
+	size_t i, c;
+
+	for (i = 0; i < s->o->n_devices; i++) {
+		const struct rec_account *a = &s->account[i];
+
+		if (!a->have_attached || diskstat_read(a->device, &now))
+			return UINT64_MAX;
+		for (c = 0; c < N_ACCT; c++)
+			if ((a->attached.known & now.known) >> c & 1)
+				n += now.ios[c] - a->attached.ios[c];
+	}
+	return n;
+}
+
 /* A tap's tick, with how far the recording got; it may end it. */
 static void tick(struct record_session *s)
 {
 	const struct record_tap *tap = s->o->tap;
 	struct record_progress p = { .tracer = s->ops->tracer,
 				     .events = s->res->events_written,
-				     .lost = s->res->events_lost };
+				     .lost = s->res->events_lost,
+				     .kernel_completed = UINT64_MAX };
 	struct recorder_stats st;
 
 	if (!tap || !tap->tick)
 		return;
+	if (s->rec)	/* at the stop the account note has the count */
+		p.kernel_completed = kernel_completed(s);
 	if (s->rec) {	/* still running; else stopped: the final count */
 		s->ops->progress(s->rec, &st);
 		p.events = st.events;
@@ -518,5 +571,6 @@ out:
 	if (s.tfs_ready)
 		tracefs_release(&s.tfs);
 	free(s.devs);
+	free(s.account);
 	return rc;
 }

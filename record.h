@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "account.h"
 #include "blktrace.h"
 #include "error.h"
 
@@ -37,6 +38,9 @@ struct record_progress {
 	/* every record older than this (the tracer's clock, CLOCK_MONOTONIC)
 	 * has been handed to record(): 0 when the tracer cannot tell */
 	uint64_t complete_ns;
+	/* the requests the kernel completed on the traced devices since
+	 * the tracer attached (their stat files), UINT64_MAX: not known */
+	uint64_t kernel_completed;
 };
 
 /*
@@ -76,6 +80,18 @@ struct record_opts {
 	const char *workload_output;
 };
 
+/* The most devices a recording accounts for (the BPF recorder's). */
+#define RECORD_ACCOUNT_MAX	16
+
+/* A traced device's completeness account (account.h). */
+struct record_account {
+	uint32_t device;
+	int counted;		/* the kernel's counts were read */
+	int noted;		/* and its note is in the trace */
+	struct acctnote note;	/* the kernel's side */
+	uint64_t trace[N_ACCT];	/* the completions written */
+};
+
 struct record_result {
 	enum record_tracer used;	/* the one that recorded */
 	int workload_status;		/* raw wait status; 0 without one */
@@ -97,6 +113,12 @@ struct record_result {
 					 * unknown pid), or 0 */
 	/* why the tracers before it were not used (RECORD_AUTO), or "" */
 	char fallback_reason[512];
+	/* per device, in the order of record_opts' devices */
+	struct record_account account[RECORD_ACCOUNT_MAX];
+	size_t n_account;
+	uint64_t lost_unlocated;	/* of events_lost, in no window (the
+					 * BPF recorder's unseen completions
+					 * and missed runs) */
 };
 
 /*

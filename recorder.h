@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "ftrace_rec.h"
+#include "rec_account.h"
 #include "record.h"
 
 /* What the session hands a recorder to start. */
@@ -27,6 +28,10 @@ struct recorder_env {
 	const struct record_tap *tap;	/* or NULL */
 	/* set once a stop signal came (children see it too) */
 	const volatile sig_atomic_t *stopping;
+	/* n_devs of them, devices set: the kernel's counts, read around
+	 * the tracer's attach and detach (rec_account.h), and the note
+	 * written; a recorder that reads none has no account */
+	struct rec_account *account;
 };
 
 /* How far a recording got; at the stop, what it came to. */
@@ -40,6 +45,7 @@ struct recorder_stats {
 	unsigned n_files;	/* NAME.blktrace.0 to n_files - 1 */
 	unsigned causes;	/* what it kept beside (record_causes) */
 	uint64_t complete_ns;	/* as record_progress's; 0: not known */
+	uint64_t lost_unlocated;	/* of lost, in no window */
 };
 
 struct record_ops {

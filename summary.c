@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "account.h"
 #include "blktrace.h"
 #include "cause.h"
 #include "causesum.h"
@@ -97,6 +98,92 @@ static void json_log2_histogram(FILE *out, const struct latency_summary *l,
 	fputc(']', out);
 }
 
+/* ---- the recording's account (account.h) ---- */
+
+static void json_class_counts(FILE *out, const uint64_t n[N_ACCT],
+			      unsigned known)
+{
+	static const char *const names[N_ACCT] = { "reads", "writes",
+						   "discards", "flushes" };
+	size_t c;
+
+	fputc('{', out);
+	for (c = 0; c < N_ACCT; c++) {
+		fprintf(out, "%s\"%s\": ", c ? ", " : "", names[c]);
+		if (known >> c & 1)
+			fprintf(out, "%llu", (unsigned long long)n[c]);
+		else
+			fputs("null", out);
+	}
+	fputc('}', out);
+}
+
+/*
+ * "diskstats": the kernel's completions over the recording (null: a
+ * class it does not count apart), and "account": the trace's by the
+ * same classes, the difference and where it went; only for a recording
+ * whose note has them.
+ */
+static void json_account(FILE *out, const struct analysis *a,
+			 const struct device_stats *d)
+{
+	const struct acctnote *n = &d->account;
+	uint64_t trace[N_ACCT];
+	struct account acc;
+	char text[512];
+	size_t i;
+
+	if (!d->has_account)
+		return;
+	analysis_account(a, d, &acc);
+	analysis_account_counts(d, trace);
+	account_sentence(&acc, text, sizeof(text));
+	fputs(", \"diskstats\": ", out);
+	json_class_counts(out, n->kernel, n->kernel_known);
+	fputs(", \"account\": {\"trace\": ", out);
+	json_class_counts(out, trace, (1u << N_ACCT) - 1);
+	fprintf(out, ", \"kernel_total\": %llu, \"trace_total\": %llu, "
+		"\"missing\": %llu, \"extra\": %llu, \"unseen\": %llu, "
+		"\"missed_completion_runs\": %llu, \"in_loss_windows\": %llu, "
+		"\"at_tracing_edges\": %llu, \"unexplained\": %llu, "
+		"\"in_flight\": {\"start\": %llu, \"end\": %llu}, "
+		"\"completed_at_tracing_edges\": %llu, "
+		"\"recursion_misses\": {",
+		(unsigned long long)acc.kernel_total,
+		(unsigned long long)acc.trace_total,
+		(unsigned long long)acc.missing, (unsigned long long)acc.extra,
+		(unsigned long long)acc.unseen,
+		(unsigned long long)acc.missed_runs,
+		(unsigned long long)acc.in_loss,
+		(unsigned long long)acc.at_edges,
+		(unsigned long long)acc.unexplained,
+		(unsigned long long)n->inflight_start,
+		(unsigned long long)n->inflight_end,
+		(unsigned long long)n->at_edges);
+	for (i = 0; i < n->n_missed; i++) {
+		fprintf(out, "%s", i ? ", " : "");
+		utf8_json_string(out, n->missed[i].prog);
+		fprintf(out, ": %llu", (unsigned long long)n->missed[i].runs);
+	}
+	fputs("}, \"text\": ", out);
+	utf8_json_string(out, text);
+	fputc('}', out);
+}
+
+/* The account under the device's figures, in its sentence. */
+static void text_account(FILE *out, const struct analysis *a,
+			 const struct device_stats *d)
+{
+	struct account acc;
+	char text[512];
+
+	if (!d->has_account)
+		return;
+	analysis_account(a, d, &acc);
+	account_sentence(&acc, text, sizeof(text));
+	fprintf(out, "  the trace %s\n", text);
+}
+
 static void json_device(FILE *out, const struct analysis *a,
 			const struct device_stats *d)
 {
@@ -144,11 +231,13 @@ static void json_device(FILE *out, const struct analysis *a,
 		json_log2_histogram(out, &d->flush_d2c, OP_FLUSH);
 	}
 	fprintf(out, "}, \"queue_depth_mean\": %.4f, \"seeks\": %llu, "
-		"\"lost_in_flight\": %llu, \"unseen_completions\": %llu}",
+		"\"lost_in_flight\": %llu, \"unseen_completions\": %llu",
 		clean > 0 ? d->depth_area_ns / 1e9 / clean : 0,
 		(unsigned long long)d->seeks,
 		(unsigned long long)d->lost_in_flight,
 		(unsigned long long)d->unseen_completions);
+	json_account(out, a, d);
+	fputc('}', out);
 }
 
 /*
@@ -624,6 +713,7 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 					d->depth_area_ns / 1e9 /
 						analysis_clean_s(a) : 0,
 				(unsigned long long)d->seeks);
+			text_account(out, a, d);
 		}
 		text_tags(out, a, top_tags, traces[i].tags_source);
 		text_files(out, &traces[i], top_tags);

@@ -66,7 +66,8 @@ int main(int argc, char **argv)
 {
 	struct live_opts o = { .mode = LIVE_TEXT, .interval_s = 1,
 			       .trace_path = "replay", .key_fd = -1 };
-	struct record_progress prog = { .tracer = RECORD_FTRACE };
+	struct record_progress prog = { .tracer = RECORD_FTRACE,
+					.kernel_completed = UINT64_MAX };
 	struct cpu_file files[256];
 	struct record_tap tap;
 	struct iow_error err;

@@ -58,7 +58,8 @@ static int by_time(const void *x, const void *y)
 static char *watch_told(const struct blk_io_trace *recs, int n,
 			uint64_t lag_ms, int tells, enum live_mode mode)
 {
-	struct record_progress prog = { .tracer = RECORD_FTRACE };
+	struct record_progress prog = { .tracer = RECORD_FTRACE,
+					.kernel_completed = UINT64_MAX };
 	struct live_opts o = { .mode = mode, .interval_s = 1,
 			       .trace_path = "t", .key_fd = -1 };
 	struct record_tap tap;
