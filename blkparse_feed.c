@@ -47,7 +47,7 @@ struct stream {
 	/* a per-CPU file: its CPU, and its last whole record's time (as
 	 * recorded), known before reading (feed_ends.h) */
 	unsigned cpu;
-	uint64_t file_end_ns;
+	struct file_end file_end;
 	/* it ends inside a record, at this offset (byte_word's) */
 	int ends_in_record;
 	uint64_t ends_at_offset;
@@ -66,9 +66,10 @@ struct feed {
 	uint64_t genesis_ns;
 	uint64_t n_events;
 	char warning[IOW_ERROR_LEN];
-	/* where the set's files end, the latest (as recorded) */
+	/* where the set's files end, the latest (as recorded), and whether
+	 * a recorder marked their ends (a file without the mark is cut) */
 	uint64_t set_end_ns;
-	int set_end_known;
+	int set_end_known, set_end_marked;
 	/* files that ended early, and the note of the last (handed out
 	 * as an event: its text stays until the next batch) */
 	struct feed_cut *cuts;
@@ -469,6 +470,16 @@ static unsigned cpu_of_path(const char *path)
 					10) : 0;
 }
 
+/*
+ * Whether s was cut short: it ends inside a record, or its compressed
+ * data ends early, or its recorder marked the others' ends and not its.
+ */
+static int cut_short(const struct feed *f, const struct stream *s)
+{
+	return s->ends_in_record || s->src.cut_short ||
+	       (f->set_end_marked && !s->file_end.end_mark);
+}
+
 /* Where each file of a per-CPU set ends, and the set's latest end. */
 static void find_set_end(struct feed *f)
 {
@@ -482,31 +493,36 @@ static void find_set_end(struct feed *f)
 					     s->header_size };
 
 		s->cpu = cpu_of_path(s->path);
-		s->lost_whole = s->no_record &&
-				(s->ends_in_record || s->src.cut_short);
 		if (!s->detected ||
-		    !feed_file_last_time(s->path, s->src.ops->name != NULL,
-					 &fmt, &s->file_end_ns))
+		    !feed_file_end(s->path, s->src.ops->name != NULL, &fmt,
+				   &s->file_end))
 			continue;
-		if (!f->set_end_known || s->file_end_ns > f->set_end_ns)
-			f->set_end_ns = s->file_end_ns;
+		if (!f->set_end_known || s->file_end.last_ns > f->set_end_ns)
+			f->set_end_ns = s->file_end.last_ns;
 		f->set_end_known = 1;
+		f->set_end_marked |= s->file_end.end_mark;
+	}
+	for (i = 0; i < f->n_streams; i++) {
+		struct stream *s = &f->streams[i];
+
+		s->lost_whole = s->no_record && cut_short(f, s);
 	}
 }
 
 /*
- * Whether s, whose last record was at s->cur_time, ends early: cut (in
- * a record, or its compressed data short) while the others go on. A
- * file that ends at a record's end is taken as whole: a CPU's file may
- * end seconds before the others with nothing lost (a job that finished,
- * an idle CPU: four of the samples' sets do), and recorders write whole
- * records, so a copy cut short or a disk that filled ends in one.
+ * Whether s, whose last record was at s->cur_time, ends early: cut short
+ * while the others go on. Without the recorders' end marks (blktrace's
+ * files), a file that ends at a record's end is taken as whole: a CPU's
+ * file may end seconds before the others with nothing lost (a job that
+ * finished, an idle CPU: four of the samples' sets do), and recorders
+ * write whole records, so a copy cut short or a disk that filled most
+ * likely ends inside one.
  */
 static int ends_early(const struct feed *f, const struct stream *s)
 {
 	uint64_t start = f->genesis_ns, slack = CUT_SLACK_NS;
 
-	if (!(s->ends_in_record || s->src.cut_short) ||
+	if (!cut_short(f, s) ||
 	    !f->set_end_known || f->heap_len == 0 || !f->started ||
 	    f->set_end_ns <= s->cur_time)
 		return 0;
@@ -543,6 +559,7 @@ static int note_cut(struct feed *f, struct stream *s, uint64_t t0_ns,
 		.compression = s->src.ops->name,
 		.bytes_read = s->src.out_offset,
 		.no_record = s->no_record,
+		.no_end_mark = !s->ends_in_record && !s->src.cut_short,
 	};
 	/* this file's "truncated last record" or "cut short" is said by
 	 * the cut */

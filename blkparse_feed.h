@@ -76,6 +76,7 @@ struct feed_cut {
 	const char *compression;	/* "zstd" */
 	uint64_t bytes_read;	/* of its data (decompressed) */
 	int no_record;		/* not one whole record: all lost */
+	int no_end_mark;	/* ends at a record's end, unmarked */
 };
 
 /* The files that ended early so far, in the order they did. */

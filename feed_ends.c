@@ -12,6 +12,7 @@
 #include "blktrace.h"
 #include "bytesrc.h"
 #include "feed_ends.h"
+#include "lossnote.h"
 
 /* A tail holds several records of the largest payload (64 KiB). */
 #define TAIL_LEN	(256 * 1024)
@@ -47,6 +48,20 @@ static int magic_at(const unsigned char *p, const struct record_format *f)
 	return load_u32(p, f->swap) == (BLK_IO_TRACE_MAGIC | (uint32_t)f->version);
 }
 
+/* The record at p (whole) as a file's end: its time, and whether it is
+ * an end mark. */
+static void end_at(const unsigned char *p, const struct record_format *f,
+		   struct file_end *end)
+{
+	int v7 = f->version == BLK_IO_TRACE_VERSION7;
+
+	end->last_ns = load_u64(p + 8, f->swap);
+	end->end_mark = lossnote_is_end_mark(load_u32(p + (v7 ? 28 : 32),
+						      f->swap),
+					     p + f->header_size,
+					     pdu_len_at(p, f));
+}
+
 /* From at, records to the end (a partial one last allowed): the last
  * whole one's offset into *last; 0 when the chain breaks or is empty. */
 static int chains_to_end(const unsigned char *buf, size_t len, size_t at,
@@ -69,22 +84,22 @@ static int chains_to_end(const unsigned char *buf, size_t len, size_t at,
 	return found;
 }
 
-int feed_chain_last_time(const unsigned char *buf, size_t len,
-			 const struct record_format *fmt, uint64_t *last_ns)
+int feed_chain_end(const unsigned char *buf, size_t len,
+		   const struct record_format *fmt, struct file_end *end)
 {
 	size_t at, last;
 
 	for (at = 0; at + fmt->header_size <= len; at++)
 		if (magic_at(buf + at, fmt) &&
 		    chains_to_end(buf, len, at, fmt, &last)) {
-			*last_ns = load_u64(buf + last + 8, fmt->swap);
+			end_at(buf + last, fmt, end);
 			return 1;
 		}
 	return 0;
 }
 
-static int plain_last_time(const char *path, const struct record_format *fmt,
-			   uint64_t *last_ns)
+static int plain_end(const char *path, const struct record_format *fmt,
+		     struct file_end *end)
 {
 	unsigned char *buf;
 	ssize_t got = -1;
@@ -100,7 +115,7 @@ static int plain_last_time(const char *path, const struct record_format *fmt,
 		got = pread(fd, buf, TAIL_LEN,
 			    size > TAIL_LEN ? size - TAIL_LEN : 0);
 	if (got > 0)
-		found = feed_chain_last_time(buf, (size_t)got, fmt, last_ns);
+		found = feed_chain_end(buf, (size_t)got, fmt, end);
 	free(buf);
 	close(fd);
 	return found;
@@ -108,13 +123,13 @@ static int plain_last_time(const char *path, const struct record_format *fmt,
 
 /* Through the decompressed data, record by record, to its end (or to
  * where it is cut short or damaged: the last record before counts). */
-static int walk_last_time(const char *path, const struct record_format *fmt,
-			  uint64_t *last_ns)
+static int walk_end(const char *path, const struct record_format *fmt,
+		    struct file_end *end)
 {
 	struct byte_source src;
 	struct iow_error err;
 	unsigned char *buf = bigmem_calloc(WALK_BUF_LEN);
-	size_t start = 0, end = 0;
+	size_t start = 0, have = 0;
 	int found = 0;
 
 	if (!buf)
@@ -124,27 +139,27 @@ static int walk_last_time(const char *path, const struct record_format *fmt,
 	for (;;) {
 		ssize_t got;
 
-		while (end - start >= fmt->header_size &&
+		while (have - start >= fmt->header_size &&
 		       magic_at(buf + start, fmt)) {
 			size_t rec_len = fmt->header_size +
 					 pdu_len_at(buf + start, fmt);
 
-			if (rec_len > end - start)
+			if (rec_len > have - start)
 				break;
-			*last_ns = load_u64(buf + start + 8, fmt->swap);
+			end_at(buf + start, fmt, end);
 			found = 1;
 			start += rec_len;
 		}
-		if (end - start >= fmt->header_size &&
+		if (have - start >= fmt->header_size &&
 		    !magic_at(buf + start, fmt))
 			break;	/* damaged: the reader will say where */
-		memmove(buf, buf + start, end - start);
-		end -= start;
+		memmove(buf, buf + start, have - start);
+		have -= start;
 		start = 0;
-		got = bytesrc_read(&src, buf + end, WALK_BUF_LEN - end, &err);
+		got = bytesrc_read(&src, buf + have, WALK_BUF_LEN - have, &err);
 		if (got <= 0)
 			break;
-		end += (size_t)got;
+		have += (size_t)got;
 	}
 out:
 	bytesrc_close(&src);
@@ -152,10 +167,10 @@ out:
 	return found;
 }
 
-int feed_file_last_time(const char *path, int compressed,
-			const struct record_format *fmt, uint64_t *last_ns)
+int feed_file_end(const char *path, int compressed,
+		  const struct record_format *fmt, struct file_end *end)
 {
 	if (compressed)
-		return walk_last_time(path, fmt, last_ns);
-	return plain_last_time(path, fmt, last_ns);
+		return walk_end(path, fmt, end);
+	return plain_end(path, fmt, end);
 }

@@ -18,22 +18,27 @@ struct record_format {
 	size_t header_size;
 };
 
-/*
- * The time (as recorded, not from the trace's start) of the last whole
- * record of path into *last_ns; 1 when found, 0 when the file holds no
- * whole record or cannot be read (nothing is then known of its end).
- * compressed: read it through its decompressor (bytesrc.h).
- */
-int feed_file_last_time(const char *path, int compressed,
-			const struct record_format *fmt, uint64_t *last_ns);
+/* A file's last whole record. */
+struct file_end {
+	uint64_t last_ns;	/* its time, as recorded */
+	int end_mark;		/* it is a recorder's end mark (lossnote.h) */
+};
 
 /*
- * The time of the last whole record in buf[0, len): the records are
- * found by the first offset from which they follow one another to the
- * buffer's end (a partial record there allowed). 1 when found, 0 if no
- * offset does. For a tail read from the middle of a file.
+ * The last whole record of path into *end; 1 when found, 0 when the file
+ * holds no whole record or cannot be read (nothing is then known of its
+ * end). compressed: read it through its decompressor (bytesrc.h).
  */
-int feed_chain_last_time(const unsigned char *buf, size_t len,
-			 const struct record_format *fmt, uint64_t *last_ns);
+int feed_file_end(const char *path, int compressed,
+		  const struct record_format *fmt, struct file_end *end);
+
+/*
+ * The last whole record in buf[0, len): the records are found by the
+ * first offset from which they follow one another to the buffer's end (a
+ * partial record there allowed). 1 when found, 0 if no offset does. For
+ * a tail read from the middle of a file.
+ */
+int feed_chain_end(const unsigned char *buf, size_t len,
+		   const struct record_format *fmt, struct file_end *end);
 
 #endif

@@ -3104,7 +3104,7 @@ static void page_title(const struct options *o,
 			 cut, (unsigned long long)lost);
 	else if (cut[0])
 		snprintf(buf + used, len - used,
-			 " (%s: shaded from there, no latency or depth there)",
+			 " (%s: shaded from there on, no latency or depth)",
 			 cut);
 	else if (lost && unlocated == lost)
 		snprintf(buf + used, len - used,

@@ -266,7 +266,7 @@ static void warn_cut_files(const struct feed *f)
 
 	for (i = 0; i < n; i++) {
 		const struct feed_cut *c = &cuts[i];
-		char how[96];
+		char how[160];
 
 		if (c->compressed_cut && !c->bytes_read)
 			snprintf(how, sizeof(how),
@@ -276,6 +276,10 @@ static void warn_cut_files(const struct feed *f)
 			snprintf(how, sizeof(how),
 				 "its %s data cut short after decompressed byte %llu",
 				 c->compression, (unsigned long long)c->bytes_read);
+		else if (c->no_end_mark)
+			snprintf(how, sizeof(how),
+				 "cut at a record's end, byte %llu: the others have their recorder's end mark, it has not",
+				 (unsigned long long)c->bytes_read);
 		else
 			snprintf(how, sizeof(how), "cut inside a record at byte %llu",
 				 (unsigned long long)c->offset);

@@ -83,6 +83,31 @@ static int read_word(const char **p, const char *end, const char *word)
 	return 0;
 }
 
+static const char end_mark_lead[] = "end of cpu ";
+
+uint16_t lossnote_format_end_mark(uint32_t cpu, uint64_t t_ns, char *text)
+{
+	int len = snprintf(text, LOSSNOTE_TEXT_MAX, "%s%u's file at %llu ns",
+			   end_mark_lead, cpu, (unsigned long long)t_ns);
+
+	return (uint16_t)(len + 1);
+}
+
+int lossnote_is_end_mark(uint32_t action, const void *pdu, size_t pdu_len)
+{
+	const char *p = pdu, *end;
+	uint64_t cpu, t;
+
+	if (action != LOSSNOTE_ACTION || !pdu || !pdu_len)
+		return 0;
+	end = memchr(p, '\0', pdu_len);
+	return end && read_word(&p, end, end_mark_lead) == 0 &&
+	       read_number(&p, end, &cpu) == 0 && cpu <= UINT32_MAX &&
+	       read_word(&p, end, "'s file at ") == 0 &&
+	       read_number(&p, end, &t) == 0 &&
+	       read_word(&p, end, " ns") == 0 && p == end;
+}
+
 int lossnote_parse(uint32_t action, const void *pdu, size_t pdu_len,
 		   struct lossnote *n)
 {

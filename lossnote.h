@@ -46,6 +46,19 @@ struct lossnote {
 
 #define LOSSNOTE_FILE_END	2
 
+/*
+ * The end mark: a recorder's last note in every CPU's file, at the newest
+ * time any of the files holds, says that file is whole to the end
+ * (action and header as a loss note's, at that time):
+ *
+ *   end of cpu C's file at T ns
+ *
+ * A file of a set without it, where the others have it, was cut short
+ * (even at a record's end). Not a loss note: lossnote_parse says 0.
+ */
+uint16_t lossnote_format_end_mark(uint32_t cpu, uint64_t t_ns, char *text);
+int lossnote_is_end_mark(uint32_t action, const void *pdu, size_t pdu_len);
+
 /* The note's action word (a MESSAGE note). */
 #define LOSSNOTE_ACTION	(BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_MESSAGE)
 

@@ -266,12 +266,11 @@ static long read_with_note(const char *base, struct io_event *ev, size_t max,
 	if (!f)
 		return -1;
 	while ((r = next_one(f, &e, &err)) > 0) {
-		if (e.action == LOSSNOTE_ACTION) {
-			/* its text lives until the next batch */
+		/* its text lives until the next batch */
+		if (lossnote_parse(e.action, e.pdu, e.pdu_len, n) ==
+		    LOSSNOTE_FILE_END) {
 			CHECK(*note_at < 0);
 			*note_at = count;
-			CHECK(lossnote_parse(e.action, e.pdu, e.pdu_len, n) ==
-			      LOSSNOTE_FILE_END);
 		}
 		if ((size_t)count < max)
 			ev[count] = e;
@@ -368,6 +367,47 @@ static void test_cpu_file_ending_at_a_record_end_is_whole(void)
 	write_two_cpus(path_in("whole"));
 	CHECK_EQ_INT(read_with_note(path_in("whole"), ev, 128, warning,
 				    &note_at, &n), 10 + 99);
+	CHECK_EQ_INT(note_at, -1);
+}
+
+/* The recorders' end mark appended to path, at time t. */
+static void append_end_mark(const char *path, unsigned cpu, uint64_t t)
+{
+	char text[LOSSNOTE_TEXT_MAX];
+	struct rec r = { .t = t, .action = LOSSNOTE_ACTION, .cpu = cpu,
+			 .dev = DEV(8, 0), .pdu = text };
+	FILE *f = fopen(path, "ab");
+
+	r.pdu_len = lossnote_format_end_mark(cpu, t, text);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	tb_write(f, 7, 0, 0, &r);
+	fclose(f);
+}
+
+static void test_marked_set_file_cut_at_a_record_end_is_a_loss(void)
+{
+	struct io_event ev[128];
+	struct lossnote n;
+	char warning[IOW_ERROR_LEN];
+	long note_at;
+
+	/* cpu 1's file marked whole at 99.5 ms; cpu 0's mark cut off */
+	write_two_cpus(path_in("mark"));
+	append_end_mark(path_in("mark.blktrace.0"), 0, 99500000);
+	append_end_mark(path_in("mark.blktrace.1"), 1, 99500000);
+	truncate_file(path_in("mark.blktrace.0"), 48 * 5);
+	CHECK_EQ_INT(read_with_note(path_in("mark"), ev, 128, warning,
+				    &note_at, &n), 5 + 99 + 1 + 1);
+	CHECK_EQ_INT(note_at, 9);
+	CHECK(n.cpu == 0 && n.t0_ns == 5000000 && n.t1_ns == 99500000);
+	/* marked whole, the same set is no loss */
+	write_two_cpus(path_in("mark"));
+	append_end_mark(path_in("mark.blktrace.0"), 0, 99500000);
+	append_end_mark(path_in("mark.blktrace.1"), 1, 99500000);
+	CHECK_EQ_INT(read_with_note(path_in("mark"), ev, 128, warning,
+				    &note_at, &n), 10 + 99 + 2);
 	CHECK_EQ_INT(note_at, -1);
 }
 
@@ -1080,6 +1120,7 @@ int main(void)
 	RUN_TEST(test_cpu_file_ending_with_the_others_is_no_loss);
 	RUN_TEST(test_cpu_file_ending_at_a_record_end_is_whole);
 	RUN_TEST(test_compressed_cpu_file_cut_short_is_a_loss_not_an_error);
+	RUN_TEST(test_marked_set_file_cut_at_a_record_end_is_a_loss);
 	RUN_TEST(test_bad_magic_is_error_naming_file);
 	RUN_TEST(test_not_a_trace_says_what_it_looks_like);
 	RUN_TEST(test_blkparse_text_inside_a_dump_says_so);

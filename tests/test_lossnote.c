@@ -53,6 +53,18 @@ static void test_file_end_note_round_trips_as_its_own_kind(void)
 			     35, &back) == 0);
 }
 
+static void test_end_mark_is_no_loss_note(void)
+{
+	char text[LOSSNOTE_TEXT_MAX];
+	struct lossnote back;
+	uint16_t len = lossnote_format_end_mark(2, 123456, text);
+
+	CHECK(!strcmp(text, "end of cpu 2's file at 123456 ns"));
+	CHECK(lossnote_is_end_mark(LOSSNOTE_ACTION, text, len));
+	CHECK(lossnote_parse(LOSSNOTE_ACTION, text, len, &back) == 0);
+	CHECK(!lossnote_is_end_mark(LOSSNOTE_ACTION, "end of cpu 2's file", 20));
+}
+
 static void test_largest_numbers_fit(void)
 {
 	struct lossnote n = { UINT64_MAX, 1, UINT32_MAX, UINT64_MAX,
@@ -126,6 +138,7 @@ int main(void)
 	RUN_TEST(test_known_count_round_trips);
 	RUN_TEST(test_unknown_count_round_trips);
 	RUN_TEST(test_file_end_note_round_trips_as_its_own_kind);
+	RUN_TEST(test_end_mark_is_no_loss_note);
 	RUN_TEST(test_largest_numbers_fit);
 	RUN_TEST(test_header_is_a_message_note_at_t0);
 	RUN_TEST(test_garbage_is_not_a_loss_note);
