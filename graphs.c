@@ -3043,12 +3043,14 @@ static void log_layout(FILE *f, const struct graph_def *g, size_t panel,
 
 /*
  * A CPU's file cut short (feed_cuts: its loss window from there to the
- * end): "cpu C's file cut short at S s", the earliest such; 0 if none.
+ * end): "cpu C's file cut short at S s", the earliest such, and, over
+ * several traces, whose ("in LABEL, cpu C's file ..."); 0 if none.
  */
 static int cut_phrase(const struct trace_result *traces, size_t n,
 		      char *buf, size_t len)
 {
 	const struct loss_window *first = NULL;
+	const char *label = NULL;
 	size_t i, k;
 	int cpu = 0;
 
@@ -3057,14 +3059,17 @@ static int cut_phrase(const struct trace_result *traces, size_t n,
 			const struct loss_window *w = &traces[i].analysis.loss[k];
 
 			if (w->ended_cpu_mask &&
-			    (!first || w->from_ns < first->from_ns))
+			    (!first || w->from_ns < first->from_ns)) {
 				first = w;
+				label = traces[i].label;
+			}
 		}
 	if (!first)
 		return 0;
 	while (cpu < 63 && !(first->ended_cpu_mask >> cpu & 1))
 		cpu++;
-	snprintf(buf, len, "cpu %d%s's file cut short at %.3g s", cpu,
+	snprintf(buf, len, "%s%s%scpu %d%s's file cut short at %.3g s",
+		 n > 1 ? "in " : "", n > 1 ? label : "", n > 1 ? ", " : "", cpu,
 		 cpu == 63 ? "+" : "", (double)first->from_ns / 1e9);
 	return 1;
 }
@@ -3073,7 +3078,7 @@ static void page_title(const struct options *o,
 		       const struct trace_result *traces, size_t n, char *buf,
 		       size_t len)
 {
-	char cut[64] = "";
+	char cut[160] = "";
 	size_t i, used;
 	uint64_t lost = 0, unlocated = 0;
 	int unknown = 0;

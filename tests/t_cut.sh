@@ -200,6 +200,19 @@ EOF
 
 cut_set "$TOP/samples/fio-randrw" "fio-randrw" 0
 
+# beside another trace, the title says whose file was cut
+if command -v pdftotext > /dev/null; then
+	rm -rf cutset && mkdir cutset
+	ln -s "$TOP/samples/fio-randrw.blktrace.1" cutset/
+	cut_at "$TOP/samples/fio-randrw" 0 0.5 cutset/fio-randrw.blktrace.0 \
+		> /dev/null
+	"$IOW" -t cutset/fio-randrw -l cut -t "$TOP/samples/fio-randrw" \
+		-l whole -o overlay.pdf 2> /dev/null
+	check "an overlay's title says whose file was cut" \
+		sh -c "pdftotext overlay.pdf - | tr '\n' ' ' |
+		grep -q \"(in cut, cpu 0's file cut short at\""
+fi
+
 # recordings made here, with each recorder that runs
 T=$(tracefs_dir)
 why=
