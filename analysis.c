@@ -1804,6 +1804,7 @@ static int loss_window_add(struct analysis *a, const struct loss_window *w)
 		last->cpu_mask |= w->cpu_mask;
 		last->count_unknown |= w->count_unknown;
 		last->noted_late |= w->noted_late;
+		last->ended_cpu_mask |= w->ended_cpu_mask;
 		return 0;
 	}
 	if (a->n_loss == a->cap_loss) {
@@ -1928,6 +1929,7 @@ static int loss_note(struct analysis *a, const struct io_event *ev,
 	struct lossnote n;
 	const char *text;
 	size_t len;
+	int kind;
 
 	if (blk_action_code(ev->action) != BLK_TN_MESSAGE)
 		return 0;
@@ -1935,8 +1937,8 @@ static int loss_note(struct analysis *a, const struct io_event *ev,
 	/* the payload from the text on (past a cgroup id), its NUL too */
 	len = text ? ev->pdu_len - (size_t)((const unsigned char *)text -
 					    ev->pdu) : 0;
-	if (!lossnote_parse(ev->action, text, len, &n) ||
-	    note_seen(priv(a), &n))
+	kind = lossnote_parse(ev->action, text, len, &n);
+	if (!kind || note_seen(priv(a), &n))
 		return 0;
 	if (!n.t0_ns) {
 		/* where and when are unknown: counted, no window (it would
@@ -1953,6 +1955,8 @@ static int loss_note(struct analysis *a, const struct io_event *ev,
 	w.events = n.count_known ? n.count : 0;
 	w.count_unknown = !n.count_known;
 	w.cpu_mask = 1ull << (n.cpu < 63 ? n.cpu : 63);
+	if (kind == LOSSNOTE_FILE_END)
+		w.ended_cpu_mask = w.cpu_mask;
 	/* events after its start were counted before it was known */
 	w.noted_late = a->n_events_all && w.from_ns < a->last_ns;
 	if (loss_begins(a, &w, ev->time_ns) < 0)
@@ -2133,6 +2137,12 @@ static void loss_finish(struct analysis *a)
 
 	if (!a->n_loss)
 		return;
+	/* a file that ends early loses to the trace's end, not past it (its
+	 * note's T1 may be a note's time, not an I/O's) */
+	for (i = 0; i < a->n_loss; i++)
+		if (a->loss[i].ended_cpu_mask && a->loss[i].to_ns > a->last_ns)
+			a->loss[i].to_ns = a->last_ns > a->loss[i].from_ns ?
+					   a->last_ns : a->loss[i].from_ns;
 	qsort(a->loss, a->n_loss, sizeof(*a->loss), cmp_loss_from);
 	for (i = 0; i < a->n_loss; i++) {
 		struct loss_window *w = &a->loss[i], *last = n ? &a->loss[n - 1]
@@ -2145,6 +2155,7 @@ static void loss_finish(struct analysis *a)
 			last->cpu_mask |= w->cpu_mask;
 			last->count_unknown |= w->count_unknown;
 			last->noted_late |= w->noted_late;
+			last->ended_cpu_mask |= w->ended_cpu_mask;
 			continue;
 		}
 		a->loss[n++] = *w;

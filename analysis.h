@@ -210,6 +210,9 @@ struct loss_window {
 	uint64_t cpu_mask;	/* CPUs 0-62; bit 63: CPU 63 and above */
 	int count_unknown;	/* a note said "an unknown number" */
 	int noted_late;		/* the note came after events it touched */
+	/* the CPUs whose files end early here (feed_cuts): lost from
+	 * there to the trace's end (bits as cpu_mask) */
+	uint64_t ended_cpu_mask;
 };
 
 struct device_stats {

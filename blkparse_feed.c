@@ -21,6 +21,7 @@
 #include "blkparse_feed.h"
 #include "blktrace.h"
 #include "bytesrc.h"
+#include "feed_ends.h"
 #include "lossnote.h"
 #include "perftext.h"
 #include "sniff.h"
@@ -47,6 +48,15 @@ struct stream {
 	/* perf script's text, read as the records it stands for */
 	struct perftext *text;
 	int looked;		/* the first bytes were looked at */
+	/* a per-CPU file: its CPU, and its last whole record's time (as
+	 * recorded), known before reading (feed_ends.h) */
+	unsigned cpu;
+	struct file_end file_end;
+	/* it ends inside a record, at this offset (byte_word's) */
+	int ends_in_record;
+	uint64_t ends_at_offset;
+	/* cut before its first whole record: all its CPU's events lost */
+	int no_record, lost_whole;
 };
 
 struct feed {
@@ -60,6 +70,16 @@ struct feed {
 	uint64_t genesis_ns;
 	uint64_t n_events;
 	char warning[IOW_ERROR_LEN];
+	/* where the set's files end, the latest (as recorded), and whether
+	 * a recorder marked their ends (a file without the mark is cut) */
+	uint64_t set_end_ns;
+	int set_end_known, set_end_marked;
+	/* files that ended early, and the note of the last (handed out
+	 * as an event: its text stays until the next batch) */
+	struct feed_cut *cuts;
+	size_t n_cuts;
+	char cut_note[LOSSNOTE_TEXT_MAX];
+	size_t next_lost_whole;	/* streams looked at for lost_whole */
 };
 
 static uint16_t swap16(uint16_t v)
@@ -339,7 +359,7 @@ static int skip_added_line(struct stream *s, struct iow_error *err)
 static int stream_advance(struct feed *f, struct stream *s,
 			  struct iow_error *err)
 {
-	size_t header_size = s->detected ? s->header_size : 4, pdu_len;
+	size_t header_size = s->detected ? s->header_size : 4, pdu_len = 0;
 	uint64_t offset;
 	const unsigned char *p;
 	uint32_t magic;
@@ -351,6 +371,9 @@ static int stream_advance(struct feed *f, struct stream *s,
 again:
 	if (stream_fill(s, header_size, err) < 0)
 		return -1;
+	if (s->end == s->start && s->src.cut_short)
+		snprintf(f->warning, sizeof(f->warning),
+			 "%.400s; what came before is read", s->src.failure.msg);
 	if (s->end == s->start)
 		return 0;
 	offset = s->buf_offset + s->start;
@@ -379,6 +402,9 @@ again:
 			 s->swap);
 	if (stream_fill(s, s->header_size + pdu_len, err) < 0)
 		return -1;
+	if (s->end - s->start < s->header_size + pdu_len &&
+	    f->src->kind == TRACE_PERCPU)
+		goto truncated;	/* a per-CPU file cut short: a loss */
 	if (s->end - s->start < s->header_size + pdu_len)
 		return iow_fail(err,
 			"%s: %s %llu: record's payload of %zu bytes runs past the end of %s (%llu bytes)",
@@ -391,11 +417,20 @@ again:
 	return 1;
 
 truncated:
-	snprintf(f->warning, sizeof(f->warning),
-		 "%s: %s %llu: truncated last record (%zu of %zu bytes) ignored",
-		 s->path, byte_word(s), (unsigned long long)offset,
-		 s->end - s->start,
-		 s->detected ? s->header_size : (size_t)BLK_IO_TRACE7_SIZE);
+	if (s->src.cut_short)
+		snprintf(f->warning, sizeof(f->warning),
+			 "%.400s; what came before is read", s->src.failure.msg);
+	else
+		snprintf(f->warning, sizeof(f->warning),
+			 "%s: %s %llu: truncated last record (%zu of %zu bytes) ignored",
+			 s->path, byte_word(s), (unsigned long long)offset,
+			 s->end - s->start,
+			 s->detected && s->end - s->start >= s->header_size ?
+			 s->header_size + pdu_len :
+			 s->detected ? s->header_size :
+				       (size_t)BLK_IO_TRACE7_SIZE);
+	s->ends_in_record = 1;
+	s->ends_at_offset = offset;
 	s->start = s->end;
 	return 0;
 }
@@ -432,6 +467,162 @@ static void heap_build(struct feed *f)
 
 	while (i-- > 0)
 		heap_sift_down(f, i);
+}
+
+/* ---- files that end early ---- */
+
+/*
+ * A file's end is early when the set's other files go on past it by
+ * more than this (and 1% of the trace): a CPU with nothing more to
+ * record stops a little before the others, a cut file well before.
+ */
+#define CUT_SLACK_NS	(10 * 1000 * 1000ull)
+
+/* The N of NAME.blktrace.N[.gz...]; 0 for another name. */
+static unsigned cpu_of_path(const char *path)
+{
+	const char *dot = strstr(path, ".blktrace.");
+	const char *last = dot;
+
+	while (dot) {
+		last = dot;
+		dot = strstr(dot + 1, ".blktrace.");
+	}
+	return last ? (unsigned)strtoul(last + strlen(".blktrace."), NULL,
+					10) : 0;
+}
+
+/*
+ * Whether s was cut short: it ends inside a record, or its compressed
+ * data ends early, or its recorder marked the others' ends and not its.
+ */
+static int cut_short(const struct feed *f, const struct stream *s)
+{
+	return s->ends_in_record || s->src.cut_short ||
+	       (f->set_end_marked && !s->file_end.end_mark);
+}
+
+/* Where each file of a per-CPU set ends, and the set's latest end. */
+static void find_set_end(struct feed *f)
+{
+	size_t i;
+
+	if (f->src->kind != TRACE_PERCPU || f->n_streams < 2)
+		return;
+	for (i = 0; i < f->n_streams; i++) {
+		struct stream *s = &f->streams[i];
+		struct record_format fmt = { s->swap, s->version,
+					     s->header_size };
+
+		s->cpu = cpu_of_path(s->path);
+		if (!s->detected ||
+		    !feed_file_end(s->path, s->src.ops->name != NULL, &fmt,
+				   &s->file_end))
+			continue;
+		if (!f->set_end_known || s->file_end.last_ns > f->set_end_ns)
+			f->set_end_ns = s->file_end.last_ns;
+		f->set_end_known = 1;
+		f->set_end_marked |= s->file_end.end_mark;
+	}
+	for (i = 0; i < f->n_streams; i++) {
+		struct stream *s = &f->streams[i];
+
+		s->lost_whole = s->no_record && cut_short(f, s);
+	}
+}
+
+/*
+ * Whether s, whose last record was at s->cur_time, ends early: cut short
+ * while the others go on. Without the recorders' end marks (blktrace's
+ * files), a file that ends at a record's end is taken as whole: a CPU's
+ * file may end seconds before the others with nothing lost (a job that
+ * finished, an idle CPU: four of the samples' sets do), and recorders
+ * write whole records, so a copy cut short or a disk that filled most
+ * likely ends inside one.
+ */
+static int ends_early(const struct feed *f, const struct stream *s)
+{
+	uint64_t start = f->genesis_ns, slack = CUT_SLACK_NS;
+
+	if (!cut_short(f, s) ||
+	    !f->set_end_known || f->heap_len == 0 || !f->started ||
+	    f->set_end_ns <= s->cur_time)
+		return 0;
+	if (f->set_end_ns > start && (f->set_end_ns - start) / 100 > slack)
+		slack = (f->set_end_ns - start) / 100;
+	return f->set_end_ns - s->cur_time > slack;
+}
+
+/*
+ * s has ended early: the cut is kept (feed_cuts), and a loss note
+ * (lossnote.h, "file of cpu C ends early") goes into ev at its last
+ * record's time, before any later record of the others: the analysis
+ * forgets what was in flight there and times nothing after.
+ */
+static int note_cut(struct feed *f, struct stream *s, uint64_t t0_ns,
+		    struct io_event *ev)
+{
+	struct lossnote n = { .cpu = s->cpu, .t0_ns = t0_ns,
+			      .t1_ns = f->set_end_ns };
+	uint64_t genesis = f->started ? f->genesis_ns : t0_ns;
+	struct feed_cut *more = realloc(f->cuts,
+					(f->n_cuts + 1) * sizeof(*more));
+
+	if (!more)
+		return -1;
+	f->cuts = more;
+	f->cuts[f->n_cuts++] = (struct feed_cut){
+		.path = s->path, .cpu = s->cpu,
+		.at_s = (double)(t0_ns - genesis) / 1e9,
+		.trace_end_s = (double)(f->set_end_ns - genesis) / 1e9,
+		.in_record = s->ends_in_record,
+		.offset = s->ends_at_offset,
+		.compressed_cut = s->src.cut_short,
+		.compression = s->src.ops->name,
+		.bytes_read = s->src.out_offset,
+		.no_record = s->no_record,
+		.no_end_mark = !s->ends_in_record && !s->src.cut_short,
+	};
+	/* this file's "truncated last record" or "cut short" is said by
+	 * the cut */
+	if (s->ends_in_record || s->src.cut_short)
+		f->warning[0] = '\0';
+	memset(ev, 0, sizeof(*ev));
+	ev->action = LOSSNOTE_ACTION;
+	ev->cpu = s->cpu;
+	ev->tag = IO_EVENT_NO_TAG;
+	ev->time_ns = t0_ns - genesis;
+	ev->pdu_len = lossnote_format_file_end(&n, f->cut_note);
+	ev->pdu = (const unsigned char *)f->cut_note;
+	ev->index = f->n_events++;
+	return 0;
+}
+
+/*
+ * A file cut before its first whole record (a compressed one whose first
+ * block is cut: the decompressor gives nothing of it): its CPU's events
+ * are all lost, the loss from the trace's first record on. One such note
+ * into ev, first of all (1), or none left (0).
+ */
+static int note_lost_whole(struct feed *f, struct io_event *ev,
+			   struct iow_error *err)
+{
+	while (f->next_lost_whole < f->n_streams) {
+		struct stream *s = &f->streams[f->next_lost_whole++];
+
+		if (!s->lost_whole || !f->set_end_known || !f->heap_len)
+			continue;
+		if (note_cut(f, s, f->heap[0]->cur_time, ev) < 0)
+			return iow_fail(err, "out of memory");
+		return 1;
+	}
+	return 0;
+}
+
+size_t feed_cuts(const struct feed *f, const struct feed_cut **cuts)
+{
+	*cuts = f->cuts;
+	return f->n_cuts;
 }
 
 static int open_stream(struct stream *s, const char *path, int flags,
@@ -479,6 +670,7 @@ struct feed *feed_open(const struct trace_source *src, struct iow_error *err)
 			goto fail;
 		if (r > 0)
 			f->heap[f->heap_len++] = &f->streams[i];
+		f->streams[i].no_record = r == 0;
 	}
 	if (f->heap_len == 0) {
 		if (f->warning[0])
@@ -489,6 +681,7 @@ struct feed *feed_open(const struct trace_source *src, struct iow_error *err)
 		goto fail;
 	}
 	heap_build(f);
+	find_set_end(f);
 	return f;
 fail:
 	feed_close(f);
@@ -594,8 +787,15 @@ long feed_next_batch(struct feed *f, struct io_event *ev, size_t max,
 {
 	size_t n = 0;
 
+	if (!f->started && max) {
+		int r = note_lost_whole(f, ev, err);
+
+		if (r != 0)
+			return r;
+	}
 	if (f->last) {
-		int r = stream_advance(f, f->last, err);
+		struct stream *s = f->last;
+		int r = stream_advance(f, s, err);
 
 		if (r < 0)
 			return -1;
@@ -604,6 +804,13 @@ long feed_next_batch(struct feed *f, struct io_event *ev, size_t max,
 		f->last = NULL;
 		if (f->heap_len)
 			heap_sift_down(f, 0);
+		if (r == 0 && max && ends_early(f, s)) {
+			if (note_cut(f, s, s->cur_time, &ev[n]) < 0)
+				return iow_fail(err, "out of memory");
+			if (ev[n].pdu_len <= pdu_room)
+				pdu_room -= ev[n].pdu_len;
+			n++;
+		}
 	}
 	while (n < max && f->heap_len) {
 		struct stream *s = f->heap[0];
@@ -698,6 +905,7 @@ void feed_close(struct feed *f)
 	}
 	free(f->streams);
 	free(f->heap);
+	free(f->cuts);
 	free(f);
 }
 

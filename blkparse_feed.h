@@ -58,6 +58,29 @@ long feed_next_batch(struct feed *f, struct io_event *ev, size_t max,
 		     size_t pdu_room, struct iow_error *err);
 /* A warning about the trace (a truncated last record), or NULL. */
 const char *feed_warning(const struct feed *f);
+
+/*
+ * A per-CPU file that ended early: the set's other files go on past its
+ * last record by more than 10 ms and 1% of the trace (a copy cut short,
+ * a disk that filled while recording). Its CPU's events after that are
+ * lost: where it ends, the feed hands out a loss note (lossnote.h, "file
+ * of cpu C ends early") for the analysis to locate the loss.
+ */
+struct feed_cut {
+	const char *path;
+	unsigned cpu;
+	double at_s, trace_end_s;	/* its last record, the set's */
+	int in_record;		/* it ends inside a record, at offset */
+	uint64_t offset;
+	int compressed_cut;	/* its compressed data is cut short */
+	const char *compression;	/* "zstd" */
+	uint64_t bytes_read;	/* of its data (decompressed) */
+	int no_record;		/* not one whole record: all lost */
+	int no_end_mark;	/* ends at a record's end, unmarked */
+};
+
+/* The files that ended early so far, in the order they did. */
+size_t feed_cuts(const struct feed *f, const struct feed_cut **cuts);
 /* 1 when f reads a stream (stdin), whose reads may stall; 0 for files. */
 int feed_is_stream(const struct feed *f);
 /* 1 when f decompresses what it reads (gzip, xz, zstd): the heavier

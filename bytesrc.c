@@ -152,7 +152,13 @@ ssize_t bytesrc_cut_short(struct byte_source *bs, size_t produced,
 		 "%s: %s data cut short at compressed byte %llu (decompressed byte %llu): the compressed data ends early (a truncated file, or one still being written)",
 		 bs->path, bs->ops->name, in_used(bs),
 		 (unsigned long long)(bs->out_offset + produced));
-	return fail_after(bs, produced, err);
+	if (!bs->is_part)
+		return fail_after(bs, produced, err);
+	/* what came before the cut is the file's data; the reader says
+	 * where it ends (bs->failure) */
+	bs->cut_short = 1;
+	bs->failure = *err;
+	return (ssize_t)produced;
 }
 
 /* ---- the plain source: the bytes as they are ---- */
@@ -238,6 +244,7 @@ int bytesrc_open(struct byte_source *bs, const char *path, int flags,
 	bs->ops = &plain_ops;
 	bs->path = path;
 	bs->is_stdin = !!(flags & BYTESRC_STDIN);
+	bs->is_part = !!(flags & BYTESRC_PART);
 	bs->fd = (flags & BYTESRC_STDIN) ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 	if (bs->fd < 0)
 		return iow_fail(err, "%s: %s", path, strerror(errno));
@@ -275,6 +282,8 @@ ssize_t bytesrc_read(struct byte_source *bs, unsigned char *buf, size_t len,
 		*err = bs->failure;
 		return -1;
 	}
+	if (bs->cut_short)
+		return 0;
 	got = bs->ops->read(bs, buf, len, err);
 	if (got > 0)
 		bs->out_offset += (uint64_t)got;

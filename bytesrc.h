@@ -48,6 +48,13 @@ struct byte_source {
 	/* an error met after some bytes, which were handed out first */
 	int failed;
 	struct iow_error failure;
+	/*
+	 * BYTESRC_PART: compressed data cut short is the file's end, not an
+	 * error (a per-CPU file ending early is a loss the reader locates):
+	 * cut_short is then set, and failure says where.
+	 */
+	int is_part;
+	int cut_short;
 };
 
 /* A compression recognised by its first bytes. */
@@ -103,7 +110,8 @@ int bytesrc_fill_input(struct byte_source *bs, struct iow_error *err);
  * The decompressors' errors, one line each: data that is not what its
  * format says (why: the library's words), and data cut short. produced:
  * the bytes the failing read has decoded; those are returned first, and
- * the error by the next read. Returns what the read returns.
+ * the error by the next read (cut short in a BYTESRC_PART file: the end
+ * of the data, bs->cut_short set). Returns what the read returns.
  */
 ssize_t bytesrc_corrupt(struct byte_source *bs, size_t produced,
 			const char *why, struct iow_error *err);

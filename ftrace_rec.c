@@ -659,7 +659,9 @@ int ftrace_conv_close(struct ftrace_conv *c, struct ftrace_conv_stats *st,
 
 	if (st)
 		ftrace_conv_stats(c, st);
-	rc = rec_out_close(c->out, err);
+	rc = rec_out_end(c->out, c->n_devices ? c->devices[0] : 0, err);
+	if (rec_out_close(c->out, rc ? NULL : err))
+		rc = -1;
 	if (close_causes(c, rc == 0, rc ? NULL : err))
 		rc = -1;
 	free(c->pid_seen);

@@ -3163,10 +3163,44 @@ static void log_layout(FILE *f, const struct graph_def *g, size_t panel,
 		r.x, r.y, r.w, r.h, ctx->x_min, ctx->x_max, title);
 }
 
+/*
+ * A CPU's file cut short (feed_cuts: its loss window from there to the
+ * end): "cpu C's file cut short at S s", the earliest such, and, over
+ * several traces, whose ("in LABEL, cpu C's file ..."); 0 if none.
+ */
+static int cut_phrase(const struct trace_result *traces, size_t n,
+		      char *buf, size_t len)
+{
+	const struct loss_window *first = NULL;
+	const char *label = NULL;
+	size_t i, k;
+	int cpu = 0;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < traces[i].analysis.n_loss; k++) {
+			const struct loss_window *w = &traces[i].analysis.loss[k];
+
+			if (w->ended_cpu_mask &&
+			    (!first || w->from_ns < first->from_ns)) {
+				first = w;
+				label = traces[i].label;
+			}
+		}
+	if (!first)
+		return 0;
+	while (cpu < 63 && !(first->ended_cpu_mask >> cpu & 1))
+		cpu++;
+	snprintf(buf, len, "%s%s%scpu %d%s's file cut short at %.3g s",
+		 n > 1 ? "in " : "", n > 1 ? label : "", n > 1 ? ", " : "", cpu,
+		 cpu == 63 ? "+" : "", (double)first->from_ns / 1e9);
+	return 1;
+}
+
 static void page_title(const struct options *o,
 		       const struct trace_result *traces, size_t n, char *buf,
 		       size_t len)
 {
+	char cut[160] = "";
 	size_t i, used;
 	uint64_t lost = 0, unlocated = 0;
 	int unknown = 0;
@@ -3191,7 +3225,15 @@ static void page_title(const struct options *o,
 	 * no window to shade */
 	if (used >= len || (!lost && !unknown))
 		return;
-	if (lost && unlocated == lost)
+	if (cut_phrase(traces, n, cut, sizeof(cut)) && lost)
+		snprintf(buf + used, len - used,
+			 " (%s, %llu more events lost: shaded, no latency or depth there)",
+			 cut, (unsigned long long)lost);
+	else if (cut[0])
+		snprintf(buf + used, len - used,
+			 " (%s: shaded from there on, no latency or depth)",
+			 cut);
+	else if (lost && unlocated == lost)
 		snprintf(buf + used, len - used,
 			 " (%llu event%s lost at unknown times: not in latency or depth)",
 			 (unsigned long long)lost, lost == 1 ? "" : "s");

@@ -280,6 +280,44 @@ static void row_to_sinks(void *ctx, const struct analysis_row *r)
 		pftrace_row(s->perfetto, r);
 }
 
+/*
+ * A per-CPU file that ends early, one line each: which, where it ends
+ * and how, and what the figures do about it (the loss it is).
+ */
+static void warn_cut_files(const struct feed *f)
+{
+	const struct feed_cut *cuts;
+	size_t i, n = feed_cuts(f, &cuts);
+
+	for (i = 0; i < n; i++) {
+		const struct feed_cut *c = &cuts[i];
+		char how[160];
+
+		if (c->compressed_cut && !c->bytes_read)
+			snprintf(how, sizeof(how),
+				 "its %s data cut short before any of it could be decompressed",
+				 c->compression);
+		else if (c->compressed_cut)
+			snprintf(how, sizeof(how),
+				 "its %s data cut short after decompressed byte %llu",
+				 c->compression, (unsigned long long)c->bytes_read);
+		else if (c->no_end_mark)
+			snprintf(how, sizeof(how),
+				 "cut at a record's end, byte %llu: the others have their recorder's end mark, it has not",
+				 (unsigned long long)c->bytes_read);
+		else
+			snprintf(how, sizeof(how), "cut inside a record at byte %llu",
+				 (unsigned long long)c->offset);
+		if (c->no_record)
+			fprintf(stderr, "iowatcher: warning: %s holds no whole record (%s) while the set's other files go on: cpu %u's events are all lost; nothing is timed or in the queue depth (a loss window)\n",
+				c->path, how, c->cpu);
+		else
+			fprintf(stderr, "iowatcher: warning: %s ends at %.3f s (%s) while the set's other files go on to %.3f s: cpu %u's events after it are lost; from %.3f s nothing is timed or in the queue depth (a loss window)\n",
+				c->path, c->at_s, how, c->trace_end_s, c->cpu,
+				c->at_s);
+	}
+}
+
 static int analyse_trace(const struct options *o,
 			 const struct trace_source *src,
 			 struct trace_result *res, struct row_sinks *sinks,
@@ -380,6 +418,8 @@ static int analyse_trace(const struct options *o,
 		r = tag_stage_finish(&ts, &res->analysis, err);
 	if (r == 0 && feed_warning(f))
 		fprintf(stderr, "iowatcher: warning: %s\n", feed_warning(f));
+	if (r == 0)
+		warn_cut_files(f);
 	if (r == 0 && res->analysis.warning[0])
 		fprintf(stderr, "iowatcher: warning: %s: %s\n", src->name,
 			res->analysis.warning);

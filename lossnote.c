@@ -10,6 +10,8 @@
 
 static const char known_lead[] = "lost ";
 static const char unknown_lead[] = "lost an unknown number of events on cpu ";
+static const char file_end_lead[] = "file of cpu ";
+static const char file_end_middle[] = " ends early";
 
 uint16_t lossnote_format(const struct lossnote *n, char *text)
 {
@@ -26,6 +28,17 @@ uint16_t lossnote_format(const struct lossnote *n, char *text)
 			       "%s%u, from %llu to %llu ns", unknown_lead,
 			       n->cpu, (unsigned long long)n->t0_ns,
 			       (unsigned long long)n->t1_ns);
+	return (uint16_t)(len + 1);
+}
+
+uint16_t lossnote_format_file_end(const struct lossnote *n, char *text)
+{
+	int len = snprintf(text, LOSSNOTE_TEXT_MAX,
+			   "%s%u%s, from %llu to %llu ns", file_end_lead,
+			   n->cpu, file_end_middle,
+			   (unsigned long long)n->t0_ns,
+			   (unsigned long long)n->t1_ns);
+
 	return (uint16_t)(len + 1);
 }
 
@@ -70,12 +83,38 @@ static int read_word(const char **p, const char *end, const char *word)
 	return 0;
 }
 
+static const char end_mark_lead[] = "end of cpu ";
+
+uint16_t lossnote_format_end_mark(uint32_t cpu, uint64_t t_ns, char *text)
+{
+	int len = snprintf(text, LOSSNOTE_TEXT_MAX, "%s%u's file at %llu ns",
+			   end_mark_lead, cpu, (unsigned long long)t_ns);
+
+	return (uint16_t)(len + 1);
+}
+
+int lossnote_is_end_mark(uint32_t action, const void *pdu, size_t pdu_len)
+{
+	const char *p = pdu, *end;
+	uint64_t cpu, t;
+
+	if (action != LOSSNOTE_ACTION || !pdu || !pdu_len)
+		return 0;
+	end = memchr(p, '\0', pdu_len);
+	return end && read_word(&p, end, end_mark_lead) == 0 &&
+	       read_number(&p, end, &cpu) == 0 && cpu <= UINT32_MAX &&
+	       read_word(&p, end, "'s file at ") == 0 &&
+	       read_number(&p, end, &t) == 0 &&
+	       read_word(&p, end, " ns") == 0 && p == end;
+}
+
 int lossnote_parse(uint32_t action, const void *pdu, size_t pdu_len,
 		   struct lossnote *n)
 {
 	const char *p = pdu, *end;
 	struct lossnote got = { 0 };
 	uint64_t cpu;
+	int kind = 1;
 
 	if (action != LOSSNOTE_ACTION || !pdu || !pdu_len)
 		return 0;
@@ -84,6 +123,8 @@ int lossnote_parse(uint32_t action, const void *pdu, size_t pdu_len,
 		return 0;	/* not NUL-terminated: not ours */
 	if (read_word(&p, end, unknown_lead) == 0) {
 		got.count_known = 0;
+	} else if (read_word(&p, end, file_end_lead) == 0) {
+		kind = LOSSNOTE_FILE_END;
 	} else if (read_word(&p, end, known_lead) == 0 &&
 		   read_number(&p, end, &got.count) == 0 &&
 		   read_word(&p, end, " events on cpu ") == 0) {
@@ -92,6 +133,7 @@ int lossnote_parse(uint32_t action, const void *pdu, size_t pdu_len,
 		return 0;
 	}
 	if (read_number(&p, end, &cpu) || cpu > UINT32_MAX ||
+	    (kind == LOSSNOTE_FILE_END && read_word(&p, end, file_end_middle)) ||
 	    read_word(&p, end, ", from ") ||
 	    read_number(&p, end, &got.t0_ns) || read_word(&p, end, " to ") ||
 	    read_number(&p, end, &got.t1_ns) || read_word(&p, end, " ns") ||
@@ -99,5 +141,5 @@ int lossnote_parse(uint32_t action, const void *pdu, size_t pdu_len,
 		return 0;
 	got.cpu = (uint32_t)cpu;
 	*n = got;
-	return 1;
+	return kind;
 }

@@ -9,6 +9,13 @@
  *   lost N events on cpu C, from T0 to T1 ns
  *   lost an unknown number of events on cpu C, from T0 to T1 ns
  *
+ * or, made by the reader (never written to a file) where one CPU's file
+ * ends while the set's others go on (a copy cut short, a disk that
+ * filled), its events after that lost, how many unknown,
+ *
+ *   file of cpu C ends early, from T0 to T1 ns
+ *
+ * (T0 that file's last record, T1 the set's last).
  * N, C, T0 and T1 in decimal; T0 and T1 absolute times in the trace's
  * clock: T0 the last event recorded on that CPU before the loss (0 when
  * unknown), T1 when the loss was noticed or the first event after it.
@@ -37,6 +44,21 @@ struct lossnote {
 	uint64_t t0_ns, t1_ns;
 };
 
+#define LOSSNOTE_FILE_END	2
+
+/*
+ * The end mark: a recorder's last note in every CPU's file, at the newest
+ * time any of the files holds, says that file is whole to the end
+ * (action and header as a loss note's, at that time):
+ *
+ *   end of cpu C's file at T ns
+ *
+ * A file of a set without it, where the others have it, was cut short
+ * (even at a record's end). Not a loss note: lossnote_parse says 0.
+ */
+uint16_t lossnote_format_end_mark(uint32_t cpu, uint64_t t_ns, char *text);
+int lossnote_is_end_mark(uint32_t action, const void *pdu, size_t pdu_len);
+
 /* The note's action word (a MESSAGE note). */
 #define LOSSNOTE_ACTION	(BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_MESSAGE)
 
@@ -45,6 +67,9 @@ struct lossnote {
  * bytes); returns its length, the NUL included: the record's pdu_len.
  */
 uint16_t lossnote_format(const struct lossnote *n, char *text);
+
+/* The reader's note of a file that ends early (count_known 0). */
+uint16_t lossnote_format_file_end(const struct lossnote *n, char *text);
 
 /*
  * The note's record header for one device: magic and version 7, the
@@ -58,7 +83,8 @@ void lossnote_header(const struct lossnote *n, uint32_t device,
 /*
  * Whether a record (action, payload) is a loss note; if so fills n.
  * Anything else, another message or a text that does not follow the
- * format to the byte, is not one: returns 0. Returns 1 for a loss note.
+ * format to the byte, is not one: returns 0. Returns 1 for a loss note,
+ * LOSSNOTE_FILE_END for the note of a file that ends early.
  */
 int lossnote_parse(uint32_t action, const void *pdu, size_t pdu_len,
 		   struct lossnote *n);

@@ -965,6 +965,8 @@ static int bpf_stop(void *state, struct recorder_stats *st,
 	st->n_files = o.n_files;
 	st->buffer_kb = b->ring_bytes / 1024;
 	st->bytes_skipped = b->malformed;
+	if (!rc && rec_out_end(b->out, b->n_devices ? b->devices[0] : 0, err))
+		rc = -1;
 	if (rec_out_close(b->out, rc ? NULL : err))
 		rc = -1;
 	b->out = NULL;

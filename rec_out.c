@@ -236,6 +236,29 @@ int rec_out_loss(struct rec_out *o, const struct lossnote *n,
 	return 0;
 }
 
+int rec_out_end(struct rec_out *o, uint32_t device, struct iow_error *err)
+{
+	char text[LOSSNOTE_TEXT_MAX];
+	uint64_t newest = 0;
+	unsigned cpu;
+
+	for (cpu = 0; cpu < o->n_cpus; cpu++)
+		if (o->cpus[cpu].last_time > newest)
+			newest = o->cpus[cpu].last_time;
+	for (cpu = 0; cpu < o->n_cpus; cpu++) {
+		struct blk_io_trace t = {
+			.magic = BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7,
+			.time = newest, .action = LOSSNOTE_ACTION,
+			.device = device, .cpu = cpu,
+		};
+
+		t.pdu_len = lossnote_format_end_mark(cpu, newest, text);
+		if (rec_out_write(o, &t, text, err))
+			return -1;
+	}
+	return 0;
+}
+
 void rec_out_set_tap(struct rec_out *o, rec_out_tap_fn tap, void *ctx)
 {
 	o->tap = tap;

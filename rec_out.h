@@ -45,6 +45,13 @@ int rec_out_loss(struct rec_out *o, const struct lossnote *n,
 		 const uint32_t *devices, size_t n_devices,
 		 struct iow_error *err);
 
+/*
+ * The end mark (lossnote.h) in every CPU's file, for device, at the newest
+ * time any file holds: written last, so that a reader knows a file
+ * without it was cut short.
+ */
+int rec_out_end(struct rec_out *o, uint32_t device, struct iow_error *err);
+
 struct rec_out_stats {
 	uint64_t events;	/* I/O records */
 	uint64_t notes;		/* PROCESS, TIMESTAMP and loss notes */

@@ -311,6 +311,25 @@ static void json_loss(FILE *out, const struct analysis *a)
 	fputs("], ", out);
 }
 
+/* The CPUs whose files end early (cut short), each where it ends. */
+static void json_files_ended(FILE *out, const struct analysis *a)
+{
+	size_t i;
+	int cpu, first = 1;
+
+	fputs("\"files_ended_early\": [", out);
+	for (i = 0; i < a->n_loss; i++)
+		for (cpu = 0; cpu < 64; cpu++) {
+			if (!(a->loss[i].ended_cpu_mask >> cpu & 1))
+				continue;
+			fprintf(out, "%s{\"cpu\": %d, \"at_s\": %.6f}",
+				first ? "" : ", ", cpu,
+				(double)a->loss[i].from_ns / 1e9);
+			first = 0;
+		}
+	fputs("], ", out);
+}
+
 /* The files the recorder saw, most bytes first (none: no causes kept). */
 static void json_files(FILE *out, const struct trace_result *r)
 {
@@ -380,6 +399,7 @@ void summary_print_json(FILE *out, const struct trace_result *traces,
 			(unsigned long long)a->n_notes,
 			analysis_duration_s(a), (double)a->bin_width_ns / 1e9);
 		json_loss(out, a);
+		json_files_ended(out, a);
 		fputs("\"devices\": [", out);
 		for (j = 0; j < a->n_devices; j++) {
 			if (!a->devices[j].has_io)
@@ -573,8 +593,13 @@ static void text_loss(FILE *out, const struct analysis *a)
 			n_cpus++;
 			one_cpu = c;
 		}
-	fprintf(out, " LOST %s%llu event%s on ", unknown ? "at least " : "",
-		(unsigned long long)a->lost_events, plural(a->lost_events));
+	if (unknown && !a->lost_events)	/* a file cut short, say */
+		fprintf(out, " LOST an unknown number of events on ");
+	else
+		fprintf(out, " LOST %s%llu event%s on ",
+			unknown ? "at least " : "",
+			(unsigned long long)a->lost_events,
+			plural(a->lost_events));
 	if (n_cpus == 1)
 		fprintf(out, "CPU %d%s", one_cpu, one_cpu == 63 ? " or above" : "");
 	else
@@ -594,6 +619,21 @@ static void text_loss(FILE *out, const struct analysis *a)
 	fputc('\n', out);
 	if (late)
 		fprintf(out, " (a loss was noted only after events it touched were counted: figures before then may hold what it made up)\n");
+}
+
+/* A CPU's file cut short, in words: where, and what it does to the rest. */
+static void text_files_ended(FILE *out, const struct analysis *a)
+{
+	size_t i;
+	int cpu;
+
+	for (i = 0; i < a->n_loss; i++)
+		for (cpu = 0; cpu < 64; cpu++)
+			if (a->loss[i].ended_cpu_mask >> cpu & 1)
+				fprintf(out, " CUT cpu %d's file is cut short at %.3f s while the others go on to %.3f s: its events after are lost, so nothing after %.3f s is timed or in the queue depth\n",
+					cpu, (double)a->loss[i].from_ns / 1e9,
+					(double)a->last_ns / 1e9,
+					(double)a->loss[i].from_ns / 1e9);
 }
 
 /* A file's row: bytes read and written, bios and their Q2C (none:
@@ -673,6 +713,7 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 			traces[i].recorder ? ", recorded with " : "",
 			traces[i].recorder ? traces[i].recorder : "");
 		text_loss(out, a);
+		text_files_ended(out, a);
 		for (j = 0; j < a->n_devices; j++) {
 			const struct device_stats *d = &a->devices[j];
 

@@ -7,6 +7,7 @@
 #include "blktrace.h"
 #include "ioset.h"
 #include "check.h"
+#include "lossnote.h"
 #include "tracebuild.h"
 
 #define MS 1000000ull
@@ -141,6 +142,63 @@ static void test_queue_depth_is_time_weighted_exactly(void)
 		CHECK_NEAR(a.bins[i].depth_area_ns / (double)a.bin_width_ns,
 			   2.0, 1e-9);
 	}
+	analysis_free(&a);
+}
+
+/* The reader's note that cpu's file ends early at t (to the set's end). */
+static void file_end_note(uint64_t t, unsigned cpu, uint64_t end)
+{
+	struct lossnote n = { 0, 0, cpu, t, end };
+	char text[LOSSNOTE_TEXT_MAX];
+	struct io_event e = { 0 };
+	struct iow_error err;
+
+	e.time_ns = t;
+	e.action = LOSSNOTE_ACTION;
+	e.cpu = cpu;
+	e.pdu_len = lossnote_format_file_end(&n, text);
+	e.pdu = (const unsigned char *)text;
+	e.index = n_ev++;
+	e.tag = IO_EVENT_NO_TAG;
+	CHECK(analysis_add(&a, &e, &err) == 0);
+}
+
+static void test_file_cut_short_leaves_no_stall(void)
+{
+	double area = 0;
+	size_t i;
+
+	start(NULL);
+	/* depth 1 over [0, 1 s), 3 over [0.5, 1 s): two requests in flight
+	 * when cpu 1's file ends at 1 s (their completions were in it),
+	 * one issued after: none of them is a stall to the end at 4 s */
+	ev(0, BLK_TA_QUEUE, 0, 0, 4096, IO_EVENT_NO_TAG);
+	ev(0, BLK_TA_ISSUE, 0, 0, 4096, IO_EVENT_NO_TAG);
+	ev(S / 2, BLK_TA_QUEUE, 0, 100, 4096, IO_EVENT_NO_TAG);
+	ev(S / 2, BLK_TA_ISSUE, 0, 100, 4096, IO_EVENT_NO_TAG);
+	ev(S / 2, BLK_TA_QUEUE, 1, 200, 4096, IO_EVENT_NO_TAG);
+	ev(S / 2, BLK_TA_ISSUE, 1, 200, 4096, IO_EVENT_NO_TAG);
+	ev(1 * S, BLK_TA_COMPLETE, 0, 0, 4096, IO_EVENT_NO_TAG);
+	file_end_note(1 * S, 1, 4 * S);
+	ev(2 * S, BLK_TA_QUEUE, 0, 300, 4096, IO_EVENT_NO_TAG);
+	ev(2 * S, BLK_TA_ISSUE, 0, 300, 4096, IO_EVENT_NO_TAG);
+	ev(3 * S, BLK_TA_COMPLETE, 0, 100, 4096, IO_EVENT_NO_TAG);
+	ev(4 * S, BLK_TA_COMPLETE, 0, 300, 4096, IO_EVENT_NO_TAG);
+	analysis_finish(&a);
+	/* 1 s at depth 1, 0.5 s at 2 more: the area before the cut */
+	CHECK_NEAR(a.devices[0].depth_area_ns / 1e9, 2.0, 1e-9);
+	for (i = 0; i < a.n_bins; i++)
+		area += a.bins[i].depth_area_ns;
+	CHECK_NEAR(area / 1e9, 2.0, 1e-6);
+	CHECK_EQ_INT(a.devices[0].lost_in_flight, 2);
+	CHECK_EQ_INT(a.n_loss, 1);
+	CHECK_EQ_INT(a.loss[0].from_ns, 1 * S);
+	CHECK_EQ_INT(a.loss[0].to_ns, 4 * S);
+	CHECK_EQ_INT(a.loss[0].ended_cpu_mask, 1u << 1);
+	CHECK_NEAR(analysis_clean_s(&a), 1.0, 1e-9);
+	/* the first I/O alone is timed; the completions after are counted */
+	CHECK_EQ_INT(a.devices[0].d2c.n, 1);
+	CHECK_EQ_INT(a.devices[0].ios[OP_READ], 3);
 	analysis_free(&a);
 }
 
@@ -568,5 +626,6 @@ int main(void)
 	RUN_TEST(test_io_map_rows_cover_offsets);
 	RUN_TEST(test_io_map_memory_is_fixed_and_totals_survive_merging);
 	RUN_TEST(test_request_size_quantiles_are_exact_for_powers_of_two);
+	RUN_TEST(test_file_cut_short_leaves_no_stall);
 	return check_report();
 }

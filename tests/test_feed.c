@@ -8,6 +8,7 @@
 #include "blkparse_feed.h"
 #include "check.h"
 #include "feed_pipe.h"
+#include "lossnote.h"
 #include "tracebuild.h"
 
 static char dir[64];
@@ -215,6 +216,219 @@ static void test_truncated_tail_keeps_earlier_events(void)
 	CHECK_EQ_INT(read_all(path_in("trunc.dump"), ev, 8, &err, warning), 2);
 	CHECK(strstr(warning, "truncated") != NULL);
 	CHECK(strstr(warning, "byte 96") != NULL);
+}
+
+/*
+ * A set of two CPUs' files: cpu 0 queues every 1 ms from 1 to 10 ms,
+ * cpu 1 every 1 ms from 1.5 to 99.5 ms (the set's end).
+ */
+static void write_two_cpus(const char *base)
+{
+	struct rec cpu0[10], cpu1[99];
+	char path[300];
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		cpu0[i] = basic[0];
+		cpu0[i].t = 1000000 + 1000000ull * i;
+		cpu0[i].sector = 8 * i;
+	}
+	for (i = 0; i < 99; i++) {
+		cpu1[i] = basic[0];
+		cpu1[i].t = 1500000 + 1000000ull * i;
+		cpu1[i].sector = 1000 + 8 * i;
+		cpu1[i].cpu = 1;
+	}
+	snprintf(path, sizeof(path), "%s.blktrace.0", base);
+	CHECK(tb_file(path, 7, 0, cpu0, 10) == 0);
+	snprintf(path, sizeof(path), "%s.blktrace.1", base);
+	CHECK(tb_file(path, 7, 0, cpu1, 99) == 0);
+}
+
+/*
+ * The events of the set at base into ev, the index of its loss note
+ * (-1: none) and the note; the reader's warning. Returns the count.
+ */
+static long read_with_note(const char *base, struct io_event *ev, size_t max,
+			   char *warning, long *note_at, struct lossnote *n)
+{
+	struct trace_list list = { NULL, 0 };
+	struct iow_error err;
+	struct io_event e;
+	struct feed *f;
+	long count = 0;
+	int r;
+
+	*note_at = -1;
+	CHECK(feed_find_traces(base, &list, &err) == 0);
+	f = feed_open(&list.items[0], &err);
+	CHECK(f != NULL);
+	if (!f)
+		return -1;
+	while ((r = next_one(f, &e, &err)) > 0) {
+		/* its text lives until the next batch */
+		if (lossnote_parse(e.action, e.pdu, e.pdu_len, n) ==
+		    LOSSNOTE_FILE_END) {
+			CHECK(*note_at < 0);
+			*note_at = count;
+		}
+		if ((size_t)count < max)
+			ev[count] = e;
+		count++;
+	}
+	CHECK_EQ_INT(r, 0);
+	snprintf(warning, IOW_ERROR_LEN, "%s",
+		 feed_warning(f) ? feed_warning(f) : "");
+	feed_close(f);
+	trace_list_free(&list);
+	return count;
+}
+
+static void test_cpu_file_cut_in_a_record_is_a_located_loss(void)
+{
+	struct io_event ev[128];
+	struct lossnote n;
+	char warning[IOW_ERROR_LEN];
+	long note_at, count;
+
+	write_two_cpus(path_in("cut"));
+	/* inside cpu 0's sixth record: its first five are whole */
+	truncate_file(path_in("cut.blktrace.0"), 48 * 5 + 20);
+	count = read_with_note(path_in("cut"), ev, 128, warning, &note_at, &n);
+	CHECK_EQ_INT(count, 5 + 99 + 1);
+	/* after cpu 0's fifth record (5 ms), before cpu 1's at 5.5 ms */
+	CHECK_EQ_INT(note_at, 9);
+	CHECK_EQ_INT(ev[note_at].time_ns, 4000000);
+	CHECK_EQ_INT(ev[note_at].cpu, 0);
+	CHECK_EQ_INT(ev[note_at + 1].time_ns, 4500000);
+	CHECK(n.cpu == 0 && n.t0_ns == 5000000 && n.t1_ns == 99500000);
+	/* the cut says it: no "truncated last record" besides */
+	CHECK_EQ_INT(warning[0], '\0');
+}
+
+static void test_cpu_file_cut_in_a_payload_is_a_loss_too(void)
+{
+	static const char comm[] = "abcdefgh";
+	struct io_event ev[128];
+	struct lossnote n;
+	char warning[IOW_ERROR_LEN];
+	long note_at;
+	struct rec r[3];
+	int i;
+
+	write_two_cpus(path_in("pdu"));
+	for (i = 0; i < 3; i++) {
+		r[i] = basic[0];
+		r[i].t = 1000000 + 1000000ull * i;
+		r[i].action = BLK_TN_PROCESS | BLK_TC_ACT(BLK_TC_NOTIFY);
+		r[i].pdu = comm;
+		r[i].pdu_len = sizeof(comm);
+	}
+	r[0].action = basic[0].action;
+	r[0].pdu_len = 0;
+	CHECK(tb_file(path_in("pdu.blktrace.0"), 7, 0, r, 3) == 0);
+	truncate_file(path_in("pdu.blktrace.0"), 48 + 48 + 9 + 48 + 4);
+	CHECK_EQ_INT(read_with_note(path_in("pdu"), ev, 128, warning,
+				    &note_at, &n), 2 + 99 + 1);
+	CHECK(note_at >= 0 && n.t0_ns == 2000000);
+}
+
+static void test_cpu_file_ending_with_the_others_is_no_loss(void)
+{
+	struct io_event ev[128];
+	struct lossnote n;
+	char warning[IOW_ERROR_LEN];
+	long note_at;
+	struct rec cpu0[99];
+	int i;
+
+	/* cpu 0 goes on to 99 ms: its last record cut is the trace's end */
+	write_two_cpus(path_in("end"));
+	for (i = 0; i < 99; i++) {
+		cpu0[i] = basic[0];
+		cpu0[i].t = 1000000 + 1000000ull * i;
+	}
+	CHECK(tb_file(path_in("end.blktrace.0"), 7, 0, cpu0, 99) == 0);
+	truncate_file(path_in("end.blktrace.0"), 48 * 98 + 20);
+	CHECK_EQ_INT(read_with_note(path_in("end"), ev, 128, warning,
+				    &note_at, &n), 98 + 99);
+	CHECK_EQ_INT(note_at, -1);
+	CHECK(strstr(warning, "truncated last record") != NULL);
+}
+
+static void test_cpu_file_ending_at_a_record_end_is_whole(void)
+{
+	struct io_event ev[128];
+	struct lossnote n;
+	char warning[IOW_ERROR_LEN];
+	long note_at;
+
+	/* a CPU with nothing more to record: nothing says it was cut */
+	write_two_cpus(path_in("whole"));
+	CHECK_EQ_INT(read_with_note(path_in("whole"), ev, 128, warning,
+				    &note_at, &n), 10 + 99);
+	CHECK_EQ_INT(note_at, -1);
+}
+
+/* The recorders' end mark appended to path, at time t. */
+static void append_end_mark(const char *path, unsigned cpu, uint64_t t)
+{
+	char text[LOSSNOTE_TEXT_MAX];
+	struct rec r = { .t = t, .action = LOSSNOTE_ACTION, .cpu = cpu,
+			 .dev = DEV(8, 0), .pdu = text };
+	FILE *f = fopen(path, "ab");
+
+	r.pdu_len = lossnote_format_end_mark(cpu, t, text);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	tb_write(f, 7, 0, 0, &r);
+	fclose(f);
+}
+
+static void test_marked_set_file_cut_at_a_record_end_is_a_loss(void)
+{
+	struct io_event ev[128];
+	struct lossnote n;
+	char warning[IOW_ERROR_LEN];
+	long note_at;
+
+	/* cpu 1's file marked whole at 99.5 ms; cpu 0's mark cut off */
+	write_two_cpus(path_in("mark"));
+	append_end_mark(path_in("mark.blktrace.0"), 0, 99500000);
+	append_end_mark(path_in("mark.blktrace.1"), 1, 99500000);
+	truncate_file(path_in("mark.blktrace.0"), 48 * 5);
+	CHECK_EQ_INT(read_with_note(path_in("mark"), ev, 128, warning,
+				    &note_at, &n), 5 + 99 + 1 + 1);
+	CHECK_EQ_INT(note_at, 9);
+	CHECK(n.cpu == 0 && n.t0_ns == 5000000 && n.t1_ns == 99500000);
+	/* marked whole, the same set is no loss */
+	write_two_cpus(path_in("mark"));
+	append_end_mark(path_in("mark.blktrace.0"), 0, 99500000);
+	append_end_mark(path_in("mark.blktrace.1"), 1, 99500000);
+	CHECK_EQ_INT(read_with_note(path_in("mark"), ev, 128, warning,
+				    &note_at, &n), 10 + 99 + 2);
+	CHECK_EQ_INT(note_at, -1);
+}
+
+static void test_compressed_cpu_file_cut_short_is_a_loss_not_an_error(void)
+{
+	struct io_event ev[128];
+	struct lossnote n;
+	char warning[IOW_ERROR_LEN];
+	long note_at, count;
+	struct stat st;
+
+	write_two_cpus(path_in("gzcut"));
+	gzip_file(path_in("gzcut.blktrace.0"), path_in("gzcut.blktrace.0.gz"));
+	CHECK(unlink(path_in("gzcut.blktrace.0")) == 0);
+	CHECK(stat(path_in("gzcut.blktrace.0.gz"), &st) == 0);
+	/* no gzip trailer: the data is cut short */
+	truncate_file(path_in("gzcut.blktrace.0.gz"), st.st_size - 8);
+	count = read_with_note(path_in("gzcut"), ev, 128, warning, &note_at,
+			       &n);
+	CHECK(count > 99 && count <= 10 + 99 + 1);
+	CHECK(note_at >= 0 && n.cpu == 0 && n.t1_ns == 99500000);
 }
 
 static void test_payload_past_end_is_error_with_offset(void)
@@ -901,6 +1115,12 @@ int main(void)
 	RUN_TEST(test_time_going_backwards_lands_at_zero);
 	RUN_TEST(test_truncated_tail_keeps_earlier_events);
 	RUN_TEST(test_payload_past_end_is_error_with_offset);
+	RUN_TEST(test_cpu_file_cut_in_a_record_is_a_located_loss);
+	RUN_TEST(test_cpu_file_cut_in_a_payload_is_a_loss_too);
+	RUN_TEST(test_cpu_file_ending_with_the_others_is_no_loss);
+	RUN_TEST(test_cpu_file_ending_at_a_record_end_is_whole);
+	RUN_TEST(test_compressed_cpu_file_cut_short_is_a_loss_not_an_error);
+	RUN_TEST(test_marked_set_file_cut_at_a_record_end_is_a_loss);
 	RUN_TEST(test_bad_magic_is_error_naming_file);
 	RUN_TEST(test_not_a_trace_says_what_it_looks_like);
 	RUN_TEST(test_blkparse_text_inside_a_dump_says_so);

@@ -139,6 +139,8 @@ static struct ftrace_conv_stats convert_real(const char *name,
 
 struct file_facts {
 	unsigned ios, notes, bad_sequence, bad_cpu, time_backwards;
+	unsigned end_marks;	/* not in notes */
+	int ends_marked;	/* the last record is the end mark */
 	unsigned note_not_before_its_event;
 	uint64_t first_io_ns, last_io_ns;
 };
@@ -162,6 +164,12 @@ static struct file_facts read_facts(const struct bytes *b, unsigned cpu)
 			if (!f.first_io_ns)
 				f.first_io_ns = t.time;
 			f.last_io_ns = t.time;
+			continue;
+		}
+		if (lossnote_is_end_mark(t.action, b->p + pos + sizeof(t),
+					 t.pdu_len)) {
+			f.end_marks++;
+			f.ends_marked = pos + sizeof(t) + t.pdu_len == b->len;
 			continue;
 		}
 		f.notes++;
@@ -193,6 +201,9 @@ static void test_real_pages_split_into_cpu_files_with_sequences(void)
 	CHECK_EQ_INT(b.ios, CPU1_RECORDS);
 	CHECK_EQ_INT(a.notes, 1);	/* ksoftirqd/0 */
 	CHECK_EQ_INT(b.notes, 7);
+	/* each file ends with its end mark, at the same time */
+	CHECK(a.end_marks == 1 && a.ends_marked);
+	CHECK(b.end_marks == 1 && b.ends_marked);
 	CHECK_EQ_INT(a.bad_sequence + b.bad_sequence, 0);
 	CHECK_EQ_INT(a.bad_cpu + b.bad_cpu, 0);
 	CHECK_EQ_INT(a.time_backwards + b.time_backwards, 0);
@@ -600,8 +611,11 @@ static void test_every_configured_cpu_gets_a_file(void)
 	/* blkparse stops at the first missing NAME.blktrace.N */
 	snprintf(path, sizeof(path), "%s/four.blktrace.2", dir);
 	CHECK_EQ_INT(stat(path, &st), 0);
+	/* an idle CPU's file holds its end mark alone */
 	f3 = cpu_file("four", 3);
-	CHECK_EQ_INT(f3.len, 0);
+	CHECK_EQ_INT(read_facts(&f3, 3).ios + read_facts(&f3, 3).notes, 0);
+	CHECK(read_facts(&f3, 3).end_marks == 1 &&
+	      read_facts(&f3, 3).ends_marked);
 	free(f3.p);
 }
 
@@ -647,8 +661,9 @@ static void test_timestamp_note_carries_the_wall_clock(void)
 	CHECK_EQ_INT(ftrace_conv_timestamp(c, 0x700000, 42, &wall, &err), 0);
 	CHECK_EQ_INT(ftrace_conv_close(c, NULL, &err), 0);
 	f0 = cpu_file("stamp", 0);
-	CHECK_EQ_INT(f0.len, sizeof(t) + sizeof(words));
-	if (f0.len == sizeof(t) + sizeof(words)) {
+	/* the note, then the end mark */
+	CHECK(read_facts(&f0, 0).notes == 1 && read_facts(&f0, 0).ends_marked);
+	if (f0.len > sizeof(t) + sizeof(words)) {
 		memcpy(&t, f0.p, sizeof(t));
 		memcpy(words, f0.p + sizeof(t), sizeof(words));
 		CHECK_EQ_INT(t.magic, BLK_IO_TRACE_MAGIC | 7);

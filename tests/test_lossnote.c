@@ -37,6 +37,34 @@ static void test_unknown_count_round_trips(void)
 	      back.t0_ns == 0 && back.t1_ns == 42);
 }
 
+static void test_file_end_note_round_trips_as_its_own_kind(void)
+{
+	struct lossnote n = { 0, 0, 3, 5000, 900000 }, back;
+	char text[LOSSNOTE_TEXT_MAX];
+	uint16_t len = lossnote_format_file_end(&n, text);
+
+	CHECK(!strcmp(text, "file of cpu 3 ends early, from 5000 to 900000 ns"));
+	CHECK(lossnote_parse(LOSSNOTE_ACTION, text, len, &back) ==
+	      LOSSNOTE_FILE_END);
+	CHECK(!back.count_known && back.cpu == 3 && back.t0_ns == 5000 &&
+	      back.t1_ns == 900000);
+	/* a word off is no note */
+	CHECK(lossnote_parse(LOSSNOTE_ACTION, "file of cpu 3 ends, from 5 to 9 ns",
+			     35, &back) == 0);
+}
+
+static void test_end_mark_is_no_loss_note(void)
+{
+	char text[LOSSNOTE_TEXT_MAX];
+	struct lossnote back;
+	uint16_t len = lossnote_format_end_mark(2, 123456, text);
+
+	CHECK(!strcmp(text, "end of cpu 2's file at 123456 ns"));
+	CHECK(lossnote_is_end_mark(LOSSNOTE_ACTION, text, len));
+	CHECK(lossnote_parse(LOSSNOTE_ACTION, text, len, &back) == 0);
+	CHECK(!lossnote_is_end_mark(LOSSNOTE_ACTION, "end of cpu 2's file", 20));
+}
+
 static void test_largest_numbers_fit(void)
 {
 	struct lossnote n = { UINT64_MAX, 1, UINT32_MAX, UINT64_MAX,
@@ -109,6 +137,8 @@ int main(void)
 {
 	RUN_TEST(test_known_count_round_trips);
 	RUN_TEST(test_unknown_count_round_trips);
+	RUN_TEST(test_file_end_note_round_trips_as_its_own_kind);
+	RUN_TEST(test_end_mark_is_no_loss_note);
 	RUN_TEST(test_largest_numbers_fit);
 	RUN_TEST(test_header_is_a_message_note_at_t0);
 	RUN_TEST(test_garbage_is_not_a_loss_note);

@@ -3,7 +3,8 @@
  * a note whose window began before a record the file already holds (a
  * record reserved before an interrupt's failed reservation, timed after
  * it) goes at that record's time, its text keeping the window; a note
- * of a later window goes at its start; the loss is counted once.
+ * of a later window goes at its start; the loss is counted once. Every
+ * file ends with the end mark, at the newest time of any.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -89,8 +90,53 @@ static void test_notes_keep_the_file_in_time_order(void)
 	rmdir(dir);
 }
 
+static void test_every_file_ends_with_the_end_mark(void)
+{
+	char dir[] = "/tmp/test_rec_out.XXXXXX", path[64];
+	struct iow_error err = { "" };
+	struct blk_io_trace t;
+	unsigned char buf[512];
+	struct rec_out *o;
+	size_t len;
+	FILE *f;
+	int cpu;
+
+	CHECK(mkdtemp(dir) != NULL);
+	o = rec_out_open(dir, "m", 2, &err);
+	CHECK(o != NULL);
+	if (!o)
+		return;
+	put_io(o, 100, &err);	/* cpu 0; cpu 1 has nothing */
+	put_io(o, 300, &err);
+	CHECK_EQ_INT(rec_out_end(o, 7 << 20, &err), 0);
+	CHECK_EQ_INT(rec_out_close(o, &err), 0);
+	for (cpu = 0; cpu < 2; cpu++) {
+		snprintf(path, sizeof(path), "%s/m.blktrace.%d", dir, cpu);
+		f = fopen(path, "rb");
+		CHECK(f != NULL);
+		len = f ? fread(buf, 1, sizeof(buf), f) : 0;
+		if (f)
+			fclose(f);
+		CHECK(len >= sizeof(t));
+		if (len < sizeof(t))
+			continue;
+		/* the last record: cpu 1's only one */
+		memcpy(&t, buf + (cpu ? 0 : 2 * sizeof(t)), sizeof(t));
+		CHECK(lossnote_is_end_mark(t.action,
+					   buf + (cpu ? 0 : 2 * sizeof(t)) +
+					   sizeof(t), t.pdu_len));
+		CHECK_EQ_INT(t.time, 300);
+		CHECK_EQ_INT(t.cpu, cpu);
+		CHECK_EQ_INT(len, (cpu ? 0 : 2 * sizeof(t)) + sizeof(t) +
+				  t.pdu_len);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 int main(void)
 {
 	RUN_TEST(test_notes_keep_the_file_in_time_order);
+	RUN_TEST(test_every_file_ends_with_the_end_mark);
 	return check_report();
 }
