@@ -28,6 +28,13 @@ machine_state() {
 		echo "bpf programs: $(bpftool prog show 2>/dev/null | grep -c ': tracing ')"
 }
 
+# checkout_state: the checkout's files git does not know and does not
+# ignore, and its changed ones: a test leaves none (pictures drawn
+# without -o are named after the trace, in the current directory)
+checkout_state() {
+	git status --porcelain --untracked-files=all 2> /dev/null
+}
+
 total_pass=0; total_fail=0; total_skip=0
 [ $# = 0 ] && set -- .
 
@@ -55,6 +62,7 @@ for build in "$@"; do
 		echo "== $t"
 		started=$(date +%s)
 		state_before=$(machine_state)
+		tree_before=$(checkout_state)
 		case "$t" in
 		*.sh) out=$(sh "$t" 2>&1); rc=$?;;
 		*) if [ -x "$t" ]; then out=$(case "$t" in /*) "$t";; *) "./$t";; esac 2>&1); rc=$?
@@ -65,6 +73,11 @@ for build in "$@"; do
 		[ "$secs" -ge 5 ] && echo "   ($secs s)"
 		sanitizer_reports "$t" || fail=$((fail + $?))
 		state_after=$(machine_state)
+		tree_after=$(checkout_state)
+		if [ "$tree_after" != "$tree_before" ]; then
+			fail=$((fail + 1))
+			echo "   $t left files in the checkout: $(echo "$tree_after" | tr '\n' ' ') (counted as one failure)"
+		fi
 		if [ "$state_after" != "$state_before" ]; then
 			fail=$((fail + 1))
 			echo "   the machine is not as $t found it: before '$state_before', after '$state_after' (counted as one failure)"

@@ -12,6 +12,7 @@
 # the end line, --summary and a later -t NAME say the same sentence.
 # Needs root, tracefs, losetup, fio, blkparse, mkfs.ext4, python3.
 . "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1	# pictures drawn without -o land here, not in the checkout
 
 T=$(tracefs_dir)
 why=

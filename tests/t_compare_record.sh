@@ -9,6 +9,7 @@
 # dd is a contributor, mix; B has more writes; B is not faster. Needs
 # root, losetup, mkfs.ext4, fio and a recorder that runs.
 . "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1	# pictures drawn without -o land here, not in the checkout
 
 why=
 if [ "$(id -u)" != 0 ]; then why="not root"

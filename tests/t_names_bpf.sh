@@ -14,6 +14,7 @@
 # not only "/".
 # Needs root, BPF with the kernel's BTF, losetup, mkfs.ext4, python3.
 . "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1	# pictures drawn without -o land here, not in the checkout
 
 why=
 if [ "$(id -u)" != 0 ]; then why="not root"
@@ -100,7 +101,7 @@ check "no file named by inode" \
 	sh -c "! grep -q '^inode ' '$TMP/files.tsv' && ! grep -q 'files not found' '$TMP/files.cause'"
 "$IOW" -t "$TMP/files" --by file --summary > "$TMP/byfile.txt" 2>&1
 check "--by file: the tag of the file deleted at once is its name" \
-	grep -q "^  $MNT/dir/at-once (deleted) " "$TMP/byfile.txt"
+	grep -q "  $MNT/dir/at-once (deleted)$" "$TMP/byfile.txt"
 
 # 1b. the reader held back (IOWATCHER_BPF_PAUSE_MS): the file is gone
 # before the recorder could look it up by its handle; the unlink's record
@@ -141,7 +142,7 @@ else
 	kind="v1 blkio hierarchy at $IOROOT"
 fi
 check "--by cgroup --summary: the tags' heading names the hierarchy ($(grep ' tags (' "$TMP/cg.txt"))" \
-	grep -q "^ tags (by I/Os; cgroups of the io controller's $kind" "$TMP/cg.txt"
+	grep -q "^ tags (by bytes; cgroups of the io controller's $kind" "$TMP/cg.txt"
 check "--by cgroup --summary=json: tags_source names it too" \
 	python3 -c '
 import json, sys
