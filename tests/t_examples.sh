@@ -32,7 +32,8 @@ done
 cp "$TOP/samples/fio-randrw.mpstat" "$W/sda.mpstat"
 # sda has causes kept beside it, as the bpf recorder keeps them
 python3 "$TOP/tests/tools/make_causes.py" "$W/sda" > /dev/null
-for f in "$TOP"/samples/ext4-fsync.blktrace.*; do
+# after: another run on before's device (7,1), as --compare pairs them
+for f in "$TOP"/samples/overlap-fio.blktrace.*; do
 	cp "$f" "$W/after.blktrace.${f##*.blktrace.}"
 done
 
@@ -102,7 +103,7 @@ while IFS= read -r cmd; do
 	elif [ -n "$events" ]; then [ -s "$W/$events" ] || made=no
 	elif [ -n "$redir" ]; then [ -s "$W/$redir" ] || made=no
 	elif [ -n "$out" ]; then [ -s "$W/$out" ] || made=no
-	elif printf '%s' "$cmd" | grep -q -- '--summary\|--live'; then [ -s "$W/out.txt" ] || made=no
+	elif printf '%s' "$cmd" | grep -q -- '--summary\|--live\|--compare'; then [ -s "$W/out.txt" ] || made=no
 	else [ -n "$(find "$W" -maxdepth 1 -name '*.svg' -newer "$W/started" -size +0)" ] || made=no
 	fi
 	if [ $rc = 0 ] && [ $made = yes ]; then
