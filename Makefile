@@ -16,12 +16,13 @@ PKGS = cairo libpng zlib liblzma libzstd
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
-IOW_CPPFLAGS = -D_GNU_SOURCE -DIOWATCHER_VERSION='"$(VERSION)"' \
+IOW_CPPFLAGS = -I. -D_GNU_SOURCE -DIOWATCHER_VERSION='"$(VERSION)"' \
 	-DIOWATCHER_LIBEXECDIR='"$(LIBEXECDIR)"'
 IOW_CFLAGS = -std=c11 -Wall -Wextra $(PKG_CFLAGS)
 IOW_LIBS = $(PKG_LIBS) -lm -lpthread
 
-# The BPF recorder (rec_bpf.c): its kernel side, bpf/blkrec.bpf.c, is
+# The BPF recorder (record/rec_bpf.c): its kernel side,
+# record/bpf/blkrec.bpf.c, is
 # compiled by clang for the BPF target and wrapped by bpftool into a
 # skeleton header; libbpf loads it, relocated against the running
 # kernel's BTF (no vmlinux.h needed here). Without libbpf-dev, clang or
@@ -33,11 +34,11 @@ HAVE_BPF ?= $(shell $(PKG_CONFIG) --exists libbpf 2>/dev/null && \
 	command -v $(BPFTOOL) >/dev/null 2>&1 && echo 1)
 BPF_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 BPF_CFLAGS = -g -O2 -target bpf -mcpu=v3 -Wall \
-	$(if $(BPF_MULTIARCH),-I/usr/include/$(BPF_MULTIARCH)) -Ibpf
+	$(if $(BPF_MULTIARCH),-I/usr/include/$(BPF_MULTIARCH)) -Irecord/bpf
 # libelf (libbpf's own dependency) names the frames of user stacks.
 ifeq ($(HAVE_BPF),1)
 BPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf)
-IOW_CPPFLAGS += -DHAVE_BPF -DHAVE_LIBELF -I$(O)bpf
+IOW_CPPFLAGS += -DHAVE_BPF -DHAVE_LIBELF -I$(O)record/bpf
 IOW_LIBS += $(BPF_LIBS)
 endif
 
@@ -69,8 +70,21 @@ endif
 B =
 O = $(if $(B),$(B),build/)
 
-# Every top-level .c but the program's main is a module of the library.
-LIB_SRCS = $(filter-out iowatcher.c,$(sort $(wildcard *.c)))
+# The stages' folders, in the order of the pipeline, lowest first
+# (tests/t_layers.sh holds every include to it: a file includes its own
+# stage's and lower stages' headers, never a higher one's). A stage's
+# front door may stay at the top (README.md, "Layout").
+STAGES = base reader record analysis tag plot graphs output report movie \
+	live compare
+# The files at the top are the front doors of their stages (the rest is
+# the program's main: iowatcher.c, cli.c, cli.h).
+FRONT_DOORS = event.h:base blkparse_feed.c:reader blkparse_feed.h:reader \
+	options.h:analysis trace_result.h:analysis tagger.c:tag tagger.h:tag \
+	plot.c:plot plot.h:plot
+# Every .c at the top but the program's main, and every .c of the stages'
+# folders, is a module of the library.
+LIB_SRCS = $(filter-out iowatcher.c,$(sort $(wildcard *.c))) \
+	$(sort $(foreach d,$(STAGES),$(wildcard $(d)/*.c)))
 LIB_OBJS = $(addprefix $(O),$(LIB_SRCS:.c=.o))
 TEST_SRCS = $(sort $(wildcard tests/test_*.c))
 TEST_BINS = $(addprefix $(B),$(TEST_SRCS:.c=))
@@ -93,23 +107,23 @@ $(O)%.o: %.c
 	$(Q)$(CC) $(DEPFLAGS) $(IOW_CPPFLAGS) $(CPPFLAGS) $(IOW_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 ifeq ($(HAVE_BPF),1)
-$(O)bpf/blkrec.bpf.o: bpf/blkrec.bpf.c bpf/blkrec.h
+$(O)record/bpf/blkrec.bpf.o: record/bpf/blkrec.bpf.c record/bpf/blkrec.h
 	@mkdir -p $(@D)
 	$(say) BPF $@
 	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
-$(O)bpf/blkrec.skel.h: $(O)bpf/blkrec.bpf.o
+$(O)record/bpf/blkrec.skel.h: $(O)record/bpf/blkrec.bpf.o
 	$(say) GEN $@
 	$(Q)$(BPFTOOL) gen skeleton $< name blkrec > $@.tmp && mv $@.tmp $@
 
-$(O)rec_bpf.o: $(O)bpf/blkrec.skel.h
+$(O)record/rec_bpf.o: $(O)record/bpf/blkrec.skel.h
 endif
 
 # The report's page: its script and styles, and uPlot, built in with
 # .incbin (which the compiler's dependency list does not see).
 WEB_ASSETS = web/report.js web/report.css web/vendor/uPlot.iife.min.js \
 	web/vendor/uPlot.min.css web/vendor/uPlot.LICENSE
-$(O)report_assets.o: $(WEB_ASSETS)
+$(O)report/report_assets.o: $(WEB_ASSETS)
 
 $(O)libiow.a: $(LIB_OBJS)
 	$(say) AR $@
@@ -160,7 +174,8 @@ $$(B)$(1)/%: $(1)/%.c $$(O)libiow.a
 endef
 $(foreach d,$(filter-out fuzz,$(PROGRAM_DIRS)),$(eval $(call program_rule,$(d))))
 $(eval $(call program_rule,fuzz,$$(FUZZ_LINK)))
--include $(wildcard $(addprefix $(O),*.d $(addsuffix /*.d,$(PROGRAM_DIRS))))
+-include $(wildcard $(addprefix $(O),*.d $(addsuffix /*.d,$(STAGES) \
+	$(PROGRAM_DIRS))))
 $(B)tests/test_fuzz_regress: $(wildcard fuzz/*.c fuzz/*.h)
 ifneq ($(B),)
 $(SCRIPT_LINKS): $(B)scripts/%: scripts/%

@@ -17,14 +17,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bigmem.h"
+#include "base/bigmem.h"
 #include "blkparse_feed.h"
-#include "blktrace.h"
-#include "bytesrc.h"
-#include "feed_ends.h"
-#include "lossnote.h"
-#include "perftext.h"
-#include "sniff.h"
+#include "reader/blktrace.h"
+#include "reader/bytesrc.h"
+#include "reader/feed_ends.h"
+#include "reader/lossnote.h"
+#include "reader/perftext.h"
+#include "reader/sniff.h"
 
 /* Room for the largest record (a v8 header and a 64 KiB payload) and
  * reads of 64 KiB and more; mapped at once (bigmem.h). */

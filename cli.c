@@ -17,14 +17,14 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "blktrace.h"
-#include "causetag.h"
+#include "reader/blktrace.h"
+#include "tag/causetag.h"
 #include "cli.h"
-#include "graphs.h"
-#include "live.h"
-#include "movie.h"
+#include "graphs/graphs.h"
+#include "live/live.h"
+#include "movie/movie.h"
 #include "plot.h"
-#include "record.h"
+#include "record/record.h"
 
 static const char usage_line[] =
 	"usage: iowatcher -t TRACE [-t TRACE ...] [-l LABEL ...] [-o FILE] [--summary[=json]] [options]";

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "options.h"
 
 /* What options_parse found, and so what main does next. */

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis.h"
-#include "outkind.h"
+#include "analysis/analysis.h"
+#include "base/outkind.h"
 
 enum summary_mode { SUMMARY_NONE, SUMMARY_TEXT, SUMMARY_JSON,
 		    SUMMARY_STACKS };

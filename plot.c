@@ -18,10 +18,10 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 
-#include "outfile.h"
+#include "base/outfile.h"
 #include "plot.h"
-#include "plot_internal.h"
-#include "utf8.h"
+#include "plot/plot_internal.h"
+#include "base/utf8.h"
 
 /* ---- Look ---- */
 

@@ -26,8 +26,8 @@
 
 #include <cairo.h>
 
-#include "error.h"
-#include "outkind.h"	/* enum plot_format */
+#include "base/error.h"
+#include "base/outkind.h"	/* enum plot_format */
 
 struct plot_rgb {
 	double r, g, b;		/* 0..1 */

@@ -24,9 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "blktrace.h"
-#include "bytebuf.h"
-#include "child.h"
+#include "reader/blktrace.h"
+#include "base/bytebuf.h"
+#include "base/child.h"
 #include "tagger.h"
 
 #ifndef IOWATCHER_LIBEXECDIR

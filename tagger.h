@@ -46,7 +46,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "event.h"
 
 #define TAGGER_DEFAULT_TIMEOUT_S	30.0

@@ -26,8 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "blktrace.h"
-#include "error.h"
+#include "reader/blktrace.h"
+#include "base/error.h"
 
 #define NSEC_PER_USEC		1000ull
 #define NSEC_PER_MSEC		1000000ull

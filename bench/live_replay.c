@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "blktrace.h"
-#include "live.h"
+#include "reader/blktrace.h"
+#include "live/live.h"
 
 #define TICK_NS		100000000ull
 

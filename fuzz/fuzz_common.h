@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "base/error.h"
 
 static char fuzz_dir[64];
 

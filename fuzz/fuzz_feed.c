@@ -23,16 +23,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "blkparse_feed.h"
-#include "blktrace.h"
-#include "csv.h"
+#include "reader/blktrace.h"
+#include "output/csv.h"
 #include "fuzz_common.h"
-#include "graphs.h"
+#include "graphs/graphs.h"
 #include "options.h"
-#include "cause.h"
-#include "causetag.h"
-#include "summary.h"
+#include "tag/cause.h"
+#include "tag/causetag.h"
+#include "output/summary.h"
 
 #define FZ_CONTROL	6
 

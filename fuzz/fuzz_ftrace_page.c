@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "ftrace_raw.h"
+#include "record/ftrace_raw.h"
 #include "fuzz_common.h"
 
 static void fuzz_check_event(const struct ftrace_page *p,

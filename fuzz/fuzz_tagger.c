@@ -10,7 +10,7 @@
  * Control bytes: c0 events waiting for answers (0-255), c1 the size of
  * each read (1-256 bytes).
  */
-#include "../tagger.c"
+#include "tagger.c"
 
 #include "fuzz_common.h"
 

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "blktrace.h"
+#include "reader/blktrace.h"
 #include "tagger.h"
 
 #define IN_BYTES	(1 << 20)

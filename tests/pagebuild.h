@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "blktrace.h"
+#include "reader/blktrace.h"
 
 #define PB_PAGE_SIZE	4096
 #define PB_DATA		16

@@ -188,7 +188,7 @@ else
 fi
 
 # ---- the encoder dies ----
-if grep -q "ffmpeg" "$TOP/movie.c" 2>/dev/null && command -v ffmpeg > /dev/null; then
+if grep -q "ffmpeg" "$TOP/movie/movie.c" 2>/dev/null && command -v ffmpeg > /dev/null; then
 	mkdir -p "$TMP/bin"
 	cat > "$TMP/bin/ffmpeg" <<'EOF'
 #!/bin/sh
@@ -225,7 +225,7 @@ EOF
 		fail "SIGINT while making a movie: ffmpeg's output ($TMP/mi/m.mp4.tmp*) never appeared"
 	fi
 else
-	skip "encoder killed, movie interrupted: no movie.c with ffmpeg in this tree, or no ffmpeg"
+	skip "encoder killed, movie interrupted: no movie/movie.c with ffmpeg in this tree, or no ffmpeg"
 fi
 
 # ---- interrupted while reading: a stream on stdin that stalls ----

@@ -10,10 +10,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "account.h"
-#include "blktrace.h"
+#include "reader/account.h"
+#include "reader/blktrace.h"
 #include "check.h"
-#include "lossnote.h"
+#include "reader/lossnote.h"
 
 static int parses(const char *text, size_t len)
 {

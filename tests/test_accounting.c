@@ -7,12 +7,12 @@
  */
 #include <stdlib.h>
 
-#include "analysis.h"
-#include "blktrace.h"
+#include "analysis/analysis.h"
+#include "reader/blktrace.h"
 #include "check.h"
-#include "ioset.h"
-#include "lossnote.h"
-#include "summary.h"
+#include "analysis/ioset.h"
+#include "reader/lossnote.h"
+#include "output/summary.h"
 #include "tracebuild.h"
 
 #define US 1000ull

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "blktrace.h"
-#include "ioset.h"
+#include "analysis/analysis.h"
+#include "reader/blktrace.h"
+#include "analysis/ioset.h"
 #include "check.h"
-#include "lossnote.h"
+#include "reader/lossnote.h"
 #include "tracebuild.h"
 
 #define MS 1000000ull

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/resource.h>
 
-#include "bigmem.h"
+#include "base/bigmem.h"
 #include "check.h"
 
 static long minor_faults(void)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytebuf.h"
+#include "base/bytebuf.h"
 #include "check.h"
 
 static void test_appends_keep_order_across_growth(void)

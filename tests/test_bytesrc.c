@@ -13,7 +13,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "bytesrc.h"
+#include "reader/bytesrc.h"
 #include "check.h"
 
 static char dir[64];

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "causefile.h"
+#include "reader/causefile.h"
 #include "check.h"
 
 static char dir[] = "/tmp/test_causefile.XXXXXX";

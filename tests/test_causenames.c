@@ -24,11 +24,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "bpf/blkrec.h"
-#include "causefile.h"
-#include "causenames.h"
+#include "record/bpf/blkrec.h"
+#include "reader/causefile.h"
+#include "record/causenames.h"
 #include "check.h"
-#include "rec_causes.h"
+#include "record/rec_causes.h"
 
 static char dir[] = "/tmp/test_causenames.XXXXXX";
 

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "child.h"
+#include "base/child.h"
 #include "check.h"
 
 static double now_s(void)

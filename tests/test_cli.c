@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blktrace.h"
+#include "reader/blktrace.h"
 #include "check.h"
 #include "cli.h"
-#include "record.h"
+#include "record/record.h"
 
 #define ARGV(...)	((char *[]){ "iowatcher", __VA_ARGS__, NULL })
 #define ARGC(argv)	((int)(sizeof(argv) / sizeof(char *)) - 1)

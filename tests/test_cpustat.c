@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "cpustat.h"
+#include "record/cpustat.h"
 
 #define REAL_MPSTAT "tests/data/mpstat-2cpu.txt"
 

@@ -7,8 +7,8 @@
 
 #include "blkparse_feed.h"
 #include "check.h"
-#include "feed_pipe.h"
-#include "lossnote.h"
+#include "reader/feed_pipe.h"
+#include "reader/lossnote.h"
 #include "tracebuild.h"
 
 static char dir[64];

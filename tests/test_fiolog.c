@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "fiolog.h"
+#include "reader/fiolog.h"
 
 static char tmp_path[64];
 

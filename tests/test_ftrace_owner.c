@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "ftrace_owner.h"
+#include "record/ftrace_owner.h"
 
 struct writes {
 	char log[1024];

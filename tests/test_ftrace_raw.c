@@ -7,7 +7,7 @@
  * are not laid out so, refused with the byte where they go wrong.
  */
 #include "check.h"
-#include "ftrace_raw.h"
+#include "record/ftrace_raw.h"
 #include "pagebuild.h"
 
 #define T0	20188837832096ULL	/* a page time, as on Linux 6.18 */

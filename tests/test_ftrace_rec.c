@@ -14,12 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "blktrace.h"
-#include "bpf/blkrec.h"
-#include "causefile.h"
+#include "reader/blktrace.h"
+#include "record/bpf/blkrec.h"
+#include "reader/causefile.h"
 #include "check.h"
-#include "ftrace_rec.h"
-#include "lossnote.h"
+#include "record/ftrace_rec.h"
+#include "reader/lossnote.h"
 #include "pagebuild.h"
 
 #define RAW_PAGE(cpu)	"tests/data/trace_pipe_raw-loop0.cpu" #cpu

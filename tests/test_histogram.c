@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "histogram.h"
+#include "analysis/histogram.h"
 
 static void test_small_values_are_exact(void)
 {

@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-#include "iomap.h"
+#include "analysis/iomap.h"
 #include "check.h"
 
 #define MAX_ADDS 20000

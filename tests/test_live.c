@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "live.h"
+#include "live/live.h"
 #include "check.h"
 #include "tracebuild.h"
 

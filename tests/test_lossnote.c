@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "lossnote.h"
+#include "reader/lossnote.h"
 
 static void test_known_count_round_trips(void)
 {

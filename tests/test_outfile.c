@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "base/outfile.h"
 #include "check.h"
 
 static char dir[] = "/tmp/iow-outfile-XXXXXX";

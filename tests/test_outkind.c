@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "outkind.h"
+#include "base/outkind.h"
 
 static void test_pictures_by_extension_case_insensitive(void)
 {

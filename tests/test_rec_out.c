@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lossnote.h"
-#include "rec_out.h"
+#include "reader/lossnote.h"
+#include "record/rec_out.h"
 
 /* The records of a file: times, and whether each is a note. */
 static size_t read_times(const char *path, uint64_t *times, int *note,

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "recsort.h"
+#include "record/recsort.h"
 
 static int in_order(const struct rec_time *e, size_t n)
 {

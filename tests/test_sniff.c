@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "sniff.h"
+#include "reader/sniff.h"
 
 static const char *what_of(const void *p, size_t len)
 {

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "blktrace.h"
+#include "reader/blktrace.h"
 #include "check.h"
 #include "tagger.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 static void test_well_formed_characters_have_their_length(void)
 {

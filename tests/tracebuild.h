@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "blktrace.h"
+#include "reader/blktrace.h"
 
 struct rec {
 	uint64_t t, sector;

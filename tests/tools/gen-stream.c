@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blktrace.h"
+#include "reader/blktrace.h"
 
 #define IN_FLIGHT	4
 

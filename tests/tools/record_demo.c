@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "record.h"
+#include "record/record.h"
 
 #define MAX_DEVICES 16
 

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "blktrace.h"
+#include "reader/blktrace.h"
 #include "tagger.h"
 
 struct last_event {

@@ -29,8 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "blktrace.h"
-#include "error.h"
+#include "reader/blktrace.h"
+#include "base/error.h"
 #include "event.h"
 #include "tagger.h"
 

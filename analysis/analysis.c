@@ -1,0 +1,2663 @@
+/*
+ * analysis.c: the one pass from events to statistics and series (see
+ * analysis.h for the model). Bios and requests in flight live in ioset
+ * maps; everything else is per-device accumulators, the trace's bins, the
+ * per-tag bins and the sparse offset-by-time map.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "base/bigmem.h"
+#include "reader/blktrace.h"
+#include "blkparse_feed.h"
+#include "histogram.h"
+#include "ioset.h"
+#include "reader/account.h"
+#include "reader/lossnote.h"
+#include "base/u64map.h"
+
+/* The I/O map's narrowest column: a 10 ms trace gets 1000 of them. */
+#define MAP_FIRST_WIDTH_NS	10000ull
+#define FIRST_BIN_NS		1000000ull	/* bins start 1 ms wide */
+#define STALE_NS		(120ull * 1000000000ull)
+#define SWEEP_MIN_ENTRIES	65536
+
+enum bio_stage { BIO_QUEUED, BIO_ISSUED };
+
+struct bio_state {
+	uint64_t q_ns, d_ns;
+	uint32_t bytes;
+	int32_t tag;
+	uint32_t cause;		/* its QUEUE event's (cause.h), 0: none */
+	uint8_t stage;
+	uint8_t split_rest;	/* a split's remainder not yet in a request */
+};
+
+struct request_state {
+	uint64_t d_ns;
+	uint32_t bytes;
+	int32_t tag;
+	uint32_t device_slot;
+	uint8_t issued;		/* 0 after a requeue, until its next D */
+	uint8_t has_bios;	/* some bio queued in the trace went in it */
+};
+
+/* Flush requests issued and not completed, oldest first (a ring). */
+struct flush_fifo {
+	uint64_t *d_ns;
+	int32_t *tag;
+	uint32_t *pid;	/* the task its D ran in: no Q names one */
+	size_t head, len, cap;
+};
+
+struct tag_index_entry {
+	int32_t id;
+	uint32_t slot_plus_one;
+};
+
+/* A request in flight when a loss window began, and when that was. */
+struct forgotten {
+	uint64_t d_ns, until_ns;
+	uint32_t device_slot;
+	int32_t tag;
+};
+
+struct analysis_private {
+	struct ioset bios, requests;
+	size_t bios_after_sweep, requests_after_sweep;
+	struct tag_index_entry *tag_index;
+	size_t tag_index_cap;
+	size_t last_device;
+	/* Whether the trace has had a split (X) or a requeue (R): until
+	 * then no bio waits as a split's rest and every request in flight
+	 * is issued, and the lookups for them are skipped. */
+	int any_split, any_requeue;
+	/* cfg.cause_ledger: (device, cause, op) -> ledger index */
+	struct u64map ledger_index;
+	uint64_t rows_told;	/* cfg.on_row: rows so far */
+	int32_t completion_tag;	/* the tag the last completion counted in */
+	/* the last loss notes read: a recorder writes one per traced
+	 * device, and a loss is counted once */
+	struct lossnote recent_notes[16];
+	size_t n_recent_notes;
+	/* cfg.missing_completions: the requests a loss window forgot, any
+	 * of which may be one whose completion went unseen before it */
+	struct forgotten *forgotten;
+	size_t n_forgotten, cap_forgotten;
+};
+
+static struct analysis_private *priv(const struct analysis *a)
+{
+	return a->private;
+}
+
+int analysis_init(struct analysis *a, const struct analysis_config *cfg,
+		  struct iow_error *err)
+{
+	struct analysis_private *p;
+
+	memset(a, 0, sizeof(*a));
+	a->cfg = *cfg;
+	if (!a->cfg.iomap_action)
+		a->cfg.iomap_action = BLK_TA_ISSUE;
+	a->bin_width_ns = cfg->bin_width_ns ? cfg->bin_width_ns :
+			  cfg->first_bin_ns ? cfg->first_bin_ns : FIRST_BIN_NS;
+	a->bin_origin_ns = cfg->has_time_range ? cfg->time_min_ns : 0;
+	a->cap_bins = cfg->bin_width_ns ? ANALYSIS_MAX_FIXED_BINS :
+		      cfg->max_bins ? cfg->max_bins : ANALYSIS_MAX_BINS;
+	a->next_coarsen = 2;
+	a->map_width_ns = MAP_FIRST_WIDTH_NS;
+	a->map_next_coarsen = 2;
+	a->cached_bin_start = UINT64_MAX;
+	a->cached_col_start = UINT64_MAX;
+	a->first_ns = UINT64_MAX;
+	a->bins = calloc(a->cap_bins, sizeof(*a->bins));
+	p = calloc(1, sizeof(*p));
+	a->private = p;
+	if (!a->bins || !p ||
+	    ioset_init(&p->bios, sizeof(struct bio_state)) < 0 ||
+	    ioset_init(&p->requests, sizeof(struct request_state)) < 0)
+		return iow_fail(err, "out of memory");
+	return 0;
+}
+
+static void latency_free(struct latency_summary *l)
+{
+	int op;
+
+	free(l->hist);
+	for (op = 0; op < N_OPS; op++)
+		free(l->hist_op[op]);
+}
+
+static void device_free(struct device_stats *d)
+{
+	latency_free(&d->d2c);
+	latency_free(&d->q2c);
+	latency_free(&d->q2d);
+	latency_free(&d->flush_d2c);
+	free(d->depth_bins);
+	free(d->seek_bins);
+	if (d->flushes) {
+		free(d->flushes->d_ns);
+		free(d->flushes->tag);
+		free(d->flushes->pid);
+		free(d->flushes);
+	}
+}
+
+void analysis_free(struct analysis *a)
+{
+	struct analysis_private *p = priv(a);
+	size_t i, j;
+
+	for (i = 0; i < a->n_devices; i++) {
+		device_free(&a->devices[i]);
+		iomap_free(&a->iomaps[i]);
+	}
+	for (i = 0; i < a->n_tags; i++) {
+		struct tag_stats *t = &a->tags[i];
+
+		free(t->label);
+		free(t->bins);
+		latency_free(&t->d2c);
+		for (j = 0; t->lat_bins && j < a->cap_bins; j++)
+			free(t->lat_bins[j]);
+		free(t->lat_bins);
+		free(t->flush_bins);
+	}
+	for (i = 0; i < a->n_parts; i++)
+		analysis_free(&a->parts[i]);
+	free(a->parts);
+	for (i = 0; i < a->n_ledger; i++)
+		free(a->ledger[i].q2c_hist);
+	free(a->ledger);
+	if (p) {
+		u64map_free(&p->ledger_index);
+		ioset_free(&p->bios);
+		ioset_free(&p->requests);
+		free(p->forgotten);
+		free(p->tag_index);
+		free(p);
+	}
+	free(a->devices);
+	free(a->iomaps);
+	free(a->tags);
+	free(a->bins);
+	free(a->loss);
+	for (i = 0; i < N_OPS; i++) {
+		bigmem_free(a->lat_hist[i]);
+		bigmem_free(a->size_hist[i]);
+	}
+	memset(a, 0, sizeof(*a));
+}
+
+/* ---- time bins ---- */
+
+static int in_time_range(const struct analysis *a, uint64_t t)
+{
+	return !a->cfg.has_time_range ||
+	       (t >= a->cfg.time_min_ns && t < a->cfg.time_max_ns);
+}
+
+static uint32_t *lat_hist_at(const struct analysis *a, size_t bin, int op)
+{
+	return a->lat_hist[op] + bin * LAT_BIN_BUCKETS;
+}
+
+static uint32_t *size_hist_at(const struct analysis *a, size_t bin, int op)
+{
+	return a->size_hist[op] + bin * SIZE_BUCKETS;
+}
+
+static void merge_bin(struct bin *dst, const struct bin *src)
+{
+	int d;
+
+	for (d = 0; d < N_OPS; d++) {
+		dst->bytes[d] += src->bytes[d];
+		dst->ios[d] += src->ios[d];
+		dst->d2c_sum_ns[d] += src->d2c_sum_ns[d];
+		dst->q2c_sum_ns[d] += src->q2c_sum_ns[d];
+		dst->q2d_sum_ns[d] += src->q2d_sum_ns[d];
+		dst->lat_n[d] += src->lat_n[d];
+		dst->d2c_n[d] += src->d2c_n[d];
+		if (src->d2c_max_ns[d] > dst->d2c_max_ns[d])
+			dst->d2c_max_ns[d] = src->d2c_max_ns[d];
+	}
+	dst->depth_area_ns += src->depth_area_ns;
+	dst->seeks += src->seeks;
+	dst->lossy_ns += src->lossy_ns;
+}
+
+/* Merge runs of f bins, each per_bin u32 counts, in place. */
+static void coarsen_u32(uint32_t *v, size_t n_old, size_t per_bin,
+			unsigned f)
+{
+	size_t n_new = (n_old + f - 1) / f, i, j, k;
+
+	for (i = 0; i < n_new; i++) {
+		uint32_t *dst = v + i * per_bin;
+
+		if (i)
+			memcpy(dst, v + i * f * per_bin,
+			       per_bin * sizeof(*v));
+		for (j = i * f + 1; j < (i + 1) * f && j < n_old; j++) {
+			const uint32_t *src = v + j * per_bin;
+
+			for (k = 0; k < per_bin; k++)
+				dst[k] += src[k];
+		}
+	}
+	memset(v + n_new * per_bin, 0,
+	       (n_old - n_new) * per_bin * sizeof(*v));
+}
+
+/* Merge runs of f bins of a tag's flush latencies, in place. */
+static void coarsen_tag_flushes(struct tag_flush_bin *b, size_t n_old,
+				unsigned f)
+{
+	size_t n_new = (n_old + f - 1) / f, i, j;
+
+	if (!b)
+		return;
+	for (i = 0; i < n_new; i++) {
+		struct tag_flush_bin acc = b[i * f];
+
+		for (j = i * f + 1; j < (i + 1) * f && j < n_old; j++) {
+			acc.n += b[j].n;
+			acc.sum_ns += b[j].sum_ns;
+			if (b[j].max_ns > acc.max_ns)
+				acc.max_ns = b[j].max_ns;
+		}
+		b[i] = acc;
+	}
+	memset(b + n_new, 0, (n_old - n_new) * sizeof(*b));
+}
+
+/* Merge runs of f bins of a tag's sparse histograms, in place. */
+static void coarsen_tag_hists(uint32_t **h, size_t n_old, unsigned f)
+{
+	size_t n_new = (n_old + f - 1) / f, i, j, k;
+
+	if (!h)
+		return;
+	for (i = 0; i < n_new; i++) {
+		uint32_t *acc = h[i * f];
+
+		for (j = i * f + 1; j < (i + 1) * f && j < n_old; j++) {
+			if (!h[j])
+				continue;
+			if (!acc) {
+				acc = h[j];
+			} else {
+				for (k = 0; k < LAT_BIN_BUCKETS; k++)
+					acc[k] += h[j][k];
+				free(h[j]);
+			}
+			h[j] = NULL;
+		}
+		h[i * f] = NULL;
+		h[i] = acc;
+	}
+}
+
+static void coarsen(struct analysis *a)
+{
+	unsigned f = a->next_coarsen;
+	size_t n_new = (a->n_bins + f - 1) / f, i, j, t;
+
+	for (i = 0; i < n_new; i++) {
+		struct bin acc = a->bins[i * f];
+
+		for (j = i * f + 1; j < (i + 1) * f && j < a->n_bins; j++)
+			merge_bin(&acc, &a->bins[j]);
+		a->bins[i] = acc;
+	}
+	memset(a->bins + n_new, 0, (a->n_bins - n_new) * sizeof(*a->bins));
+	for (j = 0; j < N_OPS; j++) {
+		if (a->lat_hist[j])
+			coarsen_u32(a->lat_hist[j], a->n_bins, LAT_BIN_BUCKETS,
+				    f);
+		if (a->size_hist[j])
+			coarsen_u32(a->size_hist[j], a->n_bins, SIZE_BUCKETS, f);
+	}
+	for (t = 0; t < a->n_devices; t++) {
+		struct device_stats *d = &a->devices[t];
+
+		coarsen_u32(d->seek_bins, a->n_bins, 1, f);
+		for (i = 0; i < n_new; i++) {
+			double acc = d->depth_bins[i * f];
+
+			for (j = i * f + 1; j < (i + 1) * f && j < a->n_bins;
+			     j++)
+				acc += d->depth_bins[j];
+			d->depth_bins[i] = acc;
+		}
+		for (i = n_new; i < a->n_bins; i++)
+			d->depth_bins[i] = 0;
+	}
+	for (t = 0; t < a->n_tags; t++) {
+		struct tag_bin *b = a->tags[t].bins;
+
+		for (i = 0; i < n_new; i++) {
+			struct tag_bin acc = b[i * f];
+			int d;
+
+			for (j = i * f + 1; j < (i + 1) * f && j < a->n_bins;
+			     j++)
+			{
+				for (d = 0; d < N_OPS; d++) {
+					acc.bytes[d] += b[j].bytes[d];
+					acc.ios[d] += b[j].ios[d];
+				}
+				acc.d2c_n += b[j].d2c_n;
+				acc.seeks += b[j].seeks;
+				acc.d2c_sum_ns += b[j].d2c_sum_ns;
+				if (b[j].d2c_max_ns > acc.d2c_max_ns)
+					acc.d2c_max_ns = b[j].d2c_max_ns;
+				acc.depth_area_ns += b[j].depth_area_ns;
+			}
+			b[i] = acc;
+		}
+		memset(b + n_new, 0, (a->n_bins - n_new) * sizeof(*b));
+		coarsen_tag_hists(a->tags[t].lat_bins, a->n_bins, f);
+		coarsen_tag_flushes(a->tags[t].flush_bins, a->n_bins, f);
+	}
+	a->n_bins = n_new;
+	a->bin_width_ns *= f;
+	a->cached_bin_start = UINT64_MAX;	/* bins moved */
+	a->next_coarsen = f == 2 ? 5 : 2;
+}
+
+/* Index of the bin holding t (t >= origin), making room for it. */
+static size_t bin_for(struct analysis *a, uint64_t t)
+{
+	size_t limit = a->cap_bins;
+	uint64_t idx;
+
+	/* Events come in time order: most fall in the bin of the last. */
+	if (t >= a->cached_bin_start && t - a->cached_bin_start <
+	    a->bin_width_ns && a->cached_bin < a->n_bins)
+		return a->cached_bin;
+	idx = (t - a->bin_origin_ns) / a->bin_width_ns;
+	while (idx >= limit) {
+		if (a->cfg.bin_width_ns && !a->warning[0])
+			snprintf(a->warning, sizeof(a->warning),
+				 "--bin-ms gives more than %d bins; bins widened",
+				 ANALYSIS_MAX_FIXED_BINS);
+		if (a->n_bins == 0)
+			a->n_bins = 1;
+		coarsen(a);
+		idx = (t - a->bin_origin_ns) / a->bin_width_ns;
+	}
+	if (idx >= a->n_bins)
+		a->n_bins = idx + 1;
+	a->cached_bin = (size_t)idx;
+	a->cached_bin_start = a->bin_origin_ns + idx * a->bin_width_ns;
+	return (size_t)idx;
+}
+
+/* ---- devices and tags ---- */
+
+static struct device_stats *device_find_or_add(struct analysis *a,
+					       uint32_t device, size_t *slot);
+
+/* The device's stats (made at its first event); most events are of the
+ * device of the one before, looked up without a call. */
+static inline struct device_stats *device_get(struct analysis *a,
+					      uint32_t device, size_t *slot)
+{
+	struct analysis_private *p = priv(a);
+
+	if (p->last_device < a->n_devices &&
+	    a->devices[p->last_device].device == device) {
+		*slot = p->last_device;
+		return &a->devices[p->last_device];
+	}
+	return device_find_or_add(a, device, slot);
+}
+
+static __attribute__((noinline)) struct device_stats *
+device_find_or_add(struct analysis *a, uint32_t device, size_t *slot)
+{
+	struct analysis_private *p = priv(a);
+	struct device_stats *more;
+	struct iomap *maps;
+	size_t i;
+
+	for (i = 0; i < a->n_devices; i++)
+		if (a->devices[i].device == device) {
+			p->last_device = *slot = i;
+			return &a->devices[i];
+		}
+	more = realloc(a->devices, (a->n_devices + 1) * sizeof(*more));
+	if (!more)
+		return NULL;
+	a->devices = more;
+	maps = realloc(a->iomaps, (a->n_devices + 1) * sizeof(*maps));
+	if (!maps)
+		return NULL;
+	a->iomaps = maps;
+	memset(&a->iomaps[a->n_devices], 0, sizeof(*maps));
+	if (a->cfg.has_offset_range)
+		iomap_fix_window(&a->iomaps[a->n_devices],
+				 a->cfg.offset_min / 512,
+				 (a->cfg.offset_max - a->cfg.offset_min) / 512 /
+					 IOMAP_ROWS + 1);
+	memset(&a->devices[a->n_devices], 0, sizeof(*more));
+	a->devices[a->n_devices].device = device;
+	a->devices[a->n_devices].depth_bins = calloc(a->cap_bins,
+						     sizeof(double));
+	a->devices[a->n_devices].seek_bins = calloc(a->cap_bins,
+						    sizeof(uint32_t));
+	if (!a->devices[a->n_devices].depth_bins ||
+	    !a->devices[a->n_devices].seek_bins) {
+		device_free(&a->devices[a->n_devices]);
+		return NULL;
+	}
+	p->last_device = *slot = a->n_devices;
+	return &a->devices[a->n_devices++];
+}
+
+static uint64_t tag_hash(int32_t id)
+{
+	return ((uint64_t)(uint32_t)id * 0x9e3779b97f4a7c15ull) >> 17;
+}
+
+static int tag_index_put(struct analysis_private *p, int32_t id, size_t slot)
+{
+	size_t i, mask;
+
+	if ((slot + 1) * 2 > p->tag_index_cap) {
+		size_t old_cap = p->tag_index_cap, j;
+		struct tag_index_entry *old = p->tag_index;
+
+		p->tag_index_cap = old_cap ? old_cap * 2 : 64;
+		p->tag_index = calloc(p->tag_index_cap, sizeof(*old));
+		if (!p->tag_index)
+			return -1;
+		for (j = 0; j < old_cap; j++)
+			if (old[j].slot_plus_one)
+				tag_index_put(p, old[j].id,
+					      old[j].slot_plus_one - 1);
+		free(old);
+	}
+	mask = p->tag_index_cap - 1;
+	for (i = tag_hash(id) & mask; p->tag_index[i].slot_plus_one;
+	     i = (i + 1) & mask)
+		;
+	p->tag_index[i].id = id;
+	p->tag_index[i].slot_plus_one = (uint32_t)slot + 1;
+	return 0;
+}
+
+static long tag_index_find(const struct analysis_private *p, int32_t id)
+{
+	size_t i, mask = p->tag_index_cap - 1;
+
+	if (!p->tag_index_cap)
+		return -1;
+	for (i = tag_hash(id) & mask; p->tag_index[i].slot_plus_one;
+	     i = (i + 1) & mask)
+		if (p->tag_index[i].id == id)
+			return (long)p->tag_index[i].slot_plus_one - 1;
+	return -1;
+}
+
+const char *analysis_tag_label(const struct analysis *a, int32_t id)
+{
+	long s = tag_index_find(priv(a), id);
+
+	return s >= 0 ? a->tags[s].label : NULL;
+}
+
+/* Slot of tag id in a->tags, created when new; -1 when out of memory. */
+static long tag_slot(struct analysis *a, int32_t id)
+{
+	long slot = tag_index_find(priv(a), id);
+	struct tag_stats *more, *t;
+
+	if (slot >= 0)
+		return slot;
+	more = realloc(a->tags, (a->n_tags + 1) * sizeof(*more));
+	if (!more)
+		return -1;
+	a->tags = more;
+	t = &a->tags[a->n_tags];
+	memset(t, 0, sizeof(*t));
+	t->id = id;
+	t->bins = calloc(a->cap_bins, sizeof(*t->bins));
+	if (!t->bins || tag_index_put(priv(a), id, a->n_tags) < 0) {
+		free(t->bins);
+		return -1;
+	}
+	return (long)a->n_tags++;
+}
+
+void analysis_enable_tags(struct analysis *a)
+{
+	size_t i;
+
+	a->tagging = 1;
+	for (i = 0; i < a->n_parts; i++)
+		a->parts[i].tagging = 1;
+}
+
+const struct analysis *analysis_device_part(const struct analysis *a,
+					    uint32_t device)
+{
+	size_t i;
+
+	for (i = 0; i < a->n_parts; i++)
+		if (a->parts[i].part_device == device)
+			return &a->parts[i];
+	return NULL;
+}
+
+/* The analysis of ev's device alone, made at its first event with the
+ * tag labels known so far. */
+static struct analysis *device_part(struct analysis *a, uint32_t device,
+				    struct iow_error *err)
+{
+	struct analysis_config cfg = a->cfg;
+	struct analysis *more, *part;
+	size_t i;
+
+	for (i = 0; i < a->n_parts; i++)
+		if (a->parts[i].part_device == device)
+			return &a->parts[i];
+	more = realloc(a->parts, (a->n_parts + 1) * sizeof(*more));
+	if (!more) {
+		iow_fail(err, "out of memory");
+		return NULL;
+	}
+	a->parts = more;
+	part = &a->parts[a->n_parts];
+	cfg.per_device = 0;
+	cfg.n_only_devices = 0;
+	cfg.on_sample = NULL;	/* the whole analysis tells of it once */
+	cfg.on_map = NULL;
+	if (analysis_init(part, &cfg, err) < 0) {
+		analysis_free(part);
+		return NULL;
+	}
+	a->n_parts++;
+	part->part_device = device;
+	part->tagging = a->tagging;
+	if (a->n_loss) {
+		/* what was lost before its first event is its loss too */
+		part->loss = malloc(a->n_loss * sizeof(*part->loss));
+		if (!part->loss) {
+			iow_fail(err, "out of memory");
+			return NULL;
+		}
+		memcpy(part->loss, a->loss, a->n_loss * sizeof(*a->loss));
+		part->n_loss = part->cap_loss = a->n_loss;
+		part->lost_events = a->lost_events;
+		part->in_loss = a->in_loss;
+		part->loss_until_ns = a->loss_until_ns;
+	}
+	for (i = 0; i < a->n_tags; i++)
+		if (a->tags[i].label &&
+		    analysis_set_tag_label(part, a->tags[i].id,
+					   a->tags[i].label, err) < 0)
+			return NULL;
+	return part;
+}
+
+int analysis_set_tag_label(struct analysis *a, int32_t tag, const char *label,
+			   struct iow_error *err)
+{
+	long slot = tag_slot(a, tag);
+	char *copy;
+
+	size_t i;
+
+	if (slot < 0 || !(copy = strdup(label)))
+		return iow_fail(err, "out of memory");
+	free(a->tags[slot].label);
+	a->tags[slot].label = copy;
+	for (i = 0; i < a->n_parts; i++)
+		if (analysis_set_tag_label(&a->parts[i], tag, label, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* ---- the I/O map ---- */
+
+/* The map column of t (t >= origin), widening the columns as needed. */
+static size_t map_col_for(struct analysis *a, uint64_t t)
+{
+	uint64_t col;
+	size_t i;
+
+	/* events come in time order: most fall in the last one's column */
+	if (t >= a->cached_col_start &&
+	    t - a->cached_col_start < a->map_width_ns)
+		return a->cached_col;
+	col = (t - a->bin_origin_ns) / a->map_width_ns;
+	while (col >= IOMAP_COLS) {
+		unsigned f = a->map_next_coarsen;
+
+		for (i = 0; i < a->n_devices; i++)
+			iomap_merge_cols(&a->iomaps[i], f);
+		a->map_width_ns *= f;
+		a->map_cols = (a->map_cols + f - 1) / f;
+		a->map_next_coarsen = f == 2 ? 5 : 2;
+		col = (t - a->bin_origin_ns) / a->map_width_ns;
+	}
+	if (col >= a->map_cols)
+		a->map_cols = (size_t)col + 1;
+	a->cached_col = (size_t)col;
+	a->cached_col_start = a->bin_origin_ns + col * a->map_width_ns;
+	return (size_t)col;
+}
+
+static void map_io(struct analysis *a, size_t slot,
+		   const struct io_event *ev, long tag_slot_idx)
+{
+	if (!ev->bytes || a->cfg.stats_only || !in_time_range(a, ev->time_ns))
+		return;
+	/* The time series reach every mapped I/O, as when map columns
+	 * were bins (CSV rows and graphs end there, not earlier). */
+	bin_for(a, ev->time_ns);
+	iomap_add(&a->iomaps[slot], map_col_for(a, ev->time_ns), ev->sector,
+		  blk_is_write(ev->action), tag_slot_idx, ev->bytes);
+	if (a->cfg.on_map)
+		a->cfg.on_map(a->cfg.map_ctx, a, slot, ev, tag_slot_idx);
+}
+
+size_t analysis_map_cols(const struct analysis *a)
+{
+	return a->map_cols;
+}
+
+double analysis_map_col_start_s(const struct analysis *a, size_t col)
+{
+	return (double)(a->bin_origin_ns + col * a->map_width_ns) / 1e9;
+}
+
+void analysis_map_row_bytes(const struct analysis *a, size_t d, unsigned row,
+			    uint64_t *lo, uint64_t *hi)
+{
+	iomap_row_bytes(&a->iomaps[d], row, lo, hi);
+}
+
+/* ---- queue depth ---- */
+
+/* Add depth * time over [from, to), clipped to the range, into bins. */
+/*
+ * Add depth * time over [from, to), clipped to the range, into per-bin
+ * areas: those at sink, stride bytes apart, and those at sink2 (if not
+ * NULL). Returns the whole area added.
+ */
+static double depth_integrate(struct analysis *a, uint64_t depth,
+			      uint64_t from, uint64_t to, char *sink,
+			      size_t stride, char *sink2, size_t stride2)
+{
+	double total;
+
+	if (a->cfg.has_time_range) {
+		if (from < a->cfg.time_min_ns)
+			from = a->cfg.time_min_ns;
+		if (to > a->cfg.time_max_ns)
+			to = a->cfg.time_max_ns;
+	}
+	if (!depth || to <= from)
+		return 0;
+	total = (double)depth * (double)(to - from);
+	bin_for(a, to - 1);
+	/* most often from lies in to's bin too (bin_for keeps its start) */
+	if (from >= a->cached_bin_start) {
+		*(double *)(sink + a->cached_bin * stride) += total;
+		if (sink2)
+			*(double *)(sink2 + a->cached_bin * stride2) += total;
+		return total;
+	}
+	while (from < to) {
+		size_t bin = (size_t)((from - a->bin_origin_ns) /
+				      a->bin_width_ns);
+		/* to the bin's end, which may lie beyond 2^64 ns */
+		uint64_t left = a->bin_width_ns - (from - a->bin_origin_ns -
+						   bin * a->bin_width_ns);
+		uint64_t end = to - from > left ? from + left : to;
+		double part = (double)depth * (double)(end - from);
+
+		*(double *)(sink + bin * stride) += part;
+		if (sink2)
+			*(double *)(sink2 + bin * stride2) += part;
+		from = end;
+	}
+	return total;
+}
+
+/* A tag's requests in flight change at t. */
+static void tag_depth_change(struct analysis *a, int32_t tag, uint64_t t,
+			     int delta)
+{
+	long s;
+	struct tag_stats *ts;
+
+	if (!a->tagging && tag == IO_EVENT_NO_TAG)
+		return;
+	if ((s = tag_slot(a, tag)) < 0)
+		return;
+	ts = &a->tags[s];
+	if (t > ts->depth_since_ns) {
+		depth_integrate(a, ts->in_flight, ts->depth_since_ns, t,
+				(char *)&ts->bins[0].depth_area_ns,
+				sizeof(struct tag_bin), NULL, 0);
+		ts->depth_since_ns = t;
+	}
+	if (delta < 0 && ts->in_flight == 0)
+		return;
+	ts->in_flight += delta;
+}
+
+static void depth_change(struct analysis *a, struct device_stats *d,
+			 uint64_t t, int delta)
+{
+	if (t > d->depth_since_ns) {
+		d->depth_area_ns += depth_integrate(
+			a, d->in_flight, d->depth_since_ns, t,
+			(char *)d->depth_bins, sizeof(double),
+			(char *)&a->bins[0].depth_area_ns, sizeof(struct bin));
+		d->depth_since_ns = t;
+	}
+	if (delta < 0 && d->in_flight == 0)
+		return;
+	d->in_flight += delta;
+}
+
+/* ---- latency ---- */
+
+/* Tells cfg.on_sample, if any, what was just counted. */
+static void tell_sample(const struct analysis *a, unsigned what, int op,
+			uint32_t device, int32_t tag, uint64_t t,
+			uint32_t bytes, uint64_t d2c, uint64_t q2c)
+{
+	struct analysis_sample s = { what, op, device, tag, t, bytes, d2c,
+				     q2c };
+
+	if (a->cfg.on_sample)
+		a->cfg.on_sample(a->cfg.sample_ctx, &s);
+}
+
+static int latency_add(struct latency_summary *l, int op, uint64_t ns)
+{
+	size_t k;
+
+	if (!l->hist && !(l->hist = calloc(LAT_SUM_BUCKETS, sizeof(*l->hist))))
+		return -1;
+	if (!l->hist_op[op] &&
+	    !(l->hist_op[op] = calloc(LAT_SUM_BUCKETS, sizeof(*l->hist))))
+		return -1;
+	k = latency_count(&l->n, &l->sum_ns, &l->max_ns, ns);
+	latency_count(&l->n_op[op], &l->sum_op_ns[op], &l->max_op_ns[op], ns);
+	l->hist[k]++;
+	l->hist_op[op][k]++;
+	return 0;
+}
+
+/* Bins whose histograms' pages are mapped at once (bigmem.h). */
+#define HIST_MAP_BINS	64
+
+/* op's per-bin histograms, there and mapped up to bin. */
+static int bin_hist_ready(struct analysis *a, int op, size_t bin)
+{
+	size_t from;
+
+	if (!a->lat_hist[op])
+		a->lat_hist[op] = bigmem_lazy_calloc(a->cap_bins *
+						     LAT_BIN_BUCKETS *
+						     sizeof(uint32_t));
+	if (!a->size_hist[op] && !a->cfg.no_size_bins)
+		a->size_hist[op] = bigmem_lazy_calloc(a->cap_bins *
+						      SIZE_BUCKETS *
+						      sizeof(uint32_t));
+	if (!a->lat_hist[op] || (!a->size_hist[op] && !a->cfg.no_size_bins))
+		return -1;
+	if (bin < a->hist_mapped[op])
+		return 0;
+	from = bin / HIST_MAP_BINS * HIST_MAP_BINS;
+	if (from < a->hist_mapped[op])
+		from = a->hist_mapped[op];
+	a->hist_mapped[op] = from + HIST_MAP_BINS;
+	if (a->hist_mapped[op] > a->cap_bins)
+		a->hist_mapped[op] = a->cap_bins;
+	bigmem_prefault(a->lat_hist[op], from * LAT_BIN_BUCKETS *
+			sizeof(uint32_t), (a->hist_mapped[op] - from) *
+			LAT_BIN_BUCKETS * sizeof(uint32_t));
+	if (a->size_hist[op])
+		bigmem_prefault(a->size_hist[op], from * SIZE_BUCKETS *
+				sizeof(uint32_t), (a->hist_mapped[op] - from) *
+				SIZE_BUCKETS * sizeof(uint32_t));
+	return 0;
+}
+
+/* One D2C sample of op into its bin (all latency series read these). */
+static void bin_add_d2c(struct analysis *a, size_t bin, int op, uint64_t d2c)
+{
+	struct bin *b = &a->bins[bin];
+
+	b->d2c_sum_ns[op] += d2c;
+	b->d2c_n[op]++;
+	if (d2c > b->d2c_max_ns[op])
+		b->d2c_max_ns[op] = d2c;
+	if (a->cfg.stats_only)
+		return;
+	if (d2c >= 1ull << LAT_BIN_MAX_BITS)
+		d2c = (1ull << LAT_BIN_MAX_BITS) - 1;
+	lat_hist_at(a, bin, op)[hist_index(d2c, LAT_BIN_BITS)]++;
+}
+
+/* A D2C sample of a data bio or request of tag, in its tag's series. */
+static int tag_add_d2c(struct analysis *a, int32_t tag, size_t bin, int op,
+		       uint64_t d2c)
+{
+	struct tag_stats *t;
+	struct tag_bin *b;
+	long s;
+
+	if (!a->tagging && tag == IO_EVENT_NO_TAG)
+		return 0;
+	if ((s = tag_slot(a, tag)) < 0)
+		return -1;
+	t = &a->tags[s];
+	b = &t->bins[bin];
+	if (latency_add(&t->d2c, op, d2c) < 0)
+		return -1;
+	b->d2c_n++;
+	b->d2c_sum_ns += d2c;
+	if (d2c > b->d2c_max_ns)
+		b->d2c_max_ns = d2c;
+	if (a->cfg.stats_only)
+		return 0;
+	if (!t->lat_bins &&
+	    !(t->lat_bins = calloc(a->cap_bins, sizeof(*t->lat_bins))))
+		return -1;
+	if (!t->lat_bins[bin] &&
+	    !(t->lat_bins[bin] = calloc(LAT_BIN_BUCKETS, sizeof(uint32_t))))
+		return -1;
+	if (d2c >= 1ull << LAT_BIN_MAX_BITS)
+		d2c = (1ull << LAT_BIN_MAX_BITS) - 1;
+	t->lat_bins[bin][hist_index(d2c, LAT_BIN_BITS)]++;
+	return 0;
+}
+
+/* A flush request's D2C in its tag's series, apart from data latency. */
+static int tag_add_flush_d2c(struct analysis *a, int32_t tag, size_t bin,
+			     uint64_t d2c)
+{
+	struct tag_flush_bin *b;
+	long s;
+
+	if (a->cfg.stats_only || (!a->tagging && tag == IO_EVENT_NO_TAG))
+		return 0;
+	if ((s = tag_slot(a, tag)) < 0)
+		return -1;
+	if (!a->tags[s].flush_bins &&
+	    !(a->tags[s].flush_bins = calloc(a->cap_bins,
+					     sizeof(struct tag_flush_bin))))
+		return -1;
+	b = &a->tags[s].flush_bins[bin];
+	b->n++;
+	b->sum_ns += d2c;
+	if (d2c > b->max_ns)
+		b->max_ns = d2c;
+	return 0;
+}
+
+/* The ledger's sums of (device, cause, op), made at their first bio. */
+static struct cause_sums *ledger_entry(struct analysis *a, uint32_t device,
+				       uint32_t cause, int op)
+{
+	struct analysis_private *p = priv(a);
+	uint64_t key = (uint64_t)device << 34 | (uint64_t)cause << 2 |
+		       (uint64_t)op;
+	struct cause_sums *e;
+	uint32_t idx;
+
+	if (u64map_get(&p->ledger_index, key, &idx))
+		return &a->ledger[idx];
+	if (a->n_ledger == a->cap_ledger) {
+		size_t cap = a->cap_ledger ? 2 * a->cap_ledger : 64;
+		struct cause_sums *more = realloc(a->ledger,
+						  cap * sizeof(*more));
+
+		if (!more)
+			return NULL;
+		a->ledger = more;
+		a->cap_ledger = cap;
+	}
+	e = &a->ledger[a->n_ledger];
+	memset(e, 0, sizeof(*e));
+	e->device = device;
+	e->cause = cause;
+	e->op = op;
+	if (!(e->q2c_hist = calloc(LAT_BIN_BUCKETS, sizeof(*e->q2c_hist))) ||
+	    u64map_put(&p->ledger_index, key, (uint32_t)a->n_ledger) < 0) {
+		free(e->q2c_hist);
+		return NULL;
+	}
+	return &a->ledger[a->n_ledger++];
+}
+
+static int ledger_add(struct analysis *a, uint32_t device, uint32_t cause,
+		      int op, uint32_t bytes, uint64_t q2c)
+{
+	struct cause_sums *e = ledger_entry(a, device, cause, op);
+
+	if (!e)
+		return -1;
+	e->bytes += bytes;
+	e->bios++;
+	e->q2c_sum_ns += (double)q2c;
+	if (q2c >= 1ull << LAT_BIN_MAX_BITS)
+		q2c = (1ull << LAT_BIN_MAX_BITS) - 1;
+	e->q2c_hist[hist_index(q2c, LAT_BIN_BITS)]++;
+	return 0;
+}
+
+/* A row of the per-I/O log, if anyone reads it. */
+static void tell_row(const struct analysis *a, const struct io_event *c,
+		     uint64_t sector, uint32_t bytes, int op, unsigned has,
+		     uint64_t q2d, uint64_t d2c, uint64_t q2c, uint32_t cause,
+		     int32_t tag)
+{
+	struct analysis_row r = { c->time_ns, c->index, sector, c->device,
+				  bytes, op, has, q2d, d2c, q2c, cause, tag, 0 };
+
+	if (!a->cfg.on_row)
+		return;
+	a->cfg.on_row(a->cfg.row_ctx, &r);
+	priv(a)->rows_told++;
+}
+
+/* A flush's row: no Q, so no cause; the task it was issued in instead. */
+static void tell_flush_row(const struct analysis *a, const struct io_event *c,
+			   uint64_t d2c, int32_t tag, uint32_t issuer_pid)
+{
+	struct analysis_row r = { c->time_ns, c->index, c->sector, c->device,
+				  0, OP_FLUSH, ANALYSIS_HAS_D2C, 0, d2c, 0, 0,
+				  tag, issuer_pid };
+
+	if (!a->cfg.on_row)
+		return;
+	a->cfg.on_row(a->cfg.row_ctx, &r);
+	priv(a)->rows_told++;
+}
+
+/*
+ * A completed data bio (at sector) queued at q, issued at dt and
+ * completed by the event c. The three latencies add up (Q2C = Q2D +
+ * D2C) even where per-CPU clocks put a D before its Q: times are taken
+ * as q <= d <= c.
+ */
+static int account_bio(struct analysis *a, struct device_stats *d,
+		       size_t bin, int op, int32_t tag,
+		       const struct bio_state *bio, uint64_t sector,
+		       const struct io_event *ev)
+{
+	struct bin *b = &a->bins[bin];
+	uint64_t q = bio->q_ns, dt = bio->d_ns, c = ev->time_ns;
+	uint64_t c_ns = c;
+
+	if (dt < q)
+		dt = q;
+	if (c < dt)
+		c = dt;
+	tell_row(a, ev, sector, bio->bytes, op, ANALYSIS_HAS_Q2D |
+		 ANALYSIS_HAS_D2C | ANALYSIS_HAS_Q2C, dt - q, c - dt, c - q,
+		 bio->cause, tag);
+	if (a->cfg.cause_ledger &&
+	    ledger_add(a, d->device, bio->cause, op, bio->bytes, c - q) < 0)
+		return -1;
+	tell_sample(a, ANALYSIS_D2C | ANALYSIS_Q2C, op, d->device, tag, c_ns,
+		    0, c - dt, c - q);
+	if (latency_add(&d->d2c, op, c - dt) < 0 ||
+	    latency_add(&d->q2c, op, c - q) < 0 ||
+	    latency_add(&d->q2d, op, dt - q) < 0)
+		return -1;
+	bin_add_d2c(a, bin, op, c - dt);
+	b->q2c_sum_ns[op] += c - q;
+	b->q2d_sum_ns[op] += dt - q;
+	b->lat_n[op]++;
+	return tag_add_d2c(a, tag, bin, op, c - dt);
+}
+
+/* ---- events ---- */
+
+static int direction(const struct io_event *ev)
+{
+	return blk_is_write(ev->action) ? DIR_WRITE : DIR_READ;
+}
+
+static int has_category(const struct io_event *ev, uint32_t cat)
+{
+	return (ev->action & BLK_TC_ACT(cat)) != 0;
+}
+
+/* The op of a data bio or request: the key that keeps overlapping reads,
+ * writes and discards of one sector apart. */
+static int data_op(const struct io_event *ev)
+{
+	if (has_category(ev, BLK_TC_DISCARD))
+		return OP_DISCARD;
+	return blk_is_write(ev->action) ? OP_WRITE : OP_READ;
+}
+
+/* A flush request: no data and the FLUSH category (D FN, C FN 0). */
+static int is_flush_request(const struct io_event *ev)
+{
+	return !ev->bytes && has_category(ev, BLK_TC_FLUSH);
+}
+
+/* The oldest bio at (device, op, sector) in stage, fitting in max_bytes. */
+static struct bio_state *bio_at(struct analysis_private *p, uint32_t device,
+				int op, uint64_t sector, int stage,
+				uint64_t max_bytes)
+{
+	struct bio_state *bio;
+
+	/* the first found is the oldest (see ioset.h) */
+	for (bio = ioset_find(&p->bios, device, op, sector); bio;
+	     bio = ioset_next(&p->bios, bio))
+		if (bio->stage == stage && bio->bytes >= 512 &&
+		    bio->bytes <= max_bytes)
+			return bio;
+	return NULL;
+}
+
+static int handle_queue(struct analysis *a, const struct io_event *ev)
+{
+	struct analysis_private *p = priv(a);
+	int op = data_op(ev);
+	struct bio_state *bio;
+
+	/* An empty bio (a flush's) carries no data latency. */
+	if (ev->bytes < 512)
+		return 0;
+	/* An older kernel queues a split's remainder again: same bio. */
+	for (bio = p->any_split ? ioset_find(&p->bios, ev->device, op,
+					     ev->sector) : NULL;
+	     bio; bio = ioset_next(&p->bios, bio))
+		if (bio->split_rest && bio->bytes == ev->bytes) {
+			bio->split_rest = 0;
+			return 0;
+		}
+	bio = ioset_add(&p->bios, ev->device, op, ev->sector);
+	if (!bio)
+		return -1;
+	bio->q_ns = ev->time_ns;
+	bio->bytes = ev->bytes;
+	bio->tag = ev->tag;
+	bio->cause = ev->cause;
+	bio->stage = BIO_QUEUED;
+	return 0;
+}
+
+/* X S / N: the bio waiting at S goes on as [S, N) and [N, its end). */
+static int handle_split(struct analysis *a, const struct io_event *ev)
+{
+	struct analysis_private *p = priv(a);
+	int op = data_op(ev);
+	struct bio_state *bio, rest;
+	uint64_t rest_sector, end;
+
+	if (feed_decode_split(ev, &rest_sector) < 0)
+		return 0;
+	p->any_split = 1;
+	bio = bio_at(p, ev->device, op, ev->sector, BIO_QUEUED, UINT32_MAX);
+	if (!bio)
+		return 0;
+	end = ev->sector + bio->bytes / 512;
+	if (rest_sector <= ev->sector || rest_sector >= end)
+		return 0;
+	rest = *bio;
+	bio->bytes = (uint32_t)((rest_sector - ev->sector) * 512);
+	rest.bytes = (uint32_t)((end - rest_sector) * 512);
+	rest.split_rest = 1;
+	bio = ioset_add(&p->bios, ev->device, op, rest_sector);
+	if (!bio)
+		return -1;
+	*bio = rest;
+	return 0;
+}
+
+static int flush_push(struct device_stats *d, const struct io_event *ev)
+{
+	struct flush_fifo *f = d->flushes;
+
+	if (!f && !(f = d->flushes = calloc(1, sizeof(*f))))
+		return -1;
+	if (f->len == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 16, i;
+		uint64_t *times = malloc(cap * sizeof(*times));
+		int32_t *tags = malloc(cap * sizeof(*tags));
+		uint32_t *pids = malloc(cap * sizeof(*pids));
+
+		if (!times || !tags || !pids) {
+			free(times);
+			free(tags);
+			free(pids);
+			return -1;
+		}
+		for (i = 0; i < f->len; i++) {
+			times[i] = f->d_ns[(f->head + i) % f->cap];
+			tags[i] = f->tag[(f->head + i) % f->cap];
+			pids[i] = f->pid[(f->head + i) % f->cap];
+		}
+		free(f->d_ns);
+		free(f->tag);
+		free(f->pid);
+		f->d_ns = times;
+		f->tag = tags;
+		f->pid = pids;
+		f->head = 0;
+		f->cap = cap;
+	}
+	f->d_ns[(f->head + f->len) % f->cap] = ev->time_ns;
+	f->tag[(f->head + f->len) % f->cap] = ev->tag;
+	f->pid[(f->head + f->len) % f->cap] = ev->pid;
+	f->len++;
+	return 0;
+}
+
+/* The oldest flush in flight; 0 when none was issued in the trace. */
+static int flush_pop(struct device_stats *d, uint64_t *t, int32_t *tag,
+		     uint32_t *pid)
+{
+	struct flush_fifo *f = d->flushes;
+
+	if (!f || !f->len)
+		return 0;
+	*t = f->d_ns[f->head];
+	*tag = f->tag[f->head];
+	*pid = f->pid[f->head];
+	f->head = (f->head + 1) % f->cap;
+	f->len--;
+	return 1;
+}
+
+static void count_seek(struct analysis *a, struct device_stats *d,
+		       const struct io_event *ev, int32_t tag)
+{
+	size_t bin;
+	long s;
+
+	if (!in_time_range(a, ev->time_ns) || !ev->bytes)
+		return;
+	if (d->has_last_issue && ev->sector != d->next_sector) {
+		bin = bin_for(a, ev->time_ns);
+		d->seeks++;
+		a->bins[bin].seeks++;
+		d->seek_bins[bin]++;
+		if ((a->tagging || tag != IO_EVENT_NO_TAG) &&
+		    (s = tag_slot(a, tag)) >= 0)
+			a->tags[s].bins[bin].seeks++;
+	}
+	d->has_last_issue = 1;
+	d->next_sector = ev->sector + ev->bytes / 512;
+}
+
+static int handle_issue(struct analysis *a, struct device_stats *d,
+			size_t slot, const struct io_event *ev)
+{
+	struct analysis_private *p = priv(a);
+	struct request_state *req;
+	uint64_t pos = ev->sector, remaining = ev->bytes;
+	int op = data_op(ev), first = 1;
+
+	if (is_flush_request(ev)) {
+		depth_change(a, d, ev->time_ns, +1);
+		tag_depth_change(a, ev->tag, ev->time_ns, +1);
+		return flush_push(d, ev);
+	}
+	if (ev->bytes < 512)
+		return 0;
+	/* A requeued request is issued again: the last D counts. */
+	for (req = p->any_requeue ? ioset_find(&p->requests, ev->device, op,
+					       ev->sector) : NULL;
+	     req; req = ioset_next(&p->requests, req))
+		if (!req->issued && req->bytes == ev->bytes)
+			break;
+	if (!req) {
+		req = ioset_add(&p->requests, ev->device, op, ev->sector);
+		if (!req)
+			return -1;
+		req->tag = ev->tag;
+		req->device_slot = (uint32_t)slot;
+		d->requests[op]++;
+	}
+	depth_change(a, d, ev->time_ns, +1);
+	req->issued = 1;
+	req->d_ns = ev->time_ns;
+	req->bytes = ev->bytes;
+	/* The bios this request covers, back-merged ones following on. */
+	while (remaining >= 512) {
+		struct bio_state *bio = bio_at(p, ev->device, op, pos,
+					       BIO_QUEUED, remaining);
+
+		if (!bio)
+			break;
+		bio->stage = BIO_ISSUED;
+		bio->d_ns = ev->time_ns;
+		bio->split_rest = 0;
+		req->has_bios = 1;
+		if (first && bio->tag != IO_EVENT_NO_TAG)
+			req->tag = bio->tag;
+		first = 0;
+		pos += bio->bytes / 512;
+		remaining -= bio->bytes;
+	}
+	tag_depth_change(a, req->tag, ev->time_ns, +1);
+	count_seek(a, d, ev, req->tag);
+	return 0;
+}
+
+/*
+ * The class a completion counts in (io-accounting.md): a flush, an
+ * empty completion (-1, not an I/O), or the op of its data.
+ */
+static int completion_op(const struct io_event *ev)
+{
+	if (!ev->bytes)
+		return has_category(ev, BLK_TC_FLUSH) ? OP_FLUSH : -1;
+	return data_op(ev);
+}
+
+/* An empty completion; at sector 0 a write that never had data (a
+ * preflush alone), which the kernel counts as a write (account.h). */
+static void count_empty(struct device_stats *d, const struct io_event *ev)
+{
+	d->empty_completions++;
+	if (acct_class(ev->action, 0, ev->sector) == ACCT_WRITE)
+		d->dataless_writes++;
+}
+
+static int count_completion(struct analysis *a, struct device_stats *d,
+			    const struct io_event *ev, int op, int32_t tag,
+			    size_t bin)
+{
+	struct bin *b = &a->bins[bin];
+
+	if (!a->cfg.stats_only && bin_hist_ready(a, op, bin) < 0)
+		return -1;
+	d->ios[op]++;
+	d->bytes[op] += ev->bytes;
+	priv(a)->completion_tag = tag;
+	tell_sample(a, ANALYSIS_COMPLETION, op, d->device, tag, ev->time_ns,
+		    ev->bytes, 0, 0);
+	b->ios[op]++;
+	b->bytes[op] += ev->bytes;
+	if (ev->bytes && a->size_hist[op])
+		size_hist_at(a, bin, op)[hist_index(ev->bytes, SIZE_BITS)]++;
+	if (a->tagging || tag != IO_EVENT_NO_TAG) {
+		long s = tag_slot(a, tag);
+		struct tag_stats *t;
+
+		if (s < 0)
+			return -1;
+		t = &a->tags[s];
+		t->ios[op]++;
+		t->bytes[op] += ev->bytes;
+		t->bins[bin].ios[op]++;
+		t->bins[bin].bytes[op] += ev->bytes;
+	}
+	return 0;
+}
+
+/* The request a data completion pairs with: the oldest issued one that
+ * starts at its sector and covers it, then the oldest starting there, then
+ * the oldest covering it. */
+static struct request_state *request_for(struct analysis *a,
+					 struct device_stats *d,
+					 const struct io_event *ev, int op)
+{
+	struct analysis_private *p = priv(a);
+	struct request_state *req, *best = NULL;
+	uint64_t end = ev->sector + ev->bytes / 512;
+	size_t i;
+
+	if (a->cfg.missing_completions) {
+		/* the newest: an older one may have completed unseen */
+		for (req = ioset_find(&p->requests, ev->device, op,
+				      ev->sector); req;
+		     req = ioset_next(&p->requests, req))
+			if (req->issued && req->bytes >= ev->bytes &&
+			    (!best || req->d_ns >= best->d_ns))
+				best = req;
+		if (best)
+			return best;
+	}
+	for (req = ioset_find(&p->requests, ev->device, op, ev->sector); req;
+	     req = ioset_next(&p->requests, req))
+		if (req->issued && req->bytes >= ev->bytes)
+			return req;	/* the first found is the oldest */
+	if (!d->requests[op])
+		return NULL;
+	/* a completion larger than its request still ends it */
+	for (req = ioset_find(&p->requests, ev->device, op, ev->sector); req;
+	     req = ioset_next(&p->requests, req))
+		if (req->issued && (!best || req->d_ns < best->d_ns))
+			best = req;
+	if (best)
+		return best;
+	for (i = 0; i < p->requests.cap; i++) {
+		struct ioset_key *k = (struct ioset_key *)(p->requests.slots +
+						i * p->requests.slot_size);
+		struct request_state *r = (struct request_state *)(k + 1);
+
+		if (k->used != (uint32_t)op + 1 || k->device != ev->device ||
+		    !r->issued || k->sector > ev->sector ||
+		    k->sector + r->bytes / 512 < end)
+			continue;
+		if (!best || r->d_ns < best->d_ns)
+			best = r;
+	}
+	return best;
+}
+
+/*
+ * Complete the bios of the request issued at d_ns that end inside
+ * [pos, end); a bio reaching past end goes on from there (a partial
+ * completion). Returns the number completed, or -1.
+ */
+static long complete_issued_bios(struct analysis *a, struct device_stats *d,
+				 const struct io_event *ev, int op, size_t bin,
+				 int counted, uint64_t d_ns, int32_t req_tag)
+{
+	struct analysis_private *p = priv(a);
+	uint64_t pos = ev->sector, end = ev->sector + ev->bytes / 512;
+	long done = 0;
+
+	while (pos < end) {
+		struct bio_state *bio, *b;
+		uint64_t bio_end;
+
+		bio = NULL;
+		for (b = ioset_find(&p->bios, ev->device, op, pos); b && !bio;
+		     b = ioset_next(&p->bios, b))
+			if (b->stage == BIO_ISSUED && b->d_ns == d_ns &&
+			    b->bytes >= 512)
+				bio = b;
+		if (!bio)
+			break;
+		bio_end = pos + bio->bytes / 512;
+		if (bio_end > end) {
+			struct bio_state rest = *bio;
+
+			rest.bytes = (uint32_t)((bio_end - end) * 512);
+			ioset_remove(&p->bios, bio);
+			bio = ioset_add(&p->bios, ev->device, op, end);
+			if (!bio)
+				return -1;
+			*bio = rest;
+			break;
+		}
+		if (counted && account_bio(a, d, bin, op,
+					   bio->tag != IO_EVENT_NO_TAG ?
+						   bio->tag : req_tag,
+					   bio, pos, ev) < 0)
+			return -1;
+		ioset_remove(&p->bios, bio);
+		done++;
+		pos = bio_end;
+	}
+	return done;
+}
+
+/* Bio-based devices (no D): a completion ends the waiting bios it
+ * covers, and they have only a Q2C. */
+static int complete_queued_bios(struct analysis *a, struct device_stats *d,
+				const struct io_event *ev, int op, size_t bin,
+				int counted)
+{
+	struct analysis_private *p = priv(a);
+	uint64_t pos = ev->sector, end = ev->sector + ev->bytes / 512;
+
+	while (pos < end) {
+		struct bio_state *bio = bio_at(p, ev->device, op, pos,
+					       BIO_QUEUED, (end - pos) * 512);
+
+		if (!bio)
+			break;
+		if (counted) {
+			uint64_t q2c = ev->time_ns > bio->q_ns ?
+				       ev->time_ns - bio->q_ns : 0;
+
+			if (latency_add(&d->q2c, op, q2c) < 0)
+				return -1;
+			tell_sample(a, ANALYSIS_Q2C, op, d->device, ev->tag,
+				    ev->time_ns, 0, 0, q2c);
+			tell_row(a, ev, pos, bio->bytes, op, ANALYSIS_HAS_Q2C,
+				 0, 0, q2c, bio->cause, bio->tag);
+			a->bins[bin].q2c_sum_ns[op] += q2c;
+		}
+		pos += bio->bytes / 512;
+		ioset_remove(&p->bios, bio);
+	}
+	return 0;
+}
+
+/* The rest of a partly completed request goes on from the new end. */
+static int request_goes_on(struct analysis *a, struct request_state *req,
+			   uint32_t device, int op, uint64_t from)
+{
+	struct analysis_private *p = priv(a);
+	const struct ioset_key *k = ioset_key_of(&p->requests, req);
+	struct request_state rest = *req;
+	uint64_t req_end = k->sector + req->bytes / 512;
+
+	rest.bytes = (uint32_t)((req_end - from) * 512);
+	ioset_remove(&p->requests, req);
+	req = ioset_add(&p->requests, device, op, from);
+	if (!req)
+		return -1;
+	*req = rest;
+	return 0;
+}
+
+static int handle_data_complete(struct analysis *a, struct device_stats *d,
+				size_t slot, const struct io_event *ev, int op)
+{
+	struct analysis_private *p = priv(a);
+	int counted = in_time_range(a, ev->time_ns);
+	uint64_t end = ev->sector + ev->bytes / 512, req_start, req_end, d_ns;
+	struct request_state *req = request_for(a, d, ev, op);
+	struct bio_state *head;
+	int32_t tag = ev->tag, req_tag;
+	size_t bin = 0;
+	long done;
+
+	/* the tag of the bio at its head, else of its request */
+	head = a->tagging || a->n_tags ?
+		bio_at(p, ev->device, op, ev->sector,
+		       req ? BIO_ISSUED : BIO_QUEUED, UINT32_MAX) : NULL;
+	if (head && head->tag != IO_EVENT_NO_TAG)
+		tag = head->tag;
+	else if (req)
+		tag = req->tag;
+	if (counted) {
+		bin = bin_for(a, ev->time_ns);
+		if (count_completion(a, d, ev, op, tag, bin) < 0)
+			return -1;
+		if (a->cfg.iomap_action == BLK_TA_COMPLETE)
+			map_io(a, slot, ev, tag == IO_EVENT_NO_TAG &&
+					    !a->tagging ? -1 : tag_slot(a, tag));
+	}
+	if (!req)
+		return complete_queued_bios(a, d, ev, op, bin, counted);
+	d_ns = req->d_ns;
+	req_end = ioset_key_of(&p->requests, req)->sector + req->bytes / 512;
+	req_tag = req->tag;
+	/* (only bios move: req stays where it is) */
+	done = complete_issued_bios(a, d, ev, op, bin, counted, d_ns, req_tag);
+	if (done < 0)
+		return -1;
+	req_start = ioset_key_of(&p->requests, req)->sector;
+	if (req_start < ev->sector) {
+		/* completed inside: what lies before goes on (the rest of
+		 * the tail, rare, is left to the sweep) */
+		req->bytes = (uint32_t)((ev->sector - req_start) * 512);
+		return 0;
+	}
+	if (end < req_end)
+		return request_goes_on(a, req, ev->device, op, end);
+	/* Queued before the trace: the request's D2C, once. */
+	if (!req->has_bios && counted) {
+		uint64_t d2c = ev->time_ns > d_ns ? ev->time_ns - d_ns : 0;
+
+		if (latency_add(&d->d2c, op, d2c) < 0 ||
+		    tag_add_d2c(a, req_tag, bin, op, d2c) < 0)
+			return -1;
+		tell_sample(a, ANALYSIS_D2C, op, d->device, req_tag,
+			    ev->time_ns, 0, d2c, 0);
+		tell_row(a, ev, ev->sector, ev->bytes, op, ANALYSIS_HAS_D2C, 0,
+			 d2c, 0, 0, req_tag);
+		bin_add_d2c(a, bin, op, d2c);
+	}
+	ioset_remove(&p->requests, req);
+	d->requests[op]--;
+	depth_change(a, d, ev->time_ns, -1);
+	tag_depth_change(a, req_tag, ev->time_ns, -1);
+	return 0;
+}
+
+static int handle_complete(struct analysis *a, struct device_stats *d,
+			   size_t slot, const struct io_event *ev)
+{
+	int op = completion_op(ev), counted = in_time_range(a, ev->time_ns);
+	int32_t tag = ev->tag;
+	uint32_t issuer_pid = 0;
+	uint64_t d_ns;
+	size_t bin;
+
+	if (op == OP_FLUSH) {
+		int issued = flush_pop(d, &d_ns, &tag, &issuer_pid);
+
+		if (issued) {
+			depth_change(a, d, ev->time_ns, -1);
+			tag_depth_change(a, tag, ev->time_ns, -1);
+		}
+		if (!counted)
+			return 0;
+		if (tag == IO_EVENT_NO_TAG)
+			tag = ev->tag;
+		bin = bin_for(a, ev->time_ns);
+		if (count_completion(a, d, ev, op, tag, bin) < 0)
+			return -1;
+		if (!issued)
+			return 0;
+		d_ns = ev->time_ns > d_ns ? ev->time_ns - d_ns : 0;
+		if (latency_add(&d->flush_d2c, op, d_ns) < 0 ||
+		    tag_add_flush_d2c(a, tag, bin, d_ns) < 0)
+			return -1;
+		tell_sample(a, ANALYSIS_D2C, op, d->device, tag, ev->time_ns, 0,
+			    d_ns, 0);
+		tell_flush_row(a, ev, d_ns, tag, issuer_pid);
+		bin_add_d2c(a, bin, op, d_ns);
+		return 0;
+	}
+	if (op < 0) {
+		if (counted)
+			count_empty(d, ev);
+		return 0;
+	}
+	return handle_data_complete(a, d, slot, ev, op);
+}
+
+/* A request sent back: out of the device until its next D, and its
+ * bios wait again. */
+static void handle_requeue(struct analysis *a, struct device_stats *d,
+			   const struct io_event *ev)
+{
+	struct analysis_private *p = priv(a);
+	struct request_state *req;
+	uint64_t pos = ev->sector, end, t;
+	int op = data_op(ev);
+	uint32_t pid;
+	int32_t tag;
+
+	if (is_flush_request(ev)) {
+		/* It is issued again: its next D stands for it. */
+		if (flush_pop(d, &t, &tag, &pid)) {
+			depth_change(a, d, ev->time_ns, -1);
+			tag_depth_change(a, tag, ev->time_ns, -1);
+		}
+		return;
+	}
+	for (req = ioset_find(&p->requests, ev->device, op, ev->sector); req;
+	     req = ioset_next(&p->requests, req))
+		if (req->issued)
+			break;
+	if (!req)
+		return;
+	p->any_requeue = 1;
+	req->issued = 0;
+	end = ev->sector + req->bytes / 512;
+	t = req->d_ns;
+	depth_change(a, d, ev->time_ns, -1);
+	tag_depth_change(a, req->tag, ev->time_ns, -1);
+	while (pos < end) {
+		struct bio_state *bio, *b;
+
+		bio = NULL;
+		for (b = ioset_find(&p->bios, ev->device, op, pos); b;
+		     b = ioset_next(&p->bios, b))
+			if (b->stage == BIO_ISSUED && b->d_ns == t)
+				bio = b;
+		if (!bio || bio->bytes < 512)
+			break;
+		bio->stage = BIO_QUEUED;
+		pos += bio->bytes / 512;
+	}
+}
+
+struct sweep_arg {
+	uint64_t now;
+	struct analysis *a;
+};
+
+static int keep_fresh_bio(void *value, void *arg)
+{
+	const struct bio_state *bio = value;
+	const struct sweep_arg *s = arg;
+
+	return bio->q_ns + STALE_NS > s->now;
+}
+
+static int keep_fresh_request(void *value, void *arg)
+{
+	const struct request_state *req = value;
+	const struct sweep_arg *s = arg;
+	struct device_stats *d = &s->a->devices[req->device_slot];
+	const struct ioset_key *k;
+
+	if (req->d_ns + STALE_NS > s->now)
+		return 1;
+	/* A request that never completed leaves the queue now. */
+	k = ioset_key_of(&priv(s->a)->requests, value);
+	d->requests[k->used - 1]--;
+	if (req->issued) {
+		depth_change(s->a, d, s->now, -1);
+		tag_depth_change(s->a, req->tag, s->now, -1);
+	}
+	return 0;
+}
+
+/* Forget I/Os whose completion was never traced, so memory stays flat. */
+static void sweep_stale(struct analysis *a, uint64_t now)
+{
+	struct analysis_private *p = priv(a);
+	struct sweep_arg arg = { now, a };
+
+	if (p->bios.len > SWEEP_MIN_ENTRIES &&
+	    p->bios.len > 2 * p->bios_after_sweep) {
+		ioset_filter(&p->bios, keep_fresh_bio, &arg);
+		p->bios_after_sweep = p->bios.len;
+	}
+	if (p->requests.len > SWEEP_MIN_ENTRIES &&
+	    p->requests.len > 2 * p->requests_after_sweep) {
+		ioset_filter(&p->requests, keep_fresh_request, &arg);
+		p->requests_after_sweep = p->requests.len;
+	}
+}
+
+static void map_issue_or_queue(struct analysis *a, size_t slot,
+			       const struct io_event *ev)
+{
+	long s = -1;
+	int32_t tag = ev->tag;
+
+	/* nothing is mapped for statistics alone; untagged, no tag's slot
+	 * comes of it either */
+	if (a->cfg.stats_only && !a->tagging && tag == IO_EVENT_NO_TAG)
+		return;
+	if (blk_action_code(ev->action) == BLK_TA_ISSUE) {
+		struct bio_state *bio = bio_at(priv(a), ev->device, data_op(ev),
+					       ev->sector, BIO_ISSUED,
+					       UINT32_MAX);
+
+		if (bio && bio->tag != IO_EVENT_NO_TAG)
+			tag = bio->tag;
+	}
+	if (a->tagging || tag != IO_EVENT_NO_TAG)
+		s = tag_slot(a, tag);
+	map_io(a, slot, ev, s);
+}
+
+/*
+ * A completion counted as an I/O that timed no bio (nor told a row of
+ * its own): one row all the same, without latencies, so that the log's
+ * I/Os are the summary's.
+ */
+static void bare_row(struct analysis *a, const struct io_event *ev,
+		     int counted, uint64_t rows_before)
+{
+	int op = completion_op(ev);
+
+	if (!a->cfg.on_row || !counted || op < 0 ||
+	    priv(a)->rows_told != rows_before)
+		return;
+	tell_row(a, ev, ev->sector, ev->bytes, op, 0, 0, 0, 0, 0,
+		 priv(a)->completion_tag);
+}
+
+/* ---- loss ---- */
+
+static int forget_bio(void *value, void *arg)
+{
+	struct analysis *a = arg;
+	const struct ioset_key *k = ioset_key_of(&priv(a)->bios, value);
+	const struct bio_state *bio = value;
+	size_t i;
+
+	/* a bio still waiting was lost in flight; an issued one is its
+	 * request's */
+	for (i = 0; bio->stage == BIO_QUEUED && i < a->n_devices; i++)
+		if (a->devices[i].device == k->device)
+			a->devices[i].lost_in_flight++;
+	return 0;
+}
+
+struct forget_arg {
+	struct analysis *a;
+	uint64_t now;
+};
+
+/* With completions the kernel made unseen, a request forgotten here may
+ * be one of theirs: kept for the finish (unseen_off_depth). */
+static int forget_request(void *value, void *arg)
+{
+	const struct forget_arg *f = arg;
+	const struct request_state *req = value;
+	struct analysis_private *p;
+
+	if (!f->a->cfg.missing_completions || !req->issued)
+		return 0;
+	p = priv(f->a);
+	if (p->n_forgotten == p->cap_forgotten) {
+		size_t cap = p->cap_forgotten ? 2 * p->cap_forgotten : 64;
+		struct forgotten *more = realloc(p->forgotten,
+						 cap * sizeof(*more));
+
+		if (!more)
+			return 0;	/* its depth then stays, as before */
+		p->forgotten = more;
+		p->cap_forgotten = cap;
+	}
+	p->forgotten[p->n_forgotten++] = (struct forgotten){
+		req->d_ns, f->now, req->device_slot, req->tag };
+	return 0;
+}
+
+/*
+ * Nothing in flight at now can be trusted after a loss: its completion
+ * (or its issue) may be among the lost events. The depth is closed at
+ * now and every bio, request and flush in flight forgotten: counted as
+ * lost in flight, never timed, never left to inflate the depth.
+ */
+static void forget_in_flight(struct analysis *a, uint64_t now)
+{
+	struct analysis_private *p = priv(a);
+	struct forget_arg f = { a, now };
+	size_t i;
+
+	for (i = 0; i < a->n_devices; i++) {
+		struct device_stats *d = &a->devices[i];
+
+		depth_change(a, d, now, 0);
+		d->lost_in_flight += d->in_flight;
+		d->in_flight = 0;
+		memset(d->requests, 0, sizeof(d->requests));
+		if (d->flushes)
+			d->flushes->len = 0;
+		d->has_last_issue = 0;	/* a seek across it is unknown */
+	}
+	for (i = 0; i < a->n_tags; i++) {
+		tag_depth_change(a, a->tags[i].id, now, 0);
+		a->tags[i].in_flight = 0;
+	}
+	ioset_filter(&p->bios, forget_bio, a);
+	ioset_filter(&p->requests, forget_request, &f);
+	p->bios_after_sweep = p->requests_after_sweep = 0;
+}
+
+/* A loss window into the list: merged with the last where they meet. */
+static int loss_window_add(struct analysis *a, const struct loss_window *w)
+{
+	struct loss_window *last = a->n_loss ? &a->loss[a->n_loss - 1] : NULL;
+
+	a->lost_events += w->events;
+	if (last && w->from_ns <= last->to_ns && w->to_ns >= last->from_ns) {
+		if (w->from_ns < last->from_ns)
+			last->from_ns = w->from_ns;
+		if (w->to_ns > last->to_ns)
+			last->to_ns = w->to_ns;
+		last->events += w->events;
+		last->cpu_mask |= w->cpu_mask;
+		last->count_unknown |= w->count_unknown;
+		last->noted_late |= w->noted_late;
+		last->ended_cpu_mask |= w->ended_cpu_mask;
+		return 0;
+	}
+	if (a->n_loss == a->cap_loss) {
+		size_t cap = a->cap_loss ? 2 * a->cap_loss : 8;
+		struct loss_window *more = realloc(a->loss,
+						   cap * sizeof(*more));
+
+		if (!more)
+			return -1;
+		a->loss = more;
+		a->cap_loss = cap;
+	}
+	a->loss[a->n_loss++] = *w;
+	return 0;
+}
+
+/* Events were lost in w (noted at now): forget, and stop timing to its end. */
+static int loss_begins(struct analysis *a, const struct loss_window *w,
+		       uint64_t now)
+{
+	size_t i;
+
+	if (loss_window_add(a, w) < 0)
+		return -1;
+	forget_in_flight(a, now);
+	if (w->to_ns > now && (!a->in_loss || w->to_ns > a->loss_until_ns)) {
+		a->in_loss = 1;
+		a->loss_until_ns = w->to_ns;
+	}
+	for (i = 0; i < a->n_parts; i++)
+		if (loss_begins(&a->parts[i], w, now) < 0)
+			return -1;
+	return 0;
+}
+
+/* Each device's own analysis counts an unlocated loss too. */
+static void loss_unlocated_to_parts(struct analysis *a,
+				    const struct lossnote *n)
+{
+	size_t i;
+
+	for (i = 0; i < a->n_parts; i++) {
+		a->parts[i].lost_unlocated += n->count_known ? n->count : 1;
+		a->parts[i].lost_events += n->count_known ? n->count : 0;
+	}
+}
+
+/* 1 when n is one of the last notes read (another device's copy). */
+static int note_seen(struct analysis_private *p, const struct lossnote *n)
+{
+	size_t i, len = sizeof(p->recent_notes) / sizeof(p->recent_notes[0]);
+
+	for (i = 0; i < p->n_recent_notes && i < len; i++) {
+		const struct lossnote *r = &p->recent_notes[i];
+
+		if (r->cpu == n->cpu && r->t0_ns == n->t0_ns &&
+		    r->t1_ns == n->t1_ns && r->count == n->count &&
+		    r->count_known == n->count_known)
+			return 1;
+	}
+	p->recent_notes[p->n_recent_notes++ % len] = *n;
+	return 0;
+}
+
+static int device_wanted(const struct analysis *a, uint32_t device);
+
+/* A MESSAGE note that is an account note (account.h): the kernel's
+ * counts of its device, kept with the device's stats. */
+static int account_note(struct analysis *a, const struct io_event *ev,
+			struct iow_error *err)
+{
+	struct device_stats *d;
+	struct acctnote n;
+	const char *text;
+	size_t len, slot;
+
+	if (blk_action_code(ev->action) != BLK_TN_MESSAGE ||
+	    !device_wanted(a, ev->device))
+		return 0;
+	feed_note_text(ev, &text);
+	len = text ? ev->pdu_len - (size_t)((const unsigned char *)text -
+					    ev->pdu) : 0;
+	if (!acctnote_parse(ev->action, text, len, &n))
+		return 0;
+	d = device_get(a, ev->device, &slot);
+	if (!d)
+		return iow_fail(err, "out of memory");
+	d->account = n;
+	d->has_account = 1;
+	return 0;
+}
+
+void analysis_account_counts(const struct device_stats *d,
+			     uint64_t trace[N_ACCT])
+{
+	trace[ACCT_READ] = d->ios[OP_READ];
+	trace[ACCT_WRITE] = d->ios[OP_WRITE] + d->dataless_writes;
+	trace[ACCT_DISCARD] = d->ios[OP_DISCARD];
+	trace[ACCT_FLUSH] = d->ios[OP_FLUSH];
+}
+
+void analysis_account(const struct analysis *a, const struct device_stats *d,
+		      struct account *acc)
+{
+	uint64_t trace[N_ACCT];
+	uint64_t in_windows = a->lost_events > a->lost_unlocated ?
+			      a->lost_events - a->lost_unlocated : 0;
+
+	analysis_account_counts(d, trace);
+	account_compare(&d->account, trace, in_windows, acc);
+}
+
+/*
+ * A MESSAGE note that is a loss note (lossnote.h). Its time is the
+ * window's start; with the start unknown (T0 0), its end, the window
+ * then running from the trace's start.
+ */
+static int loss_note(struct analysis *a, const struct io_event *ev,
+		     struct iow_error *err)
+{
+	struct loss_window w = { 0 };
+	struct lossnote n;
+	const char *text;
+	size_t len;
+	int kind;
+
+	if (blk_action_code(ev->action) != BLK_TN_MESSAGE)
+		return 0;
+	feed_note_text(ev, &text);
+	/* the payload from the text on (past a cgroup id), its NUL too */
+	len = text ? ev->pdu_len - (size_t)((const unsigned char *)text -
+					    ev->pdu) : 0;
+	kind = lossnote_parse(ev->action, text, len, &n);
+	if (!kind || note_seen(priv(a), &n))
+		return 0;
+	if (!n.t0_ns) {
+		/* where and when are unknown: counted, no window (it would
+		 * be the whole trace); the finish takes its toll off the
+		 * depth */
+		a->lost_unlocated += n.count_known ? n.count : 1;
+		a->lost_events += n.count_known ? n.count : 0;
+		loss_unlocated_to_parts(a, &n);
+		return 0;
+	}
+	w.from_ns = ev->time_ns;
+	w.to_ns = n.t1_ns - n.t0_ns > UINT64_MAX - w.from_ns ?
+		  UINT64_MAX : w.from_ns + (n.t1_ns - n.t0_ns);
+	w.events = n.count_known ? n.count : 0;
+	w.count_unknown = !n.count_known;
+	w.cpu_mask = 1ull << (n.cpu < 63 ? n.cpu : 63);
+	if (kind == LOSSNOTE_FILE_END)
+		w.ended_cpu_mask = w.cpu_mask;
+	/* events after its start were counted before it was known */
+	w.noted_late = a->n_events_all && w.from_ns < a->last_ns;
+	if (loss_begins(a, &w, ev->time_ns) < 0)
+		return iow_fail(err, "out of memory at event %llu",
+				(unsigned long long)ev->index);
+	return 0;
+}
+
+/*
+ * An I/O action inside a loss window: what happened is counted (queued,
+ * merged, issued, completed with its bytes), but nothing is timed and
+ * nothing enters the I/Os in flight, whose other events may be lost.
+ */
+static int add_io_in_loss(struct analysis *a, const struct io_event *ev,
+			  int counted, struct iow_error *err)
+{
+	unsigned code = blk_action_code(ev->action);
+	struct device_stats *d;
+	int dir = direction(ev), op;
+	size_t slot;
+
+	d = device_get(a, ev->device, &slot);
+	if (!d)
+		return iow_fail(err, "out of memory");
+	d->has_io = 1;
+	if (!counted)
+		return 0;
+	switch (code) {
+	case BLK_TA_QUEUE:
+		d->queued[dir]++;
+		break;
+	case BLK_TA_BACKMERGE:
+	case BLK_TA_FRONTMERGE:
+		d->merges[dir]++;
+		break;
+	case BLK_TA_ISSUE:
+		d->issued[dir]++;
+		break;
+	case BLK_TA_COMPLETE:
+		op = completion_op(ev);
+		if (op < 0) {
+			count_empty(d, ev);
+			break;
+		}
+		if (count_completion(a, d, ev, op, ev->tag,
+				     bin_for(a, ev->time_ns)) < 0)
+			return iow_fail(err, "out of memory at event %llu",
+					(unsigned long long)ev->index);
+		bare_row(a, ev, 1, priv(a)->rows_told);
+		break;
+	}
+	/* where the I/O went is known all the same */
+	if (code == a->cfg.iomap_action &&
+	    (code == BLK_TA_QUEUE || code == BLK_TA_ISSUE ||
+	     (code == BLK_TA_COMPLETE && ev->bytes)))
+		map_issue_or_queue(a, slot, ev);
+	return 0;
+}
+
+/* Subtracts one request's depth over [from, to) (clipped to -x), from
+ * the bins at sink, stride bytes apart, and at sink2. */
+static double depth_remove(struct analysis *a, uint64_t from, uint64_t to,
+			   char *sink, size_t stride, char *sink2,
+			   size_t stride2)
+{
+	double total = 0;
+
+	if (a->cfg.has_time_range) {
+		if (from < a->cfg.time_min_ns)
+			from = a->cfg.time_min_ns;
+		if (to > a->cfg.time_max_ns)
+			to = a->cfg.time_max_ns;
+	}
+	while (from < to && from >= a->bin_origin_ns) {
+		size_t bin = (size_t)((from - a->bin_origin_ns) /
+				      a->bin_width_ns);
+		uint64_t end = a->bin_origin_ns +
+			       (uint64_t)(bin + 1) * a->bin_width_ns;
+
+		if (bin >= a->n_bins)
+			break;
+		if (end > to)
+			end = to;
+		*(double *)(sink + bin * stride) -= (double)(end - from);
+		if (sink2)
+			*(double *)(sink2 + bin * stride2) -= (double)(end - from);
+		total += (double)(end - from);
+		from = end;
+	}
+	return total;
+}
+
+struct oldest_arg {
+	struct forgotten *reqs;
+	size_t n, cap;
+	uint64_t until_ns;
+};
+
+static int collect_issued(void *value, void *arg)
+{
+	struct oldest_arg *o = arg;
+	const struct request_state *req = value;
+
+	if (req->issued && o->n < o->cap)
+		o->reqs[o->n++] = (struct forgotten){
+			req->d_ns, o->until_ns, req->device_slot, req->tag };
+	return 1;
+}
+
+static int cmp_d_ns(const void *pa, const void *pb)
+{
+	const struct forgotten *a = pa, *b = pb;
+
+	return (a->d_ns > b->d_ns) - (a->d_ns < b->d_ns);
+}
+
+/*
+ * Completions the kernel made unseen (unlocated losses) leave their
+ * requests in flight to the end, or to the next loss window, which
+ * forgets them: of the requests in flight at the end and those the
+ * windows forgot, the longest in flight (issued first), as many as the
+ * notes counted, are taken as theirs (a completion pairs with the newest
+ * then, so those are never consumed), and come off the depth from their
+ * issue to the end or the window. Their tags' depth too.
+ */
+static void unseen_off_depth(struct analysis *a)
+{
+	struct analysis_private *p = priv(a);
+	struct oldest_arg o = { NULL, 0, 0, a->last_ns };
+	size_t i;
+
+	if (!a->lost_unlocated || !(p->requests.len + p->n_forgotten))
+		return;
+	o.cap = p->requests.len + p->n_forgotten;
+	o.reqs = malloc(o.cap * sizeof(*o.reqs));
+	if (!o.reqs)
+		return;	/* the depth then keeps them, as without notes */
+	ioset_filter(&p->requests, collect_issued, &o);
+	for (i = 0; i < p->n_forgotten; i++)
+		o.reqs[o.n++] = p->forgotten[i];
+	qsort(o.reqs, o.n, sizeof(*o.reqs), cmp_d_ns);
+	for (i = 0; i < o.n && i < a->lost_unlocated; i++) {
+		const struct forgotten *req = &o.reqs[i];
+		struct device_stats *d = &a->devices[req->device_slot];
+		long s;
+
+		d->depth_area_ns -= depth_remove(
+			a, req->d_ns, req->until_ns, (char *)d->depth_bins,
+			sizeof(double), (char *)&a->bins[0].depth_area_ns,
+			sizeof(struct bin));
+		d->unseen_completions++;
+		if ((a->tagging || req->tag != IO_EVENT_NO_TAG) &&
+		    (s = tag_index_find(p, req->tag)) >= 0)
+			depth_remove(a, req->d_ns, req->until_ns,
+				     (char *)&a->tags[s].bins[0].depth_area_ns,
+				     sizeof(struct tag_bin), NULL, 0);
+	}
+	free(o.reqs);
+}
+
+static int cmp_loss_from(const void *pa, const void *pb)
+{
+	const struct loss_window *a = pa, *b = pb;
+
+	return (a->from_ns > b->from_ns) - (a->from_ns < b->from_ns);
+}
+
+/*
+ * At the end: the windows in time order, overlapping ones merged, and
+ * the time each bin (and the whole) spent in them, within the trace's
+ * span and -x's window.
+ */
+static void loss_finish(struct analysis *a)
+{
+	uint64_t lo = a->cfg.has_time_range ? a->cfg.time_min_ns : a->first_ns;
+	uint64_t hi = a->last_ns;
+	size_t i, n = 0;
+
+	if (!a->n_loss)
+		return;
+	/* a file that ends early loses to the trace's end, not past it (its
+	 * note's T1 may be a note's time, not an I/O's) */
+	for (i = 0; i < a->n_loss; i++)
+		if (a->loss[i].ended_cpu_mask && a->loss[i].to_ns > a->last_ns)
+			a->loss[i].to_ns = a->last_ns > a->loss[i].from_ns ?
+					   a->last_ns : a->loss[i].from_ns;
+	qsort(a->loss, a->n_loss, sizeof(*a->loss), cmp_loss_from);
+	for (i = 0; i < a->n_loss; i++) {
+		struct loss_window *w = &a->loss[i], *last = n ? &a->loss[n - 1]
+								: NULL;
+
+		if (last && w->from_ns <= last->to_ns) {
+			if (w->to_ns > last->to_ns)
+				last->to_ns = w->to_ns;
+			last->events += w->events;
+			last->cpu_mask |= w->cpu_mask;
+			last->count_unknown |= w->count_unknown;
+			last->noted_late |= w->noted_late;
+			last->ended_cpu_mask |= w->ended_cpu_mask;
+			continue;
+		}
+		a->loss[n++] = *w;
+	}
+	a->n_loss = n;
+	if (a->cfg.has_time_range && hi > a->cfg.time_max_ns)
+		hi = a->cfg.time_max_ns;
+	a->lossy_ns = 0;
+	for (i = 0; i < a->n_loss; i++) {
+		uint64_t from = a->loss[i].from_ns > lo ? a->loss[i].from_ns : lo;
+		uint64_t to = a->loss[i].to_ns < hi ? a->loss[i].to_ns : hi;
+
+		while (from < to && a->n_bins) {
+			size_t bin = (size_t)((from - a->bin_origin_ns) /
+					      a->bin_width_ns);
+			uint64_t end = a->bin_origin_ns +
+				       (uint64_t)(bin + 1) * a->bin_width_ns;
+
+			if (bin >= a->n_bins)
+				break;
+			if (end > to)
+				end = to;
+			a->bins[bin].lossy_ns += end - from;
+			a->lossy_ns += end - from;
+			from = end;
+		}
+	}
+}
+
+static int in_offset_range(const struct analysis *a,
+			   const struct io_event *ev)
+{
+	uint64_t off;
+
+	if (!a->cfg.has_offset_range)
+		return 1;
+	/* A flush has no offset: no offset range holds it. */
+	if (!ev->bytes && has_category(ev, BLK_TC_FLUSH))
+		return 0;
+	if (ev->sector > UINT64_MAX / 512)
+		return 0;
+	off = ev->sector * 512;
+	return off >= a->cfg.offset_min && off < a->cfg.offset_max;
+}
+
+static int device_wanted(const struct analysis *a, uint32_t device)
+{
+	size_t i;
+
+	if (!a->cfg.n_only_devices)
+		return 1;
+	for (i = 0; i < a->cfg.n_only_devices; i++)
+		if (a->cfg.only_devices[i] == device)
+			return 1;
+	return 0;
+}
+
+static int is_io_action(unsigned code)
+{
+	const uint32_t io = 1u << BLK_TA_QUEUE | 1u << BLK_TA_ISSUE |
+			    1u << BLK_TA_COMPLETE | 1u << BLK_TA_BACKMERGE |
+			    1u << BLK_TA_FRONTMERGE | 1u << BLK_TA_REQUEUE |
+			    1u << BLK_TA_SPLIT;
+
+	return code < 32 && (io >> code & 1);
+}
+
+/*
+ * An I/O action (is_io_action), counted or not (in the time range): what
+ * it does to the I/Os in flight and the statistics. Kept apart from
+ * analysis_add, which every event passes through: most are not I/O
+ * actions (G, P, U, I), and this one's frame costs.
+ */
+static __attribute__((noinline)) int add_io(struct analysis *a,
+					    const struct io_event *ev,
+					    int counted, struct iow_error *err)
+{
+	unsigned code = blk_action_code(ev->action);
+	struct device_stats *d;
+	size_t slot;
+	int dir = direction(ev), r = 0;
+	uint64_t rows;
+
+	if (a->in_loss) {
+		if (ev->time_ns < a->loss_until_ns)
+			return add_io_in_loss(a, ev, counted, err);
+		a->in_loss = 0;
+	}
+
+	d = device_get(a, ev->device, &slot);
+	if (!d)
+		return iow_fail(err, "out of memory");
+	d->has_io = 1;
+	switch (code) {
+	case BLK_TA_QUEUE:
+		if (counted)
+			d->queued[dir]++;
+		r = handle_queue(a, ev);
+		break;
+	case BLK_TA_SPLIT:
+		r = handle_split(a, ev);
+		break;
+	case BLK_TA_BACKMERGE:
+	case BLK_TA_FRONTMERGE:
+		if (counted)
+			d->merges[dir]++;
+		break;
+	case BLK_TA_ISSUE:
+		if (counted)
+			d->issued[dir]++;
+		r = handle_issue(a, d, slot, ev);
+		break;
+	case BLK_TA_COMPLETE:
+		if (!a->cfg.on_row) {
+			r = handle_complete(a, d, slot, ev);
+			break;
+		}
+		rows = priv(a)->rows_told;
+		r = handle_complete(a, d, slot, ev);
+		bare_row(a, ev, counted, rows);
+		break;
+	case BLK_TA_REQUEUE:
+		handle_requeue(a, d, ev);
+		break;
+	}
+	if (r < 0)
+		return iow_fail(err, "out of memory at event %llu",
+				(unsigned long long)ev->index);
+	if ((code == BLK_TA_QUEUE || code == BLK_TA_ISSUE) &&
+	    code == a->cfg.iomap_action && counted)
+		map_issue_or_queue(a, slot, ev);
+	sweep_stale(a, ev->time_ns);
+	return 0;
+}
+
+int analysis_add(struct analysis *a, const struct io_event *ev,
+		 struct iow_error *err)
+{
+	int counted;
+
+	if (blk_is_note(ev->action)) {
+		a->n_notes++;
+		if (account_note(a, ev, err) < 0)
+			return -1;
+		/* a CPU's loss is every device's: no --device filter */
+		return loss_note(a, ev, err);
+	}
+	if (!device_wanted(a, ev->device))
+		return 0;
+	if (a->cfg.per_device) {
+		struct analysis *part = device_part(a, ev->device, err);
+
+		/* a part has its device once it has seen an I/O event */
+		if (!part || analysis_add(part, ev, err) < 0)
+			return -1;
+	}
+	a->n_events_all++;
+	if (ev->time_ns < a->first_ns)
+		a->first_ns = ev->time_ns;
+	if (ev->time_ns > a->last_ns || a->n_events_all == 1)
+		a->last_ns = ev->time_ns;
+	counted = in_time_range(a, ev->time_ns);
+	if (!in_offset_range(a, ev))
+		return 0;
+	if (counted)
+		a->n_events++;
+	if (!is_io_action(blk_action_code(ev->action)))
+		return 0;
+	return add_io(a, ev, counted, err);
+}
+
+void analysis_finish(struct analysis *a)
+{
+	size_t i;
+
+	if (a->finished)
+		return;
+	a->finished = 1;
+	for (i = 0; i < a->n_parts; i++) {
+		struct analysis *part = &a->parts[i];
+
+		/* every part's bins are the trace's, to its end, so that a
+		 * device's panel reads as the whole one does */
+		part->last_ns = a->last_ns;
+		while (part->bin_width_ns < a->bin_width_ns) {
+			if (!part->n_bins)
+				part->n_bins = 1;
+			coarsen(part);
+		}
+		if (part->n_bins < a->n_bins)
+			part->n_bins = a->n_bins;
+		analysis_finish(part);
+	}
+	if (a->n_events == 0)
+		a->first_ns = 0;
+	for (i = 0; i < a->n_devices; i++)
+		depth_change(a, &a->devices[i], a->last_ns, 0);
+	for (i = 0; i < a->n_tags; i++)
+		tag_depth_change(a, a->tags[i].id, a->last_ns, 0);
+	unseen_off_depth(a);
+	loss_finish(a);
+	for (i = 0; i < a->n_tags; i++)
+		if (!a->tags[i].label)
+			a->tags[i].label = strdup(a->tags[i].id ==
+						  IO_EVENT_NO_TAG ? "untagged"
+								  : "?");
+}
+
+void analysis_coarsen(struct analysis *a)
+{
+	size_t i;
+
+	if (!a->n_bins)
+		a->n_bins = 1;
+	coarsen(a);
+	for (i = 0; i < a->n_parts; i++)
+		analysis_coarsen(&a->parts[i]);
+}
+
+static int bins_usual(const struct analysis *a, uint64_t width, size_t n)
+{
+	return a->cfg.bin_width_ns || (width >= FIRST_BIN_NS &&
+				       n <= ANALYSIS_MAX_BINS);
+}
+
+int analysis_bins_usual(const struct analysis *a)
+{
+	return bins_usual(a, a->bin_width_ns, a->n_bins);
+}
+
+size_t analysis_coarsen_plan(const struct analysis *a, uint64_t *width,
+			     size_t *n_bins, size_t max)
+{
+	uint64_t w = a->bin_width_ns;
+	size_t n = a->n_bins ? a->n_bins : 1, k = 0;
+	unsigned f = a->next_coarsen;
+
+	if (!max)
+		return 0;
+	for (;;) {
+		width[k] = w;
+		n_bins[k] = n;
+		if (++k == max || bins_usual(a, w, n))
+			return k;
+		n = (n + f - 1) / f;
+		w *= f;
+		f = f == 2 ? 5 : 2;
+	}
+}
+
+/* ---- reading ---- */
+
+double analysis_duration_s(const struct analysis *a)
+{
+	uint64_t start = a->first_ns, end = a->last_ns;
+
+	if (a->cfg.has_time_range) {
+		start = a->cfg.time_min_ns;
+		if (end > a->cfg.time_max_ns)
+			end = a->cfg.time_max_ns;
+	}
+	return end > start ? (double)(end - start) / 1e9 : 0;
+}
+
+double analysis_clean_s(const struct analysis *a)
+{
+	double d = analysis_duration_s(a), lossy = (double)a->lossy_ns / 1e9;
+
+	return d > lossy ? d - lossy : 0;
+}
+
+double analysis_bin_lossy_s(const struct analysis *a, size_t i)
+{
+	return i < a->n_bins ? (double)a->bins[i].lossy_ns / 1e9 : 0;
+}
+
+double analysis_bin_start_s(const struct analysis *a, size_t i)
+{
+	return (double)(a->bin_origin_ns + i * a->bin_width_ns) / 1e9;
+}
+
+double analysis_bin_span_s(const struct analysis *a, size_t i)
+{
+	double width = (double)a->bin_width_ns / 1e9;
+	double end = (double)a->last_ns / 1e9, start, span;
+
+	if (a->cfg.has_time_range && a->last_ns > a->cfg.time_max_ns)
+		end = (double)a->cfg.time_max_ns / 1e9;
+	if (i + 1 < a->n_bins)
+		return width;
+	/*
+	 * The last bin is cut short by the trace's end: dividing by its real
+	 * span avoids a false drop to zero. A floor of a quarter width keeps
+	 * one completion a few microseconds before the end from reading as
+	 * an absurd rate. A lone bin's span is the whole trace, however
+	 * short against the width (--bin-ms longer than the trace): the
+	 * floor there would divide the rates.
+	 */
+	start = analysis_bin_start_s(a, i);
+	span = end - start;
+	if (span > width)
+		span = width;
+	if (i > 0 && span < width / 4)
+		span = width / 4;
+	if (!(span > 0))
+		span = width;
+	return span;
+}
+
+const uint32_t *analysis_tag_lat_hist(const struct analysis *a, size_t s,
+				      size_t i)
+{
+	const struct tag_stats *t = &a->tags[s];
+
+	return t->lat_bins && i < a->n_bins ? t->lat_bins[i] : NULL;
+}
+
+const uint32_t *analysis_bin_lat_hist(const struct analysis *a, size_t i,
+				      int op)
+{
+	if (!a->lat_hist[op] || i >= a->n_bins)
+		return NULL;
+	return lat_hist_at(a, i, op);
+}
+
+double analysis_bin_latency_q(const struct analysis *a, size_t i, int op,
+			      double q)
+{
+	uint32_t sum[LAT_BIN_BUCKETS];
+	const uint32_t *h;
+	double v, max = 0;
+	size_t k;
+	int o;
+
+	if (i >= a->n_bins)
+		return 0;
+	if (op >= 0) {
+		if (!(h = analysis_bin_lat_hist(a, i, op)))
+			return 0;
+		v = hist_quantile(h, LAT_BIN_BUCKETS, LAT_BIN_BITS, q);
+		max = (double)a->bins[i].d2c_max_ns[op];
+	} else {
+		memset(sum, 0, sizeof(sum));
+		for (o = 0; o < N_DATA_OPS; o++) {
+			if (!(h = analysis_bin_lat_hist(a, i, o)))
+				continue;
+			for (k = 0; k < LAT_BIN_BUCKETS; k++)
+				sum[k] += h[k];
+			if ((double)a->bins[i].d2c_max_ns[o] > max)
+				max = (double)a->bins[i].d2c_max_ns[o];
+		}
+		v = hist_quantile(sum, LAT_BIN_BUCKETS, LAT_BIN_BITS, q);
+	}
+	/* a bucket's midpoint may lie above the largest value seen */
+	return v > max ? max : v;
+}
+
+double analysis_bin_size_q(const struct analysis *a, size_t i, int op,
+			   double q)
+{
+	uint32_t sum[SIZE_BUCKETS];
+	const uint32_t *h = NULL;
+	size_t k;
+	int o;
+
+	if (i >= a->n_bins)
+		return 0;
+	if (op >= 0) {
+		if (!a->size_hist[op])
+			return 0;
+		h = size_hist_at(a, i, op);
+	} else {
+		memset(sum, 0, sizeof(sum));
+		for (o = 0; o < N_DATA_OPS; o++) {
+			if (!a->size_hist[o])
+				continue;
+			for (k = 0; k < SIZE_BUCKETS; k++)
+				sum[k] += size_hist_at(a, i, o)[k];
+		}
+		h = sum;
+	}
+	k = hist_quantile_bucket(h, SIZE_BUCKETS, q);
+	return k < SIZE_BUCKETS ? (double)hist_bucket_low(k, SIZE_BITS) : 0;
+}
+
+static uint64_t sum_ops(const uint64_t v[N_OPS])
+{
+	uint64_t n = 0;
+	int op;
+
+	for (op = 0; op < N_OPS; op++)
+		n += v[op];
+	return n;
+}
+
+uint64_t analysis_tag_ios(const struct tag_stats *t)
+{
+	return sum_ops(t->ios);
+}
+
+uint64_t analysis_tag_bytes(const struct tag_stats *t)
+{
+	return sum_ops(t->bytes);
+}
+
+struct tag_rank {
+	size_t slot;
+	uint64_t bytes, ios;
+};
+
+static int cmp_tag_rank(const void *pa, const void *pb)
+{
+	const struct tag_rank *a = pa, *b = pb;
+
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	if (a->ios != b->ios)
+		return a->ios < b->ios ? 1 : -1;
+	return (a->slot > b->slot) - (a->slot < b->slot);
+}
+
+long analysis_rank_tags(const struct analysis *a, size_t *slots)
+{
+	struct tag_rank *rank = malloc((a->n_tags + 1) * sizeof(*rank));
+	size_t i, n = 0;
+
+	if (!rank)
+		return -1;
+	for (i = 0; i < a->n_tags; i++) {
+		uint64_t ios = analysis_tag_ios(&a->tags[i]);
+
+		if (!ios)
+			continue;
+		rank[n].slot = i;
+		rank[n].ios = ios;
+		rank[n++].bytes = analysis_tag_bytes(&a->tags[i]);
+	}
+	qsort(rank, n, sizeof(*rank), cmp_tag_rank);
+	for (i = 0; i < n; i++)
+		slots[i] = rank[i].slot;
+	free(rank);
+	return (long)n;
+}
+
+uint64_t analysis_op_ios(const struct analysis *a, int op)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < a->n_devices; i++)
+		n += a->devices[i].ios[op];
+	return n;
+}
+
+size_t analysis_io_devices(const struct analysis *a)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < a->n_devices; i++)
+		n += a->devices[i].has_io != 0;
+	return n;
+}
+
+const char *io_op_name(int op)
+{
+	static const char *const names[N_OPS] = {
+		"read", "write", "discard", "flush"
+	};
+
+	return op >= 0 && op < N_OPS ? names[op] : "?";
+}
+
+double latency_mean_ns(const struct latency_summary *l)
+{
+	return l->n ? l->sum_ns / (double)l->n : 0;
+}
+
+double latency_quantile_ns(const struct latency_summary *l, int op, double q)
+{
+	const uint64_t *h = op < 0 ? l->hist : l->hist_op[op];
+	double v, max = (double)latency_op_max_ns(l, op);
+
+	if (!h)
+		return 0;
+	v = hist_quantile64(h, LAT_SUM_BUCKETS, LAT_SUM_BITS, q);
+	/* a bucket's midpoint may lie above the largest value seen */
+	return v > max ? max : v;
+}
+
+uint64_t latency_op_n(const struct latency_summary *l, int op)
+{
+	return op < 0 ? l->n : l->n_op[op];
+}
+
+double latency_op_mean_ns(const struct latency_summary *l, int op)
+{
+	uint64_t n = latency_op_n(l, op);
+
+	return n ? (op < 0 ? l->sum_ns : l->sum_op_ns[op]) / (double)n : 0;
+}
+
+uint64_t latency_op_max_ns(const struct latency_summary *l, int op)
+{
+	return op < 0 ? l->max_ns : l->max_op_ns[op];
+}

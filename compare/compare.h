@@ -1,0 +1,42 @@
+/*
+ * compare.h: --compare, "why is run B slower than run A". Each of the two
+ * traces' timed I/Os is kept as the analysis counts it (cfg.on_row);
+ * then, per paired device and class, the counts, rates, queue depth and
+ * latency quantiles of A and B with the difference and a 95% interval
+ * from a block bootstrap over time windows (compare_boot.c), the change
+ * in latency-seconds split among strata into mix and rate
+ * (compare_split.c), and one verdict, as text or JSON (compare_print.c).
+ */
+#ifndef IOWATCHER_COMPARE_H
+#define IOWATCHER_COMPARE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "analysis/analysis.h"
+#include "base/error.h"
+#include "options.h"
+#include "trace_result.h"
+
+struct compare_side;
+
+struct compare_side *compare_side_new(void);
+void compare_side_free(struct compare_side *side);
+
+/*
+ * Trace i's analysis configuration for --compare: its I/Os go to side
+ * (and on to whatever cfg->on_row told before), and trace 1 takes the
+ * second -x where two were given.
+ */
+void compare_attach(const struct options *o, size_t i,
+		    struct compare_side *side, struct analysis_config *cfg);
+
+/*
+ * The comparison of traces[0] (A) and traces[1] (B), to out; -1 with err
+ * on input that has nothing to compare (no device in common, no I/O).
+ */
+int compare_print(FILE *out, const struct options *o,
+		  const struct trace_result traces[2],
+		  struct compare_side *const sides[2], struct iow_error *err);
+
+#endif

@@ -1,0 +1,535 @@
+/*
+ * compare_boot.c: --compare's per-class table. The I/Os of each trace are
+ * summed per time window (counts, bytes, latency sums, log-linear
+ * latency histograms, histogram.h); a statistic of a trace is then a
+ * function of how many times each window is taken. The point values take
+ * each window once; the 95% interval of B - A is the 2.5th to 97.5th
+ * percentile over CMP_RESAMPLES block-bootstrap resamples, each drawing
+ * as many windows as the trace has, with replacement (I/Os close in time
+ * are not independent: resampling windows keeps what they share). Where
+ * A and B have as many windows, window k of both is drawn together, so a
+ * trace against itself differs by exactly zero in every resample.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare_int.h"
+#include "analysis/histogram.h"
+
+struct cell {
+	double ios, bytes;
+	double sum_ns[N_CMP_METRICS];
+	uint32_t n[N_CMP_METRICS];
+};
+
+/* A window's histogram as its buckets in use: few where windows hold
+ * few I/Os, and never more than the buckets. */
+struct hist_entry {
+	uint32_t bucket;	/* from the range's lo */
+	uint32_t count;
+};
+
+struct hist_range {
+	size_t lo, width;	/* buckets lo .. lo + width - 1 */
+	uint32_t *counts[2];	/* per trace: n_windows rows of width */
+	struct hist_entry *entries[2];	/* the rows' buckets in use */
+	size_t *row_start[2];	/* window w's: row_start[w] .. [w + 1] */
+};
+
+struct boot {
+	struct compare *c;
+	struct cell *cells[2];	/* [window * n_groups + group] */
+	struct hist_range *hists;	/* [group * N_HIST_METRICS + m] */
+	uint32_t *mult[2];	/* windows' draw counts */
+	uint32_t *drawn[2];	/* the windows drawn */
+	size_t n_drawn[2];
+	uint32_t *tmp;		/* one histogram, summed */
+	size_t tmp_width;
+	uint64_t rng;
+};
+
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static size_t lat_bucket(float ns)
+{
+	uint64_t v = ns <= 0 ? 0 : (uint64_t)ns;
+
+	if (v >= 1ull << CMP_HIST_MAX_BITS)
+		v = (1ull << CMP_HIST_MAX_BITS) - 1;
+	return hist_index(v, CMP_HIST_BITS);
+}
+
+static double bucket_mid_ns(size_t idx)
+{
+	uint64_t lo = hist_bucket_low(idx, CMP_HIST_BITS);
+	uint64_t hi = hist_bucket_high(idx, CMP_HIST_BITS);
+
+	return hi - lo == 1 ? (double)lo : ((double)lo + (double)(hi - 1)) / 2;
+}
+
+/* The groups an I/O counts in: its pair's class and the whole. */
+static size_t io_groups(const struct compare *c, int s, size_t i,
+			size_t out[2])
+{
+	int32_t g = c->t[s].group[i];
+
+	if (g < 0)
+		return 0;
+	out[0] = (size_t)g + c->t[s].side->ios[i].op;
+	out[1] = c->n_groups - 1;
+	return 2;
+}
+
+static int sum_cells(struct boot *b)
+{
+	struct compare *c = b->c;
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		const struct compare_side *side = c->t[s].side;
+		size_t i, j, m, g[2], ng;
+
+		b->cells[s] = calloc(c->t[s].n_windows * c->n_groups,
+				     sizeof(struct cell));
+		if (!b->cells[s])
+			return -1;
+		for (i = 0; i < side->n; i++) {
+			const struct cmp_io *io = &side->ios[i];
+
+			ng = io_groups(c, s, i, g);
+			for (j = 0; j < ng; j++) {
+				struct cell *ce = &b->cells[s][c->t[s].window[i] *
+							  c->n_groups + g[j]];
+
+				ce->ios += io->first;
+				ce->bytes += io->bytes;
+				for (m = 0; m < N_CMP_METRICS; m++) {
+					if (!(io->has & (1u << m)))
+						continue;
+					ce->sum_ns[m] += io->lat_ns[m];
+					ce->n[m]++;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/* Each group's and metric's buckets in use, over both traces. */
+static void hist_ranges(struct boot *b)
+{
+	struct compare *c = b->c;
+	size_t nh = c->n_groups * N_HIST_METRICS, h, i, j, m, g[2], ng;
+	size_t *lo = (size_t *)b->tmp, *hi = lo + nh;
+	int s;
+
+	for (h = 0; h < nh; h++) {
+		lo[h] = SIZE_MAX;
+		hi[h] = 0;
+	}
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < c->t[s].side->n; i++) {
+			const struct cmp_io *io = &c->t[s].side->ios[i];
+
+			ng = io_groups(c, s, i, g);
+			for (m = 0; m < N_HIST_METRICS; m++) {
+				size_t k;
+
+				if (!(io->has & (1u << m)))
+					continue;
+				k = lat_bucket(io->lat_ns[m]);
+				for (j = 0; j < ng; j++) {
+					h = g[j] * N_HIST_METRICS + m;
+					if (k < lo[h])
+						lo[h] = k;
+					if (k > hi[h])
+						hi[h] = k;
+				}
+			}
+		}
+	for (h = 0; h < nh; h++) {
+		b->hists[h].lo = lo[h];
+		b->hists[h].width = lo[h] == SIZE_MAX ? 0 : hi[h] - lo[h] + 1;
+		if (b->hists[h].width > b->tmp_width)
+			b->tmp_width = b->hists[h].width;
+	}
+	memset(b->tmp, 0, 2 * nh * sizeof(size_t));	/* quantiles' zeros */
+}
+
+/* The dense rows of trace s as their buckets in use (then freed). */
+static int sparse_rows(struct hist_range *r, int s, size_t n_windows)
+{
+	size_t w, k, n = 0;
+
+	for (k = 0; k < n_windows * r->width; k++)
+		n += r->counts[s][k] != 0;
+	r->entries[s] = malloc((n + 1) * sizeof(*r->entries[s]));
+	r->row_start[s] = malloc((n_windows + 1) * sizeof(size_t));
+	if (!r->entries[s] || !r->row_start[s])
+		return -1;
+	n = 0;
+	for (w = 0; w < n_windows; w++) {
+		const uint32_t *row = r->counts[s] + w * r->width;
+
+		r->row_start[s][w] = n;
+		for (k = 0; k < r->width; k++)
+			if (row[k]) {
+				r->entries[s][n].bucket = (uint32_t)k;
+				r->entries[s][n++].count = row[k];
+			}
+	}
+	r->row_start[s][n_windows] = n;
+	free(r->counts[s]);
+	r->counts[s] = NULL;
+	return 0;
+}
+
+static int fill_hists(struct boot *b)
+{
+	struct compare *c = b->c;
+	size_t nh = c->n_groups * N_HIST_METRICS, h, i, j, m, g[2], ng;
+	int s;
+
+	b->hists = calloc(nh, sizeof(*b->hists));
+	/* the ranges' scratch, then the summed histogram */
+	b->tmp = calloc(2 * nh + hist_n_buckets(CMP_HIST_BITS,
+						 CMP_HIST_MAX_BITS),
+			sizeof(size_t));
+	if (!b->hists || !b->tmp)
+		return -1;
+	hist_ranges(b);
+	for (h = 0; h < nh; h++)
+		for (s = 0; s < 2; s++) {
+			b->hists[h].counts[s] = calloc(c->t[s].n_windows *
+						       b->hists[h].width + 1,
+						       sizeof(uint32_t));
+			if (!b->hists[h].counts[s])
+				return -1;
+		}
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < c->t[s].side->n; i++) {
+			const struct cmp_io *io = &c->t[s].side->ios[i];
+
+			ng = io_groups(c, s, i, g);
+			for (m = 0; m < N_HIST_METRICS; m++) {
+				if (!(io->has & (1u << m)))
+					continue;
+				for (j = 0; j < ng; j++) {
+					struct hist_range *r =
+						&b->hists[g[j] * N_HIST_METRICS + m];
+
+					r->counts[s][c->t[s].window[i] *
+						     r->width +
+						     lat_bucket(io->lat_ns[m]) -
+						     r->lo]++;
+				}
+			}
+		}
+	for (h = 0; h < nh; h++)
+		for (s = 0; s < 2; s++)
+			if (sparse_rows(&b->hists[h], s,
+					c->t[s].n_windows) < 0)
+				return -1;
+	return 0;
+}
+
+/*
+ * Quantiles q (ascending) of the drawn windows' histogram r of trace s,
+ * in us. b->tmp is all zeros between calls: only the buckets touched
+ * are scanned and cleared (a small trace's windows hold a few).
+ */
+static void quantiles(struct boot *b, const struct hist_range *r, int s,
+		      const double *q, size_t nq, double *out)
+{
+	uint32_t *sum = b->tmp;
+	uint64_t total = 0, seen = 0, rank;
+	size_t i, k, qi, lo = SIZE_MAX, hi = 0;
+
+	for (qi = 0; qi < nq; qi++)
+		out[qi] = NAN;
+	for (i = 0; r->width && i < b->n_drawn[s]; i++) {
+		uint32_t w = b->drawn[s][i], m = b->mult[s][w];
+		const struct hist_entry *e = r->entries[s];
+
+		for (k = r->row_start[s][w]; k < r->row_start[s][w + 1]; k++) {
+			sum[e[k].bucket] += m * e[k].count;
+			total += (uint64_t)m * e[k].count;
+			if (e[k].bucket < lo)
+				lo = e[k].bucket;
+			if (e[k].bucket > hi)
+				hi = e[k].bucket;
+		}
+	}
+	if (!total)
+		return;
+	qi = 0;
+	rank = (uint64_t)ceil(q[0] * (double)total);
+	for (k = lo; k <= hi; k++) {
+		seen += sum[k];
+		while (qi < nq && seen >= (rank ? rank : 1)) {
+			out[qi++] = bucket_mid_ns(r->lo + k) / 1e3;
+			if (qi < nq)
+				rank = (uint64_t)ceil(q[qi] * (double)total);
+		}
+		sum[k] = 0;
+	}
+}
+
+/* Trace s's measures of group g over the windows drawn. */
+static void measure(struct boot *b, int s, size_t g, double *v)
+{
+	static const double q[4] = { 0.5, 0.9, 0.99, 0.999 };
+	const struct compare *c = b->c;
+	struct cell sum;
+	double span = c->t[s].span_s;
+	size_t i, m;
+
+	memset(&sum, 0, sizeof(sum));
+	for (i = 0; i < b->n_drawn[s]; i++) {
+		uint32_t w = b->drawn[s][i], k = b->mult[s][w];
+		const struct cell *ce = &b->cells[s][w * c->n_groups + g];
+
+		sum.ios += k * ce->ios;
+		sum.bytes += k * ce->bytes;
+		for (m = 0; m < N_CMP_METRICS; m++) {
+			sum.sum_ns[m] += k * ce->sum_ns[m];
+			sum.n[m] += k * ce->n[m];
+		}
+	}
+	v[MS_IOS] = sum.ios;
+	v[MS_BYTES] = sum.bytes;
+	v[MS_TPUT] = sum.bytes / span;
+	v[MS_IOPS] = sum.ios / span;
+	v[MS_DEPTH] = sum.sum_ns[CM_D2C] / 1e9 / span;
+	v[MS_LAT_MEAN] = sum.n[CM_LAT] ? sum.sum_ns[CM_LAT] / sum.n[CM_LAT] /
+					 1e3 : NAN;
+	v[MS_LAT_SUM] = sum.sum_ns[CM_LAT] / 1e9;
+	for (m = 0; m < N_HIST_METRICS; m++) {
+		double *out = &v[MS_D2C_MEAN + m * 5];
+
+		out[0] = sum.n[m] ? sum.sum_ns[m] / sum.n[m] / 1e3 : NAN;
+		quantiles(b, &b->hists[g * N_HIST_METRICS + m], s, q, 4,
+			  out + 1);
+	}
+}
+
+static void draw_all_once(struct boot *b)
+{
+	int s;
+	uint32_t w;
+
+	for (s = 0; s < 2; s++) {
+		for (w = 0; w < b->c->t[s].n_windows; w++) {
+			b->mult[s][w] = 1;
+			b->drawn[s][w] = w;
+		}
+		b->n_drawn[s] = b->c->t[s].n_windows;
+	}
+}
+
+static void draw_resample(struct boot *b)
+{
+	const struct compare *c = b->c;
+	size_t i;
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		size_t k = c->t[s].n_windows;
+
+		memset(b->mult[s], 0, k * sizeof(uint32_t));
+		b->n_drawn[s] = 0;
+		if (s == 1 && c->paired_draws) {
+			memcpy(b->mult[1], b->mult[0], k * sizeof(uint32_t));
+			memcpy(b->drawn[1], b->drawn[0], k * sizeof(uint32_t));
+			b->n_drawn[1] = b->n_drawn[0];
+			break;
+		}
+		for (i = 0; i < k; i++) {
+			uint32_t w = (uint32_t)(splitmix64(&b->rng) % k);
+
+			if (!b->mult[s][w]++)
+				b->drawn[s][b->n_drawn[s]++] = w;
+		}
+	}
+}
+
+/* The I/Os (or samples) measure ms stands on, and how many it needs. */
+static void measure_base(const struct boot *b, size_t g, int ms,
+			 struct cmp_result *r)
+{
+	static const double q[4] = { 0.5, 0.9, 0.99, 0.999 };
+	const struct compare *c = b->c;
+	int metric = ms <= MS_DEPTH ? -1 :
+		     ms <= MS_LAT_SUM ? CM_LAT : (ms - MS_D2C_MEAN) / 5;
+	int pos = ms >= MS_D2C_MEAN ? (ms - MS_D2C_MEAN) % 5 : 0;
+	int s;
+	size_t w;
+
+	for (s = 0; s < 2; s++) {
+		uint64_t n = 0;
+		size_t windows = 0;
+
+		for (w = 0; w < c->t[s].n_windows; w++) {
+			const struct cell *ce = &b->cells[s][w * c->n_groups + g];
+			double k = metric < 0 ? ce->ios : ce->n[metric];
+
+			n += (uint64_t)k;
+			windows += k > 0;
+		}
+		*(s ? &r->n_b : &r->n_a) = n;
+		*(s ? &r->windows_b : &r->windows_a) = windows;
+	}
+	if (metric < 0) {
+		r->needs = CMP_MIN_IOS;
+		r->enough = r->n_a + r->n_b >= CMP_MIN_IOS &&
+			    r->windows_a + r->windows_b >= CMP_MIN_WINDOWS;
+		return;
+	}
+	r->needs = pos ? (uint64_t)ceil(10 / (1 - q[pos - 1]) - 1e-9) :
+			 CMP_MIN_IOS;
+	if (ms == MS_LAT_SUM) {
+		r->enough = r->n_a + r->n_b >= CMP_MIN_IOS &&
+			    r->windows_a + r->windows_b >= CMP_MIN_WINDOWS;
+		return;
+	}
+	r->enough = r->n_a >= r->needs && r->n_b >= r->needs &&
+		    r->windows_a >= CMP_MIN_WINDOWS &&
+		    r->windows_b >= CMP_MIN_WINDOWS;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* The percentile interval of the resamples' differences (not NaN). */
+static void interval(double *diffs, size_t n, struct cmp_result *r)
+{
+	size_t ok = 0, i;
+
+	for (i = 0; i < n; i++)
+		if (!isnan(diffs[i]))
+			diffs[ok++] = diffs[i];
+	if (ok < n * 9 / 10 || !ok) {
+		r->lo = r->hi = NAN;
+		r->enough = 0;
+		return;
+	}
+	qsort(diffs, ok, sizeof(*diffs), cmp_double);
+	r->lo = diffs[(size_t)floor(0.025 * (double)(ok - 1) + 0.5)];
+	r->hi = diffs[(size_t)floor(0.975 * (double)(ok - 1) + 0.5)];
+	r->sign = !r->enough || isnan(r->diff) ? 0 :
+		  r->lo > 0 ? 1 : r->hi < 0 ? -1 : 0;
+}
+
+static int resample(struct boot *b)
+{
+	struct compare *c = b->c;
+	size_t per = c->n_groups * N_MEASURES, i, g, m;
+	double *diffs = malloc(CMP_RESAMPLES * per * sizeof(double));
+	double va[N_MEASURES], vb[N_MEASURES];
+
+	if (!diffs)
+		return -1;
+	b->rng = CMP_SEED;
+	for (i = 0; i < CMP_RESAMPLES; i++) {
+		draw_resample(b);
+		for (g = 0; g < c->n_groups; g++) {
+			if (!c->groups[g].r[MS_IOS].n_a &&
+			    !c->groups[g].r[MS_IOS].n_b)
+				continue;	/* a class neither has */
+			measure(b, 0, g, va);
+			measure(b, 1, g, vb);
+			for (m = 0; m < N_MEASURES; m++)
+				diffs[(g * N_MEASURES + m) * CMP_RESAMPLES + i] =
+					vb[m] - va[m];
+		}
+	}
+	for (g = 0; g < c->n_groups; g++)
+		for (m = 0; (c->groups[g].r[MS_IOS].n_a ||
+			     c->groups[g].r[MS_IOS].n_b) && m < N_MEASURES; m++)
+			interval(diffs + (g * N_MEASURES + m) * CMP_RESAMPLES,
+				 CMP_RESAMPLES, &c->groups[g].r[m]);
+	free(diffs);
+	return 0;
+}
+
+static int boot_alloc(struct boot *b)
+{
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		size_t k = b->c->t[s].n_windows;
+
+		b->mult[s] = calloc(k, sizeof(uint32_t));
+		b->drawn[s] = calloc(k, sizeof(uint32_t));
+		if (!b->mult[s] || !b->drawn[s])
+			return -1;
+	}
+	return 0;
+}
+
+static void boot_free(struct boot *b)
+{
+	size_t h;
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		free(b->cells[s]);
+		free(b->mult[s]);
+		free(b->drawn[s]);
+	}
+	for (h = 0; b->hists && h < b->c->n_groups * N_HIST_METRICS; h++)
+		for (s = 0; s < 2; s++) {
+			free(b->hists[h].counts[s]);
+			free(b->hists[h].entries[s]);
+			free(b->hists[h].row_start[s]);
+		}
+	free(b->hists);
+	free(b->tmp);
+}
+
+int cmp_table(struct compare *c)
+{
+	struct boot b;
+	double va[N_MEASURES], vb[N_MEASURES];
+	size_t g, m;
+	int r = -1;
+
+	memset(&b, 0, sizeof(b));
+	b.c = c;
+	c->n_groups = c->n_pairs * N_OPS + 1;
+	c->groups = calloc(c->n_groups, sizeof(*c->groups));
+	if (!c->groups || boot_alloc(&b) < 0 || sum_cells(&b) < 0 ||
+	    fill_hists(&b) < 0)
+		goto out;
+	draw_all_once(&b);
+	for (g = 0; g < c->n_groups; g++) {
+		struct cmp_group *gr = &c->groups[g];
+
+		gr->pair = g / N_OPS;
+		gr->op = g == c->n_groups - 1 ? -1 : (int)(g % N_OPS);
+		measure(&b, 0, g, va);
+		measure(&b, 1, g, vb);
+		for (m = 0; m < N_MEASURES; m++) {
+			gr->r[m].a = va[m];
+			gr->r[m].b = vb[m];
+			gr->r[m].diff = vb[m] - va[m];
+			measure_base(&b, g, (int)m, &gr->r[m]);
+		}
+	}
+	r = resample(&b);
+out:
+	boot_free(&b);
+	return r;
+}

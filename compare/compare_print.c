@@ -1,0 +1,492 @@
+/*
+ * compare_print.c: --compare's answer as text (the verdict on top in
+ * plain words, the contributors, then the table per device and class)
+ * or as JSON (the contract in the man page's "COMPARING TWO TRACES").
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compare_int.h"
+#include "report/report_data.h"
+
+enum unit { U_COUNT, U_BYTES, U_RATE, U_PER_S, U_DEPTH, U_US, U_S };
+
+static const struct {
+	const char *text, *json;
+	enum unit unit;
+} measures[N_MEASURES] = {
+	{ "I/Os", "ios", U_COUNT },
+	{ "bytes", "bytes", U_BYTES },
+	{ "throughput", "throughput_bps", U_RATE },
+	{ "IOPS", "iops", U_PER_S },
+	{ "queue depth", "queue_depth", U_DEPTH },
+	{ "latency mean", "latency_mean_us", U_US },
+	{ "latency-seconds", "latency_s", U_S },
+	{ "D2C mean", "d2c_mean_us", U_US },
+	{ "D2C p50", "d2c_p50_us", U_US },
+	{ "D2C p90", "d2c_p90_us", U_US },
+	{ "D2C p99", "d2c_p99_us", U_US },
+	{ "D2C p99.9", "d2c_p999_us", U_US },
+	{ "Q2C mean", "q2c_mean_us", U_US },
+	{ "Q2C p50", "q2c_p50_us", U_US },
+	{ "Q2C p90", "q2c_p90_us", U_US },
+	{ "Q2C p99", "q2c_p99_us", U_US },
+	{ "Q2C p99.9", "q2c_p999_us", U_US },
+	{ "Q2D mean", "q2d_mean_us", U_US },
+	{ "Q2D p50", "q2d_p50_us", U_US },
+	{ "Q2D p90", "q2d_p90_us", U_US },
+	{ "Q2D p99", "q2d_p99_us", U_US },
+	{ "Q2D p99.9", "q2d_p999_us", U_US },
+};
+
+static int is_latency(int m)
+{
+	return measures[m].unit == U_US || measures[m].unit == U_S;
+}
+
+/* A value in its unit; sign: a difference, with its + or -. */
+static const char *fmt(double v, enum unit u, int sign, char *buf,
+		       size_t len);
+
+const char *cmp_measure_text(int m)
+{
+	return measures[m].text;
+}
+
+const char *cmp_format(double v, int m, int sign, char *buf, size_t len)
+{
+	return fmt(v, measures[m].unit, sign, buf, len);
+}
+
+const char *cmp_format_us(double us, char *buf, size_t len)
+{
+	return fmt(us, U_US, 0, buf, len);
+}
+
+static const char *fmt(double v, enum unit u, int sign, char *buf,
+		       size_t len)
+{
+	const char *plus = sign && v > 0 ? "+" : "";
+	double a = fabs(v);
+
+	if (isnan(v))
+		return "-";
+	switch (u) {
+	case U_US:
+		if (a >= 1e6)
+			snprintf(buf, len, "%s%.3g s", plus, v / 1e6);
+		else if (a >= 1e3)
+			snprintf(buf, len, "%s%.3g ms", plus, v / 1e3);
+		else
+			snprintf(buf, len, "%s%.3g us", plus, v);
+		return buf;
+	case U_S:
+		snprintf(buf, len, "%s%.4g s", plus, v);
+		return buf;
+	case U_BYTES:
+	case U_RATE:
+		if (a >= 1073741824)
+			snprintf(buf, len, "%s%.3g GiB", plus, v / 1073741824);
+		else if (a >= 1048576)
+			snprintf(buf, len, "%s%.3g MiB", plus, v / 1048576);
+		else if (a >= 1024)
+			snprintf(buf, len, "%s%.3g KiB", plus, v / 1024);
+		else
+			snprintf(buf, len, "%s%.0f B", plus, v);
+		if (u == U_RATE)
+			strncat(buf, "/s", len - strlen(buf) - 1);
+		return buf;
+	case U_COUNT:
+		snprintf(buf, len, "%s%.0f", plus, v);
+		return buf;
+	default:
+		if (a >= 100)
+			snprintf(buf, len, "%s%.0f", plus, v);
+		else
+			snprintf(buf, len, "%s%.3g", plus, v);
+		return buf;
+	}
+}
+
+const char *cmp_result_word(const struct cmp_result *r, int m, char *buf,
+			    size_t len)
+{
+	if (!r->enough) {
+		/* counts and totals need their I/Os in both together */
+		int together = m <= MS_DEPTH || m == MS_LAT_SUM;
+
+		if (together ? r->n_a + r->n_b < r->needs :
+			       r->n_a < r->needs || r->n_b < r->needs)
+			snprintf(buf, len, "too few I/Os (needs %llu%s)",
+				 (unsigned long long)r->needs,
+				 m <= MS_DEPTH || m == MS_LAT_SUM ? "" :
+				 " in each");
+		else
+			snprintf(buf, len, "too few windows with I/O (needs %d)",
+				 CMP_MIN_WINDOWS);
+		return buf;
+	}
+	if (!r->sign)
+		return "no significant difference";
+	if (is_latency(m))
+		return r->sign > 0 ? "slower" : "faster";
+	return r->sign > 0 ? "higher" : "lower";
+}
+
+/* ---- the top line ---- */
+
+static const struct cmp_group *overall(const struct compare *c)
+{
+	return &c->groups[c->n_groups - 1];
+}
+
+static const char *verdict(const struct compare *c)
+{
+	int sign = overall(c)->r[MS_LAT_MEAN].sign;
+
+	return sign > 0 ? "slower" : sign < 0 ? "faster" :
+			  "no significant difference";
+}
+
+static void group_name(const struct compare *c, const struct cmp_group *g,
+		       char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	if (g->op < 0) {
+		snprintf(buf, len, "all paired devices");
+		return;
+	}
+	cmp_device_name(c->pairs[g->pair][0], a, sizeof(a));
+	cmp_device_name(c->pairs[g->pair][1], b, sizeof(b));
+	if (strcmp(a, b))
+		snprintf(buf, len, "%s=%s %s", a, b, cmp_op_name(g->op));
+	else
+		snprintf(buf, len, "%s %s", a, cmp_op_name(g->op));
+}
+
+/* What the top contributor says, in words. */
+static void contributor_words(const struct compare *c, char *buf,
+			      size_t len)
+{
+	const struct cmp_contributor *ct = &c->contrib[c->headline];
+	const struct cmp_value *v = ct->value;
+	double ma = v->n[0] ? v->t_s[0] / v->n[0] * 1e6 : NAN;
+	double mb = v->n[1] ? v->t_s[1] / v->n[1] * 1e6 : NAN;
+	char x[32], y[32], d[32];
+
+	if (ct->rate)
+		snprintf(buf, len, "the I/Os of %s %s took %s %s each (%s -> %s; rate, %.0f%% of the change in the mean)",
+			 ct->stratum->name, v->label,
+			 fmt(fabs(mb - ma), U_US, 0, d, sizeof(d)),
+			 mb > ma ? "longer" : "less",
+			 fmt(ma, U_US, 0, x, sizeof(x)),
+			 fmt(mb, U_US, 0, y, sizeof(y)), ct->mean_share * 100);
+	else
+		snprintf(buf, len, "B had %s I/Os of %s %s (%.0f -> %.0f, at %s each; mix, %.0f%% of the change in the mean)",
+			 v->n[1] >= v->n[0] ? "more" : "fewer",
+			 ct->stratum->name, v->label, v->n[0], v->n[1],
+			 fmt(isnan(mb) ? ma : mb, U_US, 0, d, sizeof(d)),
+			 ct->mean_share * 100);
+}
+
+/* The significant change of the largest relative size, if any. */
+static void largest_change(const struct compare *c, char *buf, size_t len)
+{
+	const struct cmp_result *best = NULL;
+	const struct cmp_group *bg = NULL;
+	double best_rel = 0;
+	char name[96], a[32], b[32];
+	size_t g;
+	int m, bm = 0;
+
+	for (g = 0; g + 1 < c->n_groups; g++)
+		for (m = 0; m < N_MEASURES; m++) {
+			const struct cmp_result *r = &c->groups[g].r[m];
+			double rel = fabs(r->diff) /
+				     fmax(fabs(r->a), 1e-12);
+
+			if (r->sign && rel > best_rel) {
+				best_rel = rel;
+				best = r;
+				bg = &c->groups[g];
+				bm = m;
+			}
+		}
+	if (!best) {
+		snprintf(buf, len, "; nothing in the table changed significantly");
+		return;
+	}
+	group_name(c, bg, name, sizeof(name));
+	snprintf(buf, len, "; the largest significant change: %s %s %s -> %s",
+		 name, measures[bm].text,
+		 fmt(best->a, measures[bm].unit, 0, a, sizeof(a)),
+		 fmt(best->b, measures[bm].unit, 0, b, sizeof(b)));
+}
+
+void cmp_headline(const struct compare *c, char *buf, size_t len)
+{
+	const struct cmp_result *r = &overall(c)->r[MS_LAT_MEAN];
+	char a[32], b[32], d[32], lo[32], hi[32], rest[512];
+
+	if (!r->enough) {
+		snprintf(buf, len, "Too few I/Os for a verdict: %llu timed in A, %llu in B (needs %d each, over %d windows)",
+			 (unsigned long long)r->n_a,
+			 (unsigned long long)r->n_b, CMP_MIN_IOS,
+			 CMP_MIN_WINDOWS);
+		return;
+	}
+	fmt(r->a, U_US, 0, a, sizeof(a));
+	fmt(r->b, U_US, 0, b, sizeof(b));
+	fmt(r->diff, U_US, 1, d, sizeof(d));
+	fmt(r->lo, U_US, 1, lo, sizeof(lo));
+	fmt(r->hi, U_US, 1, hi, sizeof(hi));
+	if (!r->sign) {
+		char cause[512] = "";
+
+		largest_change(c, rest, sizeof(rest));
+		/* what the change there is consists of, said as not sure */
+		if (c->n_contrib)
+			contributor_words(c, cause, sizeof(cause));
+		snprintf(buf, len, "No significant difference: mean I/O latency %s -> %s (95%% CI of the change %s to %s)%s%s%s",
+			 a, b, lo, hi,
+			 cause[0] ? "; the change, within the noise, is mostly: " :
+				    "", cause, rest);
+		return;
+	}
+	rest[0] = '\0';
+	if (c->n_contrib)
+		contributor_words(c, rest, sizeof(rest));
+	snprintf(buf, len, "B is %s: mean I/O latency %s -> %s (%s, 95%% CI %s to %s)%s%s",
+		 r->sign > 0 ? "slower" : "faster", a, b, d, lo, hi,
+		 rest[0] ? "; most of it: " : "", rest);
+}
+
+/* ---- text ---- */
+
+static void text_contributors(FILE *out, const struct compare *c)
+{
+	char d[32];
+	size_t i;
+
+	fprintf(out, "\nWhere the change in latency-seconds comes from (%s: %.4g s -> %.4g s over %.0f and %.0f timed I/Os):\n",
+		fmt(c->total_s[1] - c->total_s[0], U_S, 1, d, sizeof(d)),
+		c->total_s[0], c->total_s[1], c->timed[0], c->timed[1]);
+	if (!c->n_contrib) {
+		fprintf(out, "  no change to split\n");
+		return;
+	}
+	fprintf(out, "  %7s  %-4s  %-7s  %-36s %8s %8s %10s %10s\n", "share",
+		"kind", "stratum", "value", "A I/Os", "B I/Os", "A mean",
+		"B mean");
+	for (i = 0; i < c->n_contrib && i < 15; i++) {
+		const struct cmp_contributor *ct = &c->contrib[i];
+		const struct cmp_value *v = ct->value;
+		char a[32], b[32];
+
+		fprintf(out, "  %6.1f%%  %-4s  %-7s  %-36.36s %8.0f %8.0f %10s %10s\n",
+			ct->share * 100, ct->rate ? "rate" : "mix",
+			ct->stratum->name, v->label, v->n[0], v->n[1],
+			fmt(v->n[0] ? v->t_s[0] / v->n[0] * 1e6 : NAN, U_US,
+			    0, a, sizeof(a)),
+			fmt(v->n[1] ? v->t_s[1] / v->n[1] * 1e6 : NAN, U_US,
+			    0, b, sizeof(b)));
+	}
+	if (c->n_contrib > 15)
+		fprintf(out, "  (%zu more in --compare=json)\n",
+			c->n_contrib - 15);
+}
+
+static void text_group(FILE *out, const struct compare *c,
+		       const struct cmp_group *g)
+{
+	char name[96], a[32], b[32], d[32], lo[32], hi[32], w[64];
+	int m;
+
+	group_name(c, g, name, sizeof(name));
+	fprintf(out, "\n%s%s:\n", name, g->op < 0 ? ", all classes" : "");
+	fprintf(out, "  %-16s %11s %11s %11s  %-25s %s\n", "", "A", "B",
+		"B-A", "95% CI", "");
+	for (m = 0; m < N_MEASURES; m++) {
+		const struct cmp_result *r = &g->r[m];
+		char ci[64];
+
+		if (is_latency(m) && !r->n_a && !r->n_b)
+			continue;
+		snprintf(ci, sizeof(ci), "[%s, %s]",
+			 fmt(r->lo, measures[m].unit, 1, lo, sizeof(lo)),
+			 fmt(r->hi, measures[m].unit, 1, hi, sizeof(hi)));
+		fprintf(out, "  %-16s %11s %11s %11s  %-25s %s\n",
+			measures[m].text,
+			fmt(r->a, measures[m].unit, 0, a, sizeof(a)),
+			fmt(r->b, measures[m].unit, 0, b, sizeof(b)),
+			fmt(r->diff, measures[m].unit, 1, d, sizeof(d)), ci,
+			cmp_result_word(r, m, w, sizeof(w)));
+	}
+}
+
+static int group_has_io(const struct cmp_group *g)
+{
+	return g->r[MS_IOS].n_a || g->r[MS_IOS].n_b;
+}
+
+void cmp_print_text(FILE *out, const struct compare *c)
+{
+	char line[2048];
+	size_t g;
+	int s;
+
+	cmp_headline(c, line, sizeof(line));
+	fprintf(out, "%s\n\n", line);
+	for (s = 0; s < 2; s++)
+		fprintf(out, "%s: %s (%s), %.3f s, %zu windows of %.3f s\n",
+			s ? "B" : "A", c->t[s].label, c->t[s].source,
+			c->t[s].span_s, c->t[s].n_windows,
+			(double)c->window_ns / 1e9);
+	fprintf(out, "95%% intervals: block bootstrap over the windows, %d resamples, seed %u%s\n",
+		CMP_RESAMPLES, CMP_SEED,
+		c->paired_draws ? " (window k of A and B drawn together)" :
+				  "");
+	text_contributors(out, c);
+	for (g = 0; g < c->n_groups; g++)
+		if (group_has_io(&c->groups[g]))
+			text_group(out, c, &c->groups[g]);
+}
+
+/* ---- JSON ---- */
+
+static void json_result(FILE *out, const struct cmp_result *r, int m)
+{
+	char w[64];
+
+	fputs("{\"a\": ", out);
+	json_num(out, r->a);
+	fputs(", \"b\": ", out);
+	json_num(out, r->b);
+	fputs(", \"diff\": ", out);
+	json_num(out, r->diff);
+	fputs(", \"ci\": [", out);
+	json_num(out, r->lo);
+	fputs(", ", out);
+	json_num(out, r->hi);
+	fprintf(out, "], \"significant\": %s, \"verdict\": ",
+		r->sign ? "true" : "false");
+	json_str(out, cmp_result_word(r, m, w, sizeof(w)));
+	fprintf(out, ", \"n_a\": %llu, \"n_b\": %llu",
+		(unsigned long long)r->n_a, (unsigned long long)r->n_b);
+	if (!r->enough)
+		fprintf(out, ", \"needs_ios\": %llu",
+			(unsigned long long)r->needs);
+	fputc('}', out);
+}
+
+static void json_group(FILE *out, const struct compare *c,
+		       const struct cmp_group *g)
+{
+	char a[32], b[32];
+	int m;
+
+	fputs("{", out);
+	if (g->op >= 0) {
+		cmp_device_name(c->pairs[g->pair][0], a, sizeof(a));
+		cmp_device_name(c->pairs[g->pair][1], b, sizeof(b));
+		fprintf(out, "\"device\": \"%s\", \"b_device\": \"%s\", ", a,
+			b);
+	}
+	fputs("\"class\": ", out);
+	json_str(out, cmp_op_name(g->op));
+	for (m = 0; m < N_MEASURES; m++) {
+		fprintf(out, ",\n      \"%s\": ", measures[m].json);
+		json_result(out, &g->r[m], m);
+	}
+	fputs("}", out);
+}
+
+static void json_contributor(FILE *out, const struct cmp_contributor *ct)
+{
+	const struct cmp_value *v = ct->value;
+
+	fputs("{\"stratum\": ", out);
+	json_str(out, ct->stratum->name);
+	fputs(", \"value\": ", out);
+	json_str(out, v->label);
+	fprintf(out, ", \"kind\": \"%s\", \"share\": ", ct->rate ? "rate" :
+							"mix");
+	json_num(out, ct->share);
+	fputs(", \"latency_s\": ", out);
+	json_num(out, ct->part_s);
+	fputs(", \"mean_us\": ", out);
+	json_num(out, ct->mean_part_s * 1e6);
+	fputs(", \"mean_share\": ", out);
+	json_num(out, ct->mean_share);
+	fprintf(out, ", \"a_ios\": %.0f, \"b_ios\": %.0f", v->n[0], v->n[1]);
+	fputs(", \"a_mean_us\": ", out);
+	json_num(out, v->n[0] ? v->t_s[0] / v->n[0] * 1e6 : NAN);
+	fputs(", \"b_mean_us\": ", out);
+	json_num(out, v->n[1] ? v->t_s[1] / v->n[1] * 1e6 : NAN);
+	if (v->has_sectors && !strcmp(ct->stratum->name, "offset"))
+		fprintf(out, ", \"lo_sector\": %llu, \"hi_sector\": %llu",
+			(unsigned long long)v->lo_sector,
+			(unsigned long long)v->hi_sector);
+	if (v->has_time) {
+		fputs(", \"start_s\": ", out);
+		json_num(out, v->start_s);
+		fputs(", \"end_s\": ", out);
+		json_num(out, v->end_s);
+	}
+	fputc('}', out);
+}
+
+static void json_trace(FILE *out, const struct compare *c, int s)
+{
+	fprintf(out, "  \"%s\": {\"label\": ", s ? "b" : "a");
+	json_str(out, c->t[s].label);
+	fputs(", \"source\": ", out);
+	json_str(out, c->t[s].source);
+	fputs(", \"duration_s\": ", out);
+	json_num(out, c->t[s].span_s);
+	fprintf(out, ", \"windows\": %zu, \"timed_ios\": %.0f, \"latency_s\": ",
+		c->t[s].n_windows, c->timed[s]);
+	json_num(out, c->total_s[s]);
+	fputs("},\n", out);
+}
+
+void cmp_print_json(FILE *out, const struct compare *c)
+{
+	char line[2048];
+	size_t g, i;
+	int first = 1;
+
+	cmp_headline(c, line, sizeof(line));
+	fputs("{\n  \"verdict\": ", out);
+	json_str(out, verdict(c));
+	fputs(",\n  \"summary\": ", out);
+	json_str(out, line);
+	fputs(",\n", out);
+	json_trace(out, c, 0);
+	json_trace(out, c, 1);
+	fputs("  \"window_s\": ", out);
+	json_num(out, (double)c->window_ns / 1e9);
+	fprintf(out, ", \"resamples\": %d, \"seed\": %u, \"paired_windows\": %s,\n",
+		CMP_RESAMPLES, CMP_SEED, c->paired_draws ? "true" : "false");
+	fputs("  \"overall\": ", out);
+	json_group(out, c, overall(c));
+	fputs(",\n  \"latency_s_change\": ", out);
+	json_num(out, c->total_s[1] - c->total_s[0]);
+	fputs(",\n  \"contributors\": [", out);
+	for (i = 0; i < c->n_contrib; i++) {
+		fputs(i ? ",\n    " : "\n    ", out);
+		json_contributor(out, &c->contrib[i]);
+	}
+	fputs(c->n_contrib ? "\n  ],\n  \"classes\": [" : "],\n  \"classes\": [",
+	      out);
+	for (g = 0; g + 1 < c->n_groups; g++) {
+		if (!group_has_io(&c->groups[g]))
+			continue;
+		fputs(first ? "\n    " : ",\n    ", out);
+		first = 0;
+		json_group(out, c, &c->groups[g]);
+	}
+	fputs("\n  ]\n}\n", out);
+}

@@ -1,0 +1,844 @@
+/* summary.c: the --summary table and --summary=json document. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader/account.h"
+#include "reader/blktrace.h"
+#include "tag/cause.h"
+#include "tag/causesum.h"
+#include "analysis/histogram.h"
+#include "summary.h"
+#include "base/utf8.h"
+
+static double us(double ns)
+{
+	return ns / 1000.0;
+}
+
+/* l's figures of class op (-1: every class's). */
+static void json_latency_of(FILE *out, const char *name,
+			    const struct latency_summary *l, int op)
+{
+	fprintf(out, "\"%s\": {\"n\": %llu, \"mean\": %.3f, \"p50\": %.3f, "
+		"\"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f}", name,
+		(unsigned long long)latency_op_n(l, op),
+		us(latency_op_mean_ns(l, op)),
+		us(latency_quantile_ns(l, op, 0.5)),
+		us(latency_quantile_ns(l, op, 0.9)),
+		us(latency_quantile_ns(l, op, 0.99)),
+		us((double)latency_op_max_ns(l, op)));
+}
+
+static void json_latency(FILE *out, const char *name,
+			 const struct latency_summary *l)
+{
+	json_latency_of(out, name, l, -1);
+}
+
+/*
+ * "latency_by_class": {"read": {"d2c_us": ..., "q2c_us": ...,
+ * "q2d_us": ...}, "write": ...}: the classes with timed bios.
+ */
+static void json_latency_by_class(FILE *out, const struct device_stats *d)
+{
+	int op, first = 1;
+
+	fputs(", \"latency_by_class\": {", out);
+	for (op = 0; op < N_DATA_OPS; op++) {
+		if (!latency_op_n(&d->d2c, op) && !latency_op_n(&d->q2c, op))
+			continue;
+		fprintf(out, "%s\"%s\": {", first ? "" : ", ", io_op_name(op));
+		json_latency_of(out, "d2c_us", &d->d2c, op);
+		fputs(", ", out);
+		json_latency_of(out, "q2c_us", &d->q2c, op);
+		fputs(", ", out);
+		json_latency_of(out, "q2d_us", &d->q2d, op);
+		fputc('}', out);
+		first = 0;
+	}
+	fputc('}', out);
+}
+
+/*
+ * Per-direction D2C histogram in log2 buckets of microseconds, as
+ * biolatency prints it: bucket k holds [2^k, 2^(k+1)) us, k = 0 also
+ * holding everything under 1 us. Folded from the fine histogram, whose
+ * buckets never straddle a power of two.
+ */
+static void json_log2_histogram(FILE *out, const struct latency_summary *l,
+				int op)
+{
+	uint64_t counts[64] = { 0 };
+	int k, top = -1, first = 1;
+	size_t i;
+
+	if (l->hist_op[op])
+		for (i = 0; i < LAT_SUM_BUCKETS; i++) {
+			uint64_t c = l->hist_op[op][i];
+			uint64_t low_us = hist_bucket_low(i, LAT_SUM_BITS) / 1000;
+
+			if (!c)
+				continue;
+			k = low_us ? 63 - __builtin_clzll(low_us) : 0;
+			counts[k] += c;
+			if (k > top)
+				top = k;
+		}
+	fputc('[', out);
+	for (k = 0; k <= top; k++) {
+		if (!counts[k])
+			continue;
+		fprintf(out, "%s{\"lo_us\": %llu, \"hi_us\": %llu, \"count\": %llu}",
+			first ? "" : ", ", k ? 1ull << k : 0ull,
+			1ull << (k + 1), (unsigned long long)counts[k]);
+		first = 0;
+	}
+	fputc(']', out);
+}
+
+/* ---- the recording's account (account.h) ---- */
+
+static void json_class_counts(FILE *out, const uint64_t n[N_ACCT],
+			      unsigned known)
+{
+	static const char *const names[N_ACCT] = { "reads", "writes",
+						   "discards", "flushes" };
+	size_t c;
+
+	fputc('{', out);
+	for (c = 0; c < N_ACCT; c++) {
+		fprintf(out, "%s\"%s\": ", c ? ", " : "", names[c]);
+		if (known >> c & 1)
+			fprintf(out, "%llu", (unsigned long long)n[c]);
+		else
+			fputs("null", out);
+	}
+	fputc('}', out);
+}
+
+/*
+ * "diskstats": the kernel's completions over the recording (null: a
+ * class it does not count apart), and "account": the trace's by the
+ * same classes, the difference and where it went; only for a recording
+ * whose note has them.
+ */
+static void json_account(FILE *out, const struct analysis *a,
+			 const struct device_stats *d)
+{
+	const struct acctnote *n = &d->account;
+	uint64_t trace[N_ACCT];
+	struct account acc;
+	char text[512];
+	size_t i;
+
+	if (!d->has_account)
+		return;
+	analysis_account(a, d, &acc);
+	analysis_account_counts(d, trace);
+	account_sentence(&acc, text, sizeof(text));
+	fputs(", \"diskstats\": ", out);
+	json_class_counts(out, n->kernel, n->kernel_known);
+	fputs(", \"account\": {\"trace\": ", out);
+	json_class_counts(out, trace, (1u << N_ACCT) - 1);
+	fprintf(out, ", \"kernel_total\": %llu, \"trace_total\": %llu, "
+		"\"missing\": %llu, \"extra\": %llu, \"unseen\": %llu, "
+		"\"missed_completion_runs\": %llu, \"in_loss_windows\": %llu, "
+		"\"at_tracing_edges\": %llu, \"unexplained\": %llu, "
+		"\"in_flight\": {\"start\": %llu, \"end\": %llu}, "
+		"\"completed_at_tracing_edges\": %llu, "
+		"\"recursion_misses\": {",
+		(unsigned long long)acc.kernel_total,
+		(unsigned long long)acc.trace_total,
+		(unsigned long long)acc.missing, (unsigned long long)acc.extra,
+		(unsigned long long)acc.unseen,
+		(unsigned long long)acc.missed_runs,
+		(unsigned long long)acc.in_loss,
+		(unsigned long long)acc.at_edges,
+		(unsigned long long)acc.unexplained,
+		(unsigned long long)n->inflight_start,
+		(unsigned long long)n->inflight_end,
+		(unsigned long long)n->at_edges);
+	for (i = 0; i < n->n_missed; i++) {
+		fprintf(out, "%s", i ? ", " : "");
+		utf8_json_string(out, n->missed[i].prog);
+		fprintf(out, ": %llu", (unsigned long long)n->missed[i].runs);
+	}
+	fputs("}, \"text\": ", out);
+	utf8_json_string(out, text);
+	fputc('}', out);
+}
+
+/* The account under the device's figures, in its sentence. */
+static void text_account(FILE *out, const struct analysis *a,
+			 const struct device_stats *d)
+{
+	struct account acc;
+	char text[512];
+
+	if (!d->has_account)
+		return;
+	analysis_account(a, d, &acc);
+	account_sentence(&acc, text, sizeof(text));
+	fprintf(out, "  the trace %s\n", text);
+}
+
+static void json_device(FILE *out, const struct analysis *a,
+			const struct device_stats *d)
+{
+	/* the depth's mean over the time outside loss windows */
+	double clean = analysis_clean_s(a);
+
+	fprintf(out, "{\"device\": \"%u,%u\", ", blk_dev_major(d->device),
+		blk_dev_minor(d->device));
+	fprintf(out, "\"read\": {\"ios\": %llu, \"bytes\": %llu}, ",
+		(unsigned long long)d->ios[DIR_READ],
+		(unsigned long long)d->bytes[DIR_READ]);
+	fprintf(out, "\"write\": {\"ios\": %llu, \"bytes\": %llu}, ",
+		(unsigned long long)d->ios[DIR_WRITE],
+		(unsigned long long)d->bytes[DIR_WRITE]);
+	fprintf(out, "\"queued\": {\"read\": %llu, \"write\": %llu}, ",
+		(unsigned long long)d->queued[DIR_READ],
+		(unsigned long long)d->queued[DIR_WRITE]);
+	fprintf(out, "\"merges\": {\"read\": %llu, \"write\": %llu}, ",
+		(unsigned long long)d->merges[DIR_READ],
+		(unsigned long long)d->merges[DIR_WRITE]);
+	fprintf(out, "\"discard\": {\"ios\": %llu, \"bytes\": %llu}, ",
+		(unsigned long long)d->ios[OP_DISCARD],
+		(unsigned long long)d->bytes[OP_DISCARD]);
+	fprintf(out, "\"flush\": {\"ios\": %llu, ",
+		(unsigned long long)d->ios[OP_FLUSH]);
+	json_latency(out, "d2c_us", &d->flush_d2c);
+	fprintf(out, "}, \"empty_completions\": %llu, ",
+		(unsigned long long)d->empty_completions);
+	json_latency(out, "d2c_us", &d->d2c);
+	fputs(", ", out);
+	json_latency(out, "q2c_us", &d->q2c);
+	fputs(", ", out);
+	json_latency(out, "q2d_us", &d->q2d);
+	json_latency_by_class(out, d);
+	fputs(", \"d2c_hist_us\": {\"read\": ", out);
+	json_log2_histogram(out, &d->d2c, DIR_READ);
+	fputs(", \"write\": ", out);
+	json_log2_histogram(out, &d->d2c, DIR_WRITE);
+	if (d->ios[OP_DISCARD]) {
+		fputs(", \"discard\": ", out);
+		json_log2_histogram(out, &d->d2c, OP_DISCARD);
+	}
+	if (d->ios[OP_FLUSH]) {
+		fputs(", \"flush\": ", out);
+		json_log2_histogram(out, &d->flush_d2c, OP_FLUSH);
+	}
+	fprintf(out, "}, \"queue_depth_mean\": %.4f, \"seeks\": %llu, "
+		"\"lost_in_flight\": %llu, \"unseen_completions\": %llu",
+		clean > 0 ? d->depth_area_ns / 1e9 / clean : 0,
+		(unsigned long long)d->seeks,
+		(unsigned long long)d->lost_in_flight,
+		(unsigned long long)d->unseen_completions);
+	json_account(out, a, d);
+	fputc('}', out);
+}
+
+/*
+ * The tags that have I/O, ranked as the graphs' legends rank them (most
+ * bytes first: analysis_rank_tags). NULL when out of memory; *n their
+ * number.
+ */
+static const struct tag_stats **ranked_tags(const struct analysis *a,
+					    size_t *n)
+{
+	const struct tag_stats **rank = malloc((a->n_tags + 1) *
+					       sizeof(*rank));
+	size_t *slots = malloc((a->n_tags + 1) * sizeof(*slots));
+	long got = rank && slots ? analysis_rank_tags(a, slots) : -1;
+	size_t i;
+
+	*n = 0;
+	if (got < 0) {
+		free(rank);
+		free(slots);
+		return NULL;
+	}
+	for (i = 0; i < (size_t)got; i++)
+		rank[i] = &a->tags[slots[i]];
+	*n = (size_t)got;
+	free(slots);
+	return rank;
+}
+
+/* "cpus": [0, 1] of a window (bit 63: 63 and above, written as 63). */
+static void json_cpus(FILE *out, uint64_t mask)
+{
+	int c, first = 1;
+
+	fputc('[', out);
+	for (c = 0; c < 64; c++)
+		if (mask >> c & 1) {
+			fprintf(out, "%s%d", first ? "" : ", ", c);
+			first = 0;
+		}
+	fputc(']', out);
+}
+
+/* Where the recording lost events, as the trace's loss notes say. */
+static void json_loss(FILE *out, const struct analysis *a)
+{
+	size_t i;
+	int unknown = 0;
+
+	for (i = 0; i < a->n_loss; i++)
+		unknown |= a->loss[i].count_unknown;
+	fprintf(out, "\"lost_events\": %llu, \"lost_count_known\": %s, "
+		"\"lost_unlocated\": %llu, \"lossy_s\": %.6f, "
+		"\"loss_windows\": [",
+		(unsigned long long)a->lost_events, unknown ? "false" : "true",
+		(unsigned long long)a->lost_unlocated,
+		(double)a->lossy_ns / 1e9);
+	for (i = 0; i < a->n_loss; i++) {
+		const struct loss_window *w = &a->loss[i];
+
+		fprintf(out, "%s{\"from_s\": %.6f, \"to_s\": %.6f, "
+			"\"events\": %llu, \"count_known\": %s, "
+			"\"noted_late\": %s, \"cpus\": ", i ? ", " : "",
+			(double)w->from_ns / 1e9, (double)w->to_ns / 1e9,
+			(unsigned long long)w->events,
+			w->count_unknown ? "false" : "true",
+			w->noted_late ? "true" : "false");
+		json_cpus(out, w->cpu_mask);
+		fputc('}', out);
+	}
+	fputs("], ", out);
+}
+
+/* The CPUs whose files end early (cut short), each where it ends. */
+static void json_files_ended(FILE *out, const struct analysis *a)
+{
+	size_t i;
+	int cpu, first = 1;
+
+	fputs("\"files_ended_early\": [", out);
+	for (i = 0; i < a->n_loss; i++)
+		for (cpu = 0; cpu < 64; cpu++) {
+			if (!(a->loss[i].ended_cpu_mask >> cpu & 1))
+				continue;
+			fprintf(out, "%s{\"cpu\": %d, \"at_s\": %.6f}",
+				first ? "" : ", ", cpu,
+				(double)a->loss[i].from_ns / 1e9);
+			first = 0;
+		}
+	fputs("], ", out);
+}
+
+/* The files the recorder saw, most bytes first (none: no causes kept). */
+static void json_files(FILE *out, const struct trace_result *r)
+{
+	struct file_sums *f;
+	size_t n, i;
+
+	if (!r->causes || !cause_table_kept(r->causes, CAUSE_PART_FILES) ||
+	    causesum_files(&r->analysis, r->causes, &f, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		fputs(i ? ", " : "", out);
+		fputs("{\"file\": ", out);
+		utf8_json_string(out, f[i].label);
+		fprintf(out, ", \"read_bytes\": %llu, \"write_bytes\": %llu, "
+			"\"discard_bytes\": %llu, \"bios\": %llu, "
+			"\"q2c_mean_us\": %.3f, \"q2c_p99_us\": %.3f}",
+			(unsigned long long)f[i].bytes[OP_READ],
+			(unsigned long long)f[i].bytes[OP_WRITE],
+			(unsigned long long)f[i].bytes[OP_DISCARD],
+			(unsigned long long)f[i].bios,
+			us(file_q2c_mean_ns(&f[i])), us(file_q2c_p99_ns(&f[i])));
+	}
+	causesum_free_files(f, n);
+}
+
+/* Every tag, ranked (a script wants them all; the text caps them). */
+static void json_tags(FILE *out, const struct analysis *a)
+{
+	size_t n, i;
+	const struct tag_stats **rank = ranked_tags(a, &n);
+
+	for (i = 0; rank && i < n; i++) {
+		fputs(i ? ", " : "", out);
+		fputs("{\"label\": ", out);
+		utf8_json_string(out, rank[i]->label);
+		fprintf(out, ", \"ios\": %llu, \"bytes\": %llu}",
+			(unsigned long long)analysis_tag_ios(rank[i]),
+			(unsigned long long)analysis_tag_bytes(rank[i]));
+	}
+	free(rank);
+}
+
+void summary_print_json(FILE *out, const struct trace_result *traces,
+			size_t n, int one_line)
+{
+	/* one line: a JSON-lines stream (--live=json) stays one per line */
+	const char *nl = one_line ? "" : "\n";
+	size_t i, j;
+
+	fputs("{\"traces\": [", out);
+	for (i = 0; i < n; i++) {
+		const struct analysis *a = &traces[i].analysis;
+		int first = 1;
+
+		fprintf(out, "%s%s%s{", i ? "," : "", nl, one_line ? "" : "  ");
+		fputs("\"label\": ", out);
+		utf8_json_string(out, traces[i].label);
+		fputs(", \"source\": ", out);
+		utf8_json_string(out, traces[i].source);
+		if (traces[i].recorder) {
+			fputs(", \"recorder\": ", out);
+			utf8_json_string(out, traces[i].recorder);
+		}
+		fprintf(out, ", \"events\": %llu, \"notes\": %llu, "
+			"\"duration_s\": %.6f, \"bin_width_s\": %.6f, ",
+			(unsigned long long)a->n_events,
+			(unsigned long long)a->n_notes,
+			analysis_duration_s(a), (double)a->bin_width_ns / 1e9);
+		json_loss(out, a);
+		json_files_ended(out, a);
+		fputs("\"devices\": [", out);
+		for (j = 0; j < a->n_devices; j++) {
+			if (!a->devices[j].has_io)
+				continue;
+			fprintf(out, "%s%s%s", first ? "" : ",", nl,
+				one_line ? (first ? "" : " ") : "    ");
+			json_device(out, a, &a->devices[j]);
+			first = 0;
+		}
+		fprintf(out, "],%s%s", nl, one_line ? " " : "   ");
+		if (traces[i].tags_source[0]) {
+			fputs("\"tags_source\": ", out);
+			utf8_json_string(out, traces[i].tags_source);
+			fputs(", ", out);
+		}
+		fputs("\"tags\": [", out);
+		json_tags(out, a);
+		fputs("], \"files\": [", out);
+		json_files(out, &traces[i]);
+		fputs("]}", out);
+	}
+	fprintf(out, "%s]}\n", nl);
+}
+
+/* A size in the unit that keeps it short: "51.2 MiB". */
+static void short_bytes(uint64_t b, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB",
+					     "TiB" };
+	double v = (double)b;
+	int u = 0;
+
+	/* 1023.96 KiB would print as 1024.0 KiB */
+	while (v >= 1023.95 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+/* "s" where n is not one. */
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* A row of latency figures: name (D2C read), then l's of class op. */
+static void text_latency_row(FILE *out, const char *name,
+			     const struct latency_summary *l, int op)
+{
+	fprintf(out, "  %-12s %10llu %10.1f %10.1f %10.1f %10.1f %10.1f\n",
+		name, (unsigned long long)latency_op_n(l, op),
+		us(latency_op_mean_ns(l, op)),
+		us(latency_quantile_ns(l, op, 0.5)),
+		us(latency_quantile_ns(l, op, 0.9)),
+		us(latency_quantile_ns(l, op, 0.99)),
+		us((double)latency_op_max_ns(l, op)));
+}
+
+/*
+ * A latency's rows, one per class with timed bios (reads' and writes'
+ * latencies differ too much to read from their pool): "D2C read",
+ * "D2C write", "D2C discard"; "-" where none was timed.
+ */
+static void text_latency(FILE *out, const char *metric,
+			 const struct latency_summary *l)
+{
+	char name[32];
+	int op;
+
+	if (!l->n) {
+		fprintf(out, "  %-12s %10s\n", metric, "-");
+		return;
+	}
+	for (op = 0; op < N_OPS; op++) {
+		if (!latency_op_n(l, op))
+			continue;
+		snprintf(name, sizeof(name), "%s %s", metric, io_op_name(op));
+		text_latency_row(out, name, l, op);
+	}
+}
+
+static void text_bytes(FILE *out, const char *what, uint64_t ios,
+		       uint64_t bytes, double dur)
+{
+	char size[32];
+
+	short_bytes(bytes, size, sizeof(size));
+	fprintf(out, "  %-7s %10llu I/O%-1s %12s %10.2f MB/s %10.1f IOPS\n",
+		what, (unsigned long long)ios, plural(ios), size,
+		dur > 0 ? (double)bytes / 1e6 / dur : 0,
+		dur > 0 ? (double)ios / dur : 0);
+}
+
+/* A tag's row: its I/Os and bytes, then its label (last: a long one, a
+ * file's path, breaks no column). */
+static void text_tag_row(FILE *out, const char *label, uint64_t ios,
+			 uint64_t bytes)
+{
+	char size[32];
+
+	short_bytes(bytes, size, sizeof(size));
+	fprintf(out, "  %10llu %12s  %s\n", (unsigned long long)ios, size,
+		label);
+}
+
+/*
+ * The tags, most bytes first, top of them by name and the rest in one
+ * line, as the graphs' legends keep the top ones and an "other".
+ */
+static void text_tags(FILE *out, const struct analysis *a, size_t top,
+		      const char *source)
+{
+	size_t n, i;
+	uint64_t more_ios = 0, more_bytes = 0;
+	const struct tag_stats **rank = ranked_tags(a, &n);
+
+	if (!rank || !n) {
+		free(rank);
+		return;
+	}
+	fprintf(out, " tags (by bytes%s%s)\n  %10s %12s  %s\n",
+		source[0] ? "; " : "", source, "I/Os", "bytes", "tag");
+	for (i = 0; i < n; i++) {
+		uint64_t ios = analysis_tag_ios(rank[i]);
+		uint64_t bytes = analysis_tag_bytes(rank[i]);
+
+		if (i >= top && n > top + 1) {
+			more_ios += ios;
+			more_bytes += bytes;
+			continue;
+		}
+		text_tag_row(out, rank[i]->label ? rank[i]->label : "?", ios,
+			     bytes);
+	}
+	if (n > top + 1) {
+		char more[48];
+
+		/* --top N shows more of them, --summary=json all */
+		snprintf(more, sizeof(more), "%zu more tags", n - top);
+		text_tag_row(out, more, more_ios, more_bytes);
+	}
+	free(rank);
+}
+
+/* Events lost at no known time: what was done of them, in words. */
+static void text_unlocated_loss(FILE *out, const struct analysis *a)
+{
+	uint64_t unseen = 0;
+	size_t i;
+
+	for (i = 0; i < a->n_devices; i++)
+		unseen += a->devices[i].unseen_completions;
+	fprintf(out, " LOST %llu event%s at times the recorder could not tell",
+		(unsigned long long)a->lost_unlocated,
+		plural(a->lost_unlocated));
+	if (unseen)
+		fprintf(out, " (completions the kernel made without running it): the %llu request%s longest in flight at the end %s taken as theirs and left out of the queue depth;",
+			(unsigned long long)unseen, plural(unseen),
+			unseen == 1 ? "is" : "are");
+	else
+		fputc(':', out);
+	fputs(" a completion is paired with the newest request of its sector, so none is timed from an older one whose completion was lost\n",
+	      out);
+}
+
+/*
+ * A loss, in words, under the trace's line: what was lost, where, and
+ * what the figures below do about it.
+ */
+static void text_loss(FILE *out, const struct analysis *a)
+{
+	uint64_t cpus = 0, in_flight = 0;
+	size_t i;
+	int unknown = 0, late = 0, c, n_cpus = 0, one_cpu = 0;
+	int one = a->n_loss == 1;
+
+	if (a->lost_unlocated)
+		text_unlocated_loss(out, a);
+	if (!a->n_loss)
+		return;
+	for (i = 0; i < a->n_loss; i++) {
+		cpus |= a->loss[i].cpu_mask;
+		unknown |= a->loss[i].count_unknown;
+		late |= a->loss[i].noted_late;
+	}
+	for (i = 0; i < a->n_devices; i++)
+		in_flight += a->devices[i].lost_in_flight;
+	for (c = 0; c < 64; c++)
+		if (cpus >> c & 1) {
+			n_cpus++;
+			one_cpu = c;
+		}
+	if (unknown && !a->lost_events)	/* a file cut short, say */
+		fprintf(out, " LOST an unknown number of events on ");
+	else
+		fprintf(out, " LOST %s%llu event%s on ",
+			unknown ? "at least " : "",
+			(unsigned long long)a->lost_events,
+			plural(a->lost_events));
+	if (n_cpus == 1)
+		fprintf(out, "CPU %d%s", one_cpu, one_cpu == 63 ? " or above" : "");
+	else
+		fprintf(out, "%d CPUs", n_cpus);
+	if (one)
+		fprintf(out, ", from %.3f s to %.3f s", a->loss[0].from_ns / 1e9,
+			a->loss[0].to_ns / 1e9);
+	else
+		fprintf(out, ", in %zu stretches of time", a->n_loss);
+	fprintf(out, " (%.3f s of the %.3f s): no latency or queue depth is counted %s",
+		(double)a->lossy_ns / 1e9, analysis_duration_s(a),
+		one ? "then" : "in them");
+	if (in_flight)
+		fprintf(out, ", and the %llu I/O%s in flight as %s began %s not timed",
+			(unsigned long long)in_flight, plural(in_flight),
+			one ? "it" : "they", in_flight == 1 ? "is" : "are");
+	fputc('\n', out);
+	if (late)
+		fprintf(out, " (a loss was noted only after events it touched were counted: figures before then may hold what it made up)\n");
+}
+
+/* A CPU's file cut short, in words: where, and what it does to the rest. */
+static void text_files_ended(FILE *out, const struct analysis *a)
+{
+	size_t i;
+	int cpu;
+
+	for (i = 0; i < a->n_loss; i++)
+		for (cpu = 0; cpu < 64; cpu++)
+			if (a->loss[i].ended_cpu_mask >> cpu & 1)
+				fprintf(out, " CUT cpu %d's file is cut short at %.3f s while the others go on to %.3f s: its events after are lost, so nothing after %.3f s is timed or in the queue depth\n",
+					cpu, (double)a->loss[i].from_ns / 1e9,
+					(double)a->last_ns / 1e9,
+					(double)a->loss[i].from_ns / 1e9);
+}
+
+/* A file's row: bytes read and written, bios and their Q2C (none:
+ * blank), then its path (last: a long one breaks no column). */
+static void text_file_row(FILE *out, const char *label, uint64_t read,
+			  uint64_t written, uint64_t bios,
+			  const struct file_sums *timed)
+{
+	char rd[32], wr[32], mean[16] = "", p99[16] = "";
+
+	short_bytes(read, rd, sizeof(rd));
+	short_bytes(written, wr, sizeof(wr));
+	if (timed) {
+		snprintf(mean, sizeof(mean), "%.1f",
+			 us(file_q2c_mean_ns(timed)));
+		snprintf(p99, sizeof(p99), "%.1f", us(file_q2c_p99_ns(timed)));
+	}
+	fprintf(out, "  %10s %12s %10llu %14s %9s  %s\n", rd, wr,
+		(unsigned long long)bios, mean, p99, label);
+}
+
+/* The files the recorder saw: the top ones by bytes, the rest in a line;
+ * nothing (not even the heading) where no bio was timed. */
+static void text_files(FILE *out, const struct trace_result *r, size_t top)
+{
+	uint64_t more[3] = { 0 }, more_bios = 0;
+	struct file_sums *f;
+	size_t n, i, shown = 0;
+
+	if (!r->causes || !cause_table_kept(r->causes, CAUSE_PART_FILES) ||
+	    causesum_files(&r->analysis, r->causes, &f, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		if (!f[i].bios)
+			continue;
+		if (!shown++)
+			fprintf(out, " files (by bytes)\n  %10s %12s %10s %14s %9s  %s\n",
+				"read", "written", "bios", "Q2C mean (us)",
+				"p99 (us)", "file");
+		if (shown > top && n > top + 1) {
+			more[0] += f[i].bytes[OP_READ];
+			more[1] += f[i].bytes[OP_WRITE];
+			more[2] += f[i].bytes[OP_DISCARD];
+			more_bios += f[i].bios;
+			continue;
+		}
+		text_file_row(out, f[i].label, f[i].bytes[OP_READ],
+			      f[i].bytes[OP_WRITE] + f[i].bytes[OP_DISCARD],
+			      f[i].bios, &f[i]);
+	}
+	if (shown > top + 1) {
+		char label[48];
+
+		snprintf(label, sizeof(label), "%zu more files", shown - top);
+		text_file_row(out, label, more[0], more[1] + more[2],
+			      more_bios, NULL);
+	}
+	causesum_free_files(f, n);
+}
+
+void summary_print_text(FILE *out, const struct trace_result *traces,
+			size_t n, size_t top_tags)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct analysis *a = &traces[i].analysis;
+		double dur = analysis_duration_s(a);
+		const char *src = traces[i].source;
+		/* the source in brackets only where it says more */
+		int show_src = src && strcmp(src, traces[i].label);
+
+		fprintf(out, "%s%s%s%s: %llu events, %.3f s%s%s\n",
+			traces[i].label, show_src ? " (" : "",
+			show_src ? src : "", show_src ? ")" : "",
+			(unsigned long long)a->n_events, dur,
+			traces[i].recorder ? ", recorded with " : "",
+			traces[i].recorder ? traces[i].recorder : "");
+		text_loss(out, a);
+		text_files_ended(out, a);
+		for (j = 0; j < a->n_devices; j++) {
+			const struct device_stats *d = &a->devices[j];
+
+			if (!d->has_io)
+				continue;
+			fprintf(out, " device %u,%u\n", blk_dev_major(d->device),
+				blk_dev_minor(d->device));
+			text_bytes(out, "read", d->ios[DIR_READ],
+				   d->bytes[DIR_READ], dur);
+			text_bytes(out, "write", d->ios[DIR_WRITE],
+				   d->bytes[DIR_WRITE], dur);
+			if (d->ios[OP_DISCARD])
+				text_bytes(out, "discard", d->ios[OP_DISCARD],
+					   d->bytes[OP_DISCARD], dur);
+			if (d->ios[OP_FLUSH])
+				fprintf(out, "  %-7s %10llu I/O%-1s %40.1f IOPS\n",
+					"flush",
+					(unsigned long long)d->ios[OP_FLUSH],
+					plural(d->ios[OP_FLUSH]),
+					dur > 0 ? (double)d->ios[OP_FLUSH] /
+							  dur : 0);
+			if (d->empty_completions == 1)
+				fprintf(out, "  1 empty completion (the end of a flush sequence, not an I/O)\n");
+			else if (d->empty_completions)
+				fprintf(out, "  %llu empty completions (ends of flush sequences, not I/Os)\n",
+					(unsigned long long)d->empty_completions);
+			/* n counts bios: a merged request's bios each count */
+			fprintf(out, "  %-12s %10s %10s %10s %10s %10s %10s\n",
+				"latency (us)", "bios", "mean", "p50", "p90",
+				"p99", "max");
+			text_latency(out, "D2C", &d->d2c);
+			text_latency(out, "Q2C", &d->q2c);
+			text_latency(out, "Q2D", &d->q2d);
+			if (d->flush_d2c.n)
+				text_latency(out, "D2C", &d->flush_d2c);
+			fprintf(out, "  queue depth (mean) %.3f, seeks %llu\n",
+				analysis_clean_s(a) > 0 ?
+					d->depth_area_ns / 1e9 /
+						analysis_clean_s(a) : 0,
+				(unsigned long long)d->seeks);
+			text_account(out, a, d);
+		}
+		text_tags(out, a, top_tags, traces[i].tags_source);
+		text_files(out, &traces[i], top_tags);
+	}
+}
+
+/* One stack's line: bytes, process, then its frames innermost first. */
+static void text_stack(FILE *out, const struct trace_result *r,
+		       const struct stack_sums *s)
+{
+	const struct cause_table *t = r->causes;
+	const char *comm = cause_comm(t, s->pid), *frames = NULL;
+	char rd[32], wr[32], frame[256];
+	size_t len;
+	const char *p, *end;
+
+	short_bytes(s->bytes[OP_READ], rd, sizeof(rd));
+	short_bytes(s->bytes[OP_WRITE] + s->bytes[OP_DISCARD], wr, sizeof(wr));
+	fprintf(out, "  %10s read %10s written  %s (%u)\n", rd, wr,
+		comm ? comm : "?", s->pid);
+	if (s->kstack >= 0) {
+		struct cause c = { .kstack = s->kstack };
+
+		frames = cause_kstack(t, &c);
+	}
+	if (!frames) {
+		fprintf(out, "      [no kernel stack]\n");
+		return;
+	}
+	/* the dictionary has them outermost first: print from the end */
+	end = frames + strlen(frames);
+	while (end > frames) {
+		p = end;
+		while (p > frames && p[-1] != ';')
+			p--;
+		len = (size_t)(end - p);
+		snprintf(frame, sizeof(frame), "%.*s", (int)len, p);
+		fprintf(out, "      %s\n", frame);
+		end = p > frames ? p - 1 : p;
+	}
+}
+
+/*
+ * iostack's view: bytes read and written per device, kernel stack and
+ * process, biggest first, a device at a time.
+ */
+void summary_print_stacks(FILE *out, const struct trace_result *traces,
+			  size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		const struct trace_result *r = &traces[i];
+		struct stack_sums *s;
+		size_t ns;
+		uint64_t device = 0;	/* 1 + the device last printed */
+
+		fprintf(out, "%s: bytes per device, kernel stack and process, most first\n",
+			r->label);
+		if (!r->causes)
+			continue;
+		/* what the recorder could not keep (stacks not recorded) */
+		if (cause_table_notes(r->causes))
+			fprintf(out, " note: %s\n",
+				cause_table_notes(r->causes));
+		if (causesum_stacks(&r->analysis, r->causes, &s, &ns) < 0)
+			continue;
+		for (;;) {
+			uint64_t next = UINT64_MAX;
+
+			for (k = 0; k < ns; k++)
+				if (s[k].device + 1ull > device &&
+				    s[k].device + 1ull < next)
+					next = s[k].device + 1ull;
+			if (next == UINT64_MAX)
+				break;
+			device = next;
+			fprintf(out, " device %u,%u\n",
+				blk_dev_major((uint32_t)(device - 1)),
+				blk_dev_minor((uint32_t)(device - 1)));
+			for (k = 0; k < ns; k++)
+				if (s[k].device + 1ull == device)
+					text_stack(out, r, &s[k]);
+		}
+		free(s);
+	}
+}

@@ -1,0 +1,27 @@
+/*
+ * summary.h: --summary output, a readable table or JSON, from the
+ * analyses of every trace.
+ */
+#ifndef IOWATCHER_SUMMARY_H
+#define IOWATCHER_SUMMARY_H
+
+#include <stdio.h>
+
+#include "trace_result.h"
+
+/*
+ * The table: per trace, its devices (latency a row per class), then its
+ * tags, most bytes first (analysis_rank_tags),
+ * top_tags of them by name and the others in one line.
+ */
+void summary_print_text(FILE *out, const struct trace_result *traces,
+			size_t n, size_t top_tags);
+/* The document, every tag in it; one_line: no newline but the last (a
+ * line of a JSON-lines stream). */
+void summary_print_json(FILE *out, const struct trace_result *traces,
+			size_t n, int one_line);
+/* --summary=stacks: bytes per device, kernel stack and process. */
+void summary_print_stacks(FILE *out, const struct trace_result *traces,
+			  size_t n);
+
+#endif
