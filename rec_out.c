@@ -15,7 +15,7 @@
 #include "rec_out.h"
 
 #define CPU_LIMIT	8192
-#define OUT_BUF_SIZE	(256 * 1024)	/* > a record's 48 + 65535 */
+#define OUT_BUF_SIZE	(256 * 1024)	/* > a record's 64 + 65535 */
 
 struct seq_slot {
 	uint32_t device, last;
@@ -45,7 +45,40 @@ struct rec_out {
 	struct rec_out_stats st;
 	struct done_slot *done;
 	size_t n_done;
+	int version8;		/* records are struct blk_io_trace2 */
+	uint32_t action_hi;	/* the next record's action bits 32-63 */
 };
+
+void rec_out_version8(struct rec_out *o)
+{
+	o->version8 = 1;
+}
+
+void rec_out_action_hi(struct rec_out *o, uint32_t action_hi)
+{
+	o->action_hi = action_hi;
+}
+
+/* t as the uapi's struct blk_io_trace2, host order, at p (64 bytes). */
+static void encode_version8(unsigned char *p, const struct blk_io_trace *t,
+			    uint32_t action_hi)
+{
+	uint32_t magic = BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION8;
+	uint64_t action = t->action | (uint64_t)action_hi << 32;
+
+	memset(p, 0, BLK_IO_TRACE8_SIZE);
+	memcpy(p, &magic, 4);
+	memcpy(p + 4, &t->sequence, 4);
+	memcpy(p + 8, &t->time, 8);
+	memcpy(p + 16, &t->sector, 8);
+	memcpy(p + 24, &t->bytes, 4);
+	memcpy(p + 28, &t->pid, 4);
+	memcpy(p + 32, &action, 8);
+	memcpy(p + 40, &t->device, 4);
+	memcpy(p + 44, &t->cpu, 4);
+	memcpy(p + 48, &t->error, 2);
+	memcpy(p + 50, &t->pdu_len, 2);
+}
 
 static void cpu_path(const struct rec_out *o, unsigned cpu, char *path)
 {
@@ -167,8 +200,10 @@ static uint32_t next_sequence(struct cpu_file *f, uint32_t device)
 int rec_out_write(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
 		  struct iow_error *err)
 {
-	size_t size = sizeof(*t) + t->pdu_len;
+	size_t head = o->version8 ? BLK_IO_TRACE8_SIZE : sizeof(*t);
+	size_t size = head + t->pdu_len;
 	struct cpu_file *f = cpu_file(o, t->cpu, err);
+	uint32_t action_hi = o->action_hi;
 
 	if (!f)
 		return -1;
@@ -180,11 +215,15 @@ int rec_out_write(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
 		o->st.events++;
 		count_completion(o, t);
 	}
+	o->action_hi = 0;
 	if (f->len + size > OUT_BUF_SIZE && flush_cpu(o, t->cpu, err))
 		return -1;
-	memcpy(f->buf + f->len, t, sizeof(*t));
+	if (o->version8)
+		encode_version8(f->buf + f->len, t, action_hi);
+	else
+		memcpy(f->buf + f->len, t, sizeof(*t));
 	if (t->pdu_len)
-		memcpy(f->buf + f->len + sizeof(*t), pdu, t->pdu_len);
+		memcpy(f->buf + f->len + head, pdu, t->pdu_len);
 	f->len += size;
 	if (t->time > f->last_time)
 		f->last_time = t->time;
