@@ -62,7 +62,8 @@ static void json_latency_by_class(FILE *out, const struct device_stats *d)
 	int op, first = 1;
 
 	fputs(", \"latency_by_class\": {", out);
-	for (op = 0; op < N_DATA_OPS; op++) {
+	/* (a flush's latency is flush_d2c's, a zone command has none) */
+	for (op = 0; op < N_OPS; op++) {
 		if (!latency_op_n(&d->d2c, op) && !latency_op_n(&d->q2c, op))
 			continue;
 		fprintf(out, "%s\"%s\": {", first ? "" : ", ", io_op_name(op));
@@ -247,6 +248,10 @@ static void json_device(FILE *out, const struct analysis *a,
 	if (d->ios[OP_FLUSH]) {
 		fputs(", \"flush\": ", out);
 		json_log2_histogram(out, &d->flush_d2c, OP_FLUSH);
+	}
+	if (d->ios[OP_WRITE_ZEROES]) {
+		fputs(", \"write-zeroes\": ", out);
+		json_log2_histogram(out, &d->d2c, OP_WRITE_ZEROES);
 	}
 	fprintf(out, "}, \"queue_depth_mean\": %.4f, \"seeks\": %llu, "
 		"\"lost_in_flight\": %llu, \"unseen_completions\": %llu",
