@@ -1753,8 +1753,9 @@ static void bare_row(struct analysis *a, const struct io_event *ev,
 	if (!a->cfg.on_row || !counted || op < 0 ||
 	    priv(a)->rows_told != rows_before)
 		return;
-	tell_row(a, ev, ev->sector, ev->bytes, op, 0, 0, 0, 0, 0,
-		 priv(a)->completion_tag);
+	/* a zone management command moved none of its zone's bytes */
+	tell_row(a, ev, ev->sector, op == OP_ZONE ? 0 : ev->bytes, op, 0, 0,
+		 0, 0, 0, priv(a)->completion_tag);
 }
 
 /* ---- loss ---- */

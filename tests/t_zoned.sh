@@ -94,6 +94,13 @@ check "CSV: IOPS has zone-mgmt and write-zeroes columns, throughput no zone-mgmt
 	sh -c "head -n 1 '$TMP/csv/iops.csv' | grep -q 'zone_mgmt_ios_per_s,write_zeroes_ios_per_s' &&
 	       head -n 1 '$TMP/csv/tput.csv' | grep -q 'write_zeroes_mb_per_s' &&
 	       ! head -n 1 '$TMP/csv/tput.csv' | grep -q zone_mgmt"
+# the per-I/O log: each zone command a row of its class with no bytes,
+# the appends at the sectors they landed at
+"$IOW" -t "$TMP/z0" --events "$TMP/ev.csv" > /dev/null 2>&1
+got=$(python3 -c 'import csv,sys; print(" ".join("%s:%s:%s" % (r["class"], r["sector"], r["bytes"]) for r in csv.DictReader(open(sys.argv[1])) if r["class"] != "write" or r["sector"] != "0"))' "$TMP/ev.csv" 2>&1)
+want="write:524288:65536 write:786432:65536 zone-mgmt:1048576:0 zone-mgmt:1572864:0 zone-mgmt:1572864:0 zone-mgmt:2097152:0 zone-mgmt:0:0 write-zeroes:2621440:1048576"
+check "--events: zone commands without bytes, appends where they landed ($got)" \
+	[ "$got" = "$want" ]
 # zone management is drawn in its own colour (the palette's dark red)
 zone_px=$("$TOP/tests/tools/pngprobe" "$TMP/z.png" 0 0 1520 950 AA0000 30)
 check "picture: zone management drawn in a colour of its own ($zone_px px)" \
