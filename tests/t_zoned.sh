@@ -81,6 +81,9 @@ check "text: a write-zeroes line of 1 MiB" \
 	grep -Eq '^  write-zeroes +1 I/O +1(\.0)? ?MiB' "$TMP/z.txt"
 check "text: 3 writes of 192 KiB (the zone appends are writes)" \
 	grep -Eq '^  write +3 I/Os +192(\.0)? ?KiB' "$TMP/z.txt"
+"$IOW" -t - --summary < "$TMP/z0.blktrace.0" > "$TMP/zpipe.txt" 2>&1
+check "a dump on stdin (blkparse -d -): the same zone-mgmt line" \
+	grep -Eq '^  zone-mgmt +5 I/Os +no bytes' "$TMP/zpipe.txt"
 
 "$IOW" -t "$TMP/z0" -o "$TMP/z.png" --csv "$TMP/csv" > "$TMP/draw.out" 2>&1 ||
 	fail "drawn" "$(cat "$TMP/draw.out")"
