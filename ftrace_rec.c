@@ -1450,6 +1450,9 @@ static void *ftrace_start(const struct recorder_env *env,
 
 	if (r && env->tap)
 		ftrace_conv_set_tap(r->conv, env->tap->record, env->tap->ctx);
+	if (r && env->tap && env->tap->record_hi)
+		rec_out_set_tap_hi(r->conv->out, env->tap->record_hi,
+				   env->tap->ctx);
 	return r;
 }
 

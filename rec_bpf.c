@@ -553,6 +553,9 @@ static int open_output(struct bpf_rec *b, struct iow_error *err)
 		}
 	if (b->env.tap)
 		rec_out_set_tap(b->out, b->env.tap->record, b->env.tap->ctx);
+	if (b->env.tap && b->env.tap->record_hi)
+		rec_out_set_tap_hi(b->out, b->env.tap->record_hi,
+				   b->env.tap->ctx);
 	if ((b->cause_opts & BLKREC_CAUSES) && open_causes(b, err))
 		return -1;
 	/* the wall clock at a time of the trace's clock (bpf_ktime_get_ns

@@ -47,6 +47,8 @@ struct rec_out {
 	size_t n_done;
 	int version8;		/* records are struct blk_io_trace2 */
 	uint32_t action_hi;	/* the next record's action bits 32-63 */
+	uint32_t written_hi;	/* the last record's, for the tap */
+	rec_out_tap_hi_fn tap_hi;
 };
 
 void rec_out_version8(struct rec_out *o)
@@ -216,6 +218,7 @@ int rec_out_write(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
 		count_completion(o, t);
 	}
 	o->action_hi = 0;
+	o->written_hi = o->version8 ? action_hi : 0;
 	if (f->len + size > OUT_BUF_SIZE && flush_cpu(o, t->cpu, err))
 		return -1;
 	if (o->version8)
@@ -233,7 +236,9 @@ int rec_out_write(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
 void rec_out_tell(struct rec_out *o, const struct blk_io_trace *t,
 		  const void *pdu)
 {
-	if (o->tap)
+	if (o->tap_hi)
+		o->tap_hi(o->tap_ctx, t, o->written_hi, pdu);
+	else if (o->tap)
 		o->tap(o->tap_ctx, t, pdu);
 }
 
@@ -301,6 +306,12 @@ int rec_out_end(struct rec_out *o, uint32_t device, struct iow_error *err)
 void rec_out_set_tap(struct rec_out *o, rec_out_tap_fn tap, void *ctx)
 {
 	o->tap = tap;
+	o->tap_ctx = ctx;
+}
+
+void rec_out_set_tap_hi(struct rec_out *o, rec_out_tap_hi_fn tap, void *ctx)
+{
+	o->tap_hi = tap;
 	o->tap_ctx = ctx;
 }
 

@@ -26,6 +26,11 @@ typedef void (*rec_out_tap_fn)(void *ctx, const struct blk_io_trace *t,
 struct rec_out *rec_out_open(const char *dir, const char *name,
 			     unsigned n_cpus, struct iow_error *err);
 void rec_out_set_tap(struct rec_out *o, rec_out_tap_fn tap, void *ctx);
+/* A tap told a record's action bits 32-63 too (version-8 files: the
+ * zone categories; 0 otherwise), in place of rec_out_set_tap's. */
+typedef void (*rec_out_tap_hi_fn)(void *ctx, const struct blk_io_trace *t,
+				  uint32_t action_hi, const void *pdu);
+void rec_out_set_tap_hi(struct rec_out *o, rec_out_tap_hi_fn tap, void *ctx);
 /* Writes t (and t->pdu_len bytes of pdu) to t->cpu's file; an I/O
  * record's sequence is set here. */
 int rec_out_put(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
