@@ -149,9 +149,13 @@ static int flush_cpu(struct rec_out *o, unsigned cpu, struct iow_error *err)
 }
 
 /* Counts a completion in its device's class, for the account. */
-static void count_completion(struct rec_out *o, const struct blk_io_trace *t)
+static void count_completion(struct rec_out *o, const struct blk_io_trace *t,
+			     uint32_t action_hi)
 {
-	int c = acct_class(t->action, t->bytes, t->sector);
+	/* a zone command or write-zeroes, with or without bytes: a write to
+	 * the kernel (op_is_write), as to the analysis */
+	int c = action_hi ? ACCT_WRITE :
+			    acct_class(t->action, t->bytes, t->sector);
 	struct done_slot *d;
 	size_t i;
 
@@ -215,7 +219,7 @@ int rec_out_write(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
 	} else {
 		t->sequence = next_sequence(f, t->device);
 		o->st.events++;
-		count_completion(o, t);
+		count_completion(o, t, o->version8 ? action_hi : 0);
 	}
 	o->action_hi = 0;
 	o->written_hi = o->version8 ? action_hi : 0;
