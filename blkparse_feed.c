@@ -219,6 +219,7 @@ static inline void decode_fields(const unsigned char *p, struct io_event *ev,
 	ev->bytes = load32(p + 24, sw);
 	if (v7) {
 		ev->action = load32(p + 28, sw);
+		ev->action_hi = 0;
 		ev->pid = load32(p + 32, sw);
 		ev->device = load32(p + 36, sw);
 		ev->cpu = load32(p + 40, sw);
@@ -226,8 +227,10 @@ static inline void decode_fields(const unsigned char *p, struct io_event *ev,
 		ev->pdu_len = load16(p + 46, sw);
 	} else {
 		ev->pid = load32(p + 28, sw);
-		/* bits 32-63 (zone categories) are read by no statistic */
-		ev->action = (uint32_t)load64(p + 32, sw);
+		uint64_t action = load64(p + 32, sw);
+
+		ev->action = (uint32_t)action;
+		ev->action_hi = (uint32_t)(action >> 32);
 		ev->device = load32(p + 40, sw);
 		ev->cpu = load32(p + 44, sw);
 		ev->error = load16(p + 48, sw);

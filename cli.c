@@ -353,9 +353,10 @@ static const struct cli_choice causes[] = {
 	{ "cgroup", BY_CGROUP }, { "file", BY_FILE }, { "stack", BY_STACK },
 	{ NULL, 0 },
 };
-/* bit n shows op n (io_op): rw also shows flushes and discards */
+/* bit n shows op n (io_op): rw also shows flushes, discards, zone
+ * management and write-zeroes */
 static const struct cli_choice latency_dirs[] = {
-	{ "r", 1 }, { "w", 2 }, { "rw", 0xf }, { NULL, 0 },
+	{ "r", 1 }, { "w", 2 }, { "rw", 0x3f }, { NULL, 0 },
 };
 static const struct cli_choice latency_axes[] = {
 	{ "auto", LATENCY_AXIS_AUTO }, { "log", LATENCY_AXIS_LOG },

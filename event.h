@@ -16,6 +16,9 @@ struct io_event {
 	uint32_t sequence;
 	uint32_t bytes;
 	uint32_t action;	/* v7 layout: code in low 16, categories high */
+	/* a version-8 record's action bits 32-63 (enum blk_category2:
+	 * zone append, zone management, write-zeroes); 0 from version 7 */
+	uint32_t action_hi;
 	uint32_t pid;
 	uint32_t device;
 	uint32_t cpu;

@@ -662,6 +662,9 @@ static void map_io(struct analysis *a, size_t slot,
 {
 	if (!ev->bytes || a->cfg.stats_only || !in_time_range(a, ev->time_ns))
 		return;
+	/* a zone management command wrote none of the zone it names */
+	if (ev->action_hi & BLK_TC2_ZONE_MGMT)
+		return;
 	/* The time series reach every mapped I/O, as when map columns
 	 * were bins (CSV rows and graphs end there, not earlier). */
 	bin_for(a, ev->time_ns);
@@ -1043,12 +1046,26 @@ static int has_category(const struct io_event *ev, uint32_t cat)
 }
 
 /* The op of a data bio or request: the key that keeps overlapping reads,
- * writes and discards of one sector apart. */
+ * writes, discards and write-zeroes of one sector apart. */
 static int data_op(const struct io_event *ev)
 {
 	if (has_category(ev, BLK_TC_DISCARD))
 		return OP_DISCARD;
+	if (ev->action_hi & BLK_TC2_WRITE_ZEROES)
+		return OP_WRITE_ZEROES;
 	return blk_is_write(ev->action) ? OP_WRITE : OP_READ;
+}
+
+/*
+ * A version-2 zone command the bio and request stages do not follow: a
+ * zone management command moves no data (its bytes, where the kernel
+ * fills them, are the zone's), and a zone append's completion is at the
+ * sector it landed at, not at the zone's start where it was queued and
+ * issued. Both count at their completion alone.
+ */
+static int is_zone_command(const struct io_event *ev)
+{
+	return (ev->action_hi & (BLK_TC2_ZONE_MGMT | BLK_TC2_ZONE_APPEND)) != 0;
 }
 
 /* A flush request: no data and the FLUSH category (D FN, C FN 0). */
@@ -1080,7 +1097,7 @@ static int handle_queue(struct analysis *a, const struct io_event *ev)
 	struct bio_state *bio;
 
 	/* An empty bio (a flush's) carries no data latency. */
-	if (ev->bytes < 512)
+	if (ev->bytes < 512 || is_zone_command(ev))
 		return 0;
 	/* An older kernel queues a split's remainder again: same bio. */
 	for (bio = p->any_split ? ioset_find(&p->bios, ev->device, op,
@@ -1218,7 +1235,7 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 		tag_depth_change(a, ev->tag, ev->time_ns, +1);
 		return flush_push(d, ev);
 	}
-	if (ev->bytes < 512)
+	if (ev->bytes < 512 || is_zone_command(ev))
 		return 0;
 	/* A requeued request is issued again: the last D counts. */
 	for (req = p->any_requeue ? ioset_find(&p->requests, ev->device, op,
@@ -1261,11 +1278,16 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 }
 
 /*
- * The class a completion counts in (io-accounting.md): a flush, an
- * empty completion (-1, not an I/O), or the op of its data.
+ * The class a completion counts in (io-accounting.md): a zone command
+ * (management, or an append: a write), a flush, an empty completion
+ * (-1, not an I/O), or the op of its data.
  */
 static int completion_op(const struct io_event *ev)
 {
+	if (ev->action_hi & BLK_TC2_ZONE_MGMT)
+		return OP_ZONE;
+	if (ev->action_hi & BLK_TC2_ZONE_APPEND)
+		return OP_WRITE;
 	if (!ev->bytes)
 		return has_category(ev, BLK_TC_FLUSH) ? OP_FLUSH : -1;
 	return data_op(ev);
@@ -1285,18 +1307,20 @@ static int count_completion(struct analysis *a, struct device_stats *d,
 			    size_t bin)
 {
 	struct bin *b = &a->bins[bin];
+	/* a zone management command's bytes are the zone's: none moved */
+	uint32_t bytes = op == OP_ZONE ? 0 : ev->bytes;
 
 	if (!a->cfg.stats_only && bin_hist_ready(a, op, bin) < 0)
 		return -1;
 	d->ios[op]++;
-	d->bytes[op] += ev->bytes;
+	d->bytes[op] += bytes;
 	priv(a)->completion_tag = tag;
 	tell_sample(a, ANALYSIS_COMPLETION, op, d->device, tag, ev->time_ns,
-		    ev->bytes, 0, 0);
+		    bytes, 0, 0);
 	b->ios[op]++;
-	b->bytes[op] += ev->bytes;
-	if (ev->bytes && a->size_hist[op])
-		size_hist_at(a, bin, op)[hist_index(ev->bytes, SIZE_BITS)]++;
+	b->bytes[op] += bytes;
+	if (bytes && a->size_hist[op])
+		size_hist_at(a, bin, op)[hist_index(bytes, SIZE_BITS)]++;
 	if (a->tagging || tag != IO_EVENT_NO_TAG) {
 		long s = tag_slot(a, tag);
 		struct tag_stats *t;
@@ -1305,9 +1329,9 @@ static int count_completion(struct analysis *a, struct device_stats *d,
 			return -1;
 		t = &a->tags[s];
 		t->ios[op]++;
-		t->bytes[op] += ev->bytes;
+		t->bytes[op] += bytes;
 		t->bins[bin].ios[op]++;
-		t->bins[bin].bytes[op] += ev->bytes;
+		t->bins[bin].bytes[op] += bytes;
 	}
 	return 0;
 }
@@ -1529,6 +1553,24 @@ static int handle_data_complete(struct analysis *a, struct device_stats *d,
 	return 0;
 }
 
+/* A zone command's completion (is_zone_command): counted, and an
+ * append drawn where it landed, whichever action (-m) draws the others:
+ * its queue and issue name the zone's start. */
+static int zone_complete(struct analysis *a, struct device_stats *d,
+			 size_t slot, const struct io_event *ev, int op,
+			 int counted)
+{
+	if (!counted)
+		return 0;
+	if (count_completion(a, d, ev, op, ev->tag,
+			     bin_for(a, ev->time_ns)) < 0)
+		return -1;
+	if (op != OP_ZONE)
+		map_io(a, slot, ev, ev->tag == IO_EVENT_NO_TAG &&
+				    !a->tagging ? -1 : tag_slot(a, ev->tag));
+	return 0;
+}
+
 static int handle_complete(struct analysis *a, struct device_stats *d,
 			   size_t slot, const struct io_event *ev)
 {
@@ -1569,6 +1611,8 @@ static int handle_complete(struct analysis *a, struct device_stats *d,
 			count_empty(d, ev);
 		return 0;
 	}
+	if (is_zone_command(ev))
+		return zone_complete(a, d, slot, ev, op, counted);
 	return handle_data_complete(a, d, slot, ev, op);
 }
 
@@ -1679,6 +1723,10 @@ static void map_issue_or_queue(struct analysis *a, size_t slot,
 	 * comes of it either */
 	if (a->cfg.stats_only && !a->tagging && tag == IO_EVENT_NO_TAG)
 		return;
+	/* a zone append is drawn where it landed, at its completion */
+	if ((ev->action_hi & BLK_TC2_ZONE_APPEND) &&
+	    blk_action_code(ev->action) != BLK_TA_COMPLETE)
+		return;
 	if (blk_action_code(ev->action) == BLK_TA_ISSUE) {
 		struct bio_state *bio = bio_at(priv(a), ev->device, data_op(ev),
 					       ev->sector, BIO_ISSUED,
@@ -1705,8 +1753,9 @@ static void bare_row(struct analysis *a, const struct io_event *ev,
 	if (!a->cfg.on_row || !counted || op < 0 ||
 	    priv(a)->rows_told != rows_before)
 		return;
-	tell_row(a, ev, ev->sector, ev->bytes, op, 0, 0, 0, 0, 0,
-		 priv(a)->completion_tag);
+	/* a zone management command moved none of its zone's bytes */
+	tell_row(a, ev, ev->sector, op == OP_ZONE ? 0 : ev->bytes, op, 0, 0,
+		 0, 0, 0, priv(a)->completion_tag);
 }
 
 /* ---- loss ---- */
@@ -1901,7 +1950,10 @@ void analysis_account_counts(const struct device_stats *d,
 			     uint64_t trace[N_ACCT])
 {
 	trace[ACCT_READ] = d->ios[OP_READ];
-	trace[ACCT_WRITE] = d->ios[OP_WRITE] + d->dataless_writes;
+	/* the kernel counts a zone command and a write-zeroes as writes
+	 * (op_is_write) */
+	trace[ACCT_WRITE] = d->ios[OP_WRITE] + d->dataless_writes +
+			    d->ios[OP_ZONE] + d->ios[OP_WRITE_ZEROES];
 	trace[ACCT_DISCARD] = d->ios[OP_DISCARD];
 	trace[ACCT_FLUSH] = d->ios[OP_FLUSH];
 }
@@ -2622,7 +2674,7 @@ size_t analysis_io_devices(const struct analysis *a)
 const char *io_op_name(int op)
 {
 	static const char *const names[N_OPS] = {
-		"read", "write", "discard", "flush"
+		"read", "write", "discard", "flush", "zone-mgmt", "write-zeroes"
 	};
 
 	return op >= 0 && op < N_OPS ? names[op] : "?";

@@ -38,7 +38,12 @@
 enum io_dir { DIR_READ = 0, DIR_WRITE = 1, N_DIRS = 2 };
 /* What a completion counts as: the kernel's REQ_OP_*. Read and write come
  * first and keep the numbers of their directions. */
-enum io_op { OP_READ = 0, OP_WRITE = 1, OP_DISCARD = 2, OP_FLUSH = 3, N_OPS };
+enum io_op {
+	OP_READ = 0, OP_WRITE = 1, OP_DISCARD = 2, OP_FLUSH = 3,
+	OP_ZONE = 4,		/* zone reset, reset all, finish, open, close */
+	OP_WRITE_ZEROES = 5,
+	N_OPS
+};
 #define N_DATA_OPS	3	/* read, write, discard: ops with bytes */
 
 #define ANALYSIS_MAX_BINS	1024	/* automatic width keeps bins below */
@@ -241,7 +246,7 @@ struct device_stats {
 	int has_io;		/* saw Q, D or C (not only remaps) */
 	/* internal */
 	uint32_t in_flight;
-	uint32_t requests[N_DATA_OPS];	/* data requests in flight */
+	uint32_t requests[N_OPS];	/* data requests in flight, by op */
 	uint64_t depth_since_ns;
 	uint64_t next_sector;	/* where the last issued request ended */
 	int has_last_issue;

@@ -97,7 +97,9 @@ void compare_attach(const struct options *o, size_t i,
 const char *cmp_op_name(int op)
 {
 	static const char *const names[N_OPS] = { "read", "write",
-						   "discard", "flush" };
+						   "discard", "flush",
+						   "zone-mgmt",
+						   "write-zeroes" };
 
 	return op >= 0 && op < N_OPS ? names[op] : "all";
 }

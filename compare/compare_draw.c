@@ -34,10 +34,11 @@ static void format_quantile(double value, const struct plot_tick_context *ctx,
 	snprintf(buf, len, "p%.3g", 100 * (1 - pow(10, -value)));
 }
 
-/* The class colours of the other graphs: read, write, discard, flush. */
+/* The class colours of the other graphs: read, write, discard, flush,
+ * zone management, write-zeroes. */
 static int class_color(int op)
 {
-	static const int colors[N_OPS] = { 0, 1, 2, 3 };
+	static const int colors[N_OPS] = { 0, 1, 2, 3, 6, 5 };
 
 	return op >= 0 && op < N_OPS ? colors[op] : 7;
 }

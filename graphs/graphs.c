@@ -143,7 +143,7 @@ out:
  */
 static int dir_color(const struct graph_ctx *ctx, size_t t, int op)
 {
-	static const int lone[N_OPS] = { 0, 1, 2, 4 };
+	static const int lone[N_OPS] = { 0, 1, 2, 4, 3, 5 };
 
 	if (ctx->n_traces == 1)
 		return lone[op];
@@ -323,8 +323,9 @@ static int build_class_metric(const struct graph_ctx *ctx,
 	for (i = 0; i < cl.n && r == 0; i++) {
 		struct graph_series *g;
 
-		/* flushes carry no bytes */
-		if (m == METRIC_BYTES && cl.items[i].dir == OP_FLUSH)
+		/* flushes and zone management carry no bytes */
+		if (m == METRIC_BYTES && (cl.items[i].dir == OP_FLUSH ||
+					  cl.items[i].dir == OP_ZONE))
 			continue;
 		g = series_add(ctx, out, cl.items[i].trace, cl.items[i].label,
 			       cl.items[i].color);

@@ -30,6 +30,7 @@
 /* A record waiting for the merge. */
 struct queued {
 	struct blk_io_trace t;
+	uint32_t action_hi;	/* a version-8 record's zone categories */
 	unsigned char pdu[PDU_KEPT];
 };
 
@@ -595,6 +596,7 @@ static void decode(const struct queued *q, struct io_event *ev)
 	ev->sequence = t->sequence;
 	ev->bytes = t->bytes;
 	ev->action = t->action;
+	ev->action_hi = q->action_hi;
 	ev->pid = t->pid;
 	ev->device = t->device;
 	ev->cpu = t->cpu;
@@ -678,7 +680,7 @@ static int release(struct live *l, uint64_t limit)
 }
 
 static int queue_push(struct live *l, const struct blk_io_trace *t,
-		      const void *pdu)
+		      uint32_t action_hi, const void *pdu)
 {
 	struct cpu_queue *c;
 	struct queued *q;
@@ -713,6 +715,7 @@ static int queue_push(struct live *l, const struct blk_io_trace *t,
 	}
 	q = &c->ring[(c->head + c->len) % c->cap];
 	q->t = *t;
+	q->action_hi = action_hi;
 	if (q->t.pdu_len > PDU_KEPT)
 		q->t.pdu_len = PDU_KEPT;	/* long notes: their start */
 	if (q->t.pdu_len)
@@ -721,14 +724,14 @@ static int queue_push(struct live *l, const struct blk_io_trace *t,
 	return 0;
 }
 
-static void on_record(void *ctx, const struct blk_io_trace *t,
-		      const void *pdu)
+static void on_record_hi(void *ctx, const struct blk_io_trace *t,
+			 uint32_t action_hi, const void *pdu)
 {
 	struct live *l = ctx;
 
 	if (l->failed)
 		return;
-	if (queue_push(l, t, pdu) < 0) {
+	if (queue_push(l, t, action_hi, pdu) < 0) {
 		l->failed = -1;
 		return;
 	}
@@ -805,9 +808,16 @@ static int on_tick(void *ctx, const struct record_progress *p)
 	return live_poll(l) || l->failed;
 }
 
+static void on_record(void *ctx, const struct blk_io_trace *t,
+		      const void *pdu)
+{
+	on_record_hi(ctx, t, 0, pdu);
+}
+
 void live_tap(struct live *l, struct record_tap *tap)
 {
 	tap->record = on_record;
+	tap->record_hi = on_record_hi;
 	tap->tick = on_tick;
 	tap->ctx = l;
 	tap->causes = cause_table_reader(l->causes);
@@ -940,6 +950,12 @@ static void json_device(FILE *out, const struct live_device *d)
 		(unsigned long long)d->ios[OP_FLUSH]);
 	json_latency(out, "d2c_us", &d->flush_d2c);
 	fputs("}, ", out);
+	/* a zoned device's classes, as the summary's: where it has them */
+	for (op = OP_ZONE; op <= OP_WRITE_ZEROES; op++)
+		if (d->ios[op])
+			fprintf(out, "\"%s\": {\"ios\": %llu, \"bytes\": %llu}, ",
+				io_op_name(op), (unsigned long long)d->ios[op],
+				(unsigned long long)d->bytes[op]);
 	json_latency(out, "d2c_us", &d->d2c);
 	fputs(", ", out);
 	json_latency(out, "q2c_us", &d->q2c);

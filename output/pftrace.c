@@ -545,7 +545,8 @@ static void write_tracks(struct pftrace *p)
 			snprintf(name, sizeof(name), "%s IOPS", io_op_name(op));
 			track(p, counter_uuid(i, COUNTER_IOPS + op),
 			      device_uuid(i), name, rank++, "I/Os per second");
-			if (op == OP_FLUSH)
+			/* flushes and zone management move no bytes */
+			if (op == OP_FLUSH || op == OP_ZONE)
 				continue;
 			snprintf(name, sizeof(name), "%s MB/s", io_op_name(op));
 			track(p, counter_uuid(i, COUNTER_MBPS + op),
@@ -882,7 +883,7 @@ static void bin_counters(struct pftrace *p, size_t t)
 			}
 			counter(p, ts, counter_uuid(i, COUNTER_IOPS + op),
 				(double)ios / width_s);
-			if (op != OP_FLUSH)
+			if (op != OP_FLUSH && op != OP_ZONE)
 				counter(p, ts, counter_uuid(i, COUNTER_MBPS + op),
 					(double)bytes / 1e6 / width_s);
 		}

@@ -41,12 +41,29 @@ static void json_latency(FILE *out, const char *name,
  * "latency_by_class": {"read": {"d2c_us": ..., "q2c_us": ...,
  * "q2d_us": ...}, "write": ...}: the classes with timed bios.
  */
+static void json_latency_by_class(FILE *out, const struct device_stats *d);
+
+/* "zone-mgmt": {"ios": N, "bytes": 0}, "write-zeroes": {"ios": N,
+ * "bytes": N}: a version-2 trace's zone classes, where it has them (a
+ * zone management command moves no bytes: 0 whatever its record says). */
+static void json_zone_classes(FILE *out, const struct device_stats *d)
+{
+	int op;
+
+	for (op = OP_ZONE; op <= OP_WRITE_ZEROES; op++)
+		if (d->ios[op])
+			fprintf(out, "\"%s\": {\"ios\": %llu, \"bytes\": %llu}, ",
+				io_op_name(op), (unsigned long long)d->ios[op],
+				(unsigned long long)d->bytes[op]);
+}
+
 static void json_latency_by_class(FILE *out, const struct device_stats *d)
 {
 	int op, first = 1;
 
 	fputs(", \"latency_by_class\": {", out);
-	for (op = 0; op < N_DATA_OPS; op++) {
+	/* (a flush's latency is flush_d2c's, a zone command has none) */
+	for (op = 0; op < N_OPS; op++) {
 		if (!latency_op_n(&d->d2c, op) && !latency_op_n(&d->q2c, op))
 			continue;
 		fprintf(out, "%s\"%s\": {", first ? "" : ", ", io_op_name(op));
@@ -210,7 +227,9 @@ static void json_device(FILE *out, const struct analysis *a,
 	fprintf(out, "\"flush\": {\"ios\": %llu, ",
 		(unsigned long long)d->ios[OP_FLUSH]);
 	json_latency(out, "d2c_us", &d->flush_d2c);
-	fprintf(out, "}, \"empty_completions\": %llu, ",
+	fputs("}, ", out);
+	json_zone_classes(out, d);
+	fprintf(out, "\"empty_completions\": %llu, ",
 		(unsigned long long)d->empty_completions);
 	json_latency(out, "d2c_us", &d->d2c);
 	fputs(", ", out);
@@ -229,6 +248,10 @@ static void json_device(FILE *out, const struct analysis *a,
 	if (d->ios[OP_FLUSH]) {
 		fputs(", \"flush\": ", out);
 		json_log2_histogram(out, &d->flush_d2c, OP_FLUSH);
+	}
+	if (d->ios[OP_WRITE_ZEROES]) {
+		fputs(", \"write-zeroes\": ", out);
+		json_log2_histogram(out, &d->d2c, OP_WRITE_ZEROES);
 	}
 	fprintf(out, "}, \"queue_depth_mean\": %.4f, \"seeks\": %llu, "
 		"\"lost_in_flight\": %llu, \"unseen_completions\": %llu",
@@ -450,8 +473,12 @@ static const char *plural(uint64_t n)
 static void text_latency_row(FILE *out, const char *name,
 			     const struct latency_summary *l, int op)
 {
-	fprintf(out, "  %-12s %10llu %10.1f %10.1f %10.1f %10.1f %10.1f\n",
-		name, (unsigned long long)latency_op_n(l, op),
+	/* a longer name ("D2C write-zeroes") takes the count's room */
+	int name_w = strlen(name) > 12 ? (int)strlen(name) : 12;
+	int count_w = 22 - name_w > 1 ? 22 - name_w : 1;
+
+	fprintf(out, "  %-*s %*llu %10.1f %10.1f %10.1f %10.1f %10.1f\n",
+		name_w, name, count_w, (unsigned long long)latency_op_n(l, op),
 		us(latency_op_mean_ns(l, op)),
 		us(latency_quantile_ns(l, op, 0.5)),
 		us(latency_quantile_ns(l, op, 0.9)),
@@ -482,16 +509,43 @@ static void text_latency(FILE *out, const char *metric,
 	}
 }
 
+/* A class's name and I/O count, the count's last digit in column 20
+ * whatever the name's length ("write-zeroes" takes some of its room). */
+static void text_class_head(FILE *out, const char *what, uint64_t ios)
+{
+	int name_w = strlen(what) > 7 ? (int)strlen(what) : 7;
+	int count_w = 17 - name_w > 1 ? 17 - name_w : 1;
+
+	fprintf(out, "  %-*s %*llu I/O%-1s", name_w, what, count_w,
+		(unsigned long long)ios, plural(ios));
+}
+
 static void text_bytes(FILE *out, const char *what, uint64_t ios,
 		       uint64_t bytes, double dur)
 {
 	char size[32];
 
 	short_bytes(bytes, size, sizeof(size));
-	fprintf(out, "  %-7s %10llu I/O%-1s %12s %10.2f MB/s %10.1f IOPS\n",
-		what, (unsigned long long)ios, plural(ios), size,
+	text_class_head(out, what, ios);
+	fprintf(out, " %12s %10.2f MB/s %10.1f IOPS\n", size,
 		dur > 0 ? (double)bytes / 1e6 / dur : 0,
 		dur > 0 ? (double)ios / dur : 0);
+}
+
+/* The zone classes of a version-2 trace, where it has them: zone
+ * management moves no bytes, so its line has none. */
+static void text_zone_classes(FILE *out, const struct device_stats *d,
+			      double dur)
+{
+	if (d->ios[OP_ZONE]) {
+		text_class_head(out, io_op_name(OP_ZONE), d->ios[OP_ZONE]);
+		fprintf(out, " %12s %10s      %10.1f IOPS\n", "no bytes", "",
+			dur > 0 ? (double)d->ios[OP_ZONE] / dur : 0);
+	}
+	if (d->ios[OP_WRITE_ZEROES])
+		text_bytes(out, io_op_name(OP_WRITE_ZEROES),
+			   d->ios[OP_WRITE_ZEROES], d->bytes[OP_WRITE_ZEROES],
+			   dur);
 }
 
 /* A tag's row: its I/Os and bytes, then its label (last: a long one, a
@@ -735,6 +789,7 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 					plural(d->ios[OP_FLUSH]),
 					dur > 0 ? (double)d->ios[OP_FLUSH] /
 							  dur : 0);
+			text_zone_classes(out, d, dur);
 			if (d->empty_completions == 1)
 				fprintf(out, "  1 empty completion (the end of a flush sequence, not an I/O)\n");
 			else if (d->empty_completions)

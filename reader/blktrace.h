@@ -2,6 +2,11 @@
  * blktrace.h: the on-disk blktrace record formats (versions 7 and 8),
  * action codes, categories and notes, as Linux's uapi header
  * linux/blktrace_api.h and blktrace's own tools define them. Every stage that looks inside a record uses these names.
+ *
+ * Version 8 is the kernel's "struct blk_io_trace2" (Linux's zoned-device
+ * blktrace, late 2025): 64 bytes, pid before a 64-bit action whose bits
+ * 32-38 are further categories (zone append, the zone management
+ * commands, write-zeroes), then 12 bytes of padding.
  */
 #ifndef IOWATCHER_BLKTRACE_H
 #define IOWATCHER_BLKTRACE_H
@@ -49,6 +54,8 @@ enum blk_action_code {
 	BLK_TA_REMAP,
 	BLK_TA_ABORT,
 	BLK_TA_DRV_DATA,
+	BLK_TA_ZONE_PLUG,	/* v2: a zone write plug held a bio */
+	BLK_TA_ZONE_UNPLUG,	/* v2: and let it go */
 };
 
 /* Note codes, in the low bits of action when the NOTIFY category is set. */
@@ -77,6 +84,26 @@ enum blk_category {
 	BLK_TC_DRV_DATA = 1 << 14,
 	BLK_TC_FUA = 1 << 15,
 };
+
+/*
+ * Version-2 categories: bits 16-22 of the uapi's enum, shifted like the
+ * others by BLK_TC_SHIFT, so bits 32-38 of the 64-bit action. Here as
+ * the bits of the action's upper half (struct io_event's action_hi).
+ */
+enum blk_category2 {
+	BLK_TC2_ZONE_APPEND = 1 << 0,
+	BLK_TC2_ZONE_RESET = 1 << 1,
+	BLK_TC2_ZONE_RESET_ALL = 1 << 2,
+	BLK_TC2_ZONE_FINISH = 1 << 3,
+	BLK_TC2_ZONE_OPEN = 1 << 4,
+	BLK_TC2_ZONE_CLOSE = 1 << 5,
+	BLK_TC2_WRITE_ZEROES = 1 << 6,
+};
+
+/* The zone management commands: no data moves, whatever bytes says. */
+#define BLK_TC2_ZONE_MGMT	(BLK_TC2_ZONE_RESET | BLK_TC2_ZONE_RESET_ALL | \
+				 BLK_TC2_ZONE_FINISH | BLK_TC2_ZONE_OPEN | \
+				 BLK_TC2_ZONE_CLOSE)
 
 #define BLK_TC_SHIFT		16
 #define BLK_TC_ACT(cat)		((uint32_t)(cat) << BLK_TC_SHIFT)

@@ -235,28 +235,81 @@ uint16_t ftrace_event_type(const struct ftrace_event *ev)
 	return type;
 }
 
-int ftrace_blk_entry(const struct ftrace_event *ev, uint32_t cpu,
-		     struct blk_io_trace *t, const unsigned char **pdu,
-		     struct iow_error *err)
+/* The entry's payload length at pdu_at, if a record of size bytes and
+ * that payload fills the event as the ring lays it out (rounded up to 4
+ * or 8 bytes, no more); else -1. */
+static long entry_pdu_len(const struct ftrace_event *ev, size_t size,
+			  size_t pdu_at)
 {
-	size_t need;
+	uint16_t pdu_len;
 
-	if (ev->len < sizeof(*t))
+	if (ev->len < size)
+		return -1;
+	memcpy(&pdu_len, ev->data + pdu_at, sizeof(pdu_len));
+	if (size + pdu_len > ev->len || ev->len - (size + pdu_len) >= 8)
+		return -1;
+	return pdu_len;
+}
+
+/* A version-2 entry's fields (struct blk_io_trace2: pid before a 64-bit
+ * action, 12 bytes of padding) as a version-7 record and the action's
+ * upper half. */
+static void entry_v2(const unsigned char *p, struct blk_io_trace *t,
+		     uint32_t *action_hi)
+{
+	uint64_t action;
+
+	memset(t, 0, sizeof(*t));
+	memcpy(&t->sector, p + 16, 8);
+	memcpy(&t->bytes, p + 24, 4);
+	memcpy(&t->pid, p + 28, 4);
+	memcpy(&action, p + 32, 8);
+	memcpy(&t->device, p + 40, 4);
+	memcpy(&t->error, p + 48, 2);
+	memcpy(&t->pdu_len, p + 50, 2);
+	t->action = (uint32_t)action;
+	*action_hi = (uint32_t)(action >> 32);
+}
+
+int ftrace_blk_entry_v(const struct ftrace_event *ev, uint32_t cpu,
+		       struct blk_io_trace *t, uint32_t *action_hi,
+		       int *version, const unsigned char **pdu,
+		       struct iow_error *err)
+{
+	size_t size = BLK_IO_TRACE7_SIZE;
+
+	/* A version-2 entry never fits the version-7 layout: v7's pdu_len
+	 * falls on the upper half of v2's cpu, 0, and a 64-byte record is
+	 * 16 bytes past 48. So v7 first, where a v7 record with a payload
+	 * of 16 bytes or more may also fit v2's. */
+	if (entry_pdu_len(ev, BLK_IO_TRACE7_SIZE, 46) >= 0) {
+		memcpy(t, ev->data, sizeof(*t));
+		*action_hi = 0;
+		*version = BLK_IO_TRACE_VERSION7;
+	} else if (entry_pdu_len(ev, BLK_IO_TRACE8_SIZE, 50) >= 0) {
+		entry_v2(ev->data, t, action_hi);
+		*version = BLK_IO_TRACE_VERSION8;
+		size = BLK_IO_TRACE8_SIZE;
+	} else {
 		return iow_fail(err, "a blk event of %zu bytes at byte %zu of "
-				"a page: shorter than a record (%zu)", ev->len,
-				ev->offset, sizeof(*t));
-	memcpy(t, ev->data, sizeof(*t));
-	need = sizeof(*t) + t->pdu_len;
-	/* the ring rounds lengths up to 4 or 8 bytes, no more */
-	if (need > ev->len || ev->len - need >= 8)
-		return iow_fail(err, "a blk event of %zu bytes at byte %zu of "
-				"a page whose record says %zu: not the "
-				"version-7 layout this reader knows", ev->len,
-				ev->offset, need);
+				"a page: neither the version-7 (48-byte) nor "
+				"the version-2 (64-byte) layout of the blk "
+				"tracer's entry", ev->len, ev->offset);
+	}
 	t->magic = BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7;
 	t->sequence = 0;
 	t->time = ev->time;
 	t->cpu = cpu;
-	*pdu = ev->data + sizeof(*t);
+	*pdu = ev->data + size;
 	return 0;
+}
+
+int ftrace_blk_entry(const struct ftrace_event *ev, uint32_t cpu,
+		     struct blk_io_trace *t, const unsigned char **pdu,
+		     struct iow_error *err)
+{
+	uint32_t action_hi;
+	int version;
+
+	return ftrace_blk_entry_v(ev, cpu, t, &action_hi, &version, pdu, err);
 }

@@ -85,4 +85,20 @@ int ftrace_blk_entry(const struct ftrace_event *ev, uint32_t cpu,
 		     struct blk_io_trace *t, const unsigned char **pdu,
 		     struct iow_error *err);
 
+/*
+ * ftrace_blk_entry for either layout the kernel's blk tracer writes: a
+ * version-7 struct blk_io_trace (48 bytes, to Linux 6.18) or, where the
+ * kernel has zoned-device blktrace (late 2025: "blktrace: move ftrace
+ * blk_io_tracer to blk_io_trace2"), a struct blk_io_trace2 (64 bytes,
+ * 64-bit action). The kernel describes the entry nowhere in tracefs (the
+ * blk tracer's events have no format file), so each entry's layout is
+ * the one its length and payload length fit. t gets the fields as a
+ * version-7 record, action_hi the action's bits 32-63 (0 from v7),
+ * version BLK_IO_TRACE_VERSION7 or 8.
+ */
+int ftrace_blk_entry_v(const struct ftrace_event *ev, uint32_t cpu,
+		       struct blk_io_trace *t, uint32_t *action_hi,
+		       int *version, const unsigned char **pdu,
+		       struct iow_error *err);
+
 #endif

@@ -360,6 +360,18 @@ struct ftrace_conv {
 	uint64_t bytes_skipped;		/* other events' */
 	struct rec_causes *causes;	/* each QUEUE's cgroup, or NULL */
 	uint64_t cgroup_ids_cut;	/* flags with no room for the id */
+	/* The files' record version, settled before their first record:
+	 * version 8 where the kernel's blk tracer writes version-2 entries
+	 * (their zone categories need its 64-bit action), else 7, which
+	 * every blkparse reads. Until then the opening timestamp note
+	 * waits. */
+	int settled;
+	int version8;
+	int has_timestamp;
+	uint32_t ts_device;
+	uint64_t ts_mono_ns;
+	struct timespec ts_wall;
+	uint64_t zone_bits_cut;		/* v2 entries into v7 files */
 };
 
 /* 1 the first time pid is seen, 0 after, -1 out of memory. */
@@ -410,9 +422,9 @@ static int write_process_note(struct ftrace_conv *c,
 	return rec_out_put(c->out, &note, comm, err);
 }
 
-int ftrace_conv_timestamp(struct ftrace_conv *c, uint32_t device,
-			  uint64_t mono_ns, const struct timespec *wall,
-			  struct iow_error *err)
+static int write_timestamp(struct ftrace_conv *c, uint32_t device,
+			   uint64_t mono_ns, const struct timespec *wall,
+			   struct iow_error *err)
 {
 	uint32_t words[2] = { (uint32_t)wall->tv_sec,
 			      (uint32_t)wall->tv_nsec };
@@ -426,6 +438,56 @@ int ftrace_conv_timestamp(struct ftrace_conv *c, uint32_t device,
 	};
 
 	return rec_out_put(c->out, &note, words, err);
+}
+
+/* The files' version, from the first blk entry's layout (v8: version-2
+ * entries), then the timestamp note that waited for it. */
+static int settle(struct ftrace_conv *c, int version8, struct iow_error *err)
+{
+	if (c->settled)
+		return 0;
+	c->settled = 1;
+	c->version8 = version8;
+	if (version8)
+		rec_out_version8(c->out);
+	if (!c->has_timestamp)
+		return 0;
+	return write_timestamp(c, c->ts_device, c->ts_mono_ns, &c->ts_wall,
+			       err);
+}
+
+/* The first blk entry's layout on the page, to settle by before its
+ * loss note: -1 if the page has none. */
+static int page_first_version8(const struct ftrace_conv *c, unsigned cpu,
+			       const struct ftrace_page *page)
+{
+	struct ftrace_page p = *page;
+	const unsigned char *pdu;
+	struct blk_io_trace t;
+	struct ftrace_event ev;
+	struct iow_error why;
+	uint32_t hi;
+	int version;
+
+	while (ftrace_page_next(&p, &ev, &why) > 0)
+		if (ftrace_event_type(&ev) == c->blk_type &&
+		    !ftrace_blk_entry_v(&ev, cpu, &t, &hi, &version, &pdu,
+					&why))
+			return version == BLK_IO_TRACE_VERSION8;
+	return -1;
+}
+
+int ftrace_conv_timestamp(struct ftrace_conv *c, uint32_t device,
+			  uint64_t mono_ns, const struct timespec *wall,
+			  struct iow_error *err)
+{
+	if (c->settled)
+		return write_timestamp(c, device, mono_ns, wall, err);
+	c->has_timestamp = 1;
+	c->ts_device = device;
+	c->ts_mono_ns = mono_ns;
+	c->ts_wall = *wall;
+	return 0;
 }
 
 int ftrace_conv_set_devices(struct ftrace_conv *c, const uint32_t *devices,
@@ -529,22 +591,29 @@ static int convert_event(struct ftrace_conv *c, unsigned cpu,
 	const unsigned char *pdu;
 	struct blk_io_trace t;
 	struct iow_error why;
+	uint32_t action_hi;
 	uint64_t cgroup;
-	int first;
+	int first, version;
 
 	/* other ftrace events someone enabled meanwhile */
 	if (ftrace_event_type(ev) != c->blk_type) {
 		c->bytes_skipped += ev->len;
 		return 0;
 	}
-	if (ftrace_blk_entry(ev, cpu, &t, &pdu, &why))
+	if (ftrace_blk_entry_v(ev, cpu, &t, &action_hi, &version, &pdu, &why))
 		return bad_page(cpu, &why, err);
+	if (settle(c, version == BLK_IO_TRACE_VERSION8, err))
+		return -1;
+	/* (files settled as v7 by a loss before any entry: no room) */
+	if (action_hi && !c->version8)
+		c->zone_bits_cut++;
 	cgroup = take_cgroup(c, &t, &pdu);
 	first = pid_first_sight(c, t.pid);
 	if (first < 0)
 		return iow_fail(err, "out of memory");
 	if (first && write_process_note(c, &t, err))
 		return -1;
+	rec_out_action_hi(c->out, c->version8 ? action_hi : 0);
 	if (c->causes && !blk_is_note(t.action) &&
 	    blk_action_code(t.action) == BLK_TA_QUEUE)
 		return write_queue_cause(c, &t, pdu, cgroup, err);
@@ -561,6 +630,9 @@ int ftrace_conv_page(struct ftrace_conv *c, unsigned cpu, const void *page,
 
 	if (ftrace_page_open(&p, &c->layout, page, size, &why))
 		return bad_page(cpu, &why, err);
+	if (p.missed && !c->settled &&
+	    settle(c, page_first_version8(c, cpu, &p) == 1, err))
+		return -1;
 	if (p.missed && write_loss(c, cpu, &p, err))
 		return -1;
 	while ((rc = ftrace_page_next(&p, &ev, &why)) > 0)
@@ -589,6 +661,8 @@ void ftrace_conv_stats(const struct ftrace_conv *c,
 	st->n_files = o.n_files;
 	st->bytes_skipped = c->bytes_skipped;
 	st->causes_kept = c->causes != NULL;
+	st->version8 = c->version8;
+	st->zone_bits_cut = c->zone_bits_cut;
 }
 
 struct ftrace_conv *ftrace_conv_open(const char *dir, const char *name,
@@ -657,9 +731,12 @@ int ftrace_conv_close(struct ftrace_conv *c, struct ftrace_conv_stats *st,
 {
 	int rc;
 
+	rc = settle(c, 0, err);
 	if (st)
 		ftrace_conv_stats(c, st);
-	rc = rec_out_end(c->out, c->n_devices ? c->devices[0] : 0, err);
+	if (!rc)
+		rc = rec_out_end(c->out, c->n_devices ? c->devices[0] : 0,
+				 err);
 	if (rec_out_close(c->out, rc ? NULL : err))
 		rc = -1;
 	if (close_causes(c, rc == 0, rc ? NULL : err))
@@ -1344,8 +1421,9 @@ int ftrace_rec_stop(struct ftrace_rec *r, struct ftrace_conv_stats *st,
 		more = read_pages(r, rc ? NULL : err);
 	if (more < 0)
 		rc = -1;
-	if (!rc && rec_account_write(r->account, r->n_devs, r->conv->out,
-				     NULL, err))
+	if (!rc && (settle(r->conv, 0, err) ||
+		    rec_account_write(r->account, r->n_devs, r->conv->out,
+				      NULL, err)))
 		rc = -1;
 	if (ftrace_conv_close(r->conv, st, rc ? NULL : err))
 		rc = -1;
@@ -1372,6 +1450,9 @@ static void *ftrace_start(const struct recorder_env *env,
 
 	if (r && env->tap)
 		ftrace_conv_set_tap(r->conv, env->tap->record, env->tap->ctx);
+	if (r && env->tap && env->tap->record_hi)
+		rec_out_set_tap_hi(r->conv->out, env->tap->record_hi,
+				   env->tap->ctx);
 	return r;
 }
 

@@ -77,6 +77,11 @@ struct ftrace_conv_stats {
 	unsigned n_files;	/* NAME.blktrace.0 to n_files - 1 */
 	uint64_t bytes_skipped;	/* other ftrace events' */
 	int causes_kept;	/* NAME.cause* written */
+	int version8;		/* the files are version 8 (the kernel's
+				 * blk tracer wrote version-2 entries) */
+	uint64_t zone_bits_cut;	/* version-2 entries' zone categories with
+				 * no room: files settled as version 7 by a
+				 * loss before any entry */
 };
 
 /* Ring-buffer pages in, DIR/NAME.blktrace.<cpu> files out. */

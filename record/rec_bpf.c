@@ -501,10 +501,36 @@ static int open_causes(struct bpf_rec *b, struct iow_error *err)
 	return b->causes ? 0 : -1;
 }
 
+/* A zoned device (queue/zoned not "none"; a partition's is its
+ * disk's): its records may carry zone categories, which need version-8
+ * files. */
+static int device_is_zoned(uint32_t dev)
+{
+	static const char *const where[] = { "queue/zoned", "../queue/zoned" };
+	char path[96], text[32];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s",
+			 blk_dev_major(dev), blk_dev_minor(dev), where[i]);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (!fgets(text, sizeof(text), f))
+			text[0] = '\0';
+		fclose(f);
+		return text[0] && strncmp(text, "none", 4) != 0;
+	}
+	return 0;
+}
+
 static int open_output(struct bpf_rec *b, struct iow_error *err)
 {
 	struct timespec mono, wall;
 	uint32_t words[2];
+	size_t i;
 	struct blk_io_trace note = {
 		.magic = BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7,
 		.action = BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_TIMESTAMP,
@@ -520,8 +546,16 @@ static int open_output(struct bpf_rec *b, struct iow_error *err)
 		return -1;
 	if (!b->batches || !b->cpu_vals)
 		return iow_fail(err, "out of memory");
+	for (i = 0; i < b->n_devices; i++)
+		if (device_is_zoned(b->devices[i])) {
+			rec_out_version8(b->out);
+			break;
+		}
 	if (b->env.tap)
 		rec_out_set_tap(b->out, b->env.tap->record, b->env.tap->ctx);
+	if (b->env.tap && b->env.tap->record_hi)
+		rec_out_set_tap_hi(b->out, b->env.tap->record_hi,
+				   b->env.tap->ctx);
 	if ((b->cause_opts & BLKREC_CAUSES) && open_causes(b, err))
 		return -1;
 	/* the wall clock at a time of the trace's clock (bpf_ktime_get_ns
@@ -675,6 +709,7 @@ static int write_queue_cause(struct bpf_rec *b, struct blk_io_trace *t,
 
 	memcpy(&c, t + 1, sizeof(c));
 	t->magic = BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7;
+	rec_out_action_hi(b->out, t->sequence);	/* zone_categories() */
 	if (rec_out_write(b->out, t, NULL, err) ||
 	    (b->causes && rec_causes_put(b->causes, t, &c, err)))
 		return -1;
@@ -698,8 +733,11 @@ static int write_record(struct bpf_rec *b, unsigned cpu,
 	    rec_causes_process(b->causes, t->pid, (const char *)(t + 1),
 			       strnlen((const char *)(t + 1), t->pdu_len)))
 		return iow_fail(err, "out of memory");
-	if (t->magic != BLKREC_LOSS_MAGIC)
+	if (t->magic != BLKREC_LOSS_MAGIC) {
+		/* the program's zone_categories(), numbered anew by rec_out */
+		rec_out_action_hi(b->out, t->sequence);
 		return rec_out_put(b->out, t, t + 1, err);
+	}
 	n.count = t->sector;
 	n.count_known = 1;
 	n.cpu = cpu;

@@ -15,7 +15,7 @@
 #include "rec_out.h"
 
 #define CPU_LIMIT	8192
-#define OUT_BUF_SIZE	(256 * 1024)	/* > a record's 48 + 65535 */
+#define OUT_BUF_SIZE	(256 * 1024)	/* > a record's 64 + 65535 */
 
 struct seq_slot {
 	uint32_t device, last;
@@ -45,7 +45,42 @@ struct rec_out {
 	struct rec_out_stats st;
 	struct done_slot *done;
 	size_t n_done;
+	int version8;		/* records are struct blk_io_trace2 */
+	uint32_t action_hi;	/* the next record's action bits 32-63 */
+	uint32_t written_hi;	/* the last record's, for the tap */
+	rec_out_tap_hi_fn tap_hi;
 };
+
+void rec_out_version8(struct rec_out *o)
+{
+	o->version8 = 1;
+}
+
+void rec_out_action_hi(struct rec_out *o, uint32_t action_hi)
+{
+	o->action_hi = action_hi;
+}
+
+/* t as the uapi's struct blk_io_trace2, host order, at p (64 bytes). */
+static void encode_version8(unsigned char *p, const struct blk_io_trace *t,
+			    uint32_t action_hi)
+{
+	uint32_t magic = BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION8;
+	uint64_t action = t->action | (uint64_t)action_hi << 32;
+
+	memset(p, 0, BLK_IO_TRACE8_SIZE);
+	memcpy(p, &magic, 4);
+	memcpy(p + 4, &t->sequence, 4);
+	memcpy(p + 8, &t->time, 8);
+	memcpy(p + 16, &t->sector, 8);
+	memcpy(p + 24, &t->bytes, 4);
+	memcpy(p + 28, &t->pid, 4);
+	memcpy(p + 32, &action, 8);
+	memcpy(p + 40, &t->device, 4);
+	memcpy(p + 44, &t->cpu, 4);
+	memcpy(p + 48, &t->error, 2);
+	memcpy(p + 50, &t->pdu_len, 2);
+}
 
 static void cpu_path(const struct rec_out *o, unsigned cpu, char *path)
 {
@@ -114,9 +149,13 @@ static int flush_cpu(struct rec_out *o, unsigned cpu, struct iow_error *err)
 }
 
 /* Counts a completion in its device's class, for the account. */
-static void count_completion(struct rec_out *o, const struct blk_io_trace *t)
+static void count_completion(struct rec_out *o, const struct blk_io_trace *t,
+			     uint32_t action_hi)
 {
-	int c = acct_class(t->action, t->bytes, t->sector);
+	/* a zone command or write-zeroes, with or without bytes: a write to
+	 * the kernel (op_is_write), as to the analysis */
+	int c = action_hi ? ACCT_WRITE :
+			    acct_class(t->action, t->bytes, t->sector);
 	struct done_slot *d;
 	size_t i;
 
@@ -167,8 +206,10 @@ static uint32_t next_sequence(struct cpu_file *f, uint32_t device)
 int rec_out_write(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
 		  struct iow_error *err)
 {
-	size_t size = sizeof(*t) + t->pdu_len;
+	size_t head = o->version8 ? BLK_IO_TRACE8_SIZE : sizeof(*t);
+	size_t size = head + t->pdu_len;
 	struct cpu_file *f = cpu_file(o, t->cpu, err);
+	uint32_t action_hi = o->action_hi;
 
 	if (!f)
 		return -1;
@@ -178,13 +219,18 @@ int rec_out_write(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
 	} else {
 		t->sequence = next_sequence(f, t->device);
 		o->st.events++;
-		count_completion(o, t);
+		count_completion(o, t, o->version8 ? action_hi : 0);
 	}
+	o->action_hi = 0;
+	o->written_hi = o->version8 ? action_hi : 0;
 	if (f->len + size > OUT_BUF_SIZE && flush_cpu(o, t->cpu, err))
 		return -1;
-	memcpy(f->buf + f->len, t, sizeof(*t));
+	if (o->version8)
+		encode_version8(f->buf + f->len, t, action_hi);
+	else
+		memcpy(f->buf + f->len, t, sizeof(*t));
 	if (t->pdu_len)
-		memcpy(f->buf + f->len + sizeof(*t), pdu, t->pdu_len);
+		memcpy(f->buf + f->len + head, pdu, t->pdu_len);
 	f->len += size;
 	if (t->time > f->last_time)
 		f->last_time = t->time;
@@ -194,7 +240,9 @@ int rec_out_write(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
 void rec_out_tell(struct rec_out *o, const struct blk_io_trace *t,
 		  const void *pdu)
 {
-	if (o->tap)
+	if (o->tap_hi)
+		o->tap_hi(o->tap_ctx, t, o->written_hi, pdu);
+	else if (o->tap)
 		o->tap(o->tap_ctx, t, pdu);
 }
 
@@ -262,6 +310,12 @@ int rec_out_end(struct rec_out *o, uint32_t device, struct iow_error *err)
 void rec_out_set_tap(struct rec_out *o, rec_out_tap_fn tap, void *ctx)
 {
 	o->tap = tap;
+	o->tap_ctx = ctx;
+}
+
+void rec_out_set_tap_hi(struct rec_out *o, rec_out_tap_hi_fn tap, void *ctx)
+{
+	o->tap_hi = tap;
 	o->tap_ctx = ctx;
 }
 

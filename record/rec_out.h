@@ -26,6 +26,11 @@ typedef void (*rec_out_tap_fn)(void *ctx, const struct blk_io_trace *t,
 struct rec_out *rec_out_open(const char *dir, const char *name,
 			     unsigned n_cpus, struct iow_error *err);
 void rec_out_set_tap(struct rec_out *o, rec_out_tap_fn tap, void *ctx);
+/* A tap told a record's action bits 32-63 too (version-8 files: the
+ * zone categories; 0 otherwise), in place of rec_out_set_tap's. */
+typedef void (*rec_out_tap_hi_fn)(void *ctx, const struct blk_io_trace *t,
+				  uint32_t action_hi, const void *pdu);
+void rec_out_set_tap_hi(struct rec_out *o, rec_out_tap_hi_fn tap, void *ctx);
 /* Writes t (and t->pdu_len bytes of pdu) to t->cpu's file; an I/O
  * record's sequence is set here. */
 int rec_out_put(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
@@ -37,6 +42,15 @@ int rec_out_write(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
 		  struct iow_error *err);
 void rec_out_tell(struct rec_out *o, const struct blk_io_trace *t,
 		  const void *pdu);
+/*
+ * Version-8 files (the kernel's struct blk_io_trace2, 64 bytes, a 64-bit
+ * action): every record from now on, so asked before the first. For a
+ * recording whose records carry the zone categories of bits 32-63,
+ * which a version-7 record has no room for.
+ */
+void rec_out_version8(struct rec_out *o);
+/* The next record's action bits 32-63 (version-8 files; 0 after it). */
+void rec_out_action_hi(struct rec_out *o, uint32_t action_hi);
 /* n as a note for each device, in n->cpu's file, at the window's start
  * or, where the file already holds a later record, at that (files stay
  * in time order); counted in rec_out_stats' loss figures once (not per

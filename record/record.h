@@ -56,6 +56,11 @@ struct cause_reader;
 struct record_tap {
 	void (*record)(void *ctx, const struct blk_io_trace *t,
 		       const void *pdu);
+	/* record() with the action's bits 32-63 (a version-8 recording's
+	 * zone categories), told in its place where the recorder knows
+	 * them (bpf, ftrace); or NULL */
+	void (*record_hi)(void *ctx, const struct blk_io_trace *t,
+			  uint32_t action_hi, const void *pdu);
 	int (*tick)(void *ctx, const struct record_progress *p);
 	void *ctx;
 	/* told the causes a recorder keeps, as it writes them, or NULL */

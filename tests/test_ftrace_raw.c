@@ -291,29 +291,82 @@ static void test_blk_entry_becomes_a_v7_record(void)
 	CHECK(!memcmp(payload, pdu, sizeof(pdu)));
 }
 
-static void test_blk_entry_of_another_layout_is_refused(void)
+/* The page's first event, data as given. */
+static void one_event(struct pagebuild *b, struct ftrace_event *ev,
+		      const void *data, size_t len)
 {
 	struct ftrace_page_layout l = layout();
 	struct iow_error err = { "" };
-	unsigned char v8[64] = { 0 };
+	static struct ftrace_page p;
+
+	pb_init(b, T0);
+	pb_event(b, 0, data, len, 0);
+	pb_finish(b, 0, 0);
+	CHECK_EQ_INT(ftrace_page_open(&p, &l, b->page, sizeof(b->page), &err),
+		     0);
+	CHECK_EQ_INT(ftrace_page_next(&p, ev, &err), 1);
+}
+
+/* A kernel with zoned-device blktrace writes struct blk_io_trace2 (the
+ * uapi's layout): a zone reset's completion, its cgroup id after it. */
+static void test_blk_entry_of_version_2_is_read_with_its_zone_bits(void)
+{
+	struct iow_error err = { "" };
+	unsigned char v2[64 + 8] = { 0 };
+	const unsigned char *payload;
+	uint64_t sector = 524288, cgroup = 0x1234;
+	uint64_t action = BLK_TA_COMPLETE |
+			  BLK_TC_ACT(BLK_TC_COMPLETE | BLK_TC_WRITE) |
+			  (uint64_t)BLK_TC2_ZONE_RESET << 32;
+	uint32_t bytes = 256u << 20, pid = 77, device = 0x800010, cpu = 3;
+	uint32_t action_hi = 0;
+	uint16_t type = BLK, pdu_len = 8;
+	struct blk_io_trace out;
+	struct ftrace_event ev;
+	struct pagebuild b;
+	int version = 0;
+
+	memcpy(v2, &type, sizeof(type));
+	memcpy(v2 + 16, &sector, 8);
+	memcpy(v2 + 24, &bytes, 4);
+	memcpy(v2 + 28, &pid, 4);
+	memcpy(v2 + 32, &action, 8);
+	memcpy(v2 + 40, &device, 4);
+	memcpy(v2 + 44, &cpu, 4);
+	memcpy(v2 + 50, &pdu_len, 2);
+	memcpy(v2 + 64, &cgroup, 8);
+	one_event(&b, &ev, v2, sizeof(v2));
+	CHECK_EQ_INT(ftrace_blk_entry_v(&ev, 1, &out, &action_hi, &version,
+					&payload, &err), 0);
+	CHECK_EQ_INT(version, BLK_IO_TRACE_VERSION8);
+	CHECK_EQ_INT(action_hi, BLK_TC2_ZONE_RESET);
+	CHECK_EQ_INT(out.action, (uint32_t)action);
+	CHECK_EQ_INT(out.sector, sector);
+	CHECK_EQ_INT(out.bytes, bytes);
+	CHECK_EQ_INT(out.pid, pid);
+	CHECK_EQ_INT(out.device, device);
+	CHECK_EQ_INT(out.cpu, 1);	/* the page's CPU, as for v7 */
+	CHECK_EQ_INT(out.pdu_len, 8);
+	CHECK(!memcmp(payload, &cgroup, 8));
+}
+
+static void test_blk_entry_of_another_layout_is_refused(void)
+{
+	struct iow_error err = { "" };
+	unsigned char odd[56] = { 0 };
 	const unsigned char *payload;
 	struct blk_io_trace out;
 	struct ftrace_event ev;
 	struct pagebuild b;
-	struct ftrace_page p;
 	uint16_t type = BLK;
 
-	/* a 64-byte record (version 8's size), its pdu_len 0 at byte 46 */
-	memcpy(v8, &type, sizeof(type));
-	pb_init(&b, T0);
-	pb_event(&b, 0, v8, sizeof(v8), 0);
-	pb_finish(&b, 0, 0);
-	CHECK_EQ_INT(ftrace_page_open(&p, &l, b.page, sizeof(b.page), &err),
-		     0);
-	CHECK_EQ_INT(ftrace_page_next(&p, &ev, &err), 1);
+	/* 56 bytes, pdu_len 0 at byte 46 and at 50: neither layout */
+	memcpy(odd, &type, sizeof(type));
+	one_event(&b, &ev, odd, sizeof(odd));
 	CHECK_EQ_INT(ftrace_blk_entry(&ev, 0, &out, &payload, &err), -1);
-	CHECK(strstr(err.msg, "a blk event of 64 bytes at byte 16 of a page "
-		     "whose record says 48: not the version-7 layout") != NULL);
+	CHECK(strstr(err.msg, "a blk event of 56 bytes at byte 16 of a page: "
+		     "neither the version-7 (48-byte) nor the version-2 "
+		     "(64-byte) layout") != NULL);
 }
 
 int main(void)
@@ -331,6 +384,7 @@ int main(void)
 	RUN_TEST(test_commit_beyond_the_page_is_refused);
 	RUN_TEST(test_event_past_the_data_is_refused_with_its_byte);
 	RUN_TEST(test_blk_entry_becomes_a_v7_record);
+	RUN_TEST(test_blk_entry_of_version_2_is_read_with_its_zone_bits);
 	RUN_TEST(test_blk_entry_of_another_layout_is_refused);
 	return check_report();
 }

@@ -677,6 +677,91 @@ static void test_timestamp_note_carries_the_wall_clock(void)
 	free(f0.p);
 }
 
+/* The blk tracer's entry on a kernel with zoned-device blktrace: the
+ * uapi's struct blk_io_trace2, its first bytes the trace_entry. */
+static void pb_blk2(struct pagebuild *b, uint32_t delta, uint32_t pid,
+		    uint64_t sector, uint32_t bytes, uint64_t action)
+{
+	unsigned char e[64] = { 0 };
+	uint32_t device = 0x800010;
+	uint16_t type = BLK;
+
+	memcpy(e, &type, sizeof(type));
+	memcpy(e + 4, &pid, 4);			/* trace_entry's pid */
+	memcpy(e + 16, &sector, 8);
+	memcpy(e + 24, &bytes, 4);
+	memcpy(e + 28, &pid, 4);
+	memcpy(e + 32, &action, 8);
+	memcpy(e + 40, &device, 4);
+	pb_event(b, delta, e, sizeof(e), 0);
+}
+
+/* A version-8 file's records: how many, and the nth's action. */
+static size_t v8_records(const struct bytes *f, size_t nth,
+			 uint64_t *action, uint32_t *bytes)
+{
+	size_t at = 0, n = 0;
+
+	while (at + 64 <= f->len) {
+		uint32_t magic;
+		uint16_t pdu_len;
+
+		memcpy(&magic, f->p + at, 4);
+		memcpy(&pdu_len, f->p + at + 50, 2);
+		if (magic != (BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION8))
+			return 0;
+		if (n == nth) {
+			memcpy(action, f->p + at + 32, 8);
+			memcpy(bytes, f->p + at + 24, 4);
+		}
+		n++;
+		at += 64 + pdu_len;
+	}
+	return at == f->len ? n : 0;
+}
+
+/* A zone reset's issue and completion of a 256 MiB zone, as a kernel
+ * with zoned-device blktrace's blk tracer writes them: the files are
+ * version 8 (from the timestamp note, which waited for the first
+ * entry), the zone category in the action's upper half kept. */
+static void test_version_2_entries_make_version_8_files(void)
+{
+	struct timespec wall = { .tv_sec = 1795000000, .tv_nsec = 1 };
+	uint64_t reset = (uint64_t)BLK_TC2_ZONE_RESET << 32 |
+			 BLK_TC_ACT(BLK_TC_WRITE);
+	struct ftrace_conv_stats st = { 0 };
+	struct iow_error err = { "" };
+	struct ftrace_conv *c;
+	struct pagebuild b;
+	uint64_t action = 0;
+	uint32_t bytes = 0;
+	struct bytes f0;
+
+	c = open_conv("zoned", 1, name_every_pid);
+	if (!c)
+		return;
+	CHECK_EQ_INT(ftrace_conv_timestamp(c, 0x800010, 42, &wall, &err), 0);
+	pb_init(&b, 1000000);
+	pb_blk2(&b, 10, 77, 524288, 256u << 20, reset | BLK_TA_ISSUE |
+		BLK_TC_ACT(BLK_TC_ISSUE));
+	pb_blk2(&b, 1000, 77, 524288, 256u << 20, reset | BLK_TA_COMPLETE |
+		BLK_TC_ACT(BLK_TC_COMPLETE));
+	pb_finish(&b, 0, 0);
+	CHECK_EQ_INT(ftrace_conv_page(c, 0, b.page, sizeof(b.page), &err), 0);
+	CHECK_EQ_INT(ftrace_conv_close(c, &st, &err), 0);
+	CHECK(st.version8);
+	CHECK_EQ_INT(st.events, 2);
+	f0 = cpu_file("zoned", 0);
+	/* the timestamp, the process note, D, C, the end mark */
+	CHECK_EQ_INT(v8_records(&f0, 0, &action, &bytes), 5);
+	CHECK_EQ_INT(action, BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_TIMESTAMP);
+	v8_records(&f0, 3, &action, &bytes);
+	CHECK_EQ_INT(action, reset | BLK_TA_COMPLETE |
+		     BLK_TC_ACT(BLK_TC_COMPLETE));
+	CHECK_EQ_INT(bytes, 256u << 20);
+	free(f0.p);
+}
+
 static void test_unwritable_directory_is_one_line(void)
 {
 	struct ftrace_page_layout l = layout();
@@ -723,6 +808,7 @@ int main(void)
 	RUN_TEST(test_higher_cpu_opens_the_files_below_it);
 	RUN_TEST(test_unknown_pid_gets_no_note);
 	RUN_TEST(test_timestamp_note_carries_the_wall_clock);
+	RUN_TEST(test_version_2_entries_make_version_8_files);
 	RUN_TEST(test_unwritable_directory_is_one_line);
 	RUN_TEST(test_comm_lookup_names_the_idle_task_and_ourselves);
 	rc = check_report();

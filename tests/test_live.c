@@ -221,6 +221,52 @@ static void test_a_recorder_that_tells_how_far_it_is_whole_has_none_late(void)
 	free(told);
 }
 
+/* A zoned device's zone reset of a 256 MiB zone, told with its zone
+ * category (a version-8 recording's action bits 32-63): the view counts
+ * it as zone management that moved no bytes, not as a 256 MiB write. */
+static void test_a_zone_reset_told_with_its_category_moves_no_bytes(void)
+{
+	struct live_opts o = { .mode = LIVE_JSON, .interval_s = 1,
+			       .trace_path = "t", .key_fd = -1 };
+	struct record_progress prog = { .tracer = RECORD_BPF,
+					.kernel_completed = UINT64_MAX };
+	struct blk_io_trace io = {
+		.magic = BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7,
+		.sector = 524288, .bytes = 256u << 20, .pid = 42,
+		.device = DEV(8, 16),
+	};
+	static const unsigned codes[3][2] = {
+		{ BLK_TA_QUEUE, BLK_TC_QUEUE }, { BLK_TA_ISSUE, BLK_TC_ISSUE },
+		{ BLK_TA_COMPLETE, BLK_TC_COMPLETE },
+	};
+	struct record_tap tap;
+	struct iow_error err;
+	char *text = NULL;
+	size_t size = 0;
+	struct live *l;
+	int i;
+
+	o.out = open_memstream(&text, &size);
+	CHECK(o.out != NULL);
+	l = live_open(&o, &err);
+	CHECK(l != NULL);
+	live_tap(l, &tap);
+	CHECK(tap.record_hi != NULL);
+	for (i = 0; i < 3; i++) {
+		io.time = base_ns + (uint64_t)i * MS;
+		io.action = ACT(codes[i][0], codes[i][1] | W);
+		tap.record_hi(tap.ctx, &io, BLK_TC2_ZONE_RESET, NULL);
+	}
+	prog.complete_ns = base_ns + 2 * 1000 * MS;
+	tap.tick(tap.ctx, &prog);
+	CHECK(live_finish(l, &err) == 0);
+	live_close(l);
+	fclose(o.out);
+	CHECK(text && strstr(text, "\"write\": {\"ios\": 0, \"bytes\": 0}"));
+	CHECK(text && strstr(text, "\"zone-mgmt\": {\"ios\": 1, \"bytes\": 0}"));
+	free(text);
+}
+
 int main(void)
 {
 	struct timespec ts;
@@ -232,5 +278,6 @@ int main(void)
 	RUN_TEST(test_records_later_than_the_window_are_counted_late);
 	RUN_TEST(test_a_recorder_that_tells_how_far_it_is_whole_has_none_late);
 	RUN_TEST(test_the_screen_says_records_came_late);
+	RUN_TEST(test_a_zone_reset_told_with_its_category_moves_no_bytes);
 	return check_report();
 }

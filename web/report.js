@@ -1841,7 +1841,8 @@ function quantile(h, q) {
 	return NaN;
 }
 
-var CLASS_OPS = ['read', 'write', 'discard', 'flush'];
+var CLASS_OPS = ['read', 'write', 'discard', 'flush', 'zone-mgmt',
+		 'write-zeroes'];
 
 /* A row per class of stats.ops that has I/O in whole (read and write
  * always), zero where stats has none of it: a view's table has the rows
@@ -1853,7 +1854,7 @@ function tableRows(stats, whole) {
 		var c = stats.ops[op] || { ios: 0, bytes: 0 };
 
 		if ((!whole[op] || !whole[op].ios) &&
-		    (op === 'discard' || op === 'flush'))
+		    op !== 'read' && op !== 'write')
 			return;
 		rows.push([op, c.ios, fixed(c.bytes / 1048576, 1),
 			   fixed(c.bytes / stats.span / 1e6, 2),

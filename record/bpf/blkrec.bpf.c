@@ -149,6 +149,19 @@ enum cgroup_subsys_id {
 	io_cgrp_id = 3,
 };
 
+/* The zone operations' numbers moved between kernels (6.18: open 11,
+ * reset 17; earlier: open 10, reset 13): relocated from the running
+ * kernel's BTF, as the flags are. */
+enum req_op {
+	REQ_OP_ZONE_APPEND = 7,
+	REQ_OP_WRITE_ZEROES = 9,
+	REQ_OP_ZONE_OPEN = 11,
+	REQ_OP_ZONE_CLOSE = 13,
+	REQ_OP_ZONE_FINISH = 15,
+	REQ_OP_ZONE_RESET = 17,
+	REQ_OP_ZONE_RESET_ALL = 19,
+};
+
 enum req_flag_bits {
 	__REQ_SYNC = 11,
 	__REQ_META = 12,
@@ -338,6 +351,38 @@ static __always_inline __u32 categories(__u32 opf)
 	return what;
 }
 
+#define OP_IS(op, name) \
+	(bpf_core_enum_value_exists(enum req_op, name) && \
+	 (op) == bpf_core_enum_value(enum req_op, name))
+
+/*
+ * The version-2 categories (bits 32-38 of the kernel's 64-bit action,
+ * here as its upper half: BLK_TC2_* of blktrace.h) zoned-device blktrace
+ * derives from the operation: zone append, reset, reset all, finish,
+ * open, close, write-zeroes. A record carries them in its sequence
+ * field, which user space numbers anew (rec_out), as it takes them out.
+ */
+static __always_inline __u32 zone_categories(__u32 opf)
+{
+	__u32 op = opf & REQ_OP_MASK;
+
+	if (OP_IS(op, REQ_OP_ZONE_APPEND))
+		return 1 << 0;
+	if (OP_IS(op, REQ_OP_ZONE_RESET))
+		return 1 << 1;
+	if (OP_IS(op, REQ_OP_ZONE_RESET_ALL))
+		return 1 << 2;
+	if (OP_IS(op, REQ_OP_ZONE_FINISH))
+		return 1 << 3;
+	if (OP_IS(op, REQ_OP_ZONE_OPEN))
+		return 1 << 4;
+	if (OP_IS(op, REQ_OP_ZONE_CLOSE))
+		return 1 << 5;
+	if (OP_IS(op, REQ_OP_WRITE_ZEROES))
+		return 1 << 6;
+	return 0;
+}
+
 /* blk_status_to_errno(), as the u16 blktrace stores. */
 static __always_inline __u16 status_error(__u8 status)
 {
@@ -466,9 +511,10 @@ static __always_inline int prologue(struct emit_ctx *e, __u32 dev)
 	return 0;
 }
 
-static __always_inline void trace_event(__u32 dev, __u64 sector,
-					__u32 bytes, __u32 action,
-					__u16 error)
+/* A record, its version-2 categories (zone_categories) in sequence. */
+static __always_inline void trace_event_zoned(__u32 dev, __u64 sector,
+					      __u32 bytes, __u32 action,
+					      __u16 error, __u32 zone)
 {
 	struct emit_ctx e;
 	struct trace *t;
@@ -481,7 +527,15 @@ static __always_inline void trace_event(__u32 dev, __u64 sector,
 		return;
 	}
 	fill(&e, t, V7_MAGIC, dev, sector, bytes, action, error, 0);
+	t->sequence = zone;
 	bpf_ringbuf_submit(t, wake_flag(&e));
+}
+
+static __always_inline void trace_event(__u32 dev, __u64 sector,
+					__u32 bytes, __u32 action,
+					__u16 error)
+{
+	trace_event_zoned(dev, sector, bytes, action, error, 0);
 }
 
 static __always_inline void trace_event_pdu8(__u32 dev, __u64 sector,
@@ -572,8 +626,8 @@ static __always_inline void trace_rq(struct request *rq, __u32 bytes,
 		return;
 	count_request(what, bytes, rq->__data_len, opf);
 	what |= TC_ACT(rq_is_passthrough(opf) ? TC_PC : TC_FS);
-	trace_event(dev, sector, bytes, what | categories(opf),
-		    status_error(status));
+	trace_event_zoned(dev, sector, bytes, what | categories(opf),
+			  status_error(status), zone_categories(opf));
 }
 
 SEC("tp_btf/block_rq_insert")
@@ -647,8 +701,9 @@ static __always_inline void trace_bio_on(struct gendisk *disk,
 
 	if (find_dev(disk_devt(disk), sector, &dev))
 		return;
-	trace_event(dev, sector, bio->bi_iter.bi_size,
-		    what | categories(opf), error);
+	trace_event_zoned(dev, sector, bio->bi_iter.bi_size,
+			  what | categories(opf), error,
+			  zone_categories(opf));
 }
 
 static __always_inline void trace_bio(struct bio *bio, __u32 what)
@@ -921,6 +976,7 @@ static __always_inline void trace_queue_cause(void *ctx, struct bio *bio,
 	}
 	fill(&e, &r->t, BLKREC_CAUSE_MAGIC, dev, sector,
 	     bio->bi_iter.bi_size, TA_QUEUE | categories(bio->bi_opf), 0, 0);
+	r->t.sequence = zone_categories(bio->bi_opf);
 	fill_cause(ctx, &r->c, bio, typed);
 	bpf_ringbuf_submit(r, wake_flag(&e));
 }
