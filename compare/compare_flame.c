@@ -77,7 +77,7 @@ static int add_path(struct dnode *root, const char *comm, const char *stack,
 
 		end = strchr(p, ';');
 		len = end ? (size_t)(end - p) : strlen(p);
-		if (!flame_generic_frame(p, len)) {
+		if (!cause_generic_frame(p, len)) {
 			n = kid(n, p, len);
 			if (!n)
 				return -1;

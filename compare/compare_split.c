@@ -439,7 +439,7 @@ static void stack_label(const char *stack, char *buf, size_t len)
 	while (*p && n < 4 && used + 1 < len) {
 		end = strchr(p, ';');
 		flen = end ? (size_t)(end - p) : strlen(p);
-		if (!flame_generic_frame(p, flen)) {
+		if (!cause_generic_frame(p, flen)) {
 			used += (size_t)snprintf(buf + used, len - used,
 						 "%s%.*s", n ? " > " : "",
 						 (int)flen, p);

@@ -156,23 +156,6 @@ static void node_free(struct flame_node *n)
 	free(n);
 }
 
-/* Outer frames every stack shares, which name no path. */
-int flame_generic_frame(const char *f, size_t len)
-{
-	static const char *const generic[] = {
-		"ret_from_fork", "ret_from_fork_asm", "kthread",
-		"worker_thread", "process_one_work", "entry_SYSCALL_64",
-		"entry_SYSCALL_64_after_hwframe", "do_syscall_64",
-		"x64_sys_call",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(generic) / sizeof(generic[0]); i++)
-		if (strlen(generic[i]) == len && !strncmp(generic[i], f, len))
-			return 1;
-	return 0;
-}
-
 /* The process, then its stack's frames from the outer ones in. */
 static int add_path(struct flame_node *root, const struct cause_table *ct,
 		    const struct stack_sums *s, double v)
@@ -204,7 +187,7 @@ static int add_path(struct flame_node *root, const struct cause_table *ct,
 
 		end = strchr(p, ';');
 		len = end ? (size_t)(end - p) : strlen(p);
-		if (!flame_generic_frame(p, len)) {
+		if (!cause_generic_frame(p, len)) {
 			n = node_kid(n, p, len, 0);
 			if (!n)
 				return -1;

@@ -13,9 +13,6 @@ void title_flame(const struct graph_ctx *ctx, size_t p, char *buf,
 int draw_flame(const struct graph_ctx *ctx, size_t p, struct plot_panel *pp,
 	       struct iow_error *err);
 
-/* Outer frames every stack shares (ret_from_fork, kthread ...), which
- * name no path: the flame graphs leave them out (--compare's too). */
-int flame_generic_frame(const char *f, size_t len);
 
 size_t top_files_panels(const struct graph_ctx *ctx);
 void title_top_files(const struct graph_ctx *ctx, size_t p, char *buf,

@@ -331,6 +331,22 @@ const char *cause_table_cgroup_source(const struct cause_table *t, char *buf,
 	return buf;
 }
 
+int cause_generic_frame(const char *f, size_t len)
+{
+	static const char *const generic[] = {
+		"ret_from_fork", "ret_from_fork_asm", "kthread",
+		"worker_thread", "process_one_work", "entry_SYSCALL_64",
+		"entry_SYSCALL_64_after_hwframe", "do_syscall_64",
+		"x64_sys_call",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(generic) / sizeof(generic[0]); i++)
+		if (strlen(generic[i]) == len && !strncmp(generic[i], f, len))
+			return 1;
+	return 0;
+}
+
 const char *cause_kstack(const struct cause_table *t, const struct cause *c)
 {
 	return t->reader ? cause_stack(t->reader, 0, c->kstack) : NULL;

@@ -88,6 +88,10 @@ const char *cause_cgroup_label(const struct cause_table *t,
  * when the recorder did not say. */
 const char *cause_table_cgroup_source(const struct cause_table *t, char *buf,
 				      size_t len);
+/* Whether the frame f[0, len) is one of the outer frames every kernel
+ * stack shares (ret_from_fork, kthread, entry_SYSCALL_64...), which name
+ * no path: tags, flame graphs and comparisons start below them. */
+int cause_generic_frame(const char *f, size_t len);
 const char *cause_kstack(const struct cause_table *t, const struct cause *c);
 const char *cause_ustack(const struct cause_table *t, const struct cause *c);
 

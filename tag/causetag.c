@@ -125,23 +125,6 @@ static uint64_t class_key(const struct cause_tags *tg, const struct cause *c,
 	}
 }
 
-/* Outer frames every stack shares, which name no path. */
-static int generic_frame(const char *f, size_t len)
-{
-	static const char *const generic[] = {
-		"ret_from_fork", "ret_from_fork_asm", "kthread",
-		"worker_thread", "process_one_work", "entry_SYSCALL_64",
-		"entry_SYSCALL_64_after_hwframe", "do_syscall_64",
-		"x64_sys_call",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(generic) / sizeof(generic[0]); i++)
-		if (strlen(generic[i]) == len && !strncmp(generic[i], f, len))
-			return 1;
-	return 0;
-}
-
 /*
  * A stack as a tag's name: the four frames after the generic outer ones
  * ("wb_workfn > wb_writeback > do_writepages > ext4_writepages"), the
@@ -156,7 +139,7 @@ static void stack_label(const char *stack, char *buf, size_t len)
 	while (*p && n < 4 && used + 1 < len) {
 		end = strchr(p, ';');
 		flen = end ? (size_t)(end - p) : strlen(p);
-		if (!generic_frame(p, flen)) {
+		if (!cause_generic_frame(p, flen)) {
 			used += (size_t)snprintf(buf + used, len - used,
 						 "%s%.*s", n ? " > " : "",
 						 (int)flen, p);
