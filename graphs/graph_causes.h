@@ -13,7 +13,6 @@ void title_flame(const struct graph_ctx *ctx, size_t p, char *buf,
 int draw_flame(const struct graph_ctx *ctx, size_t p, struct plot_panel *pp,
 	       struct iow_error *err);
 
-
 size_t top_files_panels(const struct graph_ctx *ctx);
 void title_top_files(const struct graph_ctx *ctx, size_t p, char *buf,
 		     size_t len);

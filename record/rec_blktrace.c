@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "reader/blktrace.h"
 #include "base/child.h"
 #include "reader/lossnote.h"
@@ -47,21 +48,6 @@ struct blktrace_rec {
 	size_t n_tails;
 	uint64_t tail_events;
 };
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* Keeps what blktrace says: its first line for an error, its closing
  * "Total: ... (dropped N)" for the loss. */
@@ -151,19 +137,19 @@ static int has_files(const struct blktrace_rec *b)
  */
 static int wait_running(struct blktrace_rec *b, struct iow_error *err)
 {
-	long long deadline = now_ms() + BLKTRACE_START_MS;
+	long long deadline = clock_now_ms() + BLKTRACE_START_MS;
 	int status;
 
-	while (now_ms() < deadline && !has_files(b)) {
+	while (clock_now_ms() < deadline && !has_files(b)) {
 		collect_output(b);
 		if (child_reaped(b->pid, &status)) {
 			b->pid = 0;
 			return iow_fail(err, "blktrace did not start: %s",
 					first_line(b));
 		}
-		sleep_ms(20);
+		clock_sleep_ms(20);
 	}
-	sleep_ms(BLKTRACE_SETTLE_MS);
+	clock_sleep_ms(BLKTRACE_SETTLE_MS);
 	collect_output(b);
 	if (child_reaped(b->pid, &status)) {
 		b->pid = 0;
@@ -308,7 +294,7 @@ static int blktrace_pump(void *state, int timeout_ms, struct iow_error *err)
 	if (b->out_fd >= 0)
 		poll(&pfd, 1, timeout_ms);
 	else
-		sleep_ms(timeout_ms);
+		clock_sleep_ms(timeout_ms);
 	collect_output(b);
 	tail_pump(b);
 	if (!*b->env.stopping && child_reaped(b->pid, &status)) {

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/child.h"
 #include "recorder.h"
 
@@ -79,21 +80,6 @@ size_t record_default_buffer_kb(void)
 	if (cpus > 0 && kb * (size_t)cpus > ALL_BUFFERS_KB)
 		kb = ALL_BUFFERS_KB / (size_t)cpus;
 	return kb < 1024 ? 1024 : kb;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);	/* a signal cuts it short, as it should */
 }
 
 /* Starts c, or says which program could not run. */
@@ -372,12 +358,7 @@ static int session_init(struct record_session *s, const struct record_opts *o,
 
 uint64_t recorder_complete_before(void)
 {
-	struct timespec ts;
-	uint64_t now;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	return now - RECORD_COMMIT_SLACK_MS * 1000000ull;
+	return clock_now_ns() - RECORD_COMMIT_SLACK_MS * 1000000ull;
 }
 
 /* What the kernel completed on the devices since the tracer attached,
@@ -443,8 +424,8 @@ static int wait_until_done(struct record_session *s, struct iow_error *err)
 		    child_reaped(s->workload_pid, &s->res->workload_status)) {
 			s->workload_pid = 0;
 			/* completions still on their way are kept */
-			until = now_ms() + LATE_COMPLETION_MS;
-			while (now_ms() < until && !record_stop_signal)
+			until = clock_now_ms() + LATE_COMPLETION_MS;
+			while (clock_now_ms() < until && !record_stop_signal)
 				if (pump(s, PUMP_MS / 2, err))
 					return -1;
 			return 0;
@@ -459,12 +440,12 @@ static int wait_until_done(struct record_session *s, struct iow_error *err)
 static void end_workload(struct record_session *s, int tracing)
 {
 	int sig = record_stop_signal ? record_stop_signal : SIGTERM;
-	long long deadline = now_ms() + WORKLOAD_STOP_MS;
+	long long deadline = clock_now_ms() + WORKLOAD_STOP_MS;
 
 	if (s->workload_pid <= 0)
 		return;
 	kill(-s->workload_pid, sig);
-	while (now_ms() < deadline) {
+	while (clock_now_ms() < deadline) {
 		if (child_reaped(s->workload_pid, &s->res->workload_status)) {
 			/* what it started goes too, as with ^C at a shell */
 			kill(-s->workload_pid, SIGKILL);
@@ -472,7 +453,7 @@ static void end_workload(struct record_session *s, int tracing)
 			return;
 		}
 		if (!tracing || pump(s, PUMP_MS / 2, NULL))
-			sleep_ms(PUMP_MS / 2);
+			clock_sleep_ms(PUMP_MS / 2);
 	}
 	s->res->workload_status = child_stop(s->workload_pid, SIGKILL, 0);
 	s->workload_pid = 0;
