@@ -2596,6 +2596,8 @@ const struct graph_def graph_table[] = {
 	  .build = build_size, .y = QTY_SIZE },
 };
 const size_t graph_table_len = sizeof(graph_table) / sizeof(graph_table[0]);
+_Static_assert(sizeof(graph_table) / sizeof(graph_table[0]) <= GRAPHS_MAX_SELECTED,
+	       "a selection of every graph fits GRAPHS_MAX_SELECTED");
 
 const struct graph_def *graph_find(const char *name)
 {
@@ -3351,8 +3353,8 @@ int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
 
 int graphs_want_points(const struct options *o)
 {
-	const struct graph_def *sel[64];
-	size_t n = graphs_selected(o, sel, 64), i;
+	const struct graph_def *sel[GRAPHS_MAX_SELECTED];
+	size_t n = graphs_selected(o, sel, GRAPHS_MAX_SELECTED), i;
 
 	if (o->output_type.kind != OUTPUT_PICTURE)
 		return 0;
@@ -3364,8 +3366,8 @@ int graphs_want_points(const struct options *o)
 
 int graphs_want_sizes(const struct options *o)
 {
-	const struct graph_def *sel[64];
-	size_t n = graphs_selected(o, sel, 64), i;
+	const struct graph_def *sel[GRAPHS_MAX_SELECTED];
+	size_t n = graphs_selected(o, sel, GRAPHS_MAX_SELECTED), i;
 
 	for (i = 0; i < n; i++)
 		if (sel[i]->build == build_size)
@@ -3376,8 +3378,8 @@ int graphs_want_sizes(const struct options *o)
 int graphs_render(const struct options *o, const struct trace_result *traces,
 		  size_t n, struct iow_error *err)
 {
-	const struct graph_def *sel[64];
-	size_t n_sel = graphs_selected(o, sel, 64), n_panels = 0, i, k = 0;
+	const struct graph_def *sel[GRAPHS_MAX_SELECTED];
+	size_t n_sel = graphs_selected(o, sel, GRAPHS_MAX_SELECTED), n_panels = 0, i, k = 0;
 	double w = o->graph_width ? o->graph_width : DEFAULT_GRAPH_WIDTH;
 	double h = o->graph_height ? o->graph_height : DEFAULT_GRAPH_HEIGHT;
 	struct plot_page *page;

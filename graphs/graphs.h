@@ -130,6 +130,10 @@ extern const size_t graph_table_len;
 
 const struct graph_def *graph_find(const char *name);
 
+/* The most graphs one page draws: the table has fewer rows than this,
+ * so -O and -N can never leave more. */
+#define GRAPHS_MAX_SELECTED	64
+
 /* The graphs -O and -N leave, in table order; count in *n. */
 size_t graphs_selected(const struct options *o, const struct graph_def **out,
 		       size_t max);

@@ -428,8 +428,8 @@ static long write_graph(FILE *f, struct graph_ctx *ctx,
 int csv_export(const struct options *o, const struct trace_result *traces,
 	       size_t n, struct iow_error *err)
 {
-	const struct graph_def *sel[64];
-	size_t n_sel = graphs_selected(o, sel, 64), i;
+	const struct graph_def *sel[GRAPHS_MAX_SELECTED];
+	size_t n_sel = graphs_selected(o, sel, GRAPHS_MAX_SELECTED), i;
 	struct graph_ctx ctx;
 
 	if (mkdir(o->csv_dir, 0777) < 0 && errno != EEXIST)

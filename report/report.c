@@ -50,7 +50,6 @@
 #define REPORT_SERIES_BUDGET	(2200u << 10)
 #define REPORT_MAP_KEPT_CELLS	500000
 #define MAX_STEPS		48
-#define MAX_SELECTED		64
 /* A picture graph's panel: its page units, drawn at twice the pixels */
 #define PICTURE_W		760
 #define PICTURE_H		400
@@ -160,7 +159,7 @@ struct report {
 	size_t n;
 	struct graph_ctx ctx;
 	struct class_list cl;
-	struct rgraph graphs[MAX_SELECTED];
+	struct rgraph graphs[GRAPHS_MAX_SELECTED];
 	size_t n_graphs;
 	struct rtrace *rt;
 	struct blob blob;
@@ -387,8 +386,8 @@ static int draw_picture(struct report *r, size_t p, struct rpanel *rp,
 /* Every selected graph's panels, titled; line graphs built once. */
 static int describe_graphs(struct report *r, struct iow_error *err)
 {
-	const struct graph_def *sel[MAX_SELECTED];
-	size_t n_sel = graphs_selected(r->o, sel, MAX_SELECTED), i, p;
+	const struct graph_def *sel[GRAPHS_MAX_SELECTED];
+	size_t n_sel = graphs_selected(r->o, sel, GRAPHS_MAX_SELECTED), i, p;
 
 	for (i = 0; i < n_sel; i++) {
 		struct rgraph *rg = &r->graphs[r->n_graphs];
