@@ -74,7 +74,9 @@ size_t utf8_fit(const char *s, size_t len, size_t max)
 	return n;
 }
 
-void utf8_json_string(FILE *out, const char *s)
+/* html_safe: <, > and & escaped too, so that the string can stand in a
+ * page's <script> (the report's) */
+static void json_string_as(FILE *out, const char *s, int html_safe)
 {
 	size_t len;
 
@@ -88,11 +90,22 @@ void utf8_json_string(FILE *out, const char *s)
 			len = 1;
 		} else if (c == '"' || c == '\\') {
 			fprintf(out, "\\%c", c);
-		} else if (c < 0x20) {
+		} else if (c < 0x20 ||
+			   (html_safe && (c == '<' || c == '>' || c == '&'))) {
 			fprintf(out, "\\u%04x", c);
 		} else {
 			fwrite(s, 1, len, out);
 		}
 	}
 	fputc('"', out);
+}
+
+void utf8_json_string(FILE *out, const char *s)
+{
+	json_string_as(out, s, 0);
+}
+
+void utf8_json_string_html(FILE *out, const char *s)
+{
+	json_string_as(out, s, 1);
 }

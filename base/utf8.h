@@ -35,5 +35,8 @@ size_t utf8_fit(const char *s, size_t len, size_t max);
  * starts no character as U+FFFD. NULL is "".
  */
 void utf8_json_string(FILE *out, const char *s);
+/* The same, with <, > and & as \u escapes: safe inside an HTML page's
+ * <script> (the report, --compare's page and JSON). */
+void utf8_json_string_html(FILE *out, const char *s);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "compare_int.h"
 #include "report/report_data.h"
 
@@ -372,7 +373,7 @@ static void json_result(FILE *out, const struct cmp_result *r, int m)
 	json_num(out, r->hi);
 	fprintf(out, "], \"significant\": %s, \"verdict\": ",
 		r->sign ? "true" : "false");
-	json_str(out, cmp_result_word(r, m, w, sizeof(w)));
+	utf8_json_string_html(out, cmp_result_word(r, m, w, sizeof(w)));
 	fprintf(out, ", \"n_a\": %llu, \"n_b\": %llu",
 		(unsigned long long)r->n_a, (unsigned long long)r->n_b);
 	if (!r->enough)
@@ -395,7 +396,7 @@ static void json_group(FILE *out, const struct compare *c,
 			b);
 	}
 	fputs("\"class\": ", out);
-	json_str(out, cmp_op_name(g->op));
+	utf8_json_string_html(out, cmp_op_name(g->op));
 	for (m = 0; m < N_MEASURES; m++) {
 		fprintf(out, ",\n      \"%s\": ", measures[m].json);
 		json_result(out, &g->r[m], m);
@@ -408,9 +409,9 @@ static void json_contributor(FILE *out, const struct cmp_contributor *ct)
 	const struct cmp_value *v = ct->value;
 
 	fputs("{\"stratum\": ", out);
-	json_str(out, ct->stratum->name);
+	utf8_json_string_html(out, ct->stratum->name);
 	fputs(", \"value\": ", out);
-	json_str(out, v->label);
+	utf8_json_string_html(out, v->label);
 	fprintf(out, ", \"kind\": \"%s\", \"share\": ", ct->rate ? "rate" :
 							"mix");
 	json_num(out, ct->share);
@@ -441,9 +442,9 @@ static void json_contributor(FILE *out, const struct cmp_contributor *ct)
 static void json_trace(FILE *out, const struct compare *c, int s)
 {
 	fprintf(out, "  \"%s\": {\"label\": ", s ? "b" : "a");
-	json_str(out, c->t[s].label);
+	utf8_json_string_html(out, c->t[s].label);
 	fputs(", \"source\": ", out);
-	json_str(out, c->t[s].source);
+	utf8_json_string_html(out, c->t[s].source);
 	fputs(", \"duration_s\": ", out);
 	json_num(out, c->t[s].span_s);
 	fprintf(out, ", \"windows\": %zu, \"timed_ios\": %.0f, \"latency_s\": ",
@@ -460,9 +461,9 @@ void cmp_print_json(FILE *out, const struct compare *c)
 
 	cmp_headline(c, line, sizeof(line));
 	fputs("{\n  \"verdict\": ", out);
-	json_str(out, verdict(c));
+	utf8_json_string_html(out, verdict(c));
 	fputs(",\n  \"summary\": ", out);
-	json_str(out, line);
+	utf8_json_string_html(out, line);
 	fputs(",\n", out);
 	json_trace(out, c, 0);
 	json_trace(out, c, 1);

@@ -22,6 +22,7 @@
 
 #include <cairo.h>
 
+#include "base/utf8.h"
 #include "reader/blktrace.h"
 #include "base/bytebuf.h"
 #include "graphs/graphs.h"
@@ -838,7 +839,7 @@ static void json_series(FILE *f, const struct report *r,
 	size_t k;
 
 	fputs("{\"label\":", f);
-	json_str(f, s->label);
+	utf8_json_string_html(f, s->label);
 	fprintf(f, ",\"color\":%d,\"cycle\":%d,\"role\":\"%s\",\"trace\":%zu",
 		s->color, plot_color_cycle(s->color), role_names[s->role],
 		s->trace);
@@ -888,9 +889,9 @@ static void json_panel(FILE *f, const struct report *r,
 	size_t i, k;
 
 	fputs("{\"title\":", f);
-	json_str(f, p->title);
+	utf8_json_string_html(f, p->title);
 	fputs(",\"y\":", f);
-	json_str(f, p->y_label);
+	utf8_json_string_html(f, p->y_label);
 	fprintf(f, ",\"log\":%s,\"device\":", p->log_y ? "true" : "false");
 	if (p->has_device)
 		json_device(f, p->device);
@@ -909,7 +910,7 @@ static void json_panel(FILE *f, const struct report *r,
 			const struct rlayer *l = &p->layers[i];
 
 			fputs(i ? ",{\"label\":" : "{\"label\":", f);
-			json_str(f, l->label);
+			utf8_json_string_html(f, l->label);
 			fprintf(f, ",\"color\":%d,\"d\":[", l->color);
 			for (k = 0; k < r->rt[p->heat.trace].n_levels; k++) {
 				fputs(k ? "," : "", f);
@@ -934,19 +935,19 @@ static void json_graph(FILE *f, const struct report *r,
 	size_t p;
 
 	fputs("{\"name\":", f);
-	json_str(f, g->name);
+	utf8_json_string_html(f, g->name);
 	fputs(",\"title\":", f);
-	json_str(f, g->title);
+	utf8_json_string_html(f, g->title);
 	fprintf(f, ",\"kind\":\"%s\",\"axis\":\"%s\",\"quantity\":",
 		kind_names[rg->kind], axis_names[quantity_of(g->y)->axis]);
-	json_str(f, quantity_of(g->y)->name);
+	utf8_json_string_html(f, quantity_of(g->y)->name);
 	fprintf(f, ",\"lossyUnknown\":%s,\"shareY\":%s,\"empty\":",
 		g->lossy_unknown ? "true" : "false",
 		g->share_y ? "true" : "false");
-	json_str(f, g->empty_note ? g->empty_note : "no I/O in range");
+	utf8_json_string_html(f, g->empty_note ? g->empty_note : "no I/O in range");
 	if (g->x_label) {
 		fputs(",\"xLabel\":", f);
-		json_str(f, g->x_label);
+		utf8_json_string_html(f, g->x_label);
 		fprintf(f, ",\"xAxis\":\"%s\"",
 			axis_names[quantity_of(g->x)->axis]);
 	}
@@ -1033,9 +1034,9 @@ static void json_trace(FILE *f, const struct report *r, size_t t)
 	int op;
 
 	fputs("{\"label\":", f);
-	json_str(f, tr->label);
+	utf8_json_string_html(f, tr->label);
 	fputs(",\"source\":", f);
-	json_str(f, tr->source);
+	utf8_json_string_html(f, tr->source);
 	/* the bins' origin to the ns (%.9g would round a later -x's
 	 * start): the page's -x strings are made of it */
 	fprintf(f, ",\"origin\":%llu.%09llu,\"devices\":%zu,\"lost\":%llu,"
@@ -1111,12 +1112,12 @@ static int write_document(FILE *f, const struct report *r)
 		if (r->rt[t].n_levels)
 			finest = fmin(finest, r->rt[t].levels[0].width_ns / 1e9);
 	fputs("{\"version\":1,\"title\":", f);
-	json_str(f, title);
+	utf8_json_string_html(f, title);
 	fprintf(f, ",\"x\":[%.9g,%.9g],\"finest\":", r->ctx.x_min,
 		r->ctx.x_max);
 	json_num(f, finest);
 	fputs(",\"finestWhy\":", f);
-	json_str(f, r->finest_why ? r->finest_why :
+	utf8_json_string_html(f, r->finest_why ? r->finest_why :
 		    r->o->analysis.bin_width_ns ? "--bin-ms" :
 		    "the trace's length");
 	fprintf(f, ",\"tagged\":%s,", r->ctx.tagged ? "true" : "false");
@@ -1124,7 +1125,7 @@ static int write_document(FILE *f, const struct report *r)
 	fputs(",\"classes\":[", f);
 	for (t = 0; t < r->cl.n; t++) {
 		fputs(t ? ",{\"label\":" : "{\"label\":", f);
-		json_str(f, r->cl.items[t].label);
+		utf8_json_string_html(f, r->cl.items[t].label);
 		fprintf(f, ",\"color\":%d,\"trace\":%zu}", r->cl.items[t].color,
 			r->cl.items[t].trace);
 	}

@@ -189,29 +189,6 @@ int blob_write_base64(const struct blob *bl, FILE *f, size_t *deflated_len,
 	return 0;
 }
 
-void json_str(FILE *f, const char *s)
-{
-	size_t len;
-
-	fputc('"', f);
-	for (; s && *s; s += len) {
-		unsigned char c = (unsigned char)*s;
-
-		len = utf8_char_len(s);
-		if (!len) {
-			fputs("\\ufffd", f);
-			len = 1;
-		} else if (c == '"' || c == '\\') {
-			fprintf(f, "\\%c", c);
-		} else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-			fprintf(f, "\\u%04x", c);
-		} else {
-			fwrite(s, 1, len, f);
-		}
-	}
-	fputc('"', f);
-}
-
 void json_num(FILE *f, double v)
 {
 	if (!isfinite(v))

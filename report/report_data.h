@@ -67,8 +67,6 @@ int blob_write_base64(const struct blob *bl, FILE *f, size_t *deflated_len,
 /* n bytes in base64, as they are, to f (-1: out of memory). */
 int write_base64(FILE *f, const void *data, size_t n);
 
-/* A JSON string: UTF-8 repaired, '<' and '>' escaped (no "</script>"). */
-void json_str(FILE *f, const char *s);
 /* A number, or null for NaN and infinities. */
 void json_num(FILE *f, double v);
 /* A reference: {"o": off, "n": n}. */
