@@ -18,6 +18,7 @@
 #include "reader/account.h"
 #include "reader/lossnote.h"
 #include "base/u64map.h"
+#include "analysis_int.h"
 
 /* The I/O map's narrowest column: a 10 ms trace gets 1000 of them. */
 #define MAP_FIRST_WIDTH_NS	10000ull
@@ -25,71 +26,12 @@
 #define STALE_NS		(120ull * 1000000000ull)
 #define SWEEP_MIN_ENTRIES	65536
 
-enum bio_stage { BIO_QUEUED, BIO_ISSUED };
-
-struct bio_state {
-	uint64_t q_ns, d_ns;
-	uint32_t bytes;
-	int32_t tag;
-	uint32_t cause;		/* its QUEUE event's (cause.h), 0: none */
-	uint8_t stage;
-	uint8_t split_rest;	/* a split's remainder not yet in a request */
-};
-
-struct request_state {
-	uint64_t d_ns;
-	uint32_t bytes;
-	int32_t tag;
-	uint32_t device_slot;
-	uint8_t issued;		/* 0 after a requeue, until its next D */
-	uint8_t has_bios;	/* some bio queued in the trace went in it */
-};
-
-/* Flush requests issued and not completed, oldest first (a ring). */
-struct flush_fifo {
-	uint64_t *d_ns;
-	int32_t *tag;
-	uint32_t *pid;	/* the task its D ran in: no Q names one */
-	size_t head, len, cap;
-};
-
 struct tag_index_entry {
 	int32_t id;
 	uint32_t slot_plus_one;
 };
 
-/* A request in flight when a loss window began, and when that was. */
-struct forgotten {
-	uint64_t d_ns, until_ns;
-	uint32_t device_slot;
-	int32_t tag;
-};
-
-struct analysis_private {
-	struct ioset bios, requests;
-	size_t bios_after_sweep, requests_after_sweep;
-	struct tag_index_entry *tag_index;
-	size_t tag_index_cap;
-	size_t last_device;
-	/* Whether the trace has had a split (X) or a requeue (R): until
-	 * then no bio waits as a split's rest and every request in flight
-	 * is issued, and the lookups for them are skipped. */
-	int any_split, any_requeue;
-	/* cfg.cause_ledger: (device, cause, op) -> ledger index */
-	struct u64map ledger_index;
-	uint64_t rows_told;	/* cfg.on_row: rows so far */
-	int32_t completion_tag;	/* the tag the last completion counted in */
-	/* the last loss notes read: a recorder writes one per traced
-	 * device, and a loss is counted once */
-	struct lossnote recent_notes[16];
-	size_t n_recent_notes;
-	/* cfg.missing_completions: the requests a loss window forgot, any
-	 * of which may be one whose completion went unseen before it */
-	struct forgotten *forgotten;
-	size_t n_forgotten, cap_forgotten;
-};
-
-static struct analysis_private *priv(const struct analysis *a)
+struct analysis_private *priv(const struct analysis *a)
 {
 	return a->private;
 }
@@ -195,212 +137,6 @@ void analysis_free(struct analysis *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* ---- time bins ---- */
-
-static int in_time_range(const struct analysis *a, uint64_t t)
-{
-	return !a->cfg.has_time_range ||
-	       (t >= a->cfg.time_min_ns && t < a->cfg.time_max_ns);
-}
-
-static uint32_t *lat_hist_at(const struct analysis *a, size_t bin, int op)
-{
-	return a->lat_hist[op] + bin * LAT_BIN_BUCKETS;
-}
-
-static uint32_t *size_hist_at(const struct analysis *a, size_t bin, int op)
-{
-	return a->size_hist[op] + bin * SIZE_BUCKETS;
-}
-
-static void merge_bin(struct bin *dst, const struct bin *src)
-{
-	int d;
-
-	for (d = 0; d < N_OPS; d++) {
-		dst->bytes[d] += src->bytes[d];
-		dst->ios[d] += src->ios[d];
-		dst->d2c_sum_ns[d] += src->d2c_sum_ns[d];
-		dst->q2c_sum_ns[d] += src->q2c_sum_ns[d];
-		dst->q2d_sum_ns[d] += src->q2d_sum_ns[d];
-		dst->lat_n[d] += src->lat_n[d];
-		dst->d2c_n[d] += src->d2c_n[d];
-		if (src->d2c_max_ns[d] > dst->d2c_max_ns[d])
-			dst->d2c_max_ns[d] = src->d2c_max_ns[d];
-	}
-	dst->depth_area_ns += src->depth_area_ns;
-	dst->seeks += src->seeks;
-	dst->lossy_ns += src->lossy_ns;
-}
-
-/* Merge runs of f bins, each per_bin u32 counts, in place. */
-static void coarsen_u32(uint32_t *v, size_t n_old, size_t per_bin,
-			unsigned f)
-{
-	size_t n_new = (n_old + f - 1) / f, i, j, k;
-
-	for (i = 0; i < n_new; i++) {
-		uint32_t *dst = v + i * per_bin;
-
-		if (i)
-			memcpy(dst, v + i * f * per_bin,
-			       per_bin * sizeof(*v));
-		for (j = i * f + 1; j < (i + 1) * f && j < n_old; j++) {
-			const uint32_t *src = v + j * per_bin;
-
-			for (k = 0; k < per_bin; k++)
-				dst[k] += src[k];
-		}
-	}
-	memset(v + n_new * per_bin, 0,
-	       (n_old - n_new) * per_bin * sizeof(*v));
-}
-
-/* Merge runs of f bins of a tag's flush latencies, in place. */
-static void coarsen_tag_flushes(struct tag_flush_bin *b, size_t n_old,
-				unsigned f)
-{
-	size_t n_new = (n_old + f - 1) / f, i, j;
-
-	if (!b)
-		return;
-	for (i = 0; i < n_new; i++) {
-		struct tag_flush_bin acc = b[i * f];
-
-		for (j = i * f + 1; j < (i + 1) * f && j < n_old; j++) {
-			acc.n += b[j].n;
-			acc.sum_ns += b[j].sum_ns;
-			if (b[j].max_ns > acc.max_ns)
-				acc.max_ns = b[j].max_ns;
-		}
-		b[i] = acc;
-	}
-	memset(b + n_new, 0, (n_old - n_new) * sizeof(*b));
-}
-
-/* Merge runs of f bins of a tag's sparse histograms, in place. */
-static void coarsen_tag_hists(uint32_t **h, size_t n_old, unsigned f)
-{
-	size_t n_new = (n_old + f - 1) / f, i, j, k;
-
-	if (!h)
-		return;
-	for (i = 0; i < n_new; i++) {
-		uint32_t *acc = h[i * f];
-
-		for (j = i * f + 1; j < (i + 1) * f && j < n_old; j++) {
-			if (!h[j])
-				continue;
-			if (!acc) {
-				acc = h[j];
-			} else {
-				for (k = 0; k < LAT_BIN_BUCKETS; k++)
-					acc[k] += h[j][k];
-				free(h[j]);
-			}
-			h[j] = NULL;
-		}
-		h[i * f] = NULL;
-		h[i] = acc;
-	}
-}
-
-static void coarsen(struct analysis *a)
-{
-	unsigned f = a->next_coarsen;
-	size_t n_new = (a->n_bins + f - 1) / f, i, j, t;
-
-	for (i = 0; i < n_new; i++) {
-		struct bin acc = a->bins[i * f];
-
-		for (j = i * f + 1; j < (i + 1) * f && j < a->n_bins; j++)
-			merge_bin(&acc, &a->bins[j]);
-		a->bins[i] = acc;
-	}
-	memset(a->bins + n_new, 0, (a->n_bins - n_new) * sizeof(*a->bins));
-	for (j = 0; j < N_OPS; j++) {
-		if (a->lat_hist[j])
-			coarsen_u32(a->lat_hist[j], a->n_bins, LAT_BIN_BUCKETS,
-				    f);
-		if (a->size_hist[j])
-			coarsen_u32(a->size_hist[j], a->n_bins, SIZE_BUCKETS, f);
-	}
-	for (t = 0; t < a->n_devices; t++) {
-		struct device_stats *d = &a->devices[t];
-
-		coarsen_u32(d->seek_bins, a->n_bins, 1, f);
-		for (i = 0; i < n_new; i++) {
-			double acc = d->depth_bins[i * f];
-
-			for (j = i * f + 1; j < (i + 1) * f && j < a->n_bins;
-			     j++)
-				acc += d->depth_bins[j];
-			d->depth_bins[i] = acc;
-		}
-		for (i = n_new; i < a->n_bins; i++)
-			d->depth_bins[i] = 0;
-	}
-	for (t = 0; t < a->n_tags; t++) {
-		struct tag_bin *b = a->tags[t].bins;
-
-		for (i = 0; i < n_new; i++) {
-			struct tag_bin acc = b[i * f];
-			int d;
-
-			for (j = i * f + 1; j < (i + 1) * f && j < a->n_bins;
-			     j++)
-			{
-				for (d = 0; d < N_OPS; d++) {
-					acc.bytes[d] += b[j].bytes[d];
-					acc.ios[d] += b[j].ios[d];
-				}
-				acc.d2c_n += b[j].d2c_n;
-				acc.seeks += b[j].seeks;
-				acc.d2c_sum_ns += b[j].d2c_sum_ns;
-				if (b[j].d2c_max_ns > acc.d2c_max_ns)
-					acc.d2c_max_ns = b[j].d2c_max_ns;
-				acc.depth_area_ns += b[j].depth_area_ns;
-			}
-			b[i] = acc;
-		}
-		memset(b + n_new, 0, (a->n_bins - n_new) * sizeof(*b));
-		coarsen_tag_hists(a->tags[t].lat_bins, a->n_bins, f);
-		coarsen_tag_flushes(a->tags[t].flush_bins, a->n_bins, f);
-	}
-	a->n_bins = n_new;
-	a->bin_width_ns *= f;
-	a->cached_bin_start = UINT64_MAX;	/* bins moved */
-	a->next_coarsen = f == 2 ? 5 : 2;
-}
-
-/* Index of the bin holding t (t >= origin), making room for it. */
-static size_t bin_for(struct analysis *a, uint64_t t)
-{
-	size_t limit = a->cap_bins;
-	uint64_t idx;
-
-	/* Events come in time order: most fall in the bin of the last. */
-	if (t >= a->cached_bin_start && t - a->cached_bin_start <
-	    a->bin_width_ns && a->cached_bin < a->n_bins)
-		return a->cached_bin;
-	idx = (t - a->bin_origin_ns) / a->bin_width_ns;
-	while (idx >= limit) {
-		if (a->cfg.bin_width_ns && !a->warning[0])
-			snprintf(a->warning, sizeof(a->warning),
-				 "--bin-ms gives more than %d bins; bins widened",
-				 ANALYSIS_MAX_FIXED_BINS);
-		if (a->n_bins == 0)
-			a->n_bins = 1;
-		coarsen(a);
-		idx = (t - a->bin_origin_ns) / a->bin_width_ns;
-	}
-	if (idx >= a->n_bins)
-		a->n_bins = idx + 1;
-	a->cached_bin = (size_t)idx;
-	a->cached_bin_start = a->bin_origin_ns + idx * a->bin_width_ns;
-	return (size_t)idx;
-}
-
 /* ---- devices and tags ---- */
 
 static struct device_stats *device_find_or_add(struct analysis *a,
@@ -408,7 +144,7 @@ static struct device_stats *device_find_or_add(struct analysis *a,
 
 /* The device's stats (made at its first event); most events are of the
  * device of the one before, looked up without a call. */
-static inline struct device_stats *device_get(struct analysis *a,
+struct device_stats *device_get(struct analysis *a,
 					      uint32_t device, size_t *slot)
 {
 	struct analysis_private *p = priv(a);
@@ -495,7 +231,7 @@ static int tag_index_put(struct analysis_private *p, int32_t id, size_t slot)
 	return 0;
 }
 
-static long tag_index_find(const struct analysis_private *p, int32_t id)
+long tag_index_find(const struct analysis_private *p, int32_t id)
 {
 	size_t i, mask = p->tag_index_cap - 1;
 
@@ -739,7 +475,7 @@ static double depth_integrate(struct analysis *a, uint64_t depth,
 }
 
 /* A tag's requests in flight change at t. */
-static void tag_depth_change(struct analysis *a, int32_t tag, uint64_t t,
+void tag_depth_change(struct analysis *a, int32_t tag, uint64_t t,
 			     int delta)
 {
 	long s;
@@ -761,7 +497,7 @@ static void tag_depth_change(struct analysis *a, int32_t tag, uint64_t t,
 	ts->in_flight += delta;
 }
 
-static void depth_change(struct analysis *a, struct device_stats *d,
+void depth_change(struct analysis *a, struct device_stats *d,
 			 uint64_t t, int delta)
 {
 	if (t > d->depth_since_ns) {
@@ -1035,7 +771,7 @@ static int account_bio(struct analysis *a, struct device_stats *d,
 
 /* ---- events ---- */
 
-static int direction(const struct io_event *ev)
+int direction(const struct io_event *ev)
 {
 	return blk_is_write(ev->action) ? DIR_WRITE : DIR_READ;
 }
@@ -1282,7 +1018,7 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
  * (management, or an append: a write), a flush, an empty completion
  * (-1, not an I/O), or the op of its data.
  */
-static int completion_op(const struct io_event *ev)
+int completion_op(const struct io_event *ev)
 {
 	if (ev->action_hi & BLK_TC2_ZONE_MGMT)
 		return OP_ZONE;
@@ -1295,14 +1031,14 @@ static int completion_op(const struct io_event *ev)
 
 /* An empty completion; at sector 0 a write that never had data (a
  * preflush alone), which the kernel counts as a write (account.h). */
-static void count_empty(struct device_stats *d, const struct io_event *ev)
+void count_empty(struct device_stats *d, const struct io_event *ev)
 {
 	d->empty_completions++;
 	if (acct_class(ev->action, 0, ev->sector) == ACCT_WRITE)
 		d->dataless_writes++;
 }
 
-static int count_completion(struct analysis *a, struct device_stats *d,
+int count_completion(struct analysis *a, struct device_stats *d,
 			    const struct io_event *ev, int op, int32_t tag,
 			    size_t bin)
 {
@@ -1713,7 +1449,7 @@ static void sweep_stale(struct analysis *a, uint64_t now)
 	}
 }
 
-static void map_issue_or_queue(struct analysis *a, size_t slot,
+void map_issue_or_queue(struct analysis *a, size_t slot,
 			       const struct io_event *ev)
 {
 	long s = -1;
@@ -1745,7 +1481,7 @@ static void map_issue_or_queue(struct analysis *a, size_t slot,
  * its own): one row all the same, without latencies, so that the log's
  * I/Os are the summary's.
  */
-static void bare_row(struct analysis *a, const struct io_event *ev,
+void bare_row(struct analysis *a, const struct io_event *ev,
 		     int counted, uint64_t rows_before)
 {
 	int op = completion_op(ev);
@@ -1756,485 +1492,6 @@ static void bare_row(struct analysis *a, const struct io_event *ev,
 	/* a zone management command moved none of its zone's bytes */
 	tell_row(a, ev, ev->sector, op == OP_ZONE ? 0 : ev->bytes, op, 0, 0,
 		 0, 0, 0, priv(a)->completion_tag);
-}
-
-/* ---- loss ---- */
-
-static int forget_bio(void *value, void *arg)
-{
-	struct analysis *a = arg;
-	const struct ioset_key *k = ioset_key_of(&priv(a)->bios, value);
-	const struct bio_state *bio = value;
-	size_t i;
-
-	/* a bio still waiting was lost in flight; an issued one is its
-	 * request's */
-	for (i = 0; bio->stage == BIO_QUEUED && i < a->n_devices; i++)
-		if (a->devices[i].device == k->device)
-			a->devices[i].lost_in_flight++;
-	return 0;
-}
-
-struct forget_arg {
-	struct analysis *a;
-	uint64_t now;
-};
-
-/* With completions the kernel made unseen, a request forgotten here may
- * be one of theirs: kept for the finish (unseen_off_depth). */
-static int forget_request(void *value, void *arg)
-{
-	const struct forget_arg *f = arg;
-	const struct request_state *req = value;
-	struct analysis_private *p;
-
-	if (!f->a->cfg.missing_completions || !req->issued)
-		return 0;
-	p = priv(f->a);
-	if (p->n_forgotten == p->cap_forgotten) {
-		size_t cap = p->cap_forgotten ? 2 * p->cap_forgotten : 64;
-		struct forgotten *more = realloc(p->forgotten,
-						 cap * sizeof(*more));
-
-		if (!more)
-			return 0;	/* its depth then stays, as before */
-		p->forgotten = more;
-		p->cap_forgotten = cap;
-	}
-	p->forgotten[p->n_forgotten++] = (struct forgotten){
-		req->d_ns, f->now, req->device_slot, req->tag };
-	return 0;
-}
-
-/*
- * Nothing in flight at now can be trusted after a loss: its completion
- * (or its issue) may be among the lost events. The depth is closed at
- * now and every bio, request and flush in flight forgotten: counted as
- * lost in flight, never timed, never left to inflate the depth.
- */
-static void forget_in_flight(struct analysis *a, uint64_t now)
-{
-	struct analysis_private *p = priv(a);
-	struct forget_arg f = { a, now };
-	size_t i;
-
-	for (i = 0; i < a->n_devices; i++) {
-		struct device_stats *d = &a->devices[i];
-
-		depth_change(a, d, now, 0);
-		d->lost_in_flight += d->in_flight;
-		d->in_flight = 0;
-		memset(d->requests, 0, sizeof(d->requests));
-		if (d->flushes)
-			d->flushes->len = 0;
-		d->has_last_issue = 0;	/* a seek across it is unknown */
-	}
-	for (i = 0; i < a->n_tags; i++) {
-		tag_depth_change(a, a->tags[i].id, now, 0);
-		a->tags[i].in_flight = 0;
-	}
-	ioset_filter(&p->bios, forget_bio, a);
-	ioset_filter(&p->requests, forget_request, &f);
-	p->bios_after_sweep = p->requests_after_sweep = 0;
-}
-
-/* A loss window into the list: merged with the last where they meet. */
-static int loss_window_add(struct analysis *a, const struct loss_window *w)
-{
-	struct loss_window *last = a->n_loss ? &a->loss[a->n_loss - 1] : NULL;
-
-	a->lost_events += w->events;
-	if (last && w->from_ns <= last->to_ns && w->to_ns >= last->from_ns) {
-		if (w->from_ns < last->from_ns)
-			last->from_ns = w->from_ns;
-		if (w->to_ns > last->to_ns)
-			last->to_ns = w->to_ns;
-		last->events += w->events;
-		last->cpu_mask |= w->cpu_mask;
-		last->count_unknown |= w->count_unknown;
-		last->noted_late |= w->noted_late;
-		last->ended_cpu_mask |= w->ended_cpu_mask;
-		return 0;
-	}
-	if (a->n_loss == a->cap_loss) {
-		size_t cap = a->cap_loss ? 2 * a->cap_loss : 8;
-		struct loss_window *more = realloc(a->loss,
-						   cap * sizeof(*more));
-
-		if (!more)
-			return -1;
-		a->loss = more;
-		a->cap_loss = cap;
-	}
-	a->loss[a->n_loss++] = *w;
-	return 0;
-}
-
-/* Events were lost in w (noted at now): forget, and stop timing to its end. */
-static int loss_begins(struct analysis *a, const struct loss_window *w,
-		       uint64_t now)
-{
-	size_t i;
-
-	if (loss_window_add(a, w) < 0)
-		return -1;
-	forget_in_flight(a, now);
-	if (w->to_ns > now && (!a->in_loss || w->to_ns > a->loss_until_ns)) {
-		a->in_loss = 1;
-		a->loss_until_ns = w->to_ns;
-	}
-	for (i = 0; i < a->n_parts; i++)
-		if (loss_begins(&a->parts[i], w, now) < 0)
-			return -1;
-	return 0;
-}
-
-/* Each device's own analysis counts an unlocated loss too. */
-static void loss_unlocated_to_parts(struct analysis *a,
-				    const struct lossnote *n)
-{
-	size_t i;
-
-	for (i = 0; i < a->n_parts; i++) {
-		a->parts[i].lost_unlocated += n->count_known ? n->count : 1;
-		a->parts[i].lost_events += n->count_known ? n->count : 0;
-	}
-}
-
-/* 1 when n is one of the last notes read (another device's copy). */
-static int note_seen(struct analysis_private *p, const struct lossnote *n)
-{
-	size_t i, len = sizeof(p->recent_notes) / sizeof(p->recent_notes[0]);
-
-	for (i = 0; i < p->n_recent_notes && i < len; i++) {
-		const struct lossnote *r = &p->recent_notes[i];
-
-		if (r->cpu == n->cpu && r->t0_ns == n->t0_ns &&
-		    r->t1_ns == n->t1_ns && r->count == n->count &&
-		    r->count_known == n->count_known)
-			return 1;
-	}
-	p->recent_notes[p->n_recent_notes++ % len] = *n;
-	return 0;
-}
-
-static int device_wanted(const struct analysis *a, uint32_t device);
-
-/* A MESSAGE note that is an account note (account.h): the kernel's
- * counts of its device, kept with the device's stats. */
-static int account_note(struct analysis *a, const struct io_event *ev,
-			struct iow_error *err)
-{
-	struct device_stats *d;
-	struct acctnote n;
-	const char *text;
-	size_t len, slot;
-
-	if (blk_action_code(ev->action) != BLK_TN_MESSAGE ||
-	    !device_wanted(a, ev->device))
-		return 0;
-	feed_note_text(ev, &text);
-	len = text ? ev->pdu_len - (size_t)((const unsigned char *)text -
-					    ev->pdu) : 0;
-	if (!acctnote_parse(ev->action, text, len, &n))
-		return 0;
-	d = device_get(a, ev->device, &slot);
-	if (!d)
-		return iow_fail(err, "out of memory");
-	d->account = n;
-	d->has_account = 1;
-	return 0;
-}
-
-void analysis_account_counts(const struct device_stats *d,
-			     uint64_t trace[N_ACCT])
-{
-	trace[ACCT_READ] = d->ios[OP_READ];
-	/* the kernel counts a zone command and a write-zeroes as writes
-	 * (op_is_write) */
-	trace[ACCT_WRITE] = d->ios[OP_WRITE] + d->dataless_writes +
-			    d->ios[OP_ZONE] + d->ios[OP_WRITE_ZEROES];
-	trace[ACCT_DISCARD] = d->ios[OP_DISCARD];
-	trace[ACCT_FLUSH] = d->ios[OP_FLUSH];
-}
-
-void analysis_account(const struct analysis *a, const struct device_stats *d,
-		      struct account *acc)
-{
-	uint64_t trace[N_ACCT];
-	uint64_t in_windows = a->lost_events > a->lost_unlocated ?
-			      a->lost_events - a->lost_unlocated : 0;
-
-	analysis_account_counts(d, trace);
-	account_compare(&d->account, trace, in_windows, acc);
-}
-
-/*
- * A MESSAGE note that is a loss note (lossnote.h). Its time is the
- * window's start; with the start unknown (T0 0), its end, the window
- * then running from the trace's start.
- */
-static int loss_note(struct analysis *a, const struct io_event *ev,
-		     struct iow_error *err)
-{
-	struct loss_window w = { 0 };
-	struct lossnote n;
-	const char *text;
-	size_t len;
-	int kind;
-
-	if (blk_action_code(ev->action) != BLK_TN_MESSAGE)
-		return 0;
-	feed_note_text(ev, &text);
-	/* the payload from the text on (past a cgroup id), its NUL too */
-	len = text ? ev->pdu_len - (size_t)((const unsigned char *)text -
-					    ev->pdu) : 0;
-	kind = lossnote_parse(ev->action, text, len, &n);
-	if (!kind || note_seen(priv(a), &n))
-		return 0;
-	if (!n.t0_ns) {
-		/* where and when are unknown: counted, no window (it would
-		 * be the whole trace); the finish takes its toll off the
-		 * depth */
-		a->lost_unlocated += n.count_known ? n.count : 1;
-		a->lost_events += n.count_known ? n.count : 0;
-		loss_unlocated_to_parts(a, &n);
-		return 0;
-	}
-	w.from_ns = ev->time_ns;
-	w.to_ns = n.t1_ns - n.t0_ns > UINT64_MAX - w.from_ns ?
-		  UINT64_MAX : w.from_ns + (n.t1_ns - n.t0_ns);
-	w.events = n.count_known ? n.count : 0;
-	w.count_unknown = !n.count_known;
-	w.cpu_mask = 1ull << (n.cpu < 63 ? n.cpu : 63);
-	if (kind == LOSSNOTE_FILE_END)
-		w.ended_cpu_mask = w.cpu_mask;
-	/* events after its start were counted before it was known */
-	w.noted_late = a->n_events_all && w.from_ns < a->last_ns;
-	if (loss_begins(a, &w, ev->time_ns) < 0)
-		return iow_fail(err, "out of memory at event %llu",
-				(unsigned long long)ev->index);
-	return 0;
-}
-
-/*
- * An I/O action inside a loss window: what happened is counted (queued,
- * merged, issued, completed with its bytes), but nothing is timed and
- * nothing enters the I/Os in flight, whose other events may be lost.
- */
-static int add_io_in_loss(struct analysis *a, const struct io_event *ev,
-			  int counted, struct iow_error *err)
-{
-	unsigned code = blk_action_code(ev->action);
-	struct device_stats *d;
-	int dir = direction(ev), op;
-	size_t slot;
-
-	d = device_get(a, ev->device, &slot);
-	if (!d)
-		return iow_fail(err, "out of memory");
-	d->has_io = 1;
-	if (!counted)
-		return 0;
-	switch (code) {
-	case BLK_TA_QUEUE:
-		d->queued[dir]++;
-		break;
-	case BLK_TA_BACKMERGE:
-	case BLK_TA_FRONTMERGE:
-		d->merges[dir]++;
-		break;
-	case BLK_TA_ISSUE:
-		d->issued[dir]++;
-		break;
-	case BLK_TA_COMPLETE:
-		op = completion_op(ev);
-		if (op < 0) {
-			count_empty(d, ev);
-			break;
-		}
-		if (count_completion(a, d, ev, op, ev->tag,
-				     bin_for(a, ev->time_ns)) < 0)
-			return iow_fail(err, "out of memory at event %llu",
-					(unsigned long long)ev->index);
-		bare_row(a, ev, 1, priv(a)->rows_told);
-		break;
-	}
-	/* where the I/O went is known all the same */
-	if (code == a->cfg.iomap_action &&
-	    (code == BLK_TA_QUEUE || code == BLK_TA_ISSUE ||
-	     (code == BLK_TA_COMPLETE && ev->bytes)))
-		map_issue_or_queue(a, slot, ev);
-	return 0;
-}
-
-/* Subtracts one request's depth over [from, to) (clipped to -x), from
- * the bins at sink, stride bytes apart, and at sink2. */
-static double depth_remove(struct analysis *a, uint64_t from, uint64_t to,
-			   char *sink, size_t stride, char *sink2,
-			   size_t stride2)
-{
-	double total = 0;
-
-	if (a->cfg.has_time_range) {
-		if (from < a->cfg.time_min_ns)
-			from = a->cfg.time_min_ns;
-		if (to > a->cfg.time_max_ns)
-			to = a->cfg.time_max_ns;
-	}
-	while (from < to && from >= a->bin_origin_ns) {
-		size_t bin = (size_t)((from - a->bin_origin_ns) /
-				      a->bin_width_ns);
-		uint64_t end = a->bin_origin_ns +
-			       (uint64_t)(bin + 1) * a->bin_width_ns;
-
-		if (bin >= a->n_bins)
-			break;
-		if (end > to)
-			end = to;
-		*(double *)(sink + bin * stride) -= (double)(end - from);
-		if (sink2)
-			*(double *)(sink2 + bin * stride2) -= (double)(end - from);
-		total += (double)(end - from);
-		from = end;
-	}
-	return total;
-}
-
-struct oldest_arg {
-	struct forgotten *reqs;
-	size_t n, cap;
-	uint64_t until_ns;
-};
-
-static int collect_issued(void *value, void *arg)
-{
-	struct oldest_arg *o = arg;
-	const struct request_state *req = value;
-
-	if (req->issued && o->n < o->cap)
-		o->reqs[o->n++] = (struct forgotten){
-			req->d_ns, o->until_ns, req->device_slot, req->tag };
-	return 1;
-}
-
-static int cmp_d_ns(const void *pa, const void *pb)
-{
-	const struct forgotten *a = pa, *b = pb;
-
-	return (a->d_ns > b->d_ns) - (a->d_ns < b->d_ns);
-}
-
-/*
- * Completions the kernel made unseen (unlocated losses) leave their
- * requests in flight to the end, or to the next loss window, which
- * forgets them: of the requests in flight at the end and those the
- * windows forgot, the longest in flight (issued first), as many as the
- * notes counted, are taken as theirs (a completion pairs with the newest
- * then, so those are never consumed), and come off the depth from their
- * issue to the end or the window. Their tags' depth too.
- */
-static void unseen_off_depth(struct analysis *a)
-{
-	struct analysis_private *p = priv(a);
-	struct oldest_arg o = { NULL, 0, 0, a->last_ns };
-	size_t i;
-
-	if (!a->lost_unlocated || !(p->requests.len + p->n_forgotten))
-		return;
-	o.cap = p->requests.len + p->n_forgotten;
-	o.reqs = malloc(o.cap * sizeof(*o.reqs));
-	if (!o.reqs)
-		return;	/* the depth then keeps them, as without notes */
-	ioset_filter(&p->requests, collect_issued, &o);
-	for (i = 0; i < p->n_forgotten; i++)
-		o.reqs[o.n++] = p->forgotten[i];
-	qsort(o.reqs, o.n, sizeof(*o.reqs), cmp_d_ns);
-	for (i = 0; i < o.n && i < a->lost_unlocated; i++) {
-		const struct forgotten *req = &o.reqs[i];
-		struct device_stats *d = &a->devices[req->device_slot];
-		long s;
-
-		d->depth_area_ns -= depth_remove(
-			a, req->d_ns, req->until_ns, (char *)d->depth_bins,
-			sizeof(double), (char *)&a->bins[0].depth_area_ns,
-			sizeof(struct bin));
-		d->unseen_completions++;
-		if ((a->tagging || req->tag != IO_EVENT_NO_TAG) &&
-		    (s = tag_index_find(p, req->tag)) >= 0)
-			depth_remove(a, req->d_ns, req->until_ns,
-				     (char *)&a->tags[s].bins[0].depth_area_ns,
-				     sizeof(struct tag_bin), NULL, 0);
-	}
-	free(o.reqs);
-}
-
-static int cmp_loss_from(const void *pa, const void *pb)
-{
-	const struct loss_window *a = pa, *b = pb;
-
-	return (a->from_ns > b->from_ns) - (a->from_ns < b->from_ns);
-}
-
-/*
- * At the end: the windows in time order, overlapping ones merged, and
- * the time each bin (and the whole) spent in them, within the trace's
- * span and -x's window.
- */
-static void loss_finish(struct analysis *a)
-{
-	uint64_t lo = a->cfg.has_time_range ? a->cfg.time_min_ns : a->first_ns;
-	uint64_t hi = a->last_ns;
-	size_t i, n = 0;
-
-	if (!a->n_loss)
-		return;
-	/* a file that ends early loses to the trace's end, not past it (its
-	 * note's T1 may be a note's time, not an I/O's) */
-	for (i = 0; i < a->n_loss; i++)
-		if (a->loss[i].ended_cpu_mask && a->loss[i].to_ns > a->last_ns)
-			a->loss[i].to_ns = a->last_ns > a->loss[i].from_ns ?
-					   a->last_ns : a->loss[i].from_ns;
-	qsort(a->loss, a->n_loss, sizeof(*a->loss), cmp_loss_from);
-	for (i = 0; i < a->n_loss; i++) {
-		struct loss_window *w = &a->loss[i], *last = n ? &a->loss[n - 1]
-								: NULL;
-
-		if (last && w->from_ns <= last->to_ns) {
-			if (w->to_ns > last->to_ns)
-				last->to_ns = w->to_ns;
-			last->events += w->events;
-			last->cpu_mask |= w->cpu_mask;
-			last->count_unknown |= w->count_unknown;
-			last->noted_late |= w->noted_late;
-			last->ended_cpu_mask |= w->ended_cpu_mask;
-			continue;
-		}
-		a->loss[n++] = *w;
-	}
-	a->n_loss = n;
-	if (a->cfg.has_time_range && hi > a->cfg.time_max_ns)
-		hi = a->cfg.time_max_ns;
-	a->lossy_ns = 0;
-	for (i = 0; i < a->n_loss; i++) {
-		uint64_t from = a->loss[i].from_ns > lo ? a->loss[i].from_ns : lo;
-		uint64_t to = a->loss[i].to_ns < hi ? a->loss[i].to_ns : hi;
-
-		while (from < to && a->n_bins) {
-			size_t bin = (size_t)((from - a->bin_origin_ns) /
-					      a->bin_width_ns);
-			uint64_t end = a->bin_origin_ns +
-				       (uint64_t)(bin + 1) * a->bin_width_ns;
-
-			if (bin >= a->n_bins)
-				break;
-			if (end > to)
-				end = to;
-			a->bins[bin].lossy_ns += end - from;
-			a->lossy_ns += end - from;
-			from = end;
-		}
-	}
 }
 
 static int in_offset_range(const struct analysis *a,
@@ -2253,7 +1510,7 @@ static int in_offset_range(const struct analysis *a,
 	return off >= a->cfg.offset_min && off < a->cfg.offset_max;
 }
 
-static int device_wanted(const struct analysis *a, uint32_t device)
+int device_wanted(const struct analysis *a, uint32_t device)
 {
 	size_t i;
 
@@ -2456,260 +1713,4 @@ size_t analysis_coarsen_plan(const struct analysis *a, uint64_t *width,
 		w *= f;
 		f = f == 2 ? 5 : 2;
 	}
-}
-
-/* ---- reading ---- */
-
-double analysis_duration_s(const struct analysis *a)
-{
-	uint64_t start = a->first_ns, end = a->last_ns;
-
-	if (a->cfg.has_time_range) {
-		start = a->cfg.time_min_ns;
-		if (end > a->cfg.time_max_ns)
-			end = a->cfg.time_max_ns;
-	}
-	return end > start ? (double)(end - start) / 1e9 : 0;
-}
-
-double analysis_clean_s(const struct analysis *a)
-{
-	double d = analysis_duration_s(a), lossy = (double)a->lossy_ns / 1e9;
-
-	return d > lossy ? d - lossy : 0;
-}
-
-double analysis_bin_lossy_s(const struct analysis *a, size_t i)
-{
-	return i < a->n_bins ? (double)a->bins[i].lossy_ns / 1e9 : 0;
-}
-
-double analysis_bin_start_s(const struct analysis *a, size_t i)
-{
-	return (double)(a->bin_origin_ns + i * a->bin_width_ns) / 1e9;
-}
-
-double analysis_bin_span_s(const struct analysis *a, size_t i)
-{
-	double width = (double)a->bin_width_ns / 1e9;
-	double end = (double)a->last_ns / 1e9, start, span;
-
-	if (a->cfg.has_time_range && a->last_ns > a->cfg.time_max_ns)
-		end = (double)a->cfg.time_max_ns / 1e9;
-	if (i + 1 < a->n_bins)
-		return width;
-	/*
-	 * The last bin is cut short by the trace's end: dividing by its real
-	 * span avoids a false drop to zero. A floor of a quarter width keeps
-	 * one completion a few microseconds before the end from reading as
-	 * an absurd rate. A lone bin's span is the whole trace, however
-	 * short against the width (--bin-ms longer than the trace): the
-	 * floor there would divide the rates.
-	 */
-	start = analysis_bin_start_s(a, i);
-	span = end - start;
-	if (span > width)
-		span = width;
-	if (i > 0 && span < width / 4)
-		span = width / 4;
-	if (!(span > 0))
-		span = width;
-	return span;
-}
-
-const uint32_t *analysis_tag_lat_hist(const struct analysis *a, size_t s,
-				      size_t i)
-{
-	const struct tag_stats *t = &a->tags[s];
-
-	return t->lat_bins && i < a->n_bins ? t->lat_bins[i] : NULL;
-}
-
-const uint32_t *analysis_bin_lat_hist(const struct analysis *a, size_t i,
-				      int op)
-{
-	if (!a->lat_hist[op] || i >= a->n_bins)
-		return NULL;
-	return lat_hist_at(a, i, op);
-}
-
-double analysis_bin_latency_q(const struct analysis *a, size_t i, int op,
-			      double q)
-{
-	uint32_t sum[LAT_BIN_BUCKETS];
-	const uint32_t *h;
-	double v, max = 0;
-	size_t k;
-	int o;
-
-	if (i >= a->n_bins)
-		return 0;
-	if (op >= 0) {
-		if (!(h = analysis_bin_lat_hist(a, i, op)))
-			return 0;
-		v = hist_quantile(h, LAT_BIN_BUCKETS, LAT_BIN_BITS, q);
-		max = (double)a->bins[i].d2c_max_ns[op];
-	} else {
-		memset(sum, 0, sizeof(sum));
-		for (o = 0; o < N_DATA_OPS; o++) {
-			if (!(h = analysis_bin_lat_hist(a, i, o)))
-				continue;
-			for (k = 0; k < LAT_BIN_BUCKETS; k++)
-				sum[k] += h[k];
-			if ((double)a->bins[i].d2c_max_ns[o] > max)
-				max = (double)a->bins[i].d2c_max_ns[o];
-		}
-		v = hist_quantile(sum, LAT_BIN_BUCKETS, LAT_BIN_BITS, q);
-	}
-	/* a bucket's midpoint may lie above the largest value seen */
-	return v > max ? max : v;
-}
-
-double analysis_bin_size_q(const struct analysis *a, size_t i, int op,
-			   double q)
-{
-	uint32_t sum[SIZE_BUCKETS];
-	const uint32_t *h = NULL;
-	size_t k;
-	int o;
-
-	if (i >= a->n_bins)
-		return 0;
-	if (op >= 0) {
-		if (!a->size_hist[op])
-			return 0;
-		h = size_hist_at(a, i, op);
-	} else {
-		memset(sum, 0, sizeof(sum));
-		for (o = 0; o < N_DATA_OPS; o++) {
-			if (!a->size_hist[o])
-				continue;
-			for (k = 0; k < SIZE_BUCKETS; k++)
-				sum[k] += size_hist_at(a, i, o)[k];
-		}
-		h = sum;
-	}
-	k = hist_quantile_bucket(h, SIZE_BUCKETS, q);
-	return k < SIZE_BUCKETS ? (double)hist_bucket_low(k, SIZE_BITS) : 0;
-}
-
-static uint64_t sum_ops(const uint64_t v[N_OPS])
-{
-	uint64_t n = 0;
-	int op;
-
-	for (op = 0; op < N_OPS; op++)
-		n += v[op];
-	return n;
-}
-
-uint64_t analysis_tag_ios(const struct tag_stats *t)
-{
-	return sum_ops(t->ios);
-}
-
-uint64_t analysis_tag_bytes(const struct tag_stats *t)
-{
-	return sum_ops(t->bytes);
-}
-
-struct tag_rank {
-	size_t slot;
-	uint64_t bytes, ios;
-};
-
-static int cmp_tag_rank(const void *pa, const void *pb)
-{
-	const struct tag_rank *a = pa, *b = pb;
-
-	if (a->bytes != b->bytes)
-		return a->bytes < b->bytes ? 1 : -1;
-	if (a->ios != b->ios)
-		return a->ios < b->ios ? 1 : -1;
-	return (a->slot > b->slot) - (a->slot < b->slot);
-}
-
-long analysis_rank_tags(const struct analysis *a, size_t *slots)
-{
-	struct tag_rank *rank = malloc((a->n_tags + 1) * sizeof(*rank));
-	size_t i, n = 0;
-
-	if (!rank)
-		return -1;
-	for (i = 0; i < a->n_tags; i++) {
-		uint64_t ios = analysis_tag_ios(&a->tags[i]);
-
-		if (!ios)
-			continue;
-		rank[n].slot = i;
-		rank[n].ios = ios;
-		rank[n++].bytes = analysis_tag_bytes(&a->tags[i]);
-	}
-	qsort(rank, n, sizeof(*rank), cmp_tag_rank);
-	for (i = 0; i < n; i++)
-		slots[i] = rank[i].slot;
-	free(rank);
-	return (long)n;
-}
-
-uint64_t analysis_op_ios(const struct analysis *a, int op)
-{
-	uint64_t n = 0;
-	size_t i;
-
-	for (i = 0; i < a->n_devices; i++)
-		n += a->devices[i].ios[op];
-	return n;
-}
-
-size_t analysis_io_devices(const struct analysis *a)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < a->n_devices; i++)
-		n += a->devices[i].has_io != 0;
-	return n;
-}
-
-const char *io_op_name(int op)
-{
-	static const char *const names[N_OPS] = {
-		"read", "write", "discard", "flush", "zone-mgmt", "write-zeroes"
-	};
-
-	return op >= 0 && op < N_OPS ? names[op] : "?";
-}
-
-double latency_mean_ns(const struct latency_summary *l)
-{
-	return l->n ? l->sum_ns / (double)l->n : 0;
-}
-
-double latency_quantile_ns(const struct latency_summary *l, int op, double q)
-{
-	const uint64_t *h = op < 0 ? l->hist : l->hist_op[op];
-	double v, max = (double)latency_op_max_ns(l, op);
-
-	if (!h)
-		return 0;
-	v = hist_quantile64(h, LAT_SUM_BUCKETS, LAT_SUM_BITS, q);
-	/* a bucket's midpoint may lie above the largest value seen */
-	return v > max ? max : v;
-}
-
-uint64_t latency_op_n(const struct latency_summary *l, int op)
-{
-	return op < 0 ? l->n : l->n_op[op];
-}
-
-double latency_op_mean_ns(const struct latency_summary *l, int op)
-{
-	uint64_t n = latency_op_n(l, op);
-
-	return n ? (op < 0 ? l->sum_ns : l->sum_op_ns[op]) / (double)n : 0;
-}
-
-uint64_t latency_op_max_ns(const struct latency_summary *l, int op)
-{
-	return op < 0 ? l->max_ns : l->max_op_ns[op];
 }

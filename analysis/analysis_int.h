@@ -1,0 +1,136 @@
+/*
+ * analysis_int.h: what the pieces of the analysis share (analysis.c and
+ * analysis_*.c): its private state, and the functions one piece defines
+ * and another calls. The stages after the analysis read analysis.h.
+ */
+#ifndef IOWATCHER_ANALYSIS_INT_H
+#define IOWATCHER_ANALYSIS_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+#include "ioset.h"
+#include "base/u64map.h"
+
+enum bio_stage { BIO_QUEUED, BIO_ISSUED };
+
+struct bio_state {
+	uint64_t q_ns, d_ns;
+	uint32_t bytes;
+	int32_t tag;
+	uint32_t cause;		/* its QUEUE event's (cause.h), 0: none */
+	uint8_t stage;
+	uint8_t split_rest;	/* a split's remainder not yet in a request */
+};
+
+/* Flush requests issued and not completed, oldest first (a ring). */
+struct flush_fifo {
+	uint64_t *d_ns;
+	int32_t *tag;
+	uint32_t *pid;	/* the task its D ran in: no Q names one */
+	size_t head, len, cap;
+};
+
+struct request_state {
+	uint64_t d_ns;
+	uint32_t bytes;
+	int32_t tag;
+	uint32_t device_slot;
+	uint8_t issued;		/* 0 after a requeue, until its next D */
+	uint8_t has_bios;	/* some bio queued in the trace went in it */
+};
+
+/* A request in flight when a loss window began, and when that was. */
+struct forgotten {
+	uint64_t d_ns, until_ns;
+	uint32_t device_slot;
+	int32_t tag;
+};
+
+struct analysis_private {
+	struct ioset bios, requests;
+	size_t bios_after_sweep, requests_after_sweep;
+	struct tag_index_entry *tag_index;
+	size_t tag_index_cap;
+	size_t last_device;
+	/* Whether the trace has had a split (X) or a requeue (R): until
+	 * then no bio waits as a split's rest and every request in flight
+	 * is issued, and the lookups for them are skipped. */
+	int any_split, any_requeue;
+	/* cfg.cause_ledger: (device, cause, op) -> ledger index */
+	struct u64map ledger_index;
+	uint64_t rows_told;	/* cfg.on_row: rows so far */
+	int32_t completion_tag;	/* the tag the last completion counted in */
+	/* the last loss notes read: a recorder writes one per traced
+	 * device, and a loss is counted once */
+	struct lossnote recent_notes[16];
+	size_t n_recent_notes;
+	/* cfg.missing_completions: the requests a loss window forgot, any
+	 * of which may be one whose completion went unseen before it */
+	struct forgotten *forgotten;
+	size_t n_forgotten, cap_forgotten;
+};
+
+/* analysis.c */
+void bare_row(struct analysis *a, const struct io_event *ev, int counted,
+	uint64_t rows_before);
+int completion_op(const struct io_event *ev);
+int count_completion(struct analysis *a, struct device_stats *d,
+	const struct io_event *ev, int op, int32_t tag, size_t bin);
+void count_empty(struct device_stats *d, const struct io_event *ev);
+void depth_change(struct analysis *a, struct device_stats *d, uint64_t t,
+	int delta);
+struct device_stats *device_get(struct analysis *a, uint32_t device,
+	size_t *slot);
+int device_wanted(const struct analysis *a, uint32_t device);
+int direction(const struct io_event *ev);
+void map_issue_or_queue(struct analysis *a, size_t slot,
+	const struct io_event *ev);
+struct analysis_private *priv(const struct analysis *a);
+void tag_depth_change(struct analysis *a, int32_t tag, uint64_t t, int delta);
+long tag_index_find(const struct analysis_private *p, int32_t id);
+
+/* analysis_bins.c; what every event asks of the bins is inline */
+void coarsen(struct analysis *a);
+size_t bin_for_slow(struct analysis *a, uint64_t t);
+
+static inline int in_time_range(const struct analysis *a, uint64_t t)
+{
+	return !a->cfg.has_time_range ||
+	       (t >= a->cfg.time_min_ns && t < a->cfg.time_max_ns);
+}
+
+static inline uint32_t *lat_hist_at(const struct analysis *a, size_t bin,
+				    int op)
+{
+	return a->lat_hist[op] + bin * LAT_BIN_BUCKETS;
+}
+
+static inline uint32_t *size_hist_at(const struct analysis *a, size_t bin,
+				     int op)
+{
+	return a->size_hist[op] + bin * SIZE_BUCKETS;
+}
+
+/* The bin of an event at t: events come in time order, so most fall in
+ * the bin of the last; else the bins are found or grown (and merged). */
+static inline size_t bin_for(struct analysis *a, uint64_t t)
+{
+	if (t >= a->cached_bin_start && t - a->cached_bin_start <
+	    a->bin_width_ns && a->cached_bin < a->n_bins)
+		return a->cached_bin;
+	return bin_for_slow(a, t);
+}
+
+/* analysis_loss.c */
+int account_note(struct analysis *a, const struct io_event *ev,
+	struct iow_error *err);
+int add_io_in_loss(struct analysis *a, const struct io_event *ev, int counted,
+	struct iow_error *err);
+void loss_finish(struct analysis *a);
+int loss_note(struct analysis *a, const struct io_event *ev,
+	struct iow_error *err);
+void unseen_off_depth(struct analysis *a);
+
+#endif

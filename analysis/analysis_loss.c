@@ -1,0 +1,498 @@
+/*
+ * analysis_loss.c: where the recorder lost events: loss windows (notes,
+ * files cut short), what was in flight forgotten, completions the kernel
+ * made unseen taken off the depth, and the kernel's own counts (account
+ * notes) beside the trace's.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis.h"
+#include "base/bigmem.h"
+#include "reader/blktrace.h"
+#include "blkparse_feed.h"
+#include "histogram.h"
+#include "ioset.h"
+#include "reader/account.h"
+#include "reader/lossnote.h"
+#include "base/u64map.h"
+#include "analysis_int.h"
+
+/* ---- loss ---- */
+
+static int forget_bio(void *value, void *arg)
+{
+	struct analysis *a = arg;
+	const struct ioset_key *k = ioset_key_of(&priv(a)->bios, value);
+	const struct bio_state *bio = value;
+	size_t i;
+
+	/* a bio still waiting was lost in flight; an issued one is its
+	 * request's */
+	for (i = 0; bio->stage == BIO_QUEUED && i < a->n_devices; i++)
+		if (a->devices[i].device == k->device)
+			a->devices[i].lost_in_flight++;
+	return 0;
+}
+
+struct forget_arg {
+	struct analysis *a;
+	uint64_t now;
+};
+
+/* With completions the kernel made unseen, a request forgotten here may
+ * be one of theirs: kept for the finish (unseen_off_depth). */
+static int forget_request(void *value, void *arg)
+{
+	const struct forget_arg *f = arg;
+	const struct request_state *req = value;
+	struct analysis_private *p;
+
+	if (!f->a->cfg.missing_completions || !req->issued)
+		return 0;
+	p = priv(f->a);
+	if (p->n_forgotten == p->cap_forgotten) {
+		size_t cap = p->cap_forgotten ? 2 * p->cap_forgotten : 64;
+		struct forgotten *more = realloc(p->forgotten,
+						 cap * sizeof(*more));
+
+		if (!more)
+			return 0;	/* its depth then stays, as before */
+		p->forgotten = more;
+		p->cap_forgotten = cap;
+	}
+	p->forgotten[p->n_forgotten++] = (struct forgotten){
+		req->d_ns, f->now, req->device_slot, req->tag };
+	return 0;
+}
+
+/*
+ * Nothing in flight at now can be trusted after a loss: its completion
+ * (or its issue) may be among the lost events. The depth is closed at
+ * now and every bio, request and flush in flight forgotten: counted as
+ * lost in flight, never timed, never left to inflate the depth.
+ */
+static void forget_in_flight(struct analysis *a, uint64_t now)
+{
+	struct analysis_private *p = priv(a);
+	struct forget_arg f = { a, now };
+	size_t i;
+
+	for (i = 0; i < a->n_devices; i++) {
+		struct device_stats *d = &a->devices[i];
+
+		depth_change(a, d, now, 0);
+		d->lost_in_flight += d->in_flight;
+		d->in_flight = 0;
+		memset(d->requests, 0, sizeof(d->requests));
+		if (d->flushes)
+			d->flushes->len = 0;
+		d->has_last_issue = 0;	/* a seek across it is unknown */
+	}
+	for (i = 0; i < a->n_tags; i++) {
+		tag_depth_change(a, a->tags[i].id, now, 0);
+		a->tags[i].in_flight = 0;
+	}
+	ioset_filter(&p->bios, forget_bio, a);
+	ioset_filter(&p->requests, forget_request, &f);
+	p->bios_after_sweep = p->requests_after_sweep = 0;
+}
+
+/* A loss window into the list: merged with the last where they meet. */
+static int loss_window_add(struct analysis *a, const struct loss_window *w)
+{
+	struct loss_window *last = a->n_loss ? &a->loss[a->n_loss - 1] : NULL;
+
+	a->lost_events += w->events;
+	if (last && w->from_ns <= last->to_ns && w->to_ns >= last->from_ns) {
+		if (w->from_ns < last->from_ns)
+			last->from_ns = w->from_ns;
+		if (w->to_ns > last->to_ns)
+			last->to_ns = w->to_ns;
+		last->events += w->events;
+		last->cpu_mask |= w->cpu_mask;
+		last->count_unknown |= w->count_unknown;
+		last->noted_late |= w->noted_late;
+		last->ended_cpu_mask |= w->ended_cpu_mask;
+		return 0;
+	}
+	if (a->n_loss == a->cap_loss) {
+		size_t cap = a->cap_loss ? 2 * a->cap_loss : 8;
+		struct loss_window *more = realloc(a->loss,
+						   cap * sizeof(*more));
+
+		if (!more)
+			return -1;
+		a->loss = more;
+		a->cap_loss = cap;
+	}
+	a->loss[a->n_loss++] = *w;
+	return 0;
+}
+
+/* Events were lost in w (noted at now): forget, and stop timing to its end. */
+static int loss_begins(struct analysis *a, const struct loss_window *w,
+		       uint64_t now)
+{
+	size_t i;
+
+	if (loss_window_add(a, w) < 0)
+		return -1;
+	forget_in_flight(a, now);
+	if (w->to_ns > now && (!a->in_loss || w->to_ns > a->loss_until_ns)) {
+		a->in_loss = 1;
+		a->loss_until_ns = w->to_ns;
+	}
+	for (i = 0; i < a->n_parts; i++)
+		if (loss_begins(&a->parts[i], w, now) < 0)
+			return -1;
+	return 0;
+}
+
+/* Each device's own analysis counts an unlocated loss too. */
+static void loss_unlocated_to_parts(struct analysis *a,
+				    const struct lossnote *n)
+{
+	size_t i;
+
+	for (i = 0; i < a->n_parts; i++) {
+		a->parts[i].lost_unlocated += n->count_known ? n->count : 1;
+		a->parts[i].lost_events += n->count_known ? n->count : 0;
+	}
+}
+
+/* 1 when n is one of the last notes read (another device's copy). */
+static int note_seen(struct analysis_private *p, const struct lossnote *n)
+{
+	size_t i, len = sizeof(p->recent_notes) / sizeof(p->recent_notes[0]);
+
+	for (i = 0; i < p->n_recent_notes && i < len; i++) {
+		const struct lossnote *r = &p->recent_notes[i];
+
+		if (r->cpu == n->cpu && r->t0_ns == n->t0_ns &&
+		    r->t1_ns == n->t1_ns && r->count == n->count &&
+		    r->count_known == n->count_known)
+			return 1;
+	}
+	p->recent_notes[p->n_recent_notes++ % len] = *n;
+	return 0;
+}
+
+
+/* A MESSAGE note that is an account note (account.h): the kernel's
+ * counts of its device, kept with the device's stats. */
+int account_note(struct analysis *a, const struct io_event *ev,
+			struct iow_error *err)
+{
+	struct device_stats *d;
+	struct acctnote n;
+	const char *text;
+	size_t len, slot;
+
+	if (blk_action_code(ev->action) != BLK_TN_MESSAGE ||
+	    !device_wanted(a, ev->device))
+		return 0;
+	feed_note_text(ev, &text);
+	len = text ? ev->pdu_len - (size_t)((const unsigned char *)text -
+					    ev->pdu) : 0;
+	if (!acctnote_parse(ev->action, text, len, &n))
+		return 0;
+	d = device_get(a, ev->device, &slot);
+	if (!d)
+		return iow_fail(err, "out of memory");
+	d->account = n;
+	d->has_account = 1;
+	return 0;
+}
+
+void analysis_account_counts(const struct device_stats *d,
+			     uint64_t trace[N_ACCT])
+{
+	trace[ACCT_READ] = d->ios[OP_READ];
+	/* the kernel counts a zone command and a write-zeroes as writes
+	 * (op_is_write) */
+	trace[ACCT_WRITE] = d->ios[OP_WRITE] + d->dataless_writes +
+			    d->ios[OP_ZONE] + d->ios[OP_WRITE_ZEROES];
+	trace[ACCT_DISCARD] = d->ios[OP_DISCARD];
+	trace[ACCT_FLUSH] = d->ios[OP_FLUSH];
+}
+
+void analysis_account(const struct analysis *a, const struct device_stats *d,
+		      struct account *acc)
+{
+	uint64_t trace[N_ACCT];
+	uint64_t in_windows = a->lost_events > a->lost_unlocated ?
+			      a->lost_events - a->lost_unlocated : 0;
+
+	analysis_account_counts(d, trace);
+	account_compare(&d->account, trace, in_windows, acc);
+}
+
+/*
+ * A MESSAGE note that is a loss note (lossnote.h). Its time is the
+ * window's start; with the start unknown (T0 0), its end, the window
+ * then running from the trace's start.
+ */
+int loss_note(struct analysis *a, const struct io_event *ev,
+		     struct iow_error *err)
+{
+	struct loss_window w = { 0 };
+	struct lossnote n;
+	const char *text;
+	size_t len;
+	int kind;
+
+	if (blk_action_code(ev->action) != BLK_TN_MESSAGE)
+		return 0;
+	feed_note_text(ev, &text);
+	/* the payload from the text on (past a cgroup id), its NUL too */
+	len = text ? ev->pdu_len - (size_t)((const unsigned char *)text -
+					    ev->pdu) : 0;
+	kind = lossnote_parse(ev->action, text, len, &n);
+	if (!kind || note_seen(priv(a), &n))
+		return 0;
+	if (!n.t0_ns) {
+		/* where and when are unknown: counted, no window (it would
+		 * be the whole trace); the finish takes its toll off the
+		 * depth */
+		a->lost_unlocated += n.count_known ? n.count : 1;
+		a->lost_events += n.count_known ? n.count : 0;
+		loss_unlocated_to_parts(a, &n);
+		return 0;
+	}
+	w.from_ns = ev->time_ns;
+	w.to_ns = n.t1_ns - n.t0_ns > UINT64_MAX - w.from_ns ?
+		  UINT64_MAX : w.from_ns + (n.t1_ns - n.t0_ns);
+	w.events = n.count_known ? n.count : 0;
+	w.count_unknown = !n.count_known;
+	w.cpu_mask = 1ull << (n.cpu < 63 ? n.cpu : 63);
+	if (kind == LOSSNOTE_FILE_END)
+		w.ended_cpu_mask = w.cpu_mask;
+	/* events after its start were counted before it was known */
+	w.noted_late = a->n_events_all && w.from_ns < a->last_ns;
+	if (loss_begins(a, &w, ev->time_ns) < 0)
+		return iow_fail(err, "out of memory at event %llu",
+				(unsigned long long)ev->index);
+	return 0;
+}
+
+/*
+ * An I/O action inside a loss window: what happened is counted (queued,
+ * merged, issued, completed with its bytes), but nothing is timed and
+ * nothing enters the I/Os in flight, whose other events may be lost.
+ */
+int add_io_in_loss(struct analysis *a, const struct io_event *ev,
+			  int counted, struct iow_error *err)
+{
+	unsigned code = blk_action_code(ev->action);
+	struct device_stats *d;
+	int dir = direction(ev), op;
+	size_t slot;
+
+	d = device_get(a, ev->device, &slot);
+	if (!d)
+		return iow_fail(err, "out of memory");
+	d->has_io = 1;
+	if (!counted)
+		return 0;
+	switch (code) {
+	case BLK_TA_QUEUE:
+		d->queued[dir]++;
+		break;
+	case BLK_TA_BACKMERGE:
+	case BLK_TA_FRONTMERGE:
+		d->merges[dir]++;
+		break;
+	case BLK_TA_ISSUE:
+		d->issued[dir]++;
+		break;
+	case BLK_TA_COMPLETE:
+		op = completion_op(ev);
+		if (op < 0) {
+			count_empty(d, ev);
+			break;
+		}
+		if (count_completion(a, d, ev, op, ev->tag,
+				     bin_for(a, ev->time_ns)) < 0)
+			return iow_fail(err, "out of memory at event %llu",
+					(unsigned long long)ev->index);
+		bare_row(a, ev, 1, priv(a)->rows_told);
+		break;
+	}
+	/* where the I/O went is known all the same */
+	if (code == a->cfg.iomap_action &&
+	    (code == BLK_TA_QUEUE || code == BLK_TA_ISSUE ||
+	     (code == BLK_TA_COMPLETE && ev->bytes)))
+		map_issue_or_queue(a, slot, ev);
+	return 0;
+}
+
+/* Subtracts one request's depth over [from, to) (clipped to -x), from
+ * the bins at sink, stride bytes apart, and at sink2. */
+static double depth_remove(struct analysis *a, uint64_t from, uint64_t to,
+			   char *sink, size_t stride, char *sink2,
+			   size_t stride2)
+{
+	double total = 0;
+
+	if (a->cfg.has_time_range) {
+		if (from < a->cfg.time_min_ns)
+			from = a->cfg.time_min_ns;
+		if (to > a->cfg.time_max_ns)
+			to = a->cfg.time_max_ns;
+	}
+	while (from < to && from >= a->bin_origin_ns) {
+		size_t bin = (size_t)((from - a->bin_origin_ns) /
+				      a->bin_width_ns);
+		uint64_t end = a->bin_origin_ns +
+			       (uint64_t)(bin + 1) * a->bin_width_ns;
+
+		if (bin >= a->n_bins)
+			break;
+		if (end > to)
+			end = to;
+		*(double *)(sink + bin * stride) -= (double)(end - from);
+		if (sink2)
+			*(double *)(sink2 + bin * stride2) -= (double)(end - from);
+		total += (double)(end - from);
+		from = end;
+	}
+	return total;
+}
+
+struct oldest_arg {
+	struct forgotten *reqs;
+	size_t n, cap;
+	uint64_t until_ns;
+};
+
+static int collect_issued(void *value, void *arg)
+{
+	struct oldest_arg *o = arg;
+	const struct request_state *req = value;
+
+	if (req->issued && o->n < o->cap)
+		o->reqs[o->n++] = (struct forgotten){
+			req->d_ns, o->until_ns, req->device_slot, req->tag };
+	return 1;
+}
+
+static int cmp_d_ns(const void *pa, const void *pb)
+{
+	const struct forgotten *a = pa, *b = pb;
+
+	return (a->d_ns > b->d_ns) - (a->d_ns < b->d_ns);
+}
+
+/*
+ * Completions the kernel made unseen (unlocated losses) leave their
+ * requests in flight to the end, or to the next loss window, which
+ * forgets them: of the requests in flight at the end and those the
+ * windows forgot, the longest in flight (issued first), as many as the
+ * notes counted, are taken as theirs (a completion pairs with the newest
+ * then, so those are never consumed), and come off the depth from their
+ * issue to the end or the window. Their tags' depth too.
+ */
+void unseen_off_depth(struct analysis *a)
+{
+	struct analysis_private *p = priv(a);
+	struct oldest_arg o = { NULL, 0, 0, a->last_ns };
+	size_t i;
+
+	if (!a->lost_unlocated || !(p->requests.len + p->n_forgotten))
+		return;
+	o.cap = p->requests.len + p->n_forgotten;
+	o.reqs = malloc(o.cap * sizeof(*o.reqs));
+	if (!o.reqs)
+		return;	/* the depth then keeps them, as without notes */
+	ioset_filter(&p->requests, collect_issued, &o);
+	for (i = 0; i < p->n_forgotten; i++)
+		o.reqs[o.n++] = p->forgotten[i];
+	qsort(o.reqs, o.n, sizeof(*o.reqs), cmp_d_ns);
+	for (i = 0; i < o.n && i < a->lost_unlocated; i++) {
+		const struct forgotten *req = &o.reqs[i];
+		struct device_stats *d = &a->devices[req->device_slot];
+		long s;
+
+		d->depth_area_ns -= depth_remove(
+			a, req->d_ns, req->until_ns, (char *)d->depth_bins,
+			sizeof(double), (char *)&a->bins[0].depth_area_ns,
+			sizeof(struct bin));
+		d->unseen_completions++;
+		if ((a->tagging || req->tag != IO_EVENT_NO_TAG) &&
+		    (s = tag_index_find(p, req->tag)) >= 0)
+			depth_remove(a, req->d_ns, req->until_ns,
+				     (char *)&a->tags[s].bins[0].depth_area_ns,
+				     sizeof(struct tag_bin), NULL, 0);
+	}
+	free(o.reqs);
+}
+
+static int cmp_loss_from(const void *pa, const void *pb)
+{
+	const struct loss_window *a = pa, *b = pb;
+
+	return (a->from_ns > b->from_ns) - (a->from_ns < b->from_ns);
+}
+
+/*
+ * At the end: the windows in time order, overlapping ones merged, and
+ * the time each bin (and the whole) spent in them, within the trace's
+ * span and -x's window.
+ */
+void loss_finish(struct analysis *a)
+{
+	uint64_t lo = a->cfg.has_time_range ? a->cfg.time_min_ns : a->first_ns;
+	uint64_t hi = a->last_ns;
+	size_t i, n = 0;
+
+	if (!a->n_loss)
+		return;
+	/* a file that ends early loses to the trace's end, not past it (its
+	 * note's T1 may be a note's time, not an I/O's) */
+	for (i = 0; i < a->n_loss; i++)
+		if (a->loss[i].ended_cpu_mask && a->loss[i].to_ns > a->last_ns)
+			a->loss[i].to_ns = a->last_ns > a->loss[i].from_ns ?
+					   a->last_ns : a->loss[i].from_ns;
+	qsort(a->loss, a->n_loss, sizeof(*a->loss), cmp_loss_from);
+	for (i = 0; i < a->n_loss; i++) {
+		struct loss_window *w = &a->loss[i], *last = n ? &a->loss[n - 1]
+								: NULL;
+
+		if (last && w->from_ns <= last->to_ns) {
+			if (w->to_ns > last->to_ns)
+				last->to_ns = w->to_ns;
+			last->events += w->events;
+			last->cpu_mask |= w->cpu_mask;
+			last->count_unknown |= w->count_unknown;
+			last->noted_late |= w->noted_late;
+			last->ended_cpu_mask |= w->ended_cpu_mask;
+			continue;
+		}
+		a->loss[n++] = *w;
+	}
+	a->n_loss = n;
+	if (a->cfg.has_time_range && hi > a->cfg.time_max_ns)
+		hi = a->cfg.time_max_ns;
+	a->lossy_ns = 0;
+	for (i = 0; i < a->n_loss; i++) {
+		uint64_t from = a->loss[i].from_ns > lo ? a->loss[i].from_ns : lo;
+		uint64_t to = a->loss[i].to_ns < hi ? a->loss[i].to_ns : hi;
+
+		while (from < to && a->n_bins) {
+			size_t bin = (size_t)((from - a->bin_origin_ns) /
+					      a->bin_width_ns);
+			uint64_t end = a->bin_origin_ns +
+				       (uint64_t)(bin + 1) * a->bin_width_ns;
+
+			if (bin >= a->n_bins)
+				break;
+			if (end > to)
+				end = to;
+			a->bins[bin].lossy_ns += end - from;
+			a->lossy_ns += end - from;
+			from = end;
+		}
+	}
+}

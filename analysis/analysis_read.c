@@ -1,0 +1,274 @@
+/*
+ * analysis_read.c: reading a finished analysis: durations, bins, their
+ * histograms and quantiles, tags ranked, classes named.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis.h"
+#include "base/bigmem.h"
+#include "reader/blktrace.h"
+#include "blkparse_feed.h"
+#include "histogram.h"
+#include "ioset.h"
+#include "reader/account.h"
+#include "reader/lossnote.h"
+#include "base/u64map.h"
+#include "analysis_int.h"
+
+/* ---- reading ---- */
+
+double analysis_duration_s(const struct analysis *a)
+{
+	uint64_t start = a->first_ns, end = a->last_ns;
+
+	if (a->cfg.has_time_range) {
+		start = a->cfg.time_min_ns;
+		if (end > a->cfg.time_max_ns)
+			end = a->cfg.time_max_ns;
+	}
+	return end > start ? (double)(end - start) / 1e9 : 0;
+}
+
+double analysis_clean_s(const struct analysis *a)
+{
+	double d = analysis_duration_s(a), lossy = (double)a->lossy_ns / 1e9;
+
+	return d > lossy ? d - lossy : 0;
+}
+
+double analysis_bin_lossy_s(const struct analysis *a, size_t i)
+{
+	return i < a->n_bins ? (double)a->bins[i].lossy_ns / 1e9 : 0;
+}
+
+double analysis_bin_start_s(const struct analysis *a, size_t i)
+{
+	return (double)(a->bin_origin_ns + i * a->bin_width_ns) / 1e9;
+}
+
+double analysis_bin_span_s(const struct analysis *a, size_t i)
+{
+	double width = (double)a->bin_width_ns / 1e9;
+	double end = (double)a->last_ns / 1e9, start, span;
+
+	if (a->cfg.has_time_range && a->last_ns > a->cfg.time_max_ns)
+		end = (double)a->cfg.time_max_ns / 1e9;
+	if (i + 1 < a->n_bins)
+		return width;
+	/*
+	 * The last bin is cut short by the trace's end: dividing by its real
+	 * span avoids a false drop to zero. A floor of a quarter width keeps
+	 * one completion a few microseconds before the end from reading as
+	 * an absurd rate. A lone bin's span is the whole trace, however
+	 * short against the width (--bin-ms longer than the trace): the
+	 * floor there would divide the rates.
+	 */
+	start = analysis_bin_start_s(a, i);
+	span = end - start;
+	if (span > width)
+		span = width;
+	if (i > 0 && span < width / 4)
+		span = width / 4;
+	if (!(span > 0))
+		span = width;
+	return span;
+}
+
+const uint32_t *analysis_tag_lat_hist(const struct analysis *a, size_t s,
+				      size_t i)
+{
+	const struct tag_stats *t = &a->tags[s];
+
+	return t->lat_bins && i < a->n_bins ? t->lat_bins[i] : NULL;
+}
+
+const uint32_t *analysis_bin_lat_hist(const struct analysis *a, size_t i,
+				      int op)
+{
+	if (!a->lat_hist[op] || i >= a->n_bins)
+		return NULL;
+	return lat_hist_at(a, i, op);
+}
+
+double analysis_bin_latency_q(const struct analysis *a, size_t i, int op,
+			      double q)
+{
+	uint32_t sum[LAT_BIN_BUCKETS];
+	const uint32_t *h;
+	double v, max = 0;
+	size_t k;
+	int o;
+
+	if (i >= a->n_bins)
+		return 0;
+	if (op >= 0) {
+		if (!(h = analysis_bin_lat_hist(a, i, op)))
+			return 0;
+		v = hist_quantile(h, LAT_BIN_BUCKETS, LAT_BIN_BITS, q);
+		max = (double)a->bins[i].d2c_max_ns[op];
+	} else {
+		memset(sum, 0, sizeof(sum));
+		for (o = 0; o < N_DATA_OPS; o++) {
+			if (!(h = analysis_bin_lat_hist(a, i, o)))
+				continue;
+			for (k = 0; k < LAT_BIN_BUCKETS; k++)
+				sum[k] += h[k];
+			if ((double)a->bins[i].d2c_max_ns[o] > max)
+				max = (double)a->bins[i].d2c_max_ns[o];
+		}
+		v = hist_quantile(sum, LAT_BIN_BUCKETS, LAT_BIN_BITS, q);
+	}
+	/* a bucket's midpoint may lie above the largest value seen */
+	return v > max ? max : v;
+}
+
+double analysis_bin_size_q(const struct analysis *a, size_t i, int op,
+			   double q)
+{
+	uint32_t sum[SIZE_BUCKETS];
+	const uint32_t *h = NULL;
+	size_t k;
+	int o;
+
+	if (i >= a->n_bins)
+		return 0;
+	if (op >= 0) {
+		if (!a->size_hist[op])
+			return 0;
+		h = size_hist_at(a, i, op);
+	} else {
+		memset(sum, 0, sizeof(sum));
+		for (o = 0; o < N_DATA_OPS; o++) {
+			if (!a->size_hist[o])
+				continue;
+			for (k = 0; k < SIZE_BUCKETS; k++)
+				sum[k] += size_hist_at(a, i, o)[k];
+		}
+		h = sum;
+	}
+	k = hist_quantile_bucket(h, SIZE_BUCKETS, q);
+	return k < SIZE_BUCKETS ? (double)hist_bucket_low(k, SIZE_BITS) : 0;
+}
+
+static uint64_t sum_ops(const uint64_t v[N_OPS])
+{
+	uint64_t n = 0;
+	int op;
+
+	for (op = 0; op < N_OPS; op++)
+		n += v[op];
+	return n;
+}
+
+uint64_t analysis_tag_ios(const struct tag_stats *t)
+{
+	return sum_ops(t->ios);
+}
+
+uint64_t analysis_tag_bytes(const struct tag_stats *t)
+{
+	return sum_ops(t->bytes);
+}
+
+struct tag_rank {
+	size_t slot;
+	uint64_t bytes, ios;
+};
+
+static int cmp_tag_rank(const void *pa, const void *pb)
+{
+	const struct tag_rank *a = pa, *b = pb;
+
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	if (a->ios != b->ios)
+		return a->ios < b->ios ? 1 : -1;
+	return (a->slot > b->slot) - (a->slot < b->slot);
+}
+
+long analysis_rank_tags(const struct analysis *a, size_t *slots)
+{
+	struct tag_rank *rank = malloc((a->n_tags + 1) * sizeof(*rank));
+	size_t i, n = 0;
+
+	if (!rank)
+		return -1;
+	for (i = 0; i < a->n_tags; i++) {
+		uint64_t ios = analysis_tag_ios(&a->tags[i]);
+
+		if (!ios)
+			continue;
+		rank[n].slot = i;
+		rank[n].ios = ios;
+		rank[n++].bytes = analysis_tag_bytes(&a->tags[i]);
+	}
+	qsort(rank, n, sizeof(*rank), cmp_tag_rank);
+	for (i = 0; i < n; i++)
+		slots[i] = rank[i].slot;
+	free(rank);
+	return (long)n;
+}
+
+uint64_t analysis_op_ios(const struct analysis *a, int op)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < a->n_devices; i++)
+		n += a->devices[i].ios[op];
+	return n;
+}
+
+size_t analysis_io_devices(const struct analysis *a)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < a->n_devices; i++)
+		n += a->devices[i].has_io != 0;
+	return n;
+}
+
+const char *io_op_name(int op)
+{
+	static const char *const names[N_OPS] = {
+		"read", "write", "discard", "flush", "zone-mgmt", "write-zeroes"
+	};
+
+	return op >= 0 && op < N_OPS ? names[op] : "?";
+}
+
+double latency_mean_ns(const struct latency_summary *l)
+{
+	return l->n ? l->sum_ns / (double)l->n : 0;
+}
+
+double latency_quantile_ns(const struct latency_summary *l, int op, double q)
+{
+	const uint64_t *h = op < 0 ? l->hist : l->hist_op[op];
+	double v, max = (double)latency_op_max_ns(l, op);
+
+	if (!h)
+		return 0;
+	v = hist_quantile64(h, LAT_SUM_BUCKETS, LAT_SUM_BITS, q);
+	/* a bucket's midpoint may lie above the largest value seen */
+	return v > max ? max : v;
+}
+
+uint64_t latency_op_n(const struct latency_summary *l, int op)
+{
+	return op < 0 ? l->n : l->n_op[op];
+}
+
+double latency_op_mean_ns(const struct latency_summary *l, int op)
+{
+	uint64_t n = latency_op_n(l, op);
+
+	return n ? (op < 0 ? l->sum_ns : l->sum_op_ns[op]) / (double)n : 0;
+}
+
+uint64_t latency_op_max_ns(const struct latency_summary *l, int op)
+{
+	return op < 0 ? l->max_ns : l->max_op_ns[op];
+}
