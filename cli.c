@@ -1147,17 +1147,6 @@ static enum cli_result check_compare_args(struct options *o,
 	return CLI_OK;
 }
 
-/* Whether -O named graph. */
-static int picks_graph(const struct options *o, const char *graph)
-{
-	size_t i;
-
-	for (i = 0; i < o->n_only; i++)
-		if (!strcmp(o->only_graphs[i], graph))
-			return 1;
-	return 0;
-}
-
 static enum cli_result check_options(struct options *o, struct iow_error *err)
 {
 	if (o->n_devices) {
@@ -1172,7 +1161,7 @@ static enum cli_result check_options(struct options *o, struct iow_error *err)
 	if (o->stacks && (o->tracer == RECORD_BLKTRACE ||
 			  o->tracer == RECORD_FTRACE))
 		return usage(err, "%s", "--stacks: only the bpf recorder keeps causes and stacks (--tracer bpf or auto)");
-	if (o->n_devices && picks_graph(o, "io-flame") &&
+	if (o->n_devices && (graphs_needs(o) & GRAPH_NEEDS_STACKS) &&
 	    o->stacks != STACKS_KERNEL && o->stacks != STACKS_USER)
 		return usage(err, "%s", "-O io-flame draws kernel stacks, which only the bpf recorder keeps, with --stacks kernel: add it (or leave -O io-flame out)");
 	if (!o->n_trace_args)

@@ -47,15 +47,10 @@ struct tag_stage {
 	struct tagger *tagger;
 };
 
-/* Whether -O asked for io-flame, which draws the stacks. */
+/* Whether a graph asked for draws the stacks (io-flame). */
 static int asks_flame(const struct options *o)
 {
-	size_t i;
-
-	for (i = 0; i < o->n_only; i++)
-		if (!strcmp(o->only_graphs[i], "io-flame"))
-			return 1;
-	return 0;
+	return (graphs_needs(o) & GRAPH_NEEDS_STACKS) != 0;
 }
 
 /* Whether -o names a trace for Perfetto, whose slices carry the causes. */

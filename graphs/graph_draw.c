@@ -689,26 +689,13 @@ int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
 
 int graphs_want_points(const struct options *o)
 {
-	const struct graph_def *sel[GRAPHS_MAX_SELECTED];
-	size_t n = graphs_selected(o, sel, GRAPHS_MAX_SELECTED), i;
-
-	if (o->output_type.kind != OUTPUT_PICTURE)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (sel[i]->draw == draw_latency_scatter)
-			return 1;
-	return 0;
+	return o->output_type.kind == OUTPUT_PICTURE &&
+	       (graphs_needs(o) & GRAPH_NEEDS_POINTS);
 }
 
 int graphs_want_sizes(const struct options *o)
 {
-	const struct graph_def *sel[GRAPHS_MAX_SELECTED];
-	size_t n = graphs_selected(o, sel, GRAPHS_MAX_SELECTED), i;
-
-	for (i = 0; i < n; i++)
-		if (sel[i]->build == build_size)
-			return 1;
-	return 0;
+	return (graphs_needs(o) & GRAPH_NEEDS_SIZES) != 0;
 }
 
 int graphs_render(const struct options *o, const struct trace_result *traces,

@@ -85,6 +85,7 @@ const struct graph_def graph_table[] = {
 	  .devices = DEVICES_POOLED,
 	  .panels = heat_panels, .panel_title = title_heat,
 	  .draw = draw_latency_scatter, .cells = CELLS_LATENCY_POINTS,
+	  .needs = GRAPH_NEEDS_POINTS,
 	  .y = QTY_LATENCY },
 	{ .name = "latency-hist", .title = "Latency histogram (D2C)",
 	  .y_label = "% of each line's I/Os",
@@ -129,11 +130,11 @@ const struct graph_def graph_table[] = {
 	  .y_label = NULL, .x_label = "share",
 	  .help = "bytes and Q2C time by process and kernel stack, per device and direction (bpf recordings)",
 	  .panels = flame_panels, .panel_title = title_flame,
-	  .draw = draw_flame },
+	  .draw = draw_flame, .needs = GRAPH_NEEDS_STACKS },
 	{ .name = "size", .title = "Request size", .y_label = "request size",
 	  .help = "request size per bin: median line, p90 band edge",
 	  .panels = line_panels, .devices = DEVICES_POOLED,
-	  .build = build_size, .y = QTY_SIZE },
+	  .build = build_size, .y = QTY_SIZE, .needs = GRAPH_NEEDS_SIZES },
 };
 const size_t graph_table_len = sizeof(graph_table) / sizeof(graph_table[0]);
 _Static_assert(sizeof(graph_table) / sizeof(graph_table[0]) <= GRAPHS_MAX_SELECTED,
@@ -175,6 +176,17 @@ size_t graphs_selected(const struct options *o, const struct graph_def **out,
 		out[n++] = g;
 	}
 	return n;
+}
+
+unsigned graphs_needs(const struct options *o)
+{
+	const struct graph_def *sel[GRAPHS_MAX_SELECTED];
+	size_t n = graphs_selected(o, sel, GRAPHS_MAX_SELECTED), i;
+	unsigned needs = 0;
+
+	for (i = 0; i < n; i++)
+		needs |= sel[i]->needs;
+	return needs;
 }
 
 void graph_ctx_init(struct graph_ctx *ctx, const struct options *o,

@@ -47,12 +47,20 @@ struct graph_ctx {
 	uint32_t panel_device;
 };
 
+/* What a graph needs from the analysis beyond its bins (graph_def.needs):
+ * each D2C as a point (the scatter), request sizes per bin, the kernel
+ * stacks the causes keep. */
+#define GRAPH_NEEDS_POINTS	1u
+#define GRAPH_NEEDS_SIZES	2u
+#define GRAPH_NEEDS_STACKS	4u
+
 struct graph_def {
 	const char *name;
 	const char *title;
 	const char *y_label;
 	const char *help;	/* one line for --help and the man page */
 	int default_on;
+	unsigned needs;		/* GRAPH_NEEDS_*: asked once, of every graph */
 	/* Panels this graph needs (the io graph: one per device); 0: none. */
 	size_t (*panels)(const struct graph_ctx *ctx);
 	/* Line graphs: the series drawn, also what --csv writes; -1 out
@@ -137,6 +145,9 @@ const struct graph_def *graph_find(const char *name);
 /* The graphs -O and -N leave, in table order; count in *n. */
 size_t graphs_selected(const struct options *o, const struct graph_def **out,
 		       size_t max);
+/* What the graphs -O and -N leave need from the analysis: GRAPH_NEEDS_*
+ * of every one, or-ed. */
+unsigned graphs_needs(const struct options *o);
 
 void graph_ctx_init(struct graph_ctx *ctx, const struct options *o,
 		    const struct trace_result *traces, size_t n);
