@@ -829,8 +829,16 @@ int live_poll(struct live *l)
 
 	l->fig.elapsed_s = now_s() - ((double)l->t0.tv_sec +
 				      (double)l->t0.tv_nsec / 1e9);
-	if (l->view)
-		quit = live_view_update(l->view, l, l->new_interval);
+	if (l->view) {
+		struct live_keys keys;
+
+		live_view_keys(l->view, &keys);
+		if (keys.sort >= 0)
+			live_sort(l, (enum live_sort)keys.sort);
+		quit = keys.quit;
+		if (!quit)
+			live_view_draw(l->view, &l->fig, l->new_interval);
+	}
 	l->new_interval = 0;
 	if (l->o.mode != LIVE_SCREEN)
 		fflush(l->o.out);

@@ -33,14 +33,13 @@
 #include "base/error.h"
 #include "event.h"
 #include "record/record.h"
+#include "live_view.h"
 
 #define LIVE_REORDER_MS		50
 #define LIVE_IDLE_MS		500
 #define LIVE_FILES_LAG_MS	2000
-#define LIVE_HISTORY		600	/* intervals the sparklines keep */
 
 enum live_mode { LIVE_OFF, LIVE_SCREEN, LIVE_TEXT, LIVE_JSON };
-enum live_sort { LIVE_SORT_IOS, LIVE_SORT_BYTES, LIVE_SORT_LATENCY };
 
 struct live_opts {
 	enum live_mode mode;
@@ -54,68 +53,6 @@ struct live_opts {
 	FILE *out;			/* text and JSON lines; the screen */
 	int key_fd;			/* keys, for the screen; -1: none */
 	int own_key_fd;			/* closed with the view */
-};
-
-struct live_latency {
-	uint64_t n;
-	double mean_ns, p50_ns, p99_ns;
-};
-
-/* One device, in the last closed interval and since the start. */
-struct live_device {
-	uint32_t device;
-	char name[64];
-	uint64_t ios[N_OPS], bytes[N_OPS];
-	struct live_latency d2c, q2c, flush_d2c;
-	double depth;		/* requests in flight, time-weighted */
-	uint64_t total_ios[N_OPS], total_bytes[N_OPS];
-	/* per interval, the newest at history[(head - 1) % LIVE_HISTORY] */
-	float mbps[LIVE_HISTORY], p99_us[LIVE_HISTORY];
-};
-
-/* A process (or tag) on a device, in the last closed interval. */
-struct live_row {
-	int32_t tag;
-	long pid;		/* -1: tags are not processes */
-	char name[48];
-	uint32_t device;
-	uint64_t ios, bytes;
-	struct live_latency q2c;
-};
-
-/* What the view shows. */
-struct live_figures {
-	double interval_s;
-	double start_s, end_s;		/* the last closed interval */
-	uint64_t n_intervals;		/* closed so far */
-	size_t history_len, history_head;
-	struct live_device *devs;
-	size_t n_devs;
-	struct live_row *rows;
-	size_t n_rows;
-	enum live_sort sort;
-	const char *tag_heading;	/* "PID" or "TAG" */
-	const char *tracer;		/* "ftrace", "blktrace", or "" */
-	const char *trace_path, *workload_output;
-	const char *device_list;	/* "/dev/loop0 /dev/loop1" */
-	uint64_t events, lost;		/* the recorder's */
-	/* the trace's loss notes in the last closed interval: the events
-	 * lost in windows that began there, and the windows' time in it
-	 * (which its queue depth leaves out, as the summary's does) */
-	uint64_t lost_in_interval;
-	double lossy_s;
-	/* records that came after newer ones were analysed: a completion
-	 * counted in the interval it came in, anything else left out */
-	uint64_t late, late_in_interval;
-	double elapsed_s;		/* wall clock since the start */
-	int stdin_mode;
-	/* the recording's account, once its notes came (at the stop):
-	 * "the trace holds all 12,000 completions the kernel counted",
-	 * per device when more than one; "" before */
-	char account[512];
-	/* until then: the completions the kernel made since the tracer
-	 * attached (UINT64_MAX: not known) and those analysed so far */
-	uint64_t kernel_completed, trace_completed;
 };
 
 struct live;

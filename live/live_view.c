@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "base/bytebuf.h"
-#include "live.h"
 #include "live_view.h"
 
 #define SPARK_SECONDS	60
@@ -27,6 +26,7 @@ struct live_view {
 	struct termios saved;
 	int termios_saved;
 	int paused, help, utf8;
+	int dirty;		/* a key changed what is shown */
 	int cols, rows;
 	long drawn_second;
 	struct frame f;
@@ -387,26 +387,30 @@ static void draw(struct live_view *v, const struct live_figures *fig)
 	(void)!write(v->out_fd, f->text.data, f->text.len);
 }
 
-/* Handles the keys typed since the last call: 1 on q. */
-static int read_keys(struct live_view *v, struct live *l, int *dirty)
+/* The keys typed since the last call: what they ask of the view's owner
+ * into *k; the view's own (pause, help) kept here. */
+void live_view_keys(struct live_view *v, struct live_keys *k)
 {
 	char keys[32];
 	ssize_t n, i;
 
+	k->quit = 0;
+	k->sort = -1;
 	if (v->key_fd < 0)
-		return 0;
+		return;
 	n = read(v->key_fd, keys, sizeof(keys));
 	for (i = 0; i < n; i++) {
 		if (v->help) {
 			v->help = 0;
-			*dirty = 1;
+			v->dirty = 1;
 			if (keys[i] == '?')
 				continue;
 		}
 		switch (keys[i]) {
 		case 'q':
 		case 'Q':
-			return 1;
+			k->quit = 1;
+			return;
 		case 'p':
 		case 'P':
 			v->paused = !v->paused;
@@ -416,30 +420,27 @@ static int read_keys(struct live_view *v, struct live *l, int *dirty)
 			v->help = 1;
 			break;
 		case 'i':
-			live_sort(l, LIVE_SORT_IOS);
+			k->sort = LIVE_SORT_IOS;
 			break;
 		case 'b':
-			live_sort(l, LIVE_SORT_BYTES);
+			k->sort = LIVE_SORT_BYTES;
 			break;
 		case 'l':
-			live_sort(l, LIVE_SORT_LATENCY);
+			k->sort = LIVE_SORT_LATENCY;
 			break;
 		default:
 			continue;
 		}
-		*dirty = 1;
+		v->dirty = 1;
 	}
-	return 0;
 }
 
-int live_view_update(struct live_view *v, struct live *l, int new_interval)
+void live_view_draw(struct live_view *v, const struct live_figures *fig,
+		    int new_interval)
 {
-	const struct live_figures *fig = live_figures(l);
 	struct winsize ws;
-	int dirty = 0, cols = 80, rows = 24;
+	int cols = 80, rows = 24;
 
-	if (read_keys(v, l, &dirty))
-		return 1;
 	if (ioctl(v->out_fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col && ws.ws_row) {
 		cols = ws.ws_col;
 		rows = ws.ws_row;
@@ -447,14 +448,14 @@ int live_view_update(struct live_view *v, struct live *l, int new_interval)
 	if (cols != v->cols || rows != v->rows) {
 		v->cols = cols;
 		v->rows = rows;
-		dirty = 1;
+		v->dirty = 1;
 	}
 	if (!v->paused && (new_interval ||
 			   (long)fig->elapsed_s != v->drawn_second))
-		dirty = 1;
-	if (dirty) {
+		v->dirty = 1;
+	if (v->dirty) {
+		v->dirty = 0;
 		v->drawn_second = (long)fig->elapsed_s;
 		draw(v, fig);
 	}
-	return 0;
 }
