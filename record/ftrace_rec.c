@@ -73,16 +73,10 @@ static int use_if_tracefs(struct tracefs *t, const char *dir)
 
 int tracefs_setup(struct tracefs *t, struct iow_error *err)
 {
-	int debugfs_errno = 0;
-
 	memset(t, 0, sizeof(*t));
-	/* blktrace needs debugfs; ftrace is happy with tracefs alone */
-	if (!is_fs(DEBUGFS_DIR, DEBUGFS_MAGIC)) {
-		if (mount("debugfs", DEBUGFS_DIR, "debugfs", 0, NULL) == 0)
-			t->mounted_debugfs = 1;
-		else
-			debugfs_errno = errno;
-	}
+	/* the ftrace and bpf recorders need tracefs alone: debugfs is
+	 * mounted only for blktrace (tracefs_need_debugfs), so a recording
+	 * killed outright leaves nothing mounted that was not */
 	if (use_if_tracefs(t, TRACEFS_DIR) ||
 	    use_if_tracefs(t, DEBUGFS_DIR "/tracing"))
 		return 0;
@@ -92,11 +86,21 @@ int tracefs_setup(struct tracefs *t, struct iow_error *err)
 			return 0;
 		errno = ENOENT;
 	}
-	iow_fail(err, "cannot mount tracefs on %s: %s%s%s", TRACEFS_DIR,
-		 strerror(errno), debugfs_errno ? "; debugfs: " : "",
-		 debugfs_errno ? strerror(debugfs_errno) : "");
+	iow_fail(err, "cannot mount tracefs on %s: %s", TRACEFS_DIR,
+		 strerror(errno));
 	tracefs_release(t);
 	return -1;
+}
+
+int tracefs_need_debugfs(struct tracefs *t, struct iow_error *err)
+{
+	if (is_fs(DEBUGFS_DIR, DEBUGFS_MAGIC))
+		return 0;
+	if (mount("debugfs", DEBUGFS_DIR, "debugfs", 0, NULL) < 0)
+		return iow_fail(err, "cannot mount debugfs on %s: %s",
+				DEBUGFS_DIR, strerror(errno));
+	t->mounted_debugfs = 1;
+	return 0;
 }
 
 void tracefs_release(struct tracefs *t)

@@ -29,8 +29,12 @@ struct tracefs {
 	int mounted_tracefs;
 };
 
-/* Finds tracefs, mounting debugfs (blktrace needs it) or tracefs. */
+/* Finds tracefs, mounting it where it is not; tracefs_release unmounts
+ * what was mounted. */
 int tracefs_setup(struct tracefs *t, struct iow_error *err);
+/* Mounts debugfs where it is not (blktrace reads its per-CPU files
+ * there), to be unmounted by tracefs_release. */
+int tracefs_need_debugfs(struct tracefs *t, struct iow_error *err);
 void tracefs_release(struct tracefs *t);
 /* Reads a small control file into buf without its final newline. */
 int tracefs_read(const char *path, char *buf, size_t size,

@@ -176,7 +176,12 @@ static int start_tracer(struct record_session *s, struct iow_error *err)
 		if (want != RECORD_AUTO ? want != ops->tracer :
 		    (s->o->auto_skips >> ops->tracer) & 1)
 			continue;
-		s->rec = ops->start(&env, want == RECORD_AUTO ? &e : err);
+		if (ops->tracer == RECORD_BLKTRACE &&
+		    tracefs_need_debugfs(&s->tfs,
+					 want == RECORD_AUTO ? &e : err) < 0)
+			s->rec = NULL;
+		else
+			s->rec = ops->start(&env, want == RECORD_AUTO ? &e : err);
 		if (s->rec) {
 			s->ops = ops;
 			s->res->used = ops->tracer;

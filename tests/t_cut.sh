@@ -230,7 +230,7 @@ fi
 tracing_lock
 truncate -s 64M "$TMP/disk.img"
 DEV=$(losetup -f --show "$TMP/disk.img") || { fail "losetup"; finish; exit 1; }
-trap 'losetup -d "$DEV"; rm -rf "$TMP"' EXIT
+trap 'losetup -d "$DEV"; lib_cleanup' EXIT
 FIO="fio --name=rw --filename=$DEV --rw=randrw --bs=4k --iodepth=8 --numjobs=2 --rate_iops=1500 --ioengine=libaio --direct=1 --runtime=2 --time_based --output=/dev/null"
 for tr in bpf ftrace; do
 	mkdir -p "rec-$tr"

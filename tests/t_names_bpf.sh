@@ -37,7 +37,7 @@ cleanup() {
 	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
 	mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"
 	[ -n "$DEV" ] && losetup -d "$DEV"
-	rm -rf "$TMP" "$IMG"
+	rm -rf "$IMG"; lib_cleanup
 }
 trap cleanup EXIT
 truncate -s 128M "$IMG"
