@@ -35,6 +35,13 @@ finish() {
 	[ "$n_fail" = 0 ]
 }
 
+# repeat_pass WHAT: true in a pass that repeats the suite against another
+# build (tests/run.sh's IOW_REPEAT), where WHAT is left out; says so.
+repeat_pass() {
+	[ "${IOW_REPEAT:-0}" = 1 ] || return 1
+	echo "   (repeat pass: $1 in the first pass only)"
+}
+
 # ---- recording: the kernel's tracing state ----
 # tracefs_dir: where tracefs is (with trace_pipe), or nothing. As root,
 # where it is not mounted yet (a fresh machine), it mounts it, as the

@@ -51,6 +51,13 @@ sanitizer_reports() {
 	return $found
 }
 
+# IOW_REPEAT=1 for every build after the first: a pass that repeats the
+# tests against another build of the same sources (the sanitizers'). A
+# test may leave out there what runs no code of the program's that its
+# other checks in that pass do not (the browser's checks of a page the
+# program wrote, one recorder's second workload), saying so in a line:
+# the suite stays within its time (tests/lib.sh: repeat_pass).
+export IOW_REPEAT=0
 for build in "$@"; do
 	export IOW_BUILD="$build"
 	pass=0; fail=0; skip=0; broken=""
@@ -98,6 +105,7 @@ for build in "$@"; do
 	done
 	[ -n "$broken" ] && echo "broken:$broken"
 	[ $# -gt 1 ] && echo "== build $build: $pass passed, $fail failed, $skip skipped"
+	IOW_REPEAT=1
 	total_pass=$((total_pass + pass)); total_fail=$((total_fail + fail))
 	total_skip=$((total_skip + skip))
 done

@@ -24,6 +24,10 @@ if [ -n "$why" ]; then
 	finish
 	exit $?
 fi
+if repeat_pass "--compare on recordings (t_compare covers its code)"; then
+	finish
+	exit $?
+fi
 
 tracing_lock
 IMG=$(mktemp /dev/shm/iow-compare.XXXXXX) || exit 1
