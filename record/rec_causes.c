@@ -175,7 +175,11 @@ static int see_task(struct rec_causes *rc, uint32_t tid, uint32_t tgid,
 		return -1;
 	if (tgid)
 		t->tgid = tgid;
-	if (comm && comm[0] && !t->comm[0]) {
+	/* the name it has now: a task first seen in its exec (reading the
+	 * program it becomes, its comm still its shell's) is named again
+	 * by what it does after (dd's writes were credited to "sh") */
+	if (comm && comm[0] &&
+	    strncmp(t->comm, comm, BLKREC_COMM_LEN) != 0) {
 		memcpy(t->comm, comm, BLKREC_COMM_LEN);
 		return task_named(rc, t);
 	}

@@ -174,14 +174,16 @@ fio_live() {
 		sh -c "! grep -q '\"late_records\": [1-9]' '$TMP/$name.out'"
 }
 if command -v fio >/dev/null; then
-	tracers="bpf ftrace"
-	repeat_pass "the ftrace recorder under fio" && tracers=bpf
+	tracers="bpf ftrace" randrw=1
+	repeat_pass "the ftrace recorder and the two-job workload under fio" &&
+		tracers=bpf randrw=
 	for tracer in $tracers; do
 		fio_live "qd2-$tracer" $tracer --rw=randread --bs=4k \
-			--iodepth=2 --rate_iops=3000 --runtime=4
+			--iodepth=2 --rate_iops=3000 --runtime=3
+		[ -n "$randrw" ] || continue
 		fio_live "randrw-$tracer" $tracer --rw=randrw --bs=4k \
 			--iodepth=4 --numjobs=2 --size=64M \
-			--offset_increment=64M --rate_iops=1500 --runtime=3
+			--offset_increment=64M --rate_iops=1500 --runtime=2
 	done
 	# every 1000th completion made unseen (IOWATCHER_BPF_UNSEEN): the
 	# view says so, and by as much as it counted them in flight
