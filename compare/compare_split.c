@@ -425,34 +425,6 @@ static int phase_stratum(struct compare *c, struct cmp_stratum *st)
 
 enum cause_kind { CK_PROCESS, CK_COMM, CK_CGROUP, CK_FILE, CK_STACK };
 
-/*
- * A stack as a value: its first four frames past the generic outer ones
- * ("wb_workfn > wb_writeback > ... "), where the paths part; the whole
- * is in the flame graph.
- */
-static void stack_label(const char *stack, char *buf, size_t len)
-{
-	const char *p = stack, *end;
-	size_t used = 0, n = 0, flen;
-
-	buf[0] = '\0';
-	while (*p && n < 4 && used + 1 < len) {
-		end = strchr(p, ';');
-		flen = end ? (size_t)(end - p) : strlen(p);
-		if (!cause_generic_frame(p, flen)) {
-			used += (size_t)snprintf(buf + used, len - used,
-						 "%s%.*s", n ? " > " : "",
-						 (int)flen, p);
-			n++;
-		}
-		if (!end)
-			break;
-		p = end + 1;
-	}
-	if (!n)
-		snprintf(buf, len, "%s", stack);
-}
-
 static const char *cause_label(const struct cmp_trace *t, uint32_t id,
 			       enum cause_kind kind, char *buf, size_t len)
 {
@@ -481,7 +453,7 @@ static const char *cause_label(const struct cmp_trace *t, uint32_t id,
 		stack = cause_kstack(t->causes, cs);
 		if (!stack)
 			return "[no stack]";
-		stack_label(stack, buf, len);
+		cause_stack_label(stack, buf, len);
 		return buf;
 	}
 }

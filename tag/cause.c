@@ -347,6 +347,29 @@ int cause_generic_frame(const char *f, size_t len)
 	return 0;
 }
 
+void cause_stack_label(const char *stack, char *buf, size_t len)
+{
+	const char *p = stack, *end;
+	size_t used = 0, n = 0, flen;
+
+	buf[0] = '\0';
+	while (*p && n < 4 && used + 1 < len) {
+		end = strchr(p, ';');
+		flen = end ? (size_t)(end - p) : strlen(p);
+		if (!cause_generic_frame(p, flen)) {
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%.*s", n ? " > " : "",
+						 (int)flen, p);
+			n++;
+		}
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	if (!n)
+		snprintf(buf, len, "%s", stack);
+}
+
 const char *cause_kstack(const struct cause_table *t, const struct cause *c)
 {
 	return t->reader ? cause_stack(t->reader, 0, c->kstack) : NULL;

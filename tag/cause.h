@@ -92,6 +92,11 @@ const char *cause_table_cgroup_source(const struct cause_table *t, char *buf,
  * stack shares (ret_from_fork, kthread, entry_SYSCALL_64...), which name
  * no path: tags, flame graphs and comparisons start below them. */
 int cause_generic_frame(const char *f, size_t len);
+/* A stack as a name: its first four frames past the generic outer ones
+ * ("wb_workfn > wb_writeback > do_writepages > ext4_writepages"), the
+ * path that queued it (the whole stack is in the flame graph); the
+ * stack as it is where every frame is generic. */
+void cause_stack_label(const char *stack, char *buf, size_t len);
 const char *cause_kstack(const struct cause_table *t, const struct cause *c);
 const char *cause_ustack(const struct cause_table *t, const struct cause *c);
 

@@ -125,34 +125,6 @@ static uint64_t class_key(const struct cause_tags *tg, const struct cause *c,
 	}
 }
 
-/*
- * A stack as a tag's name: the four frames after the generic outer ones
- * ("wb_workfn > wb_writeback > do_writepages > ext4_writepages"), the
- * path that queued it; the whole stack is in the flame graph.
- */
-static void stack_label(const char *stack, char *buf, size_t len)
-{
-	const char *p = stack, *end;
-	size_t used = 0, n = 0, flen;
-
-	buf[0] = '\0';
-	while (*p && n < 4 && used + 1 < len) {
-		end = strchr(p, ';');
-		flen = end ? (size_t)(end - p) : strlen(p);
-		if (!cause_generic_frame(p, flen)) {
-			used += (size_t)snprintf(buf + used, len - used,
-						 "%s%.*s", n ? " > " : "",
-						 (int)flen, p);
-			n++;
-		}
-		if (!end)
-			break;
-		p = end + 1;
-	}
-	if (!n)
-		snprintf(buf, len, "%s", stack);
-}
-
 static void class_label(const struct cause_tags *tg, const struct cause *c,
 			uint64_t key, char *buf, size_t len)
 {
@@ -179,7 +151,7 @@ static void class_label(const struct cause_tags *tg, const struct cause *c,
 	case BY_STACK:
 		stack = cause_kstack(tg->causes, c);
 		if (stack)
-			stack_label(stack, buf, len);
+			cause_stack_label(stack, buf, len);
 		else
 			snprintf(buf, len, "[stack not named]");
 		return;
