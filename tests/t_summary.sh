@@ -14,7 +14,8 @@ oracle() {
 	fi
 	blkparse -i "$base" -D "$dir" > "$TMP/$base.bp" 2>/dev/null
 	blkparse -q -i "$base" -D "$dir" -d "$TMP/$base.dump" -O >/dev/null 2>&1
-	btt -i "$TMP/$base.dump" > "$TMP/$base.btt" 2>/dev/null
+	# btt writes its per-device .dat files where it runs: in $TMP
+	(cd "$TMP" && btt -i "$base.dump" > "$base.btt" 2>/dev/null)
 	if ! "$IOW" -t "$dir/$base" --summary=json > "$TMP/$base.json"; then
 		fail "$name: iowatcher failed"; return
 	fi
