@@ -15,6 +15,14 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$top/tests/lsan.supp:print_suppressions=0}"
 
+# the targets' scratch directories, under one removed at the end
+scratch_parent=/tmp
+[ -w /dev/shm ] && scratch_parent=/dev/shm
+IOWFUZZ_SCRATCH=$(mktemp -d "$scratch_parent/iowfuzz-run.XXXXXX") || exit 1
+export IOWFUZZ_SCRATCH
+trap 'rm -rf "$IOWFUZZ_SCRATCH"' EXIT
+trap 'exit 130' INT TERM
+
 run_one() {
 	t=$1
 	mkdir -p "$dir/corpus/$t" "$dir/findings/$t"
