@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/bigmem.h"
+#include "base/vec.h"
 #include "blkparse_feed.h"
 #include "reader/blktrace.h"
 #include "reader/bytesrc.h"
@@ -1121,8 +1122,7 @@ static int find_percpu_set(const char *dir, const char *base,
 		    strncmp(de->d_name, base, base_len))
 			continue;
 		if (n == cap) {
-			cap = cap ? 2 * cap : 8;
-			more = realloc(files, cap * sizeof(*files));
+			more = vec_grow(files, &cap, n + 1, sizeof(*files), 8);
 			if (!more)
 				goto oom;
 			files = more;
@@ -1302,8 +1302,8 @@ static int find_in_directory(const char *dir, struct trace_list *list,
 		if (n == cap) {
 			char **more;
 
-			cap = cap ? 2 * cap : 16;
-			more = realloc(names, cap * sizeof(*names));
+			more = vec_grow(names, &cap, n + 1, sizeof(*names),
+					16);
 			if (!more) {
 				ret = iow_fail(err, "out of memory");
 				goto out;

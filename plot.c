@@ -1,8 +1,11 @@
 /*
- * plot.c: pages, panels and their layout, series, legends and text drawn
- * with cairo. The arithmetic of ticks and labels is in plot_scale.c,
- * rasters and heat maps in plot_raster.c, the palette and mixes in
- * plot_color.c; what they share is in plot_internal.h. Knows numbers,
+ * plot.c: pages, panels and their layout, series, legends and axes drawn
+ * with cairo: the page module, which calls its parts in plot/ and is
+ * never called back by them. The arithmetic of ticks and labels is in
+ * plot_scale.c, fonts and text in plot_text.c, coordinates and what the
+ * parts share of a page in plot_panel.c, rasters and heat maps in
+ * plot_raster.c, icicles and bars in plot_boxes.c, the palette and mixes
+ * in plot_color.c; what they share is in plot_internal.h. Knows numbers,
  * not traces.
  */
 #include <errno.h>
@@ -25,7 +28,6 @@
 
 /* ---- Look ---- */
 
-#define FONT_FAMILY	"DejaVu Sans"
 #define PAD		8.0	/* panel edge to its contents */
 #define TICK_LEN	4.0
 #define TICK_GAP	3.0	/* tick mark to its label */
@@ -39,150 +41,14 @@
 #define LEGEND_MAX_SHARE 0.2	/* of a panel's height, in rows of legend */
 #define COLORBAR_W	96.0
 #define COLORBAR_H	9.0
-#define TEXT_MAX	1024	/* a label with bad UTF-8 is repaired up to this */
 #define PAGE_GUTTER	12.0
-
-enum font_role { FONT_TICK, FONT_AXIS, FONT_TITLE, FONT_PAGE_TITLE,
-		 FONT_LEGEND, FONT_NOTE };
-
-struct font_spec {
-	double size;
-	int bold, italic;
-	unsigned color;
-};
-
-static const struct font_spec fonts[] = {
-	[FONT_TICK] = { 10.5, 0, 0, 0x444444 },
-	[FONT_AXIS] = { 11.5, 0, 0, 0x222222 },
-	[FONT_TITLE] = { 13, 1, 0, 0x111111 },
-	[FONT_PAGE_TITLE] = { 16, 1, 0, 0x111111 },
-	[FONT_LEGEND] = { 11, 0, 0, 0x222222 },
-	[FONT_NOTE] = { 12.5, 0, 1, 0x777777 },
-};
 
 #define GRID_COLOR	0xE5E5E5
 #define FRAME_COLOR	0x555555
 
-static void set_hex(cairo_t *cr, unsigned hex)
-{
-	struct plot_rgb c = rgb_hex(hex);
-
-	cairo_set_source_rgb(cr, c.r, c.g, c.b);
-}
-
-static void use_font(cairo_t *cr, enum font_role role)
-{
-	const struct font_spec *f = &fonts[role];
-
-	cairo_select_font_face(cr, FONT_FAMILY,
-			       f->italic ? CAIRO_FONT_SLANT_ITALIC :
-					   CAIRO_FONT_SLANT_NORMAL,
-			       f->bold ? CAIRO_FONT_WEIGHT_BOLD :
-					 CAIRO_FONT_WEIGHT_NORMAL);
-	cairo_set_font_size(cr, f->size);
-	set_hex(cr, f->color);
-}
-
-static double text_width(cairo_t *cr, const char *s)
-{
-	cairo_text_extents_t te;
-	char clean[TEXT_MAX];
-
-	cairo_text_extents(cr, utf8_clean(s, clean, sizeof(clean)), &te);
-	return te.x_advance;
-}
-
-/* Height of a capital: what "centred on a tick" should centre. */
-static double cap_height(cairo_t *cr)
-{
-	cairo_text_extents_t te;
-
-	cairo_text_extents(cr, "H", &te);
-	return te.height;
-}
-
-/* Ascent plus descent: the height of a line of text. */
-static double line_height(cairo_t *cr)
-{
-	cairo_font_extents_t fe;
-
-	cairo_font_extents(cr, &fe);
-	return fe.ascent + fe.descent;
-}
-
-static double font_ascent(cairo_t *cr)
-{
-	cairo_font_extents_t fe;
-
-	cairo_font_extents(cr, &fe);
-	return fe.ascent;
-}
-
-/* Text with its left (0), centre (0.5) or right (1) at x, baseline y. */
-static void draw_text(cairo_t *cr, double x, double y, const char *s,
-		      double halign)
-{
-	char clean[TEXT_MAX];
-
-	/* invalid UTF-8 (a process name) would fail the whole page */
-	s = utf8_clean(s, clean, sizeof(clean));
-	cairo_move_to(cr, x - text_width(cr, s) * halign, y);
-	cairo_show_text(cr, s);
-}
-
-/* Text whose capitals are centred vertically on y. */
-static void draw_text_mid(cairo_t *cr, double x, double y, const char *s,
-			  double halign)
-{
-	draw_text(cr, x, y + cap_height(cr) / 2, s, halign);
-}
-
-double plot_caption(cairo_t *cr, double x, double y, double size, int bold,
-		    const char *text, double halign)
-{
-	cairo_select_font_face(cr, FONT_FAMILY, CAIRO_FONT_SLANT_NORMAL,
-			       bold ? CAIRO_FONT_WEIGHT_BOLD :
-				      CAIRO_FONT_WEIGHT_NORMAL);
-	cairo_set_font_size(cr, size);
-	draw_text(cr, x, y, text, halign);
-	return text_width(cr, text);
-}
-
-/* Copies s into buf, cut at a character and ended with an ellipsis if
- * it is wider than max_w. */
-static void fit_text(cairo_t *cr, const char *s, double max_w, char *buf,
-		     size_t len)
-{
-	size_t n;
-
-	snprintf(buf, len, "%s", s);
-	if (text_width(cr, buf) <= max_w)
-		return;
-	n = strlen(buf);
-	while (n > 0) {
-		do
-			n--;
-		while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80);
-		if (n + 4 > len)
-			continue;
-		memcpy(buf + n, "\xe2\x80\xa6", 4);	/* U+2026 */
-		if (text_width(cr, buf) <= max_w)
-			return;
-	}
-	buf[0] = '\0';
-}
-
 /* ---- Pages ---- */
 
 #define OUT_BUF_SIZE	65536
-
-/* Keeps the first failure; later ones are usually its consequences. */
-void plot_page_fail(struct plot_page *p, const char *what)
-{
-	if (!p->failure[0])
-		snprintf(p->failure, sizeof(p->failure), "%s: %s", p->path,
-			 what);
-}
 
 static int flush_out(struct plot_page *p)
 {
@@ -268,10 +134,10 @@ static void draw_page_title(struct plot_page *p, const char *title)
 	p->title_h = 0;
 	if (!title || !*title)
 		return;
-	use_font(p->cr, FONT_PAGE_TITLE);
-	fit_text(p->cr, title, p->width - 2 * PAD, buf, sizeof(buf));
-	draw_text(p->cr, p->width / 2, PAD + font_ascent(p->cr), buf, 0.5);
-	p->title_h = PAD + line_height(p->cr) + 4;
+	plot_use_font(p->cr, FONT_PAGE_TITLE);
+	plot_fit_text(p->cr, title, p->width - 2 * PAD, buf, sizeof(buf));
+	plot_draw_text(p->cr, p->width / 2, PAD + plot_font_ascent(p->cr), buf, 0.5);
+	p->title_h = PAD + plot_line_height(p->cr) + 4;
 }
 
 static void page_free(struct plot_page *p);
@@ -383,19 +249,6 @@ static void panel_free(struct plot_panel *pp)
 	free(pp);
 }
 
-void plot_page_keep(struct plot_page *p, cairo_surface_t *img)
-{
-	cairo_surface_t **more;
-
-	if (p->fmt == PLOT_PNG || p->on_surface ||
-	    !(more = realloc(p->kept, (p->n_kept + 1) * sizeof(*more)))) {
-		cairo_surface_destroy(img);
-		return;
-	}
-	p->kept = more;
-	p->kept[p->n_kept++] = img;
-}
-
 static void page_free(struct plot_page *p)
 {
 	size_t i;
@@ -462,18 +315,6 @@ static void axis_init(struct plot_axis *a, int nice)
 	a->format = plot_format_si;
 }
 
-char *plot_dup_or_null(const char *s, int *failed)
-{
-	char *d;
-
-	if (!s || !*s)
-		return NULL;
-	d = strdup(s);
-	if (!d)
-		*failed = 1;
-	return d;
-}
-
 static int page_add_panel(struct plot_page *p, struct plot_panel *pp)
 {
 	struct plot_panel **more;
@@ -538,23 +379,6 @@ void plot_panel_set_y_none(struct plot_panel *pp)
 		return;
 	axis_set(pp, &pp->y, 0, 1, 0, 0);
 	pp->y.none = 1;
-}
-
-void plot_use_tick_font(cairo_t *cr)
-{
-	use_font(cr, FONT_TICK);
-}
-
-void plot_fit_text(cairo_t *cr, const char *s, double max_w, char *buf,
-		   size_t len)
-{
-	fit_text(cr, s, max_w, buf, len);
-}
-
-void plot_draw_text_mid(cairo_t *cr, double x, double y, const char *s,
-			double halign)
-{
-	draw_text_mid(cr, x, y, s, halign);
 }
 
 void plot_panel_set_x_log(struct plot_panel *pp, double min, double max)
@@ -685,17 +509,6 @@ static void axis_choose(struct plot_axis *a, int max_ticks)
 	plot_format_labels(a->format, &ctx, t->value, t->n, t->label);
 }
 
-/* Where v falls along the axis, 0 at lo and 1 at hi. */
-static double axis_frac(const struct plot_axis *a, double v)
-{
-	if (a->log) {
-		if (!(v > 0))
-			return -1e6;
-		return (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo));
-	}
-	return (v - a->lo) / (a->hi - a->lo);
-}
-
 /* Label sizes and positions along an axis of length px from 0. */
 static void axis_measure(cairo_t *cr, struct plot_axis *a, double length,
 			 int vertical)
@@ -703,11 +516,11 @@ static void axis_measure(cairo_t *cr, struct plot_axis *a, double length,
 	struct plot_axis_ticks *t = &a->ticks;
 	int i;
 
-	use_font(cr, FONT_TICK);
+	plot_use_font(cr, FONT_TICK);
 	for (i = 0; i < t->n; i++) {
-		t->pos[i] = axis_frac(a, t->value[i]) * length;
-		t->extent[i] = vertical ? cap_height(cr) :
-					  text_width(cr, t->label[i]);
+		t->pos[i] = plot_axis_frac(a, t->value[i]) * length;
+		t->extent[i] = vertical ? plot_cap_height(cr) :
+					  plot_text_width(cr, t->label[i]);
 	}
 }
 
@@ -788,9 +601,9 @@ static double widest_label(cairo_t *cr, const struct plot_axis_ticks *t)
 	double w = 0;
 	int i;
 
-	use_font(cr, FONT_TICK);
+	plot_use_font(cr, FONT_TICK);
 	for (i = 0; i < t->n; i++)
-		w = fmax(w, text_width(cr, t->label[i]));
+		w = fmax(w, plot_text_width(cr, t->label[i]));
 	return w;
 }
 
@@ -812,9 +625,9 @@ static void draw_swatch(cairo_t *cr, double x, double y_mid,
 
 static double legend_entry_width(cairo_t *cr, const struct legend_entry *e)
 {
-	use_font(cr, FONT_LEGEND);
+	plot_use_font(cr, FONT_LEGEND);
 	return (e->text_only ? 0 : LEGEND_SWATCH + 5) +
-	       text_width(cr, e->label);
+	       plot_text_width(cr, e->label);
 }
 
 static void draw_legend_entry(cairo_t *cr, const struct legend_entry *e,
@@ -826,8 +639,8 @@ static void draw_legend_entry(cairo_t *cr, const struct legend_entry *e,
 			    plot_raster_mix(e->color_index, e->mix_index));
 		x += LEGEND_SWATCH + 5;
 	}
-	use_font(cr, FONT_LEGEND);
-	draw_text_mid(cr, x, y_mid, e->label, 0);
+	plot_use_font(cr, FONT_LEGEND);
+	plot_draw_text_mid(cr, x, y_mid, e->label, 0);
 }
 
 /*
@@ -850,8 +663,8 @@ static int legend_lines(struct plot_panel *pp, size_t n, double x,
 		if (i < n) {
 			w = legend_entry_width(cr, &pp->legend[i]);
 		} else {
-			use_font(cr, FONT_LEGEND);
-			w = text_width(cr, more);
+			plot_use_font(cr, FONT_LEGEND);
+			w = plot_text_width(cr, more);
 		}
 		if (x + w > right && x > x0) {
 			x = x0;
@@ -861,7 +674,7 @@ static int legend_lines(struct plot_panel *pp, size_t n, double x,
 		if (draw && i < n)
 			draw_legend_entry(cr, &pp->legend[i], x, y_mid);
 		else if (draw)
-			draw_text_mid(cr, x, y_mid, more, 0);
+			plot_draw_text_mid(cr, x, y_mid, more, 0);
 		x += w + LEGEND_GAP;
 	}
 	return lines;
@@ -884,8 +697,8 @@ static double title_width(cairo_t *cr, const struct plot_panel *pp)
 {
 	if (!pp->title)
 		return 0;
-	use_font(cr, FONT_TITLE);
-	return text_width(cr, pp->title);
+	plot_use_font(cr, FONT_TITLE);
+	return plot_text_width(cr, pp->title);
 }
 
 /*
@@ -905,8 +718,8 @@ static int legend_rows_needed(cairo_t *cr, struct plot_panel *pp)
 	if (!pp->n_legend || w <= room - title_width(cr, pp) - LEGEND_GAP)
 		return 0;
 	rows = legend_lines(pp, pp->n_legend, 0, 0, room, 0, 0, NULL);
-	use_font(cr, FONT_LEGEND);
-	cap = (int)(pp->box.h * LEGEND_MAX_SHARE / (line_height(cr) + 4));
+	plot_use_font(cr, FONT_LEGEND);
+	cap = (int)(pp->box.h * LEGEND_MAX_SHARE / (plot_line_height(cr) + 4));
 	if (cap < 1)
 		cap = 1;
 	if (rows <= cap)
@@ -929,24 +742,24 @@ static double top_margin(cairo_t *cr, struct plot_panel *pp)
 {
 	double h;
 
-	use_font(cr, FONT_TITLE);
-	h = PAD + line_height(cr) + 6;
-	use_font(cr, FONT_LEGEND);
+	plot_use_font(cr, FONT_TITLE);
+	h = PAD + plot_line_height(cr) + 6;
+	plot_use_font(cr, FONT_LEGEND);
 	pp->legend_rows = legend_rows_needed(cr, pp);
 	if (!pp->legend_rows)
 		return h;
-	return h + pp->legend_rows * (line_height(cr) + 4) + 4;
+	return h + pp->legend_rows * (plot_line_height(cr) + 4) + 4;
 }
 
 static double bottom_margin(cairo_t *cr, const struct plot_panel *pp)
 {
 	double h = TICK_LEN + TICK_GAP + PAD;
 
-	use_font(cr, FONT_TICK);
-	h += line_height(cr);
+	plot_use_font(cr, FONT_TICK);
+	h += plot_line_height(cr);
 	if (pp->x_label) {
-		use_font(cr, FONT_AXIS);
-		h += 4 + line_height(cr);
+		plot_use_font(cr, FONT_AXIS);
+		h += 4 + plot_line_height(cr);
 	}
 	return h;
 }
@@ -956,8 +769,8 @@ static double left_margin(cairo_t *cr, const struct plot_panel *pp)
 	double w = PAD + widest_label(cr, &pp->y.ticks) + TICK_GAP + TICK_LEN;
 
 	if (pp->y_label) {
-		use_font(cr, FONT_AXIS);
-		w += line_height(cr) + 6;
+		plot_use_font(cr, FONT_AXIS);
+		w += plot_line_height(cr) + 6;
 	}
 	return w;
 }
@@ -1063,32 +876,6 @@ struct plot_rect plot_panel_area(struct plot_panel *pp)
 
 /* ---- Coordinates ---- */
 
-/* Far outside the area but well inside cairo's fixed-point range. */
-static double clamp_px(double v, double lo, double len)
-{
-	double limit = 4 * len + 1000;
-
-	if (v < lo - limit)
-		return lo - limit;
-	if (v > lo + len + limit)
-		return lo + len + limit;
-	return v;
-}
-
-double plot_px_x(const struct plot_panel *pp, double x)
-{
-	const struct plot_rect *a = &pp->area;
-
-	return clamp_px(a->x + axis_frac(&pp->x, x) * a->w, a->x, a->w);
-}
-
-double plot_px_y(const struct plot_panel *pp, double y)
-{
-	const struct plot_rect *a = &pp->area;
-
-	return clamp_px(a->y + a->h - axis_frac(&pp->y, y) * a->h, a->y, a->h);
-}
-
 static int point_ok(const struct plot_panel *pp, double x, double y)
 {
 	return isfinite(x) && isfinite(y) && (!pp->x.log || x > 0) &&
@@ -1096,7 +883,7 @@ static int point_ok(const struct plot_panel *pp, double x, double y)
 }
 
 /* Starts drawing a series: layout, a saved state clipped to the area. */
-cairo_t *plot_series_begin(struct plot_panel *pp)
+static cairo_t *series_begin(struct plot_panel *pp)
 {
 	cairo_t *cr = pp->page->cr;
 
@@ -1108,7 +895,7 @@ cairo_t *plot_series_begin(struct plot_panel *pp)
 	return cr;
 }
 
-void plot_series_end(struct plot_panel *pp)
+static void series_end(struct plot_panel *pp)
 {
 	cairo_restore(pp->page->cr);
 }
@@ -1123,7 +910,7 @@ static void panel_draw_grid(struct plot_panel *pp)
 
 	cairo_save(cr);
 	cairo_set_line_width(cr, 1);
-	set_hex(cr, GRID_COLOR);
+	plot_set_hex(cr, GRID_COLOR);
 	for (i = 0; i < pp->x.ticks.n; i++) {
 		cairo_move_to(cr, round(pp->x.ticks.pos[i]) + 0.5, a->y);
 		cairo_line_to(cr, round(pp->x.ticks.pos[i]) + 0.5, a->y + a->h);
@@ -1144,7 +931,7 @@ static void draw_frame_and_ticks(struct plot_panel *pp)
 	int i;
 
 	cairo_set_line_width(cr, 1);
-	set_hex(cr, FRAME_COLOR);
+	plot_set_hex(cr, FRAME_COLOR);
 	/* Just outside the area, so it never hides data at the edges. */
 	cairo_rectangle(cr, a->x - 0.5, a->y - 0.5, a->w + 1, a->h + 1);
 	for (i = 0; i < pp->x.ticks.n; i++) {
@@ -1165,13 +952,13 @@ static void draw_tick_labels(struct plot_panel *pp)
 	double base;
 	int i;
 
-	use_font(cr, FONT_TICK);
-	base = a->y + a->h + TICK_LEN + TICK_GAP + font_ascent(cr);
+	plot_use_font(cr, FONT_TICK);
+	base = a->y + a->h + TICK_LEN + TICK_GAP + plot_font_ascent(cr);
 	for (i = 0; i < pp->x.ticks.n; i++)
-		draw_text(cr, pp->x.ticks.pos[i], base, pp->x.ticks.label[i],
+		plot_draw_text(cr, pp->x.ticks.pos[i], base, pp->x.ticks.label[i],
 			  0.5);
 	for (i = 0; i < pp->y.ticks.n; i++)
-		draw_text_mid(cr, a->x - TICK_LEN - TICK_GAP,
+		plot_draw_text_mid(cr, a->x - TICK_LEN - TICK_GAP,
 			      pp->y.ticks.pos[i], pp->y.ticks.label[i], 1);
 }
 
@@ -1182,20 +969,20 @@ static void draw_axis_labels(struct plot_panel *pp)
 	cairo_font_extents_t fe;
 	char buf[256];
 
-	use_font(cr, FONT_AXIS);
+	plot_use_font(cr, FONT_AXIS);
 	cairo_font_extents(cr, &fe);
 	if (pp->x_label) {
-		fit_text(cr, pp->x_label, pp->box.w - 2 * PAD, buf, sizeof(buf));
-		draw_text(cr, a->x + a->w / 2,
+		plot_fit_text(cr, pp->x_label, pp->box.w - 2 * PAD, buf, sizeof(buf));
+		plot_draw_text(cr, a->x + a->w / 2,
 			  pp->box.y + pp->box.h - PAD - fe.descent, buf, 0.5);
 	}
 	if (pp->y_label) {
-		fit_text(cr, pp->y_label, a->h + 20, buf, sizeof(buf));
+		plot_fit_text(cr, pp->y_label, a->h + 20, buf, sizeof(buf));
 		cairo_save(cr);
 		cairo_translate(cr, pp->box.x + PAD + fe.ascent,
 				a->y + a->h / 2);
 		cairo_rotate(cr, -M_PI / 2);
-		draw_text(cr, 0, 0, buf, 0.5);
+		plot_draw_text(cr, 0, 0, buf, 0.5);
 		cairo_restore(cr);
 	}
 }
@@ -1214,9 +1001,9 @@ static size_t legend_fit_line(cairo_t *cr, const struct plot_panel *pp,
 	while (k > 0) {
 		if (k < pp->n_legend)
 			snprintf(more, len, "+%zu more", pp->n_legend - k);
-		use_font(cr, FONT_LEGEND);
+		plot_use_font(cr, FONT_LEGEND);
 		if (legend_line_width(cr, pp, k) +
-		    (*more ? LEGEND_GAP + text_width(cr, more) : 0) <= room)
+		    (*more ? LEGEND_GAP + plot_text_width(cr, more) : 0) <= room)
 			break;
 		k--;
 	}
@@ -1240,13 +1027,13 @@ static double colorbar(struct plot_panel *pp, double x, double y_mid,
 
 	fmt(1, NULL, min_label, sizeof(min_label));
 	fmt(pp->colorbar_max, NULL, max_label, sizeof(max_label));
-	use_font(cr, FONT_LEGEND);
+	plot_use_font(cr, FONT_LEGEND);
 	if (draw && *label)
-		draw_text_mid(cr, x, y_mid, label, 0);
-	x += *label ? text_width(cr, label) + 8 : 0;
+		plot_draw_text_mid(cr, x, y_mid, label, 0);
+	x += *label ? plot_text_width(cr, label) + 8 : 0;
 	if (draw)
-		draw_text_mid(cr, x, y_mid, min_label, 0);
-	x += text_width(cr, min_label) + 4;
+		plot_draw_text_mid(cr, x, y_mid, min_label, 0);
+	x += plot_text_width(cr, min_label) + 4;
 	if (draw) {
 		ramp = cairo_pattern_create_linear(x, 0, x + COLORBAR_W, 0);
 		for (i = 0; i <= 8; i++) {
@@ -1260,12 +1047,12 @@ static double colorbar(struct plot_panel *pp, double x, double y_mid,
 		cairo_set_source(cr, ramp);
 		cairo_fill(cr);
 		cairo_pattern_destroy(ramp);
-		use_font(cr, FONT_LEGEND);
+		plot_use_font(cr, FONT_LEGEND);
 	}
 	x += COLORBAR_W + 4;
 	if (draw)
-		draw_text_mid(cr, x, y_mid, max_label, 0);
-	x += text_width(cr, max_label);
+		plot_draw_text_mid(cr, x, y_mid, max_label, 0);
+	x += plot_text_width(cr, max_label);
 	return x - x0;
 }
 
@@ -1276,16 +1063,16 @@ static double legend_beside(struct plot_panel *pp, double right, double y_mid,
 	cairo_t *cr = pp->page->cr;
 	double w = legend_line_width(cr, pp, k), x;
 
-	use_font(cr, FONT_LEGEND);
+	plot_use_font(cr, FONT_LEGEND);
 	if (*more)
-		w += (k ? LEGEND_GAP : 0) + text_width(cr, more);
+		w += (k ? LEGEND_GAP : 0) + plot_text_width(cr, more);
 	if (!draw)
 		return w;
 	x = right - w;
 	legend_lines(pp, k, x, y_mid, right + 1, 0, 1, NULL);
 	if (*more) {
-		use_font(cr, FONT_LEGEND);
-		draw_text_mid(cr, right, y_mid, more, 1);
+		plot_use_font(cr, FONT_LEGEND);
+		plot_draw_text_mid(cr, right, y_mid, more, 1);
 	}
 	return w;
 }
@@ -1302,8 +1089,8 @@ static void draw_title_row(struct plot_panel *pp)
 	size_t k = 0;
 	char buf[256], more[32] = "";
 
-	use_font(cr, FONT_TITLE);
-	title_h = line_height(cr);
+	plot_use_font(cr, FONT_TITLE);
+	title_h = plot_line_height(cr);
 	row_mid = pp->box.y + PAD + title_h / 2;
 	if (pp->has_colorbar)
 		bar_w = colorbar(pp, 0, 0, 0) + LEGEND_GAP;
@@ -1317,16 +1104,16 @@ static void draw_title_row(struct plot_panel *pp)
 		title_room -= legend_w + LEGEND_GAP;
 	}
 	if (pp->title) {
-		use_font(cr, FONT_TITLE);
-		fit_text(cr, pp->title, title_room, buf, sizeof(buf));
-		draw_text_mid(cr, left, row_mid, buf, 0);
+		plot_use_font(cr, FONT_TITLE);
+		plot_fit_text(cr, pp->title, title_room, buf, sizeof(buf));
+		plot_draw_text_mid(cr, left, row_mid, buf, 0);
 	}
 	if (bar_w)
 		colorbar(pp, right - bar_w + LEGEND_GAP, row_mid, 1);
 	if (legend_w)
 		legend_beside(pp, right - bar_w, row_mid, k, more, 1);
-	use_font(cr, FONT_LEGEND);
-	legend_h = line_height(cr) + 4;
+	plot_use_font(cr, FONT_LEGEND);
+	legend_h = plot_line_height(cr) + 4;
 	if (pp->n_legend && pp->legend_rows)
 		legend_lines(pp, pp->legend_shown, left, pp->box.y + PAD +
 			     title_h + 2 + legend_h / 2, right, legend_h, 1,
@@ -1487,7 +1274,7 @@ static void line_styled(struct plot_panel *pp, const double *x,
 
 	if (!pp || !x || !y)
 		return;
-	cr = plot_series_begin(pp);
+	cr = series_begin(pp);
 	for (i = 0; i < n; i++) {
 		if (!point_ok(pp, x[i], y[i]))
 			column_gap(cr, &c);
@@ -1499,7 +1286,7 @@ static void line_styled(struct plot_panel *pp, const double *x,
 	set_series_line(cr, color_index, width, cycle);
 	cairo_stroke(cr);
 	line_lone_points(pp, cr, x, y, n, width);
-	plot_series_end(pp);
+	series_end(pp);
 }
 
 void plot_line(struct plot_panel *pp, const double *x, const double *y,
@@ -1525,7 +1312,7 @@ void plot_step(struct plot_panel *pp, const double *x, const double *y,
 
 	if (!pp || !x || !y)
 		return;
-	cr = plot_series_begin(pp);
+	cr = series_begin(pp);
 	for (i = 0; i < n; i++) {
 		if (!point_ok(pp, x[i], y[i])) {
 			column_gap(cr, &c);
@@ -1540,7 +1327,7 @@ void plot_step(struct plot_panel *pp, const double *x, const double *y,
 	set_series_line(cr, color_index, width,
 			plot_color_cycle(color_index));
 	cairo_stroke(cr);
-	plot_series_end(pp);
+	series_end(pp);
 }
 
 static int band_point_ok(const struct plot_panel *pp, double x, double lo,
@@ -1572,7 +1359,7 @@ void plot_shade_x(struct plot_panel *pp, double x0, double x1)
 
 	if (!pp || !isfinite(x0) || !isfinite(x1) || x1 < x0)
 		return;
-	cr = plot_series_begin(pp);
+	cr = series_begin(pp);
 	a = &pp->area;
 	px0 = plot_px_x(pp, x0);
 	px1 = plot_px_x(pp, x1);
@@ -1593,7 +1380,7 @@ void plot_shade_x(struct plot_panel *pp, double x0, double x1)
 		cairo_line_to(cr, d + a->h, a->y);
 	}
 	cairo_stroke(cr);
-	plot_series_end(pp);
+	series_end(pp);
 }
 
 void plot_band(struct plot_panel *pp, const double *x, const double *lo,
@@ -1605,7 +1392,7 @@ void plot_band(struct plot_panel *pp, const double *x, const double *lo,
 
 	if (!pp || !x || !lo || !hi)
 		return;
-	cr = plot_series_begin(pp);
+	cr = series_begin(pp);
 	for (i = 0; i <= n; i++) {
 		int ok = i < n && band_point_ok(pp, x[i], lo[i], hi[i]);
 
@@ -1618,7 +1405,7 @@ void plot_band(struct plot_panel *pp, const double *x, const double *lo,
 	set_rgba(cr, plot_color(color_index),
 		 alpha > 0 && alpha <= 1 ? alpha : 0.25);
 	cairo_fill(cr);
-	plot_series_end(pp);
+	series_end(pp);
 }
 
 static double baseline(const struct plot_panel *pp)
@@ -1637,7 +1424,7 @@ void plot_bars(struct plot_panel *pp, const double *x, const double *height,
 
 	if (!pp || !x || !height)
 		return;
-	cr = plot_series_begin(pp);
+	cr = series_begin(pp);
 	base = plot_px_y(pp, baseline(pp));
 	for (i = 0; i < n; i++) {
 		if (!point_ok(pp, x[i], height[i]))
@@ -1652,7 +1439,7 @@ void plot_bars(struct plot_panel *pp, const double *x, const double *height,
 	}
 	set_rgba(cr, plot_color(color_index), 0.9);
 	cairo_fill(cr);
-	plot_series_end(pp);
+	series_end(pp);
 }
 
 void plot_points(struct plot_panel *pp, const double *x, const double *y,
@@ -1666,7 +1453,7 @@ void plot_points(struct plot_panel *pp, const double *x, const double *y,
 		return;
 	if (!(radius > 0))
 		radius = 2;
-	cr = plot_series_begin(pp);
+	cr = series_begin(pp);
 	for (i = 0; i < n; i++) {
 		if (!point_ok(pp, x[i], y[i]))
 			continue;
@@ -1681,7 +1468,42 @@ void plot_points(struct plot_panel *pp, const double *x, const double *y,
 	}
 	set_rgba(cr, plot_color(color_index), 0.8);
 	cairo_fill(cr);
-	plot_series_end(pp);
+	series_end(pp);
+}
+
+/* The parts below draw on the panel once it is laid out, in the state
+ * series_begin clips; they do not call back up here. */
+void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
+		  int rows, double x0, double x1, double y0, double y1,
+		  const char *count_label)
+{
+	double box[4] = { x0, x1, y0, y1 };
+
+	if (!plot_cells_ok(pp, counts, cols, rows))
+		return;
+	series_begin(pp);
+	plot_heatmap_draw(pp, counts, cols, rows, box, count_label);
+	series_end(pp);
+}
+
+void plot_icicle(struct plot_panel *pp, const struct plot_box *boxes,
+		 size_t n, int rows)
+{
+	if (!pp || !boxes || rows <= 0)
+		return;
+	plot_icicle_draw(pp, series_begin(pp), boxes, n, rows);
+	series_end(pp);
+}
+
+void plot_hbars(struct plot_panel *pp, const char *const *labels,
+		const double *values, size_t rows, size_t parts,
+		const int *colors, const char *const *notes)
+{
+	if (!pp || !rows)
+		return;
+	plot_hbars_draw(pp, series_begin(pp), labels, values, rows,
+			parts, colors, notes);
+	series_end(pp);
 }
 
 /* ---- Legend and text ---- */
@@ -1746,12 +1568,12 @@ void plot_panel_note(struct plot_panel *pp, const char *text)
 
 	if (!pp || !text)
 		return;
-	cr = plot_series_begin(pp);
-	use_font(cr, FONT_NOTE);
-	fit_text(cr, text, pp->area.w - 2 * PAD, buf, sizeof(buf));
-	draw_text_mid(cr, pp->area.x + pp->area.w / 2,
+	cr = series_begin(pp);
+	plot_use_font(cr, FONT_NOTE);
+	plot_fit_text(cr, text, pp->area.w - 2 * PAD, buf, sizeof(buf));
+	plot_draw_text_mid(cr, pp->area.x + pp->area.w / 2,
 		      pp->area.y + pp->area.h / 2, buf, 0.5);
-	plot_series_end(pp);
+	series_end(pp);
 }
 
 void plot_text(struct plot_panel *pp, double x, double y, const char *text,
@@ -1761,11 +1583,11 @@ void plot_text(struct plot_panel *pp, double x, double y, const char *text,
 
 	if (!pp || !text || !point_ok(pp, x, y))
 		return;
-	cr = plot_series_begin(pp);
-	use_font(cr, FONT_TICK);
-	set_hex(cr, 0x333333);
-	draw_text_mid(cr, plot_px_x(pp, x), plot_px_y(pp, y), text, halign);
-	plot_series_end(pp);
+	cr = series_begin(pp);
+	plot_use_font(cr, FONT_TICK);
+	plot_set_hex(cr, 0x333333);
+	plot_draw_text_mid(cr, plot_px_x(pp, x), plot_px_y(pp, y), text, halign);
+	series_end(pp);
 }
 
 /* ---- Closing ---- */

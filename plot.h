@@ -3,8 +3,9 @@
  * file (SVG, PNG or PDF) holding panels; a panel is one graph with a
  * frame, axes, title and legend. This layer draws numbers and knows
  * nothing of traces. Tick choice and label formatting are pure functions
- * (plot_scale.c) so they can be tested without a surface; rasters and
- * heat maps are in plot_raster.c, the rest in plot.c.
+ * (plot_scale.c) so they can be tested without a surface; plot.c lays
+ * pages and panels out and calls the other parts in plot/ (rasters and
+ * heat maps, boxes, text, the palette), which never call back into it.
  *
  * Order of calls for a panel: plot_panel_add, the plot_panel_set_*
  * calls, plot_legend, then the series. The first series (or

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/vec.h"
 #include "reader/blktrace.h"
 #include "base/bytebuf.h"
 #include "base/child.h"
@@ -248,13 +249,13 @@ static int grow_tag_index(struct tagger *t)
 static int add_tag(struct tagger *t, int32_t id, char *label)
 {
 	if (t->n_tags == t->tags_cap) {
-		size_t cap = t->tags_cap ? t->tags_cap * 2 : 16;
-		struct tag_label *tags = realloc(t->tags, cap * sizeof(*tags));
+		struct tag_label *tags = vec_grow(t->tags, &t->tags_cap,
+						  t->n_tags + 1, sizeof(*tags),
+						  16);
 
 		if (!tags)
 			return -1;
 		t->tags = tags;
-		t->tags_cap = cap;
 	}
 	if ((t->n_tags + 1) * 2 > t->n_tag_slots && grow_tag_index(t))
 		return -1;

@@ -11,6 +11,7 @@
 
 #include "analysis.h"
 #include "base/bigmem.h"
+#include "base/vec.h"
 #include "reader/blktrace.h"
 #include "blkparse_feed.h"
 #include "histogram.h"
@@ -664,14 +665,13 @@ static struct cause_sums *ledger_entry(struct analysis *a, uint32_t device,
 	if (u64map_get(&p->ledger_index, key, &idx))
 		return &a->ledger[idx];
 	if (a->n_ledger == a->cap_ledger) {
-		size_t cap = a->cap_ledger ? 2 * a->cap_ledger : 64;
-		struct cause_sums *more = realloc(a->ledger,
-						  cap * sizeof(*more));
+		struct cause_sums *more = vec_grow(a->ledger, &a->cap_ledger,
+						   a->n_ledger + 1,
+						   sizeof(*more), 64);
 
 		if (!more)
 			return NULL;
 		a->ledger = more;
-		a->cap_ledger = cap;
 	}
 	e = &a->ledger[a->n_ledger];
 	memset(e, 0, sizeof(*e));

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "analysis.h"
 #include "base/bigmem.h"
+#include "base/vec.h"
 #include "reader/blktrace.h"
 #include "blkparse_feed.h"
 #include "histogram.h"
@@ -53,14 +54,14 @@ static int forget_request(void *value, void *arg)
 		return 0;
 	p = priv(f->a);
 	if (p->n_forgotten == p->cap_forgotten) {
-		size_t cap = p->cap_forgotten ? 2 * p->cap_forgotten : 64;
-		struct forgotten *more = realloc(p->forgotten,
-						 cap * sizeof(*more));
+		struct forgotten *more = vec_grow(p->forgotten,
+						  &p->cap_forgotten,
+						  p->n_forgotten + 1,
+						  sizeof(*more), 64);
 
 		if (!more)
 			return 0;	/* its depth then stays, as before */
 		p->forgotten = more;
-		p->cap_forgotten = cap;
 	}
 	p->forgotten[p->n_forgotten++] = (struct forgotten){
 		req->d_ns, f->now, req->device_slot, req->tag };
@@ -118,14 +119,13 @@ static int loss_window_add(struct analysis *a, const struct loss_window *w)
 		return 0;
 	}
 	if (a->n_loss == a->cap_loss) {
-		size_t cap = a->cap_loss ? 2 * a->cap_loss : 8;
-		struct loss_window *more = realloc(a->loss,
-						   cap * sizeof(*more));
+		struct loss_window *more = vec_grow(a->loss, &a->cap_loss,
+						    a->n_loss + 1,
+						    sizeof(*more), 8);
 
 		if (!more)
 			return -1;
 		a->loss = more;
-		a->cap_loss = cap;
 	}
 	a->loss[a->n_loss++] = *w;
 	return 0;

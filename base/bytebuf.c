@@ -1,28 +1,26 @@
-/* bytebuf.c: a byte buffer that grows by doubling (see bytebuf.h). */
+/* bytebuf.c: a byte buffer that grows by doubling (vec.h's rule). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bytebuf.h"
+#include "vec.h"
 
 #define FIRST_CAP	65536
 
 int bytebuf_grow(unsigned char **data, size_t *cap, size_t used,
 		 size_t need)
 {
-	size_t want = *cap ? *cap : FIRST_CAP;
 	unsigned char *more;
 
 	if (need <= *cap - used)	/* used <= *cap */
 		return 0;
-	if (need > (size_t)-1 / 2 - used)
+	if (need > SIZE_MAX - used)
 		return -1;
-	while (want < used + need)
-		want *= 2;
-	more = realloc(*data, want);
+	more = vec_grow(*data, cap, used + need, 1, FIRST_CAP);
 	if (!more)
 		return -1;
 	*data = more;
-	*cap = want;
 	return 0;
 }
 

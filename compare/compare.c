@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "compare.h"
 #include "compare_int.h"
 
@@ -27,13 +28,12 @@ void compare_side_free(struct compare_side *side)
 
 static int side_grow(struct compare_side *s)
 {
-	size_t cap = s->cap ? s->cap * 2 : 4096;
-	struct cmp_io *more = realloc(s->ios, cap * sizeof(*more));
+	struct cmp_io *more = vec_grow(s->ios, &s->cap, s->cap + 1,
+				       sizeof(*more), 4096);
 
 	if (!more)
 		return -1;
 	s->ios = more;
-	s->cap = cap;
 	return 0;
 }
 

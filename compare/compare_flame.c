@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "compare_int.h"
 #include "graphs/graph_causes.h"
 #include "plot.h"
@@ -135,13 +136,12 @@ static int box_add(struct boxes *b, double x0, double x1, int depth,
 		   const char *label, struct plot_rgb color)
 {
 	if (b->n == b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 256;
-		struct plot_box *more = realloc(b->items, cap * sizeof(*more));
+		struct plot_box *more = vec_grow(b->items, &b->cap, b->n + 1,
+						 sizeof(*more), 256);
 
 		if (!more)
 			return -1;
 		b->items = more;
-		b->cap = cap;
 	}
 	b->items[b->n++] = (struct plot_box){ x0, x1, depth, label, color };
 	if (depth + 1 > b->depth)

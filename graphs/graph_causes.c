@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "reader/blktrace.h"
 #include "tag/causesum.h"
 #include "graph_causes.h"
@@ -222,9 +223,12 @@ static int box_add(struct box_list *b, double x0, double x1, int depth,
 		   const char *label, struct plot_rgb color)
 {
 	if (b->n == b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 256;
-		struct plot_box *more = realloc(b->items, cap * sizeof(*more));
-		char **labels = realloc(b->labels, cap * sizeof(*labels));
+		/* two arrays of one capacity: each grows from b->cap alike */
+		size_t cap = b->cap, labels_cap = b->cap;
+		struct plot_box *more = vec_grow(b->items, &cap, b->n + 1,
+						 sizeof(*more), 256);
+		char **labels = vec_grow(b->labels, &labels_cap, b->n + 1,
+					 sizeof(*labels), 256);
 
 		if (more)
 			b->items = more;

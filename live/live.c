@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "analysis/histogram.h"
+#include "base/vec.h"
 #include "live.h"
 #include "live_view.h"
 #include "options.h"
@@ -441,13 +442,11 @@ static void close_procs(struct live *l)
 		if (!p->used || (!p->ios && !p->q2c_n))
 			continue;
 		if (f->n_rows == l->rows_cap) {
-			size_t cap = l->rows_cap ? 2 * l->rows_cap : 32;
-
-			r = realloc(f->rows, cap * sizeof(*r));
+			r = vec_grow(f->rows, &l->rows_cap, f->n_rows + 1,
+				     sizeof(*r), 32);
 			if (!r)
 				break;
 			f->rows = r;
-			l->rows_cap = cap;
 		}
 		r = &f->rows[f->n_rows++];
 		memset(r, 0, sizeof(*r));

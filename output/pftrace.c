@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/vec.h"
 #include "reader/blktrace.h"
 #include "base/bytebuf.h"
 #include "base/outfile.h"
@@ -270,13 +271,12 @@ static int device_of(struct pftrace *p, size_t trace, uint32_t device,
 static struct pf_row *new_row(struct pftrace *p)
 {
 	if (p->n_rows == p->cap_rows) {
-		size_t cap = p->cap_rows ? p->cap_rows * 2 : 4096;
-		struct pf_row *r = realloc(p->rows, cap * sizeof(*r));
+		struct pf_row *r = vec_grow(p->rows, &p->cap_rows,
+					    p->n_rows + 1, sizeof(*r), 4096);
 
 		if (!r)
 			return NULL;
 		p->rows = r;
-		p->cap_rows = cap;
 	}
 	memset(&p->rows[p->n_rows], 0, sizeof(p->rows[0]));
 	p->rows[p->n_rows].seq = p->n_rows;
@@ -761,13 +761,12 @@ static int heap_push(struct pftrace *p, uint64_t ts, size_t row, int stage)
 	size_t i;
 
 	if (p->n_heap == p->cap_heap) {
-		size_t cap = p->cap_heap ? p->cap_heap * 2 : 256;
-		struct pf_mark *h = realloc(p->heap, cap * sizeof(*h));
+		struct pf_mark *h = vec_grow(p->heap, &p->cap_heap,
+					     p->n_heap + 1, sizeof(*h), 256);
 
 		if (!h)
 			return -1;
 		p->heap = h;
-		p->cap_heap = cap;
 	}
 	i = p->n_heap++;
 	while (i > 0) {

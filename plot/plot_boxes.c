@@ -1,7 +1,8 @@
 /*
  * plot_boxes.c: charts of boxes the caller places, drawn in a panel's
  * area: icicles (flame graphs, root at the top) and rows of horizontal
- * bars. Like the rest of the plot layer, they know nothing of traces.
+ * bars. Like the rest of the plot layer, they know nothing of traces;
+ * plot.c lays the panel out and hands them its clipped cairo context.
  */
 #include <math.h>
 #include <stdio.h>
@@ -32,21 +33,17 @@ static void text_on(cairo_t *cr, struct plot_rgb c)
 		cairo_set_source_rgb(cr, 1, 1, 1);
 }
 
-void plot_icicle(struct plot_panel *pp, const struct plot_box *boxes,
-		 size_t n, int rows)
+void plot_icicle_draw(struct plot_panel *pp, cairo_t *cr,
+		      const struct plot_box *boxes, size_t n, int rows)
 {
 	struct plot_rect a;
-	cairo_t *cr;
 	double row_h;
 	char fit[256];
 	size_t i;
 
-	if (!pp || !boxes || rows <= 0)
-		return;
-	cr = plot_series_begin(pp);
 	a = pp->area;
 	row_h = fmin(ICICLE_ROW_MAX, a.h / rows);
-	plot_use_tick_font(cr);
+	plot_use_font(cr, FONT_TICK);
 	for (i = 0; i < n; i++) {
 		const struct plot_box *b = &boxes[i];
 		double x = a.x + b->x0 * a.w, w = (b->x1 - b->x0) * a.w;
@@ -70,26 +67,22 @@ void plot_icicle(struct plot_panel *pp, const struct plot_box *boxes,
 		text_on(cr, b->color);
 		plot_draw_text_mid(cr, x + LABEL_PAD, y + row_h / 2, fit, 0);
 	}
-	plot_series_end(pp);
 }
 
-void plot_hbars(struct plot_panel *pp, const char *const *labels,
-		const double *values, size_t rows, size_t parts,
-		const int *colors, const char *const *notes)
+void plot_hbars_draw(struct plot_panel *pp, cairo_t *cr,
+		     const char *const *labels, const double *values,
+		     size_t rows, size_t parts, const int *colors,
+		     const char *const *notes)
 {
 	struct plot_rect a;
-	cairo_t *cr;
 	double row_h, bar_h;
 	char fit[256];
 	size_t i, k;
 
-	if (!pp || !rows)
-		return;
-	cr = plot_series_begin(pp);
 	a = pp->area;
 	row_h = fmin(HBAR_ROW_MAX, a.h / (double)rows);
 	bar_h = row_h * 0.72;
-	plot_use_tick_font(cr);
+	plot_use_font(cr, FONT_TICK);
 	for (i = 0; i < rows; i++) {
 		double y = a.y + (double)i * row_h + (row_h - bar_h) / 2;
 		double at = 0, x_end, room, label_w;
@@ -106,7 +99,7 @@ void plot_hbars(struct plot_panel *pp, const char *const *labels,
 			at += v;
 		}
 		x_end = plot_px_x(pp, at);
-		plot_use_tick_font(cr);
+		plot_use_font(cr, FONT_TICK);
 		plot_fit_text(cr, labels[i], a.w * 0.6, fit, sizeof(fit));
 		plot_draw_text_mid(cr, a.x + LABEL_PAD, y + bar_h / 2, fit, 0);
 		if (!notes || !notes[i])
@@ -127,5 +120,4 @@ void plot_hbars(struct plot_panel *pp, const char *const *labels,
 					   y + bar_h / 2, fit, 1);
 		}
 	}
-	plot_series_end(pp);
 }

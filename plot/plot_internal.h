@@ -1,8 +1,10 @@
 /*
- * plot_internal.h: what plot.c, plot_raster.c and plot_color.c share and
- * nothing else
- * sees: the page, panel and axis structures, and the few functions one
- * of them calls in the other. The interface is plot.h.
+ * plot_internal.h: what plot.c and the parts in plot/ share and nothing
+ * else sees: the page, panel and axis structures, and the functions of
+ * the parts. Calls go one way: plot.c (the page: layout, axes, series,
+ * legends) calls the parts; plot_raster.c and plot_boxes.c call the
+ * lower ones (plot_panel.c, plot_text.c, plot_color.c, plot_scale.c),
+ * never plot.c. The interface is plot.h.
  */
 #ifndef IOWATCHER_PLOT_INTERNAL_H
 #define IOWATCHER_PLOT_INTERNAL_H
@@ -92,10 +94,6 @@ struct plot_page {
 	size_t n_kept;
 };
 
-/* Hands img (a reference the caller owns) to the page, which releases it
- * after its own surface; released at once when the page is a raster. */
-void plot_page_keep(struct plot_page *p, cairo_surface_t *img);
-
 /* ---- Colours ---- */
 
 static inline struct plot_rgb rgb_hex(unsigned hex)
@@ -125,38 +123,68 @@ static inline void set_rgba(cairo_t *cr, struct plot_rgb c, double alpha)
 	cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha);
 }
 
-/* ---- plot_color.c ---- */
+/* ---- plot_text.c ---- */
 
+enum font_role { FONT_TICK, FONT_AXIS, FONT_TITLE, FONT_PAGE_TITLE,
+		 FONT_LEGEND, FONT_NOTE };
 
-/* ---- plot.c ---- */
-
-/* The tick labels' font and colour on cr. */
-void plot_use_tick_font(cairo_t *cr);
+void plot_set_hex(cairo_t *cr, unsigned hex);
+/* The role's face, size and colour on cr. */
+void plot_use_font(cairo_t *cr, enum font_role role);
+double plot_text_width(cairo_t *cr, const char *s);
+/* Height of a capital: what "centred on a tick" should centre. */
+double plot_cap_height(cairo_t *cr);
+/* Ascent plus descent: the height of a line of text. */
+double plot_line_height(cairo_t *cr);
+double plot_font_ascent(cairo_t *cr);
+/* Text with its left (0), centre (0.5) or right (1) at x, baseline y. */
+void plot_draw_text(cairo_t *cr, double x, double y, const char *s,
+		    double halign);
+/* Text whose capitals are centred on y, aligned as plot_draw_text. */
+void plot_draw_text_mid(cairo_t *cr, double x, double y, const char *s,
+			double halign);
 /* s cut (with an ellipsis) to max_w wide in cr's font, into buf. */
 void plot_fit_text(cairo_t *cr, const char *s, double max_w, char *buf,
 		   size_t len);
-/* Text whose capitals are centred on y: left (0), centre (.5), right (1). */
-void plot_draw_text_mid(cairo_t *cr, double x, double y, const char *s,
-			double halign);
+
+/* ---- plot_panel.c ---- */
 
 /* Keeps the first failure on the page; later ones are its consequences. */
 void plot_page_fail(struct plot_page *p, const char *what);
+/* Hands img (a reference the caller owns) to the page, which releases it
+ * after its own surface; released at once when the page is a raster. */
+void plot_page_keep(struct plot_page *p, cairo_surface_t *img);
 /* A copy of s, NULL for NULL or ""; *failed set when out of memory. */
 char *plot_dup_or_null(const char *s, int *failed);
+/* Where v falls along the axis, 0 at lo and 1 at hi. */
+double plot_axis_frac(const struct plot_axis *a, double v);
 /* Page coordinates of data x and y on the panel (laid out). */
 double plot_px_x(const struct plot_panel *pp, double x);
 double plot_px_y(const struct plot_panel *pp, double y);
-/* Lays the panel out, paints waiting rasters, and clips to the plot
- * area in a saved state that plot_series_end restores. */
-cairo_t *plot_series_begin(struct plot_panel *pp);
-void plot_series_end(struct plot_panel *pp);
 
 /* ---- plot_raster.c ---- */
 
-/* Paints the rasters waiting on the panel, then forgets them. */
+/* Paints the rasters waiting on the panel (laid out), then forgets them. */
 void plot_rasters_flush(struct plot_panel *pp);
 void plot_rasters_clear(struct raster_stack *rs);
 /* The colour of a raster cell holding both colours a and b. */
 struct plot_rgb plot_raster_mix(int a, int b);
+/* Whether a grid of counts can be drawn at all (plot_raster's check). */
+int plot_cells_ok(const struct plot_panel *pp, const uint32_t *counts,
+		  int cols, int rows);
+/* plot_heatmap on the laid-out panel; box is x0, x1, y0, y1. */
+void plot_heatmap_draw(struct plot_panel *pp, const uint32_t *counts,
+		       int cols, int rows, const double *box,
+		       const char *count_label);
+
+/* ---- plot_boxes.c ---- */
+
+/* plot_icicle and plot_hbars on the laid-out panel, cr clipped to it. */
+void plot_icicle_draw(struct plot_panel *pp, cairo_t *cr,
+		      const struct plot_box *boxes, size_t n, int rows);
+void plot_hbars_draw(struct plot_panel *pp, cairo_t *cr,
+		     const char *const *labels, const double *values,
+		     size_t rows, size_t parts, const int *colors,
+		     const char *const *notes);
 
 #endif

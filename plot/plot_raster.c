@@ -3,7 +3,8 @@
  * counts are merged down to what the page can show; the rasters of one
  * grid wait and are painted as one image (a cell of reads and writes in
  * their mix), or as dots when sparse; heat maps go on the viridis ramp,
- * their colour bar's range kept on the panel for plot.c to draw.
+ * their colour bar's range kept on the panel for plot.c to draw. Drawn
+ * on a panel plot.c has laid out: nothing here calls back into plot.c.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -747,8 +748,8 @@ static int rasters_add(struct plot_panel *pp, const uint32_t *counts,
 	return 0;
 }
 
-static int cells_ok(const struct plot_panel *pp, const uint32_t *counts,
-		    int cols, int rows)
+int plot_cells_ok(const struct plot_panel *pp, const uint32_t *counts,
+		  int cols, int rows)
 {
 	return pp && counts && cols > 0 && rows > 0 && cols <= 32767 &&
 	       rows <= 32767;
@@ -760,7 +761,7 @@ void plot_raster(struct plot_panel *pp, const uint32_t *counts, int cols,
 {
 	double box[4] = { x0, x1, y0, y1 };
 
-	if (!cells_ok(pp, counts, cols, rows))
+	if (!plot_cells_ok(pp, counts, cols, rows))
 		return;
 	if (rasters_add(pp, counts, cols, rows, box, color_index))
 		plot_page_fail(pp->page, "out of memory for a raster");
@@ -791,19 +792,15 @@ static void set_colorbar(struct plot_panel *pp, uint32_t max,
 		plot_page_fail(pp->page, "out of memory");
 }
 
-void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
-		  int rows, double x0, double x1, double y0, double y1,
-		  const char *count_label)
+void plot_heatmap_draw(struct plot_panel *pp, const uint32_t *counts,
+		       int cols, int rows, const double *box,
+		       const char *count_label)
 {
-	double box[4] = { x0, x1, y0, y1 };
 	struct grid g = { (uint32_t *)counts, cols, rows }, shown = { 0 };
 	cairo_surface_t *img;
 	struct cells_px at;
 	uint32_t max = 0;
 
-	if (!cells_ok(pp, counts, cols, rows))
-		return;
-	plot_series_begin(pp);
 	if (!cells_place(pp, box, &at)) {
 		img = merged_image(pp, &g, &at, 0, 1, &shown, &max);
 		if (img) {
@@ -812,6 +809,5 @@ void plot_heatmap(struct plot_panel *pp, const uint32_t *counts, int cols,
 		}
 		bigmem_free(shown.counts);
 	}
-	plot_series_end(pp);
 	set_colorbar(pp, max, count_label);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "fiolog.h"
 
 #define MIN_FIELDS	3	/* msec, value, ddir */
@@ -57,14 +58,12 @@ static int blank(const char *s)
 static int push(struct fiolog *log, const struct fiolog_sample *s)
 {
 	if (log->n == log->cap) {
-		size_t cap = log->cap ? 2 * log->cap : 256;
-		struct fiolog_sample *p = realloc(log->samples,
-						  cap * sizeof(*p));
+		struct fiolog_sample *p = vec_grow(log->samples, &log->cap,
+						   log->n + 1, sizeof(*p), 256);
 
 		if (!p)
 			return -1;
 		log->samples = p;
-		log->cap = cap;
 	}
 	log->samples[log->n++] = *s;
 	return 0;

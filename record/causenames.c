@@ -17,6 +17,7 @@
 #include <libelf.h>
 #endif
 
+#include "base/vec.h"
 #include "causenames.h"
 #include "base/u64map.h"
 
@@ -46,22 +47,20 @@ static int ksyms_add(struct ksyms *k, uint64_t addr, const char *name)
 	size_t len = strlen(name) + 1;
 
 	if (k->n == k->cap) {
-		size_t cap = k->cap ? 2 * k->cap : 65536;
-		struct ksym *more = realloc(k->syms, cap * sizeof(*more));
+		struct ksym *more = vec_grow(k->syms, &k->cap, k->n + 1,
+					     sizeof(*more), 65536);
 
 		if (!more)
 			return -1;
 		k->syms = more;
-		k->cap = cap;
 	}
 	if (k->names_len + len > k->names_cap) {
-		size_t cap = k->names_cap ? 2 * k->names_cap : 1 << 20;
-		char *more = realloc(k->names, cap);
+		char *more = vec_grow(k->names, &k->names_cap,
+				      k->names_len + len, 1, 1 << 20);
 
 		if (!more)
 			return -1;
 		k->names = more;
-		k->names_cap = cap;
 	}
 	memcpy(k->names + k->names_len, name, len);
 	k->syms[k->n++] = (struct ksym){ addr, (uint32_t)k->names_len };
@@ -299,15 +298,15 @@ static int elf_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 			continue;
 		len = strlen(name) + 1;
 		if (e->n == e->cap) {
-			e->cap = e->cap ? 2 * e->cap : 1024;
-			more = realloc(e->syms, e->cap * sizeof(*more));
+			more = vec_grow(e->syms, &e->cap, e->n + 1,
+					sizeof(*more), 1024);
 			if (!more)
 				return -1;
 			e->syms = more;
 		}
 		if (*names_len + len > e->names_cap) {
-			e->names_cap = 2 * (*names_len + len);
-			more_names = realloc(e->names, e->names_cap);
+			more_names = vec_grow(e->names, &e->names_cap,
+					      *names_len + len, 1, 4096);
 			if (!more_names)
 				return -1;
 			e->names = more_names;
@@ -652,8 +651,8 @@ static void walk_tree(struct walk *w, const char *top)
 				continue;
 			}
 			if (n == cap) {
-				cap = cap ? 2 * cap : 64;
-				more = realloc(stack, cap * sizeof(*more));
+				more = vec_grow(stack, &cap, n + 1,
+						sizeof(*more), 64);
 				if (!more) {
 					free(child);
 					break;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "cpustat.h"
 
 #define MAX_TOKENS	32
@@ -144,14 +145,12 @@ static int series_push(struct cpustat_series *s,
 		       const struct cpustat_sample *sample)
 {
 	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct cpustat_sample *p = realloc(s->samples,
-						   cap * sizeof(*p));
+		struct cpustat_sample *p = vec_grow(s->samples, &s->cap,
+						    s->n + 1, sizeof(*p), 64);
 
 		if (!p)
 			return -1;
 		s->samples = p;
-		s->cap = cap;
 	}
 	s->samples[s->n++] = *sample;
 	return 0;

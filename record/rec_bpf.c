@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/vec.h"
 #include "recorder.h"
 
 #ifndef HAVE_BPF
@@ -683,14 +684,12 @@ static int sort_batch(struct cpu_batch *c, size_t *n, struct iow_error *err)
 	     pos += sample_size(&t)) {
 		memcpy(&t, c->recs.data + pos, sizeof(t));
 		if (*n == c->cap_order) {
-			size_t cap = c->cap_order ? 2 * c->cap_order : 4096;
-			struct rec_time *o = realloc(c->order,
-						     cap * sizeof(*o));
+			struct rec_time *o = vec_grow(c->order, &c->cap_order,
+						      *n + 1, sizeof(*o), 4096);
 
 			if (!o)
 				return iow_fail(err, "out of memory");
 			c->order = o;
-			c->cap_order = cap;
 		}
 		c->order[(*n)++] = (struct rec_time){ t.time, pos };
 	}

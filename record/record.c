@@ -20,6 +20,7 @@
 
 #include "base/clock.h"
 #include "base/child.h"
+#include "record.h"
 #include "recorder.h"
 
 #define PUMP_MS			100
@@ -359,11 +360,6 @@ static int session_init(struct record_session *s, const struct record_opts *o,
 		s->account[i].device = s->devs[i].dev;
 	}
 	return 0;
-}
-
-uint64_t recorder_complete_before(void)
-{
-	return clock_now_ns() - RECORD_COMMIT_SLACK_MS * 1000000ull;
 }
 
 /* What the kernel completed on the devices since the tracer attached,

@@ -2,7 +2,7 @@
  * record.h: recording a block trace while a workload runs. record_run()
  * traces the given block devices (with BPF programs on the block
  * tracepoints, Debian's blktrace, or the kernel's ftrace 'blk' tracer:
- * recorder.h) and leaves blktrace's own per-CPU files
+ * recorder.h, which also holds what a watcher is told) and leaves blktrace's own per-CPU files
  * DIR/NAME.blktrace.<cpu> behind, where the kernel lost events a loss
  * note (lossnote.h) in the CPU's file, optionally with `mpstat -P ALL 1`
  * output in DIR/NAME.mpstat.
@@ -14,58 +14,8 @@
 #include <stdint.h>
 
 #include "reader/account.h"
-#include "reader/blktrace.h"
 #include "base/error.h"
-
-enum record_tracer { RECORD_AUTO, RECORD_BLKTRACE, RECORD_FTRACE, RECORD_BPF };
-
-/*
- * What a recorder that can see it keeps of each I/O's cause, beside the
- * trace (causefile.h; the BPF recorder only): the task, cgroup and file,
- * the kernel stack, the user stack.
- */
-enum record_causes {
-	RECORD_CAUSES = 1u << 0,
-	RECORD_KSTACKS = 1u << 1,
-	RECORD_USTACKS = 1u << 2,
-};
-
-/* How far a recording has got, for a watcher's tick. */
-struct record_progress {
-	enum record_tracer tracer;	/* the one in use */
-	uint64_t events;		/* I/O records written so far */
-	uint64_t lost;			/* the kernel's lost events so far */
-	/* every record older than this (the tracer's clock, CLOCK_MONOTONIC)
-	 * has been handed to record(): 0 when the tracer cannot tell */
-	uint64_t complete_ns;
-	/* the requests the kernel completed on the traced devices since
-	 * the tracer attached (their stat files), UINT64_MAX: not known */
-	uint64_t kernel_completed;
-};
-
-/*
- * Watching a recording as it goes (the live view). record() is told of
- * every record written to the per-CPU files (notes too), host order,
- * cpu and sequence set: each CPU's in time order, the CPUs interleaved
- * only roughly by time. tick() comes after every pump of the tracer
- * (about every 100 ms) and once the tracer is stopped; a tick returning
- * non-zero ends the recording as a SIGINT would.
- */
-struct cause_reader;
-
-struct record_tap {
-	void (*record)(void *ctx, const struct blk_io_trace *t,
-		       const void *pdu);
-	/* record() with the action's bits 32-63 (a version-8 recording's
-	 * zone categories), told in its place where the recorder knows
-	 * them (bpf, ftrace); or NULL */
-	void (*record_hi)(void *ctx, const struct blk_io_trace *t,
-			  uint32_t action_hi, const void *pdu);
-	int (*tick)(void *ctx, const struct record_progress *p);
-	void *ctx;
-	/* told the causes a recorder keeps, as it writes them, or NULL */
-	struct cause_reader *causes;
-};
+#include "recorder.h"
 
 struct record_opts {
 	const char *const *devices;	/* "/dev/loop0", ... */

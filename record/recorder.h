@@ -3,7 +3,9 @@
  * recorder (rec_bpf.c, rec_blktrace.c, ftrace_rec.c) fills one struct
  * record_ops in its own file; the session starts the first that works
  * (record.c's list, in order of measured cost) and never asks which one
- * runs.
+ * runs. Here too what a recorder is handed and tells: which tracer, what
+ * causes to keep, and the watcher's tap (record.h, the session's door,
+ * sits above it; tracefs.h, the kernel's files, below).
  */
 #ifndef IOWATCHER_RECORDER_H
 #define IOWATCHER_RECORDER_H
@@ -12,10 +14,61 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/clock.h"
 #include "base/error.h"
-#include "ftrace_rec.h"
+#include "reader/blktrace.h"
 #include "rec_account.h"
-#include "record.h"
+#include "tracefs.h"
+
+enum record_tracer { RECORD_AUTO, RECORD_BLKTRACE, RECORD_FTRACE, RECORD_BPF };
+
+/*
+ * What a recorder that can see it keeps of each I/O's cause, beside the
+ * trace (causefile.h; the BPF recorder only): the task, cgroup and file,
+ * the kernel stack, the user stack.
+ */
+enum record_causes {
+	RECORD_CAUSES = 1u << 0,
+	RECORD_KSTACKS = 1u << 1,
+	RECORD_USTACKS = 1u << 2,
+};
+
+/* How far a recording has got, for a watcher's tick. */
+struct record_progress {
+	enum record_tracer tracer;	/* the one in use */
+	uint64_t events;		/* I/O records written so far */
+	uint64_t lost;			/* the kernel's lost events so far */
+	/* every record older than this (the tracer's clock, CLOCK_MONOTONIC)
+	 * has been handed to record(): 0 when the tracer cannot tell */
+	uint64_t complete_ns;
+	/* the requests the kernel completed on the traced devices since
+	 * the tracer attached (their stat files), UINT64_MAX: not known */
+	uint64_t kernel_completed;
+};
+
+/*
+ * Watching a recording as it goes (the live view). record() is told of
+ * every record written to the per-CPU files (notes too), host order,
+ * cpu and sequence set: each CPU's in time order, the CPUs interleaved
+ * only roughly by time. tick() comes after every pump of the tracer
+ * (about every 100 ms) and once the tracer is stopped; a tick returning
+ * non-zero ends the recording as a SIGINT would.
+ */
+struct cause_reader;
+
+struct record_tap {
+	void (*record)(void *ctx, const struct blk_io_trace *t,
+		       const void *pdu);
+	/* record() with the action's bits 32-63 (a version-8 recording's
+	 * zone categories), told in its place where the recorder knows
+	 * them (bpf, ftrace); or NULL */
+	void (*record_hi)(void *ctx, const struct blk_io_trace *t,
+			  uint32_t action_hi, const void *pdu);
+	int (*tick)(void *ctx, const struct record_progress *p);
+	void *ctx;
+	/* told the causes a recorder keeps, as it writes them, or NULL */
+	struct cause_reader *causes;
+};
 
 /* What the session hands a recorder to start. */
 struct recorder_env {
@@ -69,7 +122,10 @@ struct record_ops {
  * of the last RECORD_COMMIT_SLACK_MS may come in the next read.
  */
 #define RECORD_COMMIT_SLACK_MS	1
-uint64_t recorder_complete_before(void);
+static inline uint64_t recorder_complete_before(void)
+{
+	return clock_now_ns() - RECORD_COMMIT_SLACK_MS * 1000000ull;
+}
 
 extern const struct record_ops record_bpf_ops;
 extern const struct record_ops record_blktrace_ops;

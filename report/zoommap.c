@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "reader/blktrace.h"
 #include "analysis/iomap.h"
 #include "zoommap.h"
@@ -71,17 +72,13 @@ static size_t sort_merge(struct zoom_cell *v, size_t n)
 static int grow(struct zoom_cell **v, size_t *cap, size_t need)
 {
 	struct zoom_cell *more;
-	size_t n = *cap ? *cap : 256;
 
 	if (need <= *cap)
 		return 0;
-	while (n < need)
-		n *= 2;
-	more = realloc(*v, n * sizeof(*more));
+	more = vec_grow(*v, cap, need, sizeof(*more), 256);
 	if (!more)
 		return -1;
 	*v = more;
-	*cap = n;
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/vec.h"
 #include "blkparse_feed.h"
 #include "reader/blktrace.h"
 #include "cause.h"
@@ -151,13 +152,12 @@ static uint32_t intern(struct cause_table *t, const struct cause *c)
 			return id;
 	}
 	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		struct cause *more = realloc(t->causes, cap * sizeof(*more));
+		struct cause *more = vec_grow(t->causes, &t->cap, t->n + 1,
+					      sizeof(*more), 256);
 
 		if (!more)
 			return 0;
 		t->causes = more;
-		t->cap = cap;
 	}
 	t->causes[t->n] = *c;
 	if (u64map_put(&t->index, h, (uint32_t)(t->n + 1)) < 0)

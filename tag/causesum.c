@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "causesum.h"
 #include "analysis/histogram.h"
 #include "base/u64map.h"
@@ -68,8 +69,8 @@ int causesum_files(const struct analysis *a, const struct cause_table *t,
 			if (*n == cap) {
 				struct file_sums *more;
 
-				cap = cap ? 2 * cap : 32;
-				more = realloc(files, cap * sizeof(*more));
+				more = vec_grow(files, &cap, *n + 1,
+						sizeof(*more), 32);
 				if (!more)
 					goto oom;
 				files = more;
@@ -160,8 +161,8 @@ int causesum_stacks(const struct analysis *a, const struct cause_table *t,
 			if (*n == cap) {
 				struct stack_sums *more;
 
-				cap = cap ? 2 * cap : 32;
-				more = realloc(s, cap * sizeof(*more));
+				more = vec_grow(s, &cap, *n + 1,
+						sizeof(*more), 32);
 				if (!more)
 					goto oom;
 				s = more;
