@@ -13,7 +13,7 @@
 
 #include "base/vec.h"
 #include "compare_int.h"
-#include "graphs/graph_causes.h"
+#include "graphs/graphs.h"
 #include "plot.h"
 
 #define MIN_ROW_PX	12

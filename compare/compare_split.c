@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "compare_int.h"
-#include "graphs/graph_causes.h"
+#include "graphs/graphs.h"
 
 /* ---- values ---- */
 

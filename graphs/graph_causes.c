@@ -17,7 +17,7 @@
 #include "base/vec.h"
 #include "reader/blktrace.h"
 #include "tag/causesum.h"
-#include "graph_causes.h"
+#include "graph_int.h"
 #include "analysis/histogram.h"
 
 #define FLAME_MIN_ROW_PX	12	/* rows lower than this: cut deeper */

@@ -8,7 +8,6 @@
 #include <string.h>
 #include "base/bigmem.h"
 #include "reader/blktrace.h"
-#include "graph_causes.h"
 #include "graphs.h"
 #include "analysis/histogram.h"
 #include "analysis/latpoints.h"

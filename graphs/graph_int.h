@@ -121,4 +121,17 @@ void page_title(const struct options *o, const struct trace_result *traces,
 	size_t n, char *buf, size_t len);
 double series_y_top(const struct series_set *set);
 
+/* graph_causes.c: the pictures of causes, io-flame and top-files */
+size_t flame_panels(const struct graph_ctx *ctx);
+void title_flame(const struct graph_ctx *ctx, size_t p, char *buf,
+		 size_t len);
+int draw_flame(const struct graph_ctx *ctx, size_t p, struct plot_panel *pp,
+	       struct iow_error *err);
+
+size_t top_files_panels(const struct graph_ctx *ctx);
+void title_top_files(const struct graph_ctx *ctx, size_t p, char *buf,
+		     size_t len);
+int draw_top_files(const struct graph_ctx *ctx, size_t p,
+		   struct plot_panel *pp, struct iow_error *err);
+
 #endif
