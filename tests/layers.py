@@ -6,8 +6,12 @@ pipeline, lowest first, and its FRONT_DOORS the stage of each file kept
 at the top (the others at the top are the program's main, above every
 stage). A file may include its own stage's headers and lower stages',
 never a higher stage's: each include that points up is printed, and the
-exit status is 1 when there is any. Also printed: the files at the top
-(at most 16) and every object or dependency file beside a source.
+exit status is 1 when there is any. Nor may modules include each other
+in a circle: a module is a .c with its .h, and a header of no .c of its
+own (an internal header such as graph_int.h) passes its includes on to
+whoever includes it; each circle is printed and fails the check. Also
+printed: the files at the top (at most 16) and every object or
+dependency file beside a source.
 """
 import os
 import re
@@ -58,6 +62,65 @@ for f in sorted(sources):
             name = lambda r: stages[r] if r < MAIN else "main"
             bad.append("%s (%s) includes %s (%s), a later stage" %
                        (f, name(a), target, name(b)))
+# modules: a .c with its .h; a header of no .c of its own is part of
+# whoever includes it
+def module(p):
+    return os.path.splitext(p)[0]
+have_c = {module(s) for s in sources if s.endswith(".c")}
+includes = {}
+for f in sources:
+    here = os.path.dirname(f)
+    lst = []
+    for h in inc.findall(open(os.path.join(root, f), errors="replace").read()):
+        beside = os.path.normpath(os.path.join(here, h))
+        target = beside if os.path.exists(os.path.join(root, beside)) else h
+        if os.path.exists(os.path.join(root, target)):
+            lst.append(target)
+    includes[f] = lst
+edges = {}
+for f in sources:
+    if stage_of(f) is None or module(f) not in have_c:
+        continue
+    seen, todo = set(), list(includes[f])
+    while todo:
+        t = todo.pop()
+        if t in seen:
+            continue
+        seen.add(t)
+        if module(t) in have_c:
+            if module(t) != module(f):
+                edges.setdefault(module(f), set()).add(module(t))
+        else:
+            todo += includes.get(t, [])
+def circles(graph):
+    index, low, stack, on, found = {}, {}, [], set(), []
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+for c in circles(edges):
+    bad.append("modules include each other in a circle: %s" % " ".join(c))
 top = [s for s in sources if "/" not in s]
 beside = []
 for d, dirs, names in os.walk(root):
@@ -66,7 +129,7 @@ for d, dirs, names in os.walk(root):
     beside += [os.path.join(d, n) for n in names if n.endswith((".o", ".d"))]
 for b in bad:
     print(b)
-print("%d includes point up; %d sources at the top (%s); %d objects or "
+print("%d includes point up or circle; %d sources at the top (%s); %d objects or "
       ".d files beside the sources%s" %
       (len(bad), len(top), " ".join(sorted(top)), len(beside),
        (": " + " ".join(beside[:5])) if beside else ""))

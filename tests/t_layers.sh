@@ -2,8 +2,10 @@
 # t_layers.sh: the house's layout (tests/layers.py): no include points up
 # the pipeline (the Makefile's STAGES, lowest first, and FRONT_DOORS, the
 # stage of each file at the top), at most 16 sources at the top, no
-# object or .d file beside a source; and the check fails on an include
-# planted to point up, and on a source planted at the top.
+# object or .d file beside a source, no two modules including each other
+# in a circle; and the check fails on an include planted to point up, a
+# circle planted between two modules of one stage, and a source planted
+# at the top.
 . "$(dirname "$0")/lib.sh"
 L="$TOP/tests/layers.py"
 
@@ -34,6 +36,12 @@ python3 "$L" "$TMP/copy" > "$TMP/planted.out"
 rc=$?
 check "a planted upward include fails it, named ($(head -n 1 "$TMP/planted.out"))" \
 	sh -c "[ $rc = 1 ] && grep -q '^base/error.c (base) includes graphs/graphs.h (graphs), a later stage' '$TMP/planted.out'"
+copy
+printf '#include "analysis/analysis.h"\n' >> "$TMP/copy/analysis/histogram.h"
+python3 "$L" "$TMP/copy" > "$TMP/circle.out"
+rc=$?
+check "a planted circle fails it, named ($(head -n 1 "$TMP/circle.out"))" \
+	sh -c "[ $rc = 1 ] && grep -q '^modules include each other in a circle: .*analysis/analysis .*analysis/histogram' '$TMP/circle.out'"
 copy
 for n in 1 2 3 4 5; do : > "$TMP/copy/stray$n.c"; done
 python3 "$L" "$TMP/copy" > "$TMP/stray.out"
