@@ -177,6 +177,7 @@ struct pf_trace {
 	const char *label;
 	const struct analysis *a;
 	const struct cause_table *causes;
+	const struct trace_facts *facts;	/* its clock, where known */
 	size_t next_bin;	/* the next bin whose counters are written */
 };
 
@@ -228,7 +229,8 @@ struct pftrace *pftrace_open(const char *path, struct iow_error *err)
 }
 
 void pftrace_trace(struct pftrace *p, const char *label,
-		   const struct analysis *a, const struct cause_table *causes)
+		   const struct analysis *a, const struct cause_table *causes,
+		   const struct trace_facts *facts)
 {
 	struct pf_trace *t = realloc(p->traces,
 				     (p->n_traces + 1) * sizeof(*t));
@@ -243,6 +245,7 @@ void pftrace_trace(struct pftrace *p, const char *label,
 	t->label = label;
 	t->a = a;
 	t->causes = causes;
+	t->facts = facts;
 }
 
 static int device_of(struct pftrace *p, size_t trace, uint32_t device,
