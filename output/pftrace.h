@@ -9,7 +9,10 @@
  * windows on a track of their own. Each slice carries its sector, bytes,
  * class, latencies and, where the trace has them, its process, cgroup,
  * file, tag and kernel stack. Times are the trace's, from its first
- * event. Encoded here: no protobuf library is needed.
+ * event; or, for one trace whose recorder noted its clock with boottime
+ * and the wall clock (recnote.h), on that clock, with a ClockSnapshot
+ * that puts them on boottime, as a Perfetto system trace of the same run
+ * is. Encoded here: no protobuf library is needed.
  */
 #ifndef IOWATCHER_PFTRACE_H
 #define IOWATCHER_PFTRACE_H
