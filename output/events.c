@@ -24,6 +24,9 @@ struct events_log {
 	const struct analysis *a;
 	const struct cause_table *causes;
 	const struct trace_facts *facts;
+	/* the wall clock's date and second last written, and its second */
+	char wall_second[32];
+	time_t wall_sec;
 };
 
 static const char *const columns[] = {
@@ -152,9 +155,10 @@ static void put_us(struct events_log *l, const char *name, int has,
 /*
  * The wall clock as ISO 8601 in UTC to the nanosecond
  * (2026-11-22T03:17:24.589526706Z): DuckDB reads it as a timestamp,
- * pandas too, and it sorts as text.
+ * pandas too, and it sorts as text. The date and second are made once
+ * per second of the trace, not per row.
  */
-static void format_wall(int64_t wall_ns, char *out, size_t size)
+static void put_wall(struct events_log *l, int64_t wall_ns)
 {
 	time_t sec = (time_t)(wall_ns / 1000000000);
 	long nsec = (long)(wall_ns % 1000000000);
@@ -164,10 +168,14 @@ static void format_wall(int64_t wall_ns, char *out, size_t size)
 		nsec += 1000000000;
 		sec--;
 	}
-	gmtime_r(&sec, &tm);
-	snprintf(out, size, "%04d-%02d-%02dT%02d:%02d:%02d.%09ldZ",
-		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		 tm.tm_min, tm.tm_sec, nsec);
+	if (!l->wall_second[0] || sec != l->wall_sec) {
+		gmtime_r(&sec, &tm);
+		strftime(l->wall_second, sizeof(l->wall_second),
+			 "%Y-%m-%dT%H:%M:%S", &tm);
+		l->wall_sec = sec;
+	}
+	fprintf(l->f, l->format == EVENTS_JSONL ? "\"%s.%09ldZ\"" : "%s.%09ldZ",
+		l->wall_second, nsec);
 }
 
 /* What a fleet's logs are told apart and lined up by: the host, the
@@ -176,7 +184,6 @@ static void format_wall(int64_t wall_ns, char *out, size_t size)
 static void put_fleet(struct events_log *l, const struct analysis_row *r)
 {
 	const struct trace_facts *facts = l->facts;
-	char wall[48];
 	int64_t wall_ns;
 
 	put_sep(l, "host", 0);
@@ -184,12 +191,10 @@ static void put_fleet(struct events_log *l, const struct analysis_row *r)
 	put_sep(l, "device_name", 0);
 	put_text(l, facts ? trace_facts_device(facts, r->device) : NULL);
 	put_sep(l, "wall_time", 0);
-	if (facts && trace_facts_wall_ns(facts, r->time_ns, &wall_ns)) {
-		format_wall(wall_ns, wall, sizeof(wall));
-		put_text(l, wall);
-	} else {
+	if (facts && trace_facts_wall_ns(facts, r->time_ns, &wall_ns))
+		put_wall(l, wall_ns);
+	else
 		put_text(l, NULL);
-	}
 }
 
 /*
