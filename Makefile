@@ -208,14 +208,16 @@ SAN_CC = clang
 SAN_CFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
 
-# The report's browser tests drive chromium with puppeteer-core, pinned
-# in web/package-lock.json and installed here when missing; without npm
+# The report's browser tests drive chromium with puppeteer-core, and
+# t_fleet runs the README's DuckDB query with @duckdb/node-api: both
+# pinned in web/package-lock.json and installed here when missing; without npm
 # or a network they say so and are skipped (the program needs neither:
 # the report's script and uPlot are in the source, web/vendor).
 web-deps:
-	@[ -d web/node_modules/puppeteer-core ] || \
+	@[ -d web/node_modules/puppeteer-core ] && \
+	[ -d web/node_modules/@duckdb/node-api ] || \
 	(cd web && npm ci --no-audit --no-fund --loglevel=error > /dev/null) || \
-	echo "web-deps: npm could not install web/node_modules (no npm, or no network): the browser tests will be skipped"
+	echo "web-deps: npm could not install web/node_modules (no npm, or no network): the browser and DuckDB tests will be skipped"
 
 check: deps web-deps
 	@echo "  BUILD   the program and its tests, then again in $(SAN_DIR)/ with sanitizers"

@@ -70,6 +70,10 @@ struct feed {
 	int started;
 	uint64_t genesis_ns;
 	uint64_t n_events;
+	/* the first TIMESTAMP note before time 0: its time, its wall clock */
+	int stamp_seen;
+	uint64_t stamp_ns;
+	int64_t stamp_wall_ns;
 	char warning[IOW_ERROR_LEN];
 	/* where the set's files end, the latest (as recorded), and whether
 	 * a recorder marked their ends (a file without the mark is cut) */
@@ -692,6 +696,31 @@ fail:
 	return NULL;
 }
 
+static size_t payload(const struct io_event *ev, const unsigned char **p);
+
+/*
+ * A TIMESTAMP note before time 0 (blktrace's and our recorders', at the
+ * start): the wall clock (two u32, seconds and nanoseconds, in the
+ * trace's byte order) at the note's own time. The first one counts.
+ */
+static void keep_stamp(struct feed *f, const struct stream *s,
+		       const struct io_event *ev)
+{
+	const unsigned char *p;
+	uint32_t sec, nsec;
+
+	if (f->stamp_seen || blk_action_code(ev->action) != BLK_TN_TIMESTAMP ||
+	    payload(ev, &p) < 8)
+		return;
+	sec = load32(p, s->swap);
+	nsec = load32(p + 4, s->swap);
+	if (nsec >= 1000000000u)
+		return;		/* not a time: no anchor rather than a wrong one */
+	f->stamp_seen = 1;
+	f->stamp_ns = ev->time_ns;
+	f->stamp_wall_ns = (int64_t)sec * 1000000000 + nsec;
+}
+
 /* The heap's first stream's record, decoded into ev and handed out. */
 static inline void hand_out(struct feed *f, struct stream *s,
 			    struct io_event *ev)
@@ -707,6 +736,7 @@ static inline void hand_out(struct feed *f, struct stream *s,
 			f->started = 1;
 			f->genesis_ns = ev->time_ns;
 		} else {
+			keep_stamp(f, s, ev);
 			ev->time_ns = f->genesis_ns = 0;
 		}
 	}
@@ -877,6 +907,25 @@ long feed_next_batch(struct feed *f, struct io_event *ev, size_t max,
 const char *feed_warning(const struct feed *f)
 {
 	return f->warning[0] ? f->warning : NULL;
+}
+
+int feed_origin(const struct feed *f, struct feed_origin *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (!f->started)
+		return 0;
+	o->clock_ns = f->genesis_ns;
+	/*
+	 * A note stamped after time 0 is on another clock than the events
+	 * (a blkparse -d dump counts the events from 0, not its notes): no
+	 * wall clock then, rather than one made up.
+	 */
+	if (f->stamp_seen && f->stamp_ns <= f->genesis_ns) {
+		o->wall_known = 1;
+		o->wall_ns = f->stamp_wall_ns +
+			     (int64_t)(f->genesis_ns - f->stamp_ns);
+	}
+	return 1;
 }
 
 int feed_is_stream(const struct feed *f)

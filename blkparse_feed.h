@@ -81,6 +81,24 @@ struct feed_cut {
 
 /* The files that ended early so far, in the order they did. */
 size_t feed_cuts(const struct feed *f, const struct feed_cut **cuts);
+/*
+ * Where time 0 is: on the trace's own clock (the first event's time as
+ * recorded), and on the wall clock where a TIMESTAMP note taken before it
+ * says (blktrace's: the wall clock when tracing started, at the note's
+ * time on the trace's clock; the difference to the first event is added,
+ * which blkparse's absolute times leave out).
+ */
+struct feed_origin {
+	uint64_t clock_ns;
+	int wall_known;
+	int64_t wall_ns;	/* since the epoch, UTC */
+};
+/*
+ * 1 and o filled once an event that is not a note was handed out (the
+ * batch that holds one may be read from another thread then: the feed
+ * never changes these after); 0 before.
+ */
+int feed_origin(const struct feed *f, struct feed_origin *o);
 /* 1 when f reads a stream (stdin), whose reads may stall; 0 for files. */
 int feed_is_stream(const struct feed *f);
 /* 1 when f decompresses what it reads (gzip, xz, zstd): the heavier

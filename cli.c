@@ -489,8 +489,12 @@ const struct cli_option cli_options[] = {
 	  .help = { { CLI_OUTPUT, "FILE",
 		"a row per I/O: time, device, class, sector (of\n"
 		"512 bytes), bytes, Q2D, D2C, Q2C, pid, comm, cgroup,\n"
-		"file, tag;\n"
+		"file, tag, io, host, device_name, wall_time;\n"
 		"FILE.csv or FILE.jsonl by its name, - for stdout" } } },
+	{ .name = "host", .type = CLI_STRING, FIELD(host),
+	  .help = { { CLI_OUTPUT, "NAME",
+		"the host column of --events for traces that do\n"
+		"not name the machine they were recorded on" } } },
 	{ .name = "csv", .type = CLI_STRING, FIELD(csv_dir),
 	  .help = { { CLI_OUTPUT, "DIR",
 		"also write each graph's series as DIR/GRAPH.csv" } } },
@@ -1185,6 +1189,10 @@ static enum cli_result check_options(struct options *o, struct iow_error *err)
 	    (o->summary || o->live == LIVE_TEXT || o->live == LIVE_JSON))
 		return usage(err, "--events - writes CSV to standard output, as %s would: give --events a file (.csv or .jsonl)",
 			     o->summary ? "--summary" : "--live");
+	if (o->host && !o->events_path)
+		return usage(err, "%s", "--host names the host column of the per-I/O log: give --events FILE too");
+	if (o->host && !o->host[0])
+		return usage(err, "%s", "--host: give the machine's name (as uname -n prints it)");
 	if (check_compare_args(o, err) != CLI_OK)
 		return CLI_USAGE;
 	if (o->movie)

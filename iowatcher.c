@@ -278,6 +278,40 @@ static void row_to_sinks(void *ctx, const struct analysis_row *r)
 }
 
 /*
+ * What the trace knows of where and when it was recorded: its recorder's
+ * notes (recnote.h) as they come, and at its first event that is not a
+ * note, where time 0 is (feed_origin, read once that event was handed
+ * out), the device a set of blktrace's own files is named after
+ * (sda.blktrace.0: the one it traced), and --host where no note named one.
+ */
+static void take_facts(const struct options *o,
+		       const struct trace_source *src, const struct feed *f,
+		       struct trace_facts *facts, const struct io_event *ev)
+{
+	struct feed_origin origin;
+
+	if (blk_is_note(ev->action)) {
+		recnote_take(facts, ev);
+		return;
+	}
+	if (facts->has_origin || !feed_origin(f, &origin))
+		return;
+	facts->has_origin = 1;
+	facts->origin_ns = origin.clock_ns;
+	facts->has_wall = origin.wall_known;
+	facts->wall_at_origin_ns = origin.wall_ns;
+	if (!facts->n_devices && src->kind == TRACE_PERCPU &&
+	    recnote_is_device_name(src->label)) {
+		facts->devices[0].device = ev->device;
+		snprintf(facts->devices[0].name,
+			 sizeof(facts->devices[0].name), "%s", src->label);
+		facts->n_devices = 1;
+	}
+	if (!facts->host[0] && o->host)
+		snprintf(facts->host, sizeof(facts->host), "%s", o->host);
+}
+
+/*
  * A per-CPU file that ends early, one line each: which, where it ends
  * and how, and what the figures do about it (the loss it is).
  */
@@ -368,10 +402,11 @@ static int analyse_trace(const struct options *o,
 		return -1;
 	}
 	if (sinks->log)
-		events_trace(sinks->log, res->label, &res->analysis, ts.causes);
+		events_trace(sinks->log, res->label, &res->analysis, ts.causes,
+			     &res->facts);
 	if (sinks->perfetto)
 		pftrace_trace(sinks->perfetto, res->label, &res->analysis,
-			      ts.causes);
+			      ts.causes, &res->facts);
 	/* Reading runs beside the analysis or before it (feed_pipe.h). */
 	pipe = feed_pipe_start(f, cpu_to_spare(&ts), err);
 	if (!pipe) {
@@ -394,13 +429,15 @@ static int analyse_trace(const struct options *o,
 			r = -1;
 			break;
 		}
-		for (i = 0, w = 0; i < n && !w; i++)
+		for (i = 0, w = 0; i < n && !w; i++) {
+			take_facts(o, src, f, &res->facts, &ev[i]);
 			if ((w = watch_event(live, &ev[i], err)) < 0 ||
 			    tag_stage_event(&ts, &ev[i], &res->analysis,
 					    err) < 0) {
 				w = -1;
 				break;
 			}
+		}
 		if (w) {
 			r = w < 0 ? -1 : 0;
 			break;

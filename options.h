@@ -69,6 +69,8 @@ struct options {
 	 * --by comm */
 	int by;
 	const char *events_path;	/* --events: the per-I/O log */
+	/* --host: the log's host where a trace does not name its own */
+	const char *host;
 	const char *tagger;		/* -T */
 	double tagger_timeout_s;	/* --tagger-timeout */
 	int top_tags;			/* --top */

@@ -12,6 +12,7 @@
 
 #include "analysis/analysis.h"
 #include "reader/fiolog.h"
+#include "reader/recnote.h"
 
 /* A fio log given with -F, drawn beside the traces. */
 struct fio_input {
@@ -35,6 +36,8 @@ struct trace_result {
 	 * io controller's v1 blkio hierarchy at ..."), or "" */
 	char tags_source[300];
 	struct analysis analysis;
+	/* where and when it was recorded, as far as the trace says */
+	struct trace_facts facts;
 	struct cpustat *cpu;	/* NAME.mpstat beside the trace, or NULL */
 	struct fio_input *fio;	/* -F logs (on the first trace), n_fio */
 	size_t n_fio;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "reader/blktrace.h"
@@ -22,11 +23,17 @@ struct events_log {
 	const char *trace;
 	const struct analysis *a;
 	const struct cause_table *causes;
+	const struct trace_facts *facts;
+	/* the wall clock's date and second last written, and its second */
+	char wall_second[32];
+	time_t wall_sec;
 };
 
 static const char *const columns[] = {
 	"trace", "time_s", "device", "class", "sector", "bytes", "q2d_us",
 	"d2c_us", "q2c_us", "pid", "comm", "cgroup", "file", "tag", "io",
+	/* added later, so at the end: scripts read the columns before */
+	"host", "device_name", "wall_time",
 };
 #define N_COLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -79,11 +86,13 @@ struct events_log *events_open(const char *path, struct iow_error *err)
 }
 
 void events_trace(struct events_log *l, const char *label,
-		  const struct analysis *a, const struct cause_table *causes)
+		  const struct analysis *a, const struct cause_table *causes,
+		  const struct trace_facts *facts)
 {
 	l->trace = label;
 	l->a = a;
 	l->causes = causes;
+	l->facts = facts;
 }
 
 /* A text field: CSV quotes it when it must; JSON always, escaped. */
@@ -144,6 +153,51 @@ static void put_us(struct events_log *l, const char *name, int has,
 }
 
 /*
+ * The wall clock as ISO 8601 in UTC to the nanosecond
+ * (2026-11-22T03:17:24.589526706Z): DuckDB reads it as a timestamp,
+ * pandas too, and it sorts as text. The date and second are made once
+ * per second of the trace, not per row.
+ */
+static void put_wall(struct events_log *l, int64_t wall_ns)
+{
+	time_t sec = (time_t)(wall_ns / 1000000000);
+	long nsec = (long)(wall_ns % 1000000000);
+	struct tm tm;
+
+	if (nsec < 0) {
+		nsec += 1000000000;
+		sec--;
+	}
+	if (!l->wall_second[0] || sec != l->wall_sec) {
+		gmtime_r(&sec, &tm);
+		strftime(l->wall_second, sizeof(l->wall_second),
+			 "%Y-%m-%dT%H:%M:%S", &tm);
+		l->wall_sec = sec;
+	}
+	fprintf(l->f, l->format == EVENTS_JSONL ? "\"%s.%09ldZ\"" : "%s.%09ldZ",
+		l->wall_second, nsec);
+}
+
+/* What a fleet's logs are told apart and lined up by: the host, the
+ * device's name, the completion's wall-clock time; empty where the
+ * trace does not say. */
+static void put_fleet(struct events_log *l, const struct analysis_row *r)
+{
+	const struct trace_facts *facts = l->facts;
+	int64_t wall_ns;
+
+	put_sep(l, "host", 0);
+	put_text(l, facts && facts->host[0] ? facts->host : NULL);
+	put_sep(l, "device_name", 0);
+	put_text(l, facts ? trace_facts_device(facts, r->device) : NULL);
+	put_sep(l, "wall_time", 0);
+	if (facts && trace_facts_wall_ns(facts, r->time_ns, &wall_ns))
+		put_wall(l, wall_ns);
+	else
+		put_text(l, NULL);
+}
+
+/*
  * The task a row is credited to: its bio's cause's, or a flush's issuer
  * (a flush has no QUEUE, so no cause; the trace has the task its D ran
  * in, as blkparse shows it). A row of no known task (an I/O queued
@@ -200,6 +254,7 @@ void events_row(void *ctx, const struct analysis_row *r)
 			    analysis_tag_label(l->a, r->tag) : NULL);
 	put_sep(l, "io", 0);
 	fprintf(l->f, "%llu", (unsigned long long)r->io);
+	put_fleet(l, r);
 	fputs(l->format == EVENTS_JSONL ? "}\n" : "\n", l->f);
 	if (ferror(l->f)) {
 		l->failed = 1;

@@ -11,6 +11,7 @@
 #define IOWATCHER_EVENTS_H
 
 #include "analysis/analysis.h"
+#include "reader/recnote.h"
 #include "tag/cause.h"
 #include "base/error.h"
 
@@ -19,9 +20,11 @@ struct events_log;
 /* NULL with err: a name that is neither .csv nor .jsonl, or no file. */
 struct events_log *events_open(const char *path, struct iow_error *err);
 /* The rows that follow are of this trace (a label; the analysis names
- * tags, the table causes; both outlive the trace's rows). */
+ * tags, the table causes, the facts host, devices and the wall clock,
+ * filled as the trace is read; all outlive the trace's rows). */
 void events_trace(struct events_log *l, const char *label,
-		  const struct analysis *a, const struct cause_table *causes);
+		  const struct analysis *a, const struct cause_table *causes,
+		  const struct trace_facts *facts);
 /* analysis_config.on_row, with the log as ctx. */
 void events_row(void *ctx, const struct analysis_row *r);
 /* Puts the file in place (whole, or nothing on failure); frees l. */

@@ -31,6 +31,12 @@ enum {
 	PACKET_SEQUENCE_ID = 10,	/* trusted_packet_sequence_id */
 	PACKET_TRACK_EVENT = 11,
 	PACKET_SEQUENCE_FLAGS = 13,
+	PACKET_CLOCK_SNAPSHOT = 6,
+	PACKET_TIMESTAMP_CLOCK_ID = 58,
+	SNAPSHOT_CLOCK = 1,
+	SNAPSHOT_PRIMARY_TRACE_CLOCK = 2,
+	CLOCK_ID = 1,
+	CLOCK_TIMESTAMP = 2,
 	PACKET_TRACK_DESCRIPTOR = 60,
 	TRACK_UUID = 1,
 	TRACK_NAME = 2,
@@ -56,6 +62,8 @@ enum {
 	ANNOTATION_NAME = 10,
 };
 enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_COUNTER = 4 };
+/* Perfetto's BuiltinClock */
+enum { CLOCK_REALTIME = 1, CLOCK_MONOTONIC = 3, CLOCK_BOOTTIME = 6 };
 #define SEQ_INCREMENTAL_STATE_CLEARED	1
 #define CHILD_ORDERING_EXPLICIT		3
 #define UNIT_COUNT			2
@@ -177,6 +185,7 @@ struct pf_trace {
 	const char *label;
 	const struct analysis *a;
 	const struct cause_table *causes;
+	const struct trace_facts *facts;	/* its clock, where known */
 	size_t next_bin;	/* the next bin whose counters are written */
 };
 
@@ -210,6 +219,10 @@ struct pftrace {
 	size_t n_heap, cap_heap;
 	uint64_t mark_seq;
 	int oom;
+	/* on the trace's clock (with a snapshot), else 0: times from the
+	 * first event, on no clock Perfetto knows */
+	uint32_t clock_id;
+	uint64_t clock_offset_ns;	/* time 0 on that clock */
 };
 
 struct pftrace *pftrace_open(const char *path, struct iow_error *err)
@@ -228,7 +241,8 @@ struct pftrace *pftrace_open(const char *path, struct iow_error *err)
 }
 
 void pftrace_trace(struct pftrace *p, const char *label,
-		   const struct analysis *a, const struct cause_table *causes)
+		   const struct analysis *a, const struct cause_table *causes,
+		   const struct trace_facts *facts)
 {
 	struct pf_trace *t = realloc(p->traces,
 				     (p->n_traces + 1) * sizeof(*t));
@@ -243,6 +257,7 @@ void pftrace_trace(struct pftrace *p, const char *label,
 	t->label = label;
 	t->a = a;
 	t->causes = causes;
+	t->facts = facts;
 }
 
 static int device_of(struct pftrace *p, size_t trace, uint32_t device,
@@ -476,8 +491,12 @@ static size_t packet_open(struct pftrace *p, uint64_t ts)
 {
 	size_t at = pb_open(&p->pb, TRACE_PACKET);
 
-	if (ts != UINT64_MAX)
+	if (ts != UINT64_MAX && p->clock_id) {
+		pb_uint(&p->pb, PACKET_TIMESTAMP, ts + p->clock_offset_ns);
+		pb_uint(&p->pb, PACKET_TIMESTAMP_CLOCK_ID, p->clock_id);
+	} else if (ts != UINT64_MAX) {
 		pb_uint(&p->pb, PACKET_TIMESTAMP, ts);
+	}
 	pb_uint(&p->pb, PACKET_SEQUENCE_ID, SEQUENCE_ID);
 	return at;
 }
@@ -513,6 +532,53 @@ static void track(struct pftrace *p, uint64_t uuid, uint64_t parent,
 	packet_close(p, pkt);
 }
 
+/*
+ * One trace whose recording read its clock, boottime and the wall clock
+ * together (recnote.h): the times go out on the trace's own clock
+ * (monotonic: blktrace's, BPF's, ftrace's "mono"), and a snapshot of the
+ * three lets Perfetto put them on boottime, as its own system traces
+ * are: one of the same run opens beside this one, lined up. Several
+ * traces, or one that does not say, keep times from the first event.
+ */
+static void choose_clock(struct pftrace *p)
+{
+	const struct trace_facts *f = p->n_traces == 1 ? p->traces[0].facts
+						       : NULL;
+
+	if (!f || !f->has_clock || !f->has_origin)
+		return;
+	p->clock_id = f->clock.clock == TRACE_CLOCK_BOOTTIME ? CLOCK_BOOTTIME
+							     : CLOCK_MONOTONIC;
+	p->clock_offset_ns = f->origin_ns;
+}
+
+static void snapshot_clock(struct pftrace *p, uint32_t id, uint64_t ts)
+{
+	size_t c = pb_open(&p->pb, SNAPSHOT_CLOCK);
+
+	pb_uint(&p->pb, CLOCK_ID, id);
+	pb_uint(&p->pb, CLOCK_TIMESTAMP, ts);
+	pb_close(&p->pb, c);
+}
+
+static void write_clock_snapshot(struct pftrace *p)
+{
+	const struct recnote_clock *c = &p->traces[0].facts->clock;
+	size_t pkt, snap;
+
+	if (!p->clock_id)
+		return;
+	pkt = packet_open(p, UINT64_MAX);
+	snap = pb_open(&p->pb, PACKET_CLOCK_SNAPSHOT);
+	snapshot_clock(p, CLOCK_BOOTTIME, c->boot_ns);
+	if (p->clock_id != CLOCK_BOOTTIME)
+		snapshot_clock(p, p->clock_id, c->trace_ns);
+	snapshot_clock(p, CLOCK_REALTIME, (uint64_t)c->real_ns);
+	pb_uint(&p->pb, SNAPSHOT_PRIMARY_TRACE_CLOCK, CLOCK_BOOTTIME);
+	pb_close(&p->pb, snap);
+	packet_close(p, pkt);
+}
+
 static void write_tracks(struct pftrace *p)
 {
 	char name[256];
@@ -525,6 +591,7 @@ static void write_tracks(struct pftrace *p)
 	pb_uint(&p->pb, PACKET_SEQUENCE_ID, SEQUENCE_ID);
 	pb_uint(&p->pb, PACKET_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
 	pb_close(&p->pb, pkt);
+	write_clock_snapshot(p);
 	for (i = 0; i < p->n_devs; i++) {
 		const struct pf_device *d = &p->devs[i];
 		const char *label = p->traces[d->trace].label;
@@ -984,6 +1051,7 @@ int pftrace_close(struct pftrace *p, struct iow_error *err)
 				      p->out.path);
 	}
 	if (!rc) {
+		choose_clock(p);
 		write_tracks(p);
 		if (write_events(p) < 0)
 			p->pb.oom = 1;

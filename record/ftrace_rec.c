@@ -230,6 +230,14 @@ int ftrace_conv_timestamp(struct ftrace_conv *c, uint32_t device,
 	return 0;
 }
 
+int ftrace_conv_facts(struct ftrace_conv *c,
+		      const struct recnote_clock *clock,
+		      const struct record_device *devs, size_t n_devs,
+		      struct iow_error *err)
+{
+	return rec_out_facts(c->out, clock, devs, n_devs, err);
+}
+
 int ftrace_conv_set_devices(struct ftrace_conv *c, const uint32_t *devices,
 			    size_t n, struct iow_error *err)
 {
@@ -837,7 +845,8 @@ static int open_output(struct ftrace_rec *r, const char *dir,
 		       const char *name, struct iow_error *err)
 {
 	struct ftrace_page_layout layout;
-	struct timespec mono, wall;
+	struct recnote_clock clock;
+	struct timespec wall;
 	uint32_t devices[64];
 	size_t i, n = r->n_devs < 64 ? r->n_devs : 64;
 	uint16_t blk_type = 0;
@@ -858,14 +867,18 @@ static int open_output(struct ftrace_rec *r, const char *dir,
 	if (ftrace_conv_set_devices(r->conv, devices, n, err) ||
 	    (r->causes && keep_causes(r, dir, name, err)))
 		return -1;
-	/* a wall-clock anchor, only meaningful in the trace's own clock */
+	/* a wall-clock anchor and the clock snapshot, only meaningful in
+	 * the trace's own clock; the host and devices whatever the clock */
 	if (!r->clock_is_mono)
-		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	clock_gettime(CLOCK_REALTIME, &wall);
-	return ftrace_conv_timestamp(r->conv, r->devs[0].dev,
-				     (uint64_t)mono.tv_sec * 1000000000u +
-				     (uint64_t)mono.tv_nsec, &wall, err);
+		return ftrace_conv_facts(r->conv, NULL, r->devs, r->n_devs,
+					 err);
+	recnote_clock_now(TRACE_CLOCK_MONOTONIC, &clock);
+	wall.tv_sec = (time_t)(clock.real_ns / 1000000000);
+	wall.tv_nsec = (long)(clock.real_ns % 1000000000);
+	if (ftrace_conv_facts(r->conv, &clock, r->devs, r->n_devs, err))
+		return -1;
+	return ftrace_conv_timestamp(r->conv, r->devs[0].dev, clock.trace_ns,
+				     &wall, err);
 }
 
 /* ---- the per-CPU pipes ---- */

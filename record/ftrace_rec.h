@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "reader/blktrace.h"
+#include "reader/recnote.h"
 #include "base/error.h"
 #include "ftrace_raw.h"
 #include "rec_causes.h"
@@ -69,6 +70,12 @@ struct ftrace_conv *ftrace_conv_open(const char *dir, const char *name,
 int ftrace_conv_timestamp(struct ftrace_conv *c, uint32_t device,
 			  uint64_t mono_ns, const struct timespec *wall,
 			  struct iow_error *err);
+/* The recording's notes of host, devices and clock (rec_out_facts):
+ * before the first record, after the version is settled. */
+int ftrace_conv_facts(struct ftrace_conv *c,
+		      const struct recnote_clock *clock,
+		      const struct record_device *devs, size_t n_devs,
+		      struct iow_error *err);
 void ftrace_conv_set_tap(struct ftrace_conv *c, ftrace_tap_fn tap,
 			 void *ctx);
 /*

@@ -529,7 +529,7 @@ static int device_is_zoned(uint32_t dev)
 
 static int open_output(struct bpf_rec *b, struct iow_error *err)
 {
-	struct timespec mono, wall;
+	struct recnote_clock clock;
 	uint32_t words[2];
 	size_t i;
 	struct blk_io_trace note = {
@@ -560,13 +560,13 @@ static int open_output(struct bpf_rec *b, struct iow_error *err)
 	if ((b->cause_opts & BLKREC_CAUSES) && open_causes(b, err))
 		return -1;
 	/* the wall clock at a time of the trace's clock (bpf_ktime_get_ns
-	 * is CLOCK_MONOTONIC, as blktrace's) */
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	clock_gettime(CLOCK_REALTIME, &wall);
-	note.time = (uint64_t)mono.tv_sec * 1000000000u +
-		    (uint64_t)mono.tv_nsec;
-	words[0] = (uint32_t)wall.tv_sec;
-	words[1] = (uint32_t)wall.tv_nsec;
+	 * is CLOCK_MONOTONIC, as blktrace's), and boottime with them */
+	recnote_clock_now(TRACE_CLOCK_MONOTONIC, &clock);
+	if (rec_out_facts(b->out, &clock, b->env.devs, b->env.n_devs, err))
+		return -1;
+	note.time = clock.trace_ns;
+	words[0] = (uint32_t)(clock.real_ns / 1000000000);
+	words[1] = (uint32_t)(clock.real_ns % 1000000000);
 	return rec_out_put(b->out, &note, words, err);
 }
 

@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "rec_out.h"
+#include "tracefs.h"
 
 #define CPU_LIMIT	8192
 #define OUT_BUF_SIZE	(256 * 1024)	/* > a record's 64 + 65535 */
@@ -49,6 +51,17 @@ struct rec_out {
 	uint32_t action_hi;	/* the next record's action bits 32-63 */
 	uint32_t written_hi;	/* the last record's, for the tap */
 	rec_out_tap_hi_fn tap_hi;
+	/* the recording's notes (rec_out_facts), written before the next
+	 * record */
+	struct pending_note *pending;
+	size_t n_pending;
+	uint64_t pending_ns;
+};
+
+struct pending_note {
+	uint32_t device;
+	uint16_t len;
+	char text[RECNOTE_TEXT_MAX];
 };
 
 void rec_out_version8(struct rec_out *o)
@@ -203,9 +216,13 @@ static uint32_t next_sequence(struct cpu_file *f, uint32_t device)
 	return 1;
 }
 
+static int write_pending(struct rec_out *o, struct iow_error *err);
+
 int rec_out_write(struct rec_out *o, struct blk_io_trace *t, const void *pdu,
 		  struct iow_error *err)
 {
+	if (o->n_pending && write_pending(o, err))
+		return -1;
 	size_t head = o->version8 ? BLK_IO_TRACE8_SIZE : sizeof(*t);
 	size_t size = head + t->pdu_len;
 	struct cpu_file *f = cpu_file(o, t->cpu, err);
@@ -281,6 +298,100 @@ int rec_out_loss(struct rec_out *o, const struct lossnote *n,
 		o->st.lost += n->count;
 	else
 		o->st.lost_unknown = 1;
+	return 0;
+}
+
+/* The pending notes, once: o->n_pending is 0 before they are written, so
+ * that their own writes do not come back here. */
+static int write_pending(struct rec_out *o, struct iow_error *err)
+{
+	struct pending_note *notes = o->pending;
+	size_t i, n = o->n_pending;
+	int rc = 0;
+
+	o->pending = NULL;
+	o->n_pending = 0;
+	for (i = 0; i < n && !rc; i++) {
+		struct blk_io_trace t = {
+			.magic = BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7,
+			.time = o->pending_ns,
+			.action = BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_MESSAGE,
+			.device = notes[i].device,
+			.pdu_len = notes[i].len,
+		};
+
+		rc = rec_out_put(o, &t, notes[i].text, err);
+	}
+	free(notes);
+	return rc;
+}
+
+/* The kernel's name of a device, else the last part of the path given;
+ * "" where it does not fit (no note rather than a cut name). */
+static void device_name(uint32_t device, const char *path, char *name,
+			size_t size)
+{
+	char uevent[96], line[256];
+	const char *slash = strrchr(path, '/'), *found = slash ? slash + 1 : path;
+	FILE *f;
+
+	snprintf(uevent, sizeof(uevent), "/sys/dev/block/%u:%u/uevent",
+		 blk_dev_major(device), blk_dev_minor(device));
+	f = fopen(uevent, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "DEVNAME=", 8)) {
+			line[strcspn(line, "\n")] = '\0';
+			found = line + 8;
+			break;
+		}
+	if (strlen(found) < size)
+		memcpy(name, found, strlen(found) + 1);
+	else
+		name[0] = '\0';
+	if (f)
+		fclose(f);
+}
+
+static void add_pending(struct rec_out *o, uint32_t device, const char *text,
+			uint16_t len)
+{
+	struct pending_note *p = &o->pending[o->n_pending];
+
+	if (!len)
+		return;		/* a name no note can carry: none */
+	p->device = device;
+	p->len = len;
+	memcpy(p->text, text, len);
+	o->n_pending++;
+}
+
+int rec_out_facts(struct rec_out *o, const struct recnote_clock *clock,
+		  const struct record_device *devs, size_t n_devs,
+		  struct iow_error *err)
+{
+	uint32_t first = n_devs ? devs[0].dev : 0;
+	char text[RECNOTE_TEXT_MAX], name[RECNOTE_NAME_MAX + 1];
+	struct utsname host;
+	size_t i;
+
+	free(o->pending);
+	o->n_pending = 0;
+	o->pending = calloc(n_devs + 2, sizeof(*o->pending));
+	if (!o->pending)
+		return iow_fail(err, "out of memory");
+	o->pending_ns = clock ? clock->trace_ns : 0;
+	if (uname(&host) == 0)
+		add_pending(o, first, text,
+			    recnote_format_host(host.nodename, text));
+	for (i = 0; i < n_devs; i++) {
+		device_name(devs[i].dev, devs[i].node[0] ? devs[i].node :
+							    devs[i].path,
+			    name, sizeof(name));
+		add_pending(o, devs[i].dev, text,
+			    recnote_format_device(devs[i].dev, name, text));
+	}
+	if (clock)
+		add_pending(o, first, text, recnote_format_clock(clock, text));
 	return 0;
 }
 
@@ -368,6 +479,8 @@ int rec_out_close(struct rec_out *o, struct iow_error *err)
 	unsigned cpu;
 	int rc = 0;
 
+	if (o->n_pending && write_pending(o, err))
+		rc = -1;
 	for (cpu = 0; cpu < o->n_cpus; cpu++) {
 		struct cpu_file *f = &o->cpus[cpu];
 
@@ -383,6 +496,7 @@ int rec_out_close(struct rec_out *o, struct iow_error *err)
 	}
 	free(o->cpus);
 	free(o->done);
+	free(o->pending);
 	free(o);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include "reader/blktrace.h"
 #include "base/error.h"
 #include "reader/lossnote.h"
+#include "reader/recnote.h"
 
 struct rec_out;
 
@@ -58,6 +59,19 @@ void rec_out_action_hi(struct rec_out *o, uint32_t action_hi);
 int rec_out_loss(struct rec_out *o, const struct lossnote *n,
 		 const uint32_t *devices, size_t n_devices,
 		 struct iow_error *err);
+
+/*
+ * What the recording knows of where and when it runs (recnote.h): the
+ * host (uname's nodename), each device's kernel name (DEVNAME of
+ * /sys/dev/block/MAJ:MIN/uevent, else the last part of its path) and,
+ * clock not NULL, the clock snapshot: MESSAGE notes in CPU 0's file at
+ * the snapshot's time (0 without one), written before the first record
+ * that follows (so after rec_out_version8, as it must) or at the close.
+ */
+struct record_device;
+int rec_out_facts(struct rec_out *o, const struct recnote_clock *clock,
+		  const struct record_device *devs, size_t n_devs,
+		  struct iow_error *err);
 
 /*
  * The end mark (lossnote.h) in every CPU's file, for device, at the newest
