@@ -15,8 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/types.h>
+
 #include "base/bytebuf.h"
+#include "base/error.h"
 #include "base/u64map.h"
+#include "bytesrc.h"
 
 /* The shapes of the tracepoints' fields (their print formats). */
 enum blocktp_shape {
@@ -95,5 +99,27 @@ size_t blocktp_pending(const struct blocktp_out *o);
 /* Up to len of those bytes into buf: how many. */
 size_t blocktp_take(struct blocktp_out *o, unsigned char *buf, size_t len);
 void blocktp_out_free(struct blocktp_out *o);
+
+/*
+ * An input of tracepoints, read as the records it stands for (one file
+ * each, one row of the feed's table, chosen by the data's first bytes):
+ * perftext.c, tracedat.c.
+ */
+struct blocktp_input {
+	/* whether p[0, len), the data's start, is this input's */
+	int (*looks)(const unsigned char *p, size_t len);
+	/* src's data from here on, first[0, n) already taken from it;
+	 * path names it in messages. NULL with err on an error. */
+	void *(*open)(struct byte_source *src, const unsigned char *first,
+		      size_t n, const char *path, struct iow_error *err);
+	/* up to len bytes of records: how many, 0 at the end, -1 on an
+	 * error */
+	ssize_t (*read)(void *input, unsigned char *buf, size_t len,
+			struct iow_error *err);
+	void (*free)(void *input);
+};
+
+extern const struct blocktp_input perftext_input;
+extern const struct blocktp_input tracedat_input;
 
 #endif

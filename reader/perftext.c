@@ -480,3 +480,24 @@ void perftext_free(struct perftext *t)
 	blocktp_out_free(&t->records);
 	free(t);
 }
+
+static void *input_open(struct byte_source *src, const unsigned char *first,
+			size_t n, const char *path, struct iow_error *err)
+{
+	return perftext_open(src, first, n, path, err);
+}
+
+static ssize_t input_read(void *input, unsigned char *buf, size_t len,
+			  struct iow_error *err)
+{
+	return perftext_read(input, buf, len, err);
+}
+
+static void input_free(void *input)
+{
+	perftext_free(input);
+}
+
+const struct blocktp_input perftext_input = {
+	perftext_looks, input_open, input_read, input_free,
+};
