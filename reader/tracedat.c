@@ -71,7 +71,8 @@ void tracedat_free(struct tracedat *t)
  */
 #define TRACECMD_LIBRARY	"libtracecmd.so.1"
 #define LIB_FUNCS(X) \
-	X(tracecmd_open_fd) X(tracecmd_close) X(tracecmd_get_tep) \
+	X(tracecmd_open_head) X(tracecmd_init_data) X(tracecmd_close) \
+	X(tracecmd_get_tep) \
 	X(tracecmd_iterate_events) X(tracecmd_set_loglevel) \
 	X(tep_set_loglevel) X(tracefs_set_loglevel) \
 	X(tep_find_event_by_record) X(tep_find_field) \
@@ -207,11 +208,12 @@ out_err:
 
 /*
  * A version-6 file whose CPU data is cut short makes libtracecmd 1.3
- * crash as it gives up (tracecmd_close frees the CPUs it never set up),
- * so the ends of that data are checked here first, from the headers
- * trace-cmd.dat(5) describes: each section's size, then the CPUs' offsets
- * and sizes after "flyrecord". Version 7 keeps them in sections that a cut
- * loses first, which libtracecmd notices safely.
+ * print "File possibly truncated" to standard output (and crash, were
+ * the file closed: tracedat_open), so the ends of that data are checked
+ * here first, from the headers trace-cmd.dat(5) describes: each
+ * section's size, then the CPUs' offsets and sizes after "flyrecord".
+ * Version 7 keeps them in sections that a cut loses first, which
+ * libtracecmd notices before it looks at the CPUs.
  */
 struct v6_cursor {
 	int fd, swap;
@@ -354,6 +356,7 @@ struct tracedat *tracedat_open(struct byte_source *src,
 			       const unsigned char *first, size_t n,
 			       const char *path, struct iow_error *err)
 {
+	char lib_path[64];
 	struct tracedat *t;
 	int copied, fd;
 
@@ -381,12 +384,20 @@ struct tracedat *tracedat_open(struct byte_source *src,
 		free(t);
 		return NULL;
 	}
-	/* it closes the descriptor it is given, not always when it fails */
-	t->handle = lib.tracecmd_open_fd(dup(fd), TRACECMD_FL_LOAD_NO_PLUGINS);
+	/*
+	 * Its headers, then its CPUs' data: libtracecmd 1.3 crashes when
+	 * it closes a file whose CPU data it failed to set up (as
+	 * tracecmd_open does then), so such a handle is left unclosed, the
+	 * error being the end of the program's reading.
+	 */
+	snprintf(lib_path, sizeof(lib_path), "/proc/self/fd/%d", fd);
+	t->handle = lib.tracecmd_open_head(copied ? lib_path : path,
+					   TRACECMD_FL_LOAD_NO_PLUGINS);
 	close(fd);
-	if (!t->handle) {
-		iow_fail(err, "%s: libtracecmd cannot read this trace.dat (cut short, damaged, or a version it does not know): trace-cmd report -i %s says more",
-			 path, copied ? "FILE (decompressed)" : path);
+	if (!t->handle || lib.tracecmd_init_data(t->handle) < 0) {
+		iow_fail(err, "%s: libtracecmd cannot read this trace.dat (%s, damaged, or a version it does not know): trace-cmd report -i %s says more",
+			 path, t->handle ? "its CPU data cut short" : "cut short",
+			 copied ? "FILE (decompressed)" : path);
 		free(t);
 		return NULL;
 	}
