@@ -1,8 +1,8 @@
 /*
  * tracedat.c: trace-cmd's trace.dat as blktrace records (tracedat.h).
- * libtracecmd hands the file's events in time order across its CPUs
- * (tracecmd_iterate_events, stopped whenever enough records are made and
- * resumed where it stopped); each block event's fields are read by name
+ * libtracecmd hands the file's events in time order across its buffers
+ * and CPUs (tracecmd_iterate_events_multi, stopped whenever enough
+ * records are made and resumed where it stopped); each block event's fields are read by name
  * from the format the file itself holds, so a kernel that moves them is
  * read alike, and become the records of blocktp.c.
  */
@@ -73,7 +73,9 @@ void tracedat_free(struct tracedat *t)
 #define LIB_FUNCS(X) \
 	X(tracecmd_open_head) X(tracecmd_init_data) X(tracecmd_close) \
 	X(tracecmd_get_tep) \
-	X(tracecmd_iterate_events) X(tracecmd_set_loglevel) \
+	X(tracecmd_iterate_events_multi) X(tracecmd_buffer_instances) \
+	X(tracecmd_buffer_instance_handle) X(tracecmd_buffer_instance_name) \
+	X(tracecmd_set_loglevel) \
 	X(tep_set_loglevel) X(tracefs_set_loglevel) \
 	X(tep_find_event_by_record) X(tep_find_field) \
 	X(tep_read_number_field) X(tep_data_pid) X(tep_data_comm_from_pid)
@@ -133,6 +135,9 @@ struct event_fields {
 struct tracedat {
 	const char *path;
 	struct tracecmd_input *handle;
+	/* the file's buffers: the top one, then its instances' */
+	struct tracecmd_input **buffers;
+	int n_buffers;
 	struct tep_handle *tep;
 	struct blocktp_out records;
 	uint64_t other_events;
@@ -268,12 +273,11 @@ static int v6_skip_string(struct v6_cursor *c)
 	return 0;
 }
 
-/* Steps over the headers up to the CPUs' table; 0, or -1 cut short. */
+/* Steps over the headers up to the number of CPUs; 0, or -1 cut short. */
 static int v6_headers(struct v6_cursor *c, uint64_t *cpus)
 {
 	uint64_t count, events, i, j;
-	uint16_t id;
-	char word[10];
+	char word[6];
 
 	c->at = TRACEDAT_MAGIC_LEN;
 	if (v6_skip_string(c) || v6_bytes(c, word, 6))	/* version, sizes */
@@ -296,30 +300,67 @@ static int v6_headers(struct v6_cursor *c, uint64_t *cpus)
 			if (v6_skip_sized(c, 8))
 				return -1;
 	}
-	if (v6_skip_sized(c, 4) || v6_skip_sized(c, 4) ||	/* kallsyms, printk */
-	    v6_skip_sized(c, 8) || v6_number(c, 4, cpus) ||	/* cmdlines */
-	    v6_bytes(c, word, 10))
+	/* kallsyms, printk's formats, the saved pids' names */
+	return v6_skip_sized(c, 4) || v6_skip_sized(c, 4) ||
+	       v6_skip_sized(c, 8) || v6_number(c, 4, cpus) ? -1 : 0;
+}
+
+#define V6_OPTION_BUFFER	3	/* an instance's buffer: its offset */
+#define V6_BUFFERS_MAX		64
+
+/*
+ * A buffer's options and CPU table, at c->at: the options' BUFFER
+ * offsets into buffers (room for V6_BUFFERS_MAX, *n_buffers of them; NULL
+ * for an instance's), then each CPU's data checked against the file's
+ * end. 0, 1 for a latency trace (no CPU data), -1 cut in the headers, -2
+ * a CPU's data past the end (*cpu, *end say which).
+ */
+static int v6_buffer(struct v6_cursor *c, uint64_t cpus, uint64_t *buffers,
+		     size_t *n_buffers, uint64_t *cpu, uint64_t *end)
+{
+	uint64_t size, offset;
+	uint16_t id;
+	char word[10];
+
+	if (v6_bytes(c, word, 10))
 		return -1;
-	if (!strncmp(word, "options", 7)) {
+	while (!strncmp(word, "options", 7)) {
 		for (;;) {
 			if (v6_bytes(c, &id, 2))
 				return -1;
 			if (!id)
 				break;
-			if (v6_skip_sized(c, 4))
+			if (c->swap)
+				id = __builtin_bswap16(id);
+			if (v6_number(c, 4, &size) || size > c->size - c->at)
 				return -1;
+			if (id == V6_OPTION_BUFFER && buffers && size >= 8 &&
+			    *n_buffers < V6_BUFFERS_MAX &&
+			    v6_number(c, 8, &buffers[(*n_buffers)++]) == 0)
+				size -= 8;
+			c->at += size;
 		}
 		if (v6_bytes(c, word, 10))
 			return -1;
 	}
-	return strncmp(word, "flyrecord", 9) ? 1 : 0;
+	if (strncmp(word, "flyrecord", 9))
+		return 1;
+	for (*cpu = 0; *cpu < cpus; (*cpu)++) {
+		if (v6_number(c, 8, &offset) || v6_number(c, 8, &size))
+			return -1;
+		*end = offset + size;
+		if (size && (offset > c->size || size > c->size - offset))
+			return -2;
+	}
+	return 0;
 }
 
 static int v6_whole(int fd, const char *path, struct iow_error *err)
 {
 	struct v6_cursor c = { .fd = fd };
 	unsigned char head[TRACEDAT_MAGIC_LEN + 8];
-	uint64_t cpus, cpu, offset, size;
+	uint64_t buffers[V6_BUFFERS_MAX], cpus, cpu = 0, end = 0;
+	size_t n_buffers = 0, i;
 	struct stat st;
 	int r;
 
@@ -332,23 +373,42 @@ static int v6_whole(int fd, const char *path, struct iow_error *err)
 	c.swap = head[TRACEDAT_MAGIC_LEN + 2] !=
 		 (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	r = v6_headers(&c, &cpus);
-	if (r > 0)
-		return 0;	/* a latency trace: no CPU data */
-	for (cpu = 0; r == 0 && cpu < cpus; cpu++) {
-		if (v6_number(&c, 8, &offset) || v6_number(&c, 8, &size)) {
-			r = -1;
-			break;
-		}
-		if (size && (offset > c.size || size > c.size - offset))
-			return iow_fail(err, "%s: cut short: the data of CPU %llu ends at byte %llu, past the file's end (%llu bytes)",
-					path, (unsigned long long)cpu,
-					(unsigned long long)(offset + size),
-					(unsigned long long)c.size);
+	if (r == 0)
+		r = v6_buffer(&c, cpus, buffers, &n_buffers, &cpu, &end);
+	for (i = 0; r == 0 && i < n_buffers; i++) {
+		c.at = buffers[i];
+		r = v6_buffer(&c, cpus, NULL, NULL, &cpu, &end);
 	}
+	if (r == -2)
+		return iow_fail(err, "%s: cut short: the data of CPU %llu ends at byte %llu, past the file's end (%llu bytes)",
+				path, (unsigned long long)cpu,
+				(unsigned long long)end,
+				(unsigned long long)c.size);
 	if (r < 0)
 		return iow_fail(err, "%s: cut short at byte %llu, in trace-cmd's headers (%llu bytes)",
 				path, (unsigned long long)c.at,
 				(unsigned long long)c.size);
+	return 0;
+}
+
+/* The top buffer and every instance's (trace-cmd record -B NAME). */
+static int open_buffers(struct tracedat *t, struct iow_error *err)
+{
+	int n = lib.tracecmd_buffer_instances(t->handle), i;
+
+	t->buffers = calloc((size_t)n + 1, sizeof(*t->buffers));
+	if (!t->buffers)
+		return iow_fail(err, "out of memory");
+	t->buffers[t->n_buffers++] = t->handle;
+	for (i = 0; i < n; i++) {
+		struct tracecmd_input *b =
+			lib.tracecmd_buffer_instance_handle(t->handle, i);
+
+		if (!b)
+			return iow_fail(err, "%s: libtracecmd cannot read the buffer '%s' of this trace.dat (cut short or damaged)",
+					t->path, lib.tracecmd_buffer_instance_name(t->handle, i));
+		t->buffers[t->n_buffers++] = b;
+	}
 	return 0;
 }
 
@@ -402,6 +462,10 @@ struct tracedat *tracedat_open(struct byte_source *src,
 		return NULL;
 	}
 	t->tep = lib.tracecmd_get_tep(t->handle);
+	if (open_buffers(t, err) < 0) {
+		tracedat_free(t);
+		return NULL;
+	}
 	return t;
 }
 
@@ -665,7 +729,8 @@ ssize_t tracedat_read(struct tracedat *t, unsigned char *buf, size_t len,
 		int r;
 
 		t->want = len;
-		r = lib.tracecmd_iterate_events(t->handle, NULL, 0, on_record, t);
+		r = lib.tracecmd_iterate_events_multi(t->buffers, t->n_buffers,
+						      on_record, t);
 		if (t->failed) {
 			*err = t->failure;
 			return -1;
@@ -688,8 +753,11 @@ void tracedat_free(struct tracedat *t)
 {
 	if (!t)
 		return;
+	while (t->n_buffers > 1)	/* an instance's holds the top's */
+		lib.tracecmd_close(t->buffers[--t->n_buffers]);
 	if (t->handle)
 		lib.tracecmd_close(t->handle);
+	free(t->buffers);
 	blocktp_out_free(&t->records);
 	free(t->events);
 	free(t);

@@ -10,7 +10,8 @@
 # were missed are loss windows; a cut file, an empty one, one without
 # events and one of no block events are one line each and exit 1; a
 # build without libtracecmd says so. As root with trace-cmd, the same
-# again on a recording made here, with the ftrace recorder.
+# again on a recording made here, with the ftrace recorder, and on a file
+# trace-cmd extract -B writes (the events in an instance's buffer).
 . "$(dirname "$0")/lib.sh"
 S="$TOP/samples/tracedat-fio"
 cd "$TMP" || exit 1
@@ -171,6 +172,18 @@ else
 		pass "recorded here: trace.dat and the $tracer recording, count for count ($dev)"
 	else
 		fail "recorded here: trace.dat vs the $tracer recording" "$(echo "$out" | tail -n 1) $(tail -n 1 both.err) $(cat both.dat.err)"
+	fi
+	# trace-cmd extract -B: the events in an instance's buffer
+	HOW=extract sh "$TOP/tests/tools/tracedat-capture.sh" "$TMP/extract.dat" \
+		"$IOW" -d "$L" --tracer bpf --no-causes -D "$TMP" -t extract \
+		--summary=json -p "fio --name=j --filename=$L --rw=randrw --bs=4k --size=2M --direct=1 --ioengine=libaio --iodepth=8 --output=/dev/null" \
+		> extract.json 2> extract.err
+	"$IOW" -t extract.dat --summary=json --device "${dev:-7,0}" > extract.dat.json 2> extract.dat.err
+	if out=$(same extract.json extract.dat.json "$dev" 2>&1) &&
+	   trace-cmd dump --summary -i extract.dat 2>&1 | grep -q 'buffer "iowatcher-tracedat'; then
+		pass "trace-cmd extract -B: the events in an instance's buffer, read as the bpf recording's"
+	else
+		fail "trace-cmd extract -B" "$(echo "$out" | tail -n 1) $(tail -n 2 extract.err) $(cat extract.dat.err)"
 	fi
 	EVENTS=sched/sched_process_exec sh "$TOP/tests/tools/tracedat-capture.sh" \
 		"$TMP/sched.dat" sh -c true 2> capture.err

@@ -10,8 +10,9 @@
 # `trace-cmd restore` writes the file from those pages and a copy of the
 # tracefs files that describe them (the block events' formats only, and
 # no kallsyms: a 55 KB header, not 7 MB). EVENTS (default "block") names
-# the event systems. Needs root and trace-cmd; leaves no instance, mount
-# or file behind but OUT.dat.
+# the event systems. HOW=extract writes the file with `trace-cmd extract
+# -B` instead, the events in a buffer named for the instance. Needs root
+# and trace-cmd; leaves no instance, mount or file behind but OUT.dat.
 set -u
 out=$1; shift
 events=${EVENTS:-block}
@@ -46,6 +47,13 @@ echo 1 > "$I/tracing_on"
 "$@"
 rc=$?
 echo 0 > "$I/tracing_on"
+if [ "${HOW:-restore}" = extract ]; then
+	# trace-cmd's own reader of an instance: the file holds it as a
+	# buffer of that name (and an empty top buffer)
+	trace-cmd extract -B "${I##*/}" -o "$out" > "$W/extract.out" 2>&1 ||
+		{ cat "$W/extract.out" >&2; exit 1; }
+	exit $rc
+fi
 python3 - "$I" "$W" <<'EOF2' || exit 1
 import errno, os, sys
 inst, out = sys.argv[1], sys.argv[2]
