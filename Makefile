@@ -42,6 +42,17 @@ IOW_CPPFLAGS += -DHAVE_BPF -DHAVE_LIBELF -I$(O)record/bpf
 IOW_LIBS += $(BPF_LIBS)
 endif
 
+# trace-cmd's trace.dat (reader/tracedat.c) is read through libtracecmd,
+# built against Debian's libtracecmd-dev and loaded (dlopen) when a
+# trace.dat is read, so that its libraries cost no other start; without
+# libtracecmd-dev, or with TRACECMD=0, the program builds without it and
+# says so when given a trace.dat.
+TRACECMD ?= $(shell $(PKG_CONFIG) --exists libtracecmd 2>/dev/null && echo 1)
+ifeq ($(TRACECMD),1)
+IOW_CPPFLAGS += -DHAVE_TRACECMD
+IOW_CFLAGS += $(shell $(PKG_CONFIG) --cflags libtracecmd)
+endif
+
 # V=1 prints every command; by default each step is one short line
 # ("  CC      plot.o"), and the builds of make check print only warnings
 # and errors (SILENT=1 there).

@@ -24,7 +24,7 @@
 #include "reader/bytesrc.h"
 #include "reader/feed_ends.h"
 #include "reader/lossnote.h"
-#include "reader/perftext.h"
+#include "reader/blocktp.h"
 #include "reader/sniff.h"
 
 /* Room for the largest record (a v8 header and a 64 KiB payload) and
@@ -46,8 +46,10 @@ struct stream {
 	size_t cur_len;
 	unsigned order;		/* tie-break between equal times */
 	int added_lines;	/* blkparse's "Input file" lines may come */
-	/* perf script's text, read as the records it stands for */
-	struct perftext *text;
+	/* tracepoints (perf script's text, trace-cmd's trace.dat), read as
+	 * the records they stand for */
+	const struct blocktp_input *tp;
+	void *text;
 	int looked;		/* the first bytes were looked at */
 	/* a per-CPU file: its CPU, and its last whole record's time (as
 	 * recorded), known before reading (feed_ends.h) */
@@ -116,6 +118,24 @@ static uint16_t load16(const unsigned char *p, int swap)
 	return swap ? swap16(v) : v;
 }
 
+/* The inputs of tracepoints, by their first bytes (blocktp.h). */
+static const struct blocktp_input *const tracepoint_inputs[] = {
+	&tracedat_input,
+	&perftext_input,
+};
+
+static const struct blocktp_input *tracepoint_input(const unsigned char *p,
+						    size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(tracepoint_inputs) /
+			sizeof(tracepoint_inputs[0]); i++)
+		if (tracepoint_inputs[i]->looks(p, len))
+			return tracepoint_inputs[i];
+	return NULL;
+}
+
 /* Make at least want bytes available from buf[start]; fewer only at EOF. */
 static int stream_fill(struct stream *s, size_t want, struct iow_error *err)
 {
@@ -128,18 +148,18 @@ static int stream_fill(struct stream *s, size_t want, struct iow_error *err)
 			s->end -= s->start;
 			s->start = 0;
 		}
-		got = s->text ? perftext_read(s->text, s->buf + s->end,
-					      STREAM_BUF_SIZE - s->end, err)
+		got = s->text ? s->tp->read(s->text, s->buf + s->end,
+					    STREAM_BUF_SIZE - s->end, err)
 			      : bytesrc_read(&s->src, s->buf + s->end,
 					     STREAM_BUF_SIZE - s->end, err);
 		if (got < 0)
 			return -1;
 		if (got > 0 && !s->looked) {
 			s->looked = 1;
-			if (perftext_looks(s->buf + s->end, (size_t)got)) {
-				s->text = perftext_open(&s->src, s->buf + s->end,
-							(size_t)got, s->path,
-							err);
+			s->tp = tracepoint_input(s->buf + s->end, (size_t)got);
+			if (s->tp) {
+				s->text = s->tp->open(&s->src, s->buf + s->end,
+						      (size_t)got, s->path, err);
 				if (!s->text)
 					return -1;
 				continue;	/* read again, as records */
@@ -952,7 +972,8 @@ void feed_close(struct feed *f)
 	for (i = 0; f->streams && i < f->n_streams; i++) {
 		struct stream *s = &f->streams[i];
 
-		perftext_free(s->text);
+		if (s->text)
+			s->tp->free(s->text);
 		bytesrc_close(&s->src);
 		bigmem_free(s->buf);
 	}

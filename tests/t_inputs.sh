@@ -354,8 +354,8 @@ printf '[global]\nrw=randread\n\n[job1]\nfilename=/dev/sdb\n' > "$TMP/bare.fio"
 bad_input "a fio job file that opens with its section" \
 	"bare.fio: a fio job file, not a blktrace trace" -t "$TMP/bare.fio"
 printf '\027\010\104tracing6\000\000\000\000\000\000\000\000' > "$TMP/trace.dat"
-bad_input "a trace-cmd trace.dat: named, with trace-cmd report" \
-	"trace.dat: a trace-cmd recording (trace.dat: trace-cmd report prints it), not a blktrace trace (iowatcher cannot read it yet; record the device with iowatcher -d DEV, or with blktrace -d DEV)" \
+bad_input "a trace-cmd trace.dat's first bytes alone: read as one, cut short (t_tracedat reads them whole)" \
+	"trace.dat: cut short at byte 19, in trace-cmd's headers (19 bytes)" \
 	-t "$TMP/trace.dat"
 printf 'PERFILE2\150\000\000\000\000\000\000\000' > "$TMP/perf.data"
 bad_input "a perf.data: named, with the perf script that iowatcher reads" \

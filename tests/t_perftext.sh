@@ -12,40 +12,9 @@ S="$TOP/samples/perf-fio"
 cd "$TMP" || exit 1
 xz -dc "$S.perf.txt.xz" > ns.txt || { fail "the sample decompresses"; finish; exit 1; }
 
-# same COUNTS_JSON OTHER_JSON [DEVICE]: the same I/O (counts and bytes
-# exact, means within 2%, Q2D within 0.5 us: each tool stamps its own time)
+# same COUNTS_JSON OTHER_JSON [DEVICE]: the same I/O (tests/same_io.py)
 same() {
-	python3 - "$1" "$2" "${3:-7,3}" <<'EOF2'
-import json, sys
-def dev(path, name):
-    for t in json.load(open(path))["traces"]:
-        for d in t["devices"]:
-            if d["device"] == name:
-                return d
-    raise SystemExit("%s: no device %s" % (path, name))
-a, b = dev(sys.argv[1], sys.argv[3]), dev(sys.argv[2], sys.argv[3])
-bad = []
-for cls in ("read", "write", "discard"):
-    if a[cls] != b[cls]:
-        bad.append("%s %s != %s" % (cls, a[cls], b[cls]))
-for k in ("queued", "merges", "flush"):
-    if k == "flush":
-        if a[k]["ios"] != b[k]["ios"]:
-            bad.append("flush ios %s != %s" % (a[k]["ios"], b[k]["ios"]))
-    elif a[k] != b[k]:
-        bad.append("%s %s != %s" % (k, a[k], b[k]))
-for k in ("d2c_us", "q2c_us", "q2d_us"):
-    if a[k]["n"] != b[k]["n"]:
-        bad.append("%s n %s != %s" % (k, a[k]["n"], b[k]["n"]))
-    x, y = a[k]["mean"], b[k]["mean"]
-    if abs(x - y) > max(0.02 * x, 0.5 if k == "q2d_us" else 0):
-        bad.append("%s mean %s vs %s" % (k, x, y))
-x, y = a["queue_depth_mean"], b["queue_depth_mean"]
-if abs(x - y) > 0.02 * x + 1e-3:
-    bad.append("depth %s vs %s" % (x, y))
-if bad:
-    raise SystemExit("; ".join(bad))
-EOF2
+	python3 "$TOP/tests/same_io.py" "$1" "$2" "${3:-7,3}"
 }
 # summary FILE [OPTION...]: FILE.json, of 7,3 alone (the text spans the
 # machine's disk's I/O too, so its duration and mean depth are the

@@ -122,7 +122,7 @@ static void test_binary_files_are_told_by_magic(void)
 	LOOKS("\x7f" "ELF\x02\x01\x01\0", "an ELF program or library");
 	LOOKS("\0\0\0\x20" "ftypisom\0\0\x02\0", "an MP4 video");
 	LOOKS("\x17\x08\x44tracing6\0\0\0\0",
-	      "a trace-cmd recording (trace.dat: trace-cmd report prints it)");
+	      "a trace-cmd recording (trace.dat)");
 	LOOKS("PERFILE2h\0\0\0", "a perf recording (perf.data: perf script prints it)");
 	p = start_of("samples/ext4-causes.cause.0", &len);
 	CHECK(p && looks_like(p, len,

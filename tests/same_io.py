@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+# same_io.py A.json B.json DEVICE: whether two --summary=json outputs show
+# the same I/O of DEVICE (counts and bytes exact, means within 2%, Q2D
+# within 0.5 us: two tools stamp each event with their own clock reading),
+# as t_perftext and t_tracedat compare one run recorded two ways; says
+# what differs and exits 1 when not.
+import json, sys
+def dev(path, name):
+    for t in json.load(open(path))["traces"]:
+        for d in t["devices"]:
+            if d["device"] == name:
+                return d
+    raise SystemExit("%s: no device %s" % (path, name))
+a, b = dev(sys.argv[1], sys.argv[3]), dev(sys.argv[2], sys.argv[3])
+bad = []
+for cls in ("read", "write", "discard"):
+    if a[cls] != b[cls]:
+        bad.append("%s %s != %s" % (cls, a[cls], b[cls]))
+for k in ("queued", "merges", "flush"):
+    if k == "flush":
+        if a[k]["ios"] != b[k]["ios"]:
+            bad.append("flush ios %s != %s" % (a[k]["ios"], b[k]["ios"]))
+    elif a[k] != b[k]:
+        bad.append("%s %s != %s" % (k, a[k], b[k]))
+for k in ("d2c_us", "q2c_us", "q2d_us"):
+    if a[k]["n"] != b[k]["n"]:
+        bad.append("%s n %s != %s" % (k, a[k]["n"], b[k]["n"]))
+    x, y = a[k]["mean"], b[k]["mean"]
+    if abs(x - y) > max(0.02 * x, 0.5 if k == "q2d_us" else 0):
+        bad.append("%s mean %s vs %s" % (k, x, y))
+x, y = a["queue_depth_mean"], b["queue_depth_mean"]
+if abs(x - y) > 0.02 * x + 1e-3:
+    bad.append("depth %s vs %s" % (x, y))
+if bad:
+    raise SystemExit("; ".join(bad))
