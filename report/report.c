@@ -166,6 +166,7 @@ struct report {
 	struct blob blob;
 	int heat_rows;
 	const char *finest_why;
+	const struct report_section *section;	/* or NULL */
 };
 
 /* ---- preparing the analysis ---- */
@@ -1166,8 +1167,10 @@ static int write_page(FILE *f, const struct report *r, struct iow_error *err)
 	fputs(report_css, f);
 	fputs("</style></head>\n<body>\n<div id=\"iow\"><p class=\"iow-loading\">"
 	      "Loading the report&hellip;</p><noscript>This report draws "
-	      "its graphs with JavaScript.</noscript></div>\n"
-	      "<script id=\"iow-doc\" type=\"application/json\">", f);
+	      "its graphs with JavaScript.</noscript></div>\n", f);
+	if (r->section && r->section->html)
+		fputs(r->section->html, f);
+	fputs("<script id=\"iow-doc\" type=\"application/json\">", f);
 	if (write_document(f, r) < 0)
 		return oom(err);
 	fputs("</script>\n<script id=\"iow-blob\" type=\"application/octet-stream\">",
@@ -1273,12 +1276,20 @@ static void keep_own_series(struct report *r)
 int report_render(const struct options *o, struct trace_result *traces,
 		  size_t n, struct iow_error *err)
 {
+	return report_render_with(o, traces, n, NULL, err);
+}
+
+int report_render_with(const struct options *o, struct trace_result *traces,
+		       size_t n, const struct report_section *section,
+		       struct iow_error *err)
+{
 	struct report r;
 	size_t t;
 	int ret = -1;
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	r.section = section;
 	r.traces = traces;
 	r.n = n;
 	for (t = 0; t < n; t++)
