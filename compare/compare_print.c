@@ -150,6 +150,19 @@ static const char *verdict(const struct compare *c)
 			  "no significant difference";
 }
 
+/*
+ * The I/O rate changed enough to be said: significantly, and by 5% of A's
+ * (a job that fio paces at 2000 IOPS twice differs by 1 I/O a second,
+ * significantly, as its windows hardly vary).
+ */
+#define CMP_MIN_RATE_CHANGE	0.05
+
+static int rate_changed(const struct cmp_result *r)
+{
+	return r->enough && r->sign &&
+	       fabs(r->diff) >= CMP_MIN_RATE_CHANGE * fabs(r->a);
+}
+
 /* What the I/O rate did, over all paired devices and classes. */
 static const char *rate_verdict(const struct compare *c)
 {
@@ -157,6 +170,8 @@ static const char *rate_verdict(const struct compare *c)
 
 	if (!r->enough)
 		return "too few I/Os";
+	if (r->sign && !rate_changed(r))
+		return "within 5%";
 	return r->sign > 0 ? "more I/Os per second" :
 	       r->sign < 0 ? "fewer I/Os per second" :
 			     "no significant difference";
@@ -252,7 +267,7 @@ static void rate_change(const struct compare *c, const char *lead,
 	char a[32], b[32], lo[32], hi[32], ta[32], tb[32];
 
 	buf[0] = '\0';
-	if (!r->enough || !r->sign)
+	if (!rate_changed(r))
 		return;
 	snprintf(buf, len, "%sB did %s I/Os per second: IOPS %s -> %s (%+.0f%%, 95%% CI of the change %s to %s), throughput %s -> %s",
 		 lead, r->sign > 0 ? "more" : "fewer",
