@@ -229,6 +229,12 @@ static double plan_bytes(const struct report *r, const struct rtrace *t,
  */
 static void plan_levels(struct report *r)
 {
+	/* a section's bytes (--compare's: 0.3-0.4 MB, its pictures in
+	 * SVG) come out of the series' share, as base64 would take them */
+	double section = r->section && r->section->html ?
+			 (double)strlen(r->section->html) * 3 / 4 : 0;
+	double budget = fmax(REPORT_SERIES_BUDGET / 2.0,
+			     REPORT_SERIES_BUDGET - section);
 	size_t t, k;
 
 	for (t = 0; t < r->n; t++)
@@ -247,7 +253,7 @@ static void plan_levels(struct report *r)
 				worst = t;
 			}
 		}
-		if (total <= REPORT_SERIES_BUDGET || worst == SIZE_MAX)
+		if (total <= budget || worst == SIZE_MAX)
 			break;
 		r->rt[worst].first++;
 		r->finest_why = "the file's size";

@@ -208,6 +208,9 @@ check "  the delayed window a button zooming to it, on the report's axis" python
 import re, sys
 m = re.search(r'data-x0=\"([0-9.e+-]+)\" data-x1=\"([0-9.e+-]+)\"[^>]*>([0-9.]+)-([0-9.]+) s<', open('$TMP/page/time.html').read())
 sys.exit(not m or abs(float(m.group(1)) - float(m.group(3))) > 1e-3 or abs(float(m.group(2)) - float(m.group(4))) > 1e-3 or abs(float(m.group(1)) - 8) > 0.5)"
+"$IOW" -t "$EXT4" -t "$EXT4" -x 0:0.44 -x 0.44:0.9 --compare -o "$TMP/page/flame.html" > /dev/null
+check "  with kernel stacks in both, the section holds the differential flame graph" \
+	grep -q '<summary>Quantile shifts, contributors, latency histograms, differential flame graph</summary>' "$TMP/page/flame.html"
 size=$(wc -c < "$TMP/page/time.html")
 check "  the report stays under its 5 MB ($size bytes)" [ "$size" -lt 5000000 ]
 # In Debian's chromium, headless (tests/compare_check.js): the section
