@@ -330,9 +330,9 @@ static int check_sides(const struct compare *c, struct iow_error *err)
 }
 
 /* -o: the pictures, titled with the verdict (the line to its cause),
- * or the page holding them. */
+ * or the report of both traces holding them. */
 static int draw(const struct compare *c, const struct options *o,
-		struct iow_error *err)
+		struct trace_result traces[2], struct iow_error *err)
 {
 	char line[2048], title[2200];
 
@@ -341,8 +341,7 @@ static int draw(const struct compare *c, const struct options *o,
 	snprintf(title, sizeof(title), "%s vs %s: %s", c->t[0].label,
 		 c->t[1].label, line);
 	if (o->output_type.kind == OUTPUT_REPORT)
-		return cmp_write_html(c, o->output, o->graph_width,
-				      o->graph_height, title, err);
+		return cmp_write_report(c, o, traces, title, err);
 	return cmp_draw(c, o->output, o->output_type.picture,
 			o->graph_width, o->graph_height, title, err);
 }
@@ -361,7 +360,7 @@ static void compare_free(struct compare *c)
 }
 
 int compare_print(FILE *out, const struct options *o,
-		  const struct trace_result traces[2],
+		  struct trace_result traces[2],
 		  struct compare_side *const sides[2], struct iow_error *err)
 {
 	struct compare c;
@@ -384,7 +383,7 @@ int compare_print(FILE *out, const struct options *o,
 		iow_fail(err, "out of memory comparing the traces");
 		goto out;
 	}
-	if (o->output && draw(&c, o, err) < 0)
+	if (o->output && draw(&c, o, traces, err) < 0)
 		goto out;
 	if (o->compare == COMPARE_JSON)
 		cmp_print_json(out, &c);

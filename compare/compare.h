@@ -32,11 +32,13 @@ void compare_attach(const struct options *o, size_t i,
 		    struct compare_side *side, struct analysis_config *cfg);
 
 /*
- * The comparison of traces[0] (A) and traces[1] (B), to out; -1 with err
- * on input that has nothing to compare (no device in common, no I/O).
+ * The comparison of traces[0] (A) and traces[1] (B), to out, and to -o
+ * (pictures, or the report of both traces with the comparison in it: it
+ * widens their bins as report_render does); -1 with err on input that
+ * has nothing to compare (no device in common, no I/O).
  */
 int compare_print(FILE *out, const struct options *o,
-		  const struct trace_result traces[2],
+		  struct trace_result traces[2],
 		  struct compare_side *const sides[2], struct iow_error *err);
 
 #endif

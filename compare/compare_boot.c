@@ -5,8 +5,11 @@
  * function of how many times each window is taken. The point values take
  * each window once; the 95% interval of B - A is the 2.5th to 97.5th
  * percentile over CMP_RESAMPLES block-bootstrap resamples, each drawing
- * as many windows as the trace has, with replacement (I/Os close in time
- * are not independent: resampling windows keeps what they share). Where
+ * as many windows as the trace has, with replacement, in runs of about
+ * the cube root of their number (I/Os close in time are not independent:
+ * resampling windows keeps what they share, and runs of windows what a
+ * spell longer than a window shares; a circular moving-block bootstrap,
+ * Politis and Romano). Where
  * A and B have as many windows, window k of both is drawn together, so a
  * trace against itself differs by exactly zero in every resample.
  */
@@ -44,6 +47,8 @@ struct boot {
 	uint32_t *mult[2];	/* windows' draw counts */
 	uint32_t *drawn[2];	/* the windows drawn */
 	size_t n_drawn[2];
+	size_t block[2];	/* windows a block of a resample runs over */
+	uint32_t last[2];
 	uint32_t *tmp;		/* one histogram, summed */
 	size_t tmp_width;
 	uint64_t rng;
@@ -353,8 +358,12 @@ static void draw_resample(struct boot *b)
 			break;
 		}
 		for (i = 0; i < k; i++) {
-			uint32_t w = (uint32_t)(splitmix64(&b->rng) % k);
+			/* a block's next window, or a new block's first */
+			uint32_t w = i % b->block[s] ?
+				     (uint32_t)((b->last[s] + 1) % k) :
+				     (uint32_t)(splitmix64(&b->rng) % k);
 
+			b->last[s] = w;
 			if (!b->mult[s][w]++)
 				b->drawn[s][b->n_drawn[s]++] = w;
 		}
@@ -471,6 +480,11 @@ static int boot_alloc(struct boot *b)
 	for (s = 0; s < 2; s++) {
 		size_t k = b->c->t[s].n_windows;
 
+		/* blocks of about the cube root of the windows (3 of 40,
+		 * 10 of 1000), the usual length for a moving-block
+		 * bootstrap: a slow spell longer than a window is drawn
+		 * whole more often than cut apart */
+		b->block[s] = (size_t)fmax(1, floor(cbrt((double)k)));
 		b->mult[s] = calloc(k, sizeof(uint32_t));
 		b->drawn[s] = calloc(k, sizeof(uint32_t));
 		if (!b->mult[s] || !b->drawn[s])

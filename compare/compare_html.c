@@ -1,8 +1,11 @@
 /*
- * compare_html.c: --compare -o FILE.html, the comparison as one page of
- * its own: the verdict, the pictures (compare_draw.c's SVG, inline), the
- * contributors and the table per device and class, significant rows
- * marked. Self-contained: no script, nothing fetched.
+ * compare_html.c: --compare -o FILE.html, the report of both traces
+ * (report/) with the comparison as a section of it: the verdict, what is
+ * compared (the traces, their windows, the devices paired), the
+ * contributors (a time window or an offset band a button the page's
+ * script links to its zoom), the pictures (compare_draw.c's SVG, inline)
+ * and the table per device and class. The section is HTML the report
+ * writes as it is: it reads without script.
  */
 #include <errno.h>
 #include <math.h>
@@ -13,18 +16,10 @@
 
 #include "base/bytebuf.h"
 #include "compare_int.h"
-#include "base/outfile.h"
+#include "report/report.h"
 #include "report/report_data.h"
 
-static const char style[] =
-	"body{font-family:sans-serif;margin:1em 2em;color:#222}"
-	"h1{font-size:1.2em}h2{font-size:1.05em;margin-top:1.5em}"
-	"table{border-collapse:collapse;font-size:.85em;margin:.5em 0}"
-	"td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}"
-	"td:nth-child(-n+2),th:nth-child(-n+2){text-align:left}"
-	"tr.up td{background:#fbe3e3}tr.down td{background:#e3ecfb}"
-	"tr.few td{color:#888}.mix{color:#009E73}.rate{color:#CC79A7}"
-	"svg{max-width:100%;height:auto}";
+#define SHOWN_CONTRIBUTORS	12	/* the rest folded away */
 
 /* The SVG's bytes without its XML declaration, from a file drawn aside. */
 static int svg_of(const struct compare *c, const char *path, int width,
@@ -64,34 +59,88 @@ static void write_svg(FILE *out, const struct bytebuf *svg)
 		fwrite(start, 1, len - (size_t)(start - p), out);
 }
 
+/* A time window's span on the report's axis, A's and B's together
+ * (each trace's windows count from its own start, or its -x start). */
+static void window_on_axis(const struct compare *c, const struct cmp_value *v,
+			   double *x0, double *x1)
+{
+	double o0 = (double)c->t[0].origin_ns / 1e9;
+	double o1 = (double)c->t[1].origin_ns / 1e9;
+
+	*x0 = fmin(o0, o1) + v->start_s;
+	*x1 = fmax(o0, o1) + v->end_s;
+}
+
+/* The value's cell: a button to its window or band where it has one. */
+static void value_cell(FILE *out, const struct compare *c,
+		       const struct cmp_contributor *ct)
+{
+	const struct cmp_value *v = ct->value;
+	char a[32], b[32];
+	double x0, x1;
+
+	if (v->has_time && !strcmp(ct->stratum->name, "time")) {
+		window_on_axis(c, v, &x0, &x1);
+		fprintf(out, "<button type=\"button\" class=\"iow-cmp-zoom\" data-x0=\"%.9g\" data-x1=\"%.9g\" title=\"zoom every panel to this window\">",
+			x0, x1);
+	} else if (v->has_sectors && !strcmp(ct->stratum->name, "offset") &&
+		   v->pair < c->n_pairs) {
+		cmp_device_name(c->pairs[v->pair][0], a, sizeof(a));
+		cmp_device_name(c->pairs[v->pair][1], b, sizeof(b));
+		fprintf(out, "<button type=\"button\" class=\"iow-cmp-band\" data-devs=\"%s%s%s\" data-lo=\"%.9g\" data-hi=\"%.9g\" title=\"show this band in the I/O maps\">",
+			a, strcmp(a, b) ? " " : "", strcmp(a, b) ? b : "",
+			(double)v->lo_sector * 512 / 1048576,
+			(double)v->hi_sector * 512 / 1048576);
+	} else {
+		html_text(out, v->label);
+		return;
+	}
+	html_text(out, v->label);
+	fputs("</button>", out);
+}
+
+static void contributor_row(FILE *out, const struct compare *c,
+			    const struct cmp_contributor *ct)
+{
+	const struct cmp_value *v = ct->value;
+	char a[32], b[32];
+
+	fprintf(out, "<tr><td>%s</td><td>", ct->stratum->name);
+	value_cell(out, c, ct);
+	fprintf(out, "</td><td class=\"iow-cmp-%s\">%s</td><td>%.1f%%</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%s</td></tr>\n",
+		ct->rate ? "rate" : "mix", ct->rate ? "rate" : "mix",
+		ct->share * 100, v->n[0], v->n[1],
+		cmp_format_us(v->n[0] ? v->t_s[0] / v->n[0] * 1e6 : NAN, a,
+			      sizeof(a)),
+		cmp_format_us(v->n[1] ? v->t_s[1] / v->n[1] * 1e6 : NAN, b,
+			      sizeof(b)));
+}
+
+static const char contrib_head[] =
+	"<table class=\"iow-cmp-table\"><tr><th>stratum</th><th>value</th><th>kind</th><th>share</th><th>A I/Os</th><th>B I/Os</th><th>A mean</th><th>B mean</th></tr>\n";
+
 static void contributors_table(FILE *out, const struct compare *c)
 {
-	char a[32], b[32];
 	size_t i;
 
-	fprintf(out, "<h2>Where the change in latency-seconds comes from (%+.4g s: %.4g s &rarr; %.4g s)</h2>\n",
+	fprintf(out, "<h3>Where the change in latency-seconds comes from (%+.4g s: %.4g s &rarr; %.4g s)</h3>\n",
 		c->total_s[1] - c->total_s[0], c->total_s[0], c->total_s[1]);
 	if (!c->n_contrib) {
 		fputs("<p>No change to split.</p>\n", out);
 		return;
 	}
-	fputs("<table><tr><th>stratum</th><th>value</th><th>kind</th><th>share</th><th>A I/Os</th><th>B I/Os</th><th>A mean</th><th>B mean</th></tr>\n",
-	      out);
-	for (i = 0; i < c->n_contrib; i++) {
-		const struct cmp_contributor *ct = &c->contrib[i];
-		const struct cmp_value *v = ct->value;
-
-		fprintf(out, "<tr><td>%s</td><td>", ct->stratum->name);
-		html_text(out, v->label);
-		fprintf(out, "</td><td class=\"%s\">%s</td><td>%.1f%%</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%s</td></tr>\n",
-			ct->rate ? "rate" : "mix", ct->rate ? "rate" : "mix",
-			ct->share * 100, v->n[0], v->n[1],
-			cmp_format_us(v->n[0] ? v->t_s[0] / v->n[0] * 1e6 :
-					      NAN, a, sizeof(a)),
-			cmp_format_us(v->n[1] ? v->t_s[1] / v->n[1] * 1e6 :
-					      NAN, b, sizeof(b)));
-	}
+	fputs(contrib_head, out);
+	for (i = 0; i < c->n_contrib && i < SHOWN_CONTRIBUTORS; i++)
+		contributor_row(out, c, &c->contrib[i]);
 	fputs("</table>\n", out);
+	if (c->n_contrib <= SHOWN_CONTRIBUTORS)
+		return;
+	fprintf(out, "<details><summary>%zu more contributors</summary>\n",
+		c->n_contrib - SHOWN_CONTRIBUTORS);
+	fputs(contrib_head, out);
+	for (; i < c->n_contrib; i++)
+		contributor_row(out, c, &c->contrib[i]);
+	fputs("</table></details>\n", out);
 }
 
 static void group_table(FILE *out, const struct compare *c,
@@ -103,12 +152,12 @@ static void group_table(FILE *out, const struct compare *c,
 	if (g->op >= 0) {
 		cmp_device_name(c->pairs[g->pair][0], a, sizeof(a));
 		cmp_device_name(c->pairs[g->pair][1], b, sizeof(b));
-		fprintf(out, "<h2>%s%s%s %s</h2>\n", a, strcmp(a, b) ? "=" : "",
+		fprintf(out, "<h4>%s%s%s %s</h4>\n", a, strcmp(a, b) ? "=" : "",
 			strcmp(a, b) ? b : "", cmp_op_name(g->op));
 	} else {
-		fputs("<h2>All paired devices, all classes</h2>\n", out);
+		fputs("<h4>All paired devices, all classes</h4>\n", out);
 	}
-	fputs("<table><tr><th></th><th>A</th><th>B</th><th>B - A</th><th>95% interval</th><th></th></tr>\n",
+	fputs("<table class=\"iow-cmp-table\"><tr><th></th><th>A</th><th>B</th><th>B - A</th><th>95% interval</th><th></th></tr>\n",
 	      out);
 	for (m = 0; m < N_MEASURES; m++) {
 		const struct cmp_result *r = &g->r[m];
@@ -116,8 +165,9 @@ static void group_table(FILE *out, const struct compare *c,
 		if (m >= MS_LAT_MEAN && !r->n_a && !r->n_b)
 			continue;
 		fprintf(out, "<tr class=\"%s\"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>[%s, %s]</td><td>",
-			!r->enough ? "few" : r->sign > 0 ? "up" :
-			r->sign < 0 ? "down" : "", cmp_measure_text(m),
+			!r->enough ? "iow-cmp-few" : r->sign > 0 ? "iow-cmp-up" :
+			r->sign < 0 ? "iow-cmp-down" : "",
+			cmp_measure_text(m),
 			cmp_format(r->a, m, 0, a, sizeof(a)),
 			cmp_format(r->b, m, 0, b, sizeof(b)),
 			cmp_format(r->diff, m, 1, d, sizeof(d)),
@@ -129,68 +179,90 @@ static void group_table(FILE *out, const struct compare *c,
 	fputs("</table>\n", out);
 }
 
-static void write_page(FILE *out, const struct compare *c,
-		       const char *line, const struct bytebuf *svg)
+/* What is compared: each trace, its span and windows; the pairs. */
+static void compared(FILE *out, const struct compare *c)
 {
-	size_t g;
+	char a[32], b[32];
+	size_t i;
 	int s;
 
-	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>", out);
-	html_text(out, c->t[0].label);
-	fputs(" vs ", out);
-	html_text(out, c->t[1].label);
-	fprintf(out, "</title><style>%s</style></head><body>\n<h1>", style);
-	html_text(out, line);
-	fputs("</h1>\n<p>", out);
+	fputs("<p class=\"iow-cmp-what\">", out);
 	for (s = 0; s < 2; s++) {
+		double o = (double)c->t[s].origin_ns / 1e9;
+
 		fprintf(out, "%s: ", s ? "<br>B" : "A");
 		html_text(out, c->t[s].label);
 		fputs(" (", out);
 		html_text(out, c->t[s].source);
-		fprintf(out, "), %.3f s, %zu windows of %.3f s", c->t[s].span_s,
-			c->t[s].n_windows, (double)c->window_ns / 1e9);
+		fprintf(out, "), %.3f s to %.3f s, %zu windows of %.3f s", o,
+			o + c->t[s].span_s, c->t[s].n_windows,
+			(double)c->window_ns / 1e9);
 	}
-	fprintf(out, "<br>95%% intervals: block bootstrap over the windows, %d resamples, seed %u</p>\n",
-		CMP_RESAMPLES, CMP_SEED);
-	write_svg(out, svg);
+	fputs("<br>Devices compared (A with B):", out);
+	for (i = 0; i < c->n_pairs; i++) {
+		cmp_device_name(c->pairs[i][0], a, sizeof(a));
+		cmp_device_name(c->pairs[i][1], b, sizeof(b));
+		fprintf(out, "%s %s with %s", i ? "," : "", a, b);
+	}
+	fprintf(out, "<br>95%% intervals: block bootstrap over the windows, %d resamples, seed %u%s</p>\n",
+		CMP_RESAMPLES, CMP_SEED,
+		c->paired_draws ? " (window k of A and B drawn together)" : "");
+}
+
+static void write_section(FILE *out, const struct compare *c,
+			  const char *line, const struct bytebuf *svg)
+{
+	size_t g;
+
+	fputs("<section id=\"iow-compare\" class=\"iow-cmp\">\n<h2>B against A: ",
+	      out);
+	html_text(out, line);
+	fputs("</h2>\n", out);
+	compared(out, c);
 	contributors_table(out, c);
+	fputs("<details class=\"iow-cmp-pictures\" open><summary>Quantile shifts, contributors, latency histograms",
+	      out);
+	if (cmp_has_stacks(c))
+		fputs(", differential flame graph", out);
+	fputs("</summary>\n", out);
+	write_svg(out, svg);
+	fputs("</details>\n<details><summary>Per device and class: A, B, B - A and its 95% interval</summary>\n",
+	      out);
 	for (g = 0; g < c->n_groups; g++)
 		if (c->groups[g].r[MS_IOS].n_a || c->groups[g].r[MS_IOS].n_b)
 			group_table(out, c, &c->groups[g]);
-	fputs("</body></html>\n", out);
+	fputs("</details>\n</section>\n", out);
 }
 
-int cmp_write_html(const struct compare *c, const char *path, int width,
-		   int height, const char *title_line, struct iow_error *err)
+int cmp_write_report(const struct compare *c, const struct options *o,
+		     struct trace_result *traces, const char *title_line,
+		     struct iow_error *err)
 {
 	struct bytebuf svg = { 0 };
-	struct outfile of;
-	char line[2048];
+	struct report_section section = { NULL };
+	char line[2048], *html = NULL;
+	size_t len = 0;
 	FILE *f;
-	int bad;
+	int r = -1;
 
-	if (svg_of(c, path, width, height, title_line, &svg, err) < 0) {
-		bytebuf_free(&svg);
-		return -1;
-	}
+	if (svg_of(c, o->output, o->graph_width, o->graph_height,
+		   title_line, &svg, err) < 0)
+		goto out;
 	cmp_headline(c, line, sizeof(line));
-	if (outfile_open(&of, path, NULL, err) < 0) {
-		bytebuf_free(&svg);
-		return -1;
-	}
-	f = fdopen(of.fd, "w");
+	f = open_memstream(&html, &len);
 	if (!f) {
-		outfile_abort(&of);
-		bytebuf_free(&svg);
-		return iow_fail(err, "%s: %s", path, strerror(errno));
+		iow_fail(err, "out of memory");
+		goto out;
 	}
-	write_page(f, c, line, &svg);
+	write_section(f, c, line, &svg);
+	if (fclose(f) != 0) {
+		iow_fail(err, "out of memory");
+		goto out;
+	}
+	section.html = html;
+	r = report_render_with(o, traces, 2, &section, err);
+out:
+	free(html);
 	bytebuf_free(&svg);
-	bad = ferror(f) || fflush(f) != 0;
-	of.fd = -1;	/* the stream had it: commit syncs it by name */
-	if (fclose(f) != 0 || bad) {
-		outfile_abort(&of);
-		return iow_fail(err, "%s: write failed", path);
-	}
-	return outfile_commit(&of, err);
+	return r;
 }

@@ -163,9 +163,13 @@ const char *cmp_format_us(double us, char *buf, size_t len);
 /* "slower", "no significant difference", "too few I/Os (needs N)" ... */
 const char *cmp_result_word(const struct cmp_result *r, int m, char *buf,
 			    size_t len);
-/* compare_html.c: the page (-o FILE.html): the pictures and tables. */
-int cmp_write_html(const struct compare *c, const char *path, int width,
-		   int height, const char *title_line, struct iow_error *err);
+/* compare_html.c: -o FILE.html, the report of both traces with the
+ * comparison as its section. */
+struct options;
+struct trace_result;
+int cmp_write_report(const struct compare *c, const struct options *o,
+		     struct trace_result *traces, const char *title_line,
+		     struct iow_error *err);
 void cmp_print_text(FILE *out, const struct compare *c);
 void cmp_print_json(FILE *out, const struct compare *c);
 

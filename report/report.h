@@ -23,6 +23,22 @@ int report_prepare(const struct options *o, struct trace_result *res,
  */
 int report_render(const struct options *o, struct trace_result *traces,
 		  size_t n, struct iow_error *err);
+/*
+ * What a stage above the report adds to it (--compare's answer): html,
+ * a fragment written into the page as it is (readable without script;
+ * the page's script puts it under the header and wires what it marks:
+ * an element with data-x0/data-x1 zooms every panel to that time, one
+ * with data-devs (devices "8,0 8,16") and data-lo/data-hi (MiB) shows
+ * that band of those devices' I/O maps).
+ */
+struct report_section {
+	const char *html;
+};
+
+/* report_render with a section (NULL: none). */
+int report_render_with(const struct options *o, struct trace_result *traces,
+		       size_t n, const struct report_section *section,
+		       struct iow_error *err);
 void report_trace_free(struct trace_result *res);
 
 #endif

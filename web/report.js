@@ -25,6 +25,7 @@ var state = {
 	view: doc.x.slice(),	/* the time shown, s */
 	history: [],		/* earlier views, for Back */
 	hidden: {},		/* keys hidden everywhere */
+	band: null,		/* {devs, lo, hi}: the I/O maps' offsets, MiB */
 	cursorX: null
 };
 var CURSOR_KEY = 'iow';
@@ -1451,10 +1452,24 @@ function mapChart(graph, panel, container, bytes) {
 	var opts = timeOpts(box, yAxis(panel.y, fmtSI, false, 'number'), {
 		series: [{}, { stroke: 'transparent', label: 'offset' }]
 	});
-	opts.scales.y = { auto: false, range: [lo, hi] };
+	/* the device's whole range, or a band a comparison's contributor
+	 * showed (with a quarter of its width of context each side) */
+	chart.yRange = function () {
+		var b = state.band;
+
+		if (!b || b.devs.indexOf(panel.device) < 0)
+			return [lo, hi];
+		var m = (b.hi - b.lo) / 4;
+
+		return [Math.max(lo, (b.lo - m) / unit), Math.min(hi, (b.hi + m) / unit)];
+	};
+	opts.scales.y = { auto: false, range: function () {
+		return chart.yRange();
+	} };
 	opts.hooks.draw = [function (u) {
 		chart.paint(u);
 		drawLoss(u);
+		drawBand(u, panel, unit);
 		if (!panel.maps.length)
 			drawNote(u, 'no I/O of this action in range');
 	}];
@@ -1563,6 +1578,14 @@ function mapChart(graph, panel, container, bytes) {
 			bar.textContent = '1 KiB \u2013 ' + fmtBytes(max * 1024, 0);
 	};
 	rasterRedraws(chart);
+	var redraw = chart.update;
+
+	chart.update = function () {
+		var r = chart.yRange();
+
+		chart.u.setScale('y', { min: r[0], max: r[1] });
+		redraw();
+	};
 	chart.hover = function (x) {
 		var parts = [];
 
@@ -2172,6 +2195,10 @@ function back() {
 }
 
 function wholeRun() {
+	if (state.band) {
+		state.band = null;
+		redrawAll();
+	}
 	if (state.view[0] === doc.x[0] && state.view[1] === doc.x[1])
 		return;
 	state.history.push(state.view.slice());
@@ -2215,6 +2242,10 @@ function updateStatus() {
 	var parts = ['view ' + fmtSeconds(state.view[0], 0) + ' \u2013 ' +
 		     fmtSeconds(state.view[1], 0)];
 
+	if (state.band)
+		parts.push('I/O maps of ' + state.band.devs.join(', ') + ': ' +
+			   fmtBytes(state.band.lo * 1048576, 0) + ' \u2013 ' +
+			   fmtBytes(state.band.hi * 1048576, 0) + ' (Home: all)');
 	parts.push('finest bins kept: ' + fmtSeconds(doc.finest, 0) +
 		   ' (set by ' + doc.finestWhy + ')');
 	status.textContent = parts.join('; ');
@@ -2292,9 +2323,65 @@ function devicePanels() {
 	});
 }
 
+/* The band's edges across an I/O map of its device, dashed. */
+function drawBand(u, panel, unit) {
+	var b = state.band;
+
+	if (!b || b.devs.indexOf(panel.device) < 0)
+		return;
+	var ctx = u.ctx, box = u.bbox;
+
+	ctx.save();
+	ctx.strokeStyle = '#000';
+	ctx.lineWidth = devicePixelRatio;
+	ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
+	[b.lo, b.hi].forEach(function (v) {
+		var y = Math.round(u.valToPos(v / unit, 'y', true)) + 0.5;
+
+		ctx.beginPath();
+		ctx.moveTo(box.left, y);
+		ctx.lineTo(box.left + box.width, y);
+		ctx.stroke();
+	});
+	ctx.restore();
+}
+
+/* The offsets lo..hi MiB of devices devs in their I/O maps. */
+function showBand(devs, lo, hi) {
+	if (!(hi > lo))
+		return;
+	state.band = { devs: devs, lo: lo, hi: hi };
+	redrawAll();
+}
+
+/*
+ * A section a stage above the report wrote into the page (--compare's
+ * answer) goes under the header; its time windows zoom every panel,
+ * its offset bands show in the I/O maps.
+ */
+function linkSection(sec) {
+	sec.querySelectorAll('[data-x0]').forEach(function (b) {
+		b.addEventListener('click', function () {
+			zoom(+b.dataset.x0, +b.dataset.x1);
+		});
+	});
+	sec.querySelectorAll('[data-devs]').forEach(function (b) {
+		b.addEventListener('click', function () {
+			showBand(b.dataset.devs.split(' '), +b.dataset.lo,
+				 +b.dataset.hi);
+		});
+	});
+}
+
 function build() {
+	var section = document.getElementById('iow-compare');
+
 	root.textContent = '';
 	root.appendChild(header());
+	if (section) {
+		root.appendChild(section);
+		linkSection(section);
+	}
 	tableBox = el('div', 'iow-table');
 	tableBody = el('div');
 	tableBox.appendChild(tableBody);
