@@ -202,21 +202,31 @@ static void contributor_words(const struct compare *c, char *buf,
 	const struct cmp_value *v = ct->value;
 	double ma = v->n[0] ? v->t_s[0] / v->n[0] * 1e6 : NAN;
 	double mb = v->n[1] ? v->t_s[1] / v->n[1] * 1e6 : NAN;
-	char x[32], y[32], d[32];
+	char x[32], y[32], d[32], part[32], share[96];
 
+	/* a share of a mean that hardly changed says nothing (a part of
+	 * 5 us against a change of 0.01 us is "50000%"): then the part
+	 * itself, and that others offset it */
+	if (fabs(ct->mean_share) <= 1.5)
+		snprintf(share, sizeof(share), "%.0f%% of the change in the mean",
+			 ct->mean_share * 100);
+	else
+		snprintf(share, sizeof(share), "%s on the mean, which other parts offset",
+			 fmt(ct->mean_part_s * 1e6, U_US, 1, part,
+			     sizeof(part)));
 	if (ct->rate)
-		snprintf(buf, len, "the I/Os of %s %s took %s %s each (%s -> %s; rate, %.0f%% of the change in the mean)",
+		snprintf(buf, len, "the I/Os of %s %s took %s %s each (%s -> %s; rate, %s)",
 			 ct->stratum->name, v->label,
 			 fmt(fabs(mb - ma), U_US, 0, d, sizeof(d)),
 			 mb > ma ? "longer" : "less",
 			 fmt(ma, U_US, 0, x, sizeof(x)),
-			 fmt(mb, U_US, 0, y, sizeof(y)), ct->mean_share * 100);
+			 fmt(mb, U_US, 0, y, sizeof(y)), share);
 	else
-		snprintf(buf, len, "B had %s I/Os of %s %s (%.0f -> %.0f, at %s each; mix, %.0f%% of the change in the mean)",
+		snprintf(buf, len, "B had %s I/Os of %s %s (%.0f -> %.0f, at %s each; mix, %s)",
 			 v->n[1] >= v->n[0] ? "more" : "fewer",
 			 ct->stratum->name, v->label, v->n[0], v->n[1],
 			 fmt(isnan(mb) ? ma : mb, U_US, 0, d, sizeof(d)),
-			 ct->mean_share * 100);
+			 share);
 }
 
 /* The significant change of the largest relative size, if any. */

@@ -61,9 +61,18 @@ static void value_parts(const struct compare *c, struct cmp_value *v)
 	double wa = c->timed[0] ? v->n[0] / c->timed[0] : 0;
 	double wb = c->timed[1] ? v->n[1] / c->timed[1] : 0;
 
+	/* the mean's overall, A's and B's averaged: a mix part of the mean
+	 * is the value's weight moved times how far its latency is from
+	 * that (the weights moved add up to 0, so the parts still add up
+	 * to the change; more I/Os of a typical latency move the mean by
+	 * nothing, and are said to, where uncentred they took (ma + mb) / 2
+	 * each and other values' fewer I/Os offset it) */
+	double big_m = ((c->timed[0] ? c->total_s[0] / c->timed[0] : 0) +
+			(c->timed[1] ? c->total_s[1] / c->timed[1] : 0)) / 2;
+
 	v->mix_s = (v->n[1] - v->n[0]) * (ma + mb) / 2;
 	v->rate_s = (mb - ma) * (v->n[0] + v->n[1]) / 2;
-	v->mean_mix_s = (wb - wa) * (ma + mb) / 2;
+	v->mean_mix_s = (wb - wa) * ((ma + mb) / 2 - big_m);
 	v->mean_rate_s = (mb - ma) * (wa + wb) / 2;
 }
 
@@ -643,9 +652,14 @@ static int add_contributors(struct compare *c, const struct cmp_stratum *st,
 
 		for (kind = 0; kind < 2; kind++) {
 			double part = kind ? v->rate_s : v->mix_s;
+			double mean_part = kind ? v->mean_rate_s :
+						  v->mean_mix_s;
 			struct cmp_contributor *more, *ct;
 
-			if (part == 0)
+			/* as many I/Os of it in A and B moves no
+			 * latency-seconds, but the mean when A and B
+			 * have not as many I/Os in all */
+			if (part == 0 && mean_part == 0)
 				continue;
 			more = realloc(c->contrib,
 				       (c->n_contrib + 1) * sizeof(*more));

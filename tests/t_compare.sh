@@ -103,10 +103,34 @@ check "text: the verdict and its cause on top" \
 claims=0
 for seed in $(seq 1 20); do
 	"$GEN" "$TMP/n.dump" --seed "$seed"
-	v=$("$IOW" -t "$TMP/n.dump" -t "$TMP/n.dump" -x 0:10 -x 10:20 \
-		--compare=json | python3 -c "import json,sys; print(json.load(sys.stdin)['verdict'])")
+	"$IOW" -t "$TMP/n.dump" -t "$TMP/n.dump" -x 0:10 -x 10:20 \
+		--compare=json > "$TMP/null$seed.json"
+	v=$(python3 -c "import json,sys; print(json.load(open('$TMP/null$seed.json'))['verdict'])")
 	[ "$v" = "no significant difference" ] || claims=$((claims + 1))
 done
+# a mean that hardly changed: its parts are said as parts, not as
+# thousands of per cent of nothing; every stratum's parts of the mean add
+# up to its change (a value of as many I/Os in A as in B, in traces of
+# not as many I/Os, was left out of them)
+check "null halves: the line's shares of the mean within 150%, else the part in us" python3 - "$TMP"/null*.json <<'PY'
+import json, re, sys
+for f in sys.argv[1:]:
+    s = json.load(open(f))['summary']
+    for p in re.findall(r'(-?[0-9]+)% of the change in the mean', s):
+        assert abs(int(p)) <= 150, (f, s)
+PY
+"$IOW" -t "$TOP/samples/fio-randrw" -t "$TOP/samples/fio-randrw" -x 0:1 -x 1:1e9 \
+	--compare=json > "$TMP/rw.json"
+check "each stratum's parts of the change in the mean add up to 1 (fio-randrw's halves, 500 and 1500 I/Os)" python3 - "$TMP/rw.json" "$TMP/band.json" <<'PY'
+import json, sys
+for f in sys.argv[1:]:
+    by = {}
+    for c in json.load(open(f))['contributors']:
+        by[c['stratum']] = by.get(c['stratum'], 0) + c['mean_share']
+    assert by, f
+    for s, v in by.items():
+        assert abs(v - 1) < 1e-6, (f, s, v)
+PY
 # and the samples whose I/O is steady through the run, split alike
 for half in ext4-fsync:0.4 overlap-fio:0.5 two-devices:1.17; do
 	name=${half%%:*} mid=${half##*:}
