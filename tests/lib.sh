@@ -13,9 +13,21 @@ IOW="$BUILD/iowatcher"
 CENTOS="$TOP/samples/centos7-sda"
 TMP=$(mktemp -d)
 # lib_cleanup: what every test does last, also from a trap of its own:
-# unmounts what tracefs_dir mounted (the machine as the test found it),
-# then removes $TMP.
+# unmounts, detaches and removes what ext4_loop and loop_device made and
+# what tracefs_dir mounted (the machine as the test found it), then
+# removes $TMP.
 lib_cleanup() {
+	# the file systems and loop devices of ext4_loop and loop_device,
+	# the latest first
+	if [ -f "$TMP/.lib-loops" ]; then
+		tac "$TMP/.lib-loops" | while read -r kind what; do
+			case $kind in
+			mnt) mountpoint -q "$what" && umount "$what";;
+			dev) losetup -d "$what";;
+			img) rm -f "$what";;
+			esac
+		done
+	fi
 	if [ -f "$TMP/.lib-mounted" ]; then
 		while read -r m; do umount "$m" 2>/dev/null; done \
 			< "$TMP/.lib-mounted"
@@ -90,4 +102,48 @@ cgroup_root() {
 		print $5; exit } }' /proc/self/mountinfo)
 	[ -n "$v2" ] && grep -qw io "$v2/cgroup.subtree_control" 2>/dev/null &&
 		echo "$v2"
+}
+
+# ---- a device to record on ----
+# loop_device SIZE: a loop device on a file of SIZE (truncate's) in
+# /dev/shm; its path in $LOOP. Returns 1 with the reason in $LOOP_WHY
+# where it cannot. lib_cleanup detaches it and removes the file.
+loop_device() {
+	LOOP="" LOOP_WHY=""
+	if [ "$(id -u)" != 0 ]; then LOOP_WHY="not root"; return 1; fi
+	if ! command -v losetup >/dev/null; then LOOP_WHY="no losetup"; return 1; fi
+	if [ ! -d /dev/shm ]; then LOOP_WHY="no /dev/shm"; return 1; fi
+	img=$(mktemp /dev/shm/iow-test.XXXXXX) || { LOOP_WHY="no file in /dev/shm"; return 1; }
+	echo "img $img" >> "$TMP/.lib-loops"
+	truncate -s "$1" "$img"
+	if ! LOOP=$(losetup -f --show "$img" 2>"$TMP/.lib-err"); then
+		LOOP="" LOOP_WHY="no loop device ($(cat "$TMP/.lib-err"))"
+		return 1
+	fi
+	echo "dev $LOOP" >> "$TMP/.lib-loops"
+}
+# ext4_loop WHAT SIZE [MKFS_OPTION...]: ext4 on a loop_device of SIZE,
+# mounted at $TMP/mnt: $DEV the device, $NAME its name, $MNT the mount.
+# Where there can be none (not root, no losetup, mkfs.ext4 or loop
+# device), prints "skipped: WHAT: why" and ends the test; a mkfs or
+# mount that fails is a failure and ends it too.
+ext4_loop() {
+	what=$1 size=$2
+	shift 2
+	if ! command -v mkfs.ext4 >/dev/null; then
+		LOOP_WHY="no mkfs.ext4"
+	elif loop_device "$size"; then
+		DEV=$LOOP NAME=$(basename "$LOOP") MNT="$TMP/mnt"
+		mkdir -p "$MNT"
+		if mkfs.ext4 -q -F "$@" "$DEV" && mount "$DEV" "$MNT"; then
+			echo "mnt $MNT" >> "$TMP/.lib-loops"
+			return 0
+		fi
+		fail "$what: ext4 on $DEV"
+		finish
+		exit 1
+	fi
+	skip "$what: $LOOP_WHY"
+	finish
+	exit $?
 }

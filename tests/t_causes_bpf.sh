@@ -21,42 +21,20 @@
 # the checkout
 cd "$TMP" || exit 1
 
-why=
-if [ "$(id -u)" != 0 ]; then why="not root"
-elif ! command -v losetup >/dev/null || ! command -v mkfs.ext4 >/dev/null
-then why="losetup or mkfs.ext4 missing"
-elif ! command -v fio >/dev/null || ! command -v python3 >/dev/null
-then why="fio or python3 missing"
-elif [ ! -d /dev/shm ]; then why="no /dev/shm"
-fi
-if [ -n "$why" ]; then
-	skip "causes recorded with bpf: $why"
+if ! command -v fio >/dev/null || ! command -v python3 >/dev/null; then
+	skip "causes recorded with bpf: fio or python3 missing"
 	finish
 	exit $?
 fi
 
 tracing_lock
-IMG=$(mktemp /dev/shm/iow-causes.XXXXXX) || exit 1
-MNT="$TMP/mnt"
-DEV="" CG="" RAW=""
+CG=""
 cleanup() {
 	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
-	[ -n "$RAW" ] && losetup -d "$RAW"
-	mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"
-	[ -n "$DEV" ] && losetup -d "$DEV"
-	rm -rf "$IMG"; lib_cleanup
+	lib_cleanup
 }
 trap cleanup EXIT
-truncate -s 256M "$IMG"
-if ! DEV=$(losetup -f --show "$IMG" 2>"$TMP/err"); then
-	DEV=""
-	skip "causes recorded with bpf: no loop device ($(cat "$TMP/err"))"
-	finish
-	exit $?
-fi
-NAME=$(basename "$DEV")
-mkdir "$MNT"
-mkfs.ext4 -q -F "$DEV" && mount "$DEV" "$MNT" || { fail "ext4 on $DEV"; finish; exit 1; }
+ext4_loop "causes recorded with bpf" 256M
 
 if ! "$IOW" -d "$DEV" -D "$TMP" -t probe --tracer bpf -p true \
 	> /dev/null 2> "$TMP/probe.err"; then
@@ -220,8 +198,8 @@ got = f[name][kind + "_bytes"]
 assert int(want) >= got >= int(want) - unseen * int(unit), (got, unseen, f)
 PY
 }
-truncate -s 16M "$IMG.raw"
-if RAW=$(losetup -f --show "$IMG.raw" 2>"$TMP/err"); then
+if loop_device 16M; then
+	RAW=$LOOP
 	for way in typed helper; do
 		IOWATCHER_BPF_READS=$way "$IOW" -d "$DEV" -D "$TMP" -t "f-$way" \
 			--tracer bpf --summary=json -p \
@@ -241,10 +219,8 @@ if RAW=$(losetup -f --show "$IMG.raw" 2>"$TMP/err"); then
 			bytes_ok "$TMP/raw-$way.json" "$RAW" write 1048576 1048576
 	done
 else
-	RAW=""
-	fail "a second loop device: $(cat "$TMP/err")"
+	fail "a second loop device: $LOOP_WHY"
 fi
-rm -f "$IMG.raw"
 IOWATCHER_BPF_READS=fast "$IOW" -d "$DEV" -D "$TMP" -t bad --tracer bpf \
 	-p true > /dev/null 2> "$TMP/bad.err"; rc=$?
 check "IOWATCHER_BPF_READS=fast: one line naming the variable, exit 1 ($rc)" \

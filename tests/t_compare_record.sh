@@ -21,16 +21,8 @@
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1	# pictures drawn without -o land here, not in the checkout
 
-why=
-if [ "$(id -u)" != 0 ]; then why="not root"
-elif ! command -v losetup >/dev/null || ! command -v mkfs.ext4 >/dev/null
-then why="losetup or mkfs.ext4 missing"
-elif ! command -v fio >/dev/null || ! command -v python3 >/dev/null
-then why="fio or python3 missing"
-elif [ ! -d /dev/shm ]; then why="no /dev/shm"
-fi
-if [ -n "$why" ]; then
-	skip "--compare on recordings: $why"
+if ! command -v fio >/dev/null || ! command -v python3 >/dev/null; then
+	skip "--compare on recordings: fio or python3 missing"
 	finish
 	exit $?
 fi
@@ -40,26 +32,14 @@ if repeat_pass "--compare on recordings (t_compare covers its code)"; then
 fi
 
 tracing_lock
-IMG=$(mktemp /dev/shm/iow-compare.XXXXXX) || exit 1
-MNT="$TMP/mnt"
-DEV="" CG="" THR=""
+CG="" THR=""
 cleanup() {
 	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
 	[ -n "$THR" ] && rmdir "$THR" 2>/dev/null
-	mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"
-	[ -n "$DEV" ] && losetup -d "$DEV"
-	rm -rf "$IMG"; lib_cleanup
+	lib_cleanup
 }
 trap cleanup EXIT
-truncate -s 512M "$IMG"
-if ! DEV=$(losetup -f --show "$IMG" 2>"$TMP/err"); then
-	DEV=""
-	skip "--compare on recordings: no loop device ($(cat "$TMP/err"))"
-	finish
-	exit $?
-fi
-mkdir "$MNT"
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$DEV" && mount "$DEV" "$MNT" || { fail "ext4 on $DEV"; finish; exit 1; }
+ext4_loop "--compare on recordings" 512M -E lazy_itable_init=0,lazy_journal_init=0
 fio --name=prep --filename="$MNT/f" --rw=write --bs=1M --size=64M \
 	--direct=1 --output=/dev/null && sync
 ROOT=$(cgroup_root)
