@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "vec.h"
 
 /* Deeper than any document iowatcher writes; a bound on the stack. */
 #define JSON_MAX_DEPTH	64
@@ -149,36 +150,32 @@ static int number(struct json_in *in, struct json *v)
 
 static int value(struct json_in *in, struct json *v, int depth);
 
-/* A member's or an item's slot, the arrays grown by doubling. */
+/* A member's or an item's slot, zeroed (vec.h's growth for both). */
 static struct json *add_item(struct json_in *in, struct json *v,
-			     size_t *cap, int keyed)
+			     size_t *cap, size_t *cap_keys, int keyed)
 {
-	if (v->n == *cap) {
-		size_t n = *cap ? *cap * 2 : 8;
-		struct json *items = realloc(v->items, n * sizeof(*items));
-		char **keys;
+	struct json *items = vec_grow(v->items, cap, v->n + 1,
+				      sizeof(*items), 8);
+	char **keys;
 
-		if (!items)
+	if (!items)
+		return fail(in, "out of memory"), NULL;
+	v->items = items;
+	if (keyed) {
+		keys = vec_grow(v->keys, cap_keys, v->n + 1, sizeof(*keys), 8);
+		if (!keys)
 			return fail(in, "out of memory"), NULL;
-		v->items = items;
-		if (keyed) {
-			keys = realloc(v->keys, n * sizeof(*keys));
-			if (!keys)
-				return fail(in, "out of memory"), NULL;
-			v->keys = keys;
-		}
-		*cap = n;
+		v->keys = keys;
+		keys[v->n] = NULL;
 	}
-	memset(&v->items[v->n], 0, sizeof(v->items[0]));
-	if (keyed)
-		v->keys[v->n] = NULL;
-	return &v->items[v->n++];
+	memset(&items[v->n], 0, sizeof(items[0]));
+	return &items[v->n++];
 }
 
 static int members(struct json_in *in, struct json *v, int depth, int keyed)
 {
 	char close = keyed ? '}' : ']';
-	size_t cap = 0;
+	size_t cap = 0, cap_keys = 0;
 	struct json *item;
 
 	v->type = keyed ? JSON_OBJECT : JSON_ARRAY;
@@ -189,7 +186,7 @@ static int members(struct json_in *in, struct json *v, int depth, int keyed)
 		return 0;
 	}
 	for (;;) {
-		if (!(item = add_item(in, v, &cap, keyed)))
+		if (!(item = add_item(in, v, &cap, &cap_keys, keyed)))
 			return -1;
 		skip_space(in);
 		if (keyed) {
