@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "base/vec.h"
 #include "reader/blktrace.h"
 #include "analysis/histogram.h"
 #include "merge.h"
@@ -73,21 +74,15 @@ static uint64_t to_ns(double s)
 	return s > 0 ? (uint64_t)llround(s * 1e9) : 0;
 }
 
-/* Grows *items (of size each) to hold one more; -1 out of memory. */
-static int grow(void *items, size_t *cap, size_t n, size_t size)
+/* items with room for item n (elem bytes), zeroed; NULL out of memory
+ * (items then as they were). */
+static void *room_for(void *items, size_t *cap, size_t n, size_t elem)
 {
-	void **p = items, *bigger;
-	size_t c = *cap ? *cap * 2 : 8;
+	char *bigger = vec_grow(items, cap, n + 1, elem, 8);
 
-	if (n < *cap)
-		return 0;
-	bigger = realloc(*p, c * size);
-	if (!bigger)
-		return -1;
-	memset((char *)bigger + *cap * size, 0, (c - *cap) * size);
-	*p = bigger;
-	*cap = c;
-	return 0;
+	if (bigger)
+		memset(bigger + n * elem, 0, elem);
+	return bigger;
 }
 
 /* ---- latencies ---- */
@@ -209,14 +204,16 @@ static int add_classes(struct merge *m, struct device_stats *d,
 static struct device_stats *device_of(struct merge *m, uint32_t device)
 {
 	struct analysis *a = &m->r.analysis;
+	struct device_stats *d;
 	size_t i;
 
 	for (i = 0; i < a->n_devices; i++)
 		if (a->devices[i].device == device)
 			return &a->devices[i];
-	if (grow(&a->devices, &m->cap_devices, a->n_devices,
-		 sizeof(*a->devices)) < 0)
+	d = room_for(a->devices, &m->cap_devices, a->n_devices, sizeof(*d));
+	if (!d)
 		return NULL;
+	a->devices = d;
 	a->devices[a->n_devices].device = device;
 	a->devices[a->n_devices].has_io = 1;
 	return &a->devices[a->n_devices++];
@@ -312,8 +309,10 @@ static int add_loss(struct merge *m, const struct json *trace)
 		const struct json *v = &w->items[i];
 		struct loss_window *l;
 
-		if (grow(&a->loss, &m->cap_loss, a->n_loss, sizeof(*a->loss)) < 0)
+		l = room_for(a->loss, &m->cap_loss, a->n_loss, sizeof(*l));
+		if (!l)
 			return bad(m, "out of memory");
+		a->loss = l;
 		l = &a->loss[a->n_loss++];
 		l->from_ns = m->offset_ns + to_ns(number(m, v, "from_s", &ok));
 		l->to_ns = m->offset_ns + to_ns(number(m, v, "to_s", &ok));
@@ -361,9 +360,13 @@ static int add_tags(struct merge *m, const struct json *tags)
 		     k++)
 			;
 		if (k == a->n_tags) {
-			if (grow(&a->tags, &m->cap_tags, a->n_tags,
-				 sizeof(*a->tags)) < 0 ||
-			    (text && !(a->tags[k].label = strdup(text))))
+			struct tag_stats *t = room_for(a->tags, &m->cap_tags,
+						       a->n_tags, sizeof(*t));
+
+			if (!t)
+				return bad(m, "out of memory");
+			a->tags = t;
+			if (text && !(t[k].label = strdup(text)))
 				return bad(m, "out of memory");
 			a->n_tags++;
 		}

@@ -3,7 +3,7 @@
 traces against the summary of the same I/O read in one pass (the traces
 one after another, tests/tools/concat_traces.py): every count, byte and
 latency figure (n, mean, percentiles, max, sum_ns, max_ns, hist, the
-log2 histograms) equal; the duration within the two inputs' rounding;
+log2 histograms), loss window and tag equal; the duration within the two inputs' rounding;
 the queue depth's mean within 1e-4 (its area is summed at 1 ns); seeks
 within one (a one-pass read counts a seek where the second trace's first
 request does not follow the first's last).
@@ -17,7 +17,7 @@ EXACT_DEVICE = ["read", "write", "queued", "merges", "discard", "flush",
                 "d2c_us", "q2c_us", "q2d_us", "latency_by_class",
                 "d2c_hist_us", "lost_in_flight", "unseen_completions"]
 EXACT_TRACE = ["events", "lost_events", "lost_count_known",
-               "lost_unlocated", "loss_windows", "files_ended_early"]
+               "lost_unlocated", "loss_windows", "files_ended_early", "tags"]
 
 
 def fails(one, merged):

@@ -79,6 +79,20 @@ check "and = a+b+d at once" $CMP equal "$TMP/left.json" "$TMP/all.json"
 check "a summary of two traces merges as the two summaries" \
 	$CMP equal "$TMP/m.json" "$TMP/m2.json"
 
+# tags merge by label: per command (-P --merge-comm), the same command of
+# both traces is one tag, as in one pass
+for t in a b ab; do
+	"$IOW" -t "$TMP/$t" -P --merge-comm --summary=json > "$TMP/p$t.json"
+done
+"$IOW" --merge-summaries "$TMP/pa.json" "$TMP/pb.json" --summary=json \
+	> "$TMP/pm.json"
+check "tags merge by label as one pass counts them" \
+	$CMP one "$TMP/pab.json" "$TMP/pm.json"
+check "and there are tags to merge (dd's of both traces in one)" \
+	python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["traces"][0]["tags"]
+assert len(t) >= 2 and [x for x in t if x["label"] == "dd"]' "$TMP/pm.json"
+
 # loss: a window in the first trace stays where one pass has it; in the
 # second it moves by the first's duration
 if python3 "$TOP/tests/tools/make_lossy.py" "$TMP/a" "$TMP/la" 0 0.05 0.1 \
