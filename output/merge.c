@@ -488,8 +488,11 @@ static int add_document(struct merge *m)
 		return -1;
 	if (json_parse(text, len, &doc, &at, &why) < 0) {
 		free(text);
-		return iow_fail(m->err, "%s: not an iowatcher summary (at byte %zu, %s): give files written by iowatcher --summary=json",
-				m->path, at, why);
+		/* a --live=json stream ends with the summary on its last line */
+		return iow_fail(m->err, "%s: not an iowatcher summary (at byte %zu, %s): give files written by iowatcher --summary=json%s",
+				m->path, at, why,
+				strcmp(why, "more text after the document") ? "" :
+				" (of a --live=json stream, its last line)");
 	}
 	free(text);
 	traces = json_get(&doc, "traces");

@@ -167,6 +167,8 @@ refused "a histogram that disagrees with its n" "$TMP/bad.json" \
 refused "a file that is not there" "$TMP/none.json" "cannot read it"
 head -c 3000 "$TMP/b.json" > "$TMP/cut.json"
 refused "a summary cut short" "$TMP/cut.json" "not an iowatcher summary (at byte"
+{ echo '{"t": 1}'; cat "$TMP/b.json"; } > "$TMP/lines.json"
+refused "JSON lines" "$TMP/lines.json" "more text after the document.*(of a --live=json stream, its last line)"
 
 # usage
 "$IOW" --merge-summaries "$TMP/a.json" -t "$TMP/a" > /dev/null 2> "$TMP/u.err"
