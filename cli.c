@@ -1184,7 +1184,7 @@ static enum cli_result check_merge_args(struct options *o,
 {
 	if (o->n_trace_args || o->n_devices || o->output || o->compare ||
 	    o->csv_dir || o->events_path || o->movie || o->live ||
-	    o->n_labels || o->fio_logs)
+	    o->n_labels || o->fio_logs || o->host)
 		return usage(err, "%s", "--merge-summaries merges summaries written by --summary=json, alone: give it the files and at most --summary[=json] and --top (summarise traces in a run of their own)");
 	if (o->summary == SUMMARY_STACKS)
 		return usage(err, "%s", "--merge-summaries: the summaries hold no stacks; --summary or --summary=json");
