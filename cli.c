@@ -277,6 +277,26 @@ static enum cli_result parse_workload(struct cli_parse *p,
 	return CLI_OK;
 }
 
+/*
+ * --merge-summaries A.json B.json ...: the words after it that are no
+ * options are more summaries (as a shell's glob gives them).
+ */
+static enum cli_result parse_merge_paths(struct cli_parse *p,
+					 const struct cli_option *row,
+					 const char *first)
+{
+	struct options *o = p->o;
+
+	(void)row;
+	if (append(&o->merge_paths, &o->n_merge_paths, first))
+		return usage(p->err, "%s", "out of memory");
+	while (optind < p->argc && p->argv[optind][0] != '-')
+		if (append(&o->merge_paths, &o->n_merge_paths,
+			   p->argv[optind++]))
+			return usage(p->err, "%s", "out of memory");
+	return CLI_OK;
+}
+
 #define BUFFER_MIN_KB	64
 #define BUFFER_MAX_KB	(1024 * 1024)
 
@@ -495,6 +515,12 @@ const struct cli_option cli_options[] = {
 	  .help = { { CLI_OUTPUT, "NAME",
 		"the host column of --events for traces that do\n"
 		"not name the machine they were recorded on" } } },
+	{ .name = "merge-summaries", .type = CLI_CUSTOM,
+	  .parse = parse_merge_paths,
+	  .help = { { CLI_OUTPUT, "FILE...",
+		"merge --summary=json documents (of many hosts,\n"
+		"say) into one, exactly: counts and latency\n"
+		"histograms add up; printed as --summary says" } } },
 	{ .name = "csv", .type = CLI_STRING, FIELD(csv_dir),
 	  .help = { { CLI_OUTPUT, "DIR",
 		"also write each graph's series as DIR/GRAPH.csv" } } },
@@ -1151,8 +1177,24 @@ static enum cli_result check_compare_args(struct options *o,
 	return CLI_OK;
 }
 
+/* --merge-summaries reads summaries, not traces: only --summary and
+ * --top go with it. */
+static enum cli_result check_merge_args(struct options *o,
+					struct iow_error *err)
+{
+	if (o->n_trace_args || o->n_devices || o->output || o->compare ||
+	    o->csv_dir || o->events_path || o->movie || o->live ||
+	    o->n_labels || o->fio_logs || o->host)
+		return usage(err, "%s", "--merge-summaries merges summaries written by --summary=json, alone: give it the files and at most --summary[=json] and --top (summarise traces in a run of their own)");
+	if (o->summary == SUMMARY_STACKS)
+		return usage(err, "%s", "--merge-summaries: the summaries hold no stacks; --summary or --summary=json");
+	return CLI_OK;
+}
+
 static enum cli_result check_options(struct options *o, struct iow_error *err)
 {
+	if (o->n_merge_paths)
+		return check_merge_args(o, err);
 	if (o->n_devices) {
 		if (recording_defaults(o, err) != CLI_OK)
 			return CLI_USAGE;
@@ -1276,6 +1318,7 @@ void options_free(struct options *o)
 	free(o->labels);
 	free(o->devices);
 	free(o->prog_argv);
+	free(o->merge_paths);
 	free(o->fio_logs);
 	o->trace_args = o->labels = o->devices = o->fio_logs = NULL;
 	o->n_trace_args = o->n_labels = o->n_devices = o->n_fio_logs = 0;

@@ -27,6 +27,7 @@
 #include "output/csv.h"
 #include "output/events.h"
 #include "output/pftrace.h"
+#include "output/merge.h"
 #include "output/summary.h"
 #include "reader/blktrace.h"
 #include "reader/feed_pipe.h"
@@ -891,6 +892,15 @@ int main(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	catch_stop_signals();
+	if (opts.n_merge_paths) {
+		if (summary_merge(stdout, opts.merge_paths, opts.n_merge_paths,
+				  opts.summary == SUMMARY_JSON,
+				  opts.top_tags > 0 ? (size_t)opts.top_tags :
+						      TOP_TAGS_DEFAULT,
+				  &err) < 0)
+			goto fail;
+		goto out;
+	}
 	if (opts.n_devices) {
 		if (record(&opts, &recorded, &err, record_path,
 			   sizeof(record_path)) < 0)

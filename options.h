@@ -97,6 +97,9 @@ struct options {
 	const char *keep_frames_dir;	/* -K: also keep frames as PNG */
 	/* export */
 	const char *csv_dir;		/* --csv */
+	/* --merge-summaries: --summary=json documents merged into one */
+	const char **merge_paths;
+	size_t n_merge_paths;
 	int latency_dirs;		/* --dir: bit n shows op n (io_op) */
 	int latency_axis;		/* --latency-axis: enum latency_axis */
 };

@@ -17,18 +17,47 @@ static double us(double ns)
 	return ns / 1000.0;
 }
 
-/* l's figures of class op (-1: every class's). */
+/*
+ * "hist": [[index, count], ...]: the buckets behind the percentiles that
+ * hold values, by index in the scheme the document's "histogram" names
+ * (summary.h), so that summaries merge exactly (merge.c).
+ */
+static void json_sparse_histogram(FILE *out, const uint64_t *counts)
+{
+	size_t i;
+	int first = 1;
+
+	fputs("\"hist\": [", out);
+	for (i = 0; counts && i < LAT_SUM_BUCKETS; i++) {
+		if (!counts[i])
+			continue;
+		fprintf(out, "%s[%zu, %llu]", first ? "" : ", ", i,
+			(unsigned long long)counts[i]);
+		first = 0;
+	}
+	fputc(']', out);
+}
+
+/* l's figures of class op (-1: every class's), with what merges them:
+ * the sum and maximum in whole ns and the histogram. */
 static void json_latency_of(FILE *out, const char *name,
 			    const struct latency_summary *l, int op)
 {
+	double sum_ns = op < 0 ? l->sum_ns : l->sum_op_ns[op];
+
 	fprintf(out, "\"%s\": {\"n\": %llu, \"mean\": %.3f, \"p50\": %.3f, "
-		"\"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f}", name,
+		"\"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f, "
+		"\"p999\": %.3f, \"sum_ns\": %.0f, \"max_ns\": %llu, ", name,
 		(unsigned long long)latency_op_n(l, op),
 		us(latency_op_mean_ns(l, op)),
 		us(latency_quantile_ns(l, op, 0.5)),
 		us(latency_quantile_ns(l, op, 0.9)),
 		us(latency_quantile_ns(l, op, 0.99)),
-		us((double)latency_op_max_ns(l, op)));
+		us((double)latency_op_max_ns(l, op)),
+		us(latency_quantile_ns(l, op, 0.999)), sum_ns,
+		(unsigned long long)latency_op_max_ns(l, op));
+	json_sparse_histogram(out, op < 0 ? l->hist : l->hist_op[op]);
+	fputc('}', out);
 }
 
 static void json_latency(FILE *out, const char *name,
@@ -253,12 +282,15 @@ static void json_device(FILE *out, const struct analysis *a,
 		fputs(", \"write-zeroes\": ", out);
 		json_log2_histogram(out, &d->d2c, OP_WRITE_ZEROES);
 	}
+	/* the area (request-seconds) too: means of merged summaries */
 	fprintf(out, "}, \"queue_depth_mean\": %.4f, \"seeks\": %llu, "
-		"\"lost_in_flight\": %llu, \"unseen_completions\": %llu",
+		"\"lost_in_flight\": %llu, \"unseen_completions\": %llu, "
+		"\"queue_depth_area_s\": %.9f",
 		clean > 0 ? d->depth_area_ns / 1e9 / clean : 0,
 		(unsigned long long)d->seeks,
 		(unsigned long long)d->lost_in_flight,
-		(unsigned long long)d->unseen_completions);
+		(unsigned long long)d->unseen_completions,
+		d->depth_area_ns / 1e9);
 	json_account(out, a, d);
 	fputc('}', out);
 }
@@ -444,7 +476,10 @@ void summary_print_json(FILE *out, const struct trace_result *traces,
 		json_files(out, &traces[i]);
 		fputs("]}", out);
 	}
-	fprintf(out, "%s]}\n", nl);
+	fprintf(out, "%s], \"histogram\": {\"scheme\": \"%s\", "
+		"\"version\": %d, \"bits\": %d, \"max_bits\": %d, "
+		"\"unit\": \"ns\"}}\n", nl, SUMMARY_HIST_SCHEME,
+		SUMMARY_HIST_VERSION, LAT_SUM_BITS, LAT_SUM_MAX_BITS);
 }
 
 /* A size in the unit that keeps it short: "51.2 MiB". */

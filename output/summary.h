@@ -10,6 +10,15 @@
 #include "trace_result.h"
 
 /*
+ * The latency histograms' scheme, as the document's "histogram" names it:
+ * log-linear (histogram.h) at LAT_SUM_BITS over values below
+ * 2^LAT_SUM_MAX_BITS ns. A new scheme or bucket layout is a new version;
+ * merging refuses summaries of another (merge.c).
+ */
+#define SUMMARY_HIST_SCHEME	"log-linear"
+#define SUMMARY_HIST_VERSION	1
+
+/*
  * The table: per trace, its devices (latency a row per class), then its
  * tags, most bytes first (analysis_rank_tags),
  * top_tags of them by name and the others in one line.
