@@ -30,6 +30,7 @@ for f in "$TOP"/samples/fio-randrw.blktrace.*; do
 	cp "$f" "$W/before.blktrace.${f##*.blktrace.}"
 done
 cp "$TOP/samples/fio-randrw.mpstat" "$W/sda.mpstat"
+mkdir "$W/logs"	# the README's fleet example makes it first
 # sda has causes kept beside it, as the bpf recorder keeps them
 python3 "$TOP/tests/tools/make_causes.py" "$W/sda" > /dev/null
 # after: another run on before's device (7,1), as --compare pairs them
