@@ -61,10 +61,21 @@ else
 fi
 
 V6=
+# tc ARG...: trace-cmd, and tracefs put back as it was: trace-cmd (its
+# libtracefs) mounts tracefs where it is not, even to convert a file
+tc() {
+	tc_was=$(awk '$3 == "tracefs"' /proc/self/mounts)
+	trace-cmd "$@"
+	tc_rc=$?
+	[ -n "$tc_was" ] ||
+		awk '$3 == "tracefs" { print $2 }' /proc/self/mounts |
+			while read -r m; do umount "$m"; done
+	return $tc_rc
+}
 if command -v trace-cmd > /dev/null; then
-	trace-cmd convert --file-version 6 -i s.dat -o v6.dat > convert.out 2>&1
+	tc convert --file-version 6 -i s.dat -o v6.dat > convert.out 2>&1
 	as "trace-cmd's version 6 (trace-cmd convert --file-version 6)" v6.dat
-	trace-cmd convert --compression zstd -i s.dat -o zstd.dat > /dev/null 2>&1
+	tc convert --compression zstd -i s.dat -o zstd.dat > /dev/null 2>&1
 	as "sections compressed by trace-cmd (convert --compression zstd)" zstd.dat
 	V6=$(sed -n 's/^CPU0 data recorded at offset=//p' convert.out)
 else
@@ -125,7 +136,7 @@ if [ -n "$V6" ]; then
 	xz -c cut6.dat > cut6.dat.xz
 	bad "version 6 cut, xz-compressed" "cut6.dat.xz: cut short: the data of CPU 1" cut6.dat.xz
 	# the file's headers and no events (split at a time before them)
-	trace-cmd split -i s.dat -o none 1 2 > /dev/null 2>&1
+	tc split -i s.dat -o none 1 2 > /dev/null 2>&1
 	mv none.1 none.dat
 	bad "a trace.dat with no events" "none.dat: trace-cmd's trace.dat holds no events" none.dat
 fi
