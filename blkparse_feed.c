@@ -1076,12 +1076,37 @@ static uint64_t tail_notes(const unsigned char *buf, size_t len)
 	return total;
 }
 
-void feed_unlocated_losses(const struct trace_source *src, uint64_t *count)
+/* Whether buf, a file's tail, holds its recorder's end mark. */
+static int tail_end_marked(const unsigned char *buf, size_t len)
 {
-	unsigned char *buf;
+	static const char lead[] = "end of cpu ";
+	uint32_t action;
+	uint16_t pdu_len;
 	size_t i;
 
+	for (i = BLK_IO_TRACE7_SIZE; i + sizeof(lead) - 1 <= len; i++) {
+		const unsigned char *h = buf + i - BLK_IO_TRACE7_SIZE;
+
+		if (memcmp(buf + i, lead, sizeof(lead) - 1))
+			continue;
+		memcpy(&action, h + 28, 4);
+		memcpy(&pdu_len, h + 46, 2);
+		if (load32(h, 0) == (BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7) &&
+		    i + pdu_len <= len &&
+		    lossnote_is_end_mark(action, buf + i, pdu_len))
+			return 1;
+	}
+	return 0;
+}
+
+void feed_unlocated_losses(const struct trace_source *src, uint64_t *count,
+			   int *cut)
+{
+	unsigned char *buf;
+	size_t i, marked = 0, unmarked = 0;
+
 	*count = 0;
+	*cut = 0;
 	if (src->kind != TRACE_PERCPU || !(buf = malloc(TAIL_LOOK)))
 		return;
 	for (i = 0; i < src->n_paths; i++) {
@@ -1095,11 +1120,19 @@ void feed_unlocated_losses(const struct trace_source *src, uint64_t *count)
 		/* a compressed file's tail is no records: nothing found */
 		if (size > 0 && lseek(fd, size > TAIL_LOOK ? size - TAIL_LOOK :
 				      0, SEEK_SET) >= 0 &&
-		    (got = read(fd, buf, TAIL_LOOK)) > 0)
+		    (got = read(fd, buf, TAIL_LOOK)) > 0) {
 			*count += tail_notes(buf, (size_t)got);
+			if (tail_end_marked(buf, (size_t)got))
+				marked++;
+			else
+				unmarked++;
+		}
 		close(fd);
 	}
 	free(buf);
+	/* a set whose recorder marks its files' ends, one without: cut,
+	 * and the notes written last may have gone with its end */
+	*cut = marked && unmarked;
 }
 
 /* ---- finding traces ---- */

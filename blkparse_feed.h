@@ -113,9 +113,12 @@ void feed_close(struct feed *f);
  * before the trace is read, so that the analysis knows from the start
  * that completions are missing. Their count into *count (the notes' of
  * one CPU and time counted once); 0 when none, or the trace cannot be
- * looked at from its end (compressed, a stream).
+ * looked at from its end (compressed, a stream). *cut is 1 when the
+ * recorder marked its files' ends and a file has lost its mark (cut
+ * short): such notes may have been cut off with it.
  */
-void feed_unlocated_losses(const struct trace_source *src, uint64_t *count);
+void feed_unlocated_losses(const struct trace_source *src, uint64_t *count,
+			   int *cut);
 
 /* Decode a REMAP payload; 0 on success, -1 if the payload is too short. */
 int feed_decode_remap(const struct io_event *ev, uint32_t *from_dev,

@@ -213,6 +213,53 @@ if command -v pdftotext > /dev/null; then
 		grep -q \"(in cut, cpu 0's file cut short at\""
 fi
 
+# A completion the kernel made without running the bpf recorder leaves
+# its request in flight; the recorder says so in a note at the end of
+# cpu 0's file, and the analysis then matches a completion to the newest
+# request of its sector. Cut, that file loses the note: a later request
+# to the same sector took its completion from the stale one (a D2C of
+# 0.8 s where the whole trace's longest is 1 ms, seen once in a fresh
+# clone's make check). Built here: sector 8 issued at 0.1 s, unseen;
+# again at 0.9 s, completed at 0.901 s; cpu 0's file cut at 1.5 s.
+python3 - unseen <<'EOF2'
+import struct, sys
+base = sys.argv[1]
+NOTIFY, MESSAGE, W = 1 << 26, 2, 1 << 17
+QUEUE, ISSUE, COMPLETE = 1 | (1 << 20), 7 | (1 << 22), 8 | (1 << 23)
+DEV = (7 << 20) | 9
+def rec(t, sector, act, cpu, pdu=b""):
+    return struct.pack("<IIQQIIIIIHH", 0x65617407, 0, t, sector, 0 if pdu else 4096,
+                       act, 0 if pdu else 42, DEV, cpu, 0, len(pdu)) + pdu
+def note(t, cpu, text):
+    return rec(t, 0, NOTIFY | MESSAGE, cpu, text.encode() + b"\0")
+ms = 1000000
+end = 2000 * ms
+cpu1 = [rec(100 * ms, 8, QUEUE | W, 1), rec(100 * ms + 1000, 8, ISSUE | W, 1),
+        rec(900 * ms, 8, QUEUE | W, 1), rec(900 * ms + 1000, 8, ISSUE | W, 1),
+        rec(901 * ms, 8, COMPLETE | W, 1), note(end, 1, "end of cpu 1's file at %d ns" % end)]
+cpu0 = []
+for k in range(20):		# an I/O every 0.1 s elsewhere, 1 ms each
+    t = k * 100 * ms + 50 * ms
+    cpu0 += [rec(t, 1000 + 8 * k, QUEUE | W, 0), rec(t + 1000, 1000 + 8 * k, ISSUE | W, 0),
+             rec(t + ms, 1000 + 8 * k, COMPLETE | W, 0)]
+cpu0 += [note(end, 0, "lost 1 events on cpu 0, from 0 to %d ns" % end),
+         note(end, 0, "end of cpu 0's file at %d ns" % end)]
+open(base + ".blktrace.0", "wb").write(b"".join(cpu0))
+open(base + ".blktrace.1", "wb").write(b"".join(cpu1))
+open("unseencut.blktrace.0", "wb").write(b"".join(cpu0[:45]))	# to 1.45 s
+open("unseencut.blktrace.1", "wb").write(b"".join(cpu1))
+EOF2
+"$IOW" -t unseen --summary=json > unseen.json 2> /dev/null
+"$IOW" -t unseencut --summary=json > unseencut.json 2> unseencut.err
+check "unseen completions' note cut off: no completion taken by a request its sector's next one outlived" \
+	python3 - unseen.json unseencut.json <<'EOF2'
+import json, sys
+whole, cut = (json.load(open(f))["traces"][0]["devices"][0] for f in sys.argv[1:])
+assert whole["d2c_us"]["max"] < 1.1 * 1000, whole["d2c_us"]
+assert cut["d2c_us"]["max"] < 1.1 * 1000, cut["d2c_us"]
+assert cut["d2c_us"]["n"] >= 15, cut["d2c_us"]
+EOF2
+
 # recordings made here, with each recorder that runs
 T=$(tracefs_dir)
 why=
