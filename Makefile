@@ -230,10 +230,14 @@ web-deps:
 	(cd web && npm ci --no-audit --no-fund --loglevel=error > /dev/null) || \
 	echo "web-deps: npm could not install web/node_modules (no npm, or no network): the browser and DuckDB tests will be skipped"
 
+# make check builds with a job per processor (CI's machines have 2: the
+# two builds take half the time), unless -j was given
+CHECK_JOBS = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1))
+
 check: deps web-deps
 	@echo "  BUILD   the program and its tests, then again in $(SAN_DIR)/ with sanitizers"
-	$(Q)$(MAKE) $(CHECK_SUBMAKE) check-build
-	$(Q)$(MAKE) $(CHECK_SUBMAKE) B=$(SAN_DIR)/ CC=$(SAN_CC) \
+	$(Q)$(MAKE) $(CHECK_SUBMAKE) $(CHECK_JOBS) check-build
+	$(Q)$(MAKE) $(CHECK_SUBMAKE) $(CHECK_JOBS) B=$(SAN_DIR)/ CC=$(SAN_CC) \
 		CFLAGS="$(SAN_CFLAGS)" STATIC_CAIRO=0 check-build
 	$(Q)sh tests/run.sh . $(SAN_DIR)
 

@@ -99,9 +99,9 @@ whole_peak = peak(sys.argv[4] + "/queue-depth.csv")
 assert cut_peak <= whole_peak + unseen + 1e-6, (cut_peak, whole_peak, unseen)
 for d in cut:
     w = whole[d["device"]]
-    assert d["queue_depth_mean"] <= whole_peak + unseen + 1e-6, (d, whole_peak)
+    assert d["queue_depth_mean"] <= whole_peak + unseen + 1e-6, (d["queue_depth_mean"], whole_peak)
     for k in ("d2c_us", "q2c_us"):
-        assert d[k]["max"] <= w[k]["max"] + 1e-3, (k, d[k], w[k])
+        assert d[k]["max"] <= w[k]["max"] + 1e-3, (k, "cut: max %s n %s; whole: max %s n %s" % (d[k]["max"], d[k]["n"], w[k]["max"], w[k]["n"]))
 EOF
 	if command -v pdftotext > /dev/null; then
 		check "$c_label: the page's title says it" \

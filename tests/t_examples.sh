@@ -6,6 +6,10 @@
 # them. The reading examples run anywhere; the recording ones where root,
 # tracefs and loop devices are (else one "skipped" line each).
 . "$(dirname "$0")/lib.sh"
+if repeat_pass "the README's and man page's examples (their code is the other tests')"; then
+	finish
+	exit $?
+fi
 
 # examples FILE: the example command lines, one per line
 examples_readme() {
