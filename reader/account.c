@@ -91,47 +91,18 @@ uint16_t acctnote_format(const struct acctnote *n, char *text)
 
 /* ---- reading it back ---- */
 
-/* A decimal number without sign or leading zero; p moves on. */
-static int read_number(const char **p, const char *end, uint64_t *v)
-{
-	const char *s = *p;
-	uint64_t x = 0;
-
-	if (s == end || *s < '0' || *s > '9' ||
-	    (*s == '0' && s + 1 < end && s[1] >= '0' && s[1] <= '9'))
-		return -1;
-	for (; s < end && *s >= '0' && *s <= '9'; s++) {
-		if (x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-			return -1;
-		x = x * 10 + (uint64_t)(*s - '0');
-	}
-	*p = s;
-	*v = x;
-	return 0;
-}
-
-static int read_word(const char **p, const char *end, const char *word)
-{
-	size_t len = strlen(word);
-
-	if ((size_t)(end - *p) < len || memcmp(*p, word, len))
-		return -1;
-	*p += len;
-	return 0;
-}
-
 static int read_classes(const char **p, const char *end, struct acctnote *n)
 {
 	size_t c;
 
 	for (c = 0; c < N_ACCT; c++) {
-		if (read_word(p, end, "?") == 0)
+		if (note_read_word(p, end, "?") == 0)
 			n->kernel[c] = 0;
-		else if (read_number(p, end, &n->kernel[c]) == 0)
+		else if (note_read_number(p, end, &n->kernel[c]) == 0)
 			n->kernel_known |= 1u << c;
 		else
 			return -1;
-		if (read_word(p, end, class_words[c]))
+		if (note_read_word(p, end, class_words[c]))
 			return -1;
 	}
 	return 0;
@@ -143,13 +114,13 @@ static int read_missed(const char **p, const char *end, struct acctnote *n)
 	const char *s;
 	size_t len;
 
-	if (read_word(p, end, "none") == 0)
+	if (note_read_word(p, end, "none") == 0)
 		return *p == end ? 0 : -1;
 	while (*p < end) {
 		struct acct_missed *m = &n->missed[n->n_missed];
 
 		if (n->n_missed == ACCT_MAX_PROGS ||
-		    (n->n_missed && read_word(p, end, ", ")))
+		    (n->n_missed && note_read_word(p, end, ", ")))
 			return -1;
 		m = &n->missed[n->n_missed];
 		for (s = *p; s < end && ((*s >= 'a' && *s <= 'z') ||
@@ -162,7 +133,7 @@ static int read_missed(const char **p, const char *end, struct acctnote *n)
 		memcpy(m->prog, *p, len);
 		m->prog[len] = '\0';
 		*p = s;
-		if (read_word(p, end, " ") || read_number(p, end, &m->runs))
+		if (note_read_word(p, end, " ") || note_read_number(p, end, &m->runs))
 			return -1;
 		n->n_missed++;
 	}
@@ -179,19 +150,19 @@ int acctnote_parse(uint32_t action, const void *pdu, size_t pdu_len,
 	if (action != LOSSNOTE_ACTION || !pdu || !pdu_len)
 		return 0;
 	end = memchr(p, '\0', pdu_len);
-	if (!end || read_word(&p, end, lead) || read_classes(&p, end, &got) ||
-	    read_number(&p, end, &got.inflight_start) ||
-	    read_word(&p, end, " in flight at the start, ") ||
-	    read_number(&p, end, &got.inflight_end) ||
-	    read_word(&p, end, " at the end; ") ||
-	    read_number(&p, end, &got.at_edges) ||
-	    read_word(&p, end, " as tracing began or ended"))
+	if (!end || note_read_word(&p, end, lead) || read_classes(&p, end, &got) ||
+	    note_read_number(&p, end, &got.inflight_start) ||
+	    note_read_word(&p, end, " in flight at the start, ") ||
+	    note_read_number(&p, end, &got.inflight_end) ||
+	    note_read_word(&p, end, " at the end; ") ||
+	    note_read_number(&p, end, &got.at_edges) ||
+	    note_read_word(&p, end, " as tracing began or ended"))
 		return 0;
 	if (p != end) {
 		got.has_recorder = 1;
-		if (read_word(&p, end, "; ") ||
-		    read_number(&p, end, &got.unseen) ||
-		    read_word(&p, end, " completions unseen; missed runs: ") ||
+		if (note_read_word(&p, end, "; ") ||
+		    note_read_number(&p, end, &got.unseen) ||
+		    note_read_word(&p, end, " completions unseen; missed runs: ") ||
 		    read_missed(&p, end, &got))
 			return 0;
 	}

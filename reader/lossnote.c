@@ -55,7 +55,7 @@ void lossnote_header(const struct lossnote *n, uint32_t device,
 }
 
 /* A decimal number without sign, space or leading zero; p moves on. */
-static int read_number(const char **p, const char *end, uint64_t *v)
+int note_read_number(const char **p, const char *end, uint64_t *v)
 {
 	const char *s = *p;
 	uint64_t x = 0;
@@ -73,7 +73,7 @@ static int read_number(const char **p, const char *end, uint64_t *v)
 	return 0;
 }
 
-static int read_word(const char **p, const char *end, const char *word)
+int note_read_word(const char **p, const char *end, const char *word)
 {
 	size_t len = strlen(word);
 
@@ -101,11 +101,11 @@ int lossnote_is_end_mark(uint32_t action, const void *pdu, size_t pdu_len)
 	if (action != LOSSNOTE_ACTION || !pdu || !pdu_len)
 		return 0;
 	end = memchr(p, '\0', pdu_len);
-	return end && read_word(&p, end, end_mark_lead) == 0 &&
-	       read_number(&p, end, &cpu) == 0 && cpu <= UINT32_MAX &&
-	       read_word(&p, end, "'s file at ") == 0 &&
-	       read_number(&p, end, &t) == 0 &&
-	       read_word(&p, end, " ns") == 0 && p == end;
+	return end && note_read_word(&p, end, end_mark_lead) == 0 &&
+	       note_read_number(&p, end, &cpu) == 0 && cpu <= UINT32_MAX &&
+	       note_read_word(&p, end, "'s file at ") == 0 &&
+	       note_read_number(&p, end, &t) == 0 &&
+	       note_read_word(&p, end, " ns") == 0 && p == end;
 }
 
 int lossnote_parse(uint32_t action, const void *pdu, size_t pdu_len,
@@ -121,22 +121,22 @@ int lossnote_parse(uint32_t action, const void *pdu, size_t pdu_len,
 	end = memchr(p, '\0', pdu_len);
 	if (!end)
 		return 0;	/* not NUL-terminated: not ours */
-	if (read_word(&p, end, unknown_lead) == 0) {
+	if (note_read_word(&p, end, unknown_lead) == 0) {
 		got.count_known = 0;
-	} else if (read_word(&p, end, file_end_lead) == 0) {
+	} else if (note_read_word(&p, end, file_end_lead) == 0) {
 		kind = LOSSNOTE_FILE_END;
-	} else if (read_word(&p, end, known_lead) == 0 &&
-		   read_number(&p, end, &got.count) == 0 &&
-		   read_word(&p, end, " events on cpu ") == 0) {
+	} else if (note_read_word(&p, end, known_lead) == 0 &&
+		   note_read_number(&p, end, &got.count) == 0 &&
+		   note_read_word(&p, end, " events on cpu ") == 0) {
 		got.count_known = 1;
 	} else {
 		return 0;
 	}
-	if (read_number(&p, end, &cpu) || cpu > UINT32_MAX ||
-	    (kind == LOSSNOTE_FILE_END && read_word(&p, end, file_end_middle)) ||
-	    read_word(&p, end, ", from ") ||
-	    read_number(&p, end, &got.t0_ns) || read_word(&p, end, " to ") ||
-	    read_number(&p, end, &got.t1_ns) || read_word(&p, end, " ns") ||
+	if (note_read_number(&p, end, &cpu) || cpu > UINT32_MAX ||
+	    (kind == LOSSNOTE_FILE_END && note_read_word(&p, end, file_end_middle)) ||
+	    note_read_word(&p, end, ", from ") ||
+	    note_read_number(&p, end, &got.t0_ns) || note_read_word(&p, end, " to ") ||
+	    note_read_number(&p, end, &got.t1_ns) || note_read_word(&p, end, " ns") ||
 	    p != end)
 		return 0;
 	got.cpu = (uint32_t)cpu;

@@ -59,6 +59,15 @@ struct lossnote {
 uint16_t lossnote_format_end_mark(uint32_t cpu, uint64_t t_ns, char *text);
 int lossnote_is_end_mark(uint32_t action, const void *pdu, size_t pdu_len);
 
+/*
+ * Reading a note's text (these, account.h's and recnote.h's), p moving on
+ * past what was read; 0, or -1 (p unmoved) where the text is not that: a
+ * decimal number without sign, space or leading zero that fits 64 bits;
+ * the given word, exactly.
+ */
+int note_read_number(const char **p, const char *end, uint64_t *v);
+int note_read_word(const char **p, const char *end, const char *word);
+
 /* The note's action word (a MESSAGE note). */
 #define LOSSNOTE_ACTION	(BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_MESSAGE)
 

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "blktrace.h"
+#include "lossnote.h"
 #include "recnote.h"
 
 #define NOTE_ACTION	(BLK_TC_ACT(BLK_TC_NOTIFY) | BLK_TN_MESSAGE)
@@ -91,35 +92,6 @@ void recnote_clock_now(enum trace_clock clock, struct recnote_clock *c)
 
 /* ---- reading ---- */
 
-/* A decimal number without sign, space or leading zero; p moves on. */
-static int read_number(const char **p, const char *end, uint64_t *v)
-{
-	const char *s = *p;
-	uint64_t x = 0;
-
-	if (s == end || *s < '0' || *s > '9' ||
-	    (*s == '0' && s + 1 < end && s[1] >= '0' && s[1] <= '9'))
-		return -1;
-	for (; s < end && *s >= '0' && *s <= '9'; s++) {
-		if (x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-			return -1;
-		x = x * 10 + (uint64_t)(*s - '0');
-	}
-	*p = s;
-	*v = x;
-	return 0;
-}
-
-static int read_word(const char **p, const char *end, const char *word)
-{
-	size_t len = strlen(word);
-
-	if ((size_t)(end - *p) < len || memcmp(*p, word, len))
-		return -1;
-	*p += len;
-	return 0;
-}
-
 /* The rest of the text as a name, into out. */
 static int read_name(const char *p, const char *end, char *out)
 {
@@ -139,9 +111,9 @@ static int take_device(struct trace_facts *f, const char *p, const char *end)
 	uint32_t device;
 	size_t i;
 
-	if (read_number(&p, end, &major) || major > 0xfff ||
-	    read_word(&p, end, ",") || read_number(&p, end, &minor) ||
-	    minor > 0xfffff || read_word(&p, end, " is ") ||
+	if (note_read_number(&p, end, &major) || major > 0xfff ||
+	    note_read_word(&p, end, ",") || note_read_number(&p, end, &minor) ||
+	    minor > 0xfffff || note_read_word(&p, end, " is ") ||
 	    read_name(p, end, name))
 		return 0;
 	device = (uint32_t)(major << 20 | minor);
@@ -163,17 +135,17 @@ static int take_clock(struct trace_facts *f, const char *p, const char *end)
 	size_t i;
 
 	for (i = 1; i < sizeof(clock_names) / sizeof(clock_names[0]); i++)
-		if (read_word(&p, end, clock_names[i]) == 0) {
+		if (note_read_word(&p, end, clock_names[i]) == 0) {
 			c.clock = (enum trace_clock)i;
 			break;
 		}
-	if (c.clock == TRACE_CLOCK_UNKNOWN || read_word(&p, end, " at ") ||
-	    read_number(&p, end, &c.trace_ns) ||
-	    read_word(&p, end, " ns: boottime ") ||
-	    read_number(&p, end, &c.boot_ns) ||
-	    read_word(&p, end, " ns, realtime ") ||
-	    read_number(&p, end, &real) || real > INT64_MAX ||
-	    read_word(&p, end, " ns") || p != end)
+	if (c.clock == TRACE_CLOCK_UNKNOWN || note_read_word(&p, end, " at ") ||
+	    note_read_number(&p, end, &c.trace_ns) ||
+	    note_read_word(&p, end, " ns: boottime ") ||
+	    note_read_number(&p, end, &c.boot_ns) ||
+	    note_read_word(&p, end, " ns, realtime ") ||
+	    note_read_number(&p, end, &real) || real > INT64_MAX ||
+	    note_read_word(&p, end, " ns") || p != end)
 		return 0;
 	c.real_ns = (int64_t)real;
 	f->clock = c;
@@ -197,11 +169,11 @@ int recnote_take(struct trace_facts *facts, const struct io_event *ev)
 	end = memchr(p, '\0', len);
 	if (!end)
 		return 0;
-	if (read_word(&p, end, "host ") == 0)
+	if (note_read_word(&p, end, "host ") == 0)
 		return read_name(p, end, facts->host) == 0;
-	if (read_word(&p, end, "device ") == 0)
+	if (note_read_word(&p, end, "device ") == 0)
 		return take_device(facts, p, end);
-	if (read_word(&p, end, "clock ") == 0)
+	if (note_read_word(&p, end, "clock ") == 0)
 		return take_clock(facts, p, end);
 	return 0;
 }
