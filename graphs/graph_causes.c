@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/vec.h"
 #include "reader/blktrace.h"
 #include "tag/causesum.h"
 #include "graph_int.h"
+#include "flame_tree.h"
 #include "analysis/histogram.h"
 
 #define FLAME_MIN_ROW_PX	12	/* rows lower than this: cut deeper */
@@ -112,149 +112,26 @@ size_t flame_panels(const struct graph_ctx *ctx)
 
 /* ---- the tree ---- */
 
-struct flame_node {
-	char *name;
-	double value;
-	int is_task;
-	struct flame_node **kids;
-	size_t n_kids;
-};
-
-static struct flame_node *node_kid(struct flame_node *n, const char *name,
-				   size_t len, int is_task)
-{
-	struct flame_node **more, *k;
-	size_t i;
-
-	for (i = 0; i < n->n_kids; i++)
-		if (strlen(n->kids[i]->name) == len &&
-		    !strncmp(n->kids[i]->name, name, len) &&
-		    n->kids[i]->is_task == is_task)
-			return n->kids[i];
-	more = realloc(n->kids, (n->n_kids + 1) * sizeof(*more));
-	k = calloc(1, sizeof(*k));
-	if (more)
-		n->kids = more;
-	if (!more || !k || !(k->name = strndup(name, len))) {
-		free(k);
-		return NULL;
-	}
-	k->is_task = is_task;
-	n->kids[n->n_kids++] = k;
-	return k;
-}
-
-static void node_free(struct flame_node *n)
-{
-	size_t i;
-
-	if (!n)
-		return;
-	for (i = 0; i < n->n_kids; i++)
-		node_free(n->kids[i]);
-	free(n->kids);
-	free(n->name);
-	free(n);
-}
-
 /* The process, then its stack's frames from the outer ones in. */
 static int add_path(struct flame_node *root, const struct cause_table *ct,
 		    const struct stack_sums *s, double v)
 {
-	const char *comm = cause_comm(ct, s->pid), *frames = NULL, *p, *end;
+	const char *comm = cause_comm(ct, s->pid), *frames = NULL;
 	struct flame_node *n;
 	char task[300];
 
 	snprintf(task, sizeof(task), "%s (%u)", comm ? comm : "?", s->pid);
-	root->value += v;
-	n = node_kid(root, task, strlen(task), 1);
+	root->value[0] += v;
+	n = flame_kid(root, task, strlen(task), 1);
 	if (!n)
 		return -1;
-	n->value += v;
+	n->value[0] += v;
 	if (s->kstack >= 0) {
 		struct cause only = { .kstack = s->kstack };
 
 		frames = cause_kstack(ct, &only);
 	}
-	if (!frames) {
-		n = node_kid(n, "[no kernel stack]", 17, 0);
-		if (!n)
-			return -1;
-		n->value += v;
-		return 0;
-	}
-	for (p = frames; *p; p = end + 1) {
-		size_t len;
-
-		end = strchr(p, ';');
-		len = end ? (size_t)(end - p) : strlen(p);
-		if (!cause_generic_frame(p, len)) {
-			n = node_kid(n, p, len, 0);
-			if (!n)
-				return -1;
-			n->value += v;
-		}
-		if (!end)
-			break;
-	}
-	return 0;
-}
-
-static int cmp_value(const void *pa, const void *pb)
-{
-	const struct flame_node *a = *(struct flame_node *const *)pa;
-	const struct flame_node *b = *(struct flame_node *const *)pb;
-
-	if (a->value != b->value)
-		return a->value < b->value ? 1 : -1;
-	return strcmp(a->name, b->name);
-}
-
-/* ---- boxes ---- */
-
-struct box_list {
-	struct plot_box *items;
-	size_t n, cap;
-	char **labels;		/* the items' labels, owned */
-	int depth;		/* rows used */
-};
-
-static int box_add(struct box_list *b, double x0, double x1, int depth,
-		   const char *label, struct plot_rgb color)
-{
-	if (b->n == b->cap) {
-		/* two arrays of one capacity: each grows from b->cap alike */
-		size_t cap = b->cap, labels_cap = b->cap;
-		struct plot_box *more = vec_grow(b->items, &cap, b->n + 1,
-						 sizeof(*more), 256);
-		char **labels = vec_grow(b->labels, &labels_cap, b->n + 1,
-					 sizeof(*labels), 256);
-
-		if (more)
-			b->items = more;
-		if (labels)
-			b->labels = labels;
-		if (!more || !labels)
-			return -1;
-		b->cap = cap;
-	}
-	b->labels[b->n] = label ? strdup(label) : NULL;
-	b->items[b->n] = (struct plot_box){ x0, x1, depth, b->labels[b->n],
-					    color };
-	b->n++;
-	if (depth + 1 > b->depth)
-		b->depth = depth + 1;
-	return 0;
-}
-
-static void box_list_free(struct box_list *b)
-{
-	size_t i;
-
-	for (i = 0; i < b->n; i++)
-		free(b->labels[i]);
-	free(b->labels);
-	free(b->items);
+	return flame_add_stack(n, frames, 0, v);
 }
 
 /* Flame graphs' warm colours, a frame's from its name (the same name,
@@ -273,52 +150,9 @@ static struct plot_rgb frame_color(const char *name, int is_task)
 	return (struct plot_rgb){ 0.93, 0.45 + 0.4 * t, 0.2 + 0.25 * t };
 }
 
-/*
- * n's children from x0 on, in [x0, x0 + n's width), largest first; those
- * narrower than the minimum, together, one grey box "N more".
- */
-static int layout(struct box_list *b, struct flame_node *n, double x0,
-		  double scale, int depth, int max_depth, double min_w)
+static struct plot_rgb node_color(const struct flame_node *n)
 {
-	double x = x0, merged = 0;
-	size_t i, n_merged = 0;
-	char label[64];
-
-	if (depth >= max_depth || !n->n_kids)
-		return 0;
-	qsort(n->kids, n->n_kids, sizeof(*n->kids), cmp_value);
-	for (i = 0; i < n->n_kids; i++) {
-		struct flame_node *k = n->kids[i];
-		double w = k->value * scale;
-
-		if (w < min_w) {
-			merged += w;
-			n_merged++;
-			continue;
-		}
-		if (box_add(b, x, x + w, depth, k->name,
-			    frame_color(k->name, k->is_task)) < 0 ||
-		    layout(b, k, x, scale, depth + 1, max_depth, min_w) < 0)
-			return -1;
-		x += w;
-	}
-	if (!n_merged)
-		return 0;
-	snprintf(label, sizeof(label), "%zu more", n_merged);
-	return box_add(b, x, x + merged, depth, n_merged > 1 ? label : NULL,
-		       (struct plot_rgb){ 0.82, 0.82, 0.82 });
-}
-
-/* The deepest level of the tree under n (n's own is 0). */
-static int tree_depth(const struct flame_node *n)
-{
-	int d = 0, k;
-	size_t i;
-
-	for (i = 0; i < n->n_kids; i++)
-		if ((k = 1 + tree_depth(n->kids[i])) > d)
-			d = k;
-	return d;
+	return frame_color(n->name, n->is_task);
 }
 
 static void format_percent(double v, const struct plot_tick_context *ctx,
@@ -373,8 +207,8 @@ void title_flame(const struct graph_ctx *ctx, size_t p, char *buf,
 int draw_flame(const struct graph_ctx *ctx, size_t p, struct plot_panel *pp,
 	       struct iow_error *err)
 {
-	struct flame_node root = { .name = "all" };
-	struct box_list boxes = { 0 };
+	struct flame_node root = { 0 };
+	struct flame_boxes boxes = { 0 };
 	struct stack_sums *s = NULL;
 	struct flame_panel f;
 	struct plot_rect area;
@@ -403,13 +237,13 @@ int draw_flame(const struct graph_ctx *ctx, size_t p, struct plot_panel *pp,
 	}
 	area = plot_panel_area(pp);
 	rows = (int)(area.h / FLAME_MIN_ROW_PX);
-	depth = tree_depth(&root) + 1;
+	depth = flame_depth(&root) + 1;
 	if (rows > depth)
 		rows = depth;
-	if (box_add(&boxes, 0, 1, 0, "all",
-		    (struct plot_rgb){ 0.75, 0.75, 0.75 }) < 0 ||
-	    layout(&boxes, &root, 0, 1 / root.value, 1, rows,
-		   FLAME_MIN_BOX_PX / area.w) < 0)
+	if (flame_box(&boxes, 0, 1, 0, "all",
+		      (struct plot_rgb){ 0.75, 0.75, 0.75 }) < 0 ||
+	    flame_layout(&boxes, &root, 0, 1 / root.value[0], 1, rows,
+			 FLAME_MIN_BOX_PX / area.w, node_color) < 0)
 		goto out;
 	plot_icicle(pp, boxes.items, boxes.n, rows);
 	if (depth > rows) {
@@ -421,10 +255,8 @@ int draw_flame(const struct graph_ctx *ctx, size_t p, struct plot_panel *pp,
 out:
 	if (r < 0)
 		iow_fail(err, "out of memory building io-flame");
-	for (k = 0; k < root.n_kids; k++)
-		node_free(root.kids[k]);
-	free(root.kids);
-	box_list_free(&boxes);
+	flame_clear(&root);
+	flame_boxes_free(&boxes);
 	free(s);
 	return r;
 }
