@@ -1336,13 +1336,23 @@ static int band_point_ok(const struct plot_panel *pp, double x, double lo,
 	return point_ok(pp, x, lo) && point_ok(pp, x, hi);
 }
 
-/* One polygon: along hi from first to last, back along lo. */
+/* One polygon: along hi from first to last, back along lo; a point with
+ * gaps on both sides (an mpstat of one sample) a bar 3 px wide, as a
+ * line's lone point is a dot, not nothing. */
 static void band_run(struct plot_panel *pp, const double *x, const double *lo,
 		     const double *hi, size_t first, size_t last)
 {
 	cairo_t *cr = pp->page->cr;
 	size_t i;
 
+	if (first == last) {
+		double px = plot_px_x(pp, x[first]);
+		double y0 = plot_px_y(pp, lo[first]);
+		double y1 = plot_px_y(pp, hi[first]);
+
+		cairo_rectangle(cr, px - 1.5, fmin(y0, y1), 3, fabs(y1 - y0));
+		return;
+	}
 	cairo_move_to(cr, plot_px_x(pp, x[first]), plot_px_y(pp, hi[first]));
 	for (i = first + 1; i <= last; i++)
 		cairo_line_to(cr, plot_px_x(pp, x[i]), plot_px_y(pp, hi[i]));

@@ -142,4 +142,10 @@ check "no -o, drawn again: replaced, and said in one line ($(cat "$TMP/again.err
 (cd "$TMP/here" && "$IOW" -t "$TOP/samples/dd-write" -o dd-write.svg 2> ../named.err)
 check "-o names the picture: replaced as asked, nothing said" [ ! -s "$TMP/named.err" ]
 
+# a band of one point (an mpstat of one sample: ext4-causes ran 0.9 s)
+# is a thin bar, as a line's lone point is a dot; it was not drawn
+"$IOW" -t "$TOP/samples/ext4-causes" -O cpu -o "$TMP/cpu1.png" 2> /dev/null
+px=$("$PROBE" "$TMP/cpu1.png" 60 70 740 295)
+check "cpu of one mpstat sample: its stack drawn ($px coloured px)" [ "${px:-0}" -gt 100 ]
+
 finish
