@@ -185,6 +185,16 @@ $$(B)$(1)/%: $(1)/%.c $$(O)libiow.a
 endef
 $(foreach d,$(filter-out fuzz,$(PROGRAM_DIRS)),$(eval $(call program_rule,$(d))))
 $(eval $(call program_rule,fuzz,$$(FUZZ_LINK)))
+# tests/tools/slowfs, the tests' slow device (a FUSE file system that
+# answers late when told), is built with libfuse3 where it is (fuse3 and
+# libfuse3-dev: scripts/install-deps); elsewhere it says so and the tests
+# that need it are skipped.
+HAVE_FUSE3 ?= $(shell $(PKG_CONFIG) --exists fuse3 2>/dev/null && echo 1)
+ifeq ($(HAVE_FUSE3),1)
+$(B)tests/tools/slowfs: private IOW_CPPFLAGS += -DHAVE_FUSE3 \
+	$(shell $(PKG_CONFIG) --cflags fuse3)
+$(B)tests/tools/slowfs: private IOW_LIBS += $(shell $(PKG_CONFIG) --libs fuse3)
+endif
 -include $(wildcard $(addprefix $(O),*.d $(addsuffix /*.d,$(STAGES) \
 	$(PROGRAM_DIRS))))
 $(B)tests/test_fuzz_regress: $(wildcard fuzz/*.c fuzz/*.h)

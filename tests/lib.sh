@@ -122,6 +122,48 @@ loop_device() {
 	fi
 	echo "dev $LOOP" >> "$TMP/.lib-loops"
 }
+# slow_loop SIZE: a slow device on demand: a loop device (--direct-io=on)
+# on the file "disk" of tests/tools/slowfs, a FUSE file system over a
+# file of SIZE in /dev/shm that answers late when told (slow_delay).
+# Its path in $SLOW_LOOP; returns 1 with the reason in $LOOP_WHY where it
+# cannot (not root, no FUSE, slowfs built without libfuse3). lib_cleanup
+# detaches the device, unmounts the file system and removes the file.
+slow_loop() {
+	SLOW_LOOP="" LOOP_WHY=""
+	slowfs="$TOP/tests/tools/slowfs"
+	[ -x "$slowfs" ] || slowfs="$BUILD/tests/tools/slowfs"
+	if [ "$(id -u)" != 0 ]; then LOOP_WHY="not root"; return 1; fi
+	if [ ! -x "$slowfs" ]; then LOOP_WHY="no tests/tools/slowfs (make)"; return 1; fi
+	if [ ! -e /dev/fuse ]; then LOOP_WHY="no /dev/fuse"; return 1; fi
+	img=$(mktemp /dev/shm/iow-slow.XXXXXX) || { LOOP_WHY="no file in /dev/shm"; return 1; }
+	echo "img $img" >> "$TMP/.lib-loops"
+	truncate -s "$1" "$img"
+	SLOW_MNT="$TMP/slowfs"
+	mkdir -p "$SLOW_MNT"
+	# the plain build's slowfs, also in the sanitizer pass: a test tool,
+	# not the program under test
+	if ! ASAN_OPTIONS=detect_leaks=0 "$slowfs" "$img" "$SLOW_MNT" \
+		2> "$TMP/.lib-err"; then
+		LOOP_WHY="slowfs did not mount ($(head -n 1 "$TMP/.lib-err"))"
+		return 1
+	fi
+	echo "mnt $SLOW_MNT" >> "$TMP/.lib-loops"
+	if ! SLOW_LOOP=$(losetup -f --show --direct-io=on "$SLOW_MNT/disk" \
+		2> "$TMP/.lib-err"); then
+		SLOW_LOOP="" LOOP_WHY="no loop device on FUSE ($(cat "$TMP/.lib-err"))"
+		return 1
+	fi
+	echo "dev $SLOW_LOOP" >> "$TMP/.lib-loops"
+	SLOW_CTL="$SLOW_MNT/ctl"
+}
+# slow_delay MS [OFFSET LENGTH [COUNT]]: the slow device answers MS late:
+# every request (MS alone), or those touching the byte range, the next
+# COUNT of them (none or 0: until cleared); slow_delay 0 clears.
+# cat "$SLOW_CTL" tells how many were delayed.
+slow_delay() {
+	echo "$*" > "$SLOW_CTL"
+}
+
 # ext4_loop WHAT SIZE [MKFS_OPTION...]: ext4 on a loop_device of SIZE,
 # mounted at $TMP/mnt: $DEV the device, $NAME its name, $MNT the mount.
 # Where there can be none (not root, no losetup, mkfs.ext4 or loop
