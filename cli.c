@@ -48,6 +48,7 @@ static enum cli_result usage(struct iow_error *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
+	iow_error_escape(err);
 	return CLI_USAGE;
 }
 

@@ -19,6 +19,13 @@ int iow_fail(struct iow_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
+ * err's message with its control characters and the bytes that start no
+ * UTF-8 character as \xNN (iow_fail does it; for messages written
+ * otherwise): quoted input never breaks the line or the terminal.
+ */
+void iow_error_escape(struct iow_error *err);
+
+/*
  * The SIGINT or SIGTERM that asked iowatcher to stop, 0 while none has:
  * set by main's handler (a handler can reach nothing else). What may run
  * long or wait (reading, a tagger's answers) and the step that renames an

@@ -18,6 +18,7 @@
 #include "reader/blktrace.h"
 #include "analysis/histogram.h"
 #include "merge.h"
+#include "merge_check.h"
 #include "summary.h"
 
 /* The merge so far, and where in which file it is reading (for errors). */
@@ -406,6 +407,8 @@ static int add_trace(struct merge *m, const struct json *t, size_t index)
 			return -1;
 	if (add_loss(m, t) < 0 || add_tags(m, json_get(t, "tags")) < 0)
 		return -1;
+	if (to_ns(duration_s) > MERGE_MAX_TRACE_NS - m->offset_ns)
+		return bad(m, "\"duration_s\": the traces merged so far and this one last longer than any trace (146 years): merge fewer");
 	m->offset_ns += to_ns(duration_s);
 	a->last_ns = m->offset_ns;
 	m->where[0] = 0;
@@ -499,7 +502,8 @@ static int add_document(struct merge *m)
 	if (!traces || traces->type != JSON_ARRAY)
 		iow_fail(m->err, "%s: JSON, but not an iowatcher summary (no \"traces\" array): give files written by iowatcher --summary=json",
 			 m->path);
-	else if (check_scheme(m, &doc) == 0)
+	else if (check_scheme(m, &doc) == 0 &&
+		 merge_check_document(m->path, &doc, m->err) == 0)
 		for (i = 0, rc = 0; rc == 0 && i < traces->n; i++)
 			rc = add_trace(m, &traces->items[i], i);
 	json_free(&doc);
