@@ -13,7 +13,7 @@
 #include "lossnote.h"
 
 #define COMM_LEN	16	/* the kernel's TASK_COMM_LEN */
-#define CPU_LIMIT	65536
+#define CPU_LIMIT	BLOCKTP_CPU_LIMIT
 
 #define TC(c)	BLK_TC_ACT(BLK_TC_##c)
 

@@ -81,6 +81,13 @@ struct blocktp_out {
 	size_t n_devices;
 };
 
+/* CPU numbers a trace may name: 0 to BLOCKTP_CPU_LIMIT - 1 (Linux's
+ * NR_CPUS is at most 8192; one more power of two of room). */
+#define BLOCKTP_CPU_LIMIT	65536
+/* Times a trace may carry: below 2^62 ns (146 years of a clock that
+ * starts at boot); above, a time is damage, not a clock. */
+#define BLOCKTP_TIME_LIMIT_NS	(1ull << 62)
+
 /* An event of any kind on cpu at time_ns: a loss there starts here.
  * 0, or -1 out of memory. */
 int blocktp_see_cpu(struct blocktp_out *o, uint32_t cpu, uint64_t time_ns);

@@ -29,6 +29,7 @@ struct perf_line {
 	size_t event_len;
 	const char *fields;	/* after the event's ": " */
 	uint64_t lost;		/* PERF_RECORD_LOST's count */
+	const char *lost_text;	/* and its text */
 	int is_lost;
 };
 
@@ -66,8 +67,11 @@ static int parse_time(const char *s, const char *end, uint64_t *ns)
 	if (!dot || !is_digits(s, dot) || !is_digits(dot + 1, end) ||
 	    end - dot - 1 > 9)
 		return -1;
-	for (p = s; p < dot; p++)
+	for (p = s; p < dot; p++) {
 		sec = sec * 10 + (uint64_t)(*p - '0');
+		if (sec >= BLOCKTP_TIME_LIMIT_NS / 1000000000ull)
+			sec = BLOCKTP_TIME_LIMIT_NS / 1000000000ull;
+	}
 	for (p = dot + 1; p < end; p++, digits++)
 		frac = frac * 10 + (uint64_t)(*p - '0');
 	for (; digits < 9; digits++)
@@ -122,6 +126,7 @@ static int parse_columns(const char *line, struct perf_line *pl)
 		if (!n)
 			return -1;
 		pl->lost = strtoull(n + 5, NULL, 10);
+		pl->lost_text = n + 5;
 	} else {
 		const char *colon;
 
@@ -145,7 +150,10 @@ static int parse_columns(const char *line, struct perf_line *pl)
 		cpu_end--;
 	if (tok < cpu_end && *tok == '[' && cpu_end[-1] == ']' &&
 	    is_digits(tok + 1, cpu_end - 1)) {
-		pl->cpu = (uint32_t)strtoul(tok + 1, NULL, 10);
+		unsigned long long cpu = strtoull(tok + 1, NULL, 10);
+
+		pl->cpu = cpu < BLOCKTP_CPU_LIMIT ? (uint32_t)cpu :
+			  BLOCKTP_CPU_LIMIT;
 		tend = tok;
 		tok = token_before(line, tend);
 		cpu_end = tend;
@@ -340,6 +348,44 @@ static int line_fail(struct perftext *t, struct iow_error *err,
 			strlen(line) > 80 ? "..." : "");
 }
 
+/*
+ * The numbers of a line perf could not have printed: a CPU past any
+ * machine's, a time past 2^62 ns (the clock starts at boot), a lost
+ * count that is not a count (perf prints an unsigned one: "-5" or
+ * 20 digits is damage), a loss noticed before that CPU's last event.
+ */
+static int check_numbers(struct perftext *t, const struct perf_line *pl,
+			 const char *line, struct iow_error *err)
+{
+	char what[160];
+	const char *p;
+	int digits = 0;
+
+	if (pl->cpu >= BLOCKTP_CPU_LIMIT) {
+		snprintf(what, sizeof(what), "the CPU number is out of range (0 to %d)",
+			 BLOCKTP_CPU_LIMIT - 1);
+		return line_fail(t, err, what, line);
+	}
+	if (pl->time_ns >= BLOCKTP_TIME_LIMIT_NS)
+		return line_fail(t, err, "the time is out of range (more than 146 years since boot)",
+				 line);
+	if (!pl->is_lost)
+		return 0;
+	for (p = pl->lost_text; *p >= '0' && *p <= '9'; p++)
+		digits++;
+	if (!digits || digits > 16 || (*p && *p != ' '))
+		return line_fail(t, err, "the lost count is not a count of events (0 to 9999999999999999)",
+				 line);
+	if (pl->cpu < t->records.n_cpus &&
+	    pl->time_ns < t->records.cpu_last_ns[pl->cpu]) {
+		snprintf(what, sizeof(what), "the loss is noticed at %.6f s, before its CPU's last event at %.6f s: the lines are out of order",
+			 (double)pl->time_ns / 1e9,
+			 (double)t->records.cpu_last_ns[pl->cpu] / 1e9);
+		return line_fail(t, err, what, line);
+	}
+	return 0;
+}
+
 static int translate(struct perftext *t, char *line, struct iow_error *err)
 {
 	const struct blocktp_event *be;
@@ -351,6 +397,8 @@ static int translate(struct perftext *t, char *line, struct iow_error *err)
 		return 0;
 	if (parse_columns(line, &pl) < 0)
 		return line_fail(t, err, "not a line of perf script's (comm, tid, cpu, time, event, fields: perf script prints them by default)", line);
+	if (check_numbers(t, &pl, line, err) < 0)
+		return -1;
 	if (pl.is_lost)
 		return lost(t, &pl) < 0 ? iow_fail(err, "out of memory") : 0;
 	if (pl.event_len < 6 || strncmp(pl.event, "block:", 6)) {
