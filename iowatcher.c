@@ -476,6 +476,8 @@ static int analyse_trace(const struct options *o,
 	ts.causes = NULL;
 	tag_stage_free(&ts);
 	analysis_finish(&res->analysis);
+	if (r == 0)
+		r = analysis_check_loss(&res->analysis, src->name, err);
 	return r;
 }
 

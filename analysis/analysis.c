@@ -1605,6 +1605,10 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 {
 	int counted;
 
+	if (ev->time_ns >= ANALYSIS_TIME_LIMIT_NS)
+		return iow_fail(err, "event %llu: at %llu ns, past 2^62 ns (146 years): the trace is damaged",
+				(unsigned long long)ev->index,
+				(unsigned long long)ev->time_ns);
 	if (blk_is_note(ev->action)) {
 		a->n_notes++;
 		if (account_note(a, ev, err) < 0)

@@ -360,6 +360,22 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 /* Close the books at the last event: depth up to the end, final widths. */
 void analysis_finish(struct analysis *a);
 /*
+ * Times past this are damage, not a clock (146 years of one that starts
+ * at boot): analysis_add refuses an event there.
+ */
+#define ANALYSIS_TIME_LIMIT_NS	(1ull << 62)
+/* How long after the trace's last event a loss window may end (a loss
+ * noticed as the recorder flushes its last buffers). */
+#define ANALYSIS_LOSS_PAST_END_NS	1000000000ull
+/*
+ * After analysis_finish: -1 (err naming the trace, name) where a loss
+ * window ends more than ANALYSIS_LOSS_PAST_END_NS after the trace's last
+ * event, or before it begins: a damaged trace's, whose lossy time and
+ * losses would be made up.
+ */
+int analysis_check_loss(const struct analysis *a, const char *name,
+			struct iow_error *err);
+/*
  * After analysis_finish: widens the bins one step of their ladder (x2,
  * then x5, so widths stay 1 and 2 x 10^k), parts alike, as the analysis
  * does when a trace outgrows them. A report reads the bins at every

@@ -230,6 +230,33 @@ void analysis_account(const struct analysis *a, const struct device_stats *d,
 }
 
 /*
+ * A loss note no recorder writes: a window that ends before it begins
+ * (its length would wrap to 584 years), times past 2^62 ns, or more
+ * events lost than 2^53 (a kernel losing ten million a second would
+ * need 28 years).
+ */
+static int loss_note_impossible(const struct lossnote *n,
+				const struct io_event *ev, struct iow_error *err)
+{
+	const char *what = NULL;
+
+	if (n->t0_ns && n->t1_ns < n->t0_ns)
+		what = "its window ends before it begins";
+	else if (n->t0_ns >= ANALYSIS_TIME_LIMIT_NS ||
+		 n->t1_ns >= ANALYSIS_TIME_LIMIT_NS)
+		what = "its times are past 2^62 ns (146 years)";
+	else if (n->count_known && n->count > 1ull << 53)
+		what = "its count of lost events is past 2^53";
+	if (!what)
+		return 0;
+	return iow_fail(err, "event %llu: a loss note of cpu %u, from %llu to %llu ns, %llu events: %s: the trace is damaged",
+			(unsigned long long)ev->index, n->cpu,
+			(unsigned long long)n->t0_ns,
+			(unsigned long long)n->t1_ns,
+			(unsigned long long)n->count, what);
+}
+
+/*
  * A MESSAGE note that is a loss note (lossnote.h). Its time is the
  * window's start; with the start unknown (T0 0), its end, the window
  * then running from the trace's start.
@@ -252,6 +279,8 @@ int loss_note(struct analysis *a, const struct io_event *ev,
 	kind = lossnote_parse(ev->action, text, len, &n);
 	if (!kind || note_seen(priv(a), &n))
 		return 0;
+	if (loss_note_impossible(&n, ev, err) < 0)
+		return -1;
 	if (!n.t0_ns) {
 		/* where and when are unknown: counted, no window (it would
 		 * be the whole trace); the finish takes its toll off the
@@ -495,4 +524,30 @@ void loss_finish(struct analysis *a)
 			from = end;
 		}
 	}
+}
+
+static double since_start(const struct analysis *a, uint64_t ns)
+{
+	return ns > a->first_ns ? (double)(ns - a->first_ns) / 1e9 : 0;
+}
+
+int analysis_check_loss(const struct analysis *a, const char *name,
+			struct iow_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < a->n_loss; i++) {
+		const struct loss_window *w = &a->loss[i];
+
+		if (w->to_ns < w->from_ns ||
+		    w->to_ns > a->last_ns + ANALYSIS_LOSS_PAST_END_NS)
+			return iow_fail(err, "%s: loss window %zu (cpu mask %#llx, %llu events) runs from %.6f to %.6f s, past the trace's last event at %.6f s by more than a second: the trace is damaged",
+					name, i + 1,
+					(unsigned long long)w->cpu_mask,
+					(unsigned long long)w->events,
+					since_start(a, w->from_ns),
+					since_start(a, w->to_ns),
+					since_start(a, a->last_ns));
+	}
+	return 0;
 }

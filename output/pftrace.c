@@ -1045,7 +1045,10 @@ int pftrace_close(struct pftrace *p, struct iow_error *err)
 	if (p->oom || add_losses(p) < 0)
 		rc = iow_fail(err, "out of memory writing %s", p->out.path);
 	if (!rc) {
-		qsort(p->rows, p->n_rows, sizeof(*p->rows), by_start);
+		/* a trace without I/O rows (a dump of one note) has no
+		 * list to sort: qsort's is never NULL */
+		if (p->n_rows)
+			qsort(p->rows, p->n_rows, sizeof(*p->rows), by_start);
 		if (assign_lanes(p) < 0 || count_bins(p) < 0)
 			rc = iow_fail(err, "out of memory writing %s",
 				      p->out.path);
