@@ -193,9 +193,56 @@ def ftrace_page_seeds():
         put("ftrace_page", "loop0-cpu%d" % cpu, read(path))
 
 
+REGRESS = os.path.join(TOP, "tests", "data", "regress", "untrusted")
+
+
+def perftext_seeds():
+    """perf script's text of the block tracepoints: slices of
+    samples/perf-fio.perf.txt.xz (whole lines) and issue #40's perf
+    reproducers (tests/data/regress/untrusted)."""
+    lines = lzma.decompress(read(os.path.join(TRACES, "perf-fio.perf.txt.xz"))).splitlines(True)
+    for i, (start, n) in enumerate([(0, 40), (0, 400), (len(lines) // 2, 120),
+                                    (len(lines) - 60, 60)]):
+        put("perftext", "perf-fio-%d" % i, b"".join(lines[start:start + n]))
+    for name in sorted(os.listdir(REGRESS)):
+        if name.endswith(".perf.txt") or name.endswith("cpu65536.txt"):
+            put("perftext", name, read(os.path.join(REGRESS, name)))
+
+
+def dump_seeds():
+    """issue #40's dump reproducers for the trace reader's target (its
+    control bytes first: a dump, summary and pictures)."""
+    for name in sorted(os.listdir(REGRESS)):
+        if name.endswith(".dump"):
+            put("feed", name, control() + read(os.path.join(REGRESS, name)))
+
+
+def merge_seeds(iowatcher):
+    """--summary=json of the small samples (iowatcher given) and issue
+    #40's summary reproducers."""
+    for name in ("dd-write", "split-dd", "discard", "two-devices"):
+        out = subprocess.run([iowatcher, "-t", os.path.join(TRACES, name),
+                              "--summary=json"], check=True,
+                             capture_output=True).stdout
+        put("merge", name + ".json", out)
+    for name in sorted(os.listdir(REGRESS)):
+        if name.startswith("merge-") and name.endswith(".json"):
+            put("merge", name, read(os.path.join(REGRESS, name)))
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--only-untrusted":
+        # the seeds of issue #40's targets alone: python3
+        # fuzz/make-seeds.py --only-untrusted ./iowatcher
+        perftext_seeds()
+        dump_seeds()
+        merge_seeds(sys.argv[2])
+        sys.exit(0)
     feed_seeds()
     tagger_seeds()
     text_seeds()
     args_seeds()
     ftrace_page_seeds()
+    perftext_seeds()
+    dump_seeds()
+    merge_seeds(os.path.join(TOP, "iowatcher"))

@@ -34,6 +34,12 @@
 #define LLVMFuzzerTestOneInput fuzz_ftrace_page_one
 #include "../fuzz/fuzz_ftrace_page.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_perftext_one
+#include "../fuzz/fuzz_perftext.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_merge_one
+#include "../fuzz/fuzz_merge.c"
+#undef LLVMFuzzerTestOneInput
 
 typedef int (*fuzz_entry)(const uint8_t *data, size_t size);
 
@@ -129,6 +135,16 @@ static void test_ring_buffer_pages_survive_seeds_and_past_crashes(void)
 	run_target("ftrace_page", fuzz_ftrace_page_one);
 }
 
+static void test_perf_text_and_its_outputs_survive_seeds(void)
+{
+	run_target("perftext", fuzz_perftext_one);
+}
+
+static void test_merged_summaries_survive_seeds(void)
+{
+	run_target("merge", fuzz_merge_one);
+}
+
 int main(void)
 {
 	RUN_TEST(test_trace_reader_survives_seeds_and_past_crashes);
@@ -137,5 +153,7 @@ int main(void)
 	RUN_TEST(test_fio_log_reader_survives_seeds_and_past_crashes);
 	RUN_TEST(test_command_line_survives_seeds_and_past_crashes);
 	RUN_TEST(test_ring_buffer_pages_survive_seeds_and_past_crashes);
+	RUN_TEST(test_perf_text_and_its_outputs_survive_seeds);
+	RUN_TEST(test_merged_summaries_survive_seeds);
 	return check_report();
 }
