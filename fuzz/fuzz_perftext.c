@@ -2,7 +2,7 @@
  * fuzz_perftext.c: the text perf script prints for the block tracepoints
  * (reader/perftext.c), through the analysis to every output a run of
  * iowatcher -t X.perf.txt --summary=json --events X.jsonl -o X.pftrace
- * writes. The input is the text. A run that fails gives one line; one
+ * writes, and one input in four (by its length) the HTML report too. The input is the text. A run that fails gives one line; one
  * that succeeds must hold fuzz_props.h's properties (valid JSON, no
  * impossible numbers) in its summary and events log, and its Perfetto
  * trace must be written whole. Seeds: fuzz/seeds/perftext (slices of
@@ -18,6 +18,8 @@
 #include "blkparse_feed.h"
 #include "output/events.h"
 #include "output/pftrace.h"
+#include "options.h"
+#include "report/report.h"
 #include "fuzz_common.h"
 #include "fuzz_props.h"
 
@@ -65,14 +67,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct trace_result res;
 	struct fz_sinks s;
 	struct iow_error err = { "" };
-	char path[512], log_path[512], pf_path[512];
-	int r;
+	char path[512], log_path[512], pf_path[512], html_path[512];
+	struct options o;
+	int html = size % 4 == 0, r;
 
 	fuzz_write_file("x.perf.txt", data, size, path, sizeof(path));
 	snprintf(log_path, sizeof(log_path), "%s/x.jsonl", fuzz_scratch());
 	snprintf(pf_path, sizeof(pf_path), "%s/x.pftrace", fuzz_scratch());
+	snprintf(html_path, sizeof(html_path), "%s/x.html", fuzz_scratch());
 	unlink(log_path);
 	unlink(pf_path);
+	unlink(html_path);
+	memset(&o, 0, sizeof(o));
+	o.graph_width = 240;
+	o.graph_height = 120;
+	o.latency_dirs = 3;
+	o.output = html_path;
+	if (output_type_of(html_path, &o.output_type, &err) < 0)
+		abort();
 	if (feed_find_traces(path, &list, &err) < 0) {
 		fuzz_check_error(&err, "feed_find_traces");
 		trace_list_free(&list);
@@ -88,6 +100,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.row_ctx = &s;
 	res.label = list.items[0].label;
 	res.source = list.items[0].name;
+	if (html && report_prepare(&o, &res, &cfg, &err) < 0)
+		abort();
+	o.analysis = cfg;
 	if (analysis_init(&res.analysis, &cfg, &err) < 0)
 		abort();
 	events_trace(s.log, res.label, &res.analysis, NULL, &facts);
@@ -108,7 +123,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_check_error(&err, "pftrace_close");
 		else if (access(pf_path, F_OK) < 0)
 			fuzz_props_fail("the Perfetto trace is written", NULL);
+		if (html && report_render(&o, &res, 1, &err) < 0)
+			fuzz_check_error(&err, "report_render");
+		else if (html && access(html_path, F_OK) < 0)
+			fuzz_props_fail("the report is written", NULL);
 	}
+	if (html)
+		report_trace_free(&res);
 	fuzz_check_no_tmp("outputs");
 	analysis_free(&res.analysis);
 	trace_list_free(&list);
