@@ -364,13 +364,15 @@ void analysis_finish(struct analysis *a);
  * at boot): analysis_add refuses an event there.
  */
 #define ANALYSIS_TIME_LIMIT_NS	(1ull << 62)
-/* How long after the trace's last event a loss window may end (a loss
- * noticed as the recorder flushes its last buffers). */
+/* How long after the trace's last event a loss window may end (events
+ * lost to the end of a recording, none recorded after them): this, or
+ * ten times the trace's length where that is more. */
 #define ANALYSIS_LOSS_PAST_END_NS	1000000000ull
 /*
  * After analysis_finish: -1 (err naming the trace, name) where a loss
- * window ends more than ANALYSIS_LOSS_PAST_END_NS after the trace's last
- * event, or before it begins: a damaged trace's, whose lossy time and
+ * window ends further after the trace's last event than
+ * ANALYSIS_LOSS_PAST_END_NS and ten times the trace's length, or before
+ * it begins: a damaged trace's, whose lossy time and
  * losses would be made up.
  */
 int analysis_check_loss(const struct analysis *a, const char *name,

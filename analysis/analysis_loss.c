@@ -534,14 +534,20 @@ static double since_start(const struct analysis *a, uint64_t ns)
 int analysis_check_loss(const struct analysis *a, const char *name,
 			struct iow_error *err)
 {
+	uint64_t span = a->last_ns > a->first_ns ? a->last_ns - a->first_ns : 0;
+	uint64_t room = ANALYSIS_LOSS_PAST_END_NS;
 	size_t i;
 
+	/* events lost to the end of a recording leave nothing after them:
+	 * room for that, up to ten times what the trace holds */
+	if (span < UINT64_MAX / 10 && span * 10 > room)
+		room = span * 10;
 	for (i = 0; i < a->n_loss; i++) {
 		const struct loss_window *w = &a->loss[i];
 
 		if (w->to_ns < w->from_ns ||
-		    w->to_ns > a->last_ns + ANALYSIS_LOSS_PAST_END_NS)
-			return iow_fail(err, "%s: loss window %zu (cpu mask %#llx, %llu events) runs from %.6f to %.6f s, past the trace's last event at %.6f s by more than a second: the trace is damaged",
+		    (w->to_ns > a->last_ns && w->to_ns - a->last_ns > room))
+			return iow_fail(err, "%s: loss window %zu (cpu mask %#llx, %llu events) runs from %.6f to %.6f s, past the trace's last event at %.6f s by more than a second and ten times the trace's length: the trace is damaged",
 					name, i + 1,
 					(unsigned long long)w->cpu_mask,
 					(unsigned long long)w->events,
