@@ -833,7 +833,8 @@ static int record_flight(struct options *o, struct record_opts *ro,
 				       "; SIGUSR1 captures, Ctrl-C stops");
 	if (record_watched(o, ro, res, path, err) < 0)
 		return -1;
-	flight_print_end(stderr, &res->flight, &fo, path);
+	flight_print_end(stderr, &res->flight, &fo, path,
+			 res->cpu_user_s + res->cpu_sys_s);
 	st = res->workload_status;
 	if (o->prog_argv && !res->stop_signal && WIFEXITED(st) &&
 	    WEXITSTATUS(st))

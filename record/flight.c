@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "flight.h"
 #include "rec_out.h"
 #include "record/bpf/blkrec.h"
@@ -816,7 +817,7 @@ static int capture_notes(struct flight *f, struct rec_out *out,
 			 const char *name, struct iow_error *err)
 {
 	struct recnote_clock clock;
-	char text[256];
+	char text[320];
 	uint32_t words[2];
 	size_t i;
 	int len;
@@ -833,10 +834,12 @@ static int capture_notes(struct flight *f, struct rec_out *out,
 		return -1;
 	len = snprintf(text, sizeof(text),
 		       "flight capture %s: %s at %llu ns: %s; window %llu to "
-		       "%llu ns; %u more triggers joined", name, c->trigger,
+		       "%llu ns; %u more triggers joined%s", name, c->trigger,
 		       (unsigned long long)c->fired_ns, c->figure,
 		       (unsigned long long)from,
-		       (unsigned long long)c->end_ns, c->joined);
+		       (unsigned long long)c->end_ns, c->joined,
+		       f->mem_cut_ns >= c->start_ns ?
+		       "; the memory bound let the records before go" : "");
 	if (len < 0 || (size_t)len >= sizeof(text))
 		len = sizeof(text) - 1;
 	text[len] = '\0';
@@ -944,7 +947,7 @@ static int write_capture(struct flight *f, const struct capture *c,
 {
 	char name[512], tmp[560], from_path[4096 + 600], to_path[4096 + 600];
 	struct rec_out_stats st;
-	uint64_t from = c->start_ns, n = 0;
+	uint64_t from = c->start_ns, n = 0, t0 = clock_now_ns();
 	unsigned number = f->next_number++, cpu;
 	struct rec_out *out;
 	int rc;
@@ -980,7 +983,8 @@ static int write_capture(struct flight *f, const struct capture *c,
 		 f->dir, name);
 	f->res.captures++;
 	fprintf(stderr, "iowatcher: flight capture %s/%s (%.3f s before, "
-		"%.3f s after%s; %llu events%s%s): %s fired: %s\n", f->dir,
+		"%.3f s after%s; %llu events%s%s; written in %.3f s): %s "
+		"fired: %s\n", f->dir,
 		name, (double)(c->fired_ns - (from < c->fired_ns ? from :
 					      c->fired_ns)) / 1e9,
 		(double)(c->end_ns - c->fired_ns) / 1e9,
@@ -990,7 +994,7 @@ static int write_capture(struct flight *f, const struct capture *c,
 			", the memory bound let the earlier part go" : "",
 		st.lost || st.lost_unknown ? ", events lost in it: loss notes"
 					   : "",
-		c->trigger, c->figure);
+		(double)(clock_now_ns() - t0) / 1e9, c->trigger, c->figure);
 	return 0;
 }
 
@@ -1183,7 +1187,8 @@ void flight_free(struct flight *f)
 }
 
 void flight_print_end(FILE *out, const struct flight_result *r,
-		      const struct flight_opts *o, const char *path)
+		      const struct flight_opts *o, const char *path,
+		      double cpu_s)
 {
 	double kept = (double)r->kept_ns / 1e9;
 
@@ -1198,9 +1203,9 @@ void flight_print_end(FILE *out, const struct flight_result *r,
 			r->joined == 1 ? "" : "s");
 	if (r->failed)
 		fprintf(out, ", %u not written (said above)", r->failed);
-	fprintf(out, "; %llu records taken, %.1f MiB held at most; ",
-		(unsigned long long)r->records,
-		(double)r->peak_bytes / 1048576.0);
+	fprintf(out, "; %llu records taken, %.1f MiB held at most, %.2f s "
+		"of CPU; ", (unsigned long long)r->records,
+		(double)r->peak_bytes / 1048576.0, cpu_s);
 	if (r->mem_bound)
 		fprintf(out, "the memory bound held (--flight-mem %.0f MiB "
 			"kept the last %.2f s of the %g asked; %llu records "

@@ -118,6 +118,7 @@ void flight_result(const struct flight *f, struct flight_result *r);
 void flight_free(struct flight *f);
 /* The recording's end in one line: the captures, which bound held. */
 void flight_print_end(FILE *out, const struct flight_result *r,
-		      const struct flight_opts *o, const char *path);
+		      const struct flight_opts *o, const char *path,
+		      double cpu_s);
 
 #endif

@@ -824,6 +824,32 @@ static int write_record(struct bpf_rec *b, unsigned cpu,
 	return rec_out_loss(b->out, &n, b->devices, b->n_devices, err);
 }
 
+/* --flight: the watcher (the live view) is told of the records kept,
+ * as a recording's tap is of those written (numbered 0: no file). */
+static void flight_tell(struct bpf_rec *b)
+{
+	const struct record_tap *tap = b->env.tap;
+	unsigned cpu;
+	size_t i;
+
+	for (cpu = 0; cpu < b->n_cpus; cpu++)
+		for (i = 0; i < b->n_sorted[cpu]; i++) {
+			struct blk_io_trace t = *b->sorted[cpu][i];
+			uint32_t hi = t.sequence;
+
+			if (t.magic != (BLK_IO_TRACE_MAGIC |
+					BLK_IO_TRACE_VERSION7))
+				continue;
+			t.sequence = 0;
+			if (tap->record_hi)
+				tap->record_hi(tap->ctx, &t, hi,
+					       b->sorted[cpu][i] + 1);
+			else if (tap->record)
+				tap->record(tap->ctx, &t,
+					    b->sorted[cpu][i] + 1);
+		}
+}
+
 /* --flight: each CPU's batch in time order, handed to the flight
  * recorder with all before complete_ns. */
 static int flight_batches(struct bpf_rec *b, uint64_t complete_ns,
@@ -858,6 +884,8 @@ static int flight_batches(struct bpf_rec *b, uint64_t complete_ns,
 			(const struct blk_io_trace *const *const *)b->sorted,
 			b->n_sorted, complete_ns, err))
 		return -1;
+	if (b->env.tap)
+		flight_tell(b);
 	for (cpu = 0; cpu < b->n_cpus; cpu++)
 		b->batches[cpu].recs.len = 0;
 	return 0;

@@ -135,6 +135,16 @@ if [ "$RC" = 0 ] && [ "$CAPS" = 1 ] && grep -q 'SIGUSR1 fired' "$ERR"; then
 	pass "SIGUSR1 captures"
 else fail "SIGUSR1 captures" "rc $RC, $CAPS: $(cat "$ERR")"; fi
 
+# the live view says it is armed, and the captures taken
+wl=$(workload r 600 u r 800)
+"$IOW" -d "$D" -D "$TMP/live" -t cap --flight=3 --after 0.2 --live=text \
+	--interval 0.5 -p sh "$wl" > "$TMP/live.out" 2> "$TMP/live.err"
+if grep -q '^# flight recorder armed: 0 captures' "$TMP/live.out" &&
+	grep -q '^# flight recorder armed: 1 capture$' "$TMP/live.out" &&
+	grep -q "^ *[0-9.]* *[0-9.]* $(basename "$D") " "$TMP/live.out"; then
+	pass "--live shows armed, the capture taken and the figures"
+else fail "--live shows armed and the captures" "$(head -c 600 "$TMP/live.out") $(cat "$TMP/live.err")"; fi
+
 # the memory bound: 1 MiB holds far less than 3 s of reads, and says so
 run mem --flight=3 --flight-mem 1M --after 0.2 --trigger 'd2c>200ms' -- \
 	R 2500 s 300 16384 r 300
