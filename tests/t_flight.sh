@@ -141,7 +141,7 @@ wl=$(workload r 600 u r 800)
 	--interval 0.5 -p sh "$wl" > "$TMP/live.out" 2> "$TMP/live.err"
 if grep -q '^# flight recorder armed: 0 captures' "$TMP/live.out" &&
 	grep -q '^# flight recorder armed: 1 capture$' "$TMP/live.out" &&
-	grep -q "^ *[0-9.]* *[0-9.]* $(basename "$D") " "$TMP/live.out"; then
+	grep -q "^ *[0-9.]* *[0-9.]* $D " "$TMP/live.out"; then
 	pass "--live shows armed, the capture taken and the figures"
 else fail "--live shows armed and the captures" "$(head -c 600 "$TMP/live.out") $(cat "$TMP/live.err")"; fi
 
