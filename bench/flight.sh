@@ -15,11 +15,13 @@
 #   sh bench/flight.sh [SECONDS]    (root; default 30)
 #
 # The captures go to a directory in /dev/shm, removed at the end.
-# BENCH_LOCK=FILE: trace under flock FILE (default the tests' lock).
+# BENCH_LOCK=FILE: trace under flock FILE (default the tests' lock);
+# BENCH_FLIGHT_CASES (default "window bound").
 # Exits 0 with "skipped: why" where it cannot run.
 cd "$(dirname "$0")/.." || exit 1
 IOW="$(pwd)/iowatcher"
 SECS=${1:-30}
+CASES=${BENCH_FLIGHT_CASES:-window bound}
 LOCK=${BENCH_LOCK:-/tmp/iowatcher-tracing.lock}
 
 for tool in fio losetup flock /usr/bin/time; do
@@ -52,6 +54,7 @@ iops() {
 echo "bench/flight.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # window: a SIGUSR1 once SECONDS have been kept ($PPID: iowatcher)
+case " $CASES " in *" window "*)
 flock "$LOCK" /usr/bin/time -f 'peak RSS %M KiB' "$IOW" -d "$DEV" -D "$W" \
 	-t win --flight="$SECS" --flight-mem 4G --after 1 \
 	-p sh -c "$(fio_cmd 1) & sleep $((SECS + 1)); kill -USR1 \$PPID; wait" \
@@ -60,10 +63,13 @@ echo "window: fio $(iops) IOPS (1 job)"
 grep -E 'flight capture|flight recorder:|peak RSS' "$W/win.err"
 ls -l "$W"/win-1.blktrace.* 2>/dev/null | awk '{ s += $5 } END { printf "window: capture files %.1f MiB\n", s / 1048576 }'
 rm -f "$W"/win-1.blktrace.*
+;; esac
 
 # bound: the highest rate made here, a small bound
+case " $CASES " in *" bound "*)
 flock "$LOCK" /usr/bin/time -f 'peak RSS %M KiB' "$IOW" -d "$DEV" -D "$W" \
 	-t bound --flight="$SECS" --flight-mem 64M \
 	-p "$(fio_cmd 2)" > /dev/null 2> "$W/bound.err"
 echo "bound: fio $(iops) IOPS (2 jobs)"
 grep -E 'flight recorder:|peak RSS' "$W/bound.err"
+;; esac

@@ -5,12 +5,14 @@
  * memory bound needs their room. A capture reads the chunks that span
  * its window and writes through rec_out, as a recording would.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/bigmem.h"
@@ -49,6 +51,7 @@ struct pct_state {
 	uint32_t (*slots)[N_BUCKETS];	/* N_SLOTS histograms */
 	uint64_t counts[N_SLOTS];
 	uint64_t slot;			/* the newest slot's number */
+	uint64_t first_slot;		/* where the second began to fill */
 	int started;
 };
 
@@ -171,7 +174,7 @@ static int parse_metric(const char *s, size_t len, struct flight_trigger *t)
 int flight_trigger_parse(const char *expr, struct flight_trigger *t,
 			 char *why, size_t why_size)
 {
-	const char *rest = expr, *gt, *dot;
+	const char *rest = expr, *gt, *dot, *paren;
 	char word[32];
 
 	memset(t, 0, sizeof(*t));
@@ -181,9 +184,13 @@ int flight_trigger_parse(const char *expr, struct flight_trigger *t,
 	gt = strchr(expr, '>');
 	if (!gt)
 		goto bad;
+	/* the scopes end at the metric: before its '(' (p99.9(d2c)) */
+	paren = memchr(expr, '(', (size_t)(gt - expr));
 	/* the scopes: a device, then a class, each ending in a dot
 	 * (the metric's own dots are in its value, after the '>') */
-	while ((dot = memchr(rest, '.', (size_t)(gt - rest)))) {
+	while ((dot = memchr(rest, '.', (size_t)((paren ? paren : gt) -
+						  rest))) &&
+	       !isdigit((unsigned char)dot[1])) {	/* p99.9: no scope */
 		size_t len = (size_t)(dot - rest);
 
 		if (!len || len >= sizeof(word))
@@ -587,11 +594,15 @@ static void pct_advance(struct flight *f, size_t k, uint64_t now_ns)
 
 	if (!p->started) {
 		p->started = 1;
-		p->slot = slot;
+		p->slot = p->first_slot = slot;
 		return;
 	}
 	while (p->slot < slot) {
-		v = pct_value(tr, p, &n);
+		/* a whole second of slots, not the first part of one: a
+		 * tenth of a second's few I/Os make no p99 */
+		int whole = p->slot + 1 - p->first_slot >= N_SLOTS;
+
+		v = whole ? pct_value(tr, p, &n) : (n = 0);
 		if (n && v > tr->threshold) {
 			snprintf(figure, sizeof(figure),
 				 "p%g(%s) %.3f ms of %llu %s%ss in the second "
@@ -606,7 +617,7 @@ static void pct_advance(struct flight *f, size_t k, uint64_t now_ns)
 			/* a quiet stretch: every slot empties */
 			memset(p->slots, 0, N_SLOTS * sizeof(*p->slots));
 			memset(p->counts, 0, sizeof(p->counts));
-			p->slot = slot;
+			p->slot = p->first_slot = slot;
 			break;
 		}
 		memset(p->slots[p->slot % N_SLOTS], 0, sizeof(*p->slots));
@@ -944,6 +955,17 @@ static void capture_path(const struct flight *f, const char *name,
 	snprintf(path, size, "%s/%s.blktrace.%u", f->dir, name, cpu);
 }
 
+/* This thread's CPU time: what writing a capture took, whatever else
+ * the machine ran meanwhile. */
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* The temporary files away, on a failure. */
 static void capture_discard(const struct flight *f, const char *tmp)
 {
@@ -968,6 +990,7 @@ static int write_capture(struct flight *f, const struct capture *c,
 	char name[512], tmp[560], from_path[4096 + 600], to_path[4096 + 600];
 	struct rec_out_stats st;
 	uint64_t from = c->start_ns, n = 0, t0 = clock_now_ns();
+	double cpu0 = thread_cpu_s();
 	unsigned number = f->next_number++, cpu;
 	struct rec_out *out;
 	int rc;
@@ -1003,8 +1026,8 @@ static int write_capture(struct flight *f, const struct capture *c,
 		 f->dir, name);
 	f->res.captures++;
 	fprintf(stderr, "iowatcher: flight capture %s/%s (%.3f s before, "
-		"%.3f s after%s; %llu events%s%s; written in %.3f s): %s "
-		"fired: %s\n", f->dir,
+		"%.3f s after%s; %llu events%s%s; written in %.3f s, %.3f s "
+		"of CPU): %s fired: %s\n", f->dir,
 		name, (double)(c->fired_ns - (from < c->fired_ns ? from :
 					      c->fired_ns)) / 1e9,
 		(double)(c->end_ns - c->fired_ns) / 1e9,
@@ -1014,7 +1037,8 @@ static int write_capture(struct flight *f, const struct capture *c,
 			", the memory bound let the earlier part go" : "",
 		st.lost || st.lost_unknown ? ", events lost in it: loss notes"
 					   : "",
-		(double)(clock_now_ns() - t0) / 1e9, c->trigger, c->figure);
+		(double)(clock_now_ns() - t0) / 1e9, thread_cpu_s() - cpu0,
+		c->trigger, c->figure);
 	return 0;
 }
 
