@@ -822,6 +822,9 @@ static int record_flight(struct options *o, struct record_opts *ro,
 	int st;
 
 	flight_options(o, &fo, triggers);
+	/* a SIGUSR1 before the recorder is armed is not a capture, nor
+	 * the end of the program (its default) */
+	signal(SIGUSR1, SIG_IGN);
 	ro->flight = &fo;
 	ro->with_mpstat = 0;
 	if (o->live != LIVE_SCREEN)
