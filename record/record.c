@@ -183,12 +183,12 @@ static int start_tracer(struct record_session *s, struct iow_error *err)
 				"overwrite-mode flight recorder is not built",
 				record_tracer_name(want));
 	if (s->o->flight && want == RECORD_AUTO) {
-		s->rec = record_bpf_ops.start(&env, err);
+		s->rec = record_bpf_ops.start(&env, &e);
 		if (!s->rec)
 			return iow_fail(err, "--flight needs the bpf recorder "
 					"(the ftrace overwrite-mode flight "
 					"recorder is not built), which could "
-					"not start: %s", err->msg);
+					"not start: %s", e.msg);
 		s->ops = &record_bpf_ops;
 		s->res->used = RECORD_BPF;
 		return 0;
