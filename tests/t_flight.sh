@@ -107,6 +107,12 @@ if "$IOW" -t "$TMP/one/cap-1" -o "$TMP/one.svg" 2> "$TMP/draw.err" &&
 	[ -s "$TMP/one.svg" ] && ! ls -a "$TMP/one" | grep -q partial; then
 	pass "the capture draws as a trace; no temporary file left"
 else fail "the capture draws as a trace" "$(cat "$TMP/draw.err")"; fi
+if "$IOW" -t "$TMP/one/cap-1" -o "$TMP/one.html" 2> "$TMP/draw.err" &&
+	[ -s "$TMP/one.html" ] &&
+	"$IOW" -t "$TMP/one/cap-1" -o "$TMP/one.pftrace" 2>> "$TMP/draw.err" &&
+	[ -s "$TMP/one.pftrace" ]; then
+	pass "the capture makes the HTML report and a Perfetto trace"
+else fail "the capture makes the HTML report and a Perfetto trace" "$(cat "$TMP/draw.err")"; fi
 if grep -a -q 'flight capture cap-1: d2c>200ms at' "$TMP/one/cap-1.blktrace.0"; then
 	pass "the capture's note names its trigger"
 else fail "the capture's note names its trigger"; fi
