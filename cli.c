@@ -329,6 +329,46 @@ static enum cli_result parse_buffer(struct cli_parse *p,
 	return CLI_OK;
 }
 
+/* --flight[=SECONDS]: the seconds kept in memory (30 bare). */
+static enum cli_result parse_flight(struct cli_parse *p,
+				    const struct cli_option *row,
+				    const char *arg)
+{
+	if (!arg)
+		arg = row->bare;
+	if (parse_seconds(arg, &p->o->flight_s) || p->o->flight_s > 86400)
+		return usage(p->err, "%s=%s: the seconds kept, from above 0 to 86400 (a day)",
+			     p->typed, arg);
+	return CLI_OK;
+}
+
+/* --flight-mem SIZE: as 64M or 1G (a bare number is bytes). */
+static enum cli_result parse_flight_mem(struct cli_parse *p,
+					const struct cli_option *row,
+					const char *arg)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	(void)row;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		mul = 1ull << 10;
+	else if (*end == 'M' || *end == 'm')
+		mul = 1ull << 20;
+	else if (*end == 'G' || *end == 'g')
+		mul = 1ull << 30;
+	if (mul > 1)
+		end++;
+	if (end == arg || *end || errno || !isdigit((unsigned char)arg[0]) ||
+	    v > (1ull << 44) / mul || v * mul < FLIGHT_MIN_MEM)
+		return usage(p->err, "%s %s: the memory for the records, from 1M up (as 64M or 1G)",
+			     p->typed, arg);
+	p->o->flight_mem = v * mul;
+	return CLI_OK;
+}
+
 static enum cli_result want_help(struct cli_parse *p,
 				 const struct cli_option *row, const char *arg)
 {
@@ -585,6 +625,32 @@ const struct cli_option cli_options[] = {
 	{ .name = "interval", .type = CLI_SECONDS, FIELD(live_interval_s),
 	  .help = { { CLI_RECORDING, "SECONDS",
 		"the live view's interval (default 1)" } } },
+	{ .name = "flight", .type = CLI_CUSTOM, .parse = parse_flight,
+	  .bare = "30",
+	  .help = { { CLI_RECORDING, "SECONDS",
+		"the flight recorder: keep the last SECONDS\n"
+		"(default 30) in memory, write nothing until a\n"
+		"--trigger fires (or SIGUSR1, or the live view's\n"
+		"key c), then the capture DIR/NAME-N (bpf only)" } } },
+	{ .name = "flight-mem", .type = CLI_CUSTOM,
+	  .parse = parse_flight_mem,
+	  .help = { { CLI_RECORDING, "SIZE",
+		"--flight's memory bound, as 64M or 1G (default\n"
+		"256M): the oldest records go first" } } },
+	{ .name = "trigger", .type = CLI_LIST, FIELD(triggers),
+	  COUNT(n_triggers),
+	  .help = { { CLI_RECORDING, "EXPR",
+		"--flight: capture when, as d2c>10ms, q2c>..., q2d>...,\n"
+		"p99(q2c)>5ms (over a sliding second), depth>64,\n"
+		"per class or device: read.d2c>20ms, sdb.depth>32;\n"
+		"repeat for more (any fires)" } } },
+	{ .name = "before", .type = CLI_SECONDS, FIELD(before_s),
+	  .help = { { CLI_RECORDING, "SECONDS",
+		"a capture's seconds before its trigger (default:\n"
+		"all kept, at most --flight's)" } } },
+	{ .name = "after", .type = CLI_SECONDS, FIELD(after_s),
+	  .help = { { CLI_RECORDING, "SECONDS",
+		"a capture's seconds after its trigger (default 2)" } } },
 	{ .name = "fio-log", .letter = 'F', .type = CLI_LIST,
 	  FIELD(fio_logs), COUNT(n_fio_logs),
 	  .help = { { CLI_RECORDING, "FILE[@SECONDS]",
@@ -662,7 +728,8 @@ static const char *const group_titles[CLI_N_GROUPS] = {
 
 static int takes_optional_argument(const struct cli_option *row)
 {
-	return row->type == CLI_CHOICE && row->bare;
+	return (row->type == CLI_CHOICE || row->type == CLI_CUSTOM) &&
+	       row->bare;
 }
 
 /* The help text, its later lines indented to the text's column. */
@@ -1151,6 +1218,53 @@ static enum cli_result check_live_args(struct options *o,
 	return CLI_OK;
 }
 
+/* --flight and what goes with it: each trigger understood, before any
+ * recording starts. */
+static enum cli_result check_flight_args(struct options *o,
+					 struct iow_error *err)
+{
+	struct flight_trigger t;
+	size_t i, k;
+
+	if (!o->flight_s) {
+		if (o->flight_mem || o->n_triggers || o->before_s > 0 ||
+		    o->after_s > 0)
+			return usage(err, "%s", "--flight-mem, --trigger, --before and --after go with --flight");
+		return CLI_OK;
+	}
+	if (!o->n_devices)
+		return usage(err, "%s", "--flight records: give the devices with -d DEVICE");
+	if (o->tracer == RECORD_BLKTRACE || o->tracer == RECORD_FTRACE)
+		return usage(err, "%s", "--flight keeps the bpf recorder's records in memory: --tracer bpf or auto (the ftrace overwrite-mode flight recorder is not built)");
+	if (o->stacks)
+		return usage(err, "%s", "--flight keeps no causes or stacks: leave --stacks out");
+	if (o->before_s > o->flight_s)
+		return usage(err, "--before %g: at most the %g s --flight keeps",
+			     o->before_s, o->flight_s);
+	if (o->n_triggers > FLIGHT_MAX_TRIGGERS)
+		return usage(err, "at most %d --trigger", FLIGHT_MAX_TRIGGERS);
+	if (o->output || o->summary || o->csv_dir || o->events_path ||
+	    o->movie || o->compare)
+		return usage(err, "%s", "--flight draws nothing itself: it writes captures DIR/NAME-N, each read as a trace (iowatcher -t DIR/NAME-1 -o x.svg, --summary, ...)");
+	for (i = 0; i < o->n_triggers; i++) {
+		if (flight_trigger_parse(o->triggers[i], &t, err->msg,
+					 sizeof(err->msg)))
+			return CLI_USAGE;
+		if (!t.device[0])
+			continue;
+		for (k = 0; k < o->n_devices; k++) {
+			const char *s = strrchr(o->devices[k], '/');
+
+			if (!strcmp(t.device, s ? s + 1 : o->devices[k]))
+				break;
+		}
+		if (k == o->n_devices)
+			return usage(err, "--trigger %s: %s is no device -d names (a scope is read, write or a device's name, as sdb.depth>32)",
+				     o->triggers[i], t.device);
+	}
+	return CLI_OK;
+}
+
 /* --compare takes two traces; a second -x and --pair go with it. */
 static enum cli_result check_compare_args(struct options *o,
 					  struct iow_error *err)
@@ -1211,6 +1325,8 @@ static enum cli_result check_options(struct options *o, struct iow_error *err)
 	if (o->n_devices && (graphs_needs(o) & GRAPH_NEEDS_STACKS) &&
 	    o->stacks != STACKS_KERNEL && o->stacks != STACKS_USER)
 		return usage(err, "%s", "-O io-flame draws kernel stacks, which only the bpf recorder keeps, with --stacks kernel: add it (or leave -O io-flame out)");
+	if (check_flight_args(o, err) != CLI_OK)
+		return CLI_USAGE;
 	if (!o->n_trace_args)
 		return usage(err, "%s", "no trace: give one with -t");
 	if (check_live_args(o, err) != CLI_OK)
@@ -1321,6 +1437,9 @@ void options_free(struct options *o)
 	free(o->prog_argv);
 	free(o->merge_paths);
 	free(o->fio_logs);
+	free(o->triggers);
+	o->triggers = NULL;
+	o->n_triggers = 0;
 	o->trace_args = o->labels = o->devices = o->fio_logs = NULL;
 	o->n_trace_args = o->n_labels = o->n_devices = o->n_fio_logs = 0;
 	o->prog_argv = NULL;

@@ -790,6 +790,70 @@ static unsigned record_causes_wanted(const struct options *o)
 	return RECORD_CAUSES;
 }
 
+/* --flight's options as the flight recorder takes them. */
+static void flight_options(const struct options *o, struct flight_opts *fo,
+			   struct flight_trigger *triggers)
+{
+	size_t i;
+
+	memset(fo, 0, sizeof(*fo));
+	fo->window_ns = (uint64_t)(o->flight_s * 1e9 + 0.5);
+	fo->mem_bytes = o->flight_mem ? o->flight_mem : FLIGHT_DEFAULT_MEM;
+	fo->before_ns = o->before_s > 0 ? (uint64_t)(o->before_s * 1e9 + 0.5)
+					: UINT64_MAX;
+	fo->after_ns = (uint64_t)((o->after_s > 0 ? o->after_s :
+				   FLIGHT_DEFAULT_AFTER_S) * 1e9 + 0.5);
+	/* cli.c checked each */
+	for (i = 0; i < o->n_triggers && i < FLIGHT_MAX_TRIGGERS; i++)
+		flight_trigger_parse(o->triggers[i], &triggers[i], NULL, 0);
+	fo->triggers = triggers;
+	fo->n_triggers = i;
+}
+
+/*
+ * --flight: armed until the workload ends or a stop signal; the
+ * captures are the output, nothing is drawn. A failing workload fails
+ * the run, its captures kept.
+ */
+static int record_flight(struct options *o, struct record_opts *ro,
+			 struct record_result *res, const char *path,
+			 struct iow_error *err)
+{
+	struct flight_trigger triggers[FLIGHT_MAX_TRIGGERS];
+	struct flight_opts fo;
+	int st;
+
+	flight_options(o, &fo, triggers);
+	/* a SIGUSR1 before the recorder is armed is not a capture, nor
+	 * the end of the program (its default) */
+	signal(SIGUSR1, SIG_IGN);
+	ro->flight = &fo;
+	ro->with_mpstat = 0;
+	if (o->live != LIVE_SCREEN)
+		fprintf(stderr, "iowatcher: flight recorder armed on %s%s: the last %g s kept in memory (at most %.0f MiB), %zu trigger%s%s\n",
+			o->devices[0], o->n_devices > 1 ? " and more" : "",
+			o->flight_s, (double)fo.mem_bytes / 1048576.0,
+			o->n_triggers, o->n_triggers == 1 ? "" : "s",
+			o->prog_argv ? "; SIGUSR1 captures" :
+				       "; SIGUSR1 captures, Ctrl-C stops");
+	if (record_watched(o, ro, res, path, err) < 0)
+		return -1;
+	flight_print_end(stderr, &res->flight, &fo, path,
+			 res->cpu_user_s + res->cpu_sys_s);
+	st = res->workload_status;
+	if (o->prog_argv && !res->stop_signal && WIFEXITED(st) &&
+	    WEXITSTATUS(st))
+		return iow_fail(err, "the workload exited with status %d; the flight recorder's %u capture%s kept",
+				WEXITSTATUS(st), res->flight.captures,
+				res->flight.captures == 1 ? " is" : "s are");
+	if (o->prog_argv && !res->stop_signal && WIFSIGNALED(st))
+		return iow_fail(err, "the workload was killed by signal %d (%s); the flight recorder's %u capture%s kept",
+				WTERMSIG(st), strsignal(WTERMSIG(st)),
+				res->flight.captures,
+				res->flight.captures == 1 ? " is" : "s are");
+	return 0;
+}
+
 /*
  * -d: trace the devices while the workload runs, then read what was
  * recorded as -t DIR/NAME. Tracing failures end the run, and so does a
@@ -812,6 +876,8 @@ static int record(struct options *o, struct record_result *res,
 	char first_file[4096 + 16];
 
 	snprintf(path, path_len, "%s/%s", ro.dir, o->trace_args[0]);
+	if (o->flight_s > 0)
+		return record_flight(o, &ro, res, path, err);
 	/* only the device's own name can be there (cli.c refuses a -t
 	 * naming a trace): a recording replaces the last one, and says so */
 	snprintf(first_file, sizeof(first_file), "%s.blktrace.0", path);
@@ -913,6 +979,8 @@ int main(int argc, char **argv)
 			goto fail;
 		/* a stop signal is how a recording ends: then it is drawn */
 		iow_interrupted = 0;
+		if (opts.flight_s > 0)
+			goto out;	/* the captures are the output */
 	}
 	if (find_sources(&opts, &run, &err) < 0)
 		goto fail;

@@ -85,6 +85,12 @@ struct options {
 	int stacks;			/* --stacks: enum record_stacks */
 	int live;			/* --live: enum live_mode */
 	double live_interval_s;		/* --interval, default 1 */
+	/* --flight[=SECONDS]: the flight recorder (record/flight.h) */
+	double flight_s;		/* 0: off */
+	unsigned long long flight_mem;	/* --flight-mem, bytes; 0: default */
+	const char **triggers;		/* --trigger, in order */
+	size_t n_triggers;
+	double before_s, after_s;	/* --before, --after; 0: default */
 	/* fio bandwidth logs, -F */
 	const char **fio_logs;
 	size_t n_fio_logs;

@@ -80,6 +80,9 @@ tracer_args() {
 	bpf-kstacks) echo "--tracer bpf --stacks kernel";;
 	bpf-ustacks) echo "--tracer bpf --stacks user";;
 	bpf-nocauses) echo "--tracer bpf --no-causes";;
+	# the flight recorder armed, never firing (no read of /dev/shm
+	# takes a second), memory bound FLIGHT_MEM (default 256M)
+	flight) echo "--flight=30 --flight-mem ${FLIGHT_MEM:-256M} --trigger d2c>1s";;
 	*) echo "--tracer $1";;
 	esac
 }
@@ -112,7 +115,7 @@ PY
 # the summary's read I/Os (all devices); a buffered write's are not
 # fio's: "-"
 summary_ios() {
-	[ "$2" = bufwrite ] && { echo -; return; }
+	[ "$2" = bufwrite ] || [ ! -s "$1" ] && { echo -; return; }
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sum(x['read']['ios'] for t in d['traces'] for x in t['devices']))" "$1" 2>/dev/null || echo 0
 }
 
@@ -129,9 +132,12 @@ run_untraced() {
 # run_traced CASE ROUND TRACER
 run_traced() {
 	rm -f "$W"/t.blktrace.* "$W"/t.cause* "$W/t.json"
+	# --flight writes no trace to summarise
+	sum=--summary=json
+	[ "$3" = flight ] && sum=
 	# shellcheck disable=SC2046
 	flock "$LOCK" "$IOW" -d "$(case_dev "$1")" -D "$W" -t t \
-		$(tracer_args "$3") --summary=json \
+		$(tracer_args "$3") $sum \
 		-p "$(fio_cmd "$1" "$W/t.json")" > "$W/t.sum" 2> "$W/t.err"
 	if [ ! -s "$W/t.json" ]; then
 		echo "$1 $3 $2: failed: $(tail -n 1 "$W/t.err")" >&2
@@ -139,7 +145,12 @@ run_traced() {
 	fi
 	line=$(grep '^iowatcher: recorded' "$W/t.err")
 	events=$(echo "$line" | sed -nE 's/^iowatcher: recorded ([0-9]+) events.*/\1/p')
-	cpu=$(echo "$line" | sed -nE 's/.* ([0-9.]+) s of CPU\).*/\1/p')
+	if [ "$3" = flight ]; then
+		line=$(grep '^iowatcher: flight recorder:' "$W/t.err")
+		events=$(echo "$line" | sed -nE 's/.* ([0-9]+) records taken.*/\1/p')
+		echo "$1 $3 $2: $line" >&2
+	fi
+	cpu=$(echo "$line" | sed -nE 's/.* ([0-9.]+) s of CPU[);].*/\1/p')
 	lost=$(echo "$line" | sed -nE 's/.*lost (at least )?([0-9]+) events.*/\2/p')
 	set -- "$1" "$3" "$2" $(fio_facts "$W/t.json") "${events:-0}" \
 		"${cpu:-0}" "${lost:-0}" "$(summary_ios "$W/t.sum" "$1")"

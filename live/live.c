@@ -5,6 +5,7 @@
  * process, and each closed interval handed to the screen or printed.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -778,6 +779,12 @@ static int on_tick(void *ctx, const struct record_progress *p)
 	uint64_t limit = 0, now = now_mono_ns();
 
 	l->fig.tracer = record_tracer_name(p->tracer);
+	if (p->flight_armed && l->o.mode == LIVE_TEXT &&
+	    (!l->fig.flight_armed || p->captures != l->fig.captures))
+		fprintf(l->o.out, "# flight recorder armed: %u capture%s\n",
+			p->captures, p->captures == 1 ? "" : "s");
+	l->fig.flight_armed = p->flight_armed;
+	l->fig.captures = p->captures;
 	l->fig.events = p->events;
 	l->fig.lost = p->lost;
 	if (p->kernel_completed != UINT64_MAX)
@@ -832,6 +839,9 @@ int live_poll(struct live *l)
 		struct live_keys keys;
 
 		live_view_keys(l->view, &keys);
+		/* a capture as SIGUSR1 asks (record.c takes it while armed) */
+		if (keys.capture && l->fig.flight_armed)
+			raise(SIGUSR1);
 		if (keys.sort >= 0)
 			live_sort(l, (enum live_sort)keys.sort);
 		quit = keys.quit;

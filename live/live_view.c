@@ -251,6 +251,11 @@ static void draw_header(struct live_view *v, struct frame *f,
 
 	if (fig->stdin_mode)
 		line(f, "7", " iowatcher --live: reading a trace from stdin");
+	else if (fig->flight_armed)
+		line(f, "7", " iowatcher --live: flight recorder ARMED on %s "
+		     "(c: capture now): %u capture%s %s-N", fig->device_list,
+		     fig->captures, fig->captures == 1 ? "" : "s",
+		     fig->trace_path);
 	else
 		line(f, "7", " iowatcher --live: recording %s%s%s to %s.blktrace.*",
 		     fig->device_list, fig->tracer[0] ? " with " : "",
@@ -344,6 +349,7 @@ static void draw_help(struct frame *f)
 	line(f, NULL, "%s", "");
 	line(f, "1", " %s", "Keys");
 	line(f, NULL, "   q  quit: stop recording, then draw the pictures (as Ctrl-C)");
+	line(f, NULL, "   c  with --flight: write a capture now (as SIGUSR1)");
 	line(f, NULL, "   p  pause the display (the recording goes on)");
 	line(f, NULL, "   i  sort by I/Os   b  by bytes   l  by p99 Q2C latency");
 	line(f, NULL, "   ?  this help (any key closes it)");
@@ -395,6 +401,7 @@ void live_view_keys(struct live_view *v, struct live_keys *k)
 	ssize_t n, i;
 
 	k->quit = 0;
+	k->capture = 0;
 	k->sort = -1;
 	if (v->key_fd < 0)
 		return;
@@ -418,6 +425,10 @@ void live_view_keys(struct live_view *v, struct live_keys *k)
 		case '?':
 		case 'h':
 			v->help = 1;
+			break;
+		case 'c':
+		case 'C':
+			k->capture = 1;
 			break;
 		case 'i':
 			k->sort = LIVE_SORT_IOS;

@@ -81,6 +81,10 @@ struct live_figures {
 	/* until then: the completions the kernel made since the tracer
 	 * attached (UINT64_MAX: not known) and those analysed so far */
 	uint64_t kernel_completed, trace_completed;
+	/* --flight: armed (records kept in memory, captures on triggers,
+	 * key c), and the captures written so far */
+	int flight_armed;
+	unsigned captures;
 };
 
 struct live_view;
@@ -90,6 +94,7 @@ struct live_view;
  * The view keeps its own keys (p pause, ? help) to itself. */
 struct live_keys {
 	int quit;
+	int capture;		/* c: a flight capture asked for */
 	int sort;		/* an enum live_sort, or -1 */
 };
 

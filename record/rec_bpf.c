@@ -44,6 +44,27 @@ static void bpf_progress(void *state, struct recorder_stats *st)
 	memset(st, 0, sizeof(*st));
 }
 
+/* --flight's stop: the captures still waiting written with what came;
+ * no trace of the whole, so no account of it. */
+static int flight_stop(struct bpf_rec *b, struct recorder_stats *st, int rc,
+		       struct iow_error *err)
+{
+	unsigned cpu;
+
+	if (flight_finish(b->flight, rc ? NULL : err))
+		rc = -1;
+	flight_progress(b->flight, &st->captures, &st->events);
+	if (b->env.flight_res)
+		flight_result(b->flight, b->env.flight_res);
+	if (read_cpu_counts(b) == 0)
+		for (cpu = 0; cpu < b->n_cpus; cpu++)
+			st->lost += b->cpu_vals[cpu].lost_total;
+	st->buffer_kb = b->ring_bytes / 1024;
+	st->bytes_skipped = b->malformed;
+	release(b);
+	return rc;
+}
+
 static int bpf_stop(void *state, struct recorder_stats *st,
 		    struct iow_error *err)
 {
@@ -63,6 +84,7 @@ static int bpf_stop(void *state, struct recorder_stats *st,
 #include "blkrec.skel.h"
 #include "base/bytebuf.h"
 #include "reader/lossnote.h"
+#include "flight.h"
 #include "rec_causes.h"
 #include "rec_out.h"
 #include "recsort.h"
@@ -112,6 +134,11 @@ struct bpf_rec {
 	uint64_t inflight_at_start;	/* the devices' requests in flight */
 	int cb_failed;			/* out of memory in the callback */
 	uint64_t complete_ns;		/* recorder_stats' */
+	/* --flight: the records kept in memory, not written (flight.h) */
+	struct flight *flight;
+	const struct blk_io_trace ***sorted;	/* per CPU, for it */
+	size_t *n_sorted, *cap_sorted;
+	sig_atomic_t fires_seen;	/* env.fire_requests taken */
 };
 
 /*
@@ -527,6 +554,50 @@ static int device_is_zoned(uint32_t dev)
 	return 0;
 }
 
+/* The loss a CPU's program counted and has not put on its ring yet,
+ * for a flight capture. */
+static uint64_t pending_loss(void *ctx, unsigned cpu, uint64_t *t0_ns)
+{
+	struct bpf_rec *b = ctx;
+	__u32 zero = 0;
+
+	if (cpu >= b->n_cpus || bpf_map_lookup_elem(
+		bpf_map__fd(b->skel->maps.cpu_state), &zero, b->cpu_vals))
+		return 0;
+	*t0_ns = b->cpu_vals[cpu].t0_ns;
+	return b->cpu_vals[cpu].pending;
+}
+
+/* --flight: the records go to memory, the captures to files. */
+static int open_flight(struct bpf_rec *b, struct iow_error *err)
+{
+	struct recnote_clock clock;
+	int version8 = 0;
+	size_t i;
+
+	b->batches = calloc(b->n_cpus, sizeof(*b->batches));
+	b->cpu_vals = calloc(b->n_cpus, sizeof(*b->cpu_vals));
+	b->sorted = calloc(b->n_cpus, sizeof(*b->sorted));
+	b->n_sorted = calloc(b->n_cpus, sizeof(*b->n_sorted));
+	b->cap_sorted = calloc(b->n_cpus, sizeof(*b->cap_sorted));
+	if (!b->batches || !b->cpu_vals || !b->sorted || !b->n_sorted ||
+	    !b->cap_sorted)
+		return iow_fail(err, "out of memory");
+	for (i = 0; i < b->n_devices; i++)
+		version8 |= device_is_zoned(b->devices[i]);
+	b->flight = flight_new(b->env.flight, b->env.dir, b->env.name,
+			       b->env.devs, b->devices, b->n_devices,
+			       b->n_cpus, version8, err);
+	if (!b->flight)
+		return -1;
+	flight_set_pending(b->flight, pending_loss, b);
+	recnote_clock_now(TRACE_CLOCK_MONOTONIC, &clock);
+	flight_set_clock(b->flight, &clock);
+	if (b->env.fire_requests)
+		b->fires_seen = *b->env.fire_requests;
+	return 0;
+}
+
 static int open_output(struct bpf_rec *b, struct iow_error *err)
 {
 	struct recnote_clock clock;
@@ -540,6 +611,8 @@ static int open_output(struct bpf_rec *b, struct iow_error *err)
 		.pdu_len = sizeof(words),
 	};
 
+	if (b->env.flight)
+		return open_flight(b, err);
 	b->out = rec_out_open(b->env.dir, b->env.name, b->n_cpus, err);
 	b->batches = calloc(b->n_cpus, sizeof(*b->batches));
 	b->cpu_vals = calloc(b->n_cpus, sizeof(*b->cpu_vals));
@@ -588,6 +661,12 @@ static void release(struct bpf_rec *b)
 	if (b->out)
 		rec_out_close(b->out, NULL);
 	rec_causes_close(b->causes, 0, NULL);
+	flight_free(b->flight);
+	for (cpu = 0; b->sorted && cpu < b->n_cpus; cpu++)
+		free(b->sorted[cpu]);
+	free(b->sorted);
+	free(b->n_sorted);
+	free(b->cap_sorted);
 	free(b->batches);
 	free(b->ring_fds);
 	free(b->cpu_vals);
@@ -618,7 +697,7 @@ static void *bpf_start(const struct recorder_env *env, struct iow_error *err)
 	}
 	b->env = *env;
 	b->cause_opts = env->causes;
-	if (!(b->cause_opts & BLKREC_CAUSES))
+	if (!(b->cause_opts & BLKREC_CAUSES) || env->flight)
 		b->cause_opts = 0;
 	b->n_cpus = (unsigned)n_cpus;
 	b->ring_bytes = ring_size(env->buffer_kb);
@@ -745,6 +824,73 @@ static int write_record(struct bpf_rec *b, unsigned cpu,
 	return rec_out_loss(b->out, &n, b->devices, b->n_devices, err);
 }
 
+/* --flight: the watcher (the live view) is told of the records kept,
+ * as a recording's tap is of those written (numbered 0: no file). */
+static void flight_tell(struct bpf_rec *b)
+{
+	const struct record_tap *tap = b->env.tap;
+	unsigned cpu;
+	size_t i;
+
+	for (cpu = 0; cpu < b->n_cpus; cpu++)
+		for (i = 0; i < b->n_sorted[cpu]; i++) {
+			struct blk_io_trace t = *b->sorted[cpu][i];
+			uint32_t hi = t.sequence;
+
+			if (t.magic != (BLK_IO_TRACE_MAGIC |
+					BLK_IO_TRACE_VERSION7))
+				continue;
+			t.sequence = 0;
+			if (tap->record_hi)
+				tap->record_hi(tap->ctx, &t, hi,
+					       b->sorted[cpu][i] + 1);
+			else if (tap->record)
+				tap->record(tap->ctx, &t,
+					    b->sorted[cpu][i] + 1);
+		}
+}
+
+/* --flight: each CPU's batch in time order, handed to the flight
+ * recorder with all before complete_ns. */
+static int flight_batches(struct bpf_rec *b, uint64_t complete_ns,
+			  struct iow_error *err)
+{
+	struct cpu_batch *c;
+	unsigned cpu;
+	size_t n, i;
+
+	for (cpu = 0; cpu < b->n_cpus; cpu++) {
+		c = &b->batches[cpu];
+		b->n_sorted[cpu] = 0;
+		if (!c->recs.len)
+			continue;
+		if (sort_batch(c, &n, err))
+			return -1;
+		if (n > b->cap_sorted[cpu]) {
+			const struct blk_io_trace **p =
+				vec_grow(b->sorted[cpu], &b->cap_sorted[cpu],
+					 n, sizeof(*p), 4096);
+
+			if (!p)
+				return iow_fail(err, "out of memory");
+			b->sorted[cpu] = p;
+		}
+		for (i = 0; i < n; i++)
+			b->sorted[cpu][i] = (const struct blk_io_trace *)
+					    (c->recs.data + c->order[i].offset);
+		b->n_sorted[cpu] = n;
+	}
+	if (flight_take(b->flight,
+			(const struct blk_io_trace *const *const *)b->sorted,
+			b->n_sorted, complete_ns, err))
+		return -1;
+	if (b->env.tap)
+		flight_tell(b);
+	for (cpu = 0; cpu < b->n_cpus; cpu++)
+		b->batches[cpu].recs.len = 0;
+	return 0;
+}
+
 /* Writes each CPU's batch in time order. */
 static int write_batches(struct bpf_rec *b, struct iow_error *err)
 {
@@ -779,7 +925,13 @@ static int drain(struct bpf_rec *b, struct iow_error *err)
 	if (rc < 0)
 		return iow_fail(err, "cannot read the BPF ring buffers: %s",
 				strerror(-rc));
-	if (write_batches(b, err))
+	if (b->flight && b->env.fire_requests &&
+	    *b->env.fire_requests != b->fires_seen) {
+		b->fires_seen = *b->env.fire_requests;
+		flight_fire(b->flight, clock_now_ns(), "SIGUSR1");
+	}
+	if (b->flight ? flight_batches(b, complete_ns, err) :
+	    write_batches(b, err))
 		return -1;
 	/* every ring read to its end: the CPUs' records before it, all
 	 * handed over (the live view merges up to it) */
@@ -823,9 +975,13 @@ static void bpf_progress(void *state, struct recorder_stats *st)
 	unsigned cpu;
 
 	memset(st, 0, sizeof(*st));
-	rec_out_stats(b->out, &o);
-	st->events = o.events;
-	st->n_files = o.n_files;
+	if (b->flight) {
+		flight_progress(b->flight, &st->captures, &st->events);
+	} else {
+		rec_out_stats(b->out, &o);
+		st->events = o.events;
+		st->n_files = o.n_files;
+	}
 	st->buffer_kb = b->ring_bytes / 1024;
 	st->complete_ns = b->complete_ns;
 	if (read_cpu_counts(b) == 0)
@@ -963,6 +1119,27 @@ static int write_unseen_completions(struct bpf_rec *b, struct iow_error *err)
 	return rec_out_loss(b->out, &n, b->devices, b->n_devices, err);
 }
 
+/* --flight's stop: the captures still waiting written with what came;
+ * no trace of the whole, so no account of it. */
+static int flight_stop(struct bpf_rec *b, struct recorder_stats *st, int rc,
+		       struct iow_error *err)
+{
+	unsigned cpu;
+
+	if (flight_finish(b->flight, rc ? NULL : err))
+		rc = -1;
+	flight_progress(b->flight, &st->captures, &st->events);
+	if (b->env.flight_res)
+		flight_result(b->flight, b->env.flight_res);
+	if (read_cpu_counts(b) == 0)
+		for (cpu = 0; cpu < b->n_cpus; cpu++)
+			st->lost += b->cpu_vals[cpu].lost_total;
+	st->buffer_kb = b->ring_bytes / 1024;
+	st->bytes_skipped = b->malformed;
+	release(b);
+	return rc;
+}
+
 static int bpf_stop(void *state, struct recorder_stats *st,
 		    struct iow_error *err)
 {
@@ -975,6 +1152,8 @@ static int bpf_stop(void *state, struct recorder_stats *st,
 	blkrec__detach(b->skel);
 	rec_account_end(b->env.account, b->env.n_devs);
 	rc = drain(b, err);
+	if (b->flight)
+		return flight_stop(b, st, rc, err);
 	if (!rc)
 		rc = write_pending_losses(b, err);
 	if (!rc)

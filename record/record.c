@@ -37,6 +37,8 @@ extern char **environ;
  * handler can only reach a file-level variable, and this is the only one.
  */
 static volatile sig_atomic_t record_stop_signal;
+/* SIGUSR1s taken while a flight recorder is armed: a capture each */
+static volatile sig_atomic_t record_fire_requests;
 
 /* RECORD_AUTO tries these in order: the cheapest first (bench/README.md:
  * BPF costs least here; blktrace cannot run here, its kernel side is
@@ -60,7 +62,7 @@ struct record_session {
 	struct rec_account *account;	/* per device (rec_account.h) */
 	pid_t mpstat_pid, workload_pid;
 	int signals_caught;
-	struct sigaction old_int, old_term, old_hup;
+	struct sigaction old_int, old_term, old_hup, old_usr1;
 };
 
 const char *record_tracer_name(enum record_tracer tracer)
@@ -168,8 +170,29 @@ static int start_tracer(struct record_session *s, struct iow_error *err)
 		.tap = s->o->tap,
 		.stopping = &record_stop_signal,
 		.account = s->account,
+		.flight = s->o->flight,
+		.flight_res = &s->res->flight,
+		.fire_requests = &record_fire_requests,
 	};
 	struct iow_error e;
+
+	/* the flight recorder keeps the BPF recorder's records */
+	if (s->o->flight && want != RECORD_AUTO && want != RECORD_BPF)
+		return iow_fail(err, "--flight records with the bpf recorder "
+				"(--tracer bpf or auto), not %s: the ftrace "
+				"overwrite-mode flight recorder is not built",
+				record_tracer_name(want));
+	if (s->o->flight && want == RECORD_AUTO) {
+		s->rec = record_bpf_ops.start(&env, &e);
+		if (!s->rec)
+			return iow_fail(err, "--flight needs the bpf recorder "
+					"(the ftrace overwrite-mode flight "
+					"recorder is not built), which could "
+					"not start: %s", e.msg);
+		s->ops = &record_bpf_ops;
+		s->res->used = RECORD_BPF;
+		return 0;
+	}
 
 	for (i = 0; i < N_RECORDERS; i++) {
 		const struct record_ops *ops = recorders[i];
@@ -238,6 +261,8 @@ static int stop_tracer(struct record_session *s, struct iow_error *err)
 	s->res->buffer_kb = st.buffer_kb;
 	s->res->n_files = st.n_files;
 	s->res->causes = st.causes;
+	if (s->o->flight)
+		s->res->flight.captures = st.captures;
 	return rc;
 }
 
@@ -246,6 +271,12 @@ static int stop_tracer(struct record_session *s, struct iow_error *err)
 static void on_stop_signal(int sig)
 {
 	record_stop_signal = sig;
+}
+
+static void on_fire_signal(int sig)
+{
+	(void)sig;
+	record_fire_requests++;
 }
 
 static void signals_catch(struct record_session *s)
@@ -261,6 +292,10 @@ static void signals_catch(struct record_session *s)
 	/* the terminal closed (a live view's, a killed tmux): stop cleanly
 	 * rather than die with the tracer on */
 	sigaction(SIGHUP, &sa, &s->old_hup);
+	if (s->o->flight) {
+		sa.sa_handler = on_fire_signal;
+		sigaction(SIGUSR1, &sa, &s->old_usr1);
+	}
 	s->signals_caught = 1;
 }
 
@@ -271,6 +306,8 @@ static void signals_release(struct record_session *s)
 	sigaction(SIGINT, &s->old_int, NULL);
 	sigaction(SIGTERM, &s->old_term, NULL);
 	sigaction(SIGHUP, &s->old_hup, NULL);
+	if (s->o->flight)
+		sigaction(SIGUSR1, &s->old_usr1, NULL);
 	s->signals_caught = 0;
 }
 
@@ -294,6 +331,16 @@ static int recording_file(const char *file, const char *name)
 		    !rest[k + strspn(rest + k, "0123456789")])
 			return 1;
 	}
+	return 0;
+}
+
+/* The flight recorder's directory: its captures number on from what
+ * is there. */
+static int make_dir(const char *dir, struct iow_error *err)
+{
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return iow_fail(err, "cannot create %s: %s", dir,
+				strerror(errno));
 	return 0;
 }
 
@@ -394,6 +441,7 @@ static void tick(struct record_session *s)
 
 	if (!tap || !tap->tick)
 		return;
+	p.flight_armed = s->o->flight && s->rec;
 	if (s->rec)	/* at the stop the account note has the count */
 		p.kernel_completed = kernel_completed(s);
 	if (s->rec) {	/* still running; else stopped: the final count */
@@ -401,6 +449,9 @@ static void tick(struct record_session *s)
 		p.events = st.events;
 		p.lost = st.lost;
 		p.complete_ns = st.complete_ns;
+		p.captures = st.captures;
+	} else {
+		p.captures = s->res->flight.captures;
 	}
 	if (tap->tick(tap->ctx, &p) && !record_stop_signal)
 		record_stop_signal = SIGINT;
@@ -536,7 +587,8 @@ int record_run(const struct record_opts *o, struct record_result *res,
 	s.tfs_ready = 1;
 	if (ftrace_check_idle(&s.tfs, s.devs, o->n_devices,
 			      &res->reclaimed_pid, err) ||
-	    prepare_output(s.dir, s.name, err))
+	    (o->flight ? make_dir(s.dir, err) :
+	     prepare_output(s.dir, s.name, err)))
 		goto out;
 	signals_catch(&s);
 	if (start_tracer(&s, err))

@@ -15,6 +15,7 @@
 
 #include "reader/account.h"
 #include "base/error.h"
+#include "flight.h"
 #include "recorder.h"
 
 struct record_opts {
@@ -33,6 +34,9 @@ struct record_opts {
 	/* the workload's stdout and stderr go to this file (its stdin is
 	 * /dev/null); NULL: they are ours */
 	const char *workload_output;
+	/* --flight (flight.h): records kept in memory, captures written
+	 * on triggers and SIGUSR1; NULL: a whole recording */
+	const struct flight_opts *flight;
 };
 
 /* The most devices a recording accounts for (the BPF recorder's). */
@@ -74,6 +78,7 @@ struct record_result {
 	uint64_t lost_unlocated;	/* of events_lost, in no window (the
 					 * BPF recorder's unseen completions
 					 * and missed runs) */
+	struct flight_result flight;	/* with --flight */
 };
 
 /*

@@ -44,6 +44,10 @@ struct record_progress {
 	/* the requests the kernel completed on the traced devices since
 	 * the tracer attached (their stat files), UINT64_MAX: not known */
 	uint64_t kernel_completed;
+	/* --flight: armed (records kept in memory, not written), and the
+	 * captures written so far */
+	int flight_armed;
+	unsigned captures;
 };
 
 /*
@@ -55,6 +59,8 @@ struct record_progress {
  * non-zero ends the recording as a SIGINT would.
  */
 struct cause_reader;
+struct flight_opts;
+struct flight_result;
 
 struct record_tap {
 	void (*record)(void *ctx, const struct blk_io_trace *t,
@@ -85,6 +91,12 @@ struct recorder_env {
 	 * the tracer's attach and detach (rec_account.h), and the note
 	 * written; a recorder that reads none has no account */
 	struct rec_account *account;
+	/* --flight: keep the records in memory and write captures
+	 * (flight.h), or NULL; the BPF recorder only */
+	const struct flight_opts *flight;
+	struct flight_result *flight_res;	/* filled at the stop */
+	/* a count of the captures asked for by signal (SIGUSR1) */
+	const volatile sig_atomic_t *fire_requests;
 };
 
 /* How far a recording got; at the stop, what it came to. */
@@ -99,6 +111,7 @@ struct recorder_stats {
 	unsigned causes;	/* what it kept beside (record_causes) */
 	uint64_t complete_ns;	/* as record_progress's; 0: not known */
 	uint64_t lost_unlocated;	/* of lost, in no window */
+	unsigned captures;	/* --flight: captures written so far */
 };
 
 struct record_ops {

@@ -108,6 +108,10 @@ while IFS= read -r cmd; do
 	elif [ -n "$events" ]; then [ -s "$W/$events" ] || made=no
 	elif [ -n "$redir" ]; then [ -s "$W/$redir" ] || made=no
 	elif [ -n "$out" ]; then [ -s "$W/$out" ] || made=no
+	# the flight recorder's output is its captures, when a trigger fires:
+	# its end line says what it took
+	elif printf '%s' "$cmd" | grep -q -- '--flight'; then
+		grep -q '^iowatcher: flight recorder: [0-9]* capture' "$W/out.err" || made=no
 	elif printf '%s' "$cmd" | grep -q -- '--summary\|--live\|--compare'; then [ -s "$W/out.txt" ] || made=no
 	else [ -n "$(find "$W" -maxdepth 1 -name '*.svg' -newer "$W/started" -size +0)" ] || made=no
 	fi
