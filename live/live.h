@@ -32,14 +32,13 @@
 #include "reader/blktrace.h"
 #include "base/error.h"
 #include "event.h"
+#include "options.h"
 #include "record/record.h"
 #include "live_view.h"
 
 #define LIVE_REORDER_MS		50
 #define LIVE_IDLE_MS		500
 #define LIVE_FILES_LAG_MS	2000
-
-enum live_mode { LIVE_OFF, LIVE_SCREEN, LIVE_TEXT, LIVE_JSON };
 
 struct live_opts {
 	enum live_mode mode;

@@ -20,6 +20,7 @@
 #include <cairo-svg.h>
 
 #include "check.h"
+#include "outputs.h"
 #include "plot.h"
 
 static char tmp_dir[] = "/tmp/test_plot.XXXXXX";
