@@ -123,3 +123,103 @@ unsigned outputs_needs(const struct options *o)
 		needs |= OUTPUT_NEEDS_CAUSES | OUTPUT_NEEDS_STACKS;
 	return needs;
 }
+
+int outputs_open(struct outputs *outs, const struct options *o, size_t n,
+		 struct iow_error *err)
+{
+	size_t i;
+
+	outs->needs = outputs_needs(o);
+	for (i = 0; i < output_table_len; i++) {
+		const struct output_ops *ops = output_table[i];
+		struct chosen_output *c = &outs->items[outs->n];
+
+		if (!ops->chosen(o))
+			continue;
+		c->ops = ops;
+		c->w = NULL;
+		outs->n++;
+		if (ops->open && ops->open(&c->w, o, n, err) < 0)
+			return -1;
+		if (ops->row)
+			outs->rows[outs->n_rows++] = *c;
+	}
+	return 0;
+}
+
+static void outputs_to_rows(void *ctx, const struct analysis_row *r)
+{
+	const struct outputs *outs = ctx;
+	size_t i;
+
+	for (i = 0; i < outs->n_rows; i++)
+		outs->rows[i].ops->row(outs->rows[i].w, r);
+}
+
+int outputs_prepare(struct outputs *outs, const struct options *o, size_t i,
+		    struct trace_result *res, struct analysis_config *cfg,
+		    struct iow_error *err)
+{
+	size_t k;
+
+	if (outs->n_rows) {
+		cfg->on_row = outputs_to_rows;
+		cfg->row_ctx = outs;
+	}
+	for (k = 0; k < outs->n; k++)
+		if (outs->items[k].ops->prepare &&
+		    outs->items[k].ops->prepare(outs->items[k].w, o, i, res,
+						cfg, err) < 0)
+			return -1;
+	return 0;
+}
+
+void outputs_trace(struct outputs *outs, const struct trace_result *res,
+		   const struct cause_table *causes)
+{
+	size_t k;
+
+	for (k = 0; k < outs->n; k++)
+		if (outs->items[k].ops->trace)
+			outs->items[k].ops->trace(outs->items[k].w, res,
+						  causes);
+}
+
+int outputs_finish(struct outputs *outs, const struct options *o,
+		   struct trace_result *traces, size_t n,
+		   struct iow_error *err)
+{
+	size_t k;
+
+	for (k = 0; k < outs->n; k++) {
+		struct chosen_output *c = &outs->items[k];
+		void *w = c->w;
+
+		if (iow_interrupted)
+			return -1;
+		/* finish frees it, written or not */
+		c->w = NULL;
+		if (c->ops->finish(w, o, traces, n, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void outputs_free_trace(const struct outputs *outs, struct trace_result *res)
+{
+	size_t k;
+
+	for (k = 0; k < outs->n; k++)
+		if (outs->items[k].ops->free_trace)
+			outs->items[k].ops->free_trace(res);
+}
+
+void outputs_abort(struct outputs *outs)
+{
+	size_t k;
+
+	for (k = 0; k < outs->n; k++)
+		if (outs->items[k].ops->abort && outs->items[k].w)
+			outs->items[k].ops->abort(outs->items[k].w);
+	outs->n = outs->n_rows = 0;
+}

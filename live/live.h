@@ -82,4 +82,22 @@ void live_close(struct live *l);
 const struct live_figures *live_figures(struct live *l);
 void live_sort(struct live *l, enum live_sort sort);
 
+/*
+ * -d: trace the devices while the workload runs (watched, with --live),
+ * then read what was recorded as -t DIR/NAME: o->trace_args[0] becomes
+ * that path (in path, path_len). Tracing failures end the run, and so
+ * does a workload that fails (misplaced: an option of iowatcher's the
+ * workload's command line took, for its message, or NULL).
+ */
+int live_record(struct options *o, const char *misplaced,
+		struct record_result *res, struct iow_error *err, char *path,
+		size_t path_len);
+/*
+ * -t - --live: each event is watched too (live may be NULL: nothing to
+ * do); 1 when q asks to stop reading (what was read is then drawn), -1
+ * on an error.
+ */
+int live_watch(struct live *live, const struct io_event *ev,
+	       struct iow_error *err);
+
 #endif
