@@ -95,21 +95,6 @@ void compare_attach(const struct options *o, size_t i,
 	}
 }
 
-const char *cmp_op_name(int op)
-{
-	static const char *const names[N_OPS] = { "read", "write",
-						   "discard", "flush",
-						   "zone-mgmt",
-						   "write-zeroes" };
-
-	return op >= 0 && op < N_OPS ? names[op] : "all";
-}
-
-void cmp_device_name(uint32_t dev, char *buf, size_t len)
-{
-	snprintf(buf, len, "%u,%u", dev >> 20, dev & 0xfffff);
-}
-
 /* ---- pairing ---- */
 
 static int side_has_device(const struct compare_side *s, uint32_t dev)
