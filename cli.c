@@ -23,6 +23,7 @@
 #include "graphs/graphs.h"
 #include "live/live.h"
 #include "movie/movie.h"
+#include "outputs.h"
 #include "plot.h"
 #include "record/record.h"
 
@@ -794,6 +795,7 @@ void cli_print_help(FILE *f)
 		fprintf(f, "  %-16s %s%s\n", graph_table[i].name,
 			graph_table[i].help,
 			graph_table[i].default_on ? "" : " (off by default)");
+	outputs_print_help(f);
 }
 
 void cli_print_usage_error(FILE *f, const struct iow_error *err)

@@ -11,6 +11,8 @@
 #include "analysis/analysis.h"
 #include "base/outkind.h"
 
+/* --live's: the screen, text lines or JSON lines (live/live.h) */
+enum live_mode { LIVE_OFF, LIVE_SCREEN, LIVE_TEXT, LIVE_JSON };
 enum summary_mode { SUMMARY_NONE, SUMMARY_TEXT, SUMMARY_JSON,
 		    SUMMARY_STACKS };
 /* --compare: the difference of two traces (compare.h) */

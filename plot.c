@@ -433,12 +433,6 @@ void plot_panel_set_y_format(struct plot_panel *pp, plot_format_fn fn)
 		pp->y.format = fn ? fn : plot_format_si;
 }
 
-void plot_panel_set_y_integer(struct plot_panel *pp)
-{
-	if (pp && !pp->laid_out)
-		pp->y.min_step = 1;
-}
-
 void plot_panel_set_y_binary(struct plot_panel *pp)
 {
 	if (pp && !pp->laid_out)
@@ -1418,40 +1412,6 @@ void plot_band(struct plot_panel *pp, const double *x, const double *lo,
 	series_end(pp);
 }
 
-static double baseline(const struct plot_panel *pp)
-{
-	if (pp->y.log)
-		return pp->y.lo;
-	return fmin(fmax(0, pp->y.lo), pp->y.hi);
-}
-
-void plot_bars(struct plot_panel *pp, const double *x, const double *height,
-	       size_t n, double bar_width, int color_index)
-{
-	cairo_t *cr;
-	double x0, x1, top, base, inset;
-	size_t i;
-
-	if (!pp || !x || !height)
-		return;
-	cr = series_begin(pp);
-	base = plot_px_y(pp, baseline(pp));
-	for (i = 0; i < n; i++) {
-		if (!point_ok(pp, x[i], height[i]))
-			continue;
-		x0 = plot_px_x(pp, x[i] - bar_width / 2);
-		x1 = plot_px_x(pp, x[i] + bar_width / 2);
-		/* Keep a hairline between neighbours when there is room. */
-		inset = fabs(x1 - x0) >= 4 ? 0.5 : 0;
-		top = plot_px_y(pp, height[i]);
-		cairo_rectangle(cr, fmin(x0, x1) + inset, fmin(top, base),
-				fabs(x1 - x0) - 2 * inset, fabs(base - top));
-	}
-	set_rgba(cr, plot_color(color_index), 0.9);
-	cairo_fill(cr);
-	series_end(pp);
-}
-
 void plot_points(struct plot_panel *pp, const double *x, const double *y,
 		 size_t n, int color_index, double radius)
 {
@@ -1583,20 +1543,6 @@ void plot_panel_note(struct plot_panel *pp, const char *text)
 	plot_fit_text(cr, text, pp->area.w - 2 * PAD, buf, sizeof(buf));
 	plot_draw_text_mid(cr, pp->area.x + pp->area.w / 2,
 		      pp->area.y + pp->area.h / 2, buf, 0.5);
-	series_end(pp);
-}
-
-void plot_text(struct plot_panel *pp, double x, double y, const char *text,
-	       double halign)
-{
-	cairo_t *cr;
-
-	if (!pp || !text || !point_ok(pp, x, y))
-		return;
-	cr = series_begin(pp);
-	plot_use_font(cr, FONT_TICK);
-	plot_set_hex(cr, 0x333333);
-	plot_draw_text_mid(cr, plot_px_x(pp, x), plot_px_y(pp, y), text, halign);
 	series_end(pp);
 }
 

@@ -258,8 +258,6 @@ void plot_panel_set_y_label(struct plot_panel *pp, const char *label);
 /* Label formatters; plot_format_si unless set. */
 void plot_panel_set_x_format(struct plot_panel *pp, plot_format_fn fn);
 void plot_panel_set_y_format(struct plot_panel *pp, plot_format_fn fn);
-/* Counts: no ticks between whole numbers on the y axis. */
-void plot_panel_set_y_integer(struct plot_panel *pp);
 /* Bytes: y ticks on 1-2-5 steps of the binary unit plot_format_bytes
  * labels them in (10 KiB, 20 KiB: not 9.77 KiB). */
 void plot_panel_set_x_binary(struct plot_panel *pp);
@@ -340,11 +338,6 @@ void plot_hbars(struct plot_panel *pp, const char *const *labels,
 /* The area between lo and hi, filled with the colour at alpha. */
 void plot_band(struct plot_panel *pp, const double *x, const double *lo,
 	       const double *hi, size_t n, int color_index, double alpha);
-
-/* Bars centred on x, bar_width wide (data units), up from the baseline
- * (0, or the bottom of a log axis). */
-void plot_bars(struct plot_panel *pp, const double *x, const double *height,
-	       size_t n, double bar_width, int color_index);
 
 /* A scatter of dots radius px across. */
 void plot_points(struct plot_panel *pp, const double *x, const double *y,
@@ -427,9 +420,5 @@ void plot_panel_note(struct plot_panel *pp, const char *text);
  */
 double plot_caption(cairo_t *cr, double x, double y, double size, int bold,
 		    const char *text, double halign);
-
-/* Small text at data (x, y); halign 0 left, 0.5 centre, 1 right. */
-void plot_text(struct plot_panel *pp, double x, double y, const char *text,
-	       double halign);
 
 #endif

@@ -14,13 +14,6 @@
 #include "reader/fiolog.h"
 #include "reader/recnote.h"
 
-/* A fio log given with -F, drawn beside the traces. */
-struct fio_input {
-	char *path;
-	double offset_s;	/* -F FILE@SECONDS: when the job started */
-	struct fiolog log;
-};
-
 struct cause_table;
 struct cpustat;
 struct latency_points;

@@ -32,11 +32,6 @@ struct tag_index_entry {
 	uint32_t slot_plus_one;
 };
 
-struct analysis_private *priv(const struct analysis *a)
-{
-	return a->private;
-}
-
 int analysis_init(struct analysis *a, const struct analysis_config *cfg,
 		  struct iow_error *err)
 {

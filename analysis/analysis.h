@@ -483,4 +483,12 @@ void analysis_account(const struct analysis *a, const struct device_stats *d,
 void analysis_account_counts(const struct device_stats *d,
 			     uint64_t trace[N_ACCT]);
 
+struct options;
+/*
+ * A window (-x, -y, --device) that holds no event: 1 with what to say
+ * (once) in buf; 0 when there is nothing to say.
+ */
+int analysis_window_empty(const struct analysis *a, const struct options *o,
+			  char *buf, size_t size);
+
 #endif

@@ -87,7 +87,10 @@ int device_wanted(const struct analysis *a, uint32_t device);
 int direction(const struct io_event *ev);
 void map_issue_or_queue(struct analysis *a, size_t slot,
 	const struct io_event *ev);
-struct analysis_private *priv(const struct analysis *a);
+static inline struct analysis_private *priv(const struct analysis *a)
+{
+	return a->private;
+}
 void tag_depth_change(struct analysis *a, int32_t tag, uint64_t t, int delta);
 long tag_index_find(const struct analysis_private *p, int32_t id);
 

@@ -16,6 +16,7 @@
 #include "reader/lossnote.h"
 #include "base/u64map.h"
 #include "analysis_int.h"
+#include "options.h"
 
 /* ---- reading ---- */
 
@@ -271,4 +272,26 @@ double latency_op_mean_ns(const struct latency_summary *l, int op)
 uint64_t latency_op_max_ns(const struct latency_summary *l, int op)
 {
 	return op < 0 ? l->max_ns : l->max_op_ns[op];
+}
+
+int analysis_window_empty(const struct analysis *a, const struct options *o,
+			  char *buf, size_t size)
+{
+	double first = a->n_events_all ? (double)a->first_ns / 1e9 : 0;
+	double last = (double)a->last_ns / 1e9;
+
+	/* --compare says it of the trace it cannot compare, as an error */
+	if (a->n_events || o->compare ||
+	    (!o->has_x_range && !o->has_y_range && !o->n_only_devices))
+		return 0;
+	if (!a->n_events_all && o->n_only_devices)
+		snprintf(buf, size, "no event on the --device given");
+	else if (o->has_x_range)
+		snprintf(buf, size, "no event in -x %g:%g (the trace runs from "
+			 "%.3f to %.3f s)", o->x_min_s, o->x_max_s, first,
+			 last);
+	else
+		snprintf(buf, size, "no I/O in -y %g:%g MiB", o->y_min_mib,
+			 o->y_max_mib);
+	return 1;
 }

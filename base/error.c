@@ -1,4 +1,5 @@
-/* error.c: filling struct iow_error. */
+/* error.c: filling struct iow_error; the stop signals (error.h). */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,4 +57,33 @@ int iow_fail(struct iow_error *err, const char *fmt, ...)
 	va_end(ap);
 	iow_error_escape(err);
 	return -1;
+}
+
+static sigset_t stop_set;	/* SIGINT, SIGTERM */
+
+static void iow_on_stop_signal(int sig)
+{
+	iow_interrupted = sig;
+}
+
+void iow_catch_stop_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM };
+	struct sigaction sa = { .sa_handler = iow_on_stop_signal,
+				.sa_flags = SA_RESETHAND }, old;
+	size_t i;
+
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&stop_set);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		sigaddset(&stop_set, sigs[i]);
+		if (sigaction(sigs[i], NULL, &old) == 0 &&
+		    old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+const sigset_t *iow_stop_signals(void)
+{
+	return &stop_set;
 }

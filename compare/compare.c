@@ -12,6 +12,7 @@
 #include "base/vec.h"
 #include "compare.h"
 #include "compare_int.h"
+#include "report/report.h"
 
 struct compare_side *compare_side_new(void)
 {
@@ -92,21 +93,6 @@ void compare_attach(const struct options *o, size_t i,
 		cfg->time_max_ns = o->x2_max_s * 1e9 >= 1.8e19 ?
 				   UINT64_MAX : (uint64_t)(o->x2_max_s * 1e9);
 	}
-}
-
-const char *cmp_op_name(int op)
-{
-	static const char *const names[N_OPS] = { "read", "write",
-						   "discard", "flush",
-						   "zone-mgmt",
-						   "write-zeroes" };
-
-	return op >= 0 && op < N_OPS ? names[op] : "all";
-}
-
-void cmp_device_name(uint32_t dev, char *buf, size_t len)
-{
-	snprintf(buf, len, "%u,%u", dev >> 20, dev & 0xfffff);
 }
 
 /* ---- pairing ---- */
@@ -394,3 +380,87 @@ out:
 	compare_free(&c);
 	return r;
 }
+
+/* ---- the comparison as an output (base/outkind.h) ---- */
+
+static int compare_chosen(const struct options *o)
+{
+	return o->compare != 0;
+}
+
+static unsigned compare_needs(const struct options *o)
+{
+	(void)o;
+	/* each I/O's pid and cgroup, kept with it */
+	return OUTPUT_NEEDS_CAUSES | OUTPUT_NEEDS_CAUSE_IDS;
+}
+
+/* The two traces found (a directory may hold more), each side kept. */
+static int compare_open(void **w, const struct options *o, size_t n,
+			struct iow_error *err)
+{
+	struct compare_side **sides;
+
+	(void)o;
+	if (n != 2)
+		return iow_fail(err, "--compare compares two traces: -t A -t B found %zu",
+				n);
+	sides = calloc(2, sizeof(*sides));
+	if (!sides)
+		return iow_fail(err, "out of memory");
+	*w = sides;
+	sides[0] = compare_side_new();
+	sides[1] = compare_side_new();
+	if (!sides[0] || !sides[1])
+		return iow_fail(err, "out of memory");
+	return 0;
+}
+
+static int compare_prepare(void *w, const struct options *o, size_t i,
+			   struct trace_result *res,
+			   struct analysis_config *cfg, struct iow_error *err)
+{
+	struct compare_side **sides = w;
+
+	compare_attach(o, i, sides[i], cfg);
+	/* the report of both traces, with the comparison in it */
+	return report_prepare(o, res, cfg, err);
+}
+
+static void compare_abort(void *w)
+{
+	struct compare_side **sides = w;
+
+	if (!sides)
+		return;
+	compare_side_free(sides[0]);
+	compare_side_free(sides[1]);
+	free(sides);
+}
+
+static int compare_finish(void *w, const struct options *o,
+			  struct trace_result *traces, size_t n,
+			  struct iow_error *err)
+{
+	struct compare_side **sides = w;
+	int r;
+
+	(void)n;
+	r = compare_print(stdout, o, traces, sides, err);
+	compare_abort(w);
+	return r;
+}
+
+const struct output_ops compare_output = {
+	.name = "compare",
+	.help = "why the second trace is slower or faster, on standard output (and -o's picture or page)",
+	.kind = OUTPUT_NONE,
+	.option = "--compare",
+	.chosen = compare_chosen,
+	.needs = compare_needs,
+	.open = compare_open,
+	.prepare = compare_prepare,
+	.finish = compare_finish,
+	.free_trace = report_trace_free,
+	.abort = compare_abort,
+};

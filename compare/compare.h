@@ -41,4 +41,7 @@ int compare_print(FILE *out, const struct options *o,
 		  struct trace_result traces[2],
 		  struct compare_side *const sides[2], struct iow_error *err);
 
+/* The comparison, a row of the outputs' table. */
+extern const struct output_ops compare_output;
+
 #endif

@@ -686,6 +686,21 @@ int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
 	return ret;
 }
 
+int graph_log_y(const struct graph_ctx *ctx, const struct series_set *set)
+{
+	double lo;
+
+	return ctx->graph->latency_axis &&
+	       latency_log_axis(ctx, set, series_y_top(set), &lo);
+}
+
+void graph_page_title(const struct options *o,
+		      const struct trace_result *traces, size_t n, char *buf,
+		      size_t len)
+{
+	page_title(o, traces, n, buf, len);
+}
+
 int graphs_want_points(const struct options *o)
 {
 	return o->output_type.kind == OUTPUT_PICTURE &&

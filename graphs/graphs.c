@@ -248,21 +248,6 @@ const char *graph_y_label(const struct graph_ctx *ctx, size_t panel)
 	return g->y_label_for ? g->y_label_for(ctx, panel) : g->y_label;
 }
 
-int graph_log_y(const struct graph_ctx *ctx, const struct series_set *set)
-{
-	double lo;
-
-	return ctx->graph->latency_axis &&
-	       latency_log_axis(ctx, set, series_y_top(set), &lo);
-}
-
-void graph_page_title(const struct options *o,
-		      const struct trace_result *traces, size_t n, char *buf,
-		      size_t len)
-{
-	page_title(o, traces, n, buf, len);
-}
-
 int graph_map_panel(const struct graph_ctx *ctx, size_t p,
 		    struct map_panel *d)
 {

@@ -243,4 +243,7 @@ uint32_t *graph_heat_cells(const struct graph_ctx *ctx,
 int graphs_render(const struct options *o, const struct trace_result *traces,
 		  size_t n, struct iow_error *err);
 
+/* The picture, a row of the outputs' table (picture.c). */
+extern const struct output_ops picture_output;
+
 #endif

@@ -32,14 +32,13 @@
 #include "reader/blktrace.h"
 #include "base/error.h"
 #include "event.h"
+#include "options.h"
 #include "record/record.h"
 #include "live_view.h"
 
 #define LIVE_REORDER_MS		50
 #define LIVE_IDLE_MS		500
 #define LIVE_FILES_LAG_MS	2000
-
-enum live_mode { LIVE_OFF, LIVE_SCREEN, LIVE_TEXT, LIVE_JSON };
 
 struct live_opts {
 	enum live_mode mode;
@@ -82,5 +81,23 @@ void live_close(struct live *l);
 /* For the view. */
 const struct live_figures *live_figures(struct live *l);
 void live_sort(struct live *l, enum live_sort sort);
+
+/*
+ * -d: trace the devices while the workload runs (watched, with --live),
+ * then read what was recorded as -t DIR/NAME: o->trace_args[0] becomes
+ * that path (in path, path_len). Tracing failures end the run, and so
+ * does a workload that fails (misplaced: an option of iowatcher's the
+ * workload's command line took, for its message, or NULL).
+ */
+int live_record(struct options *o, const char *misplaced,
+		struct record_result *res, struct iow_error *err, char *path,
+		size_t path_len);
+/*
+ * -t - --live: each event is watched too (live may be NULL: nothing to
+ * do); 1 when q asks to stop reading (what was read is then drawn), -1
+ * on an error.
+ */
+int live_watch(struct live *live, const struct io_event *ev,
+	       struct iow_error *err);
 
 #endif

@@ -1239,3 +1239,31 @@ out:
 	movie_free(&m);
 	return ret;
 }
+
+/* ---- the movie as an output (base/outkind.h) ---- */
+
+static int movie_chosen(const struct options *o)
+{
+	return o->output && o->output_type.kind == OUTPUT_MOVIE &&
+	       !o->compare;
+}
+
+static int movie_finish(void *w, const struct options *o,
+			struct trace_result *traces, size_t n,
+			struct iow_error *err)
+{
+	(void)w;
+	return movie_render(o, traces, n, err);
+}
+
+const struct output_ops movie_output = {
+	.name = "movie",
+	.help = "a video of the I/O as it happened (with --movie)",
+	.kind = OUTPUT_MOVIE,
+	.noun = "a movie (with --movie)",
+	.exts = { { ".mp4", MOVIE_MP4 }, { ".webm", MOVIE_WEBM },
+		  { ".ogv", MOVIE_OGV }, { ".ogg", MOVIE_OGV },
+		  { ".gif", MOVIE_GIF } },
+	.chosen = movie_chosen,
+	.finish = movie_finish,
+};

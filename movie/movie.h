@@ -14,4 +14,7 @@
 int movie_render(const struct options *o, const struct trace_result *traces,
 		 size_t n, struct iow_error *err);
 
+/* The movie, a row of the outputs' table. */
+extern const struct output_ops movie_output;
+
 #endif

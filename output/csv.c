@@ -482,3 +482,27 @@ int csv_export(const struct options *o, const struct trace_result *traces,
 	}
 	return 0;
 }
+
+/* ---- the CSV files as an output (base/outkind.h) ---- */
+
+static int csv_chosen(const struct options *o)
+{
+	return o->csv_dir != NULL;
+}
+
+static int csv_finish(void *w, const struct options *o,
+		      struct trace_result *traces, size_t n,
+		      struct iow_error *err)
+{
+	(void)w;
+	return csv_export(o, traces, n, err);
+}
+
+const struct output_ops csv_output = {
+	.name = "csv",
+	.help = "each graph's series as CSV, one file per graph",
+	.kind = OUTPUT_NONE,
+	.option = "--csv DIR",
+	.chosen = csv_chosen,
+	.finish = csv_finish,
+};

@@ -15,4 +15,7 @@
 int csv_export(const struct options *o, const struct trace_result *traces,
 	       size_t n, struct iow_error *err);
 
+/* The CSV files, a row of the outputs' table. */
+extern const struct output_ops csv_output;
+
 #endif

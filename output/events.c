@@ -8,6 +8,8 @@
 
 #include "reader/blktrace.h"
 #include "events.h"
+#include "options.h"
+#include "trace_result.h"
 #include "base/outfile.h"
 #include "base/utf8.h"
 
@@ -303,3 +305,60 @@ void events_abort(struct events_log *l)
 	}
 	free(l);
 }
+
+/* ---- the per-I/O log as an output (base/outkind.h) ---- */
+
+static int events_chosen(const struct options *o)
+{
+	return o->events_path != NULL;
+}
+
+static unsigned events_needs(const struct options *o)
+{
+	(void)o;
+	/* the pid, cgroup and file of each row */
+	return OUTPUT_NEEDS_CAUSES | OUTPUT_NEEDS_CAUSE_IDS;
+}
+
+static int events_open_row(void **w, const struct options *o, size_t n,
+			   struct iow_error *err)
+{
+	(void)n;
+	*w = events_open(o->events_path, err);
+	return *w ? 0 : -1;
+}
+
+static void events_trace_row(void *w, const struct trace_result *res,
+			     const struct cause_table *causes)
+{
+	events_trace(w, res->label, &res->analysis, causes, &res->facts);
+}
+
+static int events_finish(void *w, const struct options *o,
+			 struct trace_result *traces, size_t n,
+			 struct iow_error *err)
+{
+	(void)o;
+	(void)traces;
+	(void)n;
+	return events_close(w, err);
+}
+
+static void events_abort_row(void *w)
+{
+	events_abort(w);
+}
+
+const struct output_ops events_output = {
+	.name = "events",
+	.help = "the per-I/O log, one row per I/O, CSV or JSON lines",
+	.kind = OUTPUT_NONE,
+	.option = "--events FILE",
+	.chosen = events_chosen,
+	.needs = events_needs,
+	.open = events_open_row,
+	.trace = events_trace_row,
+	.row = events_row,
+	.finish = events_finish,
+	.abort = events_abort_row,
+};

@@ -32,4 +32,7 @@ int events_close(struct events_log *l, struct iow_error *err);
 /* Frees l, leaving no file. */
 void events_abort(struct events_log *l);
 
+/* The per-I/O log, a row of the outputs' table. */
+extern const struct output_ops events_output;
+
 #endif

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "base/vec.h"
+#include "options.h"
+#include "trace_result.h"
 #include "reader/blktrace.h"
 #include "base/bytebuf.h"
 #include "base/outfile.h"
@@ -1081,3 +1083,61 @@ void pftrace_abort(struct pftrace *p)
 	outfile_abort(&p->out);
 	free_all(p);
 }
+
+/* ---- the trace for Perfetto as an output (base/outkind.h) ---- */
+
+static int pftrace_chosen(const struct options *o)
+{
+	return o->output && o->output_type.kind == OUTPUT_PERFETTO;
+}
+
+static unsigned pftrace_needs(const struct options *o)
+{
+	(void)o;
+	/* the slices carry the causes */
+	return OUTPUT_NEEDS_CAUSES | OUTPUT_NEEDS_CAUSE_IDS;
+}
+
+static int pftrace_open_row(void **w, const struct options *o, size_t n,
+			    struct iow_error *err)
+{
+	(void)n;
+	*w = pftrace_open(o->output, err);
+	return *w ? 0 : -1;
+}
+
+static void pftrace_trace_row(void *w, const struct trace_result *res,
+			      const struct cause_table *causes)
+{
+	pftrace_trace(w, res->label, &res->analysis, causes, &res->facts);
+}
+
+static int pftrace_finish(void *w, const struct options *o,
+			  struct trace_result *traces, size_t n,
+			  struct iow_error *err)
+{
+	(void)o;
+	(void)traces;
+	(void)n;
+	return pftrace_close(w, err);
+}
+
+static void pftrace_abort_row(void *w)
+{
+	pftrace_abort(w);
+}
+
+const struct output_ops perfetto_output = {
+	.name = "perfetto",
+	.help = "a trace for Perfetto's UI: each I/O a slice, with its causes",
+	.kind = OUTPUT_PERFETTO,
+	.noun = "Perfetto",
+	.exts = { { ".pftrace", 0 }, { ".perfetto-trace", 0 } },
+	.chosen = pftrace_chosen,
+	.needs = pftrace_needs,
+	.open = pftrace_open_row,
+	.trace = pftrace_trace_row,
+	.row = pftrace_row,
+	.finish = pftrace_finish,
+	.abort = pftrace_abort_row,
+};

@@ -39,4 +39,7 @@ int pftrace_close(struct pftrace *p, struct iow_error *err);
 /* Frees p, leaving no file. */
 void pftrace_abort(struct pftrace *p);
 
+/* The trace for Perfetto, a row of the outputs' table. */
+extern const struct output_ops perfetto_output;
+
 #endif

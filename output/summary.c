@@ -9,6 +9,7 @@
 #include "tag/cause.h"
 #include "tag/causesum.h"
 #include "analysis/histogram.h"
+#include "options.h"
 #include "summary.h"
 #include "base/utf8.h"
 
@@ -230,13 +231,13 @@ static void text_account(FILE *out, const struct analysis *a,
 	fprintf(out, "  the trace %s\n", text);
 }
 
-static void json_device(FILE *out, const struct analysis *a,
-			const struct device_stats *d)
+void summary_json_device_fields(FILE *out, const struct analysis *a,
+				const struct device_stats *d)
 {
 	/* the depth's mean over the time outside loss windows */
 	double clean = analysis_clean_s(a);
 
-	fprintf(out, "{\"device\": \"%u,%u\", ", blk_dev_major(d->device),
+	fprintf(out, "\"device\": \"%u,%u\", ", blk_dev_major(d->device),
 		blk_dev_minor(d->device));
 	fprintf(out, "\"read\": {\"ios\": %llu, \"bytes\": %llu}, ",
 		(unsigned long long)d->ios[DIR_READ],
@@ -292,6 +293,13 @@ static void json_device(FILE *out, const struct analysis *a,
 		(unsigned long long)d->unseen_completions,
 		d->depth_area_ns / 1e9);
 	json_account(out, a, d);
+}
+
+static void json_device(FILE *out, const struct analysis *a,
+			const struct device_stats *d)
+{
+	fputc('{', out);
+	summary_json_device_fields(out, a, d);
 	fputc('}', out);
 }
 
@@ -932,3 +940,44 @@ void summary_print_stacks(FILE *out, const struct trace_result *traces,
 		free(s);
 	}
 }
+
+/* ---- the summary as an output (base/outkind.h) ---- */
+
+static int summary_chosen(const struct options *o)
+{
+	return o->summary != SUMMARY_NONE;
+}
+
+static unsigned summary_needs(const struct options *o)
+{
+	if (o->summary != SUMMARY_STACKS)
+		return 0;
+	return OUTPUT_NEEDS_CAUSES | OUTPUT_NEEDS_STACKS | OUTPUT_NEEDS_LEDGER;
+}
+
+static int summary_finish(void *w, const struct options *o,
+			  struct trace_result *traces, size_t n,
+			  struct iow_error *err)
+{
+	(void)w;
+	(void)err;
+	if (o->summary == SUMMARY_JSON)
+		summary_print_json(stdout, traces, n, o->live == LIVE_JSON);
+	else if (o->summary == SUMMARY_STACKS)
+		summary_print_stacks(stdout, traces, n);
+	else
+		summary_print_text(stdout, traces, n,
+				   o->top_tags > 0 ? (size_t)o->top_tags :
+						     TOP_TAGS_DEFAULT);
+	return 0;
+}
+
+const struct output_ops summary_output = {
+	.name = "summary",
+	.help = "statistics per trace and device on standard output: text, JSON or stacks",
+	.kind = OUTPUT_NONE,
+	.option = "--summary",
+	.chosen = summary_chosen,
+	.needs = summary_needs,
+	.finish = summary_finish,
+};

@@ -32,5 +32,12 @@ void summary_print_json(FILE *out, const struct trace_result *traces,
 /* --summary=stacks: bytes per device, kernel stack and process. */
 void summary_print_stacks(FILE *out, const struct trace_result *traces,
 			  size_t n);
+/* One device's figures as in the JSON summary, without the braces of
+ * its object (a line of another document starts them). */
+void summary_json_device_fields(FILE *out, const struct analysis *a,
+				const struct device_stats *d);
+
+/* The summary, a row of the outputs' table. */
+extern const struct output_ops summary_output;
 
 #endif

@@ -76,91 +76,6 @@ size_t bytesrc_suffix_len(const char *name)
 	return 0;
 }
 
-/* read(2) that goes on after a signal unless it asked iowatcher to stop;
- * bs->in_offset counts what it read. */
-static ssize_t read_fd(struct byte_source *bs, unsigned char *buf, size_t len,
-		       struct iow_error *err)
-{
-	for (;;) {
-		ssize_t got = read(bs->fd, buf, len);
-
-		if (got >= 0) {
-			bs->in_offset += (uint64_t)got;
-			return got;
-		}
-		if (errno == EINTR && !iow_interrupted)
-			continue;
-		return iow_fail(err, "%s: read error at byte %llu: %s",
-				bs->path, (unsigned long long)bs->in_offset,
-				strerror(errno));
-	}
-}
-
-int bytesrc_fill_input(struct byte_source *bs, struct iow_error *err)
-{
-	ssize_t got;
-
-	if (bs->in_eof)
-		return 0;
-	if (bs->in_start > 0) {
-		memmove(bs->in, bs->in + bs->in_start,
-			bs->in_end - bs->in_start);
-		bs->in_end -= bs->in_start;
-		bs->in_start = 0;
-	}
-	got = read_fd(bs, bs->in + bs->in_end, bs->in_size - bs->in_end, err);
-	if (got < 0)
-		return -1;
-	if (got == 0)
-		bs->in_eof = 1;
-	bs->in_end += (size_t)got;
-	return 0;
-}
-
-/* Where the decompressor is in the file: the bytes it has used. */
-static unsigned long long in_used(const struct byte_source *bs)
-{
-	return (unsigned long long)(bs->in_offset -
-				    (bs->in_end - bs->in_start));
-}
-
-/* The error now, or after the bytes the failing read produced. */
-static ssize_t fail_after(struct byte_source *bs, size_t produced,
-			  struct iow_error *err)
-{
-	if (!produced)
-		return -1;
-	bs->failed = 1;
-	bs->failure = *err;
-	return (ssize_t)produced;
-}
-
-ssize_t bytesrc_corrupt(struct byte_source *bs, size_t produced,
-			const char *why, struct iow_error *err)
-{
-	iow_fail(err,
-		 "%s: %s data corrupt at compressed byte %llu (decompressed byte %llu): %s",
-		 bs->path, bs->ops->name, in_used(bs),
-		 (unsigned long long)(bs->out_offset + produced), why);
-	return fail_after(bs, produced, err);
-}
-
-ssize_t bytesrc_cut_short(struct byte_source *bs, size_t produced,
-			  struct iow_error *err)
-{
-	iow_fail(err,
-		 "%s: %s data cut short at compressed byte %llu (decompressed byte %llu): the compressed data ends early (a truncated file, or one still being written)",
-		 bs->path, bs->ops->name, in_used(bs),
-		 (unsigned long long)(bs->out_offset + produced));
-	if (!bs->is_part)
-		return fail_after(bs, produced, err);
-	/* what came before the cut is the file's data; the reader says
-	 * where it ends (bs->failure) */
-	bs->cut_short = 1;
-	bs->failure = *err;
-	return (ssize_t)produced;
-}
-
 /* ---- the plain source: the bytes as they are ---- */
 
 static int plain_init(struct byte_source *bs, struct iow_error *err)
@@ -178,7 +93,7 @@ static ssize_t plain_read(struct byte_source *bs, unsigned char *buf,
 	size_t n = bs->in_end - bs->in_start;
 
 	if (n == 0)
-		return read_fd(bs, buf, len, err);
+		return bytesrc_read_fd(bs, buf, len, err);
 	if (n > len)
 		n = len;
 	memcpy(buf, bs->in + bs->in_start, n);
@@ -205,7 +120,7 @@ static const struct byte_source_ops plain_ops = {
 static int read_head(struct byte_source *bs, struct iow_error *err)
 {
 	while (bs->in_end < HEAD_MIN) {
-		ssize_t got = read_fd(bs, bs->in + bs->in_end,
+		ssize_t got = bytesrc_read_fd(bs, bs->in + bs->in_end,
 				      bs->in_size - bs->in_end, err);
 
 		if (got < 0)

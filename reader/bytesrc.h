@@ -100,6 +100,10 @@ const struct compression *bytesrc_compression(const unsigned char *p,
 /* The length of a known compression suffix at name's end, or 0. */
 size_t bytesrc_suffix_len(const char *name);
 
+/* read(2) of bs's file into buf that goes on after a signal unless it
+ * asked iowatcher to stop; bs->in_offset counts what it read. */
+ssize_t bytesrc_read_fd(struct byte_source *bs, unsigned char *buf,
+			size_t len, struct iow_error *err);
 /*
  * For the decompressors: read more of the file into bs->in (what is left
  * of it is moved to its start); at the end sets bs->in_eof. 0, or -1 on

@@ -5,6 +5,7 @@
  * four are read.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,4 +127,31 @@ void fiolog_free(struct fiolog *log)
 {
 	free(log->samples);
 	memset(log, 0, sizeof(*log));
+}
+
+int fio_input_load(const char *arg, struct fio_input *in,
+		   struct iow_error *err)
+{
+	char *at, *end;
+
+	in->path = strdup(arg);
+	if (!in->path)
+		return iow_fail(err, "out of memory");
+	at = strrchr(in->path, '@');
+	if (at && at[1]) {
+		double off = strtod(at + 1, &end);
+
+		if (*end == '\0' && isfinite(off) && off >= 0) {
+			*at = '\0';
+			in->offset_s = off;
+		}
+	}
+	return fiolog_load(in->path, &in->log, err);
+}
+
+void fio_input_free(struct fio_input *in)
+{
+	fiolog_free(&in->log);
+	free(in->path);
+	in->path = NULL;
 }

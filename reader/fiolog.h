@@ -30,4 +30,21 @@ int fiolog_load(const char *path, struct fiolog *out,
 		struct iow_error *err);
 void fiolog_free(struct fiolog *log);
 
+/* A fio log given with -F, drawn beside the traces. */
+struct fio_input {
+	char *path;
+	double offset_s;	/* -F FILE@SECONDS: when the job started */
+	struct fiolog log;
+};
+
+/*
+ * -F's argument, FILE or FILE@SECONDS (fio stamps a job's log from that
+ * job's start, after its startdelay: SECONDS says where that is in the
+ * trace), read into in. -1 with err; in is to be freed all the same
+ * (fio_input_free).
+ */
+int fio_input_load(const char *arg, struct fio_input *in,
+		   struct iow_error *err);
+void fio_input_free(struct fio_input *in);
+
 #endif

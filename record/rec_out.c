@@ -441,16 +441,6 @@ uint64_t rec_out_last_time(const struct rec_out *o, unsigned cpu)
 	return cpu < o->n_cpus ? o->cpus[cpu].last_time : 0;
 }
 
-int rec_out_flush(struct rec_out *o, struct iow_error *err)
-{
-	unsigned cpu;
-
-	for (cpu = 0; cpu < o->n_cpus; cpu++)
-		if (flush_cpu(o, cpu, err))
-			return -1;
-	return 0;
-}
-
 struct rec_out *rec_out_open(const char *dir, const char *name,
 			     unsigned n_cpus, struct iow_error *err)
 {

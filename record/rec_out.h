@@ -95,9 +95,7 @@ void rec_out_completions(const struct rec_out *o, uint32_t device,
 			 uint64_t n[N_ACCT]);
 /* The newest time written to cpu's file (0: nothing yet). */
 uint64_t rec_out_last_time(const struct rec_out *o, unsigned cpu);
-/* Writes what is buffered: the files then hold every record put. */
-int rec_out_flush(struct rec_out *o, struct iow_error *err);
-/* Flushes, closes and frees o, whatever the result. */
+/* Writes what is buffered, closes and frees o, whatever the result. */
 int rec_out_close(struct rec_out *o, struct iow_error *err);
 
 #endif

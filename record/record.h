@@ -99,4 +99,22 @@ const char *record_tracer_name(enum record_tracer tracer);
  * all of them take at most 512 MiB. */
 size_t record_default_buffer_kb(void);
 
+/*
+ * A workload that fails (not stopped by the user) has traced its
+ * failure, not the work: -1 with err saying so (misplaced: an option
+ * of iowatcher's the workload's command line took, or NULL), and that
+ * what was recorded in PATH.blktrace.* is kept. 0 otherwise.
+ */
+int record_check_workload(const struct record_result *res, int had_workload,
+			  const char *misplaced, const char *path,
+			  struct iow_error *err);
+/*
+ * The end of a recording in one line on standard error: what (events,
+ * devices, tracer and why not the ones before it), where (the files,
+ * the buffer, the CPU it took), what was lost, or that nothing was, and
+ * the account of the completions the kernel counted.
+ */
+void record_print_result(const char *const *devices, size_t n_devices,
+			 const struct record_result *res, const char *path);
+
 #endif

@@ -1328,3 +1328,43 @@ out:
 	report_free(&r);
 	return ret;
 }
+
+/* ---- the report as an output (base/outkind.h) ---- */
+
+static int report_chosen(const struct options *o)
+{
+	/* --compare writes the report of both traces itself */
+	return o->output && o->output_type.kind == OUTPUT_REPORT &&
+	       !o->compare;
+}
+
+static int report_prepare_row(void *w, const struct options *o, size_t i,
+			      struct trace_result *res,
+			      struct analysis_config *cfg,
+			      struct iow_error *err)
+{
+	(void)w;
+	(void)i;
+	return report_prepare(o, res, cfg, err);
+}
+
+static int report_finish(void *w, const struct options *o,
+			 struct trace_result *traces, size_t n,
+			 struct iow_error *err)
+{
+	(void)w;
+	/* it widens the bins to the pictures' as it goes */
+	return report_render(o, traces, n, err);
+}
+
+const struct output_ops report_output = {
+	.name = "report",
+	.help = "one HTML page of every graph, to zoom in, and the summary",
+	.kind = OUTPUT_REPORT,
+	.noun = "the report",
+	.exts = { { ".html", 0 }, { ".htm", 0 } },
+	.chosen = report_chosen,
+	.prepare = report_prepare_row,
+	.finish = report_finish,
+	.free_trace = report_trace_free,
+};

@@ -41,4 +41,7 @@ int report_render_with(const struct options *o, struct trace_result *traces,
 		       struct iow_error *err);
 void report_trace_free(struct trace_result *res);
 
+/* The report, a row of the outputs' table. */
+extern const struct output_ops report_output;
+
 #endif

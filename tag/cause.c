@@ -374,8 +374,3 @@ const char *cause_kstack(const struct cause_table *t, const struct cause *c)
 {
 	return t->reader ? cause_stack(t->reader, 0, c->kstack) : NULL;
 }
-
-const char *cause_ustack(const struct cause_table *t, const struct cause *c)
-{
-	return t->reader ? cause_stack(t->reader, 1, c->ustack) : NULL;
-}

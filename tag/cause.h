@@ -98,6 +98,5 @@ int cause_generic_frame(const char *f, size_t len);
  * stack as it is where every frame is generic. */
 void cause_stack_label(const char *stack, char *buf, size_t len);
 const char *cause_kstack(const struct cause_table *t, const struct cause *c);
-const char *cause_ustack(const struct cause_table *t, const struct cause *c);
 
 #endif

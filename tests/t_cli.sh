@@ -124,8 +124,8 @@ says "-o out.mp4 without --movie: add --movie" 2 \
 	"iowatcher: out.mp4: a movie's name: add --movie (a picture is .svg, .png or .pdf)" -t "$S" -o out.mp4
 says "-o out.OGG without --movie: add --movie" 2 \
 	"iowatcher: out.OGG: a movie's name: add --movie (a picture is .svg, .png or .pdf)" -t "$S" -o out.OGG
-says "-o out.txt: still the picture formats" 2 \
-	"iowatcher: out.txt: unknown output format (the name must end in .svg, .png or .pdf for a picture, .html for the report, or .pftrace for Perfetto)" -t "$S" -o out.txt
+says "-o out.txt: every output's extensions, from the table" 2 \
+	"iowatcher: out.txt: unknown output format (the name must end in .svg, .png or .pdf for a picture, .mp4, .webm, .ogv, .ogg or .gif for a movie (with --movie), .html or .htm for the report, .pftrace or .perfetto-trace for Perfetto, or .jsonl for the per-device log)" -t "$S" -o out.txt
 says "-T \"My run\" (the original's title): says where the title is" 1 \
 	"iowatcher: tagger 'My': command not found (not a shipped tagger, not on PATH; the title is --title)" \
 	-t "$S" -T "My run" -o x.png

@@ -15,11 +15,23 @@ for o in $opts; do
 		fail "--$o in --help and the man page"
 	fi
 done
-graphs=$(sed -n '/^Graphs/,$p' "$TMP/help" | sed -n 's/^  \([a-z0-9-]*\) .*/\1/p')
+graphs=$(sed -n '/^Graphs/,/^Outputs/p' "$TMP/help" | sed -n 's/^  \([a-z0-9-]*\) .*/\1/p')
 [ -n "$graphs" ] || fail "--help lists the graphs"
 for g in $graphs; do
 	esc=$(printf '%s' "$g" | sed 's/-/\\\\-/g')
 	check "graph $g in the man page" grep -q "^\\.BR* .*$esc" "$TOP/iowatcher.1"
+done
+outputs=$(sed -n '/^Outputs/,/^[^ ]/p' "$TMP/help" | sed -n 's/^  \([a-z0-9-]*\) .*/\1/p')
+check "--help lists the outputs (from the table)" [ "$(echo "$outputs" | wc -w)" -ge 9 ]
+for n in $outputs; do
+	check "output $n in the man page (OUTPUT, The outputs)" \
+		sh -c "sed -n '/^\\.SS The outputs/,/^\\.S[HS]/p' '$TOP/iowatcher.1' | grep -qx '\\.B $n'"
+done
+# an output written but not in the table is in neither
+rows=$(cd "$TOP" && grep -ho '^const struct output_ops [a-z_]* =' *.c */*.c | sed 's/.* \([a-z_]*\) =/\1/')
+check "the sources define the outputs' rows" [ "$(echo "$rows" | wc -w)" -ge 9 ]
+for r in $rows; do
+	check "row $r is in outputs.c's table" grep -q "&$r\b" "$TOP/outputs.c"
 done
 check "README names the two set-up commands" sh -c "grep -q 'make demo' '$TOP/README.md' && grep -q 'make check' '$TOP/README.md'"
 finish

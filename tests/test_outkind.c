@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "base/outkind.h"
+#include "outputs.h"
 
 static void test_pictures_by_extension_case_insensitive(void)
 {
@@ -60,10 +60,39 @@ static void test_unknown_extension_is_error(void)
 	CHECK_EQ_INT(t.kind, OUTPUT_NONE);
 	CHECK(strstr(err.msg, "graph.jpg") != NULL);
 	CHECK(strstr(err.msg, ".svg, .png or .pdf") != NULL);
-	CHECK(strstr(err.msg, ".html for the report") != NULL);
+	CHECK(strstr(err.msg, ".html or .htm for the report") != NULL);
+	CHECK(strstr(err.msg, ".jsonl for the per-device log") != NULL);
 	CHECK_EQ_INT(output_type_of("noext", &t, &err), -1);
 	CHECK_EQ_INT(output_type_of("dir.png/file", &t, &err), -1);
 	CHECK_EQ_INT(output_type_of(NULL, &t, NULL), -1);
+}
+
+/* Every row's extensions name that row, and no two rows share a name
+ * or an extension; a row names how it is chosen. */
+static void test_table_rows(void)
+{
+	struct iow_error err = { "" };
+	struct output_type t;
+	size_t i, j, k;
+
+	CHECK(output_table_len >= 9 && output_table_len <= OUTPUTS_MAX);
+	for (i = 0; i < output_table_len; i++) {
+		const struct output_ops *ops = output_table[i];
+
+		CHECK(ops->name && ops->help && ops->chosen && ops->finish);
+		CHECK(ops->exts[0].ext || ops->option);
+		for (k = 0; k < OUTPUT_MAX_EXTS && ops->exts[k].ext; k++) {
+			CHECK_EQ_INT(output_type_of(ops->exts[k].ext, &t, &err),
+				     0);
+			CHECK(t.ops == ops);
+			CHECK_EQ_INT(t.kind, ops->kind);
+		}
+		for (j = 0; j < i; j++)
+			CHECK(strcmp(ops->name, output_table[j]->name) != 0);
+	}
+	CHECK_EQ_INT(output_type_of("x.JSONL", &t, &err), 0);
+	CHECK_EQ_INT(t.kind, OUTPUT_OTHER);
+	CHECK(!strcmp(t.ops->name, "devices"));
 }
 
 static int named(const char *want, size_t n, const char *a,
@@ -111,6 +140,7 @@ int main(void)
 	RUN_TEST(test_movies_by_extension);
 	RUN_TEST(test_html_is_the_report);
 	RUN_TEST(test_unknown_extension_is_error);
+	RUN_TEST(test_table_rows);
 	RUN_TEST(test_the_default_picture_is_named_after_the_trace);
 	return check_report();
 }

@@ -20,6 +20,7 @@
 #include <cairo-svg.h>
 
 #include "check.h"
+#include "outputs.h"
 #include "plot.h"
 
 static char tmp_dir[] = "/tmp/test_plot.XXXXXX";
@@ -547,13 +548,11 @@ static void test_null_panel_calls_are_harmless(void)
 	plot_line(NULL, v, v, 2, 0, 1);
 	plot_step(NULL, v, v, 2, 0, 1);
 	plot_band(NULL, v, v, v, 2, 0, 0.3);
-	plot_bars(NULL, v, v, 2, 1, 0);
 	plot_points(NULL, v, v, 2, 0, 1);
 	plot_raster(NULL, c, 1, 1, 0, 1, 0, 1, 0);
 	plot_heatmap(NULL, c, 1, 1, 0, 1, 0, 1, "n");
 	plot_legend(NULL, &label, &color, 1);
 	plot_panel_note(NULL, "none");
-	plot_text(NULL, 0, 0, "t", 0);
 	CHECK(plot_panel_x_ticks(NULL) == NULL);
 	CHECK(plot_panel_add(NULL, 0, 0, 1, 1, NULL, NULL, NULL) == NULL);
 }
@@ -1443,26 +1442,7 @@ static void demo_queue(struct plot_page *p, struct plot_rect r)
 	plot_panel_set_x(pp, 0, 1.5);
 	plot_panel_set_x_format(pp, plot_format_seconds);
 	plot_panel_set_y(pp, 0, 5);
-	plot_panel_set_y_integer(pp);
 	plot_step(pp, x, y, 600, 2, 1.25);
-}
-
-static void demo_histogram(struct plot_page *p, struct plot_rect r)
-{
-	double x[24], h[24];
-	struct plot_panel *pp;
-	int i;
-
-	for (i = 0; i < 24; i++) {
-		x[i] = (i + 0.5) * 4096 * 4;
-		h[i] = 180000 * exp(-(i - 6) * (i - 6) / 18.0) + 2000;
-	}
-	pp = plot_panel_add(p, r.x, r.y, r.w, r.h, "Request sizes",
-			    "Bytes", "Requests");
-	plot_panel_set_x(pp, 0, 24 * 4096 * 4);
-	plot_panel_set_y(pp, 0, 182000);
-	plot_bars(pp, x, h, 24, 4096 * 4, 3);
-	pp = NULL;
 }
 
 static void demo_empty(struct plot_page *p, struct plot_rect r)
@@ -1489,7 +1469,6 @@ static int write_demo(const char *path, enum plot_format fmt,
 	demo_offsets(p, plot_page_cell(p, 3, 2, 0, 1));
 	demo_latency(p, plot_page_cell(p, 3, 2, 1, 0));
 	demo_queue(p, plot_page_cell(p, 3, 2, 1, 1));
-	demo_histogram(p, plot_page_cell(p, 3, 2, 2, 0));
 	demo_empty(p, plot_page_cell(p, 3, 2, 2, 1));
 	return plot_page_close(p, err);
 }
