@@ -669,7 +669,7 @@ static int v7_whole(int fd, const char *path, struct iow_error *err)
 #define FENCE_MEM_BASE		(1024ull << 20)
 #define FENCE_MEM_PER_BYTE	8
 #define FENCE_QUIET_S		60
-#define FENCE_OUT_BUF		(64 * 1024)
+#define FENCE_OUT_BUF		(256 * 1024)
 #define FENCE_DATA_MAX		(1u << 20)	/* a record's bytes sent */
 #define FENCE_MSG_MAX		(FENCE_DATA_MAX + 4096)
 #define NO_KIND			UINT32_MAX
@@ -717,6 +717,8 @@ struct wire_rec {
 
 struct fence_child {
 	int fd;
+	int last_pid;		/* the saved name last looked up */
+	char last_comm[COMM_MAX];
 	struct tep_handle *tep;
 	struct tep_event **kinds;
 	size_t n_kinds;
@@ -829,8 +831,14 @@ static int child_record(struct tracecmd_input *handle, struct tep_record *rec,
 	w.kind = e ? child_kind(k, e) : NO_KIND;
 	if (e && e->system && !strcmp(e->system, "block")) {
 		w.pid = lib.tep_data_pid(k->tep, rec);
-		snprintf(w.comm, sizeof(w.comm), "%s",
-			 lib.tep_data_comm_from_pid(k->tep, w.pid));
+		if (w.pid != k->last_pid || !k->last_comm[0]) {
+			const char *c = lib.tep_data_comm_from_pid(k->tep,
+								   w.pid);
+
+			k->last_pid = w.pid;
+			strncpy(k->last_comm, c ? c : "", COMM_MAX - 1);
+		}
+		memcpy(w.comm, k->last_comm, COMM_MAX);
 		if (rec->size > 0 && rec->data)
 			w.size = (uint32_t)rec->size < FENCE_DATA_MAX ?
 				 (uint32_t)rec->size : FENCE_DATA_MAX;
