@@ -34,6 +34,9 @@
 #define LLVMFuzzerTestOneInput fuzz_ftrace_page_one
 #include "../fuzz/fuzz_ftrace_page.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_tracedat_one
+#include "../fuzz/fuzz_tracedat.c"
+#undef LLVMFuzzerTestOneInput
 
 typedef int (*fuzz_entry)(const uint8_t *data, size_t size);
 
@@ -129,6 +132,11 @@ static void test_ring_buffer_pages_survive_seeds_and_past_crashes(void)
 	run_target("ftrace_page", fuzz_ftrace_page_one);
 }
 
+static void test_trace_dat_survives_seeds_and_past_crashes(void)
+{
+	run_target("tracedat", fuzz_tracedat_one);
+}
+
 int main(void)
 {
 	RUN_TEST(test_trace_reader_survives_seeds_and_past_crashes);
@@ -137,5 +145,6 @@ int main(void)
 	RUN_TEST(test_fio_log_reader_survives_seeds_and_past_crashes);
 	RUN_TEST(test_command_line_survives_seeds_and_past_crashes);
 	RUN_TEST(test_ring_buffer_pages_survive_seeds_and_past_crashes);
+	RUN_TEST(test_trace_dat_survives_seeds_and_past_crashes);
 	return check_report();
 }
