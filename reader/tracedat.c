@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "blocktp.h"
@@ -717,6 +718,8 @@ struct wire_rec {
 
 struct fence_child {
 	int fd;
+	unsigned since;		/* records since the clock was looked at */
+	struct timespec flushed;	/* when the buffer was last sent */
 	int last_pid;		/* the saved name last looked up */
 	char last_comm[COMM_MAX];
 	struct tep_handle *tep;
@@ -740,6 +743,7 @@ static void child_flush(struct fence_child *k)
 		at += (size_t)w;
 	}
 	k->n = 0;
+	clock_gettime(CLOCK_MONOTONIC, &k->flushed);
 }
 
 static void child_put(struct fence_child *k, const void *p, size_t len)
@@ -844,6 +848,16 @@ static int child_record(struct tracecmd_input *handle, struct tep_record *rec,
 				 (uint32_t)rec->size : FENCE_DATA_MAX;
 	}
 	child_msg(k, MSG_RECORD, &w, sizeof(w), rec->data, w.size);
+	/* a slow file is still news to the parent's time limit: what is
+	 * buffered goes at least once a second */
+	if (++k->since >= 256) {
+		struct timespec now;
+
+		k->since = 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > k->flushed.tv_sec + 1)
+			child_flush(k);
+	}
 	return 0;
 }
 
@@ -925,6 +939,7 @@ void child_run(int out, int fd, const char *path, int copied, uint64_t fsize)
 				   lib.tracecmd_buffer_instance_name(handle, i));
 	big = lib.tep_is_file_bigendian(k->tep);
 	child_msg(k, MSG_OPEN, &big, sizeof(big), NULL, 0);
+	child_flush(k);
 	r = lib.tracecmd_iterate_events_multi(buffers, n + 1, child_record, k);
 	if (r < 0)
 		child_fail(k, "libtracecmd could not read the events (out of memory)");
@@ -1108,8 +1123,15 @@ static int fence_start(struct tracedat *t, int fd, int copied,
 	struct stat st;
 
 	t->quiet_ms = FENCE_QUIET_S * 1000;
-	if (quiet && atoi(quiet) > 0 && atoi(quiet) < 86400)
-		t->quiet_ms = atoi(quiet) * 1000;
+	if (quiet) {
+		char *end;
+		long s = strtol(quiet, &end, 10);
+
+		if (end == quiet || *end || s < 1 || s > 86400)
+			return iow_fail(err, "IOWATCHER_TRACEDAT_TIMEOUT=%.40s: give a number of seconds from 1 to 86400 (or unset it: 60)",
+					quiet);
+		t->quiet_ms = (int)s * 1000;
+	}
 	if (fstat(fd, &st))
 		st.st_size = 0;
 	if (pipe2(pipefd, O_CLOEXEC))
@@ -1483,7 +1505,6 @@ ssize_t tracedat_read(struct tracedat *t, unsigned char *buf, size_t len,
 	while (!t->at_end && blocktp_pending(&t->records) < len) {
 		const unsigned char *p;
 		uint32_t type, n;
-		int status;
 
 		if (fence_next(t, &type, &p, &n, err) < 0)
 			return -1;
@@ -1500,13 +1521,8 @@ ssize_t tracedat_read(struct tracedat *t, unsigned char *buf, size_t len,
 			break;
 		case MSG_ERROR:
 			return fence_error(t, p, n, err);
-		case MSG_END:
+		case MSG_END:	/* the child is ending: reaped when closed */
 			t->at_end = 1;
-			close(t->fd);
-			t->fd = -1;
-			if (!child_wait(t->pid, &status, 5000))
-				child_stop(t->pid, SIGKILL, 0);
-			t->pid = 0;
 			break;
 		default:
 			fence_stop(t);
