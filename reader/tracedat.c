@@ -214,6 +214,7 @@ struct v6_cursor {
 	uint64_t bad_at, bad_size, bad_end;
 	uint64_t nul_at;	/* a NUL inside a text, 0 none */
 	uint64_t past_at;	/* a section placed past the end, 0 none */
+	uint64_t bad_raw;	/* a compressed section's size too big */
 };
 
 static int v6_bytes(struct v6_cursor *c, void *buf, size_t n)
@@ -440,6 +441,10 @@ static int v6_whole(int fd, const char *path, struct iow_error *err)
  * compressed size: what it holds is the library's to read, in the
  * fenced child (below).
  */
+/* libtracecmd's child may have this much more memory than it starts
+ * with (below) */
+#define FENCE_MEM_BASE		(1024ull << 20)
+#define FENCE_MEM_PER_BYTE	8
 #define V7_SECTION_HEAD		16	/* id, flags, string id, size */
 #define V7_FLAG_COMPRESSED	1
 #define V7_OPTION_DONE		0
@@ -490,6 +495,12 @@ static int v7_section(struct v6_cursor *c, uint64_t off, uint64_t fsize,
 		return -1;
 	if (comp > c->size - c->at)
 		return v7_too_big(c, c->at - 8, comp, c->size);
+	/* what it holds uncompressed must fit the child's memory limit */
+	if (raw > FENCE_MEM_BASE + FENCE_MEM_PER_BYTE * fsize) {
+		c->bad_raw = raw;
+		c->bad_at = c->at - 4;
+		return -1;
+	}
 	return 1;
 }
 
@@ -630,6 +641,13 @@ static int v7_whole(int fd, const char *path, struct iow_error *err)
 	if (r < 0 && c.nul_at)
 		return iow_fail(err, "%s: damaged: a NUL byte at byte %llu inside the text of trace-cmd's kallsyms or printk formats: libtracecmd was not asked to read it; nothing was drawn",
 				path, (unsigned long long)c.nul_at);
+	if (r < 0 && c.bad_raw)
+		return iow_fail(err, "%s: damaged: a compressed section says at byte %llu that it holds %llu bytes, more than the %llu libtracecmd may have for a file of %llu: nothing was drawn",
+				path, (unsigned long long)c.bad_at,
+				(unsigned long long)c.bad_raw,
+				(unsigned long long)(FENCE_MEM_BASE +
+					FENCE_MEM_PER_BYTE * fsize),
+				(unsigned long long)fsize);
 	if (r < 0 && c.past_at)
 		return iow_fail(err, "%s: cut short: trace-cmd's headers place a section at byte %llu, past the file's end (%llu bytes)",
 				path, (unsigned long long)c.past_at,
@@ -667,8 +685,6 @@ static int v7_whole(int fd, const char *path, struct iow_error *err)
  * its last message is one line, "libtracecmd crashed reading ...", and
  * a child that stops answering is killed and said to.
  */
-#define FENCE_MEM_BASE		(1024ull << 20)
-#define FENCE_MEM_PER_BYTE	8
 #define FENCE_QUIET_S		60
 #define FENCE_OUT_BUF		(256 * 1024)
 #define FENCE_DATA_MAX		(1u << 20)	/* a record's bytes sent */
