@@ -894,8 +894,12 @@ static void child_limit_memory(uint64_t budget)
 	setrlimit(RLIMIT_AS, &rl);
 }
 
-/* Sanitizers' reports of the child's crash are not the program's. */
+/* Sanitizers' reports of the child's crash are not the program's, nor
+ * is their death callback (a fuzzer's, which would keep the input as a
+ * crash of the program's). */
 extern void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
+extern void __sanitizer_set_death_callback(void (*callback)(void))
+	__attribute__((weak));
 
 static __attribute__((noreturn))
 void child_run(int out, int fd, const char *path, int copied, uint64_t fsize)
@@ -924,6 +928,8 @@ void child_run(int out, int fd, const char *path, int copied, uint64_t fsize)
 		if (__sanitizer_set_report_fd)
 			__sanitizer_set_report_fd((void *)(intptr_t)null);
 	}
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(NULL);
 	if (!k)
 		_exit(1);
 	k->fd = out;
