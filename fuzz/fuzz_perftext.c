@@ -19,6 +19,7 @@
 #include "output/events.h"
 #include "output/pftrace.h"
 #include "options.h"
+#include "outputs.h"
 #include "report/report.h"
 #include "fuzz_common.h"
 #include "fuzz_props.h"

@@ -1,18 +1,27 @@
 /*
  * tracedat.c: trace-cmd's trace.dat as blktrace records (tracedat.h).
- * libtracecmd hands the file's events in time order across its buffers
- * and CPUs (tracecmd_iterate_events_multi, stopped whenever enough
- * records are made and resumed where it stopped); each block event's fields are read by name
- * from the format the file itself holds, so a kernel that moves them is
- * read alike, and become the records of blocktp.c.
+ * The file's sizes are checked against its length first (v6_whole,
+ * v7_whole); then libtracecmd, in a child process of its own (the
+ * fence, below), hands the file's events in time order across its
+ * buffers and CPUs (tracecmd_iterate_events_multi) back over a pipe;
+ * each block event's fields are read here by name from the format the
+ * file itself holds, so a kernel that moves them is read alike, and
+ * become the records of blocktp.c.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "blocktp.h"
@@ -61,6 +70,8 @@ void tracedat_free(struct tracedat *t)
 #include <pthread.h>
 #include <trace-cmd.h>
 
+#include "base/child.h"
+
 /*
  * libtracecmd (and libtraceevent and libtracefs under it) is loaded when
  * a trace.dat is first read, not linked: linked, their four shared
@@ -77,8 +88,8 @@ void tracedat_free(struct tracedat *t)
 	X(tracecmd_buffer_instance_handle) X(tracecmd_buffer_instance_name) \
 	X(tracecmd_set_loglevel) \
 	X(tep_set_loglevel) X(tracefs_set_loglevel) \
-	X(tep_find_event_by_record) X(tep_find_field) \
-	X(tep_read_number_field) X(tep_data_pid) X(tep_data_comm_from_pid)
+	X(tep_find_event_by_record) X(tep_find_field) X(tep_is_file_bigendian) \
+	X(tep_data_pid) X(tep_data_comm_from_pid)
 #define LIB_MEMBER(name)	__typeof__(name) *name;
 
 static struct tracecmd_lib {
@@ -123,31 +134,6 @@ static int lib_ready(const char *path, struct iow_error *err)
 #define COPY_CHUNK	(256 * 1024)
 #define RWBS_MAX	16	/* the kernel's RWBS_LEN is 10 */
 #define COMM_MAX	16
-
-/* A block event's fields as the file's format places them. */
-struct event_fields {
-	struct tep_event *event;
-	const struct blocktp_event *be;	/* NULL: not a block event */
-	struct tep_format_field *dev, *sector, *nr_sector, *bytes, *error,
-		*rwbs, *comm, *cmd, *new_sector, *old_dev, *old_sector;
-};
-
-struct tracedat {
-	const char *path;
-	struct tracecmd_input *handle;
-	/* the file's buffers: the top one, then its instances' */
-	struct tracecmd_input **buffers;
-	int n_buffers;
-	struct tep_handle *tep;
-	struct blocktp_out records;
-	uint64_t other_events;
-	struct event_fields *events;	/* the kinds met so far */
-	size_t n_events;
-	size_t want;		/* stop the iteration at this many bytes */
-	int at_end;
-	int failed;
-	struct iow_error failure;
-};
 
 /* ---- opening ---- */
 
@@ -223,6 +209,12 @@ out_err:
 struct v6_cursor {
 	int fd, swap;
 	uint64_t at, size;
+	/* a size past its bounds: where it is written, what it says, and
+	 * where its room ends (0: none found) */
+	uint64_t bad_at, bad_size, bad_end;
+	uint64_t nul_at;	/* a NUL inside a text, 0 none */
+	uint64_t past_at;	/* a section placed past the end, 0 none */
+	uint64_t bad_raw;	/* a compressed section's size too big */
 };
 
 static int v6_bytes(struct v6_cursor *c, void *buf, size_t n)
@@ -256,9 +248,52 @@ static int v6_skip_sized(struct v6_cursor *c, size_t n)
 {
 	uint64_t size;
 
-	if (v6_number(c, n, &size) || size > c->size - c->at)
+	if (v6_number(c, n, &size))
 		return -1;
+	if (size > c->size - c->at) {
+		c->bad_at = c->at - n;
+		c->bad_size = size;
+		c->bad_end = c->size;
+		return -1;
+	}
 	c->at += size;
+	return 0;
+}
+
+/*
+ * Steps over a size (4 bytes) and the text it counts (kallsyms, printk's
+ * formats): a NUL inside the text, which libtraceevent reads past, is
+ * damage (c->nul_at says where); NULs at its end are not.
+ */
+static int v6_skip_text(struct v6_cursor *c)
+{
+	unsigned char chunk[4096];
+	uint64_t size, at, end, nul = 0;
+	size_t i, n;
+
+	if (v6_number(c, 4, &size))
+		return -1;
+	if (size > c->size - c->at) {
+		c->bad_at = c->at - 4;
+		c->bad_size = size;
+		c->bad_end = c->size;
+		return -1;
+	}
+	for (at = c->at, end = c->at + size; at < end; at += n) {
+		n = end - at < sizeof(chunk) ? (size_t)(end - at) : sizeof(chunk);
+		if (pread(c->fd, chunk, n, (off_t)at) != (ssize_t)n)
+			return -1;
+		for (i = 0; i < n; i++) {
+			if (!chunk[i]) {
+				if (!nul)
+					nul = at + i + 1;
+			} else if (nul) {
+				c->nul_at = nul - 1;
+				return -1;
+			}
+		}
+	}
+	c->at = end;
 	return 0;
 }
 
@@ -301,7 +336,7 @@ static int v6_headers(struct v6_cursor *c, uint64_t *cpus)
 				return -1;
 	}
 	/* kallsyms, printk's formats, the saved pids' names */
-	return v6_skip_sized(c, 4) || v6_skip_sized(c, 4) ||
+	return v6_skip_text(c) || v6_skip_text(c) ||
 	       v6_skip_sized(c, 8) || v6_number(c, 4, cpus) ? -1 : 0;
 }
 
@@ -384,6 +419,9 @@ static int v6_whole(int fd, const char *path, struct iow_error *err)
 				path, (unsigned long long)cpu,
 				(unsigned long long)end,
 				(unsigned long long)c.size);
+	if (r < 0 && c.nul_at)
+		return iow_fail(err, "%s: damaged: a NUL byte at byte %llu inside the text of trace-cmd's kallsyms or printk formats: libtracecmd was not asked to read it; nothing was drawn",
+				path, (unsigned long long)c.nul_at);
 	if (r < 0)
 		return iow_fail(err, "%s: cut short at byte %llu, in trace-cmd's headers (%llu bytes)",
 				path, (unsigned long long)c.at,
@@ -391,24 +429,752 @@ static int v6_whole(int fd, const char *path, struct iow_error *err)
 	return 0;
 }
 
-/* The top buffer and every instance's (trace-cmd record -B NAME). */
-static int open_buffers(struct tracedat *t, struct iow_error *err)
+
+/*
+ * Version 7 keeps its headers in sections (trace-cmd.dat(5)): a chain of
+ * option sections, whose options give the offsets of the header
+ * sections and of each buffer's CPU data. Every size they hold is
+ * checked against the room its section (or the file) has before
+ * libtracecmd sees it: the library allocates what a size says (a
+ * changed byte asked it for a terabyte) and reads past what it
+ * allocated. A section compressed by trace-cmd is checked as far as its
+ * compressed size: what it holds is the library's to read, in the
+ * fenced child (below).
+ */
+/* libtracecmd's child may have this much more memory than it starts
+ * with (below) */
+#define FENCE_MEM_BASE		(1024ull << 20)
+#define FENCE_MEM_PER_BYTE	8
+#define V7_SECTION_HEAD		16	/* id, flags, string id, size */
+#define V7_FLAG_COMPRESSED	1
+#define V7_OPTION_DONE		0
+#define V7_OPTION_BUFFER	3
+#define V7_OPTION_HEADER_INFO	16	/* 16 to 21: a header section */
+#define V7_OPTION_CMDLINES	21
+#define V7_OPTION_SECTIONS_MAX	256	/* option sections followed */
+
+/* The room past a size that does not fit: noted in c, -1. */
+static int v7_too_big(struct v6_cursor *c, uint64_t at, uint64_t size,
+		      uint64_t end)
 {
-	int n = lib.tracecmd_buffer_instances(t->handle), i;
+	c->bad_at = at;
+	c->bad_size = size;
+	c->bad_end = end;
+	return -1;
+}
 
-	t->buffers = calloc((size_t)n + 1, sizeof(*t->buffers));
-	if (!t->buffers)
-		return iow_fail(err, "out of memory");
-	t->buffers[t->n_buffers++] = t->handle;
-	for (i = 0; i < n; i++) {
-		struct tracecmd_input *b =
-			lib.tracecmd_buffer_instance_handle(t->handle, i);
+/*
+ * The section at off: its id, and c limited to its contents. 0, 1 when
+ * it is compressed (not walked), -1 damaged.
+ */
+static int v7_section(struct v6_cursor *c, uint64_t off, uint64_t fsize,
+		      uint16_t *id)
+{
+	uint64_t size, string, comp, raw;
+	uint16_t flags;
 
-		if (!b)
-			return iow_fail(err, "%s: libtracecmd cannot read the buffer '%s' of this trace.dat (cut short or damaged)",
-					t->path, lib.tracecmd_buffer_instance_name(t->handle, i));
-		t->buffers[t->n_buffers++] = b;
+	c->size = fsize;
+	c->at = off;
+	if (off > fsize || fsize - off < V7_SECTION_HEAD) {
+		c->past_at = off;
+		return -1;
 	}
+	if (v6_bytes(c, id, 2) || v6_bytes(c, &flags, 2) ||
+	    v6_number(c, 4, &string) || v6_number(c, 8, &size))
+		return -1;
+	if (c->swap) {
+		*id = __builtin_bswap16(*id);
+		flags = __builtin_bswap16(flags);
+	}
+	if (size > fsize - c->at)
+		return v7_too_big(c, c->at - 8, size, fsize);
+	c->size = c->at + size;
+	if (!(flags & V7_FLAG_COMPRESSED))
+		return 0;
+	if (v6_number(c, 4, &comp) || v6_number(c, 4, &raw))
+		return -1;
+	if (comp > c->size - c->at)
+		return v7_too_big(c, c->at - 8, comp, c->size);
+	/* what it holds uncompressed must fit the child's memory limit */
+	if (raw > FENCE_MEM_BASE + FENCE_MEM_PER_BYTE * fsize) {
+		c->bad_raw = raw;
+		c->bad_at = c->at - 4;
+		return -1;
+	}
+	return 1;
+}
+
+/* A header section (16 to 21), its sized parts inside it. */
+static int v7_header(struct v6_cursor c, uint64_t off, uint64_t fsize,
+		     struct v6_cursor *out)
+{
+	uint64_t count, events, i, j;
+	uint16_t id;
+	int r = v7_section(&c, off, fsize, &id);
+
+	*out = c;
+	if (r)
+		return r < 0 ? -1 : 0;
+	switch (id) {
+	case 16:	/* header_page, header_event */
+		for (i = 0; r == 0 && i < 2; i++)
+			r = v6_skip_string(&c) || v6_skip_sized(&c, 8);
+		break;
+	case 17:	/* ftrace's own events */
+		r = v6_number(&c, 4, &count);
+		for (i = 0; r == 0 && i < count; i++)
+			r = v6_skip_sized(&c, 8);
+		break;
+	case 18:	/* the systems' events */
+		r = v6_number(&c, 4, &count);
+		for (i = 0; r == 0 && i < count; i++) {
+			r = v6_skip_string(&c) || v6_number(&c, 4, &events);
+			for (j = 0; r == 0 && j < events; j++)
+				r = v6_skip_sized(&c, 8);
+		}
+		break;
+	case 19:	/* kallsyms */
+	case 20:	/* printk's formats */
+		r = v6_skip_text(&c);
+		break;
+	case 21:	/* the saved pids' names */
+		r = v6_skip_sized(&c, 8);
+		break;
+	}
+	*out = c;
+	return r ? -1 : 0;
+}
+
+/* A BUFFER option's CPUs: their data inside the file (-2, as v6_buffer). */
+static int v7_buffer(struct v6_cursor *c, uint64_t fsize, uint64_t *cpu,
+		     uint64_t *end)
+{
+	uint64_t off, page, cpus, id, size;
+
+	if (v6_number(c, 8, &off) || v6_skip_string(c) ||
+	    v6_skip_string(c) || v6_number(c, 4, &page) ||
+	    v6_number(c, 4, &cpus))
+		return -1;
+	for (*cpu = 0; *cpu < cpus; (*cpu)++) {
+		if (v6_number(c, 4, &id) || v6_number(c, 8, &off) ||
+		    v6_number(c, 8, &size))
+			return -1;
+		*end = off + size;
+		if (size && (off > fsize || size > fsize - off)) {
+			*cpu = id;
+			return -2;
+		}
+	}
+	return 0;
+}
+
+static int v7_whole(int fd, const char *path, struct iow_error *err)
+{
+	struct v6_cursor c = { .fd = fd }, o;
+	unsigned char head[TRACEDAT_MAGIC_LEN + 4];
+	uint64_t off, next, fsize, opt_size, body, cpu = 0, end = 0;
+	uint16_t id, opt;
+	struct stat st;
+	int r = 0, n, walk;
+
+	if (fstat(fd, &st) ||
+	    pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head) ||
+	    memcmp(head + TRACEDAT_MAGIC_LEN, "7", 2))
+		return 0;	/* libtracecmd says what is wrong */
+	fsize = c.size = (uint64_t)st.st_size;
+	c.swap = head[TRACEDAT_MAGIC_LEN + 2] !=
+		 (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	c.at = TRACEDAT_MAGIC_LEN + 4 + 4;	/* version, sizes, page */
+	if (v6_skip_string(&c) || v6_skip_string(&c) ||	/* compression */
+	    v6_number(&c, 8, &off))
+		r = -1;
+	for (n = 0; r == 0 && off && n < V7_OPTION_SECTIONS_MAX; n++) {
+		walk = v7_section(&c, off, fsize, &id);
+		if (walk < 0)
+			r = -1;
+		if (walk != 0 || id != 0)	/* compressed, or not options */
+			break;
+		next = 0;
+		while (r == 0 && c.at < c.size) {
+			if (v6_bytes(&c, &opt, 2) ||
+			    v6_number(&c, 4, &opt_size)) {
+				r = -1;
+				break;
+			}
+			if (c.swap)
+				opt = __builtin_bswap16(opt);
+			if (opt_size > c.size - c.at) {
+				r = v7_too_big(&c, c.at - 4, opt_size, c.size);
+				break;
+			}
+			body = c.at;
+			o = c;
+			o.size = body + opt_size;
+			if (opt == V7_OPTION_DONE) {
+				if (v6_number(&o, 8, &next))
+					next = 0;
+				break;
+			}
+			if (opt >= V7_OPTION_HEADER_INFO &&
+			    opt <= V7_OPTION_CMDLINES &&
+			    v6_number(&o, 8, &next) == 0) {
+				r = v7_header(o, next, fsize, &o);
+				next = 0;
+			} else if (opt == V7_OPTION_BUFFER) {
+				r = v7_buffer(&o, fsize, &cpu, &end);
+				if (r == -1)	/* libtracecmd's to say */
+					r = 0;
+			}
+			if (r < 0) {
+				c = o;
+				break;
+			}
+			c.at = body + opt_size;
+		}
+		off = next;
+	}
+	if (r == -2)
+		return iow_fail(err, "%s: cut short: the data of CPU %llu ends at byte %llu, past the file's end (%llu bytes)",
+				path, (unsigned long long)cpu,
+				(unsigned long long)end,
+				(unsigned long long)fsize);
+	if (r < 0 && c.nul_at)
+		return iow_fail(err, "%s: damaged: a NUL byte at byte %llu inside the text of trace-cmd's kallsyms or printk formats: libtracecmd was not asked to read it; nothing was drawn",
+				path, (unsigned long long)c.nul_at);
+	if (r < 0 && c.bad_raw)
+		return iow_fail(err, "%s: damaged: a compressed section says at byte %llu that it holds %llu bytes, more than the %llu libtracecmd may have for a file of %llu: nothing was drawn",
+				path, (unsigned long long)c.bad_at,
+				(unsigned long long)c.bad_raw,
+				(unsigned long long)(FENCE_MEM_BASE +
+					FENCE_MEM_PER_BYTE * fsize),
+				(unsigned long long)fsize);
+	if (r < 0 && c.past_at)
+		return iow_fail(err, "%s: cut short: trace-cmd's headers place a section at byte %llu, past the file's end (%llu bytes)",
+				path, (unsigned long long)c.past_at,
+				(unsigned long long)fsize);
+	if (r < 0 && c.bad_end)
+		return iow_fail(err, "%s: damaged: trace-cmd's headers give a size of %llu bytes at byte %llu, past the end of its room at byte %llu (the file has %llu): libtracecmd was not asked to read it; nothing was drawn",
+				path, (unsigned long long)c.bad_size,
+				(unsigned long long)c.bad_at,
+				(unsigned long long)c.bad_end,
+				(unsigned long long)fsize);
+	if (r < 0)
+		return iow_fail(err, "%s: cut short at byte %llu, in trace-cmd's headers (%llu bytes)",
+				path, (unsigned long long)c.at,
+				(unsigned long long)fsize);
+	return 0;
+}
+
+/* ---- the fence: libtracecmd in a child of its own ---- */
+
+/*
+ * libtracecmd and libtraceevent parse the file's own description of its
+ * events, and a damaged one crashes them (a NULL strcmp, a heap
+ * overflow, a terabyte's allocation). So they run in a forked child,
+ * under a memory limit (RLIMIT_AS: what the child has at its start and
+ * FENCE_MEM_BASE plus FENCE_MEM_PER_BYTE x the file's size more) and a
+ * time limit (FENCE_QUIET_S without a byte from it, or
+ * $IOWATCHER_TRACEDAT_TIMEOUT seconds): its stdout and stderr go to
+ * /dev/null (the library's own lines are not ours), and it writes the
+ * events back over a pipe in a compact form: each kind of event once
+ * (whether a block event, its name, where its fields lie), then each
+ * record (its kind, CPU, time, missed events, the task's pid and saved
+ * name, and a block event's raw bytes). Every field is read from those
+ * bytes here, in the parent, checked against the record's size: the
+ * child runs nothing of ours but the writing. A child that dies before
+ * its last message is one line, "libtracecmd crashed reading ...", and
+ * a child that stops answering is killed and said to.
+ */
+#define FENCE_QUIET_S		60
+#define FENCE_OUT_BUF		(256 * 1024)
+#define FENCE_DATA_MAX		(1u << 20)	/* a record's bytes sent */
+#define FENCE_MSG_MAX		(FENCE_DATA_MAX + 4096)
+#define NO_KIND			UINT32_MAX
+
+enum fence_msg {
+	MSG_OPEN = 'O',		/* u32: the file is big-endian */
+	MSG_KIND = 'K',		/* struct wire_kind, then its name */
+	MSG_RECORD = 'R',	/* struct wire_rec, then size bytes */
+	MSG_ERROR = 'E',	/* a message (a line, no path) */
+	MSG_END = 'Z',		/* every event sent */
+};
+
+struct wire_head {
+	uint32_t type, len;
+};
+
+/* The fields blocktp needs, by name, in this order. */
+enum { F_DEV, F_SECTOR, F_NR_SECTOR, F_BYTES, F_ERROR, F_RWBS, F_COMM,
+       F_CMD, F_NEW_SECTOR, F_OLD_DEV, F_OLD_SECTOR, N_FIELDS };
+static const char *const field_names[N_FIELDS] = {
+	"dev", "sector", "nr_sector", "bytes", "error", "rwbs", "comm",
+	"cmd", "new_sector", "old_dev", "old_sector",
+};
+
+struct wire_field {
+	int32_t offset, size;
+	uint32_t flags, present;
+};
+
+struct wire_kind {
+	uint32_t id, is_block;
+	struct wire_field f[N_FIELDS];
+};
+
+struct wire_rec {
+	uint64_t ts, offset;
+	int64_t missed;
+	uint32_t kind;
+	int32_t cpu, pid;
+	uint32_t size;
+	char comm[COMM_MAX];
+};
+
+/* -- in the child -- */
+
+struct fence_child {
+	int fd;
+	unsigned since;		/* records since the clock was looked at */
+	struct timespec flushed;	/* when the buffer was last sent */
+	int last_pid;		/* the saved name last looked up */
+	char last_comm[COMM_MAX];
+	struct tep_handle *tep;
+	struct tep_event **kinds;
+	size_t n_kinds;
+	size_t n;
+	unsigned char buf[FENCE_OUT_BUF];
+};
+
+static void child_flush(struct fence_child *k)
+{
+	size_t at = 0;
+
+	while (at < k->n) {
+		ssize_t w = write(k->fd, k->buf + at, k->n - at);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)	/* the parent has stopped reading */
+			_exit(0);
+		at += (size_t)w;
+	}
+	k->n = 0;
+	clock_gettime(CLOCK_MONOTONIC, &k->flushed);
+}
+
+static void child_put(struct fence_child *k, const void *p, size_t len)
+{
+	while (len) {
+		size_t room = sizeof(k->buf) - k->n;
+		size_t n = len < room ? len : room;
+
+		memcpy(k->buf + k->n, p, n);
+		k->n += n;
+		p = (const char *)p + n;
+		len -= n;
+		if (k->n == sizeof(k->buf))
+			child_flush(k);
+	}
+}
+
+static void child_msg(struct fence_child *k, uint32_t type, const void *a,
+		      size_t alen, const void *b, size_t blen)
+{
+	struct wire_head h = { type, (uint32_t)(alen + blen) };
+
+	child_put(k, &h, sizeof(h));
+	child_put(k, a, alen);
+	if (blen)
+		child_put(k, b, blen);
+}
+
+static __attribute__((noreturn, format(printf, 2, 3)))
+void child_fail(struct fence_child *k, const char *fmt, ...)
+{
+	char msg[IOW_ERROR_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	child_msg(k, MSG_ERROR, msg, strlen(msg) + 1, NULL, 0);
+	child_flush(k);
+	_exit(0);
+}
+
+static uint32_t child_kind(struct fence_child *k, struct tep_event *e)
+{
+	struct tep_event **grown;
+	struct wire_kind w;
+	size_t i;
+
+	for (i = 0; i < k->n_kinds; i++)
+		if (k->kinds[i] == e)
+			return (uint32_t)i;
+	grown = realloc(k->kinds, (k->n_kinds + 1) * sizeof(*grown));
+	if (!grown)
+		child_fail(k, "out of memory");
+	k->kinds = grown;
+	k->kinds[k->n_kinds] = e;
+	memset(&w, 0, sizeof(w));
+	w.id = (uint32_t)k->n_kinds;
+	w.is_block = e->system && !strcmp(e->system, "block");
+	for (i = 0; w.is_block && i < N_FIELDS; i++) {
+		struct tep_format_field *f =
+			lib.tep_find_field(e, field_names[i]);
+
+		if (!f)
+			continue;
+		w.f[i].present = 1;
+		w.f[i].offset = f->offset;
+		w.f[i].size = f->size;
+		w.f[i].flags = f->flags;
+	}
+	child_msg(k, MSG_KIND, &w, sizeof(w), e->name ? e->name : "",
+		  strlen(e->name ? e->name : "") + 1);
+	return (uint32_t)k->n_kinds++;
+}
+
+static int child_record(struct tracecmd_input *handle, struct tep_record *rec,
+			int cpu, void *data)
+{
+	struct fence_child *k = data;
+	struct tep_event *e = lib.tep_find_event_by_record(k->tep, rec);
+	struct wire_rec w;
+
+	(void)handle, (void)cpu;
+	memset(&w, 0, sizeof(w));
+	w.ts = rec->ts;
+	w.offset = rec->offset;
+	w.missed = rec->missed_events;
+	w.cpu = rec->cpu;
+	w.kind = e ? child_kind(k, e) : NO_KIND;
+	if (e && e->system && !strcmp(e->system, "block")) {
+		w.pid = lib.tep_data_pid(k->tep, rec);
+		if (w.pid != k->last_pid || !k->last_comm[0]) {
+			const char *c = lib.tep_data_comm_from_pid(k->tep,
+								   w.pid);
+
+			k->last_pid = w.pid;
+			strncpy(k->last_comm, c ? c : "", COMM_MAX - 1);
+		}
+		memcpy(w.comm, k->last_comm, COMM_MAX);
+		if (rec->size > 0 && rec->data)
+			w.size = (uint32_t)rec->size < FENCE_DATA_MAX ?
+				 (uint32_t)rec->size : FENCE_DATA_MAX;
+	}
+	child_msg(k, MSG_RECORD, &w, sizeof(w), rec->data, w.size);
+	/* a slow file is still news to the parent's time limit: what is
+	 * buffered goes at least once a second */
+	if (++k->since >= 256) {
+		struct timespec now;
+
+		k->since = 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > k->flushed.tv_sec + 1)
+			child_flush(k);
+	}
+	return 0;
+}
+
+/* What the child may have: what it has now and budget more. */
+static void child_limit_memory(uint64_t budget)
+{
+	unsigned long long pages = 0;
+	struct rlimit rl;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%llu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	rl.rlim_cur = rl.rlim_max =
+		(rlim_t)(pages * (uint64_t)sysconf(_SC_PAGESIZE) + budget);
+	setrlimit(RLIMIT_AS, &rl);
+}
+
+/* Sanitizers' reports of the child's crash are not the program's, nor
+ * is their death callback (a fuzzer's, which would keep the input as a
+ * crash of the program's). */
+extern void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
+extern void __sanitizer_set_death_callback(void (*callback)(void))
+	__attribute__((weak));
+
+static __attribute__((noreturn))
+void child_run(int out, int fd, const char *path, int copied, uint64_t fsize)
+{
+	static const int deadly[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+				      SIGABRT, SIGTRAP, SIGSYS };
+	struct fence_child *k = calloc(1, sizeof(*k));
+	struct tracecmd_input *handle, **buffers;
+	char lib_path[64];
+	uint32_t big;
+	int null, n, i, r;
+	size_t j;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* a crash is the default's: no handler of a fuzzer's or a
+	 * sanitizer's reports it as ours */
+	for (j = 0; j < sizeof(deadly) / sizeof(deadly[0]); j++)
+		signal(deadly[j], SIG_DFL);
+	signal(SIGINT, SIG_IGN);	/* the parent decides */
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 1);
+		dup2(null, 2);
+		if (__sanitizer_set_report_fd)
+			__sanitizer_set_report_fd((void *)(intptr_t)null);
+	}
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(NULL);
+	if (!k)
+		_exit(1);
+	k->fd = out;
+	child_limit_memory(FENCE_MEM_BASE + FENCE_MEM_PER_BYTE * fsize);
+	snprintf(lib_path, sizeof(lib_path), "/proc/self/fd/%d", fd);
+	/*
+	 * Its headers, then its CPUs' data: libtracecmd 1.3 crashes when
+	 * it closes a file whose CPU data it failed to set up (as
+	 * tracecmd_open does then), so nothing is closed here: the child
+	 * ends.
+	 */
+	handle = lib.tracecmd_open_head(copied ? lib_path : path,
+					TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!handle || lib.tracecmd_init_data(handle) < 0)
+		child_fail(k, "libtracecmd cannot read this trace.dat (%s, damaged, or a version it does not know): trace-cmd report -i %s says more",
+			   handle ? "its CPU data cut short" : "cut short",
+			   copied ? "FILE (decompressed)" : path);
+	k->tep = lib.tracecmd_get_tep(handle);
+	/* the top buffer and every instance's (trace-cmd record -B NAME) */
+	n = lib.tracecmd_buffer_instances(handle);
+	buffers = calloc((size_t)(n > 0 ? n : 0) + 1, sizeof(*buffers));
+	if (!buffers)
+		child_fail(k, "out of memory");
+	buffers[0] = handle;
+	for (i = 0; i < n; i++)
+		if (!(buffers[i + 1] =
+		      lib.tracecmd_buffer_instance_handle(handle, i)))
+			child_fail(k, "libtracecmd cannot read the buffer '%s' of this trace.dat (cut short or damaged)",
+				   lib.tracecmd_buffer_instance_name(handle, i));
+	big = lib.tep_is_file_bigendian(k->tep);
+	child_msg(k, MSG_OPEN, &big, sizeof(big), NULL, 0);
+	child_flush(k);
+	r = lib.tracecmd_iterate_events_multi(buffers, n + 1, child_record, k);
+	if (r < 0)
+		child_fail(k, "libtracecmd could not read the events (out of memory)");
+	child_msg(k, MSG_END, "", 1, NULL, 0);
+	child_flush(k);
+	_exit(0);
+}
+
+/* -- in the parent -- */
+
+/* A kind of event as the child described it. */
+struct event_kind {
+	char *name;
+	int is_block, checked;
+	const struct blocktp_event *be;	/* NULL: not a block event */
+	struct wire_field f[N_FIELDS];
+};
+
+/* One record, as it came. */
+struct fenced_rec {
+	struct wire_rec w;
+	const unsigned char *data;
+};
+
+struct tracedat {
+	const char *path;
+	pid_t pid;		/* the child, 0 once reaped */
+	int fd;			/* its pipe */
+	int swap;		/* the file's numbers are the other endian */
+	int quiet_ms;
+	unsigned char *in;	/* what came from the pipe: in[pos, len) */
+	size_t in_pos, in_len, in_cap;
+	struct blocktp_out records;
+	uint64_t other_events, n_records;
+	struct event_kind *kinds;
+	size_t n_kinds;
+	struct wire_rec last;	/* the last record, for messages */
+	int at_end;
+};
+
+static void fence_stop(struct tracedat *t)
+{
+	int status;
+
+	if (t->pid > 0) {
+		kill(t->pid, SIGKILL);
+		while (waitpid(t->pid, &status, 0) < 0 && errno == EINTR)
+			;
+		t->pid = 0;
+	}
+	if (t->fd >= 0) {
+		close(t->fd);
+		t->fd = -1;
+	}
+}
+
+/* Where the child was: for a message. */
+static void fence_where(const struct tracedat *t, char *buf, size_t size)
+{
+	if (!t->n_records)
+		snprintf(buf, size, "in its headers");
+	else
+		snprintf(buf, size, "after the event at byte %llu (CPU %d, %llu ns, event %llu)",
+			 (unsigned long long)t->last.offset, t->last.cpu,
+			 (unsigned long long)t->last.ts,
+			 (unsigned long long)t->n_records);
+}
+
+/* The child's pipe ended before its last message. */
+static int fence_died(struct tracedat *t, struct iow_error *err)
+{
+	char where[160], how[96];
+	int status = 0;
+
+	close(t->fd);
+	t->fd = -1;
+	if (!child_wait(t->pid, &status, 5000))
+		status = child_stop(t->pid, SIGKILL, 0);
+	t->pid = 0;
+	fence_where(t, where, sizeof(where));
+	if (WIFSIGNALED(status))
+		snprintf(how, sizeof(how), "signal %d, %s", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else
+		child_describe(status, how, sizeof(how));
+	return iow_fail(err, "libtracecmd crashed reading %s %s (%s): the file is damaged; nothing was drawn",
+			t->path, where, how);
+}
+
+/* in[pos, pos + need) filled from the pipe: 0, or -1 with err. */
+static int fence_fill(struct tracedat *t, size_t need, struct iow_error *err)
+{
+	while (t->in_len - t->in_pos < need) {
+		struct pollfd p = { .fd = t->fd, .events = POLLIN };
+		ssize_t n;
+		int r;
+
+		if (t->in_pos) {
+			memmove(t->in, t->in + t->in_pos, t->in_len - t->in_pos);
+			t->in_len -= t->in_pos;
+			t->in_pos = 0;
+		}
+		if (t->in_cap < need || t->in_cap - t->in_len < COPY_CHUNK / 4) {
+			size_t cap = t->in_cap ? t->in_cap * 2 : COPY_CHUNK;
+			unsigned char *in;
+
+			while (cap < need)
+				cap *= 2;
+			if (!(in = realloc(t->in, cap)))
+				return iow_fail(err, "out of memory");
+			t->in = in;
+			t->in_cap = cap;
+		}
+		r = poll(&p, 1, t->quiet_ms);
+		if (r < 0 && errno == EINTR) {
+			if (iow_interrupted)
+				return iow_fail(err, "%s: interrupted while reading it",
+						t->path);
+			continue;
+		}
+		if (r == 0) {
+			char where[160];
+
+			fence_where(t, where, sizeof(where));
+			fence_stop(t);
+			return iow_fail(err, "libtracecmd stopped answering reading %s %s (nothing for %d s; killed): the file is damaged or its disk stalled; nothing was drawn (IOWATCHER_TRACEDAT_TIMEOUT=SECONDS waits longer)",
+					t->path, where, t->quiet_ms / 1000);
+		}
+		n = read(t->fd, t->in + t->in_len, t->in_cap - t->in_len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return iow_fail(err, "%s: reading libtracecmd's events: %s",
+					t->path, strerror(errno));
+		if (n == 0)
+			return fence_died(t, err);
+		t->in_len += (size_t)n;
+	}
+	return 0;
+}
+
+/* The next message: its type, its bytes in *p (len of them). */
+static int fence_next(struct tracedat *t, uint32_t *type,
+		      const unsigned char **p, uint32_t *len,
+		      struct iow_error *err)
+{
+	struct wire_head h;
+
+	if (fence_fill(t, sizeof(h), err) < 0)
+		return -1;
+	memcpy(&h, t->in + t->in_pos, sizeof(h));
+	if (h.len > FENCE_MSG_MAX) {
+		fence_stop(t);
+		return iow_fail(err, "libtracecmd crashed reading %s: its child sent a message of %u bytes: the file is damaged; nothing was drawn",
+				t->path, h.len);
+	}
+	if (fence_fill(t, sizeof(h) + h.len, err) < 0)
+		return -1;
+	*type = h.type;
+	*len = h.len;
+	*p = t->in + t->in_pos + sizeof(h);
+	t->in_pos += sizeof(h) + h.len;
+	return 0;
+}
+
+/* An error the child said: the path, then its line. */
+static int fence_error(struct tracedat *t, const unsigned char *p,
+		       uint32_t len, struct iow_error *err)
+{
+	int n = (int)(len ? len - 1 : 0);
+
+	fence_stop(t);
+	return iow_fail(err, "%s: %.*s", t->path, n, (const char *)p);
+}
+
+static int fence_start(struct tracedat *t, int fd, int copied,
+		       struct iow_error *err)
+{
+	const char *quiet = getenv("IOWATCHER_TRACEDAT_TIMEOUT");
+	int pipefd[2];
+	struct stat st;
+
+	t->quiet_ms = FENCE_QUIET_S * 1000;
+	if (quiet) {
+		char *end;
+		long s = strtol(quiet, &end, 10);
+
+		if (end == quiet || *end || s < 1 || s > 86400)
+			return iow_fail(err, "IOWATCHER_TRACEDAT_TIMEOUT=%.40s: give a number of seconds from 1 to 86400 (or unset it: 60)",
+					quiet);
+		t->quiet_ms = (int)s * 1000;
+	}
+	if (fstat(fd, &st))
+		st.st_size = 0;
+	if (pipe2(pipefd, O_CLOEXEC))
+		return iow_fail(err, "%s: cannot start libtracecmd's process: %s",
+				t->path, strerror(errno));
+	t->pid = fork();
+	if (t->pid < 0) {
+		t->pid = 0;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return iow_fail(err, "%s: cannot start libtracecmd's process: %s",
+				t->path, strerror(errno));
+	}
+	if (t->pid == 0) {
+		close(pipefd[0]);
+		child_run(pipefd[1], fd, t->path, copied, (uint64_t)st.st_size);
+	}
+	close(pipefd[1]);
+	t->fd = pipefd[0];
+	/* fewer, larger reads */
+	fcntl(t->fd, F_SETPIPE_SZ, 1 << 20);
 	return 0;
 }
 
@@ -416,8 +1182,9 @@ struct tracedat *tracedat_open(struct byte_source *src,
 			       const unsigned char *first, size_t n,
 			       const char *path, struct iow_error *err)
 {
-	char lib_path[64];
+	const unsigned char *p;
 	struct tracedat *t;
+	uint32_t type, len, big;
 	int copied, fd;
 
 	if (lib_ready(path, err) < 0)
@@ -428,6 +1195,7 @@ struct tracedat *tracedat_open(struct byte_source *src,
 		return NULL;
 	}
 	t->path = path;
+	t->fd = -1;
 	copied = src->ops->name || src->is_stdin;
 	if (!copied)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -439,186 +1207,163 @@ struct tracedat *tracedat_open(struct byte_source *src,
 		free(t);
 		return NULL;
 	}
-	if (v6_whole(fd, path, err) < 0) {
+	if (v6_whole(fd, path, err) < 0 || v7_whole(fd, path, err) < 0 ||
+	    fence_start(t, fd, copied, err) < 0) {
 		close(fd);
 		free(t);
 		return NULL;
 	}
-	/*
-	 * Its headers, then its CPUs' data: libtracecmd 1.3 crashes when
-	 * it closes a file whose CPU data it failed to set up (as
-	 * tracecmd_open does then), so such a handle is left unclosed, the
-	 * error being the end of the program's reading.
-	 */
-	snprintf(lib_path, sizeof(lib_path), "/proc/self/fd/%d", fd);
-	t->handle = lib.tracecmd_open_head(copied ? lib_path : path,
-					   TRACECMD_FL_LOAD_NO_PLUGINS);
 	close(fd);
-	if (!t->handle || lib.tracecmd_init_data(t->handle) < 0) {
-		iow_fail(err, "%s: libtracecmd cannot read this trace.dat (%s, damaged, or a version it does not know): trace-cmd report -i %s says more",
-			 path, t->handle ? "its CPU data cut short" : "cut short",
-			 copied ? "FILE (decompressed)" : path);
-		free(t);
-		return NULL;
+	if (fence_next(t, &type, &p, &len, err) < 0)
+		goto fail;
+	if (type == MSG_ERROR) {
+		fence_error(t, p, len, err);
+		goto fail;
 	}
-	t->tep = lib.tracecmd_get_tep(t->handle);
-	if (open_buffers(t, err) < 0) {
-		tracedat_free(t);
-		return NULL;
+	if (type != MSG_OPEN || len != sizeof(big)) {
+		fence_stop(t);
+		iow_fail(err, "libtracecmd crashed reading %s in its headers: its child said no more: the file is damaged; nothing was drawn",
+			 path);
+		goto fail;
 	}
+	memcpy(&big, p, sizeof(big));
+	t->swap = !!big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	return t;
+fail:
+	tracedat_free(t);
+	return NULL;
 }
 
 /* ---- one record ---- */
 
-static struct tep_format_field *field(struct tep_event *event,
-				      const char *name)
-{
-	return lib.tep_find_field(event, name);
-}
-
-/* The fields a block event's shape needs, or NULL where one is missing
+/* The fields a block event's shape needs, or -1 where one is missing
  * (the name of the first in *missing). */
-static int find_fields(struct event_fields *ef, const char **missing)
+static int find_fields(const struct event_kind *ek, const char **missing)
 {
-	struct tep_event *e = ef->event;
-	enum blocktp_shape shape = ef->be->shape;
+	enum blocktp_shape shape = ek->be->shape;
 
-#define NEED(member, name) \
-	do { if (!(ef->member = field(e, name))) { *missing = name; \
+#define NEED(i) \
+	do { if (!ek->f[i].present) { *missing = field_names[i]; \
 		return -1; } } while (0)
 	if (shape == BLOCKTP_SKIP)
 		return 0;
-	NEED(dev, "dev");
-	NEED(sector, "sector");
-	NEED(rwbs, "rwbs");
-	ef->comm = field(e, "comm");
+	NEED(F_DEV);
+	NEED(F_SECTOR);
+	NEED(F_RWBS);
 	if (shape == BLOCKTP_SPLIT) {
-		NEED(new_sector, "new_sector");
+		NEED(F_NEW_SECTOR);
 		return 0;
 	}
-	NEED(nr_sector, "nr_sector");
+	NEED(F_NR_SECTOR);
 	if (shape == BLOCKTP_RQ)
-		NEED(bytes, "bytes");
+		NEED(F_BYTES);
 	if (shape == BLOCKTP_RQ || shape == BLOCKTP_RQ_DONE)
-		NEED(cmd, "cmd");
+		NEED(F_CMD);
 	if (shape == BLOCKTP_BIO_DONE)
-		NEED(error, "error");
-	if (shape == BLOCKTP_RQ_DONE)
-		ef->error = field(e, "error");	/* a requeue has none */
+		NEED(F_ERROR);
 	if (shape == BLOCKTP_REMAP) {
-		NEED(old_dev, "old_dev");
-		NEED(old_sector, "old_sector");
+		NEED(F_OLD_DEV);
+		NEED(F_OLD_SECTOR);
 	}
 #undef NEED
 	return 0;
 }
 
-static int record_fail(struct tracedat *t, const struct tep_record *rec,
-		       const char *fmt, const char *a, const char *b)
+static int record_fail(struct tracedat *t, const struct wire_rec *rec,
+		       struct iow_error *err, const char *fmt, const char *a,
+		       const char *b)
 {
 	char what[256];
 
 	snprintf(what, sizeof(what), fmt, a, b);
-	t->failed = 1;
-	return iow_fail(&t->failure, "%s: the event at byte %llu (CPU %d, %llu ns): %s",
+	return iow_fail(err, "%s: the event at byte %llu (CPU %d, %llu ns): %s",
 			t->path, (unsigned long long)rec->offset, rec->cpu,
 			(unsigned long long)rec->ts, what);
 }
 
-/* The kind of rec's event, its fields looked up once. NULL on an error. */
-static struct event_fields *event_kind(struct tracedat *t,
-				       struct tep_record *rec)
+/* A field the record holds whole: where it is, or NULL. The sums are
+ * 64-bit: a format's offset of 2^31 - 1 does not wrap. */
+static const unsigned char *field_at(const struct event_kind *ek, int i,
+				     const struct fenced_rec *r)
 {
-	struct tep_event *e = lib.tep_find_event_by_record(t->tep, rec);
-	struct event_fields *ef;
-	const char *missing = NULL;
-	size_t i;
+	const struct wire_field *f = &ek->f[i];
 
-	if (!e) {
-		record_fail(t, rec, "an event of no format the file holds%s%s",
-			    "", "");
+	if (!f->present || f->offset < 0 || f->size <= 0 ||
+	    (int64_t)f->offset + f->size > (int64_t)r->w.size)
 		return NULL;
-	}
-	for (i = 0; i < t->n_events; i++)
-		if (t->events[i].event == e)
-			return &t->events[i];
-	ef = realloc(t->events, (t->n_events + 1) * sizeof(*ef));
-	if (!ef) {
-		record_fail(t, rec, "out of memory%s%s", "", "");
-		return NULL;
-	}
-	t->events = ef;
-	ef += t->n_events;
-	memset(ef, 0, sizeof(*ef));
-	ef->event = e;
-	if (e->system && !strcmp(e->system, "block")) {
-		ef->be = blocktp_find(e->name, strlen(e->name));
-		if (!ef->be) {
-			record_fail(t, rec, "an unknown block event block:%s (iowatcher reads block_bio_queue, block_rq_issue, block_rq_complete and the rest of Linux 6's block events)%s",
-				    e->name, "");
-			return NULL;
-		}
-		if (find_fields(ef, &missing) < 0) {
-			record_fail(t, rec, "block:%s has no field '%s' in the format this file holds",
-				    e->name, missing);
-			return NULL;
-		}
-	}
-	t->n_events++;
-	return ef;
+	return r->data + f->offset;
 }
 
-static int number(const struct tep_format_field *f, const struct tep_record *rec,
-		  uint64_t *v)
+/* A number field of 1, 2, 4 or 8 bytes, in the file's byte order (as
+ * libtraceevent's tep_read_number_field reads it). */
+static int number(const struct tracedat *t, const struct event_kind *ek,
+		  int i, const struct fenced_rec *r, uint64_t *v)
 {
-	unsigned long long n;
+	const unsigned char *p = field_at(ek, i, r);
+	uint16_t v16;
+	uint32_t v32;
 
-	if (!f || f->offset < 0 || f->size <= 0 ||
-	    f->offset + f->size > rec->size ||
-	    lib.tep_read_number_field((struct tep_format_field *)f, rec->data, &n))
+	if (!p)
 		return -1;
-	*v = n;
-	return 0;
+	switch (ek->f[i].size) {
+	case 1:
+		*v = *p;
+		return 0;
+	case 2:
+		memcpy(&v16, p, 2);
+		*v = t->swap ? __builtin_bswap16(v16) : v16;
+		return 0;
+	case 4:
+		memcpy(&v32, p, 4);
+		*v = t->swap ? __builtin_bswap32(v32) : v32;
+		return 0;
+	case 8:
+		memcpy(v, p, 8);
+		if (t->swap)
+			*v = __builtin_bswap64(*v);
+		return 0;
+	}
+	return -1;
 }
 
 /* A char array field, NUL-terminated into buf (size bytes). */
-static int text(const struct tep_format_field *f, const struct tep_record *rec,
-		char *buf, size_t size)
+static int text(const struct event_kind *ek, int i,
+		const struct fenced_rec *r, char *buf, size_t size)
 {
+	const unsigned char *p = field_at(ek, i, r);
 	size_t n;
 
-	if (!f || f->offset < 0 || f->size <= 0 ||
-	    f->offset + f->size > rec->size)
+	if (!p)
 		return -1;
-	n = (size_t)f->size < size - 1 ? (size_t)f->size : size - 1;
-	memcpy(buf, (const char *)rec->data + f->offset, n);
+	n = (size_t)ek->f[i].size < size - 1 ? (size_t)ek->f[i].size :
+						 size - 1;
+	memcpy(buf, p, n);
 	buf[n] = '\0';
 	return 0;
 }
 
 /* cmd, a __data_loc string: a passthrough command's bytes, empty for
- * file system I/O. */
-static int passthrough(const struct tep_format_field *f,
-		       const struct tep_record *rec, int *yes)
+ * file system I/O. Its offset and length are 16 bits each, added in 64. */
+static int passthrough(const struct tracedat *t, const struct event_kind *ek,
+		       const struct fenced_rec *r, int *yes)
 {
-	uint64_t loc;
-	unsigned offset, len;
+	const struct wire_field *f = &ek->f[F_CMD];
+	uint64_t loc, offset, len;
 
-	if (number(f, rec, &loc) < 0)
+	if (number(t, ek, F_CMD, r, &loc) < 0)
 		return -1;
-	offset = (unsigned)(loc & 0xffff);
-	len = (unsigned)(loc >> 16);
+	offset = loc & 0xffff;
+	len = (loc >> 16) & 0xffff;
 	if (f->flags & TEP_FIELD_IS_RELATIVE)
-		offset += (unsigned)(f->offset + f->size);
-	if (offset + len > (unsigned)rec->size)
+		offset += (uint64_t)f->offset + (uint64_t)f->size;
+	if (offset + len > r->w.size)
 		return -1;
-	*yes = len > 1 && ((const char *)rec->data)[offset] != '\0';
+	*yes = len > 1 && r->data[offset] != '\0';
 	return 0;
 }
 
-static int read_fields(const struct event_fields *ef,
-		       const struct tep_record *rec, struct blocktp_fields *f,
+static int read_fields(const struct tracedat *t, const struct event_kind *ek,
+		       const struct fenced_rec *r, struct blocktp_fields *f,
 		       char *rwbs)
 {
 	uint64_t v = 0;
@@ -626,120 +1371,186 @@ static int read_fields(const struct event_fields *ef,
 	int pass = 0;
 
 	memset(f, 0, sizeof(*f));
-	if (number(ef->dev, rec, &v) < 0)
+	if (number(t, ek, F_DEV, r, &v) < 0)
 		return -1;
 	f->dev = (uint32_t)v;
-	if (number(ef->sector, rec, &v) < 0)
+	if (number(t, ek, F_SECTOR, r, &v) < 0)
 		return -1;
 	f->sector = v;
-	if (text(ef->rwbs, rec, rwbs, RWBS_MAX) < 0)
+	if (text(ek, F_RWBS, r, rwbs, RWBS_MAX) < 0)
 		return -1;
 	if (blocktp_rwbs(&p, &f->what) < 0 || *p)
 		return -2;
-	if (ef->new_sector)
-		return number(ef->new_sector, rec, &f->rest_sector);
-	if (number(ef->nr_sector, rec, &f->nr_sector) < 0)
+	if (ek->be->shape == BLOCKTP_SPLIT)
+		return number(t, ek, F_NEW_SECTOR, r, &f->rest_sector);
+	if (number(t, ek, F_NR_SECTOR, r, &f->nr_sector) < 0)
 		return -1;
-	if (ef->bytes) {
-		if (number(ef->bytes, rec, &f->bytes) < 0)
+	if (ek->be->shape == BLOCKTP_RQ) {
+		if (number(t, ek, F_BYTES, r, &f->bytes) < 0)
 			return -1;
 		f->has_bytes = 1;
 	}
-	if (ef->cmd && passthrough(ef->cmd, rec, &pass) < 0)
+	if ((ek->be->shape == BLOCKTP_RQ || ek->be->shape == BLOCKTP_RQ_DONE) &&
+	    passthrough(t, ek, r, &pass) < 0)
 		return -1;
 	f->passthrough = pass;
-	if (ef->error) {
-		if (number(ef->error, rec, &v) < 0)
+	if (ek->be->shape == BLOCKTP_BIO_DONE ||
+	    (ek->be->shape == BLOCKTP_RQ_DONE && ek->f[F_ERROR].present)) {
+		if (number(t, ek, F_ERROR, r, &v) < 0)
 			return -1;
 		f->error = (uint16_t)v;
 	}
-	if (ef->old_dev) {
-		if (number(ef->old_dev, rec, &v) < 0 ||
-		    number(ef->old_sector, rec, &f->from_sector) < 0)
+	if (ek->be->shape == BLOCKTP_REMAP) {
+		if (number(t, ek, F_OLD_DEV, r, &v) < 0 ||
+		    number(t, ek, F_OLD_SECTOR, r, &f->from_sector) < 0)
 			return -1;
 		f->from_dev = (uint32_t)v;
 	}
 	return 0;
 }
 
-static int translate(struct tracedat *t, struct tep_record *rec)
+/* A kind the child described. */
+static int add_kind(struct tracedat *t, const unsigned char *p, uint32_t len,
+		    struct iow_error *err)
 {
-	struct event_fields *ef;
+	struct event_kind *ek;
+	struct wire_kind w;
+	size_t name_len;
+
+	if (len <= sizeof(w) || p[len - 1] != '\0')
+		goto bad;
+	memcpy(&w, p, sizeof(w));
+	if (w.id != t->n_kinds)
+		goto bad;
+	ek = realloc(t->kinds, (t->n_kinds + 1) * sizeof(*ek));
+	if (!ek)
+		return iow_fail(err, "out of memory");
+	t->kinds = ek;
+	ek += t->n_kinds;
+	memset(ek, 0, sizeof(*ek));
+	name_len = len - sizeof(w) - 1;
+	if (!(ek->name = malloc(name_len + 1)))
+		return iow_fail(err, "out of memory");
+	memcpy(ek->name, p + sizeof(w), name_len + 1);
+	ek->is_block = !!w.is_block;
+	memcpy(ek->f, w.f, sizeof(ek->f));
+	t->n_kinds++;
+	return 0;
+bad:
+	fence_stop(t);
+	return iow_fail(err, "libtracecmd crashed reading %s: its child described an event wrongly: the file is damaged; nothing was drawn",
+			t->path);
+}
+
+static int translate(struct tracedat *t, const unsigned char *p, uint32_t len,
+		     struct iow_error *err)
+{
+	struct event_kind *ek;
+	struct fenced_rec r;
 	struct blocktp_fields f;
 	struct blocktp_task task;
 	char rwbs[RWBS_MAX], comm[COMM_MAX] = "";
-	uint32_t cpu = (uint32_t)rec->cpu;
-	int r;
+	const char *missing = NULL;
+	uint32_t cpu;
+	int n;
 
-	if (rec->missed_events &&
-	    blocktp_lost(&t->records, cpu, rec->ts,
-			 rec->missed_events > 0 ?
-				 (uint64_t)rec->missed_events : 0,
-			 rec->missed_events > 0) < 0)
-		return record_fail(t, rec, "out of memory%s%s", "", "");
-	if (!(ef = event_kind(t, rec)))
-		return -1;
-	if (!ef->be) {
+	if (len < sizeof(r.w))
+		goto bad;
+	memcpy(&r.w, p, sizeof(r.w));
+	if (len - sizeof(r.w) != r.w.size ||
+	    (r.w.kind != NO_KIND && r.w.kind >= t->n_kinds))
+		goto bad;
+	r.data = p + sizeof(r.w);
+	r.w.comm[COMM_MAX - 1] = '\0';
+	t->last = r.w;
+	t->n_records++;
+	cpu = (uint32_t)r.w.cpu;
+	if (r.w.missed &&
+	    blocktp_lost(&t->records, cpu, r.w.ts,
+			 r.w.missed > 0 ? (uint64_t)r.w.missed : 0,
+			 r.w.missed > 0) < 0)
+		return record_fail(t, &r.w, err, "out of memory%s%s", "", "");
+	if (r.w.kind == NO_KIND)
+		return record_fail(t, &r.w, err,
+				   "an event of no format the file holds%s%s",
+				   "", "");
+	ek = &t->kinds[r.w.kind];
+	if (ek->is_block && !ek->checked) {
+		ek->be = blocktp_find(ek->name, strlen(ek->name));
+		if (!ek->be)
+			return record_fail(t, &r.w, err, "an unknown block event block:%s (iowatcher reads block_bio_queue, block_rq_issue, block_rq_complete and the rest of Linux 6's block events)%s",
+					   ek->name, "");
+		if (find_fields(ek, &missing) < 0)
+			return record_fail(t, &r.w, err, "block:%s has no field '%s' in the format this file holds",
+					   ek->name, missing);
+		ek->checked = 1;
+	}
+	if (!ek->be) {
 		t->other_events++;
-		if (blocktp_see_cpu(&t->records, cpu, rec->ts) < 0)
-			return record_fail(t, rec, "out of memory%s%s", "", "");
+		if (blocktp_see_cpu(&t->records, cpu, r.w.ts) < 0)
+			return record_fail(t, &r.w, err, "out of memory%s%s",
+					   "", "");
 		return 0;
 	}
 	memset(&f, 0, sizeof(f));
-	if (ef->be->shape != BLOCKTP_SKIP &&
-	    (r = read_fields(ef, rec, &f, rwbs)) < 0)
-		return record_fail(t, rec, r == -2 ?
+	if (ek->be->shape != BLOCKTP_SKIP &&
+	    (n = read_fields(t, ek, &r, &f, rwbs)) < 0)
+		return record_fail(t, &r.w, err, n == -2 ?
 				   "block:%s's rwbs \"%s\" is not one the kernel writes" :
 				   "block:%s is shorter than its format's fields%s",
-				   ef->event->name, r == -2 ? rwbs : "");
+				   ek->name, n == -2 ? rwbs : "");
 	/* the task's name: the event's own (the task it ran in), else the
 	 * one trace-cmd saved for its pid */
-	if (ef->comm && text(ef->comm, rec, comm, sizeof(comm)) < 0)
+	if (ek->f[F_COMM].present && text(ek, F_COMM, &r, comm, sizeof(comm)) < 0)
 		comm[0] = '\0';
-	task.pid = (uint32_t)lib.tep_data_pid(t->tep, rec);
+	task.pid = (uint32_t)r.w.pid;
 	if (!comm[0])
-		snprintf(comm, sizeof(comm), "%s",
-			 lib.tep_data_comm_from_pid(t->tep, (int)task.pid));
-	task.time_ns = rec->ts;
+		snprintf(comm, sizeof(comm), "%s", r.w.comm);
+	task.time_ns = r.w.ts;
 	task.cpu = cpu;
 	task.comm = comm;
 	task.comm_len = strlen(comm);
-	if (blocktp_emit(&t->records, ef->be, &f, &task) < 0)
-		return record_fail(t, rec, "out of memory%s%s", "", "");
+	if (blocktp_emit(&t->records, ek->be, &f, &task) < 0)
+		return record_fail(t, &r.w, err, "out of memory%s%s", "", "");
 	return 0;
+bad:
+	fence_stop(t);
+	return iow_fail(err, "libtracecmd crashed reading %s: its child sent a record wrongly: the file is damaged; nothing was drawn",
+			t->path);
 }
 
 /* ---- reading ---- */
-
-static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
-		     int cpu, void *data)
-{
-	struct tracedat *t = data;
-
-	(void)handle, (void)cpu;
-	if (translate(t, rec) < 0)
-		return -1;
-	return blocktp_pending(&t->records) >= t->want;
-}
 
 ssize_t tracedat_read(struct tracedat *t, unsigned char *buf, size_t len,
 		      struct iow_error *err)
 {
 	while (!t->at_end && blocktp_pending(&t->records) < len) {
-		int r;
+		const unsigned char *p;
+		uint32_t type, n;
 
-		t->want = len;
-		r = lib.tracecmd_iterate_events_multi(t->buffers, t->n_buffers,
-						      on_record, t);
-		if (t->failed) {
-			*err = t->failure;
+		if (fence_next(t, &type, &p, &n, err) < 0)
 			return -1;
-		}
-		if (r < 0)
-			return iow_fail(err, "%s: libtracecmd could not read the events (out of memory)",
-					t->path);
-		if (r == 0)
+		switch (type) {
+		case MSG_KIND:
+			if (add_kind(t, p, n, err) < 0)
+				return -1;
+			break;
+		case MSG_RECORD:
+			if (translate(t, p, n, err) < 0) {
+				fence_stop(t);
+				return -1;
+			}
+			break;
+		case MSG_ERROR:
+			return fence_error(t, p, n, err);
+		case MSG_END:	/* the child is ending: reaped when closed */
 			t->at_end = 1;
+			break;
+		default:
+			fence_stop(t);
+			return iow_fail(err, "libtracecmd crashed reading %s: its child sent a message of no kind: the file is damaged; nothing was drawn",
+					t->path);
+		}
 	}
 	if (!blocktp_pending(&t->records) && !t->records.block_events)
 		return iow_fail(err, t->other_events ?
@@ -751,15 +1562,16 @@ ssize_t tracedat_read(struct tracedat *t, unsigned char *buf, size_t len,
 
 void tracedat_free(struct tracedat *t)
 {
+	size_t i;
+
 	if (!t)
 		return;
-	while (t->n_buffers > 1)	/* an instance's holds the top's */
-		lib.tracecmd_close(t->buffers[--t->n_buffers]);
-	if (t->handle)
-		lib.tracecmd_close(t->handle);
-	free(t->buffers);
+	fence_stop(t);
+	free(t->in);
 	blocktp_out_free(&t->records);
-	free(t->events);
+	for (i = 0; i < t->n_kinds; i++)
+		free(t->kinds[i].name);
+	free(t->kinds);
 	free(t);
 }
 

@@ -124,9 +124,9 @@ bad() {
 }
 size=$(wc -c < s.dat)
 head -c $((size / 2)) s.dat > cut.dat
-bad "version 7 cut in half" "cut.dat: libtracecmd cannot read this trace.dat" cut.dat
+bad "version 7 cut in half" "cut.dat: cut short: trace-cmd's headers place a section at byte [0-9]*, past the file's end ($((size / 2)) bytes)" cut.dat
 head -c 300 s.dat > head.dat
-bad "version 7 cut in its headers" "head.dat: libtracecmd cannot read" head.dat
+bad "version 7 cut in its headers" "head.dat: cut short: trace-cmd's headers place a section at byte [0-9]*, past the file's end (300 bytes)" head.dat
 if [ -n "$V6" ]; then
 	size=$(wc -c < v6.dat)
 	head -c $((size - 4096)) v6.dat > cut6.dat

@@ -40,6 +40,9 @@
 #define LLVMFuzzerTestOneInput fuzz_merge_one
 #include "../fuzz/fuzz_merge.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_tracedat_one
+#include "../fuzz/fuzz_tracedat.c"
+#undef LLVMFuzzerTestOneInput
 
 typedef int (*fuzz_entry)(const uint8_t *data, size_t size);
 
@@ -145,6 +148,11 @@ static void test_merged_summaries_survive_seeds(void)
 	run_target("merge", fuzz_merge_one);
 }
 
+static void test_trace_dat_survives_seeds_and_past_crashes(void)
+{
+	run_target("tracedat", fuzz_tracedat_one);
+}
+
 int main(void)
 {
 	RUN_TEST(test_trace_reader_survives_seeds_and_past_crashes);
@@ -155,5 +163,6 @@ int main(void)
 	RUN_TEST(test_ring_buffer_pages_survive_seeds_and_past_crashes);
 	RUN_TEST(test_perf_text_and_its_outputs_survive_seeds);
 	RUN_TEST(test_merged_summaries_survive_seeds);
+	RUN_TEST(test_trace_dat_survives_seeds_and_past_crashes);
 	return check_report();
 }
