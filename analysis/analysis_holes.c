@@ -237,6 +237,7 @@ struct orphan_arg {
 	struct analysis *a;
 	struct request_state **reqs;
 	size_t n, cap;
+	uint64_t any_bound;	/* the longest of the devices with a bound */
 };
 
 static int collect_orphan(void *value, void *arg)
@@ -248,6 +249,13 @@ static int collect_orphan(void *value, void *arg)
 	uint64_t age = o->a->last_ns > req->d_ns ? o->a->last_ns - req->d_ns
 						 : 0;
 
+	/* a device that completed (next to) nothing: out twice the longest
+	 * any other took */
+	if (req->issued && d->paired < HOLE_MIN_PAIRED && o->any_bound &&
+	    age > 2 * o->any_bound && o->n < o->cap) {
+		o->reqs[o->n++] = req;
+		return 1;
+	}
 	/* out twice the longest the device took; or twice its usual
 	 * while a request issued after it completed */
 	if (req->issued && d->paired >= HOLE_MIN_PAIRED && o->n < o->cap &&
@@ -334,7 +342,7 @@ static int cmp_req_d_ns(const void *pa, const void *pb)
 void holes_finish(struct analysis *a)
 {
 	struct analysis_private *p = priv(a);
-	struct orphan_arg o = { a, NULL, 0, 0 };
+	struct orphan_arg o = { a, NULL, 0, 0, 0 };
 	size_t i;
 
 	if (a->lost_unlocated)
@@ -343,6 +351,10 @@ void holes_finish(struct analysis *a)
 		flushes_finish(a, &a->devices[i]);
 	if (!p->requests.len)
 		return;
+	for (i = 0; i < a->n_devices; i++)
+		if (a->devices[i].paired >= HOLE_MIN_PAIRED &&
+		    hole_bound(&a->devices[i]) > o.any_bound)
+			o.any_bound = hole_bound(&a->devices[i]);
 	o.cap = p->requests.len;
 	o.reqs = malloc(o.cap * sizeof(*o.reqs));
 	if (!o.reqs)
