@@ -372,6 +372,8 @@ struct analysis {
 	 * note with no start: completions it never saw), no window */
 	uint64_t lost_unlocated;
 	uint64_t lossy_ns;		/* the windows' time (at finish) */
+	/* records the reader dropped as exact repeats (its note) */
+	uint64_t duplicate_records;
 	int in_loss;
 	uint64_t loss_until_ns;
 	void *private;		/* in-flight maps and indexes */

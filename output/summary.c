@@ -347,6 +347,8 @@ static void json_loss(FILE *out, const struct analysis *a)
 
 	for (i = 0; i < a->n_loss; i++)
 		unknown |= a->loss[i].count_unknown;
+	fprintf(out, "\"duplicate_records\": %llu, ",
+		(unsigned long long)a->duplicate_records);
 	fprintf(out, "\"lost_events\": %llu, \"lost_count_known\": %s, "
 		"\"lost_unlocated\": %llu, \"lossy_s\": %.6f, "
 		"\"loss_windows\": [",
@@ -909,6 +911,10 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 			(unsigned long long)a->n_events, dur,
 			traces[i].recorder ? ", recorded with " : "",
 			traces[i].recorder ? traces[i].recorder : "");
+		if (a->duplicate_records)
+			fprintf(out, " %llu duplicate record%s ignored (the same CPU, time, task, event and fields as one before: one record)\n",
+				(unsigned long long)a->duplicate_records,
+				plural(a->duplicate_records));
 		text_loss(out, a);
 		text_inferred(out, a);
 		text_files_ended(out, a);
