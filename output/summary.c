@@ -285,11 +285,14 @@ static void json_device(FILE *out, const struct analysis *a,
 	/* the area (request-seconds) too: means of merged summaries */
 	fprintf(out, "}, \"queue_depth_mean\": %.4f, \"seeks\": %llu, "
 		"\"lost_in_flight\": %llu, \"unseen_completions\": %llu, "
+		"\"orphan_requests\": %llu, \"unmatched_completions\": %llu, "
 		"\"queue_depth_area_s\": %.9f",
 		clean > 0 ? d->depth_area_ns / 1e9 / clean : 0,
 		(unsigned long long)d->seeks,
 		(unsigned long long)d->lost_in_flight,
 		(unsigned long long)d->unseen_completions,
+		(unsigned long long)d->orphan_requests,
+		(unsigned long long)d->unmatched_completions,
 		d->depth_area_ns / 1e9);
 	json_account(out, a, d);
 	fputc('}', out);
@@ -355,12 +358,21 @@ static void json_loss(FILE *out, const struct analysis *a)
 
 		fprintf(out, "%s{\"from_s\": %.6f, \"to_s\": %.6f, "
 			"\"events\": %llu, \"count_known\": %s, "
-			"\"noted_late\": %s, \"cpus\": ", i ? ", " : "",
+			"\"noted_late\": %s, \"inferred\": %s, \"cpus\": ",
+			i ? ", " : "",
 			(double)w->from_ns / 1e9, (double)w->to_ns / 1e9,
 			(unsigned long long)w->events,
 			w->count_unknown ? "false" : "true",
-			w->noted_late ? "true" : "false");
+			w->noted_late ? "true" : "false",
+			w->inferred ? "true" : "false");
 		json_cpus(out, w->cpu_mask);
+		if (w->inferred)
+			fprintf(out, ", \"device\": \"%u,%u\", \"what\": \"%s\", "
+				"\"requests\": %llu", blk_dev_major(w->device),
+				blk_dev_minor(w->device),
+				w->hole_kind == HOLE_ORPHANS ?
+					"completions lost" : "issues lost",
+				(unsigned long long)w->requests);
 		fputc('}', out);
 	}
 	fputs("], ", out);
