@@ -72,8 +72,10 @@ tracing_lock
 # false, with a skip, where the tracer cannot record here
 rec() {
 	mkdir -p "$TMP/$2.d"
-	if "$IOW" -d "$3" -D "$TMP/$2.d" -t "$2" --tracer "$1" -p "sh $4" \
-		> "$TMP/$2.out" 2>&1 && [ -s "$TMP/$2.d/$2.blktrace.0" ]; then
+	# in $TMP: what it draws after recording (NAME.svg) goes there
+	if (cd "$TMP" && "$IOW" -d "$3" -D "$TMP/$2.d" -t "$2" --tracer "$1" \
+		-p "sh $4") > "$TMP/$2.out" 2>&1 &&
+	   [ -s "$TMP/$2.d/$2.blktrace.0" ]; then
 		"$IOW" -t "$TMP/$2.d/$2" --summary=json --events "$TMP/$2.csv" \
 			> "$TMP/$2.json" && return 0
 		fail "$2: --summary=json of the recording"
