@@ -1341,7 +1341,11 @@ static int handle_complete(struct analysis *a, struct device_stats *d,
 	size_t bin;
 
 	if (op == OP_FLUSH) {
-		int issued = flush_pop(d, &d_ns, &tag, &issuer_pid);
+		int issued;
+
+		if (hole_flush_superseded(a, d, ev->time_ns) < 0)
+			return -1;
+		issued = flush_pop(d, &d_ns, &tag, &issuer_pid);
 
 		if (issued) {
 			depth_change(a, d, ev->time_ns, -1);

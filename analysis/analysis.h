@@ -273,6 +273,7 @@ struct device_stats {
 	 * it paired took (D2C; bio-based, Q2C), how many it paired, the
 	 * latest issue of one that completed */
 	uint64_t max_lat_ns, paired, last_done_d_ns;
+	uint64_t usual_ns, usual_at;	/* p99 of them, as of usual_at */
 	size_t hole_win[3];	/* 1 + index in a->loss of its last window
 				 * of each HOLE_* kind, until loss_finish */
 	int saw_issue;
@@ -371,6 +372,8 @@ struct analysis {
 	 * note with no start: completions it never saw), no window */
 	uint64_t lost_unlocated;
 	uint64_t lossy_ns;		/* the windows' time (at finish) */
+	/* records the reader dropped as exact repeats (its note) */
+	uint64_t duplicate_records;
 	int in_loss;
 	uint64_t loss_until_ns;
 	void *private;		/* in-flight maps and indexes */

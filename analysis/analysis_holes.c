@@ -39,6 +39,32 @@ static uint64_t hole_bound(const struct device_stats *d)
 	return d->max_lat_ns > 1000 ? d->max_lat_ns : 1000;
 }
 
+/* The device's usual latency: the p99 of what it timed (D2C; a
+ * bio-based device's Q2C), recomputed every 256 pairings; the bound
+ * until it has timed 64. */
+static uint64_t hole_usual(struct device_stats *d)
+{
+	const struct latency_summary *l = d->saw_issue ? &d->d2c : &d->q2c;
+
+	if (l->n < 64)
+		return hole_bound(d);
+	if (!d->usual_at || d->paired - d->usual_at >= 256) {
+		d->usual_ns = (uint64_t)latency_quantile_ns(l, -1, 0.99);
+		d->usual_at = d->paired;
+	}
+	return d->usual_ns > 1000 ? d->usual_ns : 1000;
+}
+
+/* A flush's: the p99 of the device's flush D2C, or their maximum. */
+static uint64_t flush_usual(const struct device_stats *d)
+{
+	uint64_t ns = d->flush_d2c.n >= 64 ?
+		      (uint64_t)latency_quantile_ns(&d->flush_d2c, -1, 0.99) :
+		      d->flush_d2c.max_ns;
+
+	return ns > 1000 ? ns : 1000;
+}
+
 /* A request (issued at d_ns) completed at now: the bound grows. */
 void hole_paired(struct device_stats *d, uint64_t d_ns, uint64_t now)
 {
@@ -183,7 +209,7 @@ struct request_state *hole_superseded(struct analysis *a,
 			}
 		if (n < 2 || d->paired < HOLE_MIN_PAIRED ||
 		    ev->time_ns <= oldest->d_ns ||
-		    ev->time_ns - oldest->d_ns <= 2 * hole_bound(d))
+		    ev->time_ns - oldest->d_ns <= 2 * hole_usual(d))
 			return oldest;
 		if (orphan(a, d, slot, oldest, ev->time_ns, 1) < 0)
 			return NULL;
@@ -211,6 +237,7 @@ struct orphan_arg {
 	struct analysis *a;
 	struct request_state **reqs;
 	size_t n, cap;
+	uint64_t any_bound;	/* the longest of the devices with a bound */
 };
 
 static int collect_orphan(void *value, void *arg)
@@ -219,11 +246,83 @@ static int collect_orphan(void *value, void *arg)
 	struct request_state *req = value;
 	const struct device_stats *d = &o->a->devices[req->device_slot];
 
-	if (req->issued && d->paired >= HOLE_MIN_PAIRED &&
-	    o->a->last_ns > req->d_ns &&
-	    o->a->last_ns - req->d_ns > 2 * hole_bound(d) && o->n < o->cap)
+	uint64_t age = o->a->last_ns > req->d_ns ? o->a->last_ns - req->d_ns
+						 : 0;
+
+	/* a device that completed (next to) nothing: out twice the longest
+	 * any other took */
+	if (req->issued && d->paired < HOLE_MIN_PAIRED && o->any_bound &&
+	    age > 2 * o->any_bound && o->n < o->cap) {
+		o->reqs[o->n++] = req;
+		return 1;
+	}
+	/* out twice the longest the device took; or twice its usual
+	 * while a request issued after it completed */
+	if (req->issued && d->paired >= HOLE_MIN_PAIRED && o->n < o->cap &&
+	    (age > 2 * hole_bound(d) ||
+	     (d->last_done_d_ns > req->d_ns &&
+	      age > 2 * hole_usual((struct device_stats *)d))))
 		o->reqs[o->n++] = req;
 	return 1;
+}
+
+/* The oldest flush in flight, lost: out of the depth from its issue. */
+static int flush_orphan(struct analysis *a, struct device_stats *d,
+			uint64_t now)
+{
+	struct flush_fifo *f = d->flushes;
+	uint64_t d_ns = f->d_ns[f->head];
+	int32_t tag = f->tag[f->head];
+	long s;
+
+	f->head = (f->head + 1) % f->cap;
+	f->len--;
+	depth_change(a, d, now, -1);
+	d->depth_area_ns -= depth_remove(a, d_ns, now, (char *)d->depth_bins,
+					 sizeof(double),
+					 (char *)&a->bins[0].depth_area_ns,
+					 sizeof(struct bin));
+	if (a->tagging || tag != IO_EVENT_NO_TAG) {
+		tag_depth_change(a, tag, now, -1);
+		if ((s = tag_index_find(priv(a), tag)) >= 0)
+			depth_remove(a, d_ns, now,
+				     (char *)&a->tags[s].bins[0].depth_area_ns,
+				     sizeof(struct tag_bin), NULL, 0);
+	}
+	d->orphan_requests++;
+	return hole_window(a, (size_t)(d - a->devices), HOLE_ORPHANS, d_ns,
+			   d_ns + flush_usual(d), 0);
+}
+
+/*
+ * Flushes pair first in, first out: at a flush's completion, while two
+ * or more wait and the oldest has been out more than twice the usual
+ * flush, that one's completion was lost.
+ */
+int hole_flush_superseded(struct analysis *a, struct device_stats *d,
+			  uint64_t now)
+{
+	struct flush_fifo *f = d->flushes;
+
+	while (f && f->len >= 2 && d->flush_d2c.n >= HOLE_MIN_PAIRED &&
+	       now > f->d_ns[f->head] &&
+	       now - f->d_ns[f->head] > 2 * flush_usual(d))
+		if (flush_orphan(a, d, now) < 0)
+			return -1;
+	return 0;
+}
+
+/* At the end: a flush out twice the longest the device's took. */
+static void flushes_finish(struct analysis *a, struct device_stats *d)
+{
+	struct flush_fifo *f = d->flushes;
+
+	while (f && f->len && d->flush_d2c.n >= HOLE_MIN_PAIRED &&
+	       a->last_ns > f->d_ns[f->head] &&
+	       a->last_ns - f->d_ns[f->head] > 2 * (d->flush_d2c.max_ns > 1000 ?
+						     d->flush_d2c.max_ns : 1000))
+		if (flush_orphan(a, d, a->last_ns) < 0)
+			return;
 }
 
 static int cmp_req_d_ns(const void *pa, const void *pb)
@@ -243,11 +342,19 @@ static int cmp_req_d_ns(const void *pa, const void *pb)
 void holes_finish(struct analysis *a)
 {
 	struct analysis_private *p = priv(a);
-	struct orphan_arg o = { a, NULL, 0, 0 };
+	struct orphan_arg o = { a, NULL, 0, 0, 0 };
 	size_t i;
 
-	if (a->lost_unlocated || !p->requests.len)
+	if (a->lost_unlocated)
 		return;
+	for (i = 0; i < a->n_devices; i++)
+		flushes_finish(a, &a->devices[i]);
+	if (!p->requests.len)
+		return;
+	for (i = 0; i < a->n_devices; i++)
+		if (a->devices[i].paired >= HOLE_MIN_PAIRED &&
+		    hole_bound(&a->devices[i]) > o.any_bound)
+			o.any_bound = hole_bound(&a->devices[i]);
 	o.cap = p->requests.len;
 	o.reqs = malloc(o.cap * sizeof(*o.reqs));
 	if (!o.reqs)

@@ -131,6 +131,8 @@ int hole_unmatched(struct analysis *a, struct device_stats *d,
 struct request_state *hole_superseded(struct analysis *a,
 	struct device_stats *d, const struct io_event *ev, int op);
 void holes_finish(struct analysis *a);
+int hole_flush_superseded(struct analysis *a, struct device_stats *d,
+	uint64_t now);
 int loss_window_append(struct analysis *a, const struct loss_window *w);
 
 /* analysis_loss.c */

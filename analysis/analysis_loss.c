@@ -12,6 +12,7 @@
 #include "base/bigmem.h"
 #include "base/vec.h"
 #include "reader/blktrace.h"
+#include "reader/blocktp.h"
 #include "blkparse_feed.h"
 #include "histogram.h"
 #include "ioset.h"
@@ -220,6 +221,31 @@ void analysis_account(const struct analysis *a, const struct device_stats *d,
 	account_compare(&d->account, trace, in_windows, acc);
 }
 
+/* A MESSAGE note of the records a reader dropped as exact repeats
+ * (blocktp.h's "iowatcher: N duplicate records ignored"). */
+static void duplicate_note(struct analysis *a, const struct io_event *ev)
+{
+	const char *text, *p, *end;
+	size_t lead = strlen(BLOCKTP_DUP_LEAD);
+	uint64_t n;
+
+	feed_note_text(ev, &text);
+	if (!text)
+		return;
+	end = text + (ev->pdu_len - (size_t)((const unsigned char *)text -
+					     ev->pdu));
+	while (end > text && !end[-1])
+		end--;
+	if ((size_t)(end - text) <= lead ||
+	    strncmp(text, BLOCKTP_DUP_LEAD, lead))
+		return;
+	p = text + lead;
+	if (note_read_number(&p, end, &n) == 0 &&
+	    (size_t)(end - p) == strlen(BLOCKTP_DUP_TAIL) &&
+	    !strncmp(p, BLOCKTP_DUP_TAIL, (size_t)(end - p)))
+		a->duplicate_records += n;
+}
+
 /*
  * A MESSAGE note that is a loss note (lossnote.h). Its time is the
  * window's start; with the start unknown (T0 0), its end, the window
@@ -241,7 +267,11 @@ int loss_note(struct analysis *a, const struct io_event *ev,
 	len = text ? ev->pdu_len - (size_t)((const unsigned char *)text -
 					    ev->pdu) : 0;
 	kind = lossnote_parse(ev->action, text, len, &n);
-	if (!kind || note_seen(priv(a), &n))
+	if (!kind) {
+		duplicate_note(a, ev);
+		return 0;
+	}
+	if (note_seen(priv(a), &n))
 		return 0;
 	if (!n.t0_ns) {
 		/* where and when are unknown: counted, no window (it would

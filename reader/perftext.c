@@ -18,6 +18,7 @@
 
 #define LINE_MAX_BYTES	4096
 #define IN_CHUNK	(64 * 1024)
+#define DUP_RING	64
 
 /* One line's columns. */
 struct perf_line {
@@ -41,6 +42,12 @@ struct perftext {
 	uint64_t line_no;
 	uint64_t other_events;
 	struct blocktp_out records;
+	/* the last block lines' hashes and times: an exact repeat (the
+	 * same CPU, time, task, event and fields) is one record */
+	uint64_t recent_hash[DUP_RING], recent_ns[DUP_RING];
+	size_t n_recent;
+	uint64_t duplicates, last_ns;
+	int duplicates_said;
 };
 
 /* ---- the columns ---- */
@@ -340,6 +347,23 @@ static int line_fail(struct perftext *t, struct iow_error *err,
 			strlen(line) > 80 ? "..." : "");
 }
 
+/* Whether line (of a block event at time_ns) repeats one of the last
+ * DUP_RING block lines exactly; it is remembered if not. */
+static int repeated(struct perftext *t, const char *line, uint64_t time_ns)
+{
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
+	size_t i, n = t->n_recent < DUP_RING ? t->n_recent : DUP_RING;
+
+	for (; *line; line++)
+		h = (h ^ (unsigned char)*line) * 1099511628211ull;
+	for (i = 0; i < n; i++)
+		if (t->recent_hash[i] == h && t->recent_ns[i] == time_ns)
+			return 1;
+	t->recent_hash[t->n_recent % DUP_RING] = h;
+	t->recent_ns[t->n_recent++ % DUP_RING] = time_ns;
+	return 0;
+}
+
 static int translate(struct perftext *t, char *line, struct iow_error *err)
 {
 	const struct blocktp_event *be;
@@ -358,6 +382,12 @@ static int translate(struct perftext *t, char *line, struct iow_error *err)
 		return blocktp_see_cpu(&t->records, pl.cpu, pl.time_ns) < 0 ?
 			       iow_fail(err, "out of memory") : 0;
 	}
+	if (repeated(t, line, pl.time_ns)) {
+		t->duplicates++;
+		return 0;
+	}
+	if (pl.time_ns > t->last_ns)
+		t->last_ns = pl.time_ns;
 	be = blocktp_find(pl.event + 6, pl.event_len - 6);
 	if (!be) {
 		char what[160];
@@ -459,8 +489,14 @@ ssize_t perftext_read(struct perftext *t, unsigned char *buf, size_t len,
 
 		if (r < 0)
 			return -1;
-		if (r == 0)
+		if (r == 0) {
+			if (t->duplicates && !t->duplicates_said &&
+			    blocktp_duplicates(&t->records, t->last_ns,
+					       t->duplicates) < 0)
+				return iow_fail(err, "out of memory");
+			t->duplicates_said = 1;
 			break;
+		}
 		if (translate(t, line, err) < 0)
 			return -1;
 	}
