@@ -61,8 +61,9 @@ set -- "$@" "perf-text=$TMP/perf-fio.perf.txt" "trace.dat=$TMP/tracedat-fio.dat"
 record() {
 	tracer=$1
 	mkdir -p "$TMP/rec-$tracer"
-	if "$IOW" -d "$LOOP" -D "$TMP/rec-$tracer" -t "$tracer" \
-		--tracer "$tracer" -p "$WORK" > "$TMP/rec-$tracer.out" 2>&1 &&
+	# in $TMP: what it draws after recording (NAME.svg) goes there
+	if (cd "$TMP" && "$IOW" -d "$LOOP" -D "$TMP/rec-$tracer" -t "$tracer" \
+		--tracer "$tracer" -p "$WORK") > "$TMP/rec-$tracer.out" 2>&1 &&
 	   [ -s "$TMP/rec-$tracer/$tracer.blktrace.0" ]; then
 		RECORDED="$RECORDED rec-$tracer=$TMP/rec-$tracer/$tracer"
 	else
@@ -78,7 +79,7 @@ elif ! loop_device 64M; then
 	skip "holes: no recording ($LOOP_WHY)"
 else
 	tracing_lock
-	WORK="fio --name=rw --filename=$LOOP --rw=randrw --bs=4k --size=32M --io_size=6M --iodepth=8 --ioengine=libaio --direct=1 --output=/dev/null --name=wb --rw=write --bs=64k --size=8M --offset=40M --end_fsync=1"
+	WORK="fio --name=rw --filename=$LOOP --rw=randrw --bs=4k --size=32M --io_size=6M --iodepth=8 --ioengine=libaio --direct=1 --output=/dev/null --name=wb --filename=$LOOP --rw=write --bs=64k --size=8M --offset=40M --end_fsync=1"
 	record bpf
 	record ftrace
 	# recording done: the tracing lock is free for others

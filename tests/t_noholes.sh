@@ -72,8 +72,10 @@ tracing_lock
 # false, with a skip, where the tracer cannot record here
 rec() {
 	mkdir -p "$TMP/$2.d"
-	if "$IOW" -d "$3" -D "$TMP/$2.d" -t "$2" --tracer "$1" -p "sh $4" \
-		> "$TMP/$2.out" 2>&1 && [ -s "$TMP/$2.d/$2.blktrace.0" ]; then
+	# in $TMP: what it draws after recording (NAME.svg) goes there
+	if (cd "$TMP" && "$IOW" -d "$3" -D "$TMP/$2.d" -t "$2" --tracer "$1" \
+		-p "sh $4") > "$TMP/$2.out" 2>&1 &&
+	   [ -s "$TMP/$2.d/$2.blktrace.0" ]; then
 		"$IOW" -t "$TMP/$2.d/$2" --summary=json --events "$TMP/$2.csv" \
 			> "$TMP/$2.json" && return 0
 		fail "$2: --summary=json of the recording"
@@ -105,13 +107,20 @@ import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["class"] == "read"]
 slow = [float(r["d2c_us"]) for r in rows if r["sector"] == "2048"
         and r["bytes"] == "4096" and r["d2c_us"]]
-print(max(slow) if slow else "none",
-      sum(1 for r in rows if r["sector"] != "2048" and r["d2c_us"]))
+if not slow:
+    print("none 0")
+    sys.exit()
+# the fast reads that completed while the slow one was out
+end = max(float(r["time_s"]) for r in rows if r["sector"] == "2048"
+          and r["d2c_us"] and float(r["d2c_us"]) == max(slow))
+start = end - max(slow) / 1e6
+print(max(slow), sum(1 for r in rows if r["sector"] != "2048"
+                     and r["d2c_us"] and start < float(r["time_s"]) < end))
 EOF
 )
 		d2c=$1 fast=$2
 		if [ "$d2c" != none ] && awk "BEGIN { exit !($d2c >= 2000000 && $d2c < 4000000) }"
-		then pass "$n: the 2 s read timed as 2 s (D2C $d2c us; $fast fast reads timed)"
+		then pass "$n: the 2 s read timed as 2 s (D2C $d2c us)"
 		else fail "$n: the 2 s read timed as 2 s" "D2C $d2c us"
 		fi
 		max=$(jq_ "$TMP/$n.json" "[x for x in d['traces'][0]['devices']][0]['d2c_us']['max']")
@@ -119,8 +128,9 @@ EOF
 			pass "$n: the device's D2C max is that read's ($max us)"
 		else fail "$n: the device's D2C max is that read's" "max $max us, the read $d2c"
 		fi
-		[ "$fast" -ge 100 ] && pass "$n: fast reads meanwhile ($fast)" ||
-			fail "$n: fast reads meanwhile" "$fast"
+		# fio asks 100 a second: under any load some complete in 2 s
+		[ "$fast" -ge 10 ] && pass "$n: fast reads timed while it was out ($fast)" ||
+			fail "$n: fast reads timed while it was out" "$fast"
 	done
 
 	# a flush behind 32 MiB of buffered writeback, every request 3 ms late

@@ -37,8 +37,13 @@ first record, from_ns and to_ns as the trace's clock), records dropped,
 and 'torn': the I/Os of which the trace keeps a part and lost another
 (an issue without its completion or a completion without its issue,
 pairing issues and completions first in, first out per device and
-sector): where torn is 0, what was dropped left no evidence (whole I/Os
-inside the window, or nothing in it) and nothing can be inferred.
+sector), with torn_at: for each, what was lost ('C' or 'D') and the
+time of the part kept; first_ns and last_ns: the first and last I/O
+record kept. Where torn is 0, what was dropped left no evidence (whole
+I/Os inside the window, or nothing in it) and nothing can be inferred;
+an issue kept near the trace's end or a completion kept near its start
+leaves none either (a request still out when the trace ended, one
+issued before it began).
 
 Also a module: drop(src, dst, mode, ...) returns that dict."""
 import glob
@@ -444,6 +449,8 @@ def drop(src, dst, mode, lo=None, hi=None, seed=1, cpu=None):
 
     dropped = [gone(r) for r, _ in recs]
     torn = _torn([r for r, _ in recs], dropped)
+    kept = [r[0] for (r, _), x in zip(recs, dropped)
+            if r[2] is not None and not x]
     n = sum(dropped)
     if kind == "blktrace":
         i = 0
@@ -469,27 +476,32 @@ def drop(src, dst, mode, lo=None, hi=None, seed=1, cpu=None):
     return {"kind": kind, "mode": mode, "cpu": cpu if mode == "cpu" else None,
             "from_s": round((t0 - first) / 1e9, 9),
             "to_s": round((t1 - first) / 1e9, 9),
-            "from_ns": t0, "to_ns": t1, "dropped": n, "torn": torn}
+            "from_ns": t0, "to_ns": t1, "dropped": n, "torn": len(torn),
+            "first_ns": min(kept) if kept else 0,
+            "last_ns": max(kept) if kept else 0,
+            "torn_at": [[w, t] for w, t in torn]}
 
 
 def _torn(recs, dropped):
-    """I/Os of which one part (issue or completion) was dropped and the
-    other kept: issues and completions paired first in, first out per
-    (device, sector) in time order"""
+    """the I/Os of which one part (issue or completion) was dropped and
+    the other kept, issues and completions paired first in, first out
+    per (device, sector) in time order: a list of (what was lost, 'C'
+    or 'D', the time of the part kept)"""
     order = sorted(range(len(recs)), key=lambda i: (recs[i][0] or 0, i))
     waiting = {}
-    torn = 0
+    torn = []
     for i in order:
         t, c, k, key, _ = recs[i]
         if k == "D" and key is not None:
-            waiting.setdefault(key, []).append(dropped[i])
+            waiting.setdefault(key, []).append((dropped[i], t))
         elif k == "C" and key is not None:
             q = waiting.get(key)
             if q:
-                if q.pop(0) != dropped[i]:
-                    torn += 1
-            elif not dropped[i]:
-                pass        # a completion of an issue before the trace
+                gone, td = q.pop(0)
+                if gone and not dropped[i]:
+                    torn.append(("D", t))
+                elif dropped[i] and not gone:
+                    torn.append(("C", td))
     # issues never completed in the trace: not torn by the drop
     return torn
 
