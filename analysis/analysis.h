@@ -270,7 +270,8 @@ struct device_stats {
 	int has_last_issue;
 	struct flush_fifo *flushes;	/* flush requests issued, in order */
 	/* the trace's own bound (analysis_holes.c): the longest a request
-	 * it paired took (D2C; bio-based, Q2C), how many it paired, the
+	 * it paired with no other candidate took (D2C; bio-based, Q2C),
+	 * how many it paired, the
 	 * latest issue of one that completed */
 	uint64_t max_lat_ns, paired, last_done_d_ns;
 	/* [0] requests, [1] flushes paired with no other candidate (an
@@ -279,6 +280,7 @@ struct device_stats {
 	 * of usual_at */
 	uint32_t *usual_hist;
 	uint64_t usual_n[2], usual_ns[2], usual_at[2];
+	uint64_t flush_max_ns;	/* the longest of those flushes */
 	size_t hole_win[3];	/* 1 + index in a->loss of its last window
 				 * of each HOLE_* kind, until loss_finish */
 	int saw_issue;

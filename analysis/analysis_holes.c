@@ -66,7 +66,7 @@ static uint64_t hole_usual(struct device_stats *d)
 /* A flush's: the same of its flushes, or their maximum. */
 static uint64_t flush_usual(struct device_stats *d)
 {
-	uint64_t max = d->flush_d2c.max_ns > 1000 ? d->flush_d2c.max_ns : 1000;
+	uint64_t max = d->flush_max_ns > 1000 ? d->flush_max_ns : 1000;
 
 	return usual_of(d, 1, max);
 }
@@ -84,8 +84,11 @@ static void usual_add(struct device_stats *d, int k, uint64_t lat)
 
 void hole_flush_paired(struct device_stats *d, uint64_t lat, int alone)
 {
-	if (alone)
-		usual_add(d, 1, lat);
+	if (!alone)
+		return;
+	usual_add(d, 1, lat);
+	if (lat > d->flush_max_ns)
+		d->flush_max_ns = lat;
 }
 
 /* A request (issued at d_ns) completed at now: the bound grows. */
@@ -94,13 +97,16 @@ void hole_paired(struct device_stats *d, uint64_t d_ns, uint64_t now,
 {
 	uint64_t lat = now > d_ns ? now - d_ns : 0;
 
-	if (alone)
-		usual_add(d, 0, lat);
 	d->paired++;
-	if (lat > d->max_lat_ns)
-		d->max_lat_ns = lat;
 	if (d_ns > d->last_done_d_ns)
 		d->last_done_d_ns = d_ns;
+	/* a pairing with another candidate may be one a lost completion
+	 * shifted: it feeds neither bound */
+	if (!alone)
+		return;
+	usual_add(d, 0, lat);
+	if (lat > d->max_lat_ns)
+		d->max_lat_ns = lat;
 }
 
 static uint64_t cpu_bit(uint32_t cpu)
@@ -338,15 +344,21 @@ int hole_flush_superseded(struct analysis *a, struct device_stats *d,
 	return 0;
 }
 
-/* At the end: a flush out twice the longest the device's took. */
+/* At the end: a flush out twice the longest the device took, flush or
+ * request (a device with few flushes has its requests' bound). */
 static void flushes_finish(struct analysis *a, struct device_stats *d)
 {
 	struct flush_fifo *f = d->flushes;
+	uint64_t bound = d->flush_max_ns;
 
-	while (f && f->len && d->flush_d2c.n >= HOLE_MIN_PAIRED &&
-	       a->last_ns > f->d_ns[f->head] &&
-	       a->last_ns - f->d_ns[f->head] > 2 * (d->flush_d2c.max_ns > 1000 ?
-						     d->flush_d2c.max_ns : 1000))
+	if (d->paired >= HOLE_MIN_PAIRED && hole_bound(d) > bound)
+		bound = hole_bound(d);
+	if (bound < 1000)
+		bound = 1000;
+	if (d->flush_d2c.n < HOLE_MIN_PAIRED && d->paired < HOLE_MIN_PAIRED)
+		return;
+	while (f && f->len && a->last_ns > f->d_ns[f->head] &&
+	       a->last_ns - f->d_ns[f->head] > 2 * bound)
 		if (flush_orphan(a, d, a->last_ns) < 0)
 			return;
 }
