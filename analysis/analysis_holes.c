@@ -254,12 +254,25 @@ int hole_unmatched(struct analysis *a, struct device_stats *d,
 {
 	uint64_t bound = hole_bound(d);
 
+	size_t i;
+
 	if (in_time_range(a, ev->time_ns))
 		d->unmatched_completions++;
 	/* a request issued before the trace may end in its first moments */
 	if (d->paired < HOLE_MIN_PAIRED ||
 	    ev->time_ns <= a->first_ns + 2 * bound)
 		return 0;
+	/* nor is it news where the recorder said it lost events at times
+	 * unknown, or just after a recorded loss: they say it */
+	if (a->lost_unlocated)
+		return 0;
+	/* nor is it news just after a recorded loss: that window says it */
+	for (i = a->n_loss; i-- > 0;)
+		if (!a->loss[i].inferred &&
+		    a->loss[i].from_ns <= ev->time_ns &&
+		    (a->loss[i].to_ns >= ev->time_ns ||
+		     ev->time_ns - a->loss[i].to_ns <= 2 * bound))
+			return 0;
 	return hole_window(a, (size_t)(d - a->devices), HOLE_UNMATCHED,
 			   ev->time_ns - bound, ev->time_ns,
 			   cpu_bit(ev->cpu));
@@ -383,8 +396,18 @@ void holes_finish(struct analysis *a)
 	struct orphan_arg o = { a, NULL, 0, 0, 0 };
 	size_t i;
 
-	if (a->lost_unlocated)
+	if (a->lost_unlocated) {
+		/* the recorder said it lost events at times it could not
+		 * tell: its note speaks for them (a note read late leaves
+		 * the windows inferred before it out; the counts stay) */
+		size_t n = 0;
+
+		for (i = 0; i < a->n_loss; i++)
+			if (!a->loss[i].inferred)
+				a->loss[n++] = a->loss[i];
+		a->n_loss = n;
 		return;
+	}
 	for (i = 0; i < a->n_devices; i++)
 		flushes_finish(a, &a->devices[i]);
 	if (!p->requests.len)

@@ -31,6 +31,7 @@ struct perf_line {
 	const char *fields;	/* after the event's ": " */
 	uint64_t lost;		/* PERF_RECORD_LOST's count */
 	int is_lost;
+	int ns_time;		/* the time to the ns (--ns) */
 };
 
 struct perftext {
@@ -117,6 +118,7 @@ static int parse_columns(const char *line, struct perf_line *pl)
 	}
 	if (!p)
 		return -1;
+	pl->ns_time = p - (const char *)memchr(t, '.', (size_t)(p - t)) == 10;
 	tend = t;
 	/* the event and its fields */
 	p += 2;
@@ -382,7 +384,8 @@ static int translate(struct perftext *t, char *line, struct iow_error *err)
 		return blocktp_see_cpu(&t->records, pl.cpu, pl.time_ns) < 0 ?
 			       iow_fail(err, "out of memory") : 0;
 	}
-	if (repeated(t, line, pl.time_ns)) {
+	/* (times in microseconds may tell two records apart no more) */
+	if (pl.ns_time && repeated(t, line, pl.time_ns)) {
 		t->duplicates++;
 		return 0;
 	}
