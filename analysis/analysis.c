@@ -84,6 +84,7 @@ static void device_free(struct device_stats *d)
 	latency_free(&d->flush_d2c);
 	free(d->depth_bins);
 	free(d->seek_bins);
+	free(d->usual_hist);
 	if (d->flushes) {
 		free(d->flushes->d_ns);
 		free(d->flushes->tag);
@@ -1086,6 +1087,7 @@ static struct request_state *request_for(struct analysis *a,
 	uint64_t end = ev->sector + ev->bytes / 512;
 	size_t i;
 
+	p->pair_ambiguous = 0;
 	if (a->cfg.missing_completions) {
 		/* the newest: an older one may have completed unseen */
 		for (req = ioset_find(&p->requests, ev->device, op,
@@ -1108,8 +1110,10 @@ static struct request_state *request_for(struct analysis *a,
 	if (best) {
 		for (req = ioset_next(&p->requests, best); req;
 		     req = ioset_next(&p->requests, req))
-			if (req->issued && req->bytes >= ev->bytes)
+			if (req->issued && req->bytes >= ev->bytes) {
+				p->pair_ambiguous = 1;
 				return hole_superseded(a, d, ev, op);
+			}
 		return best;
 	}
 	if (!d->requests[op])
@@ -1214,7 +1218,7 @@ static long complete_queued_bios(struct analysis *a, struct device_stats *d,
 			a->bins[bin].q2c_sum_ns[op] += q2c;
 		}
 		if (!d->saw_issue)
-			hole_paired(d, bio->q_ns, ev->time_ns);
+			hole_paired(d, bio->q_ns, ev->time_ns, 1);
 		pos += bio->bytes / 512;
 		ioset_remove(&p->bios, bio);
 		done++;
@@ -1307,7 +1311,7 @@ static int handle_data_complete(struct analysis *a, struct device_stats *d,
 	}
 	ioset_remove(&p->requests, req);
 	d->requests[op]--;
-	hole_paired(d, d_ns, ev->time_ns);
+	hole_paired(d, d_ns, ev->time_ns, !p->pair_ambiguous);
 	depth_change(a, d, ev->time_ns, -1);
 	tag_depth_change(a, req_tag, ev->time_ns, -1);
 	return 0;
@@ -1341,11 +1345,15 @@ static int handle_complete(struct analysis *a, struct device_stats *d,
 	size_t bin;
 
 	if (op == OP_FLUSH) {
-		int issued;
+		int issued, alone;
 
 		if (hole_flush_superseded(a, d, ev->time_ns) < 0)
 			return -1;
+		alone = d->flushes && d->flushes->len == 1;
 		issued = flush_pop(d, &d_ns, &tag, &issuer_pid);
+		if (issued)
+			hole_flush_paired(d, ev->time_ns > d_ns ?
+					  ev->time_ns - d_ns : 0, alone);
 
 		if (issued) {
 			depth_change(a, d, ev->time_ns, -1);

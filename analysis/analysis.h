@@ -273,7 +273,12 @@ struct device_stats {
 	 * it paired took (D2C; bio-based, Q2C), how many it paired, the
 	 * latest issue of one that completed */
 	uint64_t max_lat_ns, paired, last_done_d_ns;
-	uint64_t usual_ns, usual_at;	/* p99 of them, as of usual_at */
+	/* [0] requests, [1] flushes paired with no other candidate (an
+	 * ambiguous pairing may be one a lost completion shifted): their
+	 * latencies' histogram (LAT_BIN_BUCKETS each), count, and p99 as
+	 * of usual_at */
+	uint32_t *usual_hist;
+	uint64_t usual_n[2], usual_ns[2], usual_at[2];
 	size_t hole_win[3];	/* 1 + index in a->loss of its last window
 				 * of each HOLE_* kind, until loss_finish */
 	int saw_issue;

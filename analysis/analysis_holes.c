@@ -26,6 +26,7 @@
 
 #include "analysis.h"
 #include "base/vec.h"
+#include "histogram.h"
 #include "ioset.h"
 #include "reader/lossnote.h"
 #include "analysis_int.h"
@@ -39,37 +40,62 @@ static uint64_t hole_bound(const struct device_stats *d)
 	return d->max_lat_ns > 1000 ? d->max_lat_ns : 1000;
 }
 
-/* The device's usual latency: the p99 of what it timed (D2C; a
- * bio-based device's Q2C), recomputed every 256 pairings; the bound
- * until it has timed 64. */
-static uint64_t hole_usual(struct device_stats *d)
+/* The p99 of the unambiguous pairings of kind k (0 requests, 1
+ * flushes), recomputed every 256 of them; fallback below 64. */
+static uint64_t usual_of(struct device_stats *d, int k, uint64_t fallback)
 {
-	const struct latency_summary *l = d->saw_issue ? &d->d2c : &d->q2c;
-
-	if (l->n < 64)
-		return hole_bound(d);
-	if (!d->usual_at || d->paired - d->usual_at >= 256) {
-		d->usual_ns = (uint64_t)latency_quantile_ns(l, -1, 0.99);
-		d->usual_at = d->paired;
+	if (d->usual_n[k] < 64 || !d->usual_hist)
+		return fallback;
+	if (!d->usual_at[k] || d->usual_n[k] - d->usual_at[k] >= 256) {
+		d->usual_ns[k] = (uint64_t)hist_quantile(
+			d->usual_hist + k * LAT_BIN_BUCKETS, LAT_BIN_BUCKETS,
+			LAT_BIN_BITS, 0.99);
+		d->usual_at[k] = d->usual_n[k];
 	}
-	return d->usual_ns > 1000 ? d->usual_ns : 1000;
+	return d->usual_ns[k] > 1000 ? d->usual_ns[k] : 1000;
 }
 
-/* A flush's: the p99 of the device's flush D2C, or their maximum. */
-static uint64_t flush_usual(const struct device_stats *d)
+/* The device's usual latency: the p99 of the requests it paired with
+ * no other candidate (a pairing a lost completion shifted never counts);
+ * the bound until it has 64. */
+static uint64_t hole_usual(struct device_stats *d)
 {
-	uint64_t ns = d->flush_d2c.n >= 64 ?
-		      (uint64_t)latency_quantile_ns(&d->flush_d2c, -1, 0.99) :
-		      d->flush_d2c.max_ns;
+	return usual_of(d, 0, hole_bound(d));
+}
 
-	return ns > 1000 ? ns : 1000;
+/* A flush's: the same of its flushes, or their maximum. */
+static uint64_t flush_usual(struct device_stats *d)
+{
+	uint64_t max = d->flush_d2c.max_ns > 1000 ? d->flush_d2c.max_ns : 1000;
+
+	return usual_of(d, 1, max);
+}
+
+static void usual_add(struct device_stats *d, int k, uint64_t lat)
+{
+	if (!d->usual_hist &&
+	    !(d->usual_hist = calloc(2 * LAT_BIN_BUCKETS, sizeof(uint32_t))))
+		return;	/* the fallback then stands */
+	if (lat >= 1ull << LAT_BIN_MAX_BITS)
+		lat = (1ull << LAT_BIN_MAX_BITS) - 1;
+	d->usual_hist[k * LAT_BIN_BUCKETS + hist_index(lat, LAT_BIN_BITS)]++;
+	d->usual_n[k]++;
+}
+
+void hole_flush_paired(struct device_stats *d, uint64_t lat, int alone)
+{
+	if (alone)
+		usual_add(d, 1, lat);
 }
 
 /* A request (issued at d_ns) completed at now: the bound grows. */
-void hole_paired(struct device_stats *d, uint64_t d_ns, uint64_t now)
+void hole_paired(struct device_stats *d, uint64_t d_ns, uint64_t now,
+		 int alone)
 {
 	uint64_t lat = now > d_ns ? now - d_ns : 0;
 
+	if (alone)
+		usual_add(d, 0, lat);
 	d->paired++;
 	if (lat > d->max_lat_ns)
 		d->max_lat_ns = lat;
@@ -244,7 +270,7 @@ static int collect_orphan(void *value, void *arg)
 {
 	struct orphan_arg *o = arg;
 	struct request_state *req = value;
-	const struct device_stats *d = &o->a->devices[req->device_slot];
+	struct device_stats *d = &o->a->devices[req->device_slot];
 
 	uint64_t age = o->a->last_ns > req->d_ns ? o->a->last_ns - req->d_ns
 						 : 0;
@@ -261,7 +287,7 @@ static int collect_orphan(void *value, void *arg)
 	if (req->issued && d->paired >= HOLE_MIN_PAIRED && o->n < o->cap &&
 	    (age > 2 * hole_bound(d) ||
 	     (d->last_done_d_ns > req->d_ns &&
-	      age > 2 * hole_usual((struct device_stats *)d))))
+	      age > 2 * hole_usual(d))))
 		o->reqs[o->n++] = req;
 	return 1;
 }

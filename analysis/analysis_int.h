@@ -63,6 +63,7 @@ struct analysis_private {
 	struct u64map ledger_index;
 	uint64_t rows_told;	/* cfg.on_row: rows so far */
 	int32_t completion_tag;	/* the tag the last completion counted in */
+	int pair_ambiguous;	/* request_for's last had two candidates */
 	/* the last loss notes read: a recorder writes one per traced
 	 * device, and a loss is counted once */
 	struct lossnote recent_notes[16];
@@ -125,7 +126,9 @@ static inline size_t bin_for(struct analysis *a, uint64_t t)
 }
 
 /* analysis_holes.c */
-void hole_paired(struct device_stats *d, uint64_t d_ns, uint64_t now);
+void hole_paired(struct device_stats *d, uint64_t d_ns, uint64_t now,
+	int alone);
+void hole_flush_paired(struct device_stats *d, uint64_t lat, int alone);
 int hole_unmatched(struct analysis *a, struct device_stats *d,
 	const struct io_event *ev);
 struct request_state *hole_superseded(struct analysis *a,
