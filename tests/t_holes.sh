@@ -56,6 +56,30 @@ xz -dc "$TOP/samples/perf-fio.perf.txt.xz" > "$TMP/perf-fio.perf.txt"
 xz -dc "$TOP/samples/tracedat-fio.dat.xz" > "$TMP/tracedat-fio.dat"
 set -- "$@" "perf-text=$TMP/perf-fio.perf.txt" "trace.dat=$TMP/tracedat-fio.dat"
 
+# the tool itself on trace.dat, where it writes records over inside the
+# ring buffer's pages: trace-cmd reads every record kept at its time to
+# the nanosecond, and no other
+if command -v trace-cmd >/dev/null; then
+	for mode in all cpu; do
+		python3 "$TOP/tests/tools/make_holes.py" "$TMP/tracedat-fio.dat" \
+			"$TMP/td-$mode.dat" $mode --from 0.1 --to 0.6 --cpu 0 \
+			> "$TMP/td-$mode.info"
+		trace-cmd report -t "$TMP/tracedat-fio.dat" 2>/dev/null |
+			grep ' block_' > "$TMP/td-whole.txt"
+		trace-cmd report -t "$TMP/td-$mode.dat" 2>/dev/null |
+			grep ' block_' > "$TMP/td-$mode.txt"
+		n=$(sed 's/.*"dropped": \([0-9]*\).*/\1/' "$TMP/td-$mode.info")
+		new=$(diff "$TMP/td-whole.txt" "$TMP/td-$mode.txt" | grep -c '^>')
+		gone=$(($(wc -l < "$TMP/td-whole.txt") - $(wc -l < "$TMP/td-$mode.txt")))
+		if [ "$n" -gt 0 ] && [ "$gone" = "$n" ] && [ "$new" = 0 ]; then
+			pass "make_holes on trace.dat ($mode): $n records gone, the rest as they were"
+		else fail "make_holes on trace.dat ($mode)" "$n dropped, $gone gone, $new changed"
+		fi
+	done
+else
+	skip "make_holes on trace.dat: no trace-cmd to read it back"
+fi
+
 # fresh recordings, each recorder: fio's random reads and writes beside
 # a buffered writer, on a loop device
 record() {
