@@ -242,8 +242,12 @@ static void duplicate_note(struct analysis *a, const struct io_event *ev)
 	p = text + lead;
 	if (note_read_number(&p, end, &n) == 0 &&
 	    (size_t)(end - p) == strlen(BLOCKTP_DUP_TAIL) &&
-	    !strncmp(p, BLOCKTP_DUP_TAIL, (size_t)(end - p)))
+	    !strncmp(p, BLOCKTP_DUP_TAIL, (size_t)(end - p))) {
 		a->duplicate_records += n;
+		/* the reader's own note, not the trace's */
+		if (a->n_notes)
+			a->n_notes--;
+	}
 }
 
 /*
