@@ -255,7 +255,9 @@ check: deps web-deps
 # with ASan and UBSan, in FUZZ_DIR: the corpus grows in
 # FUZZ_DIR/corpus/TARGET from fuzz/seeds/TARGET, crashes land in
 # FUZZ_DIR/findings/TARGET (copy them to tests/data/regress/TARGET once
-# fixed). FUZZ_JOBS targets run at once (2: a core each).
+# fixed). FUZZ_JOBS targets run at once (2: a core each). Then
+# tests/t_holes.sh's property (issue #36) over HOLES_FUZZ_CASES cases of
+# records dropped from traces, seeds past make check's.
 FUZZ_DIR = build-fuzz
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
@@ -263,6 +265,7 @@ FUZZ_JOBS = 2
 FUZZ_TARGETS = $(patsubst fuzz/fuzz_%.c,%,$(sort $(wildcard fuzz/fuzz_*.c)))
 FUZZ_CFLAGS = $(SAN_CFLAGS) -fsanitize=fuzzer-no-link
 FUZZ_LINK =
+HOLES_FUZZ_CASES = 3000
 
 fuzz: deps
 	$(MAKE) B=$(FUZZ_DIR)/ CC=$(FUZZ_CC) CFLAGS="$(FUZZ_CFLAGS)" \
@@ -270,6 +273,8 @@ fuzz: deps
 		$(addprefix $(FUZZ_DIR)/fuzz/fuzz_,$(FUZZ_TARGETS))
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) \
 		sh fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TARGETS)
+	$(MAKE) all
+	HOLES_CASES=$(HOLES_FUZZ_CASES) HOLES_SEED=1000 sh tests/t_holes.sh
 
 # bench/run.sh: reading traces against btt, blkparse, the original and
 # cat; bench/record.sh: what recording costs the workload (root).

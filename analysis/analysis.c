@@ -79,6 +79,7 @@ static void device_free(struct device_stats *d)
 	latency_free(&d->flush_d2c);
 	free(d->depth_bins);
 	free(d->seek_bins);
+	free(d->usual_hist);
 	if (d->flushes) {
 		free(d->flushes->d_ns);
 		free(d->flushes->tag);
@@ -983,6 +984,8 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 		d->requests[op]++;
 	}
 	depth_change(a, d, ev->time_ns, +1);
+	d->saw_issue = 1;
+	req->cpu = (uint16_t)(ev->cpu < 65535 ? ev->cpu : 65535);
 	req->issued = 1;
 	req->d_ns = ev->time_ns;
 	req->bytes = ev->bytes;
@@ -1079,6 +1082,7 @@ static struct request_state *request_for(struct analysis *a,
 	uint64_t end = ev->sector + ev->bytes / 512;
 	size_t i;
 
+	p->pair_ambiguous = 0;
 	if (a->cfg.missing_completions) {
 		/* the newest: an older one may have completed unseen */
 		for (req = ioset_find(&p->requests, ev->device, op,
@@ -1092,8 +1096,21 @@ static struct request_state *request_for(struct analysis *a,
 	}
 	for (req = ioset_find(&p->requests, ev->device, op, ev->sector); req;
 	     req = ioset_next(&p->requests, req))
-		if (req->issued && req->bytes >= ev->bytes)
-			return req;	/* the first found is the oldest */
+		if (req->issued && req->bytes >= ev->bytes) {
+			best = req;
+			break;
+		}
+	/* the first found is the oldest; with another after it, the
+	 * oldest's completion may have been lost (analysis_holes.c) */
+	if (best) {
+		for (req = ioset_next(&p->requests, best); req;
+		     req = ioset_next(&p->requests, req))
+			if (req->issued && req->bytes >= ev->bytes) {
+				p->pair_ambiguous = 1;
+				return hole_superseded(a, d, ev, op);
+			}
+		return best;
+	}
 	if (!d->requests[op])
 		return NULL;
 	/* a completion larger than its request still ends it */
@@ -1169,12 +1186,13 @@ static long complete_issued_bios(struct analysis *a, struct device_stats *d,
 
 /* Bio-based devices (no D): a completion ends the waiting bios it
  * covers, and they have only a Q2C. */
-static int complete_queued_bios(struct analysis *a, struct device_stats *d,
-				const struct io_event *ev, int op, size_t bin,
-				int counted)
+static long complete_queued_bios(struct analysis *a, struct device_stats *d,
+				 const struct io_event *ev, int op, size_t bin,
+				 int counted)
 {
 	struct analysis_private *p = priv(a);
 	uint64_t pos = ev->sector, end = ev->sector + ev->bytes / 512;
+	long done = 0;
 
 	while (pos < end) {
 		struct bio_state *bio = bio_at(p, ev->device, op, pos,
@@ -1194,10 +1212,13 @@ static int complete_queued_bios(struct analysis *a, struct device_stats *d,
 				 0, 0, q2c, bio->cause, bio->tag);
 			a->bins[bin].q2c_sum_ns[op] += q2c;
 		}
+		if (!d->saw_issue)
+			hole_paired(d, bio->q_ns, ev->time_ns, 1);
 		pos += bio->bytes / 512;
 		ioset_remove(&p->bios, bio);
+		done++;
 	}
-	return 0;
+	return done;
 }
 
 /* The rest of a partly completed request goes on from the new end. */
@@ -1246,8 +1267,14 @@ static int handle_data_complete(struct analysis *a, struct device_stats *d,
 			map_io(a, slot, ev, tag == IO_EVENT_NO_TAG &&
 					    !a->tagging ? -1 : tag_slot(a, tag));
 	}
-	if (!req)
-		return complete_queued_bios(a, d, ev, op, bin, counted);
+	if (!req) {
+		done = complete_queued_bios(a, d, ev, op, bin, counted);
+		if (done < 0)
+			return -1;
+		/* nothing in flight to pair, or only bios never issued on a
+		 * device whose requests are: its issue is not in the trace */
+		return !done || d->saw_issue ? hole_unmatched(a, d, ev) : 0;
+	}
 	d_ns = req->d_ns;
 	req_end = ioset_key_of(&p->requests, req)->sector + req->bytes / 512;
 	req_tag = req->tag;
@@ -1279,6 +1306,7 @@ static int handle_data_complete(struct analysis *a, struct device_stats *d,
 	}
 	ioset_remove(&p->requests, req);
 	d->requests[op]--;
+	hole_paired(d, d_ns, ev->time_ns, !p->pair_ambiguous);
 	depth_change(a, d, ev->time_ns, -1);
 	tag_depth_change(a, req_tag, ev->time_ns, -1);
 	return 0;
@@ -1312,7 +1340,15 @@ static int handle_complete(struct analysis *a, struct device_stats *d,
 	size_t bin;
 
 	if (op == OP_FLUSH) {
-		int issued = flush_pop(d, &d_ns, &tag, &issuer_pid);
+		int issued, alone;
+
+		if (hole_flush_superseded(a, d, ev->time_ns) < 0)
+			return -1;
+		alone = d->flushes && d->flushes->len == 1;
+		issued = flush_pop(d, &d_ns, &tag, &issuer_pid);
+		if (issued)
+			hole_flush_paired(d, ev->time_ns > d_ns ?
+					  ev->time_ns - d_ns : 0, alone);
 
 		if (issued) {
 			depth_change(a, d, ev->time_ns, -1);
@@ -1664,6 +1700,7 @@ void analysis_finish(struct analysis *a)
 	for (i = 0; i < a->n_tags; i++)
 		tag_depth_change(a, a->tags[i].id, a->last_ns, 0);
 	unseen_off_depth(a);
+	holes_finish(a);
 	loss_finish(a);
 	for (i = 0; i < a->n_tags; i++)
 		if (!a->tags[i].label)

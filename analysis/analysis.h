@@ -218,7 +218,20 @@ struct loss_window {
 	/* the CPUs whose files end early here (feed_cuts): lost from
 	 * there to the trace's end (bits as cpu_mask) */
 	uint64_t ended_cpu_mask;
+	/* Inferred (analysis_holes.c), not recorded: no note said it, the
+	 * trace's own evidence did. Of one device; its requests judged
+	 * lost (HOLE_ORPHANS) or its completions of requests never issued
+	 * (HOLE_UNMATCHED); cpu_mask then the CPUs that carried them. Its
+	 * time stays in the queue depth's mean (only the lost requests
+	 * leave it), so lossy_ns counts recorded windows alone. */
+	int inferred;
+	int hole_kind;		/* HOLE_* */
+	uint32_t device;
+	uint64_t requests;
 };
+
+#define HOLE_ORPHANS	1	/* requests whose completion was lost */
+#define HOLE_UNMATCHED	2	/* completions whose issue was lost */
 
 struct device_stats {
 	uint32_t device;
@@ -238,6 +251,11 @@ struct device_stats {
 	/* requests taken as those whose completions the kernel made unseen
 	 * (the longest in flight at the end), out of the depth */
 	uint64_t unseen_completions;
+	/* Inferred holes (analysis_holes.c): requests judged lost, on the
+	 * trace's evidence, out of latency and depth from their issue;
+	 * completions of requests never issued (counted, not timed) */
+	uint64_t orphan_requests;
+	uint64_t unmatched_completions;
 	/* the kernel's counts over the recording, as its note says */
 	struct acctnote account;
 	int has_account;
@@ -251,6 +269,21 @@ struct device_stats {
 	uint64_t next_sector;	/* where the last issued request ended */
 	int has_last_issue;
 	struct flush_fifo *flushes;	/* flush requests issued, in order */
+	/* the trace's own bound (analysis_holes.c): the longest a request
+	 * it paired with no other candidate took (D2C; bio-based, Q2C),
+	 * how many it paired, the
+	 * latest issue of one that completed */
+	uint64_t max_lat_ns, paired, last_done_d_ns;
+	/* [0] requests, [1] flushes paired with no other candidate (an
+	 * ambiguous pairing may be one a lost completion shifted): their
+	 * latencies' histogram (LAT_BIN_BUCKETS each), count, and p99 as
+	 * of usual_at */
+	uint32_t *usual_hist;
+	uint64_t usual_n[2], usual_ns[2], usual_at[2];
+	uint64_t flush_max_ns;	/* the longest of those flushes */
+	size_t hole_win[3];	/* 1 + index in a->loss of its last window
+				 * of each HOLE_* kind, until loss_finish */
+	int saw_issue;
 };
 
 /* One time bin of the trace's series; all devices together. */
@@ -346,6 +379,8 @@ struct analysis {
 	 * note with no start: completions it never saw), no window */
 	uint64_t lost_unlocated;
 	uint64_t lossy_ns;		/* the windows' time (at finish) */
+	/* records the reader dropped as exact repeats (its note) */
+	uint64_t duplicate_records;
 	int in_loss;
 	uint64_t loss_until_ns;
 	void *private;		/* in-flight maps and indexes */

@@ -39,6 +39,7 @@ struct request_state {
 	uint32_t device_slot;
 	uint8_t issued;		/* 0 after a requeue, until its next D */
 	uint8_t has_bios;	/* some bio queued in the trace went in it */
+	uint16_t cpu;		/* of its D (CPUs past 65535: 65535) */
 };
 
 /* A request in flight when a loss window began, and when that was. */
@@ -62,6 +63,7 @@ struct analysis_private {
 	struct u64map ledger_index;
 	uint64_t rows_told;	/* cfg.on_row: rows so far */
 	int32_t completion_tag;	/* the tag the last completion counted in */
+	int pair_ambiguous;	/* request_for's last had two candidates */
 	/* the last loss notes read: a recorder writes one per traced
 	 * device, and a loss is counted once */
 	struct lossnote recent_notes[16];
@@ -126,11 +128,26 @@ static inline size_t bin_for(struct analysis *a, uint64_t t)
 	return bin_for_slow(a, t);
 }
 
+/* analysis_holes.c */
+void hole_paired(struct device_stats *d, uint64_t d_ns, uint64_t now,
+	int alone);
+void hole_flush_paired(struct device_stats *d, uint64_t lat, int alone);
+int hole_unmatched(struct analysis *a, struct device_stats *d,
+	const struct io_event *ev);
+struct request_state *hole_superseded(struct analysis *a,
+	struct device_stats *d, const struct io_event *ev, int op);
+void holes_finish(struct analysis *a);
+int hole_flush_superseded(struct analysis *a, struct device_stats *d,
+	uint64_t now);
+int loss_window_append(struct analysis *a, const struct loss_window *w);
+
 /* analysis_loss.c */
 int account_note(struct analysis *a, const struct io_event *ev,
 	struct iow_error *err);
 int add_io_in_loss(struct analysis *a, const struct io_event *ev, int counted,
 	struct iow_error *err);
+double depth_remove(struct analysis *a, uint64_t from, uint64_t to,
+	char *sink, size_t stride, char *sink2, size_t stride2);
 void loss_finish(struct analysis *a);
 int loss_note(struct analysis *a, const struct io_event *ev,
 	struct iow_error *err);

@@ -12,6 +12,7 @@
 #include "base/bigmem.h"
 #include "base/vec.h"
 #include "reader/blktrace.h"
+#include "reader/blocktp.h"
 #include "blkparse_feed.h"
 #include "histogram.h"
 #include "ioset.h"
@@ -106,7 +107,8 @@ static int loss_window_add(struct analysis *a, const struct loss_window *w)
 	struct loss_window *last = a->n_loss ? &a->loss[a->n_loss - 1] : NULL;
 
 	a->lost_events += w->events;
-	if (last && w->from_ns <= last->to_ns && w->to_ns >= last->from_ns) {
+	if (last && !last->inferred && w->from_ns <= last->to_ns &&
+	    w->to_ns >= last->from_ns) {
 		if (w->from_ns < last->from_ns)
 			last->from_ns = w->from_ns;
 		if (w->to_ns > last->to_ns)
@@ -118,17 +120,7 @@ static int loss_window_add(struct analysis *a, const struct loss_window *w)
 		last->ended_cpu_mask |= w->ended_cpu_mask;
 		return 0;
 	}
-	if (a->n_loss == a->cap_loss) {
-		struct loss_window *more = vec_grow(a->loss, &a->cap_loss,
-						    a->n_loss + 1,
-						    sizeof(*more), 8);
-
-		if (!more)
-			return -1;
-		a->loss = more;
-	}
-	a->loss[a->n_loss++] = *w;
-	return 0;
+	return loss_window_append(a, w);
 }
 
 /* Events were lost in w (noted at now): forget, and stop timing to its end. */
@@ -229,6 +221,35 @@ void analysis_account(const struct analysis *a, const struct device_stats *d,
 	account_compare(&d->account, trace, in_windows, acc);
 }
 
+/* A MESSAGE note of the records a reader dropped as exact repeats
+ * (blocktp.h's "iowatcher: N duplicate records ignored"). */
+static void duplicate_note(struct analysis *a, const struct io_event *ev)
+{
+	const char *text, *p, *end;
+	size_t lead = strlen(BLOCKTP_DUP_LEAD);
+	uint64_t n;
+
+	feed_note_text(ev, &text);
+	if (!text)
+		return;
+	end = text + (ev->pdu_len - (size_t)((const unsigned char *)text -
+					     ev->pdu));
+	while (end > text && !end[-1])
+		end--;
+	if ((size_t)(end - text) <= lead ||
+	    strncmp(text, BLOCKTP_DUP_LEAD, lead))
+		return;
+	p = text + lead;
+	if (note_read_number(&p, end, &n) == 0 &&
+	    (size_t)(end - p) == strlen(BLOCKTP_DUP_TAIL) &&
+	    !strncmp(p, BLOCKTP_DUP_TAIL, (size_t)(end - p))) {
+		a->duplicate_records += n;
+		/* the reader's own note, not the trace's */
+		if (a->n_notes)
+			a->n_notes--;
+	}
+}
+
 /*
  * A loss note no recorder writes: a window that ends before it begins
  * (its length would wrap to 584 years), times past 2^62 ns, or more
@@ -277,7 +298,11 @@ int loss_note(struct analysis *a, const struct io_event *ev,
 	len = text ? ev->pdu_len - (size_t)((const unsigned char *)text -
 					    ev->pdu) : 0;
 	kind = lossnote_parse(ev->action, text, len, &n);
-	if (!kind || note_seen(priv(a), &n))
+	if (!kind) {
+		duplicate_note(a, ev);
+		return 0;
+	}
+	if (note_seen(priv(a), &n))
 		return 0;
 	if (loss_note_impossible(&n, ev, err) < 0)
 		return -1;
@@ -359,9 +384,8 @@ int add_io_in_loss(struct analysis *a, const struct io_event *ev,
 
 /* Subtracts one request's depth over [from, to) (clipped to -x), from
  * the bins at sink, stride bytes apart, and at sink2. */
-static double depth_remove(struct analysis *a, uint64_t from, uint64_t to,
-			   char *sink, size_t stride, char *sink2,
-			   size_t stride2)
+double depth_remove(struct analysis *a, uint64_t from, uint64_t to,
+		    char *sink, size_t stride, char *sink2, size_t stride2)
 {
 	double total = 0;
 
@@ -465,6 +489,28 @@ static int cmp_loss_from(const void *pa, const void *pb)
 	return (a->from_ns > b->from_ns) - (a->from_ns < b->from_ns);
 }
 
+/* Recorded windows first, then inferred ones by device and rule; each
+ * class in time order. */
+static int cmp_loss_class(const void *pa, const void *pb)
+{
+	const struct loss_window *a = pa, *b = pb;
+
+	if (a->inferred != b->inferred)
+		return a->inferred - b->inferred;
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	if (a->hole_kind != b->hole_kind)
+		return a->hole_kind - b->hole_kind;
+	return cmp_loss_from(pa, pb);
+}
+
+static int same_class(const struct loss_window *a,
+		      const struct loss_window *b)
+{
+	return a->inferred == b->inferred && a->device == b->device &&
+	       a->hole_kind == b->hole_kind;
+}
+
 /*
  * At the end: the windows in time order, overlapping ones merged, and
  * the time each bin (and the whole) spent in them, within the trace's
@@ -484,12 +530,16 @@ void loss_finish(struct analysis *a)
 		if (a->loss[i].ended_cpu_mask && a->loss[i].to_ns > a->last_ns)
 			a->loss[i].to_ns = a->last_ns > a->loss[i].from_ns ?
 					   a->last_ns : a->loss[i].from_ns;
-	qsort(a->loss, a->n_loss, sizeof(*a->loss), cmp_loss_from);
+	for (i = 0; i < a->n_loss; i++)
+		if (a->loss[i].inferred && a->loss[i].to_ns > a->last_ns)
+			a->loss[i].to_ns = a->last_ns > a->loss[i].from_ns ?
+					   a->last_ns : a->loss[i].from_ns;
+	qsort(a->loss, a->n_loss, sizeof(*a->loss), cmp_loss_class);
 	for (i = 0; i < a->n_loss; i++) {
 		struct loss_window *w = &a->loss[i], *last = n ? &a->loss[n - 1]
 								: NULL;
 
-		if (last && w->from_ns <= last->to_ns) {
+		if (last && same_class(w, last) && w->from_ns <= last->to_ns) {
 			if (w->to_ns > last->to_ns)
 				last->to_ns = w->to_ns;
 			last->events += w->events;
@@ -497,17 +547,25 @@ void loss_finish(struct analysis *a)
 			last->count_unknown |= w->count_unknown;
 			last->noted_late |= w->noted_late;
 			last->ended_cpu_mask |= w->ended_cpu_mask;
+			last->requests += w->requests;
 			continue;
 		}
 		a->loss[n++] = *w;
 	}
 	a->n_loss = n;
+	/* every output reads them in time order */
+	qsort(a->loss, a->n_loss, sizeof(*a->loss), cmp_loss_from);
 	if (a->cfg.has_time_range && hi > a->cfg.time_max_ns)
 		hi = a->cfg.time_max_ns;
 	a->lossy_ns = 0;
 	for (i = 0; i < a->n_loss; i++) {
 		uint64_t from = a->loss[i].from_ns > lo ? a->loss[i].from_ns : lo;
 		uint64_t to = a->loss[i].to_ns < hi ? a->loss[i].to_ns : hi;
+
+		/* an inferred window's time stays in the depth's mean: only
+		 * its lost requests left the depth */
+		if (a->loss[i].inferred)
+			continue;
 
 		while (from < to && a->n_bins) {
 			size_t bin = (size_t)((from - a->bin_origin_ns) /

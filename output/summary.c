@@ -286,11 +286,14 @@ void summary_json_device_fields(FILE *out, const struct analysis *a,
 	/* the area (request-seconds) too: means of merged summaries */
 	fprintf(out, "}, \"queue_depth_mean\": %.4f, \"seeks\": %llu, "
 		"\"lost_in_flight\": %llu, \"unseen_completions\": %llu, "
+		"\"orphan_requests\": %llu, \"unmatched_completions\": %llu, "
 		"\"queue_depth_area_s\": %.9f",
 		clean > 0 ? d->depth_area_ns / 1e9 / clean : 0,
 		(unsigned long long)d->seeks,
 		(unsigned long long)d->lost_in_flight,
 		(unsigned long long)d->unseen_completions,
+		(unsigned long long)d->orphan_requests,
+		(unsigned long long)d->unmatched_completions,
 		d->depth_area_ns / 1e9);
 	json_account(out, a, d);
 }
@@ -352,6 +355,8 @@ static void json_loss(FILE *out, const struct analysis *a)
 
 	for (i = 0; i < a->n_loss; i++)
 		unknown |= a->loss[i].count_unknown;
+	fprintf(out, "\"duplicate_records\": %llu, ",
+		(unsigned long long)a->duplicate_records);
 	fprintf(out, "\"lost_events\": %llu, \"lost_count_known\": %s, "
 		"\"lost_unlocated\": %llu, \"lossy_s\": %.6f, "
 		"\"loss_windows\": [",
@@ -363,12 +368,21 @@ static void json_loss(FILE *out, const struct analysis *a)
 
 		fprintf(out, "%s{\"from_s\": %.6f, \"to_s\": %.6f, "
 			"\"events\": %llu, \"count_known\": %s, "
-			"\"noted_late\": %s, \"cpus\": ", i ? ", " : "",
+			"\"noted_late\": %s, \"inferred\": %s, \"cpus\": ",
+			i ? ", " : "",
 			(double)w->from_ns / 1e9, (double)w->to_ns / 1e9,
 			(unsigned long long)w->events,
 			w->count_unknown ? "false" : "true",
-			w->noted_late ? "true" : "false");
+			w->noted_late ? "true" : "false",
+			w->inferred ? "true" : "false");
 		json_cpus(out, w->cpu_mask);
+		if (w->inferred)
+			fprintf(out, ", \"device\": \"%u,%u\", \"what\": \"%s\", "
+				"\"requests\": %llu", blk_dev_major(w->device),
+				blk_dev_minor(w->device),
+				w->hole_kind == HOLE_ORPHANS ?
+					"completions lost" : "issues lost",
+				(unsigned long long)w->requests);
 		fputc('}', out);
 	}
 	fputs("], ", out);
@@ -672,13 +686,22 @@ static void text_loss(FILE *out, const struct analysis *a)
 	uint64_t cpus = 0, in_flight = 0;
 	size_t i;
 	int unknown = 0, late = 0, c, n_cpus = 0, one_cpu = 0;
-	int one = a->n_loss == 1;
+	size_t n_loss = 0, first = 0;
+	int one;
 
 	if (a->lost_unlocated)
 		text_unlocated_loss(out, a);
-	if (!a->n_loss)
+	for (i = a->n_loss; i-- > 0;)
+		if (!a->loss[i].inferred) {
+			n_loss++;
+			first = i;
+		}
+	if (!n_loss)
 		return;
+	one = n_loss == 1;
 	for (i = 0; i < a->n_loss; i++) {
+		if (a->loss[i].inferred)
+			continue;
 		cpus |= a->loss[i].cpu_mask;
 		unknown |= a->loss[i].count_unknown;
 		late |= a->loss[i].noted_late;
@@ -702,10 +725,11 @@ static void text_loss(FILE *out, const struct analysis *a)
 	else
 		fprintf(out, "%d CPUs", n_cpus);
 	if (one)
-		fprintf(out, ", from %.3f s to %.3f s", a->loss[0].from_ns / 1e9,
-			a->loss[0].to_ns / 1e9);
+		fprintf(out, ", from %.3f s to %.3f s",
+			a->loss[first].from_ns / 1e9,
+			a->loss[first].to_ns / 1e9);
 	else
-		fprintf(out, ", in %zu stretches of time", a->n_loss);
+		fprintf(out, ", in %zu stretches of time", n_loss);
 	fprintf(out, " (%.3f s of the %.3f s): no latency or queue depth is counted %s",
 		(double)a->lossy_ns / 1e9, analysis_duration_s(a),
 		one ? "then" : "in them");
@@ -716,6 +740,92 @@ static void text_loss(FILE *out, const struct analysis *a)
 	fputc('\n', out);
 	if (late)
 		fprintf(out, " (a loss was noted only after events it touched were counted: figures before then may hold what it made up)\n");
+}
+
+/* "CPU 3", "CPUs 0, 1" of a mask (bit 63: 63 and above). */
+static void text_cpus(FILE *out, uint64_t mask)
+{
+	int c, n = 0;
+
+	for (c = 0; c < 64; c++)
+		n += (int)(mask >> c & 1);
+	fputs(n == 1 ? "CPU " : "CPUs ", out);
+	for (c = 0, n = 0; c < 64; c++)
+		if (mask >> c & 1)
+			fprintf(out, "%s%d%s", n++ ? ", " : "", c,
+				c == 63 ? " and above" : "");
+}
+
+/*
+ * Holes the trace's own evidence shows (analysis_holes.c), one line per
+ * device and kind: what, where, how many requests, on which device and
+ * CPUs, and what the figures do about it.
+ */
+static void text_inferred(FILE *out, const struct analysis *a)
+{
+	size_t i, j;
+	int kind;
+
+	for (i = 0; i < a->n_devices; i++)
+		for (kind = HOLE_ORPHANS; kind <= HOLE_UNMATCHED; kind++) {
+			const struct device_stats *d = &a->devices[i];
+			uint64_t from = 0, to = 0, cpus = 0, reqs = 0;
+			size_t n = 0;
+
+			for (j = 0; j < a->n_loss; j++) {
+				const struct loss_window *w = &a->loss[j];
+
+				if (!w->inferred || w->device != d->device ||
+				    w->hole_kind != kind)
+					continue;
+				if (!n++)
+					from = w->from_ns;
+				to = w->to_ns;
+				cpus |= w->cpu_mask;
+				reqs += w->requests;
+			}
+			if (!n)
+				continue;
+			fprintf(out, " HOLE inferred on %u,%u: %llu %s, ",
+				blk_dev_major(d->device),
+				blk_dev_minor(d->device),
+				(unsigned long long)reqs,
+				kind == HOLE_ORPHANS ?
+				(reqs == 1 ? "request whose completion was lost"
+					   : "requests whose completions were lost")
+				: (reqs == 1 ? "completion whose issue was lost"
+					     : "completions whose issues were lost"));
+			if (n == 1)
+				fprintf(out, "from %.3f s to %.3f s", from / 1e9,
+					to / 1e9);
+			else
+				fprintf(out, "in %zu stretches from %.3f s to %.3f s",
+					n, from / 1e9, to / 1e9);
+			if (cpus) {
+				fputs(", ", out);
+				text_cpus(out, cpus);
+			}
+			fputs(kind == HOLE_ORPHANS ?
+			      ": not timed, out of the queue depth from their issue\n" :
+			      ": counted as I/O, not timed\n", out);
+		}
+	for (i = 0; i < a->n_devices; i++) {
+		const struct device_stats *d = &a->devices[i];
+		uint64_t said = 0;
+
+		for (j = 0; j < a->n_loss; j++)
+			if (a->loss[j].inferred &&
+			    a->loss[j].device == d->device &&
+			    a->loss[j].hole_kind == HOLE_UNMATCHED)
+				said += a->loss[j].requests;
+		/* those at the trace's start are usual: issued before it */
+		if (d->unmatched_completions > said)
+			fprintf(out, " %u,%u: %llu completion%s of requests not issued in the trace (at its start: issued before it), counted as I/O, not timed\n",
+				blk_dev_major(d->device),
+				blk_dev_minor(d->device),
+				(unsigned long long)(d->unmatched_completions - said),
+				plural(d->unmatched_completions - said));
+	}
 }
 
 /* A CPU's file cut short, in words: where, and what it does to the rest. */
@@ -809,7 +919,12 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 			(unsigned long long)a->n_events, dur,
 			traces[i].recorder ? ", recorded with " : "",
 			traces[i].recorder ? traces[i].recorder : "");
+		if (a->duplicate_records)
+			fprintf(out, " %llu duplicate record%s ignored (the same CPU, time, task, event and fields as one before: one record)\n",
+				(unsigned long long)a->duplicate_records,
+				plural(a->duplicate_records));
 		text_loss(out, a);
+		text_inferred(out, a);
 		text_files_ended(out, a);
 		for (j = 0; j < a->n_devices; j++) {
 			const struct device_stats *d = &a->devices[j];

@@ -5,6 +5,7 @@
  * perf's text, trace-cmd's trace.dat, blktrace or iowatcher's own
  * recorders comes to the same statistics.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,6 +264,23 @@ int blocktp_lost(struct blocktp_out *o, uint32_t cpu, uint64_t time_ns,
 			return -1;
 	}
 	return 0;
+}
+
+int blocktp_duplicates(struct blocktp_out *o, uint64_t time_ns,
+		       uint64_t count)
+{
+	struct lossnote n = { .t1_ns = time_ns };
+	struct blk_io_trace r;
+	char text[80];
+	int len = snprintf(text, sizeof(text), BLOCKTP_DUP_LEAD "%llu"
+			   BLOCKTP_DUP_TAIL, (unsigned long long)count);
+
+	if (!o->n_devices || !count)
+		return 0;
+	lossnote_header(&n, o->devices[0], (uint16_t)(len + 1), &r);
+	r.sequence = ++o->sequence;
+	return bytebuf_append(&o->out, &r, sizeof(r)) ||
+	       bytebuf_append(&o->out, text, (size_t)len + 1) ? -1 : 0;
 }
 
 size_t blocktp_pending(const struct blocktp_out *o)

@@ -101,6 +101,16 @@ int blocktp_emit(struct blocktp_out *o, const struct blocktp_event *be,
  * 0, or -1 out of memory. */
 int blocktp_lost(struct blocktp_out *o, uint32_t cpu, uint64_t time_ns,
 		 uint64_t count, int count_known);
+/*
+ * count records the reader dropped as exact repeats (the same CPU, time,
+ * task, event and fields twice), said once at time_ns: a MESSAGE note
+ * "iowatcher: N duplicate records ignored" on the first device seen
+ * (analysis.h: duplicate_records). 0, or -1 out of memory.
+ */
+int blocktp_duplicates(struct blocktp_out *o, uint64_t time_ns,
+		       uint64_t count);
+#define BLOCKTP_DUP_LEAD	"iowatcher: "
+#define BLOCKTP_DUP_TAIL	" duplicate records ignored"
 /* The records made and not taken yet: how many bytes. */
 size_t blocktp_pending(const struct blocktp_out *o);
 /* Up to len of those bytes into buf: how many. */

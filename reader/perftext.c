@@ -18,6 +18,7 @@
 
 #define LINE_MAX_BYTES	4096
 #define IN_CHUNK	(64 * 1024)
+#define DUP_RING	64
 
 /* One line's columns. */
 struct perf_line {
@@ -31,6 +32,7 @@ struct perf_line {
 	uint64_t lost;		/* PERF_RECORD_LOST's count */
 	const char *lost_text;	/* and its text */
 	int is_lost;
+	int ns_time;		/* the time to the ns (--ns) */
 };
 
 struct perftext {
@@ -42,6 +44,12 @@ struct perftext {
 	uint64_t line_no;
 	uint64_t other_events;
 	struct blocktp_out records;
+	/* the last block lines' hashes and times: an exact repeat (the
+	 * same CPU, time, task, event and fields) is one record */
+	uint64_t recent_hash[DUP_RING], recent_ns[DUP_RING];
+	size_t n_recent;
+	uint64_t duplicates, last_ns;
+	int duplicates_said;
 };
 
 /* ---- the columns ---- */
@@ -114,6 +122,7 @@ static int parse_columns(const char *line, struct perf_line *pl)
 	}
 	if (!p)
 		return -1;
+	pl->ns_time = p - (const char *)memchr(t, '.', (size_t)(p - t)) == 10;
 	tend = t;
 	/* the event and its fields */
 	p += 2;
@@ -386,6 +395,23 @@ static int check_numbers(struct perftext *t, const struct perf_line *pl,
 	return 0;
 }
 
+/* Whether line (of a block event at time_ns) repeats one of the last
+ * DUP_RING block lines exactly; it is remembered if not. */
+static int repeated(struct perftext *t, const char *line, uint64_t time_ns)
+{
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
+	size_t i, n = t->n_recent < DUP_RING ? t->n_recent : DUP_RING;
+
+	for (; *line; line++)
+		h = (h ^ (unsigned char)*line) * 1099511628211ull;
+	for (i = 0; i < n; i++)
+		if (t->recent_hash[i] == h && t->recent_ns[i] == time_ns)
+			return 1;
+	t->recent_hash[t->n_recent % DUP_RING] = h;
+	t->recent_ns[t->n_recent++ % DUP_RING] = time_ns;
+	return 0;
+}
+
 static int translate(struct perftext *t, char *line, struct iow_error *err)
 {
 	const struct blocktp_event *be;
@@ -406,6 +432,13 @@ static int translate(struct perftext *t, char *line, struct iow_error *err)
 		return blocktp_see_cpu(&t->records, pl.cpu, pl.time_ns) < 0 ?
 			       iow_fail(err, "out of memory") : 0;
 	}
+	/* (times in microseconds may tell two records apart no more) */
+	if (pl.ns_time && repeated(t, line, pl.time_ns)) {
+		t->duplicates++;
+		return 0;
+	}
+	if (pl.time_ns > t->last_ns)
+		t->last_ns = pl.time_ns;
 	be = blocktp_find(pl.event + 6, pl.event_len - 6);
 	if (!be) {
 		char what[160];
@@ -507,8 +540,14 @@ ssize_t perftext_read(struct perftext *t, unsigned char *buf, size_t len,
 
 		if (r < 0)
 			return -1;
-		if (r == 0)
+		if (r == 0) {
+			if (t->duplicates && !t->duplicates_said &&
+			    blocktp_duplicates(&t->records, t->last_ns,
+					       t->duplicates) < 0)
+				return iow_fail(err, "out of memory");
+			t->duplicates_said = 1;
 			break;
+		}
 		if (translate(t, line, err) < 0)
 			return -1;
 	}

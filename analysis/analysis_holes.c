@@ -1,0 +1,433 @@
+/*
+ * analysis_holes.c: holes no note tells of, inferred from the trace's own
+ * evidence (analysis/ACCOUNTING.md, "Inferred holes"). Each device keeps
+ * its own bound: the longest a request it paired took (D2C; Q2C on a
+ * bio-based device). Three rules, all in the one streaming pass:
+ *
+ *  - superseded: a completion finds two or more requests in flight at
+ *    its sector and the oldest has been out more than twice the bound:
+ *    that one's completion was lost; the completion is the newer one's;
+ *  - orphan at the end: a request still in flight when the trace ends,
+ *    out more than twice the bound, never completed (its completion was
+ *    lost);
+ *  - unmatched: a completion with nothing in flight to pair (or, on a
+ *    device whose requests are issued, only bios never issued) more than
+ *    twice the bound after the trace's start: its issue was lost. It is
+ *    counted (bytes, IOPS), never timed.
+ *
+ * Nothing is inferred before a device has paired HOLE_MIN_PAIRED
+ * completions (no bound yet). A request judged lost leaves latency and
+ * queue depth from its issue (the earliest the hole can be: its depth is
+ * taken back), and becomes an inferred loss window on its device, as do
+ * the unmatched completions: a->loss, the windows every output reads.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "base/vec.h"
+#include "histogram.h"
+#include "ioset.h"
+#include "reader/lossnote.h"
+#include "analysis_int.h"
+
+#define HOLE_MIN_PAIRED	8
+/* windows of one device and rule closer than this are one */
+#define HOLE_GAP_NS	50000000ull
+
+static uint64_t hole_bound(const struct device_stats *d)
+{
+	return d->max_lat_ns > 1000 ? d->max_lat_ns : 1000;
+}
+
+/* The p99 of the unambiguous pairings of kind k (0 requests, 1
+ * flushes), recomputed every 256 of them; fallback below 64. */
+static uint64_t usual_of(struct device_stats *d, int k, uint64_t fallback)
+{
+	if (d->usual_n[k] < 64 || !d->usual_hist)
+		return fallback;
+	if (!d->usual_at[k] || d->usual_n[k] - d->usual_at[k] >= 256) {
+		d->usual_ns[k] = (uint64_t)hist_quantile(
+			d->usual_hist + k * LAT_BIN_BUCKETS, LAT_BIN_BUCKETS,
+			LAT_BIN_BITS, 0.99);
+		d->usual_at[k] = d->usual_n[k];
+	}
+	return d->usual_ns[k] > 1000 ? d->usual_ns[k] : 1000;
+}
+
+/* The device's usual latency: the p99 of the requests it paired with
+ * no other candidate (a pairing a lost completion shifted never counts);
+ * the bound until it has 64. */
+static uint64_t hole_usual(struct device_stats *d)
+{
+	return usual_of(d, 0, hole_bound(d));
+}
+
+/* A flush's: the same of its flushes, or their maximum. */
+static uint64_t flush_usual(struct device_stats *d)
+{
+	uint64_t max = d->flush_max_ns > 1000 ? d->flush_max_ns : 1000;
+
+	return usual_of(d, 1, max);
+}
+
+static void usual_add(struct device_stats *d, int k, uint64_t lat)
+{
+	if (!d->usual_hist &&
+	    !(d->usual_hist = calloc(2 * LAT_BIN_BUCKETS, sizeof(uint32_t))))
+		return;	/* the fallback then stands */
+	if (lat >= 1ull << LAT_BIN_MAX_BITS)
+		lat = (1ull << LAT_BIN_MAX_BITS) - 1;
+	d->usual_hist[k * LAT_BIN_BUCKETS + hist_index(lat, LAT_BIN_BITS)]++;
+	d->usual_n[k]++;
+}
+
+void hole_flush_paired(struct device_stats *d, uint64_t lat, int alone)
+{
+	if (!alone)
+		return;
+	usual_add(d, 1, lat);
+	if (lat > d->flush_max_ns)
+		d->flush_max_ns = lat;
+}
+
+/* A request (issued at d_ns) completed at now: the bound grows. */
+void hole_paired(struct device_stats *d, uint64_t d_ns, uint64_t now,
+		 int alone)
+{
+	uint64_t lat = now > d_ns ? now - d_ns : 0;
+
+	d->paired++;
+	if (d_ns > d->last_done_d_ns)
+		d->last_done_d_ns = d_ns;
+	/* a pairing with another candidate may be one a lost completion
+	 * shifted: it feeds neither bound */
+	if (!alone)
+		return;
+	usual_add(d, 0, lat);
+	if (lat > d->max_lat_ns)
+		d->max_lat_ns = lat;
+}
+
+static uint64_t cpu_bit(uint32_t cpu)
+{
+	return 1ull << (cpu < 63 ? cpu : 63);
+}
+
+int loss_window_append(struct analysis *a, const struct loss_window *w)
+{
+	if (a->n_loss == a->cap_loss) {
+		struct loss_window *more = vec_grow(a->loss, &a->cap_loss,
+						    a->n_loss + 1,
+						    sizeof(*more), 8);
+
+		if (!more)
+			return -1;
+		a->loss = more;
+	}
+	a->loss[a->n_loss++] = *w;
+	return 0;
+}
+
+/*
+ * An inferred window [from, to) of device slot's rule kind: joined to
+ * the last of its kind when they meet or lie within HOLE_GAP_NS.
+ */
+static int hole_window(struct analysis *a, size_t slot, int kind,
+		       uint64_t from, uint64_t to, uint64_t cpus)
+{
+	struct device_stats *d = &a->devices[slot];
+	size_t *last = &d->hole_win[kind];
+	struct loss_window w = { 0 };
+
+	if (*last && *last <= a->n_loss) {
+		struct loss_window *l = &a->loss[*last - 1];
+
+		if (from <= l->to_ns + HOLE_GAP_NS && to + HOLE_GAP_NS >=
+		    l->from_ns) {
+			if (from < l->from_ns)
+				l->from_ns = from;
+			if (to > l->to_ns)
+				l->to_ns = to;
+			l->requests++;
+			l->cpu_mask |= cpus;
+			return 0;
+		}
+	}
+	w.from_ns = from;
+	w.to_ns = to;
+	w.count_unknown = 1;
+	w.cpu_mask = cpus;
+	w.inferred = 1;
+	w.hole_kind = kind;
+	w.device = d->device;
+	w.requests = 1;
+	if (loss_window_append(a, &w) < 0)
+		return -1;
+	*last = a->n_loss;
+	return 0;
+}
+
+/* Takes the request at req (issued, in flight) off the books at now:
+ * out of the depth from its issue, its bios forgotten, never timed. */
+static int orphan(struct analysis *a, struct device_stats *d, size_t slot,
+		  struct request_state *req, uint64_t now, int remove)
+{
+	struct analysis_private *p = priv(a);
+	const struct ioset_key *k = ioset_key_of(&p->requests, req);
+	struct request_state r = *req;
+	uint64_t pos = k->sector, end = k->sector + req->bytes / 512;
+	int op = (int)k->used - 1;
+	long s;
+
+	depth_change(a, d, now, -1);
+	d->depth_area_ns -= depth_remove(a, r.d_ns, now,
+					 (char *)d->depth_bins, sizeof(double),
+					 (char *)&a->bins[0].depth_area_ns,
+					 sizeof(struct bin));
+	if (a->tagging || r.tag != IO_EVENT_NO_TAG) {
+		tag_depth_change(a, r.tag, now, -1);
+		if ((s = tag_index_find(p, r.tag)) >= 0)
+			depth_remove(a, r.d_ns, now,
+				     (char *)&a->tags[s].bins[0].depth_area_ns,
+				     sizeof(struct tag_bin), NULL, 0);
+	}
+	d->orphan_requests++;
+	if (remove) {
+		d->requests[op]--;
+		ioset_remove(&p->requests, req);
+		while (pos < end) {
+			struct bio_state *bio, *b;
+
+			bio = NULL;
+			for (b = ioset_find(&p->bios, d->device, op, pos); b;
+			     b = ioset_next(&p->bios, b))
+				if (b->stage == BIO_ISSUED && b->d_ns == r.d_ns)
+					bio = b;
+			if (!bio || bio->bytes < 512)
+				break;
+			pos += bio->bytes / 512;
+			ioset_remove(&p->bios, bio);
+		}
+	}
+	return hole_window(a, slot, HOLE_ORPHANS, r.d_ns,
+			   r.d_ns + hole_bound(d), cpu_bit(r.cpu));
+}
+
+/*
+ * The request a completion at ev pairs with when two or more wait at its
+ * sector: the oldest, unless it has been out more than twice the
+ * device's bound; then its completion was lost (the newer one's came):
+ * it is taken off the books, and the next is tried.
+ */
+struct request_state *hole_superseded(struct analysis *a,
+				      struct device_stats *d,
+				      const struct io_event *ev, int op)
+{
+	struct analysis_private *p = priv(a);
+	size_t slot = (size_t)(d - a->devices);
+
+	for (;;) {
+		struct request_state *req, *oldest = NULL;
+		size_t n = 0;
+
+		for (req = ioset_find(&p->requests, ev->device, op,
+				      ev->sector); req;
+		     req = ioset_next(&p->requests, req))
+			if (req->issued && req->bytes >= ev->bytes) {
+				if (!oldest || req->d_ns < oldest->d_ns)
+					oldest = req;
+				n++;
+			}
+		if (n < 2 || d->paired < HOLE_MIN_PAIRED ||
+		    ev->time_ns <= oldest->d_ns ||
+		    ev->time_ns - oldest->d_ns <= 2 * hole_usual(d))
+			return oldest;
+		if (orphan(a, d, slot, oldest, ev->time_ns, 1) < 0)
+			return NULL;
+	}
+}
+
+/* A completion with no issue traced for it (counted, not timed). */
+int hole_unmatched(struct analysis *a, struct device_stats *d,
+		   const struct io_event *ev)
+{
+	uint64_t bound = hole_bound(d);
+
+	size_t i;
+
+	if (in_time_range(a, ev->time_ns))
+		d->unmatched_completions++;
+	/* a request issued before the trace may end in its first moments */
+	if (d->paired < HOLE_MIN_PAIRED ||
+	    ev->time_ns <= a->first_ns + 2 * bound)
+		return 0;
+	/* nor is it news where the recorder said it lost events at times
+	 * unknown, or just after a recorded loss: they say it */
+	if (a->lost_unlocated)
+		return 0;
+	/* nor is it news just after a recorded loss: that window says it */
+	for (i = a->n_loss; i-- > 0;)
+		if (!a->loss[i].inferred &&
+		    a->loss[i].from_ns <= ev->time_ns &&
+		    (a->loss[i].to_ns >= ev->time_ns ||
+		     ev->time_ns - a->loss[i].to_ns <= 2 * bound))
+			return 0;
+	return hole_window(a, (size_t)(d - a->devices), HOLE_UNMATCHED,
+			   ev->time_ns - bound, ev->time_ns,
+			   cpu_bit(ev->cpu));
+}
+
+struct orphan_arg {
+	struct analysis *a;
+	struct request_state **reqs;
+	size_t n, cap;
+	uint64_t any_bound;	/* the longest of the devices with a bound */
+};
+
+static int collect_orphan(void *value, void *arg)
+{
+	struct orphan_arg *o = arg;
+	struct request_state *req = value;
+	struct device_stats *d = &o->a->devices[req->device_slot];
+
+	uint64_t age = o->a->last_ns > req->d_ns ? o->a->last_ns - req->d_ns
+						 : 0;
+
+	/* a device that completed (next to) nothing: out twice the longest
+	 * any other took */
+	if (req->issued && d->paired < HOLE_MIN_PAIRED && o->any_bound &&
+	    age > 2 * o->any_bound && o->n < o->cap) {
+		o->reqs[o->n++] = req;
+		return 1;
+	}
+	/* out twice the longest the device took; or twice its usual
+	 * while a request issued after it completed */
+	if (req->issued && d->paired >= HOLE_MIN_PAIRED && o->n < o->cap &&
+	    (age > 2 * hole_bound(d) ||
+	     (d->last_done_d_ns > req->d_ns &&
+	      age > 2 * hole_usual(d))))
+		o->reqs[o->n++] = req;
+	return 1;
+}
+
+/* The oldest flush in flight, lost: out of the depth from its issue. */
+static int flush_orphan(struct analysis *a, struct device_stats *d,
+			uint64_t now)
+{
+	struct flush_fifo *f = d->flushes;
+	uint64_t d_ns = f->d_ns[f->head];
+	int32_t tag = f->tag[f->head];
+	long s;
+
+	f->head = (f->head + 1) % f->cap;
+	f->len--;
+	depth_change(a, d, now, -1);
+	d->depth_area_ns -= depth_remove(a, d_ns, now, (char *)d->depth_bins,
+					 sizeof(double),
+					 (char *)&a->bins[0].depth_area_ns,
+					 sizeof(struct bin));
+	if (a->tagging || tag != IO_EVENT_NO_TAG) {
+		tag_depth_change(a, tag, now, -1);
+		if ((s = tag_index_find(priv(a), tag)) >= 0)
+			depth_remove(a, d_ns, now,
+				     (char *)&a->tags[s].bins[0].depth_area_ns,
+				     sizeof(struct tag_bin), NULL, 0);
+	}
+	d->orphan_requests++;
+	return hole_window(a, (size_t)(d - a->devices), HOLE_ORPHANS, d_ns,
+			   d_ns + flush_usual(d), 0);
+}
+
+/*
+ * Flushes pair first in, first out: at a flush's completion, while two
+ * or more wait and the oldest has been out more than twice the usual
+ * flush, that one's completion was lost.
+ */
+int hole_flush_superseded(struct analysis *a, struct device_stats *d,
+			  uint64_t now)
+{
+	struct flush_fifo *f = d->flushes;
+
+	while (f && f->len >= 2 && d->flush_d2c.n >= HOLE_MIN_PAIRED &&
+	       now > f->d_ns[f->head] &&
+	       now - f->d_ns[f->head] > 2 * flush_usual(d))
+		if (flush_orphan(a, d, now) < 0)
+			return -1;
+	return 0;
+}
+
+/* At the end: a flush out twice the longest the device took, flush or
+ * request (a device with few flushes has its requests' bound). */
+static void flushes_finish(struct analysis *a, struct device_stats *d)
+{
+	struct flush_fifo *f = d->flushes;
+	uint64_t bound = d->flush_max_ns;
+
+	if (d->paired >= HOLE_MIN_PAIRED && hole_bound(d) > bound)
+		bound = hole_bound(d);
+	if (bound < 1000)
+		bound = 1000;
+	if (d->flush_d2c.n < HOLE_MIN_PAIRED && d->paired < HOLE_MIN_PAIRED)
+		return;
+	while (f && f->len && a->last_ns > f->d_ns[f->head] &&
+	       a->last_ns - f->d_ns[f->head] > 2 * bound)
+		if (flush_orphan(a, d, a->last_ns) < 0)
+			return;
+}
+
+static int cmp_req_d_ns(const void *pa, const void *pb)
+{
+	const struct request_state *a = *(struct request_state *const *)pa;
+	const struct request_state *b = *(struct request_state *const *)pb;
+
+	return (a->d_ns > b->d_ns) - (a->d_ns < b->d_ns);
+}
+
+/*
+ * At the end (depth closed at the last event): the requests still in
+ * flight, out more than twice their device's bound, never completed.
+ * Not where the recorder said it lost completions at times unknown
+ * (unseen_off_depth takes those).
+ */
+void holes_finish(struct analysis *a)
+{
+	struct analysis_private *p = priv(a);
+	struct orphan_arg o = { a, NULL, 0, 0, 0 };
+	size_t i;
+
+	if (a->lost_unlocated) {
+		/* the recorder said it lost events at times it could not
+		 * tell: its note speaks for them (a note read late leaves
+		 * the windows inferred before it out; the counts stay) */
+		size_t n = 0;
+
+		for (i = 0; i < a->n_loss; i++)
+			if (!a->loss[i].inferred)
+				a->loss[n++] = a->loss[i];
+		a->n_loss = n;
+		return;
+	}
+	for (i = 0; i < a->n_devices; i++)
+		flushes_finish(a, &a->devices[i]);
+	if (!p->requests.len)
+		return;
+	for (i = 0; i < a->n_devices; i++)
+		if (a->devices[i].paired >= HOLE_MIN_PAIRED &&
+		    hole_bound(&a->devices[i]) > o.any_bound)
+			o.any_bound = hole_bound(&a->devices[i]);
+	o.cap = p->requests.len;
+	o.reqs = malloc(o.cap * sizeof(*o.reqs));
+	if (!o.reqs)
+		return;	/* they then stay in the depth, as before */
+	ioset_filter(&p->requests, collect_orphan, &o);
+	qsort(o.reqs, o.n, sizeof(*o.reqs), cmp_req_d_ns);
+	for (i = 0; i < o.n; i++) {
+		struct request_state *req = o.reqs[i];
+
+		if (orphan(a, &a->devices[req->device_slot],
+			   req->device_slot, req, a->last_ns, 0) < 0)
+			break;
+	}
+	free(o.reqs);
+}

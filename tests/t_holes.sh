@@ -1,0 +1,132 @@
+#!/bin/sh
+# t_holes.sh: holes in a trace never become numbers (issue #36). Records
+# taken out of one window as a lossy tracer leaves them, without a word
+# (tests/tools/make_holes.py: every completion, every issue, one CPU's
+# records or every record, over 1-10% of the span, seeded), of every
+# shipped sample and of each input kind: blktrace's per-CPU files, a
+# blkparse -d dump (blkparse's own where it is installed, else the
+# per-CPU files merged in time order), perf script's text, trace.dat;
+# and of a fresh recording by each recorder (bpf, ftrace) of fio on a
+# loop device, where this machine can record. tests/holes_check.py says
+# what each case must hold: each device's queue depth at most 1.15x the
+# whole trace's (+0.01), D2C and Q2C max at most the whole's, p50-p99
+# of the I/Os still timed equal to those I/Os' in the whole, and the
+# loss said (a loss window with "inferred": true, or orphan_requests /
+# unmatched_completions) where the drop tore I/Os; each intact trace
+# infers nothing. HOLES_CASES cases (default 204: a few seconds);
+# make fuzz runs thousands, HOLES_SEED moves the seeds.
+. "$(dirname "$0")/lib.sh"
+CASES=${HOLES_CASES:-204}
+SEED=${HOLES_SEED:-1}
+
+if ! command -v python3 >/dev/null || ! command -v xz >/dev/null; then
+	skip "holes: python3 or xz missing"
+	finish
+	exit $?
+fi
+
+set --
+for f in "$TOP"/samples/*.blktrace.0; do
+	n=$(basename "$f" .blktrace.0)
+	set -- "$@" "$n=$TOP/samples/$n"
+done
+# the dumps: of a one-device and a two-device trace
+for n in ext4-causes two-devices; do
+	if command -v blkparse >/dev/null; then
+		blkparse -i "$n" -D "$TOP/samples" -d "$TMP/$n.dump" -O \
+			> /dev/null 2>&1
+	fi
+	if [ ! -s "$TMP/$n.dump" ]; then
+		python3 - "$TOP/samples/$n" "$TMP/$n.dump" <<'EOF'
+import glob, struct, sys
+recs = []
+for p in sorted(glob.glob(sys.argv[1] + ".blktrace.*")):
+    d, pos = open(p, "rb").read(), 0
+    while pos + 48 <= len(d):
+        n = struct.unpack_from("<H", d, pos + 46)[0]
+        recs.append((struct.unpack_from("<Q", d, pos + 8)[0], len(recs),
+                     d[pos:pos + 48 + n]))
+        pos += 48 + n
+open(sys.argv[2], "wb").write(b"".join(r for t, i, r in sorted(recs)))
+EOF
+	fi
+	set -- "$@" "$n.dump=$TMP/$n.dump"
+done
+xz -dc "$TOP/samples/perf-fio.perf.txt.xz" > "$TMP/perf-fio.perf.txt"
+xz -dc "$TOP/samples/tracedat-fio.dat.xz" > "$TMP/tracedat-fio.dat"
+set -- "$@" "perf-text=$TMP/perf-fio.perf.txt" "trace.dat=$TMP/tracedat-fio.dat"
+
+# the tool itself on trace.dat, where it writes records over inside the
+# ring buffer's pages: trace-cmd reads every record kept at its time to
+# the nanosecond, and no other
+if command -v trace-cmd >/dev/null; then
+	for mode in all cpu; do
+		python3 "$TOP/tests/tools/make_holes.py" "$TMP/tracedat-fio.dat" \
+			"$TMP/td-$mode.dat" $mode --from 0.1 --to 0.6 --cpu 0 \
+			> "$TMP/td-$mode.info"
+		trace-cmd report -t "$TMP/tracedat-fio.dat" 2>/dev/null |
+			grep ' block_' > "$TMP/td-whole.txt"
+		trace-cmd report -t "$TMP/td-$mode.dat" 2>/dev/null |
+			grep ' block_' > "$TMP/td-$mode.txt"
+		n=$(sed 's/.*"dropped": \([0-9]*\).*/\1/' "$TMP/td-$mode.info")
+		new=$(diff "$TMP/td-whole.txt" "$TMP/td-$mode.txt" | grep -c '^>')
+		gone=$(($(wc -l < "$TMP/td-whole.txt") - $(wc -l < "$TMP/td-$mode.txt")))
+		if [ "$n" -gt 0 ] && [ "$gone" = "$n" ] && [ "$new" = 0 ]; then
+			pass "make_holes on trace.dat ($mode): $n records gone, the rest as they were"
+		else fail "make_holes on trace.dat ($mode)" "$n dropped, $gone gone, $new changed"
+		fi
+	done
+else
+	skip "make_holes on trace.dat: no trace-cmd to read it back"
+fi
+
+# fresh recordings, each recorder: fio's random reads and writes beside
+# a buffered writer, on a loop device
+record() {
+	tracer=$1
+	mkdir -p "$TMP/rec-$tracer"
+	# in $TMP: what it draws after recording (NAME.svg) goes there
+	if (cd "$TMP" && "$IOW" -d "$LOOP" -D "$TMP/rec-$tracer" -t "$tracer" \
+		--tracer "$tracer" -p "$WORK") > "$TMP/rec-$tracer.out" 2>&1 &&
+	   [ -s "$TMP/rec-$tracer/$tracer.blktrace.0" ]; then
+		RECORDED="$RECORDED rec-$tracer=$TMP/rec-$tracer/$tracer"
+	else
+		skip "holes: no $tracer recording here ($(tail -n 1 "$TMP/rec-$tracer.out"))"
+	fi
+}
+RECORDED=
+if [ "${IOW_REPEAT:-0}" = 1 ]; then
+	repeat_pass "the recordings"
+elif ! command -v fio >/dev/null; then
+	skip "holes: no recording (fio missing)"
+elif ! loop_device 64M; then
+	skip "holes: no recording ($LOOP_WHY)"
+else
+	tracing_lock
+	WORK="fio --name=rw --filename=$LOOP --rw=randrw --bs=4k --size=32M --io_size=6M --iodepth=8 --ioengine=libaio --direct=1 --output=/dev/null --name=wb --filename=$LOOP --rw=write --bs=64k --size=8M --offset=40M --end_fsync=1"
+	record bpf
+	record ftrace
+	# recording done: the tracing lock is free for others
+	exec 9>&-
+fi
+
+python3 "$TOP/tests/holes_check.py" "$IOW" "$TMP" "$CASES" "$SEED" \
+	"$@" $RECORDED > "$TMP/holes.out" 2>&1
+status=$?
+cases=0
+while IFS= read -r line; do
+	case $line in
+	"PASS "*) pass "holes: ${line#PASS }";;
+	"FAIL "*) fail "holes: ${line#FAIL }";;
+	"cases "*) cases=${line#cases };;
+	*) echo "$line";;
+	esac
+done < "$TMP/holes.out"
+if [ "$status" != 0 ]; then
+	fail "holes: tests/holes_check.py exit $status"
+elif [ "$cases" -lt "$CASES" ]; then
+	fail "holes: $cases cases of $CASES ran"
+else
+	pass "holes: $cases cases"
+fi
+finish
