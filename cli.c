@@ -174,6 +174,28 @@ static enum cli_result parse_pair(struct cli_parse *p,
 	return CLI_OK;
 }
 
+/* --min-change PCT: the smallest change --compare calls faster, slower,
+ * higher or lower, in per cent of the first trace's value. */
+static enum cli_result parse_min_change(struct cli_parse *p,
+					const struct cli_option *row,
+					const char *arg)
+{
+	char *end;
+	double v;
+
+	(void)row;
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end != arg && *end == '%')
+		end++;
+	if (end == arg || *end || errno || !(v >= 0) || v > 1000)
+		return usage(p->err, "%s %s: give a change in per cent of the first trace's value, 0 to 1000 (as 5 or 2.5%%)",
+			     p->typed, arg);
+	p->o->min_change = v / 100;
+	p->o->has_min_change = 1;
+	return CLI_OK;
+}
+
 static enum cli_result parse_yzoom(struct cli_parse *p,
 				   const struct cli_option *row,
 				   const char *arg)
@@ -469,6 +491,11 @@ const struct cli_option cli_options[] = {
 	  .help = { { CLI_OUTPUT, "MAJ,MIN=MAJ,MIN",
 		"--compare: this device of the first trace is that\n"
 		"of the second (repeat; others pair by number)" } } },
+	{ .name = "min-change", .type = CLI_CUSTOM, .parse = parse_min_change,
+	  .help = { { CLI_OUTPUT, "PCT",
+		"--compare: changes smaller than PCT per cent of the\n"
+		"first trace's value are not called faster or\n"
+		"slower (default 5)" } } },
 	{ .name = "title", .type = CLI_STRING, FIELD(title),
 	  .help = { { CLI_OUTPUT, "TEXT", "the page title" } } },
 	{ .name = "only-graph", .letter = 'O', .type = CLI_CUSTOM,
@@ -1159,6 +1186,8 @@ static enum cli_result check_compare_args(struct options *o,
 			return usage(err, "%s", "-x given twice: the second is the second trace's window, with --compare (else give one -x)");
 		if (o->n_pairs)
 			return usage(err, "%s", "--pair goes with --compare");
+		if (o->has_min_change)
+			return usage(err, "%s", "--min-change goes with --compare");
 		return CLI_OK;
 	}
 	if (o->n_trace_args != 2)
@@ -1282,6 +1311,7 @@ static void options_defaults(struct options *o)
 	size_t i;
 
 	memset(o, 0, sizeof(*o));
+	o->min_change = 0.05;
 	for (i = 0; i < N_ROWS; i++) {
 		const struct cli_option *row = &cli_options[i];
 

@@ -367,6 +367,7 @@ int compare_print(FILE *out, const struct options *o,
 	int s, r = -1;
 
 	memset(&c, 0, sizeof(c));
+	c.min_change = o->min_change;
 	for (s = 0; s < 2; s++) {
 		c.t[s].label = traces[s].label;
 		c.t[s].source = traces[s].source;

@@ -421,14 +421,23 @@ static int cmp_double(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-/* The percentile interval of the resamples' differences (not NaN). */
+/*
+ * The percentile interval of the resamples' differences (not NaN), and
+ * the two-sided bootstrap p of "no change": twice the share of the
+ * resamples on the far side of 0 (ties counted half), (k + 1) / (n + 1)
+ * at least; where none is on the far side, the normal tail of the
+ * resamples' spread instead (so that a change far beyond the resamples
+ * is not held to 2/1001 when the table is corrected for many tests).
+ */
 static void interval(double *diffs, size_t n, struct cmp_result *r)
 {
-	size_t ok = 0, i;
+	size_t ok = 0, i, below = 0, above = 0, ties = 0;
+	double mean = 0, var = 0, far;
 
 	for (i = 0; i < n; i++)
 		if (!isnan(diffs[i]))
 			diffs[ok++] = diffs[i];
+	r->p = r->q = NAN;
 	if (ok < n * 9 / 10 || !ok) {
 		r->lo = r->hi = NAN;
 		r->enough = 0;
@@ -437,8 +446,23 @@ static void interval(double *diffs, size_t n, struct cmp_result *r)
 	qsort(diffs, ok, sizeof(*diffs), cmp_double);
 	r->lo = diffs[(size_t)floor(0.025 * (double)(ok - 1) + 0.5)];
 	r->hi = diffs[(size_t)floor(0.975 * (double)(ok - 1) + 0.5)];
-	r->sign = !r->enough || isnan(r->diff) ? 0 :
-		  r->lo > 0 ? 1 : r->hi < 0 ? -1 : 0;
+	r->raw_sign = !r->enough || isnan(r->diff) ? 0 :
+		      r->lo > 0 ? 1 : r->hi < 0 ? -1 : 0;
+	for (i = 0; i < ok; i++) {
+		below += diffs[i] < 0;
+		above += diffs[i] > 0;
+		ties += diffs[i] == 0;
+		mean += diffs[i];
+	}
+	mean /= (double)ok;
+	for (i = 0; i < ok; i++)
+		var += (diffs[i] - mean) * (diffs[i] - mean);
+	var /= (double)(ok > 1 ? ok - 1 : 1);
+	far = (double)(r->diff >= 0 ? below : above) + ties / 2.0;
+	r->p = fmin(1, 2 * (far + 1) / ((double)ok + 1));
+	if (far == 0 && var > 0 && !isnan(r->diff))
+		r->p = fmin(r->p, erfc(fabs(r->diff) / sqrt(2 * var)));
+	r->sign = r->raw_sign;
 }
 
 static int resample(struct boot *b)
@@ -470,6 +494,85 @@ static int resample(struct boot *b)
 			interval(diffs + (g * N_MEASURES + m) * CMP_RESAMPLES,
 				 CMP_RESAMPLES, &c->groups[g].r[m]);
 	free(diffs);
+	return 0;
+}
+
+/* The histogram's step at us microseconds, in us. */
+static double step_us(double us)
+{
+	size_t k;
+
+	if (isnan(us) || us <= 0)
+		return 0;
+	k = lat_bucket((float)(us * 1e3));
+	return (double)(hist_bucket_high(k, CMP_HIST_BITS) -
+			hist_bucket_low(k, CMP_HIST_BITS)) / 1e3;
+}
+
+static int is_quantile(int m)
+{
+	return m >= MS_D2C_MEAN && (m - MS_D2C_MEAN) % 5 != 0;
+}
+
+static int cmp_p(const void *pa, const void *pb)
+{
+	double a = (*(struct cmp_result *const *)pa)->p;
+	double b = (*(struct cmp_result *const *)pb)->p;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * What the table calls a change: Benjamini-Hochberg at CMP_FDR over
+ * every result that has enough I/Os (each class's and the whole's: one
+ * family, so that 25 measures a class do not give a dozen chance
+ * "faster"s), and then only a change of --min-change of A's value or
+ * more, and for a quantile more than two steps of the histogram it is
+ * read from (each side is known to a step).
+ */
+static int decide(struct compare *c)
+{
+	struct cmp_result **fam;
+	size_t g, m, n = 0, i, last = 0;
+	double q_min = 1;
+
+	fam = malloc((c->n_groups * N_MEASURES + 1) * sizeof(*fam));
+	if (!fam)
+		return -1;
+	for (g = 0; g < c->n_groups; g++)
+		for (m = 0; m < N_MEASURES; m++) {
+			struct cmp_result *r = &c->groups[g].r[m];
+
+			r->sign = 0;
+			if (is_quantile((int)m))
+				r->resolution = 2 * step_us(fmax(r->a, r->b));
+			if (r->enough && !isnan(r->p))
+				fam[n++] = r;
+		}
+	c->n_tests = n;
+	if (n)
+		qsort(fam, n, sizeof(*fam), cmp_p);
+	for (i = 0; i < n; i++)
+		if (fam[i]->p <= CMP_FDR * (double)(i + 1) / (double)n)
+			last = i + 1;
+	/* the adjusted q: the smallest p * n / rank from here up */
+	for (i = n; i-- > 0;) {
+		q_min = fmin(q_min, fam[i]->p * (double)n / (double)(i + 1));
+		fam[i]->q = q_min;
+	}
+	for (i = 0; i < last; i++) {
+		struct cmp_result *r = fam[i];
+
+		if (!r->raw_sign && r->diff != 0)
+			r->raw_sign = r->diff > 0 ? 1 : -1;
+		if (fabs(r->diff) <= r->resolution)
+			r->small = CMP_SMALL_RESOLUTION;
+		else if (fabs(r->diff) < c->min_change * fabs(r->a))
+			r->small = CMP_SMALL_MIN_CHANGE;
+		else
+			r->sign = r->raw_sign;
+	}
+	free(fam);
 	return 0;
 }
 
@@ -543,6 +646,8 @@ int cmp_table(struct compare *c)
 		}
 	}
 	r = resample(&b);
+	if (r == 0)
+		r = decide(c);
 out:
 	boot_free(&b);
 	return r;

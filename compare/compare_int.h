@@ -83,7 +83,18 @@ struct cmp_result {
 	size_t windows_a, windows_b;	/* windows holding them */
 	int enough;		/* enough I/Os and windows for a verdict */
 	int sign;		/* significant: 1 B higher, -1 lower, 0 not */
+	/* how sign was decided: the interval's side of 0 alone (raw),
+	 * the bootstrap's two-sided p, its Benjamini-Hochberg adjusted q
+	 * across the table, and whether a discovery was too small to be
+	 * called (CMP_SMALL_*) */
+	int raw_sign;
+	double p, q;
+	double resolution;	/* a quantile's: the histogram's step, us */
+	int small;
 };
+
+#define CMP_FDR			0.05	/* false discoveries across a table */
+enum { CMP_SMALL_NONE, CMP_SMALL_MIN_CHANGE, CMP_SMALL_RESOLUTION };
 
 /* A group of the table: one pair's class, or (the last) everything. */
 struct cmp_group {
@@ -121,6 +132,8 @@ struct cmp_contributor {
 
 struct compare {
 	struct cmp_trace t[2];
+	double min_change;	/* --min-change, a fraction of A's value */
+	size_t n_tests;		/* the table's family (Benjamini-Hochberg) */
 	uint32_t (*pairs)[2];
 	size_t n_pairs;
 	uint64_t window_ns;

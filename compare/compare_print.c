@@ -110,24 +110,33 @@ static const char *fmt(double v, enum unit u, int sign, char *buf,
 	}
 }
 
+/* Whether r lacks I/Os (else windows) for a verdict. */
+static int short_of_ios(const struct cmp_result *r, int m)
+{
+	/* counts and totals need their I/Os in both together */
+	if (m <= MS_DEPTH || m == MS_LAT_SUM)
+		return r->n_a + r->n_b < r->needs;
+	return r->n_a < r->needs || r->n_b < r->needs;
+}
+
 const char *cmp_result_word(const struct cmp_result *r, int m, char *buf,
 			    size_t len)
 {
 	if (!r->enough) {
-		/* counts and totals need their I/Os in both together */
-		int together = m <= MS_DEPTH || m == MS_LAT_SUM;
-
-		if (together ? r->n_a + r->n_b < r->needs :
-			       r->n_a < r->needs || r->n_b < r->needs)
+		if (short_of_ios(r, m))
 			snprintf(buf, len, "too few I/Os (needs %llu%s)",
 				 (unsigned long long)r->needs,
 				 m <= MS_DEPTH || m == MS_LAT_SUM ? "" :
 				 " in each");
 		else
-			snprintf(buf, len, "too few windows with I/O (needs %d)",
+			snprintf(buf, len, "too few windows with I/O (needs %d in each)",
 				 CMP_MIN_WINDOWS);
 		return buf;
 	}
+	if (r->small == CMP_SMALL_RESOLUTION)
+		return "within resolution";
+	if (r->small == CMP_SMALL_MIN_CHANGE)
+		return "within --min-change";
 	if (!r->sign)
 		return "no significant difference";
 	if (is_latency(m))
@@ -424,6 +433,9 @@ void cmp_print_text(FILE *out, const struct compare *c)
 		CMP_RESAMPLES, CMP_SEED,
 		c->paired_draws ? " (window k of A and B drawn together)" :
 				  "");
+	fprintf(out, "They measure how each run varies within itself, not how two runs of one job differ: a rerun can differ by more.\n");
+	fprintf(out, "Called faster, slower, higher or lower: significant across the table's %zu tests (Benjamini-Hochberg, false discoveries at %.0f%%) and by %g%% of A's value or more (--min-change), a quantile by more than two steps of its histogram (else \"within resolution\").\n",
+		c->n_tests, CMP_FDR * 100, c->min_change * 100);
 	text_contributors(out, c);
 	for (g = 0; g < c->n_groups; g++)
 		if (group_has_io(&c->groups[g]))
@@ -451,6 +463,14 @@ static void json_result(FILE *out, const struct cmp_result *r, int m)
 	utf8_json_string_html(out, cmp_result_word(r, m, w, sizeof(w)));
 	fprintf(out, ", \"n_a\": %llu, \"n_b\": %llu",
 		(unsigned long long)r->n_a, (unsigned long long)r->n_b);
+	fputs(", \"p\": ", out);
+	json_num(out, r->p);
+	fputs(", \"q\": ", out);
+	json_num(out, r->q);
+	if (r->resolution > 0) {
+		fputs(", \"resolution\": ", out);
+		json_num(out, r->resolution);
+	}
 	if (!r->enough)
 		fprintf(out, ", \"needs_ios\": %llu",
 			(unsigned long long)r->needs);
@@ -548,6 +568,10 @@ void cmp_print_json(FILE *out, const struct compare *c)
 	json_num(out, (double)c->window_ns / 1e9);
 	fprintf(out, ", \"resamples\": %d, \"seed\": %u, \"paired_windows\": %s,\n",
 		CMP_RESAMPLES, CMP_SEED, c->paired_draws ? "true" : "false");
+	fprintf(out, "  \"intervals_from\": \"windows within each run\", \"correction\": \"benjamini-hochberg\", \"fdr\": %g, \"tests\": %zu, \"min_change\": ",
+		CMP_FDR, c->n_tests);
+	json_num(out, c->min_change);
+	fputs(",\n", out);
 	fputs("  \"overall\": ", out);
 	json_group(out, c, overall(c));
 	fputs(",\n  \"latency_s_change\": ", out);
