@@ -380,7 +380,7 @@ int compare_print(FILE *out, const struct options *o,
 	if (check_sides(&c, err) < 0 || pair_devices(&c, o, err) < 0)
 		goto out;
 	choose_windows(&c);
-	if (place_ios(&c) < 0 || cmp_table(&c) < 0 || cmp_split(&c) < 0) {
+	if (place_ios(&c) < 0 || cmp_split(&c) < 0 || cmp_table(&c) < 0) {
 		iow_fail(err, "out of memory comparing the traces");
 		goto out;
 	}

@@ -51,7 +51,7 @@ struct boot {
 	uint32_t last[2];
 	uint32_t *tmp;		/* one histogram, summed */
 	size_t tmp_width;
-	uint64_t rng;
+	uint64_t rng[2];	/* per trace: its draws whichever side */
 };
 
 static uint64_t splitmix64(uint64_t *state)
@@ -82,15 +82,18 @@ static double bucket_mid_ns(size_t idx)
 
 /* The groups an I/O counts in: its pair's class and the whole. */
 static size_t io_groups(const struct compare *c, int s, size_t i,
-			size_t out[2])
+			size_t out[3])
 {
 	int32_t g = c->t[s].group[i];
 
 	if (g < 0)
 		return 0;
 	out[0] = (size_t)g + c->t[s].side->ios[i].op;
-	out[1] = c->n_groups - 1;
-	return 2;
+	out[1] = c->n_groups - 2;
+	if (c->t[s].extra && c->t[s].extra[i])
+		return 2;
+	out[2] = c->n_groups - 1;	/* the work both did */
+	return 3;
 }
 
 static int sum_cells(struct boot *b)
@@ -100,7 +103,7 @@ static int sum_cells(struct boot *b)
 
 	for (s = 0; s < 2; s++) {
 		const struct compare_side *side = c->t[s].side;
-		size_t i, j, m, g[2], ng;
+		size_t i, j, m, g[3], ng;
 
 		b->cells[s] = calloc(c->t[s].n_windows * c->n_groups,
 				     sizeof(struct cell));
@@ -132,7 +135,7 @@ static int sum_cells(struct boot *b)
 static void hist_ranges(struct boot *b)
 {
 	struct compare *c = b->c;
-	size_t nh = c->n_groups * N_HIST_METRICS, h, i, j, m, g[2], ng;
+	size_t nh = c->n_groups * N_HIST_METRICS, h, i, j, m, g[3], ng;
 	size_t *lo = (size_t *)b->tmp, *hi = lo + nh;
 	int s;
 
@@ -200,7 +203,7 @@ static int sparse_rows(struct hist_range *r, int s, size_t n_windows)
 static int fill_hists(struct boot *b)
 {
 	struct compare *c = b->c;
-	size_t nh = c->n_groups * N_HIST_METRICS, h, i, j, m, g[2], ng;
+	size_t nh = c->n_groups * N_HIST_METRICS, h, i, j, m, g[3], ng;
 	int s;
 
 	b->hists = calloc(nh, sizeof(*b->hists));
@@ -361,7 +364,7 @@ static void draw_resample(struct boot *b)
 			/* a block's next window, or a new block's first */
 			uint32_t w = i % b->block[s] ?
 				     (uint32_t)((b->last[s] + 1) % k) :
-				     (uint32_t)(splitmix64(&b->rng) % k);
+				     (uint32_t)(splitmix64(&b->rng[s]) % k);
 
 			b->last[s] = w;
 			if (!b->mult[s][w]++)
@@ -474,7 +477,14 @@ static int resample(struct boot *b)
 
 	if (!diffs)
 		return -1;
-	b->rng = CMP_SEED;
+	/* each trace's stream seeded by the trace (its windows and I/Os),
+	 * not its side: B against A draws what A against B drew, and its
+	 * intervals and p are A against B's with the sign flipped (where
+	 * the windows are as many, they are drawn together from A's) */
+	for (i = 0; i < 2; i++)
+		b->rng[i] = CMP_SEED + 0x9e3779b97f4a7c15ull *
+			    (uint64_t)c->t[i].n_windows +
+			    0xbf58476d1ce4e5b9ull * (uint64_t)c->t[i].side->n;
 	for (i = 0; i < CMP_RESAMPLES; i++) {
 		draw_resample(b);
 		for (g = 0; g < c->n_groups; g++) {
@@ -544,6 +554,10 @@ static int decide(struct compare *c)
 			struct cmp_result *r = &c->groups[g].r[m];
 
 			r->sign = 0;
+			/* the work both did is the whole where the work is
+			 * the same: one test, not two */
+			if (g == c->n_groups - 1 && c->work == WORK_SAME)
+				continue;
 			if (is_quantile((int)m))
 				r->resolution = 2 * step_us(fmax(r->a, r->b));
 			if (r->enough && !isnan(r->p))
@@ -625,7 +639,9 @@ int cmp_table(struct compare *c)
 
 	memset(&b, 0, sizeof(b));
 	b.c = c;
-	c->n_groups = c->n_pairs * N_OPS + 1;
+	/* the classes, the whole, and (last, then set apart) the work
+	 * both did */
+	c->n_groups = c->n_pairs * N_OPS + 2;
 	c->groups = calloc(c->n_groups, sizeof(*c->groups));
 	if (!c->groups || boot_alloc(&b) < 0 || sum_cells(&b) < 0 ||
 	    fill_hists(&b) < 0)
@@ -635,7 +651,7 @@ int cmp_table(struct compare *c)
 		struct cmp_group *gr = &c->groups[g];
 
 		gr->pair = g / N_OPS;
-		gr->op = g == c->n_groups - 1 ? -1 : (int)(g % N_OPS);
+		gr->op = g >= c->n_groups - 2 ? -1 : (int)(g % N_OPS);
 		measure(&b, 0, g, va);
 		measure(&b, 1, g, vb);
 		for (m = 0; m < N_MEASURES; m++) {
@@ -650,5 +666,9 @@ int cmp_table(struct compare *c)
 		r = decide(c);
 out:
 	boot_free(&b);
+	if (r == 0) {
+		c->matched = c->groups[--c->n_groups];
+		c->has_matched = c->work != WORK_SAME;
+	}
 	return r;
 }

@@ -63,6 +63,7 @@ struct cmp_trace {
 	double span_s;		/* to -x's end or the last event */
 	size_t n_windows;
 	int32_t *group;		/* per I/O: its pair's group base, -1 */
+	uint8_t *extra;		/* per I/O: of work the other lacks */
 	uint32_t *window;	/* per I/O */
 };
 
@@ -113,6 +114,12 @@ struct cmp_value {
 	uint64_t lo_sector, hi_sector;
 	double start_s, end_s;
 	size_t pair;		/* offset bands: the pair */
+	/* the work: bytes (of them written) and the first and last
+	 * I/O's time, per trace */
+	double bytes[2], wbytes[2];
+	uint64_t first_ns[2], last_ns[2];
+	uint64_t size_lo, size_hi;	/* size: the bytes it holds */
+	int has_size;
 };
 
 struct cmp_stratum {
@@ -129,6 +136,9 @@ struct cmp_contributor {
 	double mean_share;	/* of the change in the mean latency */
 	int whole;		/* nearly all of a trace's I/O: ranked last */
 };
+
+/* What the two runs did: the same work, more, less, or different. */
+enum cmp_work { WORK_SAME, WORK_MORE, WORK_LESS, WORK_DIFFERENT };
 
 struct compare {
 	struct cmp_trace t[2];
@@ -147,6 +157,14 @@ struct compare {
 	struct cmp_contributor *contrib;
 	size_t n_contrib;
 	size_t headline;	/* the contributor that explains the mean */
+	/* the work one run did and the other did not (or far less of) */
+	enum cmp_work work;
+	struct cmp_contributor *work_contrib;
+	size_t n_work;
+	double work_s[2];	/* those I/Os' latency-seconds per trace */
+	double bytes[2];	/* each trace's timed I/Os' bytes */
+	int has_matched;	/* matched: the work both did */
+	struct cmp_group matched;
 };
 
 const char *cmp_op_name(int op);
@@ -169,6 +187,8 @@ int cmp_flame_panel(struct plot_page *page, struct plot_rect r,
 		    const struct compare *c);
 /* compare_print.c */
 void cmp_headline(const struct compare *c, char *buf, size_t len);
+/* "same", "more", "less", "different" */
+const char *cmp_work_word(const struct compare *c);
 const char *cmp_measure_text(int m);
 /* v of measure m in its unit (sign: a difference, with + or -) */
 const char *cmp_format(double v, int m, int sign, char *buf, size_t len);
