@@ -10,8 +10,10 @@
 #   again    alone again
 #   spell    alone, with every request 2 ms late from 0.8 s to 1.2 s
 #            (slow_delay 2, then 0)
-#   run1..RUNS  alone again and again (RUNS, default 0): the steady job
-#            the groups of runs are proved on
+#   run1..RUNS  alone for 1 s, again and again (RUNS, default 0): the
+#            steady job the groups of runs are proved on
+# tests/data/compare holds them compressed (zstd -19; the runs without
+# their .cause files: the groups read no causes).
 # Each is NAME.blktrace.* in OUTDIR.
 . "$(dirname "$0")/lib.sh"
 OUT=$1 RUNS=${2:-0}
@@ -61,7 +63,7 @@ rec again $FIO
 rec spell sh "$TMP/spell.sh"
 i=1
 while [ "$i" -le "$RUNS" ]; do
-	rec "run$i" $FIO
+	rec "run$i" ${FIO%--runtime=2*}--runtime=1 --time_based --size=64M --output=/dev/null
 	i=$((i + 1))
 done
 ls -l "$OUT"
