@@ -542,7 +542,8 @@ struct run {
 	struct trace_result *results;
 	size_t n_done;
 	struct row_sinks rows;	/* --events, -o NAME.pftrace */
-	struct compare_side *compared[2];	/* --compare: A's, B's I/Os */
+	struct compare_side **compared;	/* --compare: each trace's I/Os */
+	size_t n_compared;
 };
 
 static int find_sources(const struct options *o, struct run *run,
@@ -595,8 +596,9 @@ static void run_free(struct run *run)
 	trace_list_free(&run->sources);
 	events_abort(run->rows.log);
 	pftrace_abort(run->rows.perfetto);
-	compare_side_free(run->compared[0]);
-	compare_side_free(run->compared[1]);
+	while (run->n_compared)
+		compare_side_free(run->compared[--run->n_compared]);
+	free(run->compared);
 }
 
 /*
@@ -829,15 +831,26 @@ static int record(struct options *o, struct record_result *res,
 }
 
 /* --compare: two traces found (a directory may hold more), each kept. */
-static int start_compare(struct run *run, struct iow_error *err)
+static int start_compare(struct run *run, const struct options *o,
+			 struct iow_error *err)
 {
-	if (run->sources.n != 2)
+	size_t i;
+
+	if (o->vs_at && run->sources.n != o->n_trace_args)
+		return iow_fail(err, "--compare of groups: the %zu -t given found %zu traces (a directory holding several?): name each run's trace",
+				o->n_trace_args, run->sources.n);
+	if (!o->vs_at && run->sources.n != 2)
 		return iow_fail(err, "--compare compares two traces: -t A -t B found %zu",
 				run->sources.n);
-	run->compared[0] = compare_side_new();
-	run->compared[1] = compare_side_new();
-	if (!run->compared[0] || !run->compared[1])
+	run->compared = calloc(run->sources.n, sizeof(*run->compared));
+	if (!run->compared)
 		return iow_fail(err, "out of memory");
+	for (i = 0; i < run->sources.n; i++) {
+		run->compared[i] = compare_side_new();
+		if (!run->compared[i])
+			return iow_fail(err, "out of memory");
+		run->n_compared = i + 1;
+	}
 	return 0;
 }
 
@@ -867,7 +880,7 @@ int main(int argc, char **argv)
 	struct options opts;
 	struct iow_error err = { "" };
 	struct run run = { { NULL, 0 }, NULL, NULL, 0, { NULL, NULL },
-			   { NULL, NULL } };
+			   NULL, 0 };
 	struct record_result recorded;
 	char record_path[4096];
 	int status = 0, replacing;
@@ -925,7 +938,7 @@ int main(int argc, char **argv)
 	if (asks_perfetto(&opts) &&
 	    !(run.rows.perfetto = pftrace_open(opts.output, &err)))
 		goto fail;
-	if (opts.compare && start_compare(&run, &err) < 0)
+	if (opts.compare && start_compare(&run, &opts, &err) < 0)
 		goto fail;
 	for (i = 0; i < run.sources.n; i++) {
 		struct trace_result *res = &run.results[i];
@@ -969,8 +982,13 @@ int main(int argc, char **argv)
 		if (pftrace_close(pf, &err) < 0)
 			goto fail;
 	}
-	if (opts.compare && compare_print(stdout, &opts, run.results,
-					  run.compared, &err) < 0)
+	if (opts.compare && opts.vs_at &&
+	    compare_groups_print(stdout, &opts, run.results, run.n_done,
+				 run.compared, &err) < 0)
+		goto fail;
+	if (opts.compare && !opts.vs_at &&
+	    compare_print(stdout, &opts, run.results, run.compared,
+			  &err) < 0)
 		goto fail;
 	if (opts.summary == SUMMARY_JSON)
 		summary_print_json(stdout, run.results, run.n_done,

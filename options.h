@@ -65,6 +65,8 @@ struct options {
 	/* --min-change: the smallest change called, a fraction of A's */
 	double min_change;
 	int has_min_change;
+	/* --vs: 1 + the -t given before it (0: not given) */
+	size_t vs_at;
 	/* tagging */
 	int tag_by_process;		/* -P */
 	int merge_comm;			/* --merge-comm */

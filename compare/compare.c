@@ -346,7 +346,7 @@ static int draw(const struct compare *c, const struct options *o,
 			o->graph_width, o->graph_height, title, err);
 }
 
-static void compare_free(struct compare *c)
+void cmp_free(struct compare *c)
 {
 	int s;
 
@@ -359,28 +359,45 @@ static void compare_free(struct compare *c)
 	free(c->pairs);
 }
 
+int cmp_setup(struct compare *c, const struct options *o,
+	      struct trace_result *a, struct trace_result *b,
+	      struct compare_side *sa, struct compare_side *sb,
+	      struct iow_error *err)
+{
+	struct trace_result *traces[2] = { a, b };
+	struct compare_side *sides[2] = { sa, sb };
+	int s;
+
+	memset(c, 0, sizeof(*c));
+	c->min_change = o->min_change;
+	for (s = 0; s < 2; s++) {
+		c->t[s].label = traces[s]->label;
+		c->t[s].source = traces[s]->source;
+		c->t[s].side = sides[s];
+		c->t[s].causes = traces[s]->causes;
+		c->t[s].analysis = &traces[s]->analysis;
+		trace_span(&c->t[s], &traces[s]->analysis,
+			   &traces[s]->analysis.cfg);
+	}
+	if (check_sides(c, err) < 0 || pair_devices(c, o, err) < 0)
+		return -1;
+	choose_windows(c);
+	if (place_ios(c) < 0)
+		return iow_fail(err, "out of memory comparing the traces");
+	return 0;
+}
+
 int compare_print(FILE *out, const struct options *o,
 		  struct trace_result traces[2],
 		  struct compare_side *const sides[2], struct iow_error *err)
 {
 	struct compare c;
-	int s, r = -1;
+	int r = -1;
 
-	memset(&c, 0, sizeof(c));
-	c.min_change = o->min_change;
-	for (s = 0; s < 2; s++) {
-		c.t[s].label = traces[s].label;
-		c.t[s].source = traces[s].source;
-		c.t[s].side = sides[s];
-		c.t[s].causes = traces[s].causes;
-		c.t[s].analysis = &traces[s].analysis;
-		trace_span(&c.t[s], &traces[s].analysis,
-			   &traces[s].analysis.cfg);
-	}
-	if (check_sides(&c, err) < 0 || pair_devices(&c, o, err) < 0)
+	if (cmp_setup(&c, o, &traces[0], &traces[1], sides[0], sides[1],
+		      err) < 0)
 		goto out;
-	choose_windows(&c);
-	if (place_ios(&c) < 0 || cmp_split(&c) < 0 || cmp_table(&c) < 0) {
+	if (cmp_split(&c) < 0 || cmp_table(&c) < 0) {
 		iow_fail(err, "out of memory comparing the traces");
 		goto out;
 	}
@@ -392,6 +409,6 @@ int compare_print(FILE *out, const struct options *o,
 		cmp_print_text(out, &c);
 	r = 0;
 out:
-	compare_free(&c);
+	cmp_free(&c);
 	return r;
 }

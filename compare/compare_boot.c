@@ -508,7 +508,7 @@ static int resample(struct boot *b)
 }
 
 /* The histogram's step at us microseconds, in us. */
-static double step_us(double us)
+double cmp_step_us(double us)
 {
 	size_t k;
 
@@ -519,7 +519,7 @@ static double step_us(double us)
 			hist_bucket_low(k, CMP_HIST_BITS)) / 1e3;
 }
 
-static int is_quantile(int m)
+int cmp_is_quantile(int m)
 {
 	return m >= MS_D2C_MEAN && (m - MS_D2C_MEAN) % 5 != 0;
 }
@@ -530,6 +530,40 @@ static int cmp_p(const void *pa, const void *pb)
 	double b = (*(struct cmp_result *const *)pb)->p;
 
 	return (a > b) - (a < b);
+}
+
+/* A discovery r called: its sign, unless within the histogram's
+ * resolution or under min_change of A's value. */
+void cmp_call(struct cmp_result *r, double min_change)
+{
+	if (!r->raw_sign && r->diff != 0)
+		r->raw_sign = r->diff > 0 ? 1 : -1;
+	if (fabs(r->diff) <= r->resolution)
+		r->small = CMP_SMALL_RESOLUTION;
+	else if (fabs(r->diff) < min_change * fabs(r->a))
+		r->small = CMP_SMALL_MIN_CHANGE;
+	else
+		r->sign = r->raw_sign;
+}
+
+/* Sorts fam by p, sets each q (p * n / rank, the smallest from there
+ * up), and returns how many of the first are rejected at CMP_FDR. */
+int cmp_bh(struct cmp_result **fam, size_t n, int *rejected)
+{
+	size_t i, last = 0;
+	double q_min = 1;
+
+	(void)rejected;
+	if (n)
+		qsort(fam, n, sizeof(*fam), cmp_p);
+	for (i = 0; i < n; i++)
+		if (fam[i]->p <= CMP_FDR * (double)(i + 1) / (double)n)
+			last = i + 1;
+	for (i = n; i-- > 0;) {
+		q_min = fmin(q_min, fam[i]->p * (double)n / (double)(i + 1));
+		fam[i]->q = q_min;
+	}
+	return (int)last;
 }
 
 /*
@@ -543,8 +577,7 @@ static int cmp_p(const void *pa, const void *pb)
 static int decide(struct compare *c)
 {
 	struct cmp_result **fam;
-	size_t g, m, n = 0, i, last = 0;
-	double q_min = 1;
+	size_t g, m, n = 0, i, last;
 
 	fam = malloc((c->n_groups * N_MEASURES + 1) * sizeof(*fam));
 	if (!fam)
@@ -558,34 +591,15 @@ static int decide(struct compare *c)
 			 * the same: one test, not two */
 			if (g == c->n_groups - 1 && c->work == WORK_SAME)
 				continue;
-			if (is_quantile((int)m))
-				r->resolution = 2 * step_us(fmax(r->a, r->b));
+			if (cmp_is_quantile((int)m))
+				r->resolution = 2 * cmp_step_us(fmax(r->a, r->b));
 			if (r->enough && !isnan(r->p))
 				fam[n++] = r;
 		}
 	c->n_tests = n;
-	if (n)
-		qsort(fam, n, sizeof(*fam), cmp_p);
-	for (i = 0; i < n; i++)
-		if (fam[i]->p <= CMP_FDR * (double)(i + 1) / (double)n)
-			last = i + 1;
-	/* the adjusted q: the smallest p * n / rank from here up */
-	for (i = n; i-- > 0;) {
-		q_min = fmin(q_min, fam[i]->p * (double)n / (double)(i + 1));
-		fam[i]->q = q_min;
-	}
-	for (i = 0; i < last; i++) {
-		struct cmp_result *r = fam[i];
-
-		if (!r->raw_sign && r->diff != 0)
-			r->raw_sign = r->diff > 0 ? 1 : -1;
-		if (fabs(r->diff) <= r->resolution)
-			r->small = CMP_SMALL_RESOLUTION;
-		else if (fabs(r->diff) < c->min_change * fabs(r->a))
-			r->small = CMP_SMALL_MIN_CHANGE;
-		else
-			r->sign = r->raw_sign;
-	}
+	last = cmp_bh(fam, n, NULL);
+	for (i = 0; i < last; i++)
+		cmp_call(fam[i], c->min_change);
 	free(fam);
 	return 0;
 }
@@ -661,8 +675,8 @@ int cmp_table(struct compare *c)
 			measure_base(&b, g, (int)m, &gr->r[m]);
 		}
 	}
-	r = resample(&b);
-	if (r == 0)
+	r = c->points_only ? 0 : resample(&b);
+	if (r == 0 && !c->points_only)
 		r = decide(c);
 out:
 	boot_free(&b);

@@ -144,6 +144,7 @@ struct compare {
 	struct cmp_trace t[2];
 	double min_change;	/* --min-change, a fraction of A's value */
 	size_t n_tests;		/* the table's family (Benjamini-Hochberg) */
+	int points_only;	/* the table's point values, no intervals */
 	uint32_t (*pairs)[2];
 	size_t n_pairs;
 	uint64_t window_ns;
@@ -167,11 +168,28 @@ struct compare {
 	struct cmp_group matched;
 };
 
+struct options;
+struct trace_result;
+/* compare.c: c set up for a against b (paired, windowed, placed); -1
+ * with err. cmp_free frees what it and the rest made. */
+int cmp_setup(struct compare *c, const struct options *o,
+	      struct trace_result *a, struct trace_result *b,
+	      struct compare_side *sa, struct compare_side *sb,
+	      struct iow_error *err);
+void cmp_free(struct compare *c);
 const char *cmp_op_name(int op);
 void cmp_device_name(uint32_t dev, char *buf, size_t len);
 
 /* compare_boot.c: the table's groups, point values and intervals. */
 int cmp_table(struct compare *c);
+/* the histogram's step at us microseconds, in us; whether measure m is
+ * a quantile */
+double cmp_step_us(double us);
+int cmp_is_quantile(int m);
+/* Benjamini-Hochberg at CMP_FDR over fam[0 .. n) (each with p): fam
+ * sorted by p, each q set; how many of the first are rejected */
+int cmp_bh(struct cmp_result **fam, size_t n, int *rejected);
+void cmp_call(struct cmp_result *r, double min_change);
 /* compare_split.c: the strata and the ranked contributors. */
 int cmp_split(struct compare *c);
 void cmp_split_free(struct compare *c);
@@ -205,5 +223,8 @@ int cmp_write_report(const struct compare *c, const struct options *o,
 		     struct iow_error *err);
 void cmp_print_text(FILE *out, const struct compare *c);
 void cmp_print_json(FILE *out, const struct compare *c);
+void cmp_json_result(FILE *out, const struct cmp_result *r, int m);
+int cmp_measure_unit(int m);
+const char *cmp_measure_json(int m);
 
 #endif

@@ -647,7 +647,17 @@ void cmp_print_text(FILE *out, const struct compare *c)
 
 /* ---- JSON ---- */
 
-static void json_result(FILE *out, const struct cmp_result *r, int m)
+int cmp_measure_unit(int m)
+{
+	return (int)measures[m].unit;
+}
+
+const char *cmp_measure_json(int m)
+{
+	return measures[m].json;
+}
+
+void cmp_json_result(FILE *out, const struct cmp_result *r, int m)
 {
 	char w[64];
 
@@ -697,7 +707,7 @@ static void json_group(FILE *out, const struct compare *c,
 	utf8_json_string_html(out, cmp_op_name(g->op));
 	for (m = 0; m < N_MEASURES; m++) {
 		fprintf(out, ",\n      \"%s\": ", measures[m].json);
-		json_result(out, &g->r[m], m);
+		cmp_json_result(out, &g->r[m], m);
 	}
 	fputs("}", out);
 }
