@@ -90,7 +90,8 @@ static size_t io_groups(const struct compare *c, int s, size_t i,
 		return 0;
 	out[0] = (size_t)g + c->t[s].side->ios[i].op;
 	out[1] = c->n_groups - 2;
-	if (c->t[s].extra && c->t[s].extra[i])
+	/* the same work: the work both did is the whole (copied after) */
+	if (c->work == WORK_SAME || (c->t[s].extra && c->t[s].extra[i]))
 		return 2;
 	out[2] = c->n_groups - 1;	/* the work both did */
 	return 3;
@@ -683,6 +684,8 @@ out:
 	if (r == 0) {
 		c->matched = c->groups[--c->n_groups];
 		c->has_matched = c->work != WORK_SAME;
+		if (!c->has_matched)
+			c->matched = c->groups[c->n_groups - 1];
 	}
 	return r;
 }

@@ -114,6 +114,11 @@ assert d['verdict'] == 'slower' and d['work'] == 'same'
 assert 'outside it, ' in d['summary']
 PY
 
+# the quantile-shift chart leaves out the points the table refuses
+"$IOW" -t "$DATA/alone" -t "$DATA/noisy" --compare -o "$TMP/an.svg" > /dev/null
+check "the quantile shift leaves out the quantiles of too few I/Os, and says so" \
+	grep -q "quantiles with too few I/Os left out" "$TMP/an.svg"
+
 # the labels, not A and B by order
 "$IOW" -t "$DATA/noisy" -t "$DATA/alone" -l busy -l quiet --compare > "$TMP/lab.txt"
 check "-l busy -l quiet: the line names them ($(head -c 60 "$TMP/lab.txt"))" \
