@@ -84,10 +84,21 @@ static const char *fmt(double v, enum unit u, int sign, char *buf,
 			snprintf(buf, len, "%s%.3g us", plus, v);
 		return buf;
 	case U_S:
+		/* under a second in ms or us (never "8.427e-05 s") */
+		if (a < 1)
+			return fmt(v * 1e6, U_US, sign, buf, len);
 		snprintf(buf, len, "%s%.4g s", plus, v);
 		return buf;
-	case U_BYTES:
 	case U_RATE:
+		/* MB/s (10^6 bytes) as --summary says the same reads */
+		if (a >= 1e9)
+			snprintf(buf, len, "%s%.3g GB/s", plus, v / 1e9);
+		else if (a >= 1e5 || a == 0)
+			snprintf(buf, len, "%s%.3g MB/s", plus, v / 1e6);
+		else
+			snprintf(buf, len, "%s%.3g kB/s", plus, v / 1e3);
+		return buf;
+	case U_BYTES:
 		if (a >= 1073741824)
 			snprintf(buf, len, "%s%.3g GiB", plus, v / 1073741824);
 		else if (a >= 1048576)
@@ -96,8 +107,6 @@ static const char *fmt(double v, enum unit u, int sign, char *buf,
 			snprintf(buf, len, "%s%.3g KiB", plus, v / 1024);
 		else
 			snprintf(buf, len, "%s%.0f B", plus, v);
-		if (u == U_RATE)
-			strncat(buf, "/s", len - strlen(buf) - 1);
 		return buf;
 	case U_COUNT:
 		snprintf(buf, len, "%s%.0f", plus, v);
@@ -105,8 +114,10 @@ static const char *fmt(double v, enum unit u, int sign, char *buf,
 	default:
 		if (a >= 100)
 			snprintf(buf, len, "%s%.0f", plus, v);
-		else
+		else if (a >= 0.001 || a == 0)
 			snprintf(buf, len, "%s%.3g", plus, v);
+		else	/* a queue depth of a few I/Os: 0.000070 */
+			snprintf(buf, len, "%s%.6f", plus, v);
 		return buf;
 	}
 }
@@ -523,37 +534,81 @@ void cmp_headline(const struct compare *c, char *buf, size_t len)
 
 /* ---- text ---- */
 
+/* The rows shown, grouped by stratum (in the order of each stratum's
+ * first row in the ranking), each stratum's by share, largest first. */
+static size_t shown_rows(const struct compare *c, size_t *rows, size_t max)
+{
+	size_t n = c->n_contrib < max ? c->n_contrib : max, i, j, k = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct cmp_stratum *st = c->contrib[i].stratum;
+		size_t from = k;
+
+		for (j = 0; j < k && c->contrib[rows[j]].stratum != st; j++)
+			;
+		if (j < k)
+			continue;	/* its stratum is placed already */
+		for (j = 0; j < n; j++)
+			if (c->contrib[j].stratum == st)
+				rows[k++] = j;
+		/* by share, largest first (insertion: a dozen rows) */
+		for (j = from + 1; j < k; j++) {
+			size_t x = rows[j], m = j;
+
+			while (m > from &&
+			       c->contrib[rows[m - 1]].share < c->contrib[x].share) {
+				rows[m] = rows[m - 1];
+				m--;
+			}
+			rows[m] = x;
+		}
+	}
+	return k;
+}
+
 static void text_contributors(FILE *out, const struct compare *c)
 {
-	char d[32];
-	size_t i;
+	char d[32], ta[32], tb[32];
+	size_t rows[15], n, i, over = 0;
+	const struct cmp_stratum *last = NULL;
 
-	fprintf(out, "\nWhere the change in latency-seconds comes from (%s: %.4g s -> %.4g s over %.0f and %.0f timed I/Os):\n",
+	fprintf(out, "\nWhere the change in I/O time comes from (the latency-seconds: every timed I/O's latency, Q2C or else D2C, added up; %s: %s -> %s over %.0f and %.0f timed I/Os):\n",
 		fmt(c->total_s[1] - c->total_s[0], U_S, 1, d, sizeof(d)),
-		c->total_s[0], c->total_s[1], c->timed[0], c->timed[1]);
+		fmt(c->total_s[0], U_S, 0, ta, sizeof(ta)),
+		fmt(c->total_s[1], U_S, 0, tb, sizeof(tb)), c->timed[0],
+		c->timed[1]);
 	if (!c->n_contrib) {
 		fprintf(out, "  no change to split\n");
 		return;
 	}
-	fprintf(out, "  %7s  %-4s  %-7s  %-36s %8s %8s %10s %10s\n", "share",
-		"kind", "stratum", "value", "A I/Os", "B I/Os", "A mean",
+	fprintf(out, "  mix: %s had more or fewer such I/Os; rate: such I/Os each took longer or less long. Each stratum's shares add up to 100%%.\n",
+		who(c, 1));
+	n = shown_rows(c, rows, 15);
+	for (i = 0; i < n; i++)
+		over += fabs(c->contrib[rows[i]].share) > 1;
+	if (over)
+		fprintf(out, "  A share above 100%% is offset by parts of the same stratum that go the other way (negative shares).\n");
+	fprintf(out, "  %-7s  %7s  %-4s  %-36s %8s %8s %10s %10s\n", "stratum",
+		"share", "kind", "value", "A I/Os", "B I/Os", "A mean",
 		"B mean");
-	for (i = 0; i < c->n_contrib && i < 15; i++) {
-		const struct cmp_contributor *ct = &c->contrib[i];
+	for (i = 0; i < n; i++) {
+		const struct cmp_contributor *ct = &c->contrib[rows[i]];
 		const struct cmp_value *v = ct->value;
 		char a[32], b[32];
 
-		fprintf(out, "  %6.1f%%  %-4s  %-7s  %-36.36s %8.0f %8.0f %10s %10s\n",
-			ct->share * 100, ct->rate ? "rate" : "mix",
-			ct->stratum->name, v->label, v->n[0], v->n[1],
+		fprintf(out, "  %-7s  %6.1f%%  %-4s  %-36.36s %8.0f %8.0f %10s %10s\n",
+			ct->stratum != last ? ct->stratum->name : "",
+			ct->share * 100, ct->rate ? "rate" : "mix", v->label,
+			v->n[0], v->n[1],
 			fmt(v->n[0] ? v->t_s[0] / v->n[0] * 1e6 : NAN, U_US,
 			    0, a, sizeof(a)),
 			fmt(v->n[1] ? v->t_s[1] / v->n[1] * 1e6 : NAN, U_US,
 			    0, b, sizeof(b)));
+		last = ct->stratum;
 	}
-	if (c->n_contrib > 15)
+	if (c->n_contrib > n)
 		fprintf(out, "  (%zu more in --compare=json)\n",
-			c->n_contrib - 15);
+			c->n_contrib - n);
 }
 
 static void text_work(FILE *out, const struct compare *c)

@@ -114,6 +114,39 @@ assert d['verdict'] == 'slower' and d['work'] == 'same'
 assert 'outside it, ' in d['summary']
 PY
 
+# the text: units as --summary's, no exponent, the contributors' legend,
+# rows grouped by stratum and sorted by share
+"$IOW" -t "$DATA/alone" -t "$DATA/again" --compare > "$TMP/aa.txt"
+mbs=$("$IOW" -t "$DATA/alone" --summary | awk '$1 == "read" { print $6; exit }')
+check "text: the reads' throughput in MB/s as --summary says it ($mbs MB/s)" \
+	sh -c "grep '^  throughput' '$TMP/aa.txt' | head -1 | grep -q ' $(printf '%.3g' "$mbs") MB/s '"
+"$IOW" -t "$TOP/samples/ext4-causes" -t "$TOP/samples/ext4-causes" -x 0:0.44 -x 0.44:0.9 \
+	--compare > "$TMP/halves.txt"
+check "  no number in exponent form (ext4-causes' halves: main said 7.04e-05 and 3.097e-05 s)" \
+	sh -c "! grep -q '[0-9]e[-+][0-9]' '$TMP/aa.txt' '$TMP/halves.txt'"
+check "  the latency-seconds said in plain words, mix and rate in a legend" sh -c "
+	grep -q 'latency-seconds: every timed I/O.s latency, Q2C or else D2C, added up' '$TMP/aa.txt' &&
+	grep -q '^  mix: again had more or fewer such I/Os; rate: such I/Os each took longer' '$TMP/aa.txt'"
+check "  shares above 100% explained; rows grouped by stratum, each by share" python3 - "$TMP/aa.txt" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+part = t.split('Where the change in I/O time comes from')[1].split('\n\n')[0]
+rows = [l for l in part.splitlines() if re.match(r'^  (\w+)?\s+-?[0-9.]+%', l)]
+assert rows, part
+if any(float(re.search(r'(-?[0-9.]+)%', r).group(1)) > 100 for r in rows):
+    assert 'A share above 100% is offset' in part
+seen, cur, shares = [], None, {}
+for r in rows:
+    name = r[2:11].strip()
+    if name:
+        assert name not in seen, (name, seen)
+        seen.append(name)
+        cur = name
+    shares.setdefault(cur, []).append(float(re.search(r'(-?[0-9.]+)%', r).group(1)))
+for k, v in shares.items():
+    assert v == sorted(v, reverse=True), (k, v)
+PY
+
 # the quantile-shift chart leaves out the points the table refuses
 # (alone against noisy: the reads' p99.9, at x 640-700 of the D2C panel:
 # 150 coloured px on main, its point, line and band)
