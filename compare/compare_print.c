@@ -438,7 +438,7 @@ static void work_desc(const struct compare *c, char *buf, size_t len)
 	size_t lead = work_lead(c), i, used;
 	const struct cmp_contributor *ct = &c->work_contrib[lead];
 	const struct cmp_value *v = ct->value;
-	int s = v->n[1] > v->n[0];
+	int s = v->n[1] / fmax(c->timed[1], 1) > v->n[0] / fmax(c->timed[0], 1);
 	double span = (double)(v->last_ns[s] - v->first_ns[s]) / 1e9;
 	char bytes[32], others[400] = "", other[64];
 	int named = 0;
@@ -453,7 +453,8 @@ static void work_desc(const struct compare *c, char *buf, size_t len)
 				  strcmp(o->stratum->name, "comm")))
 			continue;
 		if (fabs(o->value->n[s] - v->n[s]) > 0.2 * v->n[s] ||
-		    (o->value->n[1] > o->value->n[0]) != s)
+		    (o->value->n[1] / fmax(c->timed[1], 1) >
+		     o->value->n[0] / fmax(c->timed[0], 1)) != s)
 			continue;
 		used += (size_t)snprintf(others + used, sizeof(others) - used,
 					 "%s%s %s", named++ ? ", " : " (",

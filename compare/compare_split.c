@@ -903,6 +903,10 @@ static int beyond_windows(struct compare *c, const struct cmp_contributor *ct,
 	for (s = 0; s < 2; s++) {
 		size_t k = c->t[s].n_windows, i, w;
 		double *cnt = calloc(k, sizeof(double)), mean = 0, var = 0;
+		/* A's counts scaled to B's I/Os: the difference asked is of
+		 * the value's share, not of the runs' rates */
+		double scale = s ? 1 : fmax(c->timed[1], 1) /
+				       fmax(c->timed[0], 1);
 
 		if (!cnt)
 			goto oom;
@@ -914,11 +918,12 @@ static int beyond_windows(struct compare *c, const struct cmp_contributor *ct,
 		mean /= (double)k;
 		for (w = 0; w < k; w++)
 			var += (cnt[w] - mean) * (cnt[w] - mean);
-		var_sum += k > 1 ? var / (double)(k - 1) * (double)k : 0;
+		var_sum += k > 1 ? var / (double)(k - 1) * (double)k *
+				   scale * scale : 0;
 		free(cnt);
 	}
-	*r = fabs(ct->value->n[1] - ct->value->n[0]) >=
-	     3 * sqrt(var_sum) + 1e-9;
+	*r = fabs(ct->value->n[1] - ct->value->n[0] * fmax(c->timed[1], 1) /
+		  fmax(c->timed[0], 1)) >= 3 * sqrt(var_sum) + 1e-9;
 	free(flags[0]);
 	free(flags[1]);
 	return 0;
@@ -936,17 +941,22 @@ oom:
  * not or far less of (before the windows are asked). */
 static int work_candidate(const struct compare *c, const struct cmp_value *v)
 {
-	int more = v->n[1] > v->n[0];
-	double hi = v->n[more], lo = v->n[!more];
+	/* as fractions of each run's I/Os: the same job at another rate
+	 * (throttled, or run longer) has the same mix, which the IOPS say;
+	 * work one run lacks or has far less of changes the mix */
+	double f0 = v->n[0] / fmax(c->timed[0], 1);
+	double f1 = v->n[1] / fmax(c->timed[1], 1);
+	int more = f1 > f0;
+	double hi = more ? f1 : f0, lo = more ? f0 : f1;
 	size_t len = strlen(v->label);
 
 	/* "[5 others]" names no work */
 	if (v->label[0] == '[' && len > 8 &&
 	    !strcmp(v->label + len - 7, "others]"))
 		return 0;
-	if (hi < CMP_WORK_MIN_IOS || lo > CMP_WORK_FAR_LESS * hi)
+	if (v->n[more] < CMP_WORK_MIN_IOS || lo > CMP_WORK_FAR_LESS * hi)
 		return 0;
-	return hi >= CMP_WORK_MIN_SHARE * c->timed[more] ||
+	return hi >= CMP_WORK_MIN_SHARE ||
 	       v->t_s[more] >= CMP_WORK_MIN_SHARE * c->total_s[more] ||
 	       v->bytes[more] >= CMP_WORK_MIN_SHARE * c->bytes[more];
 }
@@ -1013,7 +1023,8 @@ static int find_work(struct compare *c, double change_s)
 				continue;
 			if (push_work(c, st, v, change_s) < 0)
 				return -1;
-			if (v->n[1] > v->n[0])
+			if (v->n[1] / fmax(c->timed[1], 1) >
+			    v->n[0] / fmax(c->timed[0], 1))
 				more = 1;
 			else
 				less = 1;

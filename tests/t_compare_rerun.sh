@@ -59,6 +59,15 @@ check "  slower at --min-change 1 ($(read_word "$TMP/d6m1.json"))" \
 check "  the text says the intervals measure variation within each run" \
 	grep -q "not how two runs of one job differ" "$TMP/d6.txt"
 
+# the same job at a quarter of the rate (a throttled reader): the same
+# work, fewer I/Os per second (its pids' shares did not change)
+"$GEN" "$TMP/q.dump" --ios 5000
+"$IOW" -t "$TMP/a.dump" -t "$TMP/q.dump" --compare=json > "$TMP/q.json"
+check "the same job at a quarter of the rate: the same work, fewer I/Os per second, said first" python3 -c "
+import json, sys
+d = json.load(open('$TMP/q.json'))
+sys.exit(not (d['work'] == 'same' and d['rate_verdict'] == 'fewer I/Os per second' and d['summary'].startswith('q.dump did fewer I/Os per second')))"
+
 # the recordings
 J() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1"; }
 "$IOW" -t "$DATA/alone" -t "$DATA/noisy" --compare=json > "$TMP/an.json" 2> "$TMP/an.err"
