@@ -956,8 +956,13 @@ static int work_candidate(const struct compare *c, const struct cmp_value *v)
 		return 0;
 	if (v->n[more] < CMP_WORK_MIN_IOS || lo > CMP_WORK_FAR_LESS * hi)
 		return 0;
+	/* nearly all of a run: that run under another name (its cgroup
+	 * renamed), not work the other lacks */
+	if (f0 >= 0.95 || f1 >= 0.95)
+		return 0;
+	/* of the I/Os or the bytes (a kworker's 31 small reads are not,
+	 * though of a fast run's little I/O time) */
 	return hi >= CMP_WORK_MIN_SHARE ||
-	       v->t_s[more] >= CMP_WORK_MIN_SHARE * c->total_s[more] ||
 	       v->bytes[more] >= CMP_WORK_MIN_SHARE * c->bytes[more];
 }
 
