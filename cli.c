@@ -176,6 +176,40 @@ static enum cli_result parse_pair(struct cli_parse *p,
 	return CLI_OK;
 }
 
+/* --min-change PCT: the smallest change --compare calls faster, slower,
+ * higher or lower, in per cent of the first trace's value. */
+static enum cli_result parse_min_change(struct cli_parse *p,
+					const struct cli_option *row,
+					const char *arg)
+{
+	char *end;
+	double v;
+
+	(void)row;
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end != arg && *end == '%')
+		end++;
+	if (end == arg || *end || errno || !(v >= 0) || v > 1000)
+		return usage(p->err, "%s %s: give a change in per cent of the first trace's value, 0 to 1000 (as 5 or 2.5%%)",
+			     p->typed, arg);
+	p->o->min_change = v / 100;
+	p->o->has_min_change = 1;
+	return CLI_OK;
+}
+
+/* --vs: the -t before it are the first group of runs, those after it
+ * the second (--compare of groups). */
+static enum cli_result parse_vs(struct cli_parse *p,
+				const struct cli_option *row, const char *arg)
+{
+	(void)row, (void)arg;
+	if (p->o->vs_at)
+		return usage(p->err, "%s", "--vs given twice: -t A1 -t A2 -t A3 --vs -t B1 -t B2 -t B3");
+	p->o->vs_at = p->o->n_trace_args + 1;
+	return CLI_OK;
+}
+
 static enum cli_result parse_yzoom(struct cli_parse *p,
 				   const struct cli_option *row,
 				   const char *arg)
@@ -511,6 +545,16 @@ const struct cli_option cli_options[] = {
 	  .help = { { CLI_OUTPUT, "MAJ,MIN=MAJ,MIN",
 		"--compare: this device of the first trace is that\n"
 		"of the second (repeat; others pair by number)" } } },
+	{ .name = "vs", .type = CLI_ACTION, .parse = parse_vs,
+	  .help = { { CLI_OUTPUT, NULL,
+		"--compare of groups of runs: -t A1 -t A2 -t A3 --vs\n"
+		"-t B1 -t B2 -t B3 (3 or more a side); intervals from\n"
+		"the runs' variation" } } },
+	{ .name = "min-change", .type = CLI_CUSTOM, .parse = parse_min_change,
+	  .help = { { CLI_OUTPUT, "PCT",
+		"--compare: changes smaller than PCT per cent of the\n"
+		"first trace's value are not called faster or\n"
+		"slower (default 5)" } } },
 	{ .name = "title", .type = CLI_STRING, FIELD(title),
 	  .help = { { CLI_OUTPUT, "TEXT", "the page title" } } },
 	{ .name = "only-graph", .letter = 'O', .type = CLI_CUSTOM,
@@ -1276,6 +1320,22 @@ static enum cli_result check_compare_args(struct options *o,
 			return usage(err, "%s", "-x given twice: the second is the second trace's window, with --compare (else give one -x)");
 		if (o->n_pairs)
 			return usage(err, "%s", "--pair goes with --compare");
+		if (o->has_min_change)
+			return usage(err, "%s", "--min-change goes with --compare");
+		if (o->vs_at)
+			return usage(err, "%s", "--vs goes with --compare: -t A1 -t A2 -t A3 --vs -t B1 -t B2 -t B3 --compare");
+		return CLI_OK;
+	}
+	if (o->vs_at) {
+		size_t na = o->vs_at - 1, nb = o->n_trace_args - na;
+
+		if (na < 3 || nb < 3)
+			return usage(err, "--compare of groups needs 3 runs a side or more (%zu before --vs, %zu after): run-to-run variation from fewer is no interval; give -t A1 -t A2 -t A3 --vs -t B1 -t B2 -t B3, or two traces without --vs",
+				     na, nb);
+		if (o->summary)
+			return usage(err, "%s", "--compare and --summary both print to standard output: give one");
+		if (o->has_x2_range || o->n_pairs || o->output || o->n_devices)
+			return usage(err, "%s", "--compare of groups (--vs) takes neither -o, a second -x, --pair nor -d: compare recorded runs, devices paired by number");
 		return CLI_OK;
 	}
 	if (o->n_trace_args != 2)
@@ -1401,6 +1461,7 @@ static void options_defaults(struct options *o)
 	size_t i;
 
 	memset(o, 0, sizeof(*o));
+	o->min_change = 0.05;
 	for (i = 0; i < N_ROWS; i++) {
 		const struct cli_option *row = &cli_options[i];
 

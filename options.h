@@ -64,6 +64,11 @@ struct options {
 	/* --pair A=B: device A of the first trace is B of the second */
 	uint32_t pairs[MAX_COMPARE_PAIRS][2];
 	size_t n_pairs;
+	/* --min-change: the smallest change called, a fraction of A's */
+	double min_change;
+	int has_min_change;
+	/* --vs: 1 + the -t given before it (0: not given) */
+	size_t vs_at;
 	/* tagging */
 	int tag_by_process;		/* -P */
 	int merge_comm;			/* --merge-comm */

@@ -332,7 +332,7 @@ static int draw(const struct compare *c, const struct options *o,
 			o->graph_width, o->graph_height, title, err);
 }
 
-static void compare_free(struct compare *c)
+void cmp_free(struct compare *c)
 {
 	int s;
 
@@ -345,27 +345,45 @@ static void compare_free(struct compare *c)
 	free(c->pairs);
 }
 
+int cmp_setup(struct compare *c, const struct options *o,
+	      struct trace_result *a, struct trace_result *b,
+	      struct compare_side *sa, struct compare_side *sb,
+	      struct iow_error *err)
+{
+	struct trace_result *traces[2] = { a, b };
+	struct compare_side *sides[2] = { sa, sb };
+	int s;
+
+	memset(c, 0, sizeof(*c));
+	c->min_change = o->min_change;
+	for (s = 0; s < 2; s++) {
+		c->t[s].label = traces[s]->label;
+		c->t[s].source = traces[s]->source;
+		c->t[s].side = sides[s];
+		c->t[s].causes = traces[s]->causes;
+		c->t[s].analysis = &traces[s]->analysis;
+		trace_span(&c->t[s], &traces[s]->analysis,
+			   &traces[s]->analysis.cfg);
+	}
+	if (check_sides(c, err) < 0 || pair_devices(c, o, err) < 0)
+		return -1;
+	choose_windows(c);
+	if (place_ios(c) < 0)
+		return iow_fail(err, "out of memory comparing the traces");
+	return 0;
+}
+
 int compare_print(FILE *out, const struct options *o,
 		  struct trace_result traces[2],
 		  struct compare_side *const sides[2], struct iow_error *err)
 {
 	struct compare c;
-	int s, r = -1;
+	int r = -1;
 
-	memset(&c, 0, sizeof(c));
-	for (s = 0; s < 2; s++) {
-		c.t[s].label = traces[s].label;
-		c.t[s].source = traces[s].source;
-		c.t[s].side = sides[s];
-		c.t[s].causes = traces[s].causes;
-		c.t[s].analysis = &traces[s].analysis;
-		trace_span(&c.t[s], &traces[s].analysis,
-			   &traces[s].analysis.cfg);
-	}
-	if (check_sides(&c, err) < 0 || pair_devices(&c, o, err) < 0)
+	if (cmp_setup(&c, o, &traces[0], &traces[1], sides[0], sides[1],
+		      err) < 0)
 		goto out;
-	choose_windows(&c);
-	if (place_ios(&c) < 0 || cmp_table(&c) < 0 || cmp_split(&c) < 0) {
+	if (cmp_split(&c) < 0 || cmp_table(&c) < 0) {
 		iow_fail(err, "out of memory comparing the traces");
 		goto out;
 	}
@@ -377,7 +395,7 @@ int compare_print(FILE *out, const struct options *o,
 		cmp_print_text(out, &c);
 	r = 0;
 out:
-	compare_free(&c);
+	cmp_free(&c);
 	return r;
 }
 
@@ -395,24 +413,39 @@ static unsigned compare_needs(const struct options *o)
 	return OUTPUT_NEEDS_CAUSES | OUTPUT_NEEDS_CAUSE_IDS;
 }
 
-/* The two traces found (a directory may hold more), each side kept. */
+/* --compare's state: each trace's side (two, or --vs's groups). */
+struct compare_sides {
+	struct compare_side **side;
+	size_t n;
+};
+
+/* The two traces found (a directory may hold more), or --vs's runs, each
+ * side kept. */
 static int compare_open(void **w, const struct options *o, size_t n,
 			struct iow_error *err)
 {
-	struct compare_side **sides;
+	struct compare_sides *cs;
+	size_t i;
 
-	(void)o;
-	if (n != 2)
+	if (o->vs_at && n != o->n_trace_args)
+		return iow_fail(err, "--compare of groups: the %zu -t given found %zu traces (a directory holding several?): name each run's trace",
+				o->n_trace_args, n);
+	if (!o->vs_at && n != 2)
 		return iow_fail(err, "--compare compares two traces: -t A -t B found %zu",
 				n);
-	sides = calloc(2, sizeof(*sides));
-	if (!sides)
+	cs = calloc(1, sizeof(*cs));
+	if (!cs)
 		return iow_fail(err, "out of memory");
-	*w = sides;
-	sides[0] = compare_side_new();
-	sides[1] = compare_side_new();
-	if (!sides[0] || !sides[1])
+	*w = cs;
+	cs->side = calloc(n, sizeof(*cs->side));
+	if (!cs->side)
 		return iow_fail(err, "out of memory");
+	for (i = 0; i < n; i++) {
+		cs->side[i] = compare_side_new();
+		if (!cs->side[i])
+			return iow_fail(err, "out of memory");
+		cs->n = i + 1;
+	}
 	return 0;
 }
 
@@ -420,33 +453,36 @@ static int compare_prepare(void *w, const struct options *o, size_t i,
 			   struct trace_result *res,
 			   struct analysis_config *cfg, struct iow_error *err)
 {
-	struct compare_side **sides = w;
+	struct compare_sides *cs = w;
 
-	compare_attach(o, i, sides[i], cfg);
+	compare_attach(o, i, cs->side[i], cfg);
 	/* the report of both traces, with the comparison in it */
 	return report_prepare(o, res, cfg, err);
 }
 
 static void compare_abort(void *w)
 {
-	struct compare_side **sides = w;
+	struct compare_sides *cs = w;
 
-	if (!sides)
+	if (!cs)
 		return;
-	compare_side_free(sides[0]);
-	compare_side_free(sides[1]);
-	free(sides);
+	while (cs->n)
+		compare_side_free(cs->side[--cs->n]);
+	free(cs->side);
+	free(cs);
 }
 
 static int compare_finish(void *w, const struct options *o,
 			  struct trace_result *traces, size_t n,
 			  struct iow_error *err)
 {
-	struct compare_side **sides = w;
+	struct compare_sides *cs = w;
 	int r;
 
-	(void)n;
-	r = compare_print(stdout, o, traces, sides, err);
+	if (o->vs_at)
+		r = compare_groups_print(stdout, o, traces, n, cs->side, err);
+	else
+		r = compare_print(stdout, o, traces, cs->side, err);
 	compare_abort(w);
 	return r;
 }

@@ -41,6 +41,18 @@ int compare_print(FILE *out, const struct options *o,
 		  struct trace_result traces[2],
 		  struct compare_side *const sides[2], struct iow_error *err);
 
+/*
+ * --compare of groups (--vs): traces[0 .. o->vs_at - 1) are A's runs,
+ * the rest B's; per paired device and class each run's measures, and of
+ * the runs' values B's mean against A's with Welch's interval (the
+ * run-to-run variation), Benjamini-Hochberg across the table, as text
+ * or JSON (compare_groups.c).
+ */
+int compare_groups_print(FILE *out, const struct options *o,
+			 struct trace_result *traces, size_t n,
+			 struct compare_side *const *sides,
+			 struct iow_error *err);
+
 /* The comparison, a row of the outputs' table. */
 extern const struct output_ops compare_output;
 

@@ -51,7 +51,7 @@ struct boot {
 	uint32_t last[2];
 	uint32_t *tmp;		/* one histogram, summed */
 	size_t tmp_width;
-	uint64_t rng;
+	uint64_t rng[2];	/* per trace: its draws whichever side */
 };
 
 static uint64_t splitmix64(uint64_t *state)
@@ -82,15 +82,19 @@ static double bucket_mid_ns(size_t idx)
 
 /* The groups an I/O counts in: its pair's class and the whole. */
 static size_t io_groups(const struct compare *c, int s, size_t i,
-			size_t out[2])
+			size_t out[3])
 {
 	int32_t g = c->t[s].group[i];
 
 	if (g < 0)
 		return 0;
 	out[0] = (size_t)g + c->t[s].side->ios[i].op;
-	out[1] = c->n_groups - 1;
-	return 2;
+	out[1] = c->n_groups - 2;
+	/* the same work: the work both did is the whole (copied after) */
+	if (c->work == WORK_SAME || (c->t[s].extra && c->t[s].extra[i]))
+		return 2;
+	out[2] = c->n_groups - 1;	/* the work both did */
+	return 3;
 }
 
 static int sum_cells(struct boot *b)
@@ -100,7 +104,7 @@ static int sum_cells(struct boot *b)
 
 	for (s = 0; s < 2; s++) {
 		const struct compare_side *side = c->t[s].side;
-		size_t i, j, m, g[2], ng;
+		size_t i, j, m, g[3], ng;
 
 		b->cells[s] = calloc(c->t[s].n_windows * c->n_groups,
 				     sizeof(struct cell));
@@ -132,7 +136,7 @@ static int sum_cells(struct boot *b)
 static void hist_ranges(struct boot *b)
 {
 	struct compare *c = b->c;
-	size_t nh = c->n_groups * N_HIST_METRICS, h, i, j, m, g[2], ng;
+	size_t nh = c->n_groups * N_HIST_METRICS, h, i, j, m, g[3], ng;
 	size_t *lo = (size_t *)b->tmp, *hi = lo + nh;
 	int s;
 
@@ -200,7 +204,7 @@ static int sparse_rows(struct hist_range *r, int s, size_t n_windows)
 static int fill_hists(struct boot *b)
 {
 	struct compare *c = b->c;
-	size_t nh = c->n_groups * N_HIST_METRICS, h, i, j, m, g[2], ng;
+	size_t nh = c->n_groups * N_HIST_METRICS, h, i, j, m, g[3], ng;
 	int s;
 
 	b->hists = calloc(nh, sizeof(*b->hists));
@@ -361,7 +365,7 @@ static void draw_resample(struct boot *b)
 			/* a block's next window, or a new block's first */
 			uint32_t w = i % b->block[s] ?
 				     (uint32_t)((b->last[s] + 1) % k) :
-				     (uint32_t)(splitmix64(&b->rng) % k);
+				     (uint32_t)(splitmix64(&b->rng[s]) % k);
 
 			b->last[s] = w;
 			if (!b->mult[s][w]++)
@@ -421,14 +425,23 @@ static int cmp_double(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-/* The percentile interval of the resamples' differences (not NaN). */
+/*
+ * The percentile interval of the resamples' differences (not NaN), and
+ * the two-sided bootstrap p of "no change": twice the share of the
+ * resamples on the far side of 0 (ties counted half), (k + 1) / (n + 1)
+ * at least; where none is on the far side, the normal tail of the
+ * resamples' spread instead (so that a change far beyond the resamples
+ * is not held to 2/1001 when the table is corrected for many tests).
+ */
 static void interval(double *diffs, size_t n, struct cmp_result *r)
 {
-	size_t ok = 0, i;
+	size_t ok = 0, i, below = 0, above = 0, ties = 0;
+	double mean = 0, var = 0, far;
 
 	for (i = 0; i < n; i++)
 		if (!isnan(diffs[i]))
 			diffs[ok++] = diffs[i];
+	r->p = r->q = NAN;
 	if (ok < n * 9 / 10 || !ok) {
 		r->lo = r->hi = NAN;
 		r->enough = 0;
@@ -437,8 +450,23 @@ static void interval(double *diffs, size_t n, struct cmp_result *r)
 	qsort(diffs, ok, sizeof(*diffs), cmp_double);
 	r->lo = diffs[(size_t)floor(0.025 * (double)(ok - 1) + 0.5)];
 	r->hi = diffs[(size_t)floor(0.975 * (double)(ok - 1) + 0.5)];
-	r->sign = !r->enough || isnan(r->diff) ? 0 :
-		  r->lo > 0 ? 1 : r->hi < 0 ? -1 : 0;
+	r->raw_sign = !r->enough || isnan(r->diff) ? 0 :
+		      r->lo > 0 ? 1 : r->hi < 0 ? -1 : 0;
+	for (i = 0; i < ok; i++) {
+		below += diffs[i] < 0;
+		above += diffs[i] > 0;
+		ties += diffs[i] == 0;
+		mean += diffs[i];
+	}
+	mean /= (double)ok;
+	for (i = 0; i < ok; i++)
+		var += (diffs[i] - mean) * (diffs[i] - mean);
+	var /= (double)(ok > 1 ? ok - 1 : 1);
+	far = (double)(r->diff >= 0 ? below : above) + ties / 2.0;
+	r->p = fmin(1, 2 * (far + 1) / ((double)ok + 1));
+	if (far == 0 && var > 0 && !isnan(r->diff))
+		r->p = fmin(r->p, erfc(fabs(r->diff) / sqrt(2 * var)));
+	r->sign = r->raw_sign;
 }
 
 static int resample(struct boot *b)
@@ -450,7 +478,14 @@ static int resample(struct boot *b)
 
 	if (!diffs)
 		return -1;
-	b->rng = CMP_SEED;
+	/* each trace's stream seeded by the trace (its windows and I/Os),
+	 * not its side: B against A draws what A against B drew, and its
+	 * intervals and p are A against B's with the sign flipped (where
+	 * the windows are as many, they are drawn together from A's) */
+	for (i = 0; i < 2; i++)
+		b->rng[i] = CMP_SEED + 0x9e3779b97f4a7c15ull *
+			    (uint64_t)c->t[i].n_windows +
+			    0xbf58476d1ce4e5b9ull * (uint64_t)c->t[i].side->n;
 	for (i = 0; i < CMP_RESAMPLES; i++) {
 		draw_resample(b);
 		for (g = 0; g < c->n_groups; g++) {
@@ -470,6 +505,103 @@ static int resample(struct boot *b)
 			interval(diffs + (g * N_MEASURES + m) * CMP_RESAMPLES,
 				 CMP_RESAMPLES, &c->groups[g].r[m]);
 	free(diffs);
+	return 0;
+}
+
+/* The histogram's step at us microseconds, in us. */
+double cmp_step_us(double us)
+{
+	size_t k;
+
+	if (isnan(us) || us <= 0)
+		return 0;
+	k = lat_bucket((float)(us * 1e3));
+	return (double)(hist_bucket_high(k, CMP_HIST_BITS) -
+			hist_bucket_low(k, CMP_HIST_BITS)) / 1e3;
+}
+
+int cmp_is_quantile(int m)
+{
+	return m >= MS_D2C_MEAN && (m - MS_D2C_MEAN) % 5 != 0;
+}
+
+static int cmp_p(const void *pa, const void *pb)
+{
+	double a = (*(struct cmp_result *const *)pa)->p;
+	double b = (*(struct cmp_result *const *)pb)->p;
+
+	return (a > b) - (a < b);
+}
+
+/* A discovery r called: its sign, unless within the histogram's
+ * resolution or under min_change of A's value. */
+void cmp_call(struct cmp_result *r, double min_change)
+{
+	if (!r->raw_sign && r->diff != 0)
+		r->raw_sign = r->diff > 0 ? 1 : -1;
+	if (fabs(r->diff) <= r->resolution)
+		r->small = CMP_SMALL_RESOLUTION;
+	else if (fabs(r->diff) < min_change * fabs(r->a))
+		r->small = CMP_SMALL_MIN_CHANGE;
+	else
+		r->sign = r->raw_sign;
+}
+
+/* Sorts fam by p, sets each q (p * n / rank, the smallest from there
+ * up), and returns how many of the first are rejected at CMP_FDR. */
+int cmp_bh(struct cmp_result **fam, size_t n, int *rejected)
+{
+	size_t i, last = 0;
+	double q_min = 1;
+
+	(void)rejected;
+	if (n)
+		qsort(fam, n, sizeof(*fam), cmp_p);
+	for (i = 0; i < n; i++)
+		if (fam[i]->p <= CMP_FDR * (double)(i + 1) / (double)n)
+			last = i + 1;
+	for (i = n; i-- > 0;) {
+		q_min = fmin(q_min, fam[i]->p * (double)n / (double)(i + 1));
+		fam[i]->q = q_min;
+	}
+	return (int)last;
+}
+
+/*
+ * What the table calls a change: Benjamini-Hochberg at CMP_FDR over
+ * every result that has enough I/Os (each class's and the whole's: one
+ * family, so that 25 measures a class do not give a dozen chance
+ * "faster"s), and then only a change of --min-change of A's value or
+ * more, and for a quantile more than two steps of the histogram it is
+ * read from (each side is known to a step).
+ */
+static int decide(struct compare *c)
+{
+	struct cmp_result **fam;
+	size_t g, m, n = 0, i, last;
+
+	fam = malloc((c->n_groups * N_MEASURES + 1) * sizeof(*fam));
+	if (!fam)
+		return -1;
+	for (g = 0; g < c->n_groups; g++)
+		for (m = 0; m < N_MEASURES; m++) {
+			struct cmp_result *r = &c->groups[g].r[m];
+
+			r->sign = 0;
+			/* the work both did is the whole where the work is
+			 * the same: one test, not two */
+			if (g == c->n_groups - 1 && c->work == WORK_SAME)
+				continue;
+			if (cmp_is_quantile((int)m))
+				r->resolution = 2 * cmp_step_us(fmax(r->a, r->b));
+			if (r->enough && !isnan(r->p))
+				fam[n++] = r;
+		}
+	c->n_tests = n;
+	last = cmp_bh(fam, n, NULL);
+	for (i = 0; i < last; i++)
+		cmp_call(fam[i], c->min_change);
+	free(fam);
 	return 0;
 }
 
@@ -522,7 +654,9 @@ int cmp_table(struct compare *c)
 
 	memset(&b, 0, sizeof(b));
 	b.c = c;
-	c->n_groups = c->n_pairs * N_OPS + 1;
+	/* the classes, the whole, and (last, then set apart) the work
+	 * both did */
+	c->n_groups = c->n_pairs * N_OPS + 2;
 	c->groups = calloc(c->n_groups, sizeof(*c->groups));
 	if (!c->groups || boot_alloc(&b) < 0 || sum_cells(&b) < 0 ||
 	    fill_hists(&b) < 0)
@@ -532,7 +666,7 @@ int cmp_table(struct compare *c)
 		struct cmp_group *gr = &c->groups[g];
 
 		gr->pair = g / N_OPS;
-		gr->op = g == c->n_groups - 1 ? -1 : (int)(g % N_OPS);
+		gr->op = g >= c->n_groups - 2 ? -1 : (int)(g % N_OPS);
 		measure(&b, 0, g, va);
 		measure(&b, 1, g, vb);
 		for (m = 0; m < N_MEASURES; m++) {
@@ -542,8 +676,16 @@ int cmp_table(struct compare *c)
 			measure_base(&b, g, (int)m, &gr->r[m]);
 		}
 	}
-	r = resample(&b);
+	r = c->points_only ? 0 : resample(&b);
+	if (r == 0 && !c->points_only)
+		r = decide(c);
 out:
 	boot_free(&b);
+	if (r == 0) {
+		c->matched = c->groups[--c->n_groups];
+		c->has_matched = c->work != WORK_SAME;
+		if (!c->has_matched)
+			c->matched = c->groups[c->n_groups - 1];
+	}
 	return r;
 }

@@ -63,6 +63,8 @@ static void shift_range(const struct compare *c, int first, double *lo,
 			double v[3] = { r->diff, r->lo, r->hi };
 			int j;
 
+			if (!r->enough)
+				continue;	/* left out of the plot */
 			for (j = 0; j < 3; j++)
 				if (!isnan(v[j])) {
 					*lo = fmin(*lo, v[j] / 1e6);
@@ -82,7 +84,7 @@ static void shift_panel(struct plot_page *page, struct plot_rect r,
 	double lo, hi, x[4], zx[2] = { nines(0.45), nines(0.9995) },
 	       zy[2] = { 0, 0 };
 	size_t g, n = 0;
-	int k;
+	int k, left_out = 0;
 
 	snprintf(title, sizeof(title), "%s: B - A by quantile (band: 95%% interval)",
 		 metric);
@@ -114,25 +116,39 @@ static void shift_panel(struct plot_page *page, struct plot_rect r,
 		x[k] = nines(q[k]);
 	for (g = 0, n = 0; g + 1 < c->n_groups; g++) {
 		const struct cmp_group *gr = &c->groups[g];
-		double d[4], blo[4], bhi[4];
+		double d[4], blo[4], bhi[4], xs[4];
+		int m = 0;
 
 		if (!group_drawn(gr))
 			continue;
+		/* a quantile the table refuses (too few I/Os or windows)
+		 * is left out: its point would be the plot's loudest and
+		 * least trustworthy feature */
 		for (k = 0; k < 4; k++) {
 			const struct cmp_result *res = &gr->r[first + 1 + k];
 
-			d[k] = res->diff / 1e6;
-			blo[k] = res->lo / 1e6;
-			bhi[k] = res->hi / 1e6;
+			if (!res->enough || isnan(res->diff)) {
+				left_out++;
+				continue;
+			}
+			xs[m] = x[k];
+			d[m] = res->diff / 1e6;
+			blo[m] = res->lo / 1e6;
+			bhi[m++] = res->hi / 1e6;
 		}
-		plot_band(pp, x, blo, bhi, 4, colors[n], 0.2);
-		/* too few I/Os for a verdict even at p50: dotted */
-		if (gr->r[first + 1].enough)
-			plot_line(pp, x, d, 4, colors[n], 2);
-		else
-			plot_line_dotted(pp, x, d, 4, colors[n], 2);
-		plot_points(pp, x, d, 4, colors[n], 3);
+		if (m) {
+			plot_band(pp, xs, blo, bhi, m, colors[n], 0.2);
+			plot_line(pp, xs, d, m, colors[n], 2);
+			plot_points(pp, xs, d, m, colors[n], 3);
+		}
 		n++;
+	}
+	if (left_out) {
+		char note[96];
+
+		snprintf(note, sizeof(note), "%d quantile%s with too few I/Os left out",
+			 left_out, left_out == 1 ? "" : "s");
+		plot_panel_note(pp, note);
 	}
 	if (!n)
 		plot_panel_note(pp, "no I/O in both traces");

@@ -214,8 +214,11 @@ static void write_section(FILE *out, const struct compare *c,
 {
 	size_t g;
 
-	fputs("<section id=\"iow-compare\" class=\"iow-cmp\">\n<h2>B against A: ",
-	      out);
+	fputs("<section id=\"iow-compare\" class=\"iow-cmp\">\n<h2>", out);
+	html_text(out, c->t[1].label ? c->t[1].label : "B");
+	fputs(" (B) against ", out);
+	html_text(out, c->t[0].label ? c->t[0].label : "A");
+	fputs(" (A): ", out);
 	html_text(out, line);
 	fputs("</h2>\n", out);
 	compared(out, c);

@@ -63,6 +63,7 @@ struct cmp_trace {
 	double span_s;		/* to -x's end or the last event */
 	size_t n_windows;
 	int32_t *group;		/* per I/O: its pair's group base, -1 */
+	uint8_t *extra;		/* per I/O: of work the other lacks */
 	uint32_t *window;	/* per I/O */
 };
 
@@ -83,7 +84,18 @@ struct cmp_result {
 	size_t windows_a, windows_b;	/* windows holding them */
 	int enough;		/* enough I/Os and windows for a verdict */
 	int sign;		/* significant: 1 B higher, -1 lower, 0 not */
+	/* how sign was decided: the interval's side of 0 alone (raw),
+	 * the bootstrap's two-sided p, its Benjamini-Hochberg adjusted q
+	 * across the table, and whether a discovery was too small to be
+	 * called (CMP_SMALL_*) */
+	int raw_sign;
+	double p, q;
+	double resolution;	/* a quantile's: the histogram's step, us */
+	int small;
 };
+
+#define CMP_FDR			0.05	/* false discoveries across a table */
+enum { CMP_SMALL_NONE, CMP_SMALL_MIN_CHANGE, CMP_SMALL_RESOLUTION };
 
 /* A group of the table: one pair's class, or (the last) everything. */
 struct cmp_group {
@@ -102,6 +114,12 @@ struct cmp_value {
 	uint64_t lo_sector, hi_sector;
 	double start_s, end_s;
 	size_t pair;		/* offset bands: the pair */
+	/* the work: bytes (of them written) and the first and last
+	 * I/O's time, per trace */
+	double bytes[2], wbytes[2];
+	uint64_t first_ns[2], last_ns[2];
+	uint64_t size_lo, size_hi;	/* size: the bytes it holds */
+	int has_size;
 };
 
 struct cmp_stratum {
@@ -119,8 +137,14 @@ struct cmp_contributor {
 	int whole;		/* nearly all of a trace's I/O: ranked last */
 };
 
+/* What the two runs did: the same work, more, less, or different. */
+enum cmp_work { WORK_SAME, WORK_MORE, WORK_LESS, WORK_DIFFERENT };
+
 struct compare {
 	struct cmp_trace t[2];
+	double min_change;	/* --min-change, a fraction of A's value */
+	size_t n_tests;		/* the table's family (Benjamini-Hochberg) */
+	int points_only;	/* the table's point values, no intervals */
 	uint32_t (*pairs)[2];
 	size_t n_pairs;
 	uint64_t window_ns;
@@ -134,13 +158,38 @@ struct compare {
 	struct cmp_contributor *contrib;
 	size_t n_contrib;
 	size_t headline;	/* the contributor that explains the mean */
+	/* the work one run did and the other did not (or far less of) */
+	enum cmp_work work;
+	struct cmp_contributor *work_contrib;
+	size_t n_work;
+	double work_s[2];	/* those I/Os' latency-seconds per trace */
+	double bytes[2];	/* each trace's timed I/Os' bytes */
+	int has_matched;	/* matched: the work both did */
+	struct cmp_group matched;
 };
 
+struct options;
+struct trace_result;
+/* compare.c: c set up for a against b (paired, windowed, placed); -1
+ * with err. cmp_free frees what it and the rest made. */
+int cmp_setup(struct compare *c, const struct options *o,
+	      struct trace_result *a, struct trace_result *b,
+	      struct compare_side *sa, struct compare_side *sb,
+	      struct iow_error *err);
+void cmp_free(struct compare *c);
 const char *cmp_op_name(int op);
 void cmp_device_name(uint32_t dev, char *buf, size_t len);
 
 /* compare_boot.c: the table's groups, point values and intervals. */
 int cmp_table(struct compare *c);
+/* the histogram's step at us microseconds, in us; whether measure m is
+ * a quantile */
+double cmp_step_us(double us);
+int cmp_is_quantile(int m);
+/* Benjamini-Hochberg at CMP_FDR over fam[0 .. n) (each with p): fam
+ * sorted by p, each q set; how many of the first are rejected */
+int cmp_bh(struct cmp_result **fam, size_t n, int *rejected);
+void cmp_call(struct cmp_result *r, double min_change);
 /* compare_split.c: the strata and the ranked contributors. */
 int cmp_split(struct compare *c);
 void cmp_split_free(struct compare *c);
@@ -156,6 +205,8 @@ int cmp_flame_panel(struct plot_page *page, struct plot_rect r,
 		    const struct compare *c);
 /* compare_print.c */
 void cmp_headline(const struct compare *c, char *buf, size_t len);
+/* "same", "more", "less", "different" */
+const char *cmp_work_word(const struct compare *c);
 const char *cmp_measure_text(int m);
 /* v of measure m in its unit (sign: a difference, with + or -) */
 const char *cmp_format(double v, int m, int sign, char *buf, size_t len);
@@ -172,5 +223,8 @@ int cmp_write_report(const struct compare *c, const struct options *o,
 		     struct iow_error *err);
 void cmp_print_text(FILE *out, const struct compare *c);
 void cmp_print_json(FILE *out, const struct compare *c);
+void cmp_json_result(FILE *out, const struct cmp_result *r, int m);
+int cmp_measure_unit(int m);
+const char *cmp_measure_json(int m);
 
 #endif

@@ -80,8 +80,15 @@ static void value_add(struct cmp_value *v, int s, const struct cmp_io *io)
 {
 	uint64_t end = io->sector + io->bytes / 512;
 
+	if (!v->n[s] || io->time_ns < v->first_ns[s])
+		v->first_ns[s] = io->time_ns;
+	if (!v->n[s] || io->time_ns > v->last_ns[s])
+		v->last_ns[s] = io->time_ns;
 	v->n[s] += 1;
 	v->t_s[s] += io->lat_ns[CM_LAT] / 1e9;
+	v->bytes[s] += io->bytes;
+	if (io->op == OP_WRITE)
+		v->wbytes[s] += io->bytes;
 	if (io->op == OP_FLUSH)
 		return;
 	if (!v->has_sectors || io->sector < v->lo_sector)
@@ -96,8 +103,21 @@ static void value_merge(struct cmp_value *into, const struct cmp_value *v)
 	int s;
 
 	for (s = 0; s < 2; s++) {
+		if (v->n[s] && (!into->n[s] || v->first_ns[s] < into->first_ns[s]))
+			into->first_ns[s] = v->first_ns[s];
+		if (v->n[s] && (!into->n[s] || v->last_ns[s] > into->last_ns[s]))
+			into->last_ns[s] = v->last_ns[s];
 		into->n[s] += v->n[s];
 		into->t_s[s] += v->t_s[s];
+		into->bytes[s] += v->bytes[s];
+		into->wbytes[s] += v->wbytes[s];
+	}
+	if (v->has_size) {
+		if (!into->has_size || v->size_lo < into->size_lo)
+			into->size_lo = v->size_lo;
+		if (!into->has_size || v->size_hi > into->size_hi)
+			into->size_hi = v->size_hi;
+		into->has_size = 1;
 	}
 	into->mix_s += v->mix_s;
 	into->rate_s += v->rate_s;
@@ -265,6 +285,9 @@ static int size_stratum(struct compare *c, struct cmp_stratum *st)
 
 		if (!cells[k].n[0] && !cells[k].n[1])
 			continue;
+		cells[k].has_size = 1;
+		cells[k].size_lo = exact ? sizes[k] : k ? 1ull << (k - 1) : 0;
+		cells[k].size_hi = exact ? sizes[k] : (1ull << k) - 1;
 		if (exact) {
 			size_label(sizes[k], label, sizeof(label));
 		} else {
@@ -750,14 +773,292 @@ static void totals(struct compare *c)
 	int s;
 
 	for (s = 0; s < 2; s++) {
-		c->total_s[s] = c->timed[s] = 0;
+		c->total_s[s] = c->timed[s] = c->bytes[s] = 0;
 		for (i = 0; i < c->t[s].side->n; i++)
 			if (counted(c, s, i)) {
 				c->timed[s] += 1;
+				c->bytes[s] += c->t[s].side->ios[i].bytes;
 				c->total_s[s] +=
 					c->t[s].side->ios[i].lat_ns[CM_LAT] / 1e9;
 			}
 	}
+}
+
+
+/* ---- the work ---- */
+
+/*
+ * The strata whose values are work a run does (who, what, where, of
+ * what size): one run's value the other lacks, or has far less of, is
+ * work it did not do; offsets, time windows, phases and stacks are not.
+ */
+static int work_stratum(const char *name)
+{
+	return !strcmp(name, "class") || !strcmp(name, "size") ||
+	       !strcmp(name, "process") || !strcmp(name, "comm") ||
+	       !strcmp(name, "cgroup") || !strcmp(name, "file");
+}
+
+static enum cause_kind stratum_kind(const char *name)
+{
+	return !strcmp(name, "process") ? CK_PROCESS :
+	       !strcmp(name, "comm") ? CK_COMM :
+	       !strcmp(name, "cgroup") ? CK_CGROUP : CK_FILE;
+}
+
+/*
+ * flags[s][i] |= 1 for each I/O of trace s in the values of list (the
+ * class by its op, the size by its bytes, the others by their causes'
+ * labels, each cause labelled once).
+ */
+static int mark_values(struct compare *c, const struct cmp_contributor *list,
+		       size_t n, uint8_t *flags[2])
+{
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		const struct compare_side *side = c->t[s].side;
+		uint32_t max_id = 0;
+		uint8_t *by_cause, ops[N_OPS];
+		size_t i, k;
+		uint32_t id;
+
+		memset(ops, 0, sizeof(ops));
+		for (i = 0; i < side->n; i++)
+			if (side->ios[i].cause > max_id)
+				max_id = side->ios[i].cause;
+		by_cause = calloc((size_t)max_id + 1, 1);
+		if (!by_cause)
+			return -1;
+		for (k = 0; k < n; k++) {
+			const char *name = list[k].stratum->name;
+
+			if (!strcmp(name, "class")) {
+				int op;
+
+				for (op = 0; op < N_OPS; op++)
+					if (!strcmp(cmp_op_name(op),
+						    list[k].value->label))
+						ops[op] = 1;
+				continue;
+			}
+			if (!strcmp(name, "size"))
+				continue;
+			for (id = 0; id <= max_id; id++) {
+				char buf[512];
+
+				if (!by_cause[id] &&
+				    !strcmp(cause_label(&c->t[s], id,
+							stratum_kind(name), buf,
+							sizeof(buf)),
+					    list[k].value->label))
+					by_cause[id] = 1;
+			}
+		}
+		for (i = 0; i < side->n; i++) {
+			const struct cmp_io *io = &side->ios[i];
+
+			if (!counted(c, s, i))
+				continue;
+			if (ops[io->op] || by_cause[io->cause]) {
+				flags[s][i] = 1;
+				continue;
+			}
+			for (k = 0; k < n; k++) {
+				const struct cmp_value *v = list[k].value;
+
+				if (!strcmp(list[k].stratum->name, "size") &&
+				    v->has_size && io->bytes >= v->size_lo &&
+				    io->bytes <= v->size_hi)
+					flags[s][i] = 1;
+			}
+		}
+		free(by_cause);
+	}
+	return 0;
+}
+
+/*
+ * Whether the difference in a value's I/Os is beyond what the windows'
+ * variation explains: |n_B - n_A| over the standard error of the sum of
+ * its per-window counts (each trace's windows' variance times their
+ * number) at least 3. A value one run lacks is not asked: its absence
+ * is not a sample's.
+ */
+static int beyond_windows(struct compare *c, const struct cmp_contributor *ct,
+			  int *r)
+{
+	uint8_t *flags[2] = { NULL, NULL };
+	double var_sum = 0;
+	int s;
+
+	*r = 0;
+	for (s = 0; s < 2; s++) {
+		flags[s] = calloc(c->t[s].side->n + 1, 1);
+		if (!flags[s])
+			goto oom;
+	}
+	if (mark_values(c, ct, 1, flags) < 0)
+		goto oom;
+	for (s = 0; s < 2; s++) {
+		size_t k = c->t[s].n_windows, i, w;
+		double *cnt = calloc(k, sizeof(double)), mean = 0, var = 0;
+		/* A's counts scaled to B's I/Os: the difference asked is of
+		 * the value's share, not of the runs' rates */
+		double scale = s ? 1 : fmax(c->timed[1], 1) /
+				       fmax(c->timed[0], 1);
+
+		if (!cnt)
+			goto oom;
+		for (i = 0; i < c->t[s].side->n; i++)
+			if (flags[s][i])
+				cnt[c->t[s].window[i]] += 1;
+		for (w = 0; w < k; w++)
+			mean += cnt[w];
+		mean /= (double)k;
+		for (w = 0; w < k; w++)
+			var += (cnt[w] - mean) * (cnt[w] - mean);
+		var_sum += k > 1 ? var / (double)(k - 1) * (double)k *
+				   scale * scale : 0;
+		free(cnt);
+	}
+	*r = fabs(ct->value->n[1] - ct->value->n[0] * fmax(c->timed[1], 1) /
+		  fmax(c->timed[0], 1)) >= 3 * sqrt(var_sum) + 1e-9;
+	free(flags[0]);
+	free(flags[1]);
+	return 0;
+oom:
+	free(flags[0]);
+	free(flags[1]);
+	return -1;
+}
+
+#define CMP_WORK_MIN_IOS	8	/* a value with fewer is no work */
+#define CMP_WORK_MIN_SHARE	0.05	/* of the run's I/Os, bytes or time */
+#define CMP_WORK_FAR_LESS	0.5	/* the other run's at most this */
+
+/* Whether value v of stratum st is work one run did and the other did
+ * not or far less of (before the windows are asked). */
+static int work_candidate(const struct compare *c, const struct cmp_value *v)
+{
+	/* as fractions of each run's I/Os: the same job at another rate
+	 * (throttled, or run longer) has the same mix, which the IOPS say;
+	 * work one run lacks or has far less of changes the mix */
+	double f0 = v->n[0] / fmax(c->timed[0], 1);
+	double f1 = v->n[1] / fmax(c->timed[1], 1);
+	int more = f1 > f0;
+	double hi = more ? f1 : f0, lo = more ? f0 : f1;
+	size_t len = strlen(v->label);
+
+	/* "[5 others]" names no work */
+	if (v->label[0] == '[' && len > 8 &&
+	    !strcmp(v->label + len - 7, "others]"))
+		return 0;
+	if (v->n[more] < CMP_WORK_MIN_IOS || lo > CMP_WORK_FAR_LESS * hi)
+		return 0;
+	/* nearly all of a run: that run under another name (its cgroup
+	 * renamed), not work the other lacks */
+	if (f0 >= 0.95 || f1 >= 0.95)
+		return 0;
+	/* of the I/Os or the bytes (a kworker's 31 small reads are not,
+	 * though of a fast run's little I/O time) */
+	return hi >= CMP_WORK_MIN_SHARE ||
+	       v->bytes[more] >= CMP_WORK_MIN_SHARE * c->bytes[more];
+}
+
+static int push_work(struct compare *c, const struct cmp_stratum *st,
+		     const struct cmp_value *v, double change_s)
+{
+	struct cmp_contributor *more = realloc(c->work_contrib,
+					       (c->n_work + 1) * sizeof(*more));
+	struct cmp_contributor *ct;
+
+	if (!more)
+		return -1;
+	c->work_contrib = more;
+	ct = &more[c->n_work++];
+	memset(ct, 0, sizeof(*ct));
+	ct->stratum = st;
+	ct->value = v;
+	ct->part_s = v->t_s[1] - v->t_s[0];
+	ct->share = change_s != 0 ? ct->part_s / change_s : 0;
+	ct->coverage = coverage(c, v);
+	return 0;
+}
+
+/* By the latency-seconds they moved, the largest first. */
+static int cmp_work_part(const void *pa, const void *pb)
+{
+	const struct cmp_contributor *a = pa, *b = pb;
+	double x = fabs(a->part_s), y = fabs(b->part_s);
+
+	return (x < y) - (x > y);
+}
+
+/*
+ * The work: the values of the work strata one run has and the other
+ * lacks or has far less of, beyond the windows' variation; each I/O of
+ * them marked extra (in both traces: what is left is the work both
+ * did, that the verdict is decided on).
+ */
+static int find_work(struct compare *c, double change_s)
+{
+	size_t i, j;
+	int s, more = 0, less = 0;
+
+	for (i = 0; i < c->n_strata; i++) {
+		const struct cmp_stratum *st = &c->strata[i];
+
+		if (!work_stratum(st->name))
+			continue;
+		for (j = 0; j < st->n; j++) {
+			const struct cmp_value *v = &st->values[j];
+			struct cmp_contributor probe;
+			int beyond = 1;
+
+			if (!work_candidate(c, v))
+				continue;
+			memset(&probe, 0, sizeof(probe));
+			probe.stratum = st;
+			probe.value = v;
+			if (v->n[0] && v->n[1] &&
+			    beyond_windows(c, &probe, &beyond) < 0)
+				return -1;
+			if (!beyond)
+				continue;
+			if (push_work(c, st, v, change_s) < 0)
+				return -1;
+			if (v->n[1] / fmax(c->timed[1], 1) >
+			    v->n[0] / fmax(c->timed[0], 1))
+				more = 1;
+			else
+				less = 1;
+		}
+	}
+	c->work = more && less ? WORK_DIFFERENT : more ? WORK_MORE :
+		  less ? WORK_LESS : WORK_SAME;
+	if (c->n_work)
+		qsort(c->work_contrib, c->n_work, sizeof(*c->work_contrib),
+		      cmp_work_part);
+	for (s = 0; s < 2; s++) {
+		c->t[s].extra = calloc(c->t[s].side->n + 1, 1);
+		if (!c->t[s].extra)
+			return -1;
+	}
+	if (c->n_work) {
+		uint8_t *flags[2] = { c->t[0].extra, c->t[1].extra };
+
+		if (mark_values(c, c->work_contrib, c->n_work, flags) < 0)
+			return -1;
+	}
+	for (s = 0; s < 2; s++) {
+		c->work_s[s] = 0;
+		for (i = 0; i < c->t[s].side->n; i++)
+			if (c->t[s].extra[i])
+				c->work_s[s] +=
+					c->t[s].side->ios[i].lat_ns[CM_LAT] / 1e9;
+	}
+	return 0;
 }
 
 int cmp_split(struct compare *c)
@@ -791,6 +1092,8 @@ int cmp_split(struct compare *c)
 	if (c->n_contrib)
 		qsort(c->contrib, c->n_contrib, sizeof(*c->contrib),
 		      cmp_contrib);
+	if (find_work(c, change) < 0)
+		return -1;
 	c->headline = 0;
 	for (i = 1; i < c->n_contrib; i++)
 		if (mean_rank_key(&c->contrib[i]) >
@@ -810,7 +1113,12 @@ void cmp_split_free(struct compare *c)
 	}
 	free(c->strata);
 	free(c->contrib);
+	free(c->work_contrib);
+	free(c->t[0].extra);
+	free(c->t[1].extra);
+	c->t[0].extra = c->t[1].extra = NULL;
 	c->strata = NULL;
 	c->contrib = NULL;
-	c->n_strata = c->n_contrib = 0;
+	c->work_contrib = NULL;
+	c->n_strata = c->n_contrib = c->n_work = 0;
 }

@@ -97,7 +97,7 @@ check "seeded: the same output twice" sh -c "[ -s '$TMP/self.txt' ] && cmp -s '$
 check "seeded: the same intervals twice" sh -c "[ -s '$TMP/band.json' ] && cmp -s '$TMP/band.json' '$TMP/band2.json'"
 "$IOW" -t "$TMP/a.dump" -t "$TMP/band.dump" --compare > "$TMP/band.txt"
 check "text: the verdict and its cause on top" \
-	sh -c "head -1 '$TMP/band.txt' | grep -q '^B is slower: mean I/O latency .*offset sectors'"
+	sh -c "head -1 '$TMP/band.txt' | grep -q '^band.dump is slower: mean I/O latency .*offset sectors'"
 
 # null comparisons: 20 steady runs, each split in halves with two -x
 claims=0
@@ -218,7 +218,7 @@ check "-o cmp.html: the report of both traces with the comparison as its section
 	sh -c "[ \"\$(ls '$TMP/page')\" = cmp.html ] &&
 	       grep -q '<script id=\"iow-doc\"' '$TMP/page/cmp.html' &&
 	       grep -q '<section id=\"iow-compare\"' '$TMP/page/cmp.html' &&
-	       grep -q '<h2>B against A: B is slower: mean I/O latency' '$TMP/page/cmp.html' &&
+	       grep -q '<h2>band.dump (B) against a.dump (A): band.dump is slower: mean I/O latency' '$TMP/page/cmp.html' &&
 	       grep -q '<svg' '$TMP/page/cmp.html' &&
 	       grep -q 'Devices compared (A with B): 8,0 with 8,0' '$TMP/page/cmp.html' &&
 	       grep -q 'Where the change in latency-seconds comes from' '$TMP/page/cmp.html'"

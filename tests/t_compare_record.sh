@@ -72,7 +72,7 @@ summary=$(python3 -c "import json; print(json.load(open('$TMP/cmp.json'))['summa
 echo "     $summary"
 check "B is not faster" python3 -c "import json,sys; sys.exit(json.load(open('$TMP/cmp.json'))['verdict'] == 'faster')"
 check "  its line names the writes B added (mix), not a rate" sh -c "
-	echo '$summary' | grep -q 'most\(ly\| of it\): B had more I/Os of \(comm dd\|file $MNT/noise\|size [0-9]* [KM]iB\|class write\)'"
+	echo '$summary' | grep -q 'most\(ly\| of it\): noisy had more I/Os of \(comm dd\|file $MNT/noise\|size [0-9]* [KM]iB\|class write\)\|^noisy did work alone did not: '"
 check "  B has more writes" python3 -c "
 import json, sys
 d = json.load(open('$TMP/cmp.json'))
@@ -132,7 +132,7 @@ echo "     $summary"
 check "  B did fewer I/Os per second, and the line says so" python3 -c "
 import json, sys
 d = json.load(open('$TMP/thr.json'))
-sys.exit(not (d['rate_verdict'] == 'fewer I/Os per second' and 'B did fewer I/Os per second: IOPS' in d['summary']))"
+sys.exit(not (d['rate_verdict'] == 'fewer I/Os per second' and 'throttled did fewer I/Os per second: IOPS' in d['summary']))"
 check "  B's reads ran at the limit (500 IOPS, within 15%)" python3 -c "
 import json, sys
 r = [g for g in json.load(open('$TMP/thr.json'))['classes'] if g['class'] == 'read'][0]
@@ -142,6 +142,6 @@ import json, sys
 d = json.load(open('$TMP/thr.json'))
 m = d['overall']['latency_mean_us']
 if d['verdict'] == 'no significant difference':
-	sys.exit(not (d['summary'].startswith('B did fewer I/Os per second') and 'latency not significantly different' in d['summary']))
-sys.exit(not (m['significant'] and d['summary'].startswith('B is ' + d['verdict'])))"
+	sys.exit(not (d['summary'].startswith('throttled did fewer I/Os per second') and 'latency not significantly different' in d['summary']))
+sys.exit(not (m['significant'] and d['summary'].startswith('throttled is ' + d['verdict'])))"
 finish
