@@ -224,27 +224,45 @@ static void catch_stop_signals(void)
 }
 
 /* Reader -> tag stage -> analysis, for one trace. */
-/* A window (-x, -y, --device) that holds no event: say so, once. */
-static void warn_empty_window(const struct options *o, const char *name,
-			      const struct analysis *a)
+/*
+ * A window that holds no event: -x beyond the trace or a --device it
+ * does not have is an error (a summary of nothing would read as a quiet
+ * disk); -y that holds no I/O is said once and drawn.
+ */
+static int empty_window(const struct options *o, const char *name,
+			const struct analysis *a, struct iow_error *err)
 {
 	double first = a->n_events_all ? (double)a->first_ns / 1e9 : 0;
 	double last = (double)a->last_ns / 1e9;
+	char devs[128] = "", one[24];
+	size_t i;
 
 	/* --compare says it of the trace it cannot compare, as an error */
 	if (a->n_events || o->compare ||
 	    (!o->has_x_range && !o->has_y_range && !o->n_only_devices))
-		return;
-	if (!a->n_events_all && o->n_only_devices)
-		fprintf(stderr, "iowatcher: %s: no event on the --device given\n",
-			name);
-	else if (o->has_x_range)
-		fprintf(stderr, "iowatcher: %s: no event in -x %g:%g (the trace "
-			"runs from %.3f to %.3f s)\n", name, o->x_min_s,
-			o->x_max_s, first, last);
-	else
-		fprintf(stderr, "iowatcher: %s: no I/O in -y %g:%g MiB\n",
-			name, o->y_min_mib, o->y_max_mib);
+		return 0;
+	if (!a->n_events_all && o->n_only_devices) {
+		for (i = 0; i < a->n_other_devices; i++) {
+			snprintf(one, sizeof(one), "%s%u,%u", i ? " " : "",
+				 blk_dev_major(a->other_devices[i]),
+				 blk_dev_minor(a->other_devices[i]));
+			strncat(devs, one, sizeof(devs) - strlen(devs) - 1);
+		}
+		if (!a->n_other_devices)
+			return iow_fail(err, "%s: no event on the --device given: the trace has no I/O event at all",
+					name);
+		return iow_fail(err, "%s: no event on the --device given: the trace's device%s %s (%s)",
+				name, a->n_other_devices > 1 ? "s are" : " is",
+				devs, a->n_other_devices > 1 ?
+				"give -d one of them, or several -d" :
+				"give -d that one, or no -d");
+	}
+	if (o->has_x_range)
+		return iow_fail(err, "%s: no event in -x %g:%g: the trace runs from %.3f to %.3f s (give -x a range inside it)",
+				name, o->x_min_s, o->x_max_s, first, last);
+	fprintf(stderr, "iowatcher: %s: no I/O in -y %g:%g MiB\n", name,
+		o->y_min_mib, o->y_max_mib);
+	return 0;
 }
 
 /*
@@ -463,7 +481,7 @@ static int analyse_trace(const struct options *o,
 		fprintf(stderr, "iowatcher: warning: %s: %s\n", src->name,
 			res->analysis.warning);
 	if (r == 0)
-		warn_empty_window(o, src->name, &res->analysis);
+		r = empty_window(o, src->name, &res->analysis, err);
 	if (r == 0 && ts.causes && cause_table_warning(ts.causes))
 		fprintf(stderr, "iowatcher: warning: %s\n",
 			cause_table_warning(ts.causes));

@@ -1600,6 +1600,18 @@ static __attribute__((noinline)) int add_io(struct analysis *a,
 	return 0;
 }
 
+/* A device --device left out, kept (the first few) to name them. */
+static void note_other_device(struct analysis *a, uint32_t device)
+{
+	size_t i, cap = sizeof(a->other_devices) / sizeof(a->other_devices[0]);
+
+	for (i = 0; i < a->n_other_devices; i++)
+		if (a->other_devices[i] == device)
+			return;
+	if (a->n_other_devices < cap)
+		a->other_devices[a->n_other_devices++] = device;
+}
+
 int analysis_add(struct analysis *a, const struct io_event *ev,
 		 struct iow_error *err)
 {
@@ -1612,8 +1624,10 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 		/* a CPU's loss is every device's: no --device filter */
 		return loss_note(a, ev, err);
 	}
-	if (!device_wanted(a, ev->device))
+	if (!device_wanted(a, ev->device)) {
+		note_other_device(a, ev->device);
 		return 0;
+	}
 	if (a->cfg.per_device) {
 		struct analysis *part = device_part(a, ev->device, err);
 

@@ -304,6 +304,10 @@ struct analysis {
 	uint64_t n_events;		/* in the -x/-y window, not notes */
 	uint64_t n_events_all;		/* the whole trace's, not notes */
 	uint64_t n_notes;
+	/* devices --device left out (the first few): what to name when
+	 * none of the trace's is the one given */
+	uint32_t other_devices[8];
+	size_t n_other_devices;
 	uint64_t first_ns, last_ns;	/* of the events seen, from genesis */
 	uint64_t bin_width_ns;
 	uint64_t bin_origin_ns;		/* time of bin 0's start */

@@ -151,17 +151,26 @@ EOF
 	check "$tn: and counts only its events ($one < $all)" [ "$one" -lt "$all" ]
 fi
 
-# -x past the end: one line on stderr, a summary of nothing, a picture.
+# -x past the end: an error, one line on stderr, nothing written (a
+# summary of nothing read as a quiet disk, and exited 0)
 base=$TOP/samples/fio-randrw
 "$IOW" -t "$base" -x 50:60 --summary=json -o "$TMP/x.svg" \
 	> "$TMP/x.json" 2> "$TMP/x.err"
 rc=$?
-check "-x past the end: exit 0, the picture drawn" sh -c "[ $rc = 0 ] && [ -s '$TMP/x.svg' ]"
-check "-x past the end: no events counted" \
-	[ "$(json "$TMP/x.json" "d['traces'][0]['events']")" = 0 ]
-check "-x past the end: says so in one line" \
+check "-x past the end: exit 1, no picture, no summary" \
+	sh -c "[ $rc = 1 ] && [ ! -e '$TMP/x.svg' ] && [ ! -s '$TMP/x.json' ]"
+check "-x past the end: says so in one line, with the trace's range" \
 	sh -c "[ \$(wc -l < '$TMP/x.err') = 1 ] &&
-	       grep -q 'no event in -x 50:60 (the trace runs from 0.000 to 5.0' '$TMP/x.err'"
+	       grep -q 'no event in -x 50:60: the trace runs from 0.000 to 5.0' '$TMP/x.err'"
+# --device the trace does not have: the same, naming the devices it has
+"$IOW" -t "$TOP/samples/two-devices" -d 8,0 --summary -o "$TMP/d.svg" \
+	> "$TMP/d.txt" 2> "$TMP/d.err"
+rc=$?
+check "-d 8,0 of a trace of 7,0 and 7,1: exit 1, nothing written" \
+	sh -c "[ $rc = 1 ] && [ ! -e '$TMP/d.svg' ] && [ ! -s '$TMP/d.txt' ]"
+check "-d 8,0: one line naming the trace's devices" \
+	sh -c "[ \$(wc -l < '$TMP/d.err') = 1 ] &&
+	       grep -q \"the trace's devices are 7,0 7,1\" '$TMP/d.err'"
 "$IOW" -t "$base" -x 1:2 --summary=json > "$TMP/w.json" 2> "$TMP/w.err"
 check "-x 1:2 counts the window's events only" \
 	[ "$(json "$TMP/w.json" "d['traces'][0]['events']")" -lt 14000 ]
