@@ -36,6 +36,9 @@ struct cli_parse {
 	char **argv;
 	const char *typed;	/* the option as the user typed it */
 	struct iow_error *err;
+	/* per row of a choice, the value given + 1 (0: not yet): a second
+	 * one that differs is refused, never kept silently */
+	int chosen[160];
 };
 
 static enum cli_result usage(struct iow_error *err, const char *fmt, ...)
@@ -640,6 +643,8 @@ const struct cli_option cli_options[] = {
 };
 
 #define N_ROWS	(sizeof(cli_options) / sizeof(cli_options[0]))
+_Static_assert(N_ROWS <= sizeof(((struct cli_parse *)0)->chosen) /
+		       sizeof(int), "cli_parse.chosen: a place per row");
 
 const size_t cli_n_options = N_ROWS;
 
@@ -757,6 +762,15 @@ static const struct cli_choice *choice_find(const struct cli_choice *c,
 	return NULL;
 }
 
+/* The first word of a choice's value (for saying which was given). */
+static const char *choice_word(const struct cli_choice *c, int value)
+{
+	for (; c->word; c++)
+		if (c->value == value)
+			return c->word;
+	return "?";
+}
+
 static enum cli_result parse_choice(struct cli_parse *p,
 				    const struct cli_option *row,
 				    const char *arg)
@@ -764,12 +778,22 @@ static enum cli_result parse_choice(struct cli_parse *p,
 	const struct cli_choice *c = choice_find(row->choices,
 						 arg ? arg : row->bare);
 	char list[128];
+	size_t i;
 
 	if (!c) {
 		choice_list(row->choices, list, sizeof(list));
 		return usage(p->err, "%s%s%s: %s%s", p->typed,
 			     takes_optional_argument(row) ? "=" : " ", arg,
 			     row->what ? row->what : "", list);
+	}
+	i = (size_t)(row - cli_options);
+	if (i < sizeof(p->chosen) / sizeof(p->chosen[0])) {
+		if (p->chosen[i] && p->chosen[i] != c->value + 1)
+			return usage(p->err, "--%s given twice, as %s and as %s: give it once",
+				     row->name,
+				     choice_word(row->choices, p->chosen[i] - 1),
+				     c->word);
+		p->chosen[i] = c->value + 1;
 	}
 	*(int *)field(p->o, row->offset) = c->value;
 	return CLI_OK;
@@ -1294,7 +1318,7 @@ static void options_defaults(struct options *o)
 enum cli_result options_parse(int argc, char **argv, struct options *o,
 			      struct iow_error *err)
 {
-	struct cli_parse p = { o, argc, argv, NULL, err };
+	struct cli_parse p = { o, argc, argv, NULL, err, { 0 } };
 	enum cli_result r;
 
 	options_defaults(o);
