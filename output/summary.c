@@ -795,10 +795,11 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 		/* the source in brackets only where it says more */
 		int show_src = src && strcmp(src, traces[i].label);
 
-		fprintf(out, "%s%s%s%s: %llu events, %.3f s%s%s\n",
+		fprintf(out, "%s%s%s%s: %llu event%s, %.3f s%s%s\n",
 			traces[i].label, show_src ? " (" : "",
 			show_src ? src : "", show_src ? ")" : "",
-			(unsigned long long)a->n_events, dur,
+			(unsigned long long)a->n_events, plural(a->n_events),
+			dur,
 			traces[i].recorder ? ", recorded with " : "",
 			traces[i].recorder ? traces[i].recorder : "");
 		text_loss(out, a);
