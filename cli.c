@@ -381,6 +381,9 @@ static const struct cli_choice causes[] = {
 static const struct cli_choice latency_dirs[] = {
 	{ "r", 1 }, { "w", 2 }, { "rw", 0x3f }, { NULL, 0 },
 };
+static const struct cli_choice merge_modes[] = {
+	{ "sequential", 0 }, { "concurrent", 1 }, { NULL, 0 },
+};
 static const struct cli_choice latency_axes[] = {
 	{ "auto", LATENCY_AXIS_AUTO }, { "log", LATENCY_AXIS_LOG },
 	{ "linear", LATENCY_AXIS_LINEAR }, { NULL, 0 },
@@ -524,6 +527,13 @@ const struct cli_option cli_options[] = {
 		"merge --summary=json documents (of many hosts,\n"
 		"say) into one, exactly: counts and latency\n"
 		"histograms add up; printed as --summary says" } } },
+	{ .name = "merge-as", .type = CLI_CHOICE, FIELD(merge_concurrent),
+	  .choices = merge_modes, .def = "sequential",
+	  .help = { { CLI_OUTPUT, "MODE",
+		"how --merge-summaries' traces ran: sequential\n"
+		"(the default: one after another, rates over the\n"
+		"summed durations) or concurrent (side by side,\n"
+		"as hosts at once: rates and depths add)" } } },
 	{ .name = "csv", .type = CLI_STRING, FIELD(csv_dir),
 	  .help = { { CLI_OUTPUT, "DIR",
 		"also write each graph's series as DIR/GRAPH.csv" } } },
@@ -1219,6 +1229,8 @@ static enum cli_result check_options(struct options *o, struct iow_error *err)
 {
 	if (o->n_merge_paths)
 		return check_merge_args(o, err);
+	if (o->merge_concurrent)
+		return usage(err, "%s", "--merge-as says how --merge-summaries' traces ran: give it with --merge-summaries FILE...");
 	if (o->n_devices) {
 		if (recording_defaults(o, err) != CLI_OK)
 			return CLI_USAGE;

@@ -915,8 +915,10 @@ int main(int argc, char **argv)
 	}
 	catch_stop_signals();
 	if (opts.n_merge_paths) {
-		if (summary_merge(stdout, opts.merge_paths, opts.n_merge_paths,
-				  opts.summary == SUMMARY_JSON,
+		if (summary_merge_as(stdout, opts.merge_paths,
+				     opts.n_merge_paths,
+				     opts.merge_concurrent,
+				     opts.summary == SUMMARY_JSON,
 				  opts.top_tags > 0 ? (size_t)opts.top_tags :
 						      TOP_TAGS_DEFAULT,
 				  &err) < 0)

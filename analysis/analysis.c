@@ -131,6 +131,7 @@ void analysis_free(struct analysis *a)
 	free(a->tags);
 	free(a->bins);
 	free(a->loss);
+	free(a->spans);
 	for (i = 0; i < N_OPS; i++) {
 		bigmem_free(a->lat_hist[i]);
 		bigmem_free(a->size_hist[i]);
@@ -1600,6 +1601,38 @@ static __attribute__((noinline)) int add_io(struct analysis *a,
 	return 0;
 }
 
+/* The device's span grows to take the event's time (analysis.h). */
+static int note_span(struct analysis *a, uint32_t device, uint64_t t,
+		     struct iow_error *err)
+{
+	struct device_span *sp;
+	size_t i = a->last_span;
+
+	if (i >= a->n_spans || a->spans[i].device != device) {
+		for (i = 0; i < a->n_spans; i++)
+			if (a->spans[i].device == device)
+				break;
+		if (i == a->n_spans) {
+			sp = vec_grow(a->spans, &a->cap_spans, i + 1,
+				      sizeof(*sp), 4);
+			if (!sp)
+				return iow_fail(err, "out of memory");
+			a->spans = sp;
+			memset(&sp[i], 0, sizeof(sp[i]));
+			sp[i].device = device;
+			sp[i].first_ns = sp[i].last_ns = t;
+			a->n_spans++;
+		}
+		a->last_span = i;
+	}
+	sp = &a->spans[i];
+	if (t < sp->first_ns)
+		sp->first_ns = t;
+	if (t > sp->last_ns)
+		sp->last_ns = t;
+	return 0;
+}
+
 /* A device --device left out, kept (the first few) to name them. */
 static void note_other_device(struct analysis *a, uint32_t device)
 {
@@ -1635,6 +1668,8 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 		if (!part || analysis_add(part, ev, err) < 0)
 			return -1;
 	}
+	if (note_span(a, ev->device, ev->time_ns, err) < 0)
+		return -1;
 	a->n_events_all++;
 	if (ev->time_ns < a->first_ns)
 		a->first_ns = ev->time_ns;

@@ -171,6 +171,22 @@ check "-d 8,0 of a trace of 7,0 and 7,1: exit 1, nothing written" \
 check "-d 8,0: one line naming the trace's devices" \
 	sh -c "[ \$(wc -l < '$TMP/d.err') = 1 ] &&
 	       grep -q \"the trace's devices are 7,0 7,1\" '$TMP/d.err'"
+# A device's rates and depth are over its own span, not the trace's:
+# the same with --device as without (7,0 of two-devices was divided by
+# the 2.343 s of both devices' events, by its own 1.514 s alone)
+"$IOW" -t "$TOP/samples/two-devices" --summary=json > "$TMP/both.json"
+"$IOW" -t "$TOP/samples/two-devices" -d 7,0 --summary=json > "$TMP/alone.json"
+dev70="[x for x in d['traces'][0]['devices'] if x['device'] == '7,0'][0]"
+check "a device's span_s is its own, with or without the other device" \
+	[ "$(json "$TMP/both.json" "$dev70['span_s']")" = "$(json "$TMP/alone.json" "$dev70['span_s']")" ]
+check "a device's mean depth is the same with or without the other device" \
+	[ "$(json "$TMP/both.json" "$dev70['queue_depth_mean']")" = "$(json "$TMP/alone.json" "$dev70['queue_depth_mean']")" ]
+"$IOW" -t "$TOP/samples/two-devices" --summary > "$TMP/both.txt"
+"$IOW" -t "$TOP/samples/two-devices" -d 7,0 --summary > "$TMP/alone.txt"
+check "a device's text rates are the same with or without the other device" \
+	sh -c "[ \"\$(grep -A3 '^ device 7,0' '$TMP/both.txt' | tail -n 3)\" = \"\$(grep -A3 '^ device 7,0' '$TMP/alone.txt' | tail -n 3)\" ]"
+check "and the text says the device's span where it is not the trace's" \
+	grep -q "^ device 7,0 (rates and depth over its own 1.514 s, first event to last, of the trace's 2.343 s)" "$TMP/both.txt"
 "$IOW" -t "$base" -x 1:2 --summary=json > "$TMP/w.json" 2> "$TMP/w.err"
 check "-x 1:2 counts the window's events only" \
 	[ "$(json "$TMP/w.json" "d['traces'][0]['events']")" -lt 14000 ]
