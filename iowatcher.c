@@ -227,7 +227,8 @@ static void catch_stop_signals(void)
 /*
  * A window that holds no event: -x beyond the trace or a --device it
  * does not have is an error (a summary of nothing would read as a quiet
- * disk); -y that holds no I/O is said once and drawn.
+ * disk); -x on an idle stretch inside the trace, or -y that holds no
+ * I/O, is said once and drawn.
  */
 static int empty_window(const struct options *o, const char *name,
 			const struct analysis *a, struct iow_error *err)
@@ -257,9 +258,16 @@ static int empty_window(const struct options *o, const char *name,
 				"give -d one of them, or several -d" :
 				"give -d that one, or no -d");
 	}
-	if (o->has_x_range)
+	/* beyond the trace: an error; an idle stretch inside it is an
+	 * answer (no I/O then), said once */
+	if (o->has_x_range && (o->x_min_s >= last || o->x_max_s <= first))
 		return iow_fail(err, "%s: no event in -x %g:%g: the trace runs from %.3f to %.3f s (give -x a range inside it)",
 				name, o->x_min_s, o->x_max_s, first, last);
+	if (o->has_x_range) {
+		fprintf(stderr, "iowatcher: %s: no event in -x %g:%g, an idle stretch of the trace (it runs from %.3f to %.3f s)\n",
+			name, o->x_min_s, o->x_max_s, first, last);
+		return 0;
+	}
 	fprintf(stderr, "iowatcher: %s: no I/O in -y %g:%g MiB\n", name,
 		o->y_min_mib, o->y_max_mib);
 	return 0;

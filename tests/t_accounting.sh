@@ -162,6 +162,13 @@ check "-x past the end: exit 1, no picture, no summary" \
 check "-x past the end: says so in one line, with the trace's range" \
 	sh -c "[ \$(wc -l < '$TMP/x.err') = 1 ] &&
 	       grep -q 'no event in -x 50:60: the trace runs from 0.000 to 5.0' '$TMP/x.err'"
+# -x on an idle stretch inside the trace (fio-randrw has none from 2 s
+# to 3 s): an answer, said once, exit 0
+"$IOW" -t "$base" -x 2:3 --summary=json > "$TMP/idle.json" 2> "$TMP/idle.err"
+rc=$?
+check "-x on an idle stretch inside the trace: exit 0, 0 events, said once" \
+	sh -c "[ $rc = 0 ] && [ \$(wc -l < '$TMP/idle.err') = 1 ] &&
+	       grep -q 'an idle stretch of the trace' '$TMP/idle.err'"
 # --device the trace does not have: the same, naming the devices it has
 "$IOW" -t "$TOP/samples/two-devices" -d 8,0 --summary -o "$TMP/d.svg" \
 	> "$TMP/d.txt" 2> "$TMP/d.err"
