@@ -690,6 +690,8 @@ static void text_loss(FILE *out, const struct analysis *a)
 		}
 	if (unknown && !a->lost_events)	/* a file cut short, say */
 		fprintf(out, " LOST an unknown number of events on ");
+	else if (!a->lost_events && a->cfg.has_time_range)
+		fprintf(out, " LOST events (counted with the time before -x's window, where their loss began) on ");
 	else
 		fprintf(out, " LOST %s%llu event%s on ",
 			unknown ? "at least " : "",

@@ -140,6 +140,19 @@ assert len(m["loss_windows"]) == 1 and v["events"] == w["events"] > 0
 assert abs(v["from_s"] - b["duration_s"] - w["from_s"]) < 2e-6
 assert abs(v["to_s"] - b["duration_s"] - w["to_s"]) < 2e-6' \
 		"$TMP/b.json" "$TMP/la.json" "$TMP/mbl.json"
+	# two -x halves cut inside the loss window: each loss counted once,
+	# in the half where it began (both counted it: "LOST 2" merged)
+	cut=0.07 end=$(python3 -c "import json; print(json.load(open('$TMP/la.json'))['traces'][0]['duration_s'] + 1)")
+	"$IOW" -t "$TMP/la" -x 0:$cut --summary=json > "$TMP/h1.json" 2>/dev/null
+	"$IOW" -t "$TMP/la" -x $cut:$end --summary=json > "$TMP/h2.json" 2>/dev/null
+	"$IOW" --merge-summaries "$TMP/h1.json" "$TMP/h2.json" --summary=json \
+		> "$TMP/mh.json"
+	check "-x halves cut inside a loss window merge to the whole's lost events" \
+		python3 -c 'import json, sys
+la, h1, h2, m = (json.load(open(p))["traces"][0] for p in sys.argv[1:])
+assert la["lost_events"] > 0
+assert h1["lost_events"] + h2["lost_events"] == la["lost_events"] == m["lost_events"], (h1["lost_events"], h2["lost_events"], la["lost_events"])' \
+		"$TMP/la.json" "$TMP/h1.json" "$TMP/h2.json" "$TMP/mh.json"
 else
 	fail "make_lossy.py on a gentrace trace"
 fi
