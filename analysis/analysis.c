@@ -1668,8 +1668,6 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 		if (!part || analysis_add(part, ev, err) < 0)
 			return -1;
 	}
-	if (note_span(a, ev->device, ev->time_ns, err) < 0)
-		return -1;
 	a->n_events_all++;
 	if (ev->time_ns < a->first_ns)
 		a->first_ns = ev->time_ns;
@@ -1682,6 +1680,10 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 		a->n_events++;
 	if (!is_io_action(blk_action_code(ev->action)))
 		return 0;
+	/* a device's span: its I/O actions' (Q, D, C, merges, ...), which
+	 * every form of a trace has alike */
+	if (note_span(a, ev->device, ev->time_ns, err) < 0)
+		return -1;
 	return add_io(a, ev, counted, err);
 }
 
