@@ -37,6 +37,9 @@ struct cli_parse {
 	char **argv;
 	const char *typed;	/* the option as the user typed it */
 	struct iow_error *err;
+	/* per row of a choice, the value given + 1 (0: not yet): a second
+	 * one that differs is refused, never kept silently */
+	int chosen[160];
 };
 
 static enum cli_result usage(struct iow_error *err, const char *fmt, ...)
@@ -454,6 +457,9 @@ static const struct cli_choice causes[] = {
 static const struct cli_choice latency_dirs[] = {
 	{ "r", 1 }, { "w", 2 }, { "rw", 0x3f }, { NULL, 0 },
 };
+static const struct cli_choice merge_modes[] = {
+	{ "sequential", 0 }, { "concurrent", 1 }, { NULL, 0 },
+};
 static const struct cli_choice latency_axes[] = {
 	{ "auto", LATENCY_AXIS_AUTO }, { "log", LATENCY_AXIS_LOG },
 	{ "linear", LATENCY_AXIS_LINEAR }, { NULL, 0 },
@@ -607,6 +613,13 @@ const struct cli_option cli_options[] = {
 		"merge --summary=json documents (of many hosts,\n"
 		"say) into one, exactly: counts and latency\n"
 		"histograms add up; printed as --summary says" } } },
+	{ .name = "merge-as", .type = CLI_CHOICE, FIELD(merge_concurrent),
+	  .choices = merge_modes, .def = "sequential",
+	  .help = { { CLI_OUTPUT, "MODE",
+		"how --merge-summaries' traces ran: sequential\n"
+		"(the default: one after another, rates over the\n"
+		"summed durations) or concurrent (side by side,\n"
+		"as hosts at once: rates and depths add)" } } },
 	{ .name = "csv", .type = CLI_STRING, FIELD(csv_dir),
 	  .help = { { CLI_OUTPUT, "DIR",
 		"also write each graph's series as DIR/GRAPH.csv" } } },
@@ -752,6 +765,8 @@ const struct cli_option cli_options[] = {
 };
 
 #define N_ROWS	(sizeof(cli_options) / sizeof(cli_options[0]))
+_Static_assert(N_ROWS <= sizeof(((struct cli_parse *)0)->chosen) /
+		       sizeof(int), "cli_parse.chosen: a place per row");
 
 const size_t cli_n_options = N_ROWS;
 
@@ -871,6 +886,15 @@ static const struct cli_choice *choice_find(const struct cli_choice *c,
 	return NULL;
 }
 
+/* The first word of a choice's value (for saying which was given). */
+static const char *choice_word(const struct cli_choice *c, int value)
+{
+	for (; c->word; c++)
+		if (c->value == value)
+			return c->word;
+	return "?";
+}
+
 static enum cli_result parse_choice(struct cli_parse *p,
 				    const struct cli_option *row,
 				    const char *arg)
@@ -878,12 +902,22 @@ static enum cli_result parse_choice(struct cli_parse *p,
 	const struct cli_choice *c = choice_find(row->choices,
 						 arg ? arg : row->bare);
 	char list[128];
+	size_t i;
 
 	if (!c) {
 		choice_list(row->choices, list, sizeof(list));
 		return usage(p->err, "%s%s%s: %s%s", p->typed,
 			     takes_optional_argument(row) ? "=" : " ", arg,
 			     row->what ? row->what : "", list);
+	}
+	i = (size_t)(row - cli_options);
+	if (i < sizeof(p->chosen) / sizeof(p->chosen[0])) {
+		if (p->chosen[i] && p->chosen[i] != c->value + 1)
+			return usage(p->err, "--%s given twice, as %s and as %s: give it once",
+				     row->name,
+				     choice_word(row->choices, p->chosen[i] - 1),
+				     c->word);
+		p->chosen[i] = c->value + 1;
 	}
 	*(int *)field(p->o, row->offset) = c->value;
 	return CLI_OK;
@@ -1372,6 +1406,8 @@ static enum cli_result check_options(struct options *o, struct iow_error *err)
 {
 	if (o->n_merge_paths)
 		return check_merge_args(o, err);
+	if (o->merge_concurrent)
+		return usage(err, "%s", "--merge-as says how --merge-summaries' traces ran: give it with --merge-summaries FILE...");
 	if (o->n_devices) {
 		if (recording_defaults(o, err) != CLI_OK)
 			return CLI_USAGE;
@@ -1474,7 +1510,7 @@ static void options_defaults(struct options *o)
 enum cli_result options_parse(int argc, char **argv, struct options *o,
 			      struct iow_error *err)
 {
-	struct cli_parse p = { o, argc, argv, NULL, err };
+	struct cli_parse p = { o, argc, argv, NULL, err, { 0 } };
 	enum cli_result r;
 
 	options_defaults(o);

@@ -209,9 +209,15 @@ static int analyse_trace(const struct options *o,
 	if (r == 0 && res->analysis.warning[0])
 		fprintf(stderr, "iowatcher: warning: %s: %s\n", src->name,
 			res->analysis.warning);
-	if (r == 0 && analysis_window_empty(&res->analysis, o, note,
-					    sizeof(note)))
-		fprintf(stderr, "iowatcher: %s: %s\n", src->name, note);
+	if (r == 0) {
+		int e = analysis_window_empty(&res->analysis, o, src->name,
+					      note, sizeof(note), err);
+
+		if (e < 0)
+			r = -1;
+		else if (e)
+			fprintf(stderr, "iowatcher: %s: %s\n", src->name, note);
+	}
 	if (r == 0 && ts.causes && cause_table_warning(ts.causes))
 		fprintf(stderr, "iowatcher: warning: %s\n",
 			cause_table_warning(ts.causes));
@@ -361,8 +367,10 @@ int main(int argc, char **argv)
 	}
 	iow_catch_stop_signals();
 	if (opts.n_merge_paths) {
-		if (summary_merge(stdout, opts.merge_paths, opts.n_merge_paths,
-				  opts.summary == SUMMARY_JSON,
+		if (summary_merge_as(stdout, opts.merge_paths,
+				     opts.n_merge_paths,
+				     opts.merge_concurrent,
+				     opts.summary == SUMMARY_JSON,
 				  opts.top_tags > 0 ? (size_t)opts.top_tags :
 						      TOP_TAGS_DEFAULT,
 				  &err) < 0)

@@ -113,6 +113,9 @@ struct options {
 	/* --merge-summaries: --summary=json documents merged into one */
 	const char **merge_paths;
 	size_t n_merge_paths;
+	int merge_concurrent;		/* --merge-as concurrent: side by
+					 * side (rates add), not one after
+					 * another */
 	int latency_dirs;		/* --dir: bit n shows op n (io_op) */
 	int latency_axis;		/* --latency-axis: enum latency_axis */
 };

@@ -127,6 +127,7 @@ void analysis_free(struct analysis *a)
 	free(a->tags);
 	free(a->bins);
 	free(a->loss);
+	free(a->spans);
 	for (i = 0; i < N_OPS; i++) {
 		bigmem_free(a->lat_hist[i]);
 		bigmem_free(a->size_hist[i]);
@@ -1631,6 +1632,50 @@ static __attribute__((noinline)) int add_io(struct analysis *a,
 	return 0;
 }
 
+/* The device's span grows to take the event's time (analysis.h). */
+static int note_span(struct analysis *a, uint32_t device, uint64_t t,
+		     struct iow_error *err)
+{
+	struct device_span *sp;
+	size_t i = a->last_span;
+
+	if (i >= a->n_spans || a->spans[i].device != device) {
+		for (i = 0; i < a->n_spans; i++)
+			if (a->spans[i].device == device)
+				break;
+		if (i == a->n_spans) {
+			sp = vec_grow(a->spans, &a->cap_spans, i + 1,
+				      sizeof(*sp), 4);
+			if (!sp)
+				return iow_fail(err, "out of memory");
+			a->spans = sp;
+			memset(&sp[i], 0, sizeof(sp[i]));
+			sp[i].device = device;
+			sp[i].first_ns = sp[i].last_ns = t;
+			a->n_spans++;
+		}
+		a->last_span = i;
+	}
+	sp = &a->spans[i];
+	if (t < sp->first_ns)
+		sp->first_ns = t;
+	if (t > sp->last_ns)
+		sp->last_ns = t;
+	return 0;
+}
+
+/* A device --device left out, kept (the first few) to name them. */
+static void note_other_device(struct analysis *a, uint32_t device)
+{
+	size_t i, cap = sizeof(a->other_devices) / sizeof(a->other_devices[0]);
+
+	for (i = 0; i < a->n_other_devices; i++)
+		if (a->other_devices[i] == device)
+			return;
+	if (a->n_other_devices < cap)
+		a->other_devices[a->n_other_devices++] = device;
+}
+
 int analysis_add(struct analysis *a, const struct io_event *ev,
 		 struct iow_error *err)
 {
@@ -1647,8 +1692,10 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 		/* a CPU's loss is every device's: no --device filter */
 		return loss_note(a, ev, err);
 	}
-	if (!device_wanted(a, ev->device))
+	if (!device_wanted(a, ev->device)) {
+		note_other_device(a, ev->device);
 		return 0;
+	}
 	if (a->cfg.per_device) {
 		struct analysis *part = device_part(a, ev->device, err);
 
@@ -1668,6 +1715,10 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 		a->n_events++;
 	if (!is_io_action(blk_action_code(ev->action)))
 		return 0;
+	/* a device's span: its I/O actions' (Q, D, C, merges, ...), which
+	 * every form of a trace has alike */
+	if (note_span(a, ev->device, ev->time_ns, err) < 0)
+		return -1;
 	return add_io(a, ev, counted, err);
 }
 

@@ -233,6 +233,15 @@ struct loss_window {
 #define HOLE_ORPHANS	1	/* requests whose completion was lost */
 #define HOLE_UNMATCHED	2	/* completions whose issue was lost */
 
+struct device_span {
+	uint32_t device;
+	uint64_t first_ns, last_ns;
+	/* a merge's (merge.c): the time of the span in loss windows, as
+	 * the summaries said it, where the windows are not the device's */
+	uint64_t lossy_ns;
+	int lossy_known;
+};
+
 struct device_stats {
 	uint32_t device;
 	uint64_t ios[N_OPS], bytes[N_OPS];	/* completions by class */
@@ -337,6 +346,14 @@ struct analysis {
 	uint64_t n_events;		/* in the -x/-y window, not notes */
 	uint64_t n_events_all;		/* the whole trace's, not notes */
 	uint64_t n_notes;
+	/* devices --device left out (the first few): what to name when
+	 * none of the trace's is the one given */
+	uint32_t other_devices[8];
+	size_t n_other_devices;
+	/* each device's first and last event (not notes), from genesis:
+	 * its own span, which its rates and depth are over */
+	struct device_span *spans;
+	size_t n_spans, cap_spans, last_span;
 	uint64_t first_ns, last_ns;	/* of the events seen, from genesis */
 	uint64_t bin_width_ns;
 	uint64_t bin_origin_ns;		/* time of bin 0's start */
@@ -450,6 +467,16 @@ double analysis_duration_s(const struct analysis *a);
  * depth's area over it.
  */
 double analysis_clean_s(const struct analysis *a);
+/*
+ * A device's own span, from its first event to its last (within -x's
+ * window), and that less the loss windows in it: its rates and mean
+ * depth are over these, never over the time other devices were traced.
+ */
+double analysis_device_span_s(const struct analysis *a, uint32_t device);
+double analysis_device_clean_s(const struct analysis *a, uint32_t device);
+/* Where that span is, in seconds from the trace's start (or -x's). */
+void analysis_device_bounds_s(const struct analysis *a, uint32_t device,
+			      double *first_s, double *last_s);
 /* Seconds of bin i within loss windows (0 without loss). */
 double analysis_bin_lossy_s(const struct analysis *a, size_t i);
 /* Start of bin i in seconds from the trace's first event. */
@@ -520,10 +547,14 @@ void analysis_account_counts(const struct device_stats *d,
 
 struct options;
 /*
- * A window (-x, -y, --device) that holds no event: 1 with what to say
- * (once) in buf; 0 when there is nothing to say.
+ * A window (-x, -y, --device) that holds no event: -x beyond the trace
+ * (NAME) or a --device it does not have is an error (-1, said in err: a
+ * summary of nothing would read as a quiet disk); an idle stretch inside
+ * the trace, or -y that holds no I/O, is 1 with what to say (once) in
+ * buf; 0 when there is nothing to say.
  */
 int analysis_window_empty(const struct analysis *a, const struct options *o,
-			  char *buf, size_t size);
+			  const char *name, char *buf, size_t size,
+			  struct iow_error *err);
 
 #endif

@@ -102,10 +102,17 @@ static void forget_in_flight(struct analysis *a, uint64_t now)
 }
 
 /* A loss window into the list: merged with the last where they meet. */
-static int loss_window_add(struct analysis *a, const struct loss_window *w)
+static int loss_window_add(struct analysis *a, const struct loss_window *wn)
 {
 	struct loss_window *last = a->n_loss ? &a->loss[a->n_loss - 1] : NULL;
+	struct loss_window copy = *wn;
+	const struct loss_window *w = &copy;
 
+	/* with -x, a loss's events count in the window where it began, so
+	 * that -x halves add up to the whole (both counted it: "LOST 2"
+	 * merged where the whole lost 1); its time is shaded in both */
+	if (!in_time_range(a, copy.from_ns))
+		copy.events = 0;
 	a->lost_events += w->events;
 	if (last && !last->inferred && w->from_ns <= last->to_ns &&
 	    w->to_ns >= last->from_ns) {
@@ -557,6 +564,14 @@ void loss_finish(struct analysis *a)
 	qsort(a->loss, a->n_loss, sizeof(*a->loss), cmp_loss_from);
 	if (a->cfg.has_time_range && hi > a->cfg.time_max_ns)
 		hi = a->cfg.time_max_ns;
+	/* with -x, the windows that do not meet it are not this view's */
+	if (a->cfg.has_time_range) {
+		for (i = 0, n = 0; i < a->n_loss; i++)
+			if (a->loss[i].to_ns > a->cfg.time_min_ns &&
+			    a->loss[i].from_ns < a->cfg.time_max_ns)
+				a->loss[n++] = a->loss[i];
+		a->n_loss = n;
+	}
 	a->lossy_ns = 0;
 	for (i = 0; i < a->n_loss; i++) {
 		uint64_t from = a->loss[i].from_ns > lo ? a->loss[i].from_ns : lo;

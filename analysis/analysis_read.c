@@ -39,6 +39,78 @@ double analysis_clean_s(const struct analysis *a)
 	return d > lossy ? d - lossy : 0;
 }
 
+/*
+ * A device's own span: from its first event to its last (within -x's
+ * window), not the trace's: a device busy for 9 ms of a 0.384 s trace of
+ * two is busy for 9 ms. The trace's duration where the device is unknown.
+ */
+static const struct device_span *device_span_ns(const struct analysis *a,
+						uint32_t device,
+						uint64_t *start, uint64_t *end)
+{
+	const struct device_span *sp = NULL;
+	size_t i;
+
+	*start = a->first_ns;
+	*end = a->last_ns;
+	for (i = 0; i < a->n_spans; i++)
+		if (a->spans[i].device == device) {
+			sp = &a->spans[i];
+			*start = sp->first_ns;
+			*end = sp->last_ns;
+			break;
+		}
+	if (a->cfg.has_time_range) {
+		if (*start < a->cfg.time_min_ns)
+			*start = a->cfg.time_min_ns;
+		if (*end > a->cfg.time_max_ns)
+			*end = a->cfg.time_max_ns;
+	}
+	return sp;
+}
+
+void analysis_device_bounds_s(const struct analysis *a, uint32_t device,
+			      double *first_s, double *last_s)
+{
+	uint64_t start, end, origin = a->cfg.has_time_range ?
+					      a->cfg.time_min_ns : a->first_ns;
+
+	device_span_ns(a, device, &start, &end);
+	*first_s = start > origin ? (double)(start - origin) / 1e9 : 0;
+	*last_s = end > origin ? (double)(end - origin) / 1e9 : 0;
+}
+
+double analysis_device_span_s(const struct analysis *a, uint32_t device)
+{
+	uint64_t start, end;
+
+	device_span_ns(a, device, &start, &end);
+	return end > start ? (double)(end - start) / 1e9 : 0;
+}
+
+double analysis_device_clean_s(const struct analysis *a, uint32_t device)
+{
+	uint64_t start, end, lossy = 0;
+	const struct device_span *sp = device_span_ns(a, device, &start, &end);
+	size_t i;
+
+	if (end <= start)
+		return 0;
+	if (sp && sp->lossy_known)
+		return sp->lossy_ns < end - start ?
+		       (double)(end - start - sp->lossy_ns) / 1e9 : 0;
+	/* the loss windows (merged, apart) where they meet the span */
+	for (i = 0; i < a->n_loss; i++) {
+		uint64_t from = a->loss[i].from_ns > start ? a->loss[i].from_ns
+							    : start;
+		uint64_t to = a->loss[i].to_ns < end ? a->loss[i].to_ns : end;
+
+		if (to > from)
+			lossy += to - from;
+	}
+	return lossy < end - start ? (double)(end - start - lossy) / 1e9 : 0;
+}
+
 double analysis_bin_lossy_s(const struct analysis *a, size_t i)
 {
 	return i < a->n_bins ? (double)a->bins[i].lossy_ns / 1e9 : 0;
@@ -275,21 +347,42 @@ uint64_t latency_op_max_ns(const struct latency_summary *l, int op)
 }
 
 int analysis_window_empty(const struct analysis *a, const struct options *o,
-			  char *buf, size_t size)
+			  const char *name, char *buf, size_t size,
+			  struct iow_error *err)
 {
 	double first = a->n_events_all ? (double)a->first_ns / 1e9 : 0;
 	double last = (double)a->last_ns / 1e9;
+	char devs[128] = "", one[24];
+	size_t i;
 
 	/* --compare says it of the trace it cannot compare, as an error */
 	if (a->n_events || o->compare ||
 	    (!o->has_x_range && !o->has_y_range && !o->n_only_devices))
 		return 0;
-	if (!a->n_events_all && o->n_only_devices)
-		snprintf(buf, size, "no event on the --device given");
-	else if (o->has_x_range)
-		snprintf(buf, size, "no event in -x %g:%g (the trace runs from "
-			 "%.3f to %.3f s)", o->x_min_s, o->x_max_s, first,
-			 last);
+	if (!a->n_events_all && o->n_only_devices) {
+		for (i = 0; i < a->n_other_devices; i++) {
+			snprintf(one, sizeof(one), "%s%u,%u", i ? " " : "",
+				 blk_dev_major(a->other_devices[i]),
+				 blk_dev_minor(a->other_devices[i]));
+			strncat(devs, one, sizeof(devs) - strlen(devs) - 1);
+		}
+		if (!a->n_other_devices)
+			return iow_fail(err, "%s: no event on the --device given: the trace has no I/O event at all",
+					name);
+		return iow_fail(err, "%s: no event on the --device given: the trace's device%s %s (%s)",
+				name, a->n_other_devices > 1 ? "s are" : " is",
+				devs, a->n_other_devices > 1 ?
+				"give -d one of them, or several -d" :
+				"give -d that one, or no -d");
+	}
+	/* beyond the trace: an error; an idle stretch inside it is an
+	 * answer (no I/O then), said once */
+	if (o->has_x_range && (o->x_min_s >= last || o->x_max_s <= first))
+		return iow_fail(err, "%s: no event in -x %g:%g: the trace runs from %.3f to %.3f s (give -x a range inside it)",
+				name, o->x_min_s, o->x_max_s, first, last);
+	if (o->has_x_range)
+		snprintf(buf, size, "no event in -x %g:%g, an idle stretch of the trace (it runs from %.3f to %.3f s)",
+			 o->x_min_s, o->x_max_s, first, last);
 	else
 		snprintf(buf, size, "no I/O in -y %g:%g MiB", o->y_min_mib,
 			 o->y_max_mib);

@@ -61,11 +61,17 @@ static void name_class(const struct graph_ctx *ctx, struct io_class *c,
 		snprintf(c->label, sizeof(c->label), "%s", what);
 }
 
-/* The next colour of a tag class: the palette's hues, then the shades
- * furthest apart from them and from "other" and "untagged". */
+/*
+ * The next colour of a tag class: the palette's hues after blue and
+ * vermilion, which are reads and writes in every other graph (a writer
+ * drawn blue beside a reader in vermilion read backwards), then the
+ * shades furthest apart from them and from "other" and "untagged".
+ */
 static int next_tag_color(int *next_color)
 {
-	return plot_category_color((*next_color)++);
+	int k = (*next_color)++;
+
+	return k < 5 ? 2 + k : plot_category_color(k + 2);
 }
 
 /*

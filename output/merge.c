@@ -26,6 +26,9 @@ struct merge {
 	struct trace_result r;
 	size_t cap_devices, cap_tags, cap_loss;
 	uint64_t offset_ns;	/* the durations merged so far */
+	int concurrent;		/* side by side: nothing shifted, the longest
+				 * duration and span, not their sum */
+	double duration_s;	/* the trace being read's */
 	const char *path;
 	char where[160];	/* "trace 2, device 8,0" */
 	struct iow_error *err;
@@ -220,6 +223,51 @@ static struct device_stats *device_of(struct merge *m, uint32_t device)
 	return &a->devices[a->n_devices++];
 }
 
+/*
+ * The device's own span and its time in loss windows (the trace's, from
+ * a summary that did not say them): added one after another, the
+ * longest side by side.
+ */
+static int add_span(struct merge *m, uint32_t device, const struct json *v)
+{
+	struct analysis *a = &m->r.analysis;
+	struct device_span *sp;
+	double first_s = 0, last_s = m->duration_s;
+	uint64_t first, last;
+	int ok = 1;
+	size_t i;
+
+	if (json_get(v, "first_s")) {
+		first_s = number(m, v, "first_s", &ok);
+		last_s = number(m, v, "last_s", &ok);
+		if (!ok)
+			return -1;
+	}
+	/* one after another, each trace after the durations before it;
+	 * side by side, all from the same start */
+	first = m->offset_ns + to_ns(first_s);
+	last = m->offset_ns + to_ns(last_s);
+	for (i = 0; i < a->n_spans && a->spans[i].device != device; i++)
+		;
+	if (i == a->n_spans) {
+		sp = room_for(a->spans, &a->cap_spans, a->n_spans, sizeof(*sp));
+		if (!sp)
+			return bad(m, "out of memory");
+		a->spans = sp;
+		memset(&sp[i], 0, sizeof(*sp));
+		sp[i].device = device;
+		sp[i].first_ns = first;
+		sp[i].last_ns = last;
+		a->n_spans++;
+	}
+	sp = &a->spans[i];
+	if (first < sp->first_ns)
+		sp->first_ns = first;
+	if (last > sp->last_ns)
+		sp->last_ns = last;
+	return 0;
+}
+
 /* {"read": N, "write": N} of queued and merges. */
 static void add_by_dir(struct merge *m, uint64_t into[N_DIRS],
 		       const struct json *v, int *ok)
@@ -267,6 +315,8 @@ static int add_device(struct merge *m, const struct json *v, size_t len)
 	d->unseen_completions += whole(m, v, "unseen_completions", &ok);
 	d->depth_area_ns += number(m, v, "queue_depth_area_s", &ok) * 1e9;
 	if (!ok)
+		return -1;
+	if (add_span(m, d->device, v) < 0)
 		return -1;
 	if (add_classes(m, d, json_get(v, "latency_by_class")) < 0 ||
 	    add_latency(m, &d->flush_d2c, OP_FLUSH,
@@ -383,7 +433,7 @@ static int add_trace(struct merge *m, const struct json *t, size_t index)
 {
 	struct analysis *a = &m->r.analysis;
 	const struct json *devices = json_get(t, "devices");
-	double duration_s, bin_s;
+	double duration_s, bin_s, lossy_s;
 	size_t i, len;
 	int ok = 1;
 
@@ -393,8 +443,15 @@ static int add_trace(struct merge *m, const struct json *t, size_t index)
 	a->n_notes += whole(m, t, "notes", &ok);
 	a->lost_events += whole(m, t, "lost_events", &ok);
 	a->lost_unlocated += whole(m, t, "lost_unlocated", &ok);
-	a->lossy_ns += to_ns(number(m, t, "lossy_s", &ok));
+	lossy_s = number(m, t, "lossy_s", &ok);
 	duration_s = number(m, t, "duration_s", &ok);
+	m->duration_s = duration_s;
+	/* one after another, the loss windows' time adds; side by side,
+	 * the trace that lost longest says it */
+	if (!m->concurrent)
+		a->lossy_ns += to_ns(lossy_s);
+	else if (to_ns(lossy_s) > a->lossy_ns)
+		a->lossy_ns = to_ns(lossy_s);
 	bin_s = number(m, t, "bin_width_s", &ok);
 	if (!ok)
 		return -1;
@@ -409,8 +466,12 @@ static int add_trace(struct merge *m, const struct json *t, size_t index)
 		return -1;
 	if (to_ns(duration_s) > MERGE_MAX_TRACE_NS - m->offset_ns)
 		return bad(m, "\"duration_s\": the traces merged so far and this one last longer than any trace (146 years): merge fewer");
-	m->offset_ns += to_ns(duration_s);
-	a->last_ns = m->offset_ns;
+	if (!m->concurrent) {
+		m->offset_ns += to_ns(duration_s);
+		a->last_ns = m->offset_ns;
+	} else if (to_ns(duration_s) > a->last_ns) {
+		a->last_ns = to_ns(duration_s);
+	}
 	m->where[0] = 0;
 	return 0;
 }
@@ -533,6 +594,7 @@ static void merge_free(struct merge *m)
 	free(a->devices);
 	free(a->tags);
 	free(a->loss);
+	free(a->spans);
 	free((char *)m->r.source);
 }
 
@@ -558,13 +620,23 @@ static char *sources(const char *const *paths, size_t n)
 int summary_merge(FILE *out, const char *const *paths, size_t n, int json,
 		  size_t top_tags, struct iow_error *err)
 {
+	return summary_merge_as(out, paths, n, 0, json, top_tags, err);
+}
+
+int summary_merge_as(FILE *out, const char *const *paths, size_t n,
+		     int concurrent, int json, size_t top_tags,
+		     struct iow_error *err)
+{
 	struct merge m;
 	size_t i;
 	int rc = 0;
 
 	memset(&m, 0, sizeof(m));
 	m.err = err;
-	m.r.label = "merged";
+	m.concurrent = concurrent;
+	/* the label says which merge it is, in the text and the JSON */
+	m.r.label = concurrent ? "merged side by side" :
+		    "merged one after another";
 	if (!(m.r.source = sources(paths, n)))
 		return iow_fail(err, "out of memory");
 	for (i = 0; rc == 0 && i < n; i++) {

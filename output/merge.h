@@ -20,5 +20,13 @@
  */
 int summary_merge(FILE *out, const char *const *paths, size_t n, int json,
 		  size_t top_tags, struct iow_error *err);
+/*
+ * The same, saying how the traces ran: concurrent (side by side, as hosts
+ * at once: the merge spans the longest, each device its longest span, so
+ * rates and depths add) or not (one after another: durations add).
+ */
+int summary_merge_as(FILE *out, const char *const *paths, size_t n,
+		     int concurrent, int json, size_t top_tags,
+		     struct iow_error *err);
 
 #endif

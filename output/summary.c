@@ -234,11 +234,17 @@ static void text_account(FILE *out, const struct analysis *a,
 void summary_json_device_fields(FILE *out, const struct analysis *a,
 				const struct device_stats *d)
 {
-	/* the depth's mean over the time outside loss windows */
-	double clean = analysis_clean_s(a);
+	/* the depth's mean over the device's time outside loss windows */
+	double clean = analysis_device_clean_s(a, d->device);
 
-	fprintf(out, "\"device\": \"%u,%u\", ", blk_dev_major(d->device),
-		blk_dev_minor(d->device));
+	double span = analysis_device_span_s(a, d->device), first, last;
+
+	/* its own span: where (from the trace's start), how long, and the
+	 * time of it in loss windows */
+	analysis_device_bounds_s(a, d->device, &first, &last);
+	fprintf(out, "\"device\": \"%u,%u\", \"span_s\": %.9f, \"first_s\": %.9f, \"last_s\": %.9f, \"lossy_s\": %.9f, ",
+		blk_dev_major(d->device), blk_dev_minor(d->device), span,
+		first, last, span > clean ? span - clean : 0);
 	fprintf(out, "\"read\": {\"ios\": %llu, \"bytes\": %llu}, ",
 		(unsigned long long)d->ios[DIR_READ],
 		(unsigned long long)d->bytes[DIR_READ]);
@@ -715,6 +721,8 @@ static void text_loss(FILE *out, const struct analysis *a)
 		}
 	if (unknown && !a->lost_events)	/* a file cut short, say */
 		fprintf(out, " LOST an unknown number of events on ");
+	else if (!a->lost_events && a->cfg.has_time_range)
+		fprintf(out, " LOST events (counted with the time before -x's window, where their loss began) on ");
 	else
 		fprintf(out, " LOST %s%llu event%s on ",
 			unknown ? "at least " : "",
@@ -913,10 +921,11 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 		/* the source in brackets only where it says more */
 		int show_src = src && strcmp(src, traces[i].label);
 
-		fprintf(out, "%s%s%s%s: %llu events, %.3f s%s%s\n",
+		fprintf(out, "%s%s%s%s: %llu event%s, %.3f s%s%s\n",
 			traces[i].label, show_src ? " (" : "",
 			show_src ? src : "", show_src ? ")" : "",
-			(unsigned long long)a->n_events, dur,
+			(unsigned long long)a->n_events, plural(a->n_events),
+			dur,
 			traces[i].recorder ? ", recorded with " : "",
 			traces[i].recorder ? traces[i].recorder : "");
 		if (a->duplicate_records)
@@ -931,8 +940,18 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 
 			if (!d->has_io)
 				continue;
-			fprintf(out, " device %u,%u\n", blk_dev_major(d->device),
-				blk_dev_minor(d->device));
+			/* rates over the device's own span, said where it
+			 * is not the trace's */
+			dur = analysis_device_span_s(a, d->device);
+			if (fabs(dur - analysis_duration_s(a)) >= 0.0005)
+				fprintf(out, " device %u,%u (rates and depth over its own %.3f s, first event to last, of the trace's %.3f s)\n",
+					blk_dev_major(d->device),
+					blk_dev_minor(d->device), dur,
+					analysis_duration_s(a));
+			else
+				fprintf(out, " device %u,%u\n",
+					blk_dev_major(d->device),
+					blk_dev_minor(d->device));
 			text_bytes(out, "read", d->ios[DIR_READ],
 				   d->bytes[DIR_READ], dur);
 			text_bytes(out, "write", d->ios[DIR_WRITE],
@@ -963,9 +982,10 @@ void summary_print_text(FILE *out, const struct trace_result *traces,
 			if (d->flush_d2c.n)
 				text_latency(out, "D2C", &d->flush_d2c);
 			fprintf(out, "  queue depth (mean) %.3f, seeks %llu\n",
-				analysis_clean_s(a) > 0 ?
+				analysis_device_clean_s(a, d->device) > 0 ?
 					d->depth_area_ns / 1e9 /
-						analysis_clean_s(a) : 0,
+					analysis_device_clean_s(a, d->device) :
+					0,
 				(unsigned long long)d->seeks);
 			text_account(out, a, d);
 		}

@@ -3,6 +3,7 @@
  * table of looks, each a magic number at an offset or a test of the
  * first line, tried in order; plain text last.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -298,6 +299,35 @@ static int html(const unsigned char *p, size_t len)
 		memmem(p, len, "<!DOCTYPE html", 14));
 }
 
+/*
+ * A Perfetto trace: TracePackets, each field 1 of the Trace message
+ * (tag 0x0a) and a varint length that fits what follows or runs on
+ * beyond what was read.
+ */
+static int pftrace(const unsigned char *p, size_t len)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	if (len < 3 || p[0] != 0x0a)
+		return 0;
+	for (i = 1; i < len && i < 11; i++) {
+		n |= (uint64_t)(p[i] & 0x7f) << (7 * (i - 1));
+		if (!(p[i] & 0x80))
+			break;
+	}
+	/* a packet of 2 bytes or more, and the next byte a field's tag
+	 * (field 1 and up, wire types 0-5) */
+	return i < len && i < 11 && n >= 2 && i + 1 < len &&
+	       p[i + 1] >= 0x08 && (p[i + 1] & 7) <= 5;
+}
+
+/* This program's own: its packets name the block devices' tracks. */
+static int own_pftrace(const unsigned char *p, size_t len)
+{
+	return pftrace(p, len) && memmem(p, len, "block device ", 13);
+}
+
 /* Printable ASCII, white space, and UTF-8's bytes: no control bytes. */
 static int text(const unsigned char *p, size_t len)
 {
@@ -348,6 +378,11 @@ static const struct look looks[] = {
 	{ { "an MP4 video", NULL, NULL, NULL }, "ftyp", 4, 4, NULL },
 	{ { "a Matroska or WebM video", NULL, NULL, NULL }, "\x1a\x45\xdf\xa3", 4,
 	  0, NULL },
+	{ { "iowatcher's own Perfetto trace (written by -o NAME.pftrace)",
+	    "open it at ui.perfetto.dev; give -t the trace it was made from",
+	    NULL, NULL }, NULL, 0, 0, own_pftrace },
+	{ { "a Perfetto trace", "open it at ui.perfetto.dev; iowatcher reads blktrace's files, a blkparse -d dump, trace.dat or perf script's text",
+	    NULL, NULL }, NULL, 0, 0, pftrace },
 	{ { "an SVG image", NULL, NULL, NULL }, NULL, 0, 0, svg },
 	{ { "an HTML page", NULL, NULL, NULL }, NULL, 0, 0, html },
 	{ { "a JSON document", NULL, NULL, NULL }, NULL, 0, 0, json },

@@ -304,6 +304,41 @@ async function checkCover(page, r) {
 	}
 }
 
+/* The whole run's box against --summary's text: its head, each class
+ * and latency row, the depth line, as the text says them (units words
+ * aside); no row the text has not (no pooled "D2C" of reads and writes). */
+function summaryWords(line) {
+	return line.trim().split(/\s+/).filter(w =>
+		!['I/O', 'I/Os', 'MB/s', 'IOPS'].includes(w)).join(' ');
+}
+
+async function checkSummaryBox(page, r) {
+	const text = childProcess.execFileSync(r.summary.iow,
+		r.summary.args.concat(['--summary']), { encoding: 'utf8' });
+	const want = [];
+	text.split('\n').forEach((line, i) => {
+		if (i === 0 || /^  (read|write|discard|flush|zone-mgmt|write-zeroes|D2C|Q2C|Q2D|queue depth) /.test(line))
+			want.push(summaryWords(line));
+	});
+	const box = await page.evaluate(() => {
+		window.iowReport.wholeRun();
+		const t = document.querySelector('.iow-table');
+		const rows = [];
+		t.querySelectorAll('.iow-trace, .iow-small').forEach(e => rows.push(e.innerText));
+		t.querySelectorAll('table.iow-io tr, table.iow-lat tr').forEach(tr =>
+			rows.push([...tr.children].map(c => c.innerText).filter(x => x !== '').join(' ')));
+		return rows;
+	});
+	const have = box.map(summaryWords);
+	const missing = want.filter(w => !have.includes(w));
+	check(r.name + ': the whole run\'s box says what --summary says (' + want.length + ' lines)',
+	      !missing.length, 'missing: ' + missing.slice(0, 3).join(' | ') +
+	      '; the box: ' + have.slice(0, 6).join(' | '));
+	const pooled = have.filter(w => /^(D2C|Q2C|Q2D) \d/.test(w));
+	check(r.name + ': no latency row of reads and writes pooled', !pooled.length,
+	      pooled.join(' | '));
+}
+
 /* The zoomed table against iowatcher -x of the interval it shows. */
 async function checkX(page, r) {
 	const xc = r.xcheck;
@@ -580,6 +615,8 @@ async function checkReport(browser, r) {
 		await checkX(page, r);
 	check(r.name + ': no console error as it was used', !errors.length,
 	      errors.join(' | '));
+	if (r.summary)
+		await checkSummaryBox(page, r);
 	for (const t of r.texts || []) {
 		const found = await page.evaluate(s => document.body.innerText.indexOf(s) >= 0, t);
 		check(r.name + ': the page says "' + t + '"', found);

@@ -151,17 +151,49 @@ EOF
 	check "$tn: and counts only its events ($one < $all)" [ "$one" -lt "$all" ]
 fi
 
-# -x past the end: one line on stderr, a summary of nothing, a picture.
+# -x past the end: an error, one line on stderr, nothing written (a
+# summary of nothing read as a quiet disk, and exited 0)
 base=$TOP/samples/fio-randrw
 "$IOW" -t "$base" -x 50:60 --summary=json -o "$TMP/x.svg" \
 	> "$TMP/x.json" 2> "$TMP/x.err"
 rc=$?
-check "-x past the end: exit 0, the picture drawn" sh -c "[ $rc = 0 ] && [ -s '$TMP/x.svg' ]"
-check "-x past the end: no events counted" \
-	[ "$(json "$TMP/x.json" "d['traces'][0]['events']")" = 0 ]
-check "-x past the end: says so in one line" \
+check "-x past the end: exit 1, no picture, no summary" \
+	sh -c "[ $rc = 1 ] && [ ! -e '$TMP/x.svg' ] && [ ! -s '$TMP/x.json' ]"
+check "-x past the end: says so in one line, with the trace's range" \
 	sh -c "[ \$(wc -l < '$TMP/x.err') = 1 ] &&
-	       grep -q 'no event in -x 50:60 (the trace runs from 0.000 to 5.0' '$TMP/x.err'"
+	       grep -q 'no event in -x 50:60: the trace runs from 0.000 to 5.0' '$TMP/x.err'"
+# -x on an idle stretch inside the trace (fio-randrw has none from 2 s
+# to 3 s): an answer, said once, exit 0
+"$IOW" -t "$base" -x 2:3 --summary=json > "$TMP/idle.json" 2> "$TMP/idle.err"
+rc=$?
+check "-x on an idle stretch inside the trace: exit 0, 0 events, said once" \
+	sh -c "[ $rc = 0 ] && [ \$(wc -l < '$TMP/idle.err') = 1 ] &&
+	       grep -q 'an idle stretch of the trace' '$TMP/idle.err'"
+# --device the trace does not have: the same, naming the devices it has
+"$IOW" -t "$TOP/samples/two-devices" -d 8,0 --summary -o "$TMP/d.svg" \
+	> "$TMP/d.txt" 2> "$TMP/d.err"
+rc=$?
+check "-d 8,0 of a trace of 7,0 and 7,1: exit 1, nothing written" \
+	sh -c "[ $rc = 1 ] && [ ! -e '$TMP/d.svg' ] && [ ! -s '$TMP/d.txt' ]"
+check "-d 8,0: one line naming the trace's devices" \
+	sh -c "[ \$(wc -l < '$TMP/d.err') = 1 ] &&
+	       grep -q \"the trace's devices are 7,0 7,1\" '$TMP/d.err'"
+# A device's rates and depth are over its own span, not the trace's:
+# the same with --device as without (7,0 of two-devices was divided by
+# the 2.343 s of both devices' events, by its own 1.514 s alone)
+"$IOW" -t "$TOP/samples/two-devices" --summary=json > "$TMP/both.json"
+"$IOW" -t "$TOP/samples/two-devices" -d 7,0 --summary=json > "$TMP/alone.json"
+dev70="[x for x in d['traces'][0]['devices'] if x['device'] == '7,0'][0]"
+check "a device's span_s is its own, with or without the other device" \
+	[ "$(json "$TMP/both.json" "$dev70['span_s']")" = "$(json "$TMP/alone.json" "$dev70['span_s']")" ]
+check "a device's mean depth is the same with or without the other device" \
+	[ "$(json "$TMP/both.json" "$dev70['queue_depth_mean']")" = "$(json "$TMP/alone.json" "$dev70['queue_depth_mean']")" ]
+"$IOW" -t "$TOP/samples/two-devices" --summary > "$TMP/both.txt"
+"$IOW" -t "$TOP/samples/two-devices" -d 7,0 --summary > "$TMP/alone.txt"
+check "a device's text rates are the same with or without the other device" \
+	sh -c "[ \"\$(grep -A3 '^ device 7,0' '$TMP/both.txt' | tail -n 3)\" = \"\$(grep -A3 '^ device 7,0' '$TMP/alone.txt' | tail -n 3)\" ]"
+check "and the text says the device's span where it is not the trace's" \
+	grep -q "^ device 7,0 (rates and depth over its own 1.514 s, first event to last, of the trace's 2.343 s)" "$TMP/both.txt"
 "$IOW" -t "$base" -x 1:2 --summary=json > "$TMP/w.json" 2> "$TMP/w.err"
 check "-x 1:2 counts the window's events only" \
 	[ "$(json "$TMP/w.json" "d['traces'][0]['events']")" -lt 14000 ]

@@ -115,6 +115,14 @@ check "--help: -w names its minimum" grep -q -- "-w, --width PX .*at least 200" 
 check "--help: .ogg is a movie" grep -q "\.ogg" "$TMP/help"
 rm -f "$TMP/help"
 
+# a choice given twice with two values: refused (the last was kept silently)
+says "--summary --summary=json: refused, naming both" 2 \
+	"iowatcher: --summary given twice, as text and as json: give it once" \
+	-t "$S" --summary --summary=json
+"$IOW" -t "$S" --summary --summary > "$TMP/out" 2> "$TMP/err"
+check "--summary twice, the same: as once" sh -c "[ $? = 0 ] && [ ! -s '$TMP/err' ] && grep -q 'events' '$TMP/out'"
+rm -f "$TMP/out" "$TMP/err"
+
 # ---- movies, output names, taggers ----
 says "--movie without -o names no file the user never typed" 2 \
 	"iowatcher: --movie needs -o FILE (.mp4, .webm, .ogv, .ogg or .gif)" -t "$S" --movie

@@ -202,5 +202,18 @@ else
 	done < "$TMP/duck.out"
 	grep -qE '^(ok|FAIL|skipped)' "$TMP/duck.out" ||
 		fail "the DuckDB checks ran" "$(tail -n 3 "$TMP/duck.out")"
+	# the README's line for a user without a duckdb command
+	if [ -d "$TOP/web/node_modules/@duckdb/node-api" ]; then
+		rm -f "$TMP/fleet/fleet.parquet"
+		(cd "$TMP/fleet" && node "$TOP/scripts/duckdb.js" < "$TOP/scripts/fleet.sql") \
+			> "$TMP/readme-duck.out" 2> "$TMP/readme-duck.err"
+		check "the README's 'node scripts/duckdb.js < scripts/fleet.sql' prints both tables and writes fleet.parquet" \
+			sh -c "grep -q '^host	device' '$TMP/readme-duck.out' &&
+			       grep -q '^hosts	bios' '$TMP/readme-duck.out' &&
+			       [ -s '$TMP/fleet/fleet.parquet' ] && [ ! -s '$TMP/readme-duck.err' ]"
+		check "the README gives that line" grep -q 'node PATH/TO/iowatcher/scripts/duckdb.js < PATH/TO/iowatcher/scripts/fleet.sql' "$TOP/README.md"
+	else
+		skip "the README's duckdb.js line: web/node_modules/@duckdb/node-api is missing (cd web && npm ci)"
+	fi
 fi
 finish

@@ -303,6 +303,11 @@ cp "$TOP/samples/fio-randrw.png" "$TMP/out.png.in"
 bad_input "a PNG image" \
 	"out.png.in: a PNG image, not a blktrace trace (give blktrace's NAME.blktrace.N files or a blkparse -d dump)" \
 	-t "$TMP/out.png.in"
+# this program's own Perfetto output, given back to it
+"$IOW" -t "$TOP/samples/fio-randrw" -x 0:0.5 -o "$TMP/own.pftrace" 2> /dev/null
+bad_input "iowatcher's own .pftrace" \
+	"own.pftrace: iowatcher's own Perfetto trace (written by -o NAME.pftrace), not a blktrace trace (open it at ui.perfetto.dev; give -t the trace it was made from)" \
+	-t "$TMP/own.pftrace"
 bad_input "the program itself" "iowatcher: an ELF program or library, not a blktrace trace" \
 	-t "$IOW"
 bad_input "fio's output" \

@@ -59,7 +59,33 @@ check "text: the rows are there (D2C read, flush)" \
 	sh -c "grep -q 'D2C read' '$TMP/m.rows' && grep -q 'D2C flush' '$TMP/m.rows'"
 head -1 "$TMP/m.txt" > "$TMP/head"
 check "text: the merge is named with its sources" \
-	grep -q "^merged ($TMP/a.json + $TMP/b.json): 49986 events" "$TMP/head"
+	grep -q "^merged one after another ($TMP/a.json + $TMP/b.json): 49986 events" "$TMP/head"
+
+# side by side (hosts at once): the longest duration, each device its
+# longest span, so rates and mean depths add; said in the head line
+"$IOW" --merge-summaries "$TMP/a.json" "$TMP/b.json" --merge-as concurrent \
+	--summary=json > "$TMP/c.json"
+check "--merge-as concurrent: rates and mean depths add, over the longer run" python3 -c "
+import json, sys
+a, b, c = (json.load(open('$TMP/' + n + '.json'))['traces'][0] for n in 'abc')
+dev = lambda t, n: [d for d in t['devices'] if d['device'] == n][0]
+ok = abs(c['duration_s'] - max(a['duration_s'], b['duration_s'])) < 1e-6
+ok = ok and c['label'] == 'merged side by side'
+for n in ('8,0', '8,16'):
+    da, db, dc = dev(a, n), dev(b, n), dev(c, n)
+    ok = ok and abs(dc['span_s'] - max(da['span_s'], db['span_s'])) < 1e-6
+    ok = ok and dc['read']['ios'] == da['read']['ios'] + db['read']['ios']
+    # the depth's area adds over the longer span: the depths add where
+    # the spans are alike, never divided by their sum
+    ok = ok and abs(dc['queue_depth_mean'] - (da['queue_depth_area_s'] + db['queue_depth_area_s']) / dc['span_s']) < 1e-3
+sys.exit(0 if ok else 1)"
+"$IOW" --merge-summaries "$TMP/a.json" "$TMP/b.json" --merge-as concurrent \
+	> "$TMP/c.txt"
+check "--merge-as concurrent: the head line says side by side" \
+	grep -q "^merged side by side ($TMP/a.json + $TMP/b.json): 49986 events, 4.070 s" "$TMP/c.txt"
+"$IOW" -t "$TMP/a" --merge-as concurrent > /dev/null 2> "$TMP/err"
+check "--merge-as without --merge-summaries: refused" \
+	grep -q "give it with --merge-summaries" "$TMP/err"
 
 # associative: (a+b)+d = a+(b+d) = a+b+d
 "$IOW" --merge-summaries "$TMP/b.json" "$TMP/d.json" --summary=json \
@@ -114,6 +140,19 @@ assert len(m["loss_windows"]) == 1 and v["events"] == w["events"] > 0
 assert abs(v["from_s"] - b["duration_s"] - w["from_s"]) < 2e-6
 assert abs(v["to_s"] - b["duration_s"] - w["to_s"]) < 2e-6' \
 		"$TMP/b.json" "$TMP/la.json" "$TMP/mbl.json"
+	# two -x halves cut inside the loss window: each loss counted once,
+	# in the half where it began (both counted it: "LOST 2" merged)
+	cut=0.07 end=$(python3 -c "import json; print(json.load(open('$TMP/la.json'))['traces'][0]['duration_s'] + 1)")
+	"$IOW" -t "$TMP/la" -x 0:$cut --summary=json > "$TMP/h1.json" 2>/dev/null
+	"$IOW" -t "$TMP/la" -x $cut:$end --summary=json > "$TMP/h2.json" 2>/dev/null
+	"$IOW" --merge-summaries "$TMP/h1.json" "$TMP/h2.json" --summary=json \
+		> "$TMP/mh.json"
+	check "-x halves cut inside a loss window merge to the whole's lost events" \
+		python3 -c 'import json, sys
+la, h1, h2, m = (json.load(open(p))["traces"][0] for p in sys.argv[1:])
+assert la["lost_events"] > 0
+assert h1["lost_events"] + h2["lost_events"] == la["lost_events"] == m["lost_events"], (h1["lost_events"], h2["lost_events"], la["lost_events"])' \
+		"$TMP/la.json" "$TMP/h1.json" "$TMP/h2.json" "$TMP/mh.json"
 else
 	fail "make_lossy.py on a gentrace trace"
 fi

@@ -148,4 +148,13 @@ check "-o names the picture: replaced as asked, nothing said" [ ! -s "$TMP/named
 px=$("$PROBE" "$TMP/cpu1.png" 60 70 740 295)
 check "cpu of one mpstat sample: its stack drawn ($px coloured px)" [ "${px:-0}" -gt 100 ]
 
+# -P: tags never take reads' blue or writes' vermilion (palette 0 and 1):
+# the top writer was drawn blue beside a reader in vermilion
+"$IOW" -t "$TOP/samples/ext4-causes" -P -o "$TMP/p.html" 2> /dev/null
+check "-P: no tag coloured as reads or writes are" python3 -c "
+import json, re, sys
+page = open('$TMP/p.html').read()
+colours = [int(c) for c in re.findall(r'\"color\":(-?\d+)', page)]
+sys.exit(0 if colours and not set(colours) & {0, 1} else 1)"
+
 finish

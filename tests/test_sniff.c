@@ -124,6 +124,11 @@ static void test_binary_files_are_told_by_magic(void)
 	LOOKS("\x17\x08\x44tracing6\0\0\0\0",
 	      "a trace-cmd recording (trace.dat)");
 	LOOKS("PERFILE2h\0\0\0", "a perf recording (perf.data: perf script prints it)");
+	/* a TracePacket of 4 bytes padded to 4, then one naming a track */
+	LOOKS("\x0a\x84\x80\x80\x00\x50\x01\x68\x01\x0a\x20\x50\x01"
+	      "\x12\x12" "block device 7,1",
+	      "iowatcher's own Perfetto trace (written by -o NAME.pftrace)");
+	LOOKS("\x0a\x0c\x08\x01\x10\x02 six more", "a Perfetto trace");
 	p = start_of("samples/ext4-causes.cause.0", &len);
 	CHECK(p && looks_like(p, len,
 			      "iowatcher's per-CPU causes file (NAME.cause.N)"));

@@ -457,7 +457,7 @@ function timeOpts(box, yAxis, extra) {
 		},
 		axes: [
 			{ values: axisValues(fmtSeconds, false), size: 36,
-			  label: 'time', labelSize: 16 },
+			  space: timeTickSpace, label: 'time', labelSize: 16 },
 			yAxis
 		],
 		hooks: {
@@ -484,6 +484,19 @@ function timeOpts(box, yAxis, extra) {
 	for (var k in extra)
 		o[k] = extra[k];
 	return o;
+}
+
+/* The time axis's room per tick: its widest label (about 7 px a
+ * character at 12 px) and a gap, so that a zoom's long labels ("1000 ms",
+ * "1050 ms") never run together. */
+function timeTickSpace(u, axisIdx, min, max) {
+	var step = Math.pow(10, Math.floor(Math.log10(Math.max((max - min) / 5,
+							       1e-12))));
+	var mag = Math.max(Math.abs(min), Math.abs(max));
+	var n = Math.max(fmtSeconds(min, step, mag).length,
+			 fmtSeconds(max, step, mag).length);
+
+	return Math.max(50, Math.ceil(n * 7.5) + 20);
 }
 
 /* Room for the widest tick label, and the axis's own label. */
@@ -1928,6 +1941,68 @@ function wholeRunOps(t) {
 var IO_HEAD = ['class', 'I/Os', 'MiB', 'MB/s', 'IOPS'];
 var LAT_HEAD = ['latency (\u00b5s)', 'bios', 'mean', 'p50', 'p90', 'p99', 'max'];
 
+/* n and its word, "s" where n is not one: "1 event", "2 events". */
+function counted(n, word) {
+	return n + ' ' + word + (n === 1 ? '' : 's');
+}
+
+/* Bytes as --summary prints them: "0 B", "16.0 KiB", "5.6 MiB". */
+function summaryBytes(b) {
+	var units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'], v = b, u = 0;
+
+	while (v >= 1023.95 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	return (u ? v.toFixed(1) : v.toFixed(0)) + ' ' + units[u];
+}
+
+var SUMMARY_IO_HEAD = ['class', 'I/Os', 'bytes', 'MB/s', 'IOPS'];
+/* --summary's classes, in its order (flush moves no bytes it counts) */
+var SUMMARY_OPS = ['read', 'write', 'discard', 'flush', 'zone-mgmt',
+		   'write-zeroes'];
+
+/* A device's class rows as --summary prints them: read and write
+ * always, the others where they have I/O. */
+function summaryIoRows(d, span) {
+	var rows = [];
+
+	SUMMARY_OPS.forEach(function (op) {
+		var c = d[op] || { ios: 0, bytes: 0 }, noBytes;
+
+		if (!c.ios && op !== 'read' && op !== 'write')
+			return;
+		noBytes = op === 'flush' || op === 'zone-mgmt';
+		rows.push([op, c.ios, noBytes ? '' : summaryBytes(c.bytes || 0),
+			   noBytes ? '' : fixed(span > 0 ? c.bytes / 1e6 / span : 0, 2),
+			   fixed(span > 0 ? c.ios / span : 0, 1)]);
+	});
+	return rows;
+}
+
+/* A device's latency rows as --summary prints them: one per metric and
+ * class with timed bios ("D2C read", "D2C write"), never their pool;
+ * "-" where none was timed; flushes' D2C last. */
+function summaryLatRows(d) {
+	var rows = [], by = d.latency_by_class || {};
+
+	[['D2C', 'd2c_us'], ['Q2C', 'q2c_us'], ['Q2D', 'q2d_us']].forEach(function (m) {
+		if (!d[m[1]] || !d[m[1]].n) {
+			rows.push([m[0], '-', '', '', '', '', '']);
+			return;
+		}
+		Object.keys(by).forEach(function (op) {
+			var l = by[op][m[1]];
+
+			if (l && l.n)
+				rows.push(latRow(m[0] + ' ' + op, l));
+		});
+	});
+	if (d.flush && d.flush.ios && d.flush.d2c_us && d.flush.d2c_us.n)
+		rows.push(latRow('D2C flush', d.flush.d2c_us));
+	return rows;
+}
+
 /* The whole run, as --summary says it: per trace and device. */
 function wholeRunTable(box) {
 	doc.summary.traces.forEach(function (tr, t) {
@@ -1938,31 +2013,22 @@ function wholeRunTable(box) {
 		 * text summary does */
 		var head = el('div', 'iow-trace', tr.label +
 			      (tr.source !== tr.label ? ' (' + tr.source + ')' : '') +
-			      ': ' + tr.events + ' events, ' +
+			      ': ' + counted(tr.events, 'event') + ', ' +
 			      tr.duration_s.toFixed(3) + ' s' +
-			      (tr.lost_events ? ', ' + tr.lost_events +
-			       ' events lost' + where : ''));
+			      (tr.lost_events ? ', ' +
+			       counted(tr.lost_events, 'event') + ' lost' +
+			       where : ''));
 
 		head.dataset.key = 't' + t;
 		box.appendChild(head);
 		tr.devices.forEach(function (d) {
-			var span = tr.duration_s || 1;
+			var span = d.span_s !== undefined ? d.span_s : tr.duration_s;
 			var dev = el('div', 'iow-device');
 
 			dev.appendChild(el('div', 'iow-devname', 'device ' + d.device));
-			var ops = {};
-
-			CLASS_OPS.forEach(function (op) {
-				ops[op] = d[op];
-			});
-			dev.appendChild(htmlTable(IO_HEAD, tableRows({ ops: ops, span: span }, ops),
+			dev.appendChild(htmlTable(SUMMARY_IO_HEAD, summaryIoRows(d, span),
 						  'iow-io'));
-			var lat = [latRow('D2C', d.d2c_us), latRow('Q2C', d.q2c_us),
-				   latRow('Q2D', d.q2d_us)];
-
-			if (d.flush && d.flush.ios)
-				lat.push(latRow('D2C flush', d.flush.d2c_us));
-			dev.appendChild(htmlTable(LAT_HEAD, lat, 'iow-lat'));
+			dev.appendChild(htmlTable(LAT_HEAD, summaryLatRows(d), 'iow-lat'));
 			dev.appendChild(el('div', 'iow-small', 'queue depth (mean) ' +
 				d.queue_depth_mean.toFixed(3) + ', seeks ' + d.seeks));
 			box.appendChild(dev);
