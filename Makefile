@@ -274,7 +274,7 @@ fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) \
 		sh fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TARGETS)
 	$(MAKE) all
-	HOLES_CASES=$(HOLES_FUZZ_CASES) HOLES_SEED=1000 sh tests/t_holes.sh
+	HOLES_STRICT=1 HOLES_CASES=$(HOLES_FUZZ_CASES) HOLES_SEED=1000 sh tests/t_holes.sh
 
 # bench/run.sh: reading traces against btt, blkparse, the original and
 # cat; bench/record.sh: what recording costs the workload (root).
