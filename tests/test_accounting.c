@@ -702,9 +702,9 @@ static void test_loss_never_shows_as_latency_or_depth(void)
 	summary_print_json(f, &r, 1, 0);
 	summary_print_text(f, &r, 1, 8);
 	fclose(f);
-	CHECK(strstr(buf, "\"lost_events\": 1000, \"lost_count_known\": true, \"lost_unlocated\": 0, \"lossy_s\": 1.000000, \"loss_windows\": [{\"from_s\": 1.000000, \"to_s\": 2.000000, \"events\": 1000, \"count_known\": true, \"noted_late\": false, \"cpus\": [1]}]") != NULL);
+	CHECK(strstr(buf, "\"lost_events\": 1000, \"lost_count_known\": true, \"lost_unlocated\": 0, \"lossy_s\": 1.000000, \"loss_windows\": [{\"from_s\": 1.000000, \"to_s\": 2.000000, \"events\": 1000, \"count_known\": true, \"noted_late\": false, \"inferred\": false, \"cpus\": [1]}]") != NULL);
 	CHECK(strstr(buf, "\"queue_depth_mean\": 0.3003, \"seeks\": ") != NULL);
-	CHECK(strstr(buf, "\"lost_in_flight\": 1, \"unseen_completions\": 0, \"queue_depth_area_s\": 0.901000000}") != NULL);
+	CHECK(strstr(buf, "\"lost_in_flight\": 1, \"unseen_completions\": 0, \"orphan_requests\": 0, \"unmatched_completions\": 0, \"queue_depth_area_s\": 0.901000000}") != NULL);
 	CHECK(strstr(buf, " LOST 1000 events on CPU 1, from 1.000 s to 2.000 s (1.000 s of the 4.000 s): no latency or queue depth is counted then, and the 1 I/O in flight as it began is not timed\n") != NULL);
 	free(buf);
 	analysis_free(&a);
