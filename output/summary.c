@@ -371,12 +371,24 @@ static void json_loss(FILE *out, const struct analysis *a)
 		(double)a->lossy_ns / 1e9);
 	for (i = 0; i < a->n_loss; i++) {
 		const struct loss_window *w = &a->loss[i];
+		uint64_t from = w->from_ns, to = w->to_ns;
 
+		/* within -x's window: a loss that runs past the window's
+		 * edge is this summary's up to the edge (a merge of -x
+		 * halves sees each half's part) */
+		if (a->cfg.has_time_range) {
+			if (from < a->cfg.time_min_ns)
+				from = a->cfg.time_min_ns;
+			if (to > a->cfg.time_max_ns)
+				to = a->cfg.time_max_ns;
+			if (to < from)
+				to = from;
+		}
 		fprintf(out, "%s{\"from_s\": %.6f, \"to_s\": %.6f, "
 			"\"events\": %llu, \"count_known\": %s, "
 			"\"noted_late\": %s, \"inferred\": %s, \"cpus\": ",
 			i ? ", " : "",
-			(double)w->from_ns / 1e9, (double)w->to_ns / 1e9,
+			(double)from / 1e9, (double)to / 1e9,
 			(unsigned long long)w->events,
 			w->count_unknown ? "false" : "true",
 			w->noted_late ? "true" : "false",
