@@ -95,15 +95,19 @@ record() {
 		RECORDED="$RECORDED rec-$tracer=$TMP/rec-$tracer/$tracer"
 	else
 		skip "holes: no $tracer recording here ($(tail -n 1 "$TMP/rec-$tracer.out"))"
+		RECORDED="$RECORDED rec-$tracer="
 	fi
 }
 RECORDED=
 if [ "${IOW_REPEAT:-0}" = 1 ]; then
 	repeat_pass "the recordings"
+	RECORDED="rec-bpf= rec-ftrace="
 elif ! command -v fio >/dev/null; then
 	skip "holes: no recording (fio missing)"
+	RECORDED="rec-bpf= rec-ftrace="
 elif ! loop_device 64M; then
 	skip "holes: no recording ($LOOP_WHY)"
+	RECORDED="rec-bpf= rec-ftrace="
 else
 	tracing_lock
 	WORK="fio --name=rw --filename=$LOOP --rw=randrw --bs=4k --size=32M --io_size=6M --iodepth=8 --ioengine=libaio --direct=1 --output=/dev/null --name=wb --filename=$LOOP --rw=write --bs=64k --size=8M --offset=40M --end_fsync=1"
