@@ -158,7 +158,11 @@ def main():
         if pts:
             area = sum(v * (pts[i + 1][0] - t) / 1e9
                        for i, (t, v) in enumerate(pts[:-1]))
-            mean = area / duration
+            # over the device's own span where the summary gives it
+            # (each device's rates and depth are over its first to its
+            # last I/O event), less its time in loss windows
+            span = d.get("span_s", duration) - d.get("lossy_s", 0)
+            mean = area / span if span > 0 else 0
             want = d["queue_depth_mean"]
             if abs(mean - want) > 0.01 * want + 1e-4:
                 bad.append("%s: depth counter's mean %.4f, the summary %.4f"
