@@ -65,7 +65,7 @@ check "queue depth of one trace: black line ($(qd 000000) px), no read blue ($(q
 for set in "$TOP"/samples/*.blktrace.0; do
 	[ -f "$set" ] || continue
 	base="$TOP/samples/$(basename "$set" .blktrace.0)"
-	all=$("$IOW" --help | sed -n '/^Graphs/,$p' | sed -n 's/^  \([a-z0-9-]*\) .*/-O \1/p' | tr '\n' ' ')
+	all=$("$IOW" --help | sed -n '/^Graphs/,/^Outputs/p' | sed -n 's/^  \([a-z0-9-]*\) .*/-O \1/p' | tr '\n' ' ')
 	# io-flame draws stacks: asked of a trace without them, it says so
 	# and nothing is drawn (t_causes)
 	grep -q '^kstack' "$base.cause" 2>/dev/null ||
