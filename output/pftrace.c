@@ -303,8 +303,7 @@ static struct pf_row *new_row(struct pftrace *p)
 void pftrace_row(void *ctx, const struct analysis_row *r)
 {
 	struct pftrace *p = ctx;
-	const struct pf_row *prev = p->n_rows ? &p->rows[p->n_rows - 1]
-					      : NULL;
+	const struct pf_row *prev;
 	size_t trace = p->n_traces ? p->n_traces - 1 : 0;
 	struct pf_row *row;
 	uint32_t dev;
@@ -337,7 +336,9 @@ void pftrace_row(void *ctx, const struct analysis_row *r)
 	row->tag = r->tag;
 	row->op = (uint8_t)r->op;
 	row->has = (uint8_t)r->has;
-	/* a request's bios come one after the other, sharing its number */
+	/* a request's bios come one after the other, sharing its number
+	 * (the row before, found after new_row, which may move the rows) */
+	prev = p->n_rows > 1 ? &p->rows[p->n_rows - 2] : NULL;
 	row->first = !prev || prev->loss || prev->dev != dev ||
 		     prev->io != r->io;
 }
