@@ -124,8 +124,11 @@ for tr in $TRACERS; do
 	check "$tr, losing events: the loss windows explain what is missing (unexplained $6)" \
 		[ "$6" = 0 ]
 	text=$(json_text "$TMP/loss$tr.json")
+	# what is missing is in loss windows, or completions the kernel
+	# made without running the BPF program (it counts them: a slow,
+	# sanitized run beside other work had 3 such of 89,296)
 	check "$tr, losing events: the end line says where they went ($text)" \
-		sh -c "grep -qF '; the trace $text' '$TMP/loss$tr.err' && { [ '$3' = 0 ] || echo '$text' | grep -q 'in loss windows'; }"
+		sh -c "grep -qF '; the trace $text' '$TMP/loss$tr.err' && { [ '$3' = 0 ] || echo '$text' | grep -qE 'in loss windows|unseen by the BPF program'; }"
 done
 unset IOWATCHER_BPF_PAUSE_MS
 
