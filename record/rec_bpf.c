@@ -44,27 +44,6 @@ static void bpf_progress(void *state, struct recorder_stats *st)
 	memset(st, 0, sizeof(*st));
 }
 
-/* --flight's stop: the captures still waiting written with what came;
- * no trace of the whole, so no account of it. */
-static int flight_stop(struct bpf_rec *b, struct recorder_stats *st, int rc,
-		       struct iow_error *err)
-{
-	unsigned cpu;
-
-	if (flight_finish(b->flight, rc ? NULL : err))
-		rc = -1;
-	flight_progress(b->flight, &st->captures, &st->events);
-	if (b->env.flight_res)
-		flight_result(b->flight, b->env.flight_res);
-	if (read_cpu_counts(b) == 0)
-		for (cpu = 0; cpu < b->n_cpus; cpu++)
-			st->lost += b->cpu_vals[cpu].lost_total;
-	st->buffer_kb = b->ring_bytes / 1024;
-	st->bytes_skipped = b->malformed;
-	release(b);
-	return rc;
-}
-
 static int bpf_stop(void *state, struct recorder_stats *st,
 		    struct iow_error *err)
 {
