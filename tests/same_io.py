@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # same_io.py A.json B.json DEVICE: whether two --summary=json outputs show
-# the same I/O of DEVICE (counts and bytes exact, means within 2%, Q2D
-# within 1 us: two tools stamp each event with their own clock reading,
-# and the Q2D of a few us holds each tracer's own probes, 0.58 us apart
-# once on a loaded machine: 5.80 against 5.22 us),
+# the same I/O of DEVICE (counts and bytes exact, each latency's mean within
+# 2% or 1 us, whichever is wider: two tools stamp each event with their
+# own clock reading at their own probe, so their means differ by an
+# offset, not a share, and a mean of a few us holds it whole: Q2D 5.80
+# against 5.22 us once on a loaded machine, Q2C 23.88 against 24.36 us
+# in a fresh clone's make check),
 # as t_perftext and t_tracedat compare one run recorded two ways; says
 # what differs and exits 1 when not.
 import json, sys
@@ -28,7 +30,7 @@ for k in ("d2c_us", "q2c_us", "q2d_us"):
     if a[k]["n"] != b[k]["n"]:
         bad.append("%s n %s != %s" % (k, a[k]["n"], b[k]["n"]))
     x, y = a[k]["mean"], b[k]["mean"]
-    if abs(x - y) > max(0.02 * x, 1.0 if k == "q2d_us" else 0):
+    if abs(x - y) > max(0.02 * x, 1.0):
         bad.append("%s mean %s vs %s" % (k, x, y))
 x, y = a["queue_depth_mean"], b["queue_depth_mean"]
 if abs(x - y) > 0.02 * x + 1e-3:
