@@ -12,6 +12,18 @@ esac
 IOW="$BUILD/iowatcher"
 CENTOS="$TOP/samples/centos7-sda"
 TMP=$(mktemp -d)
+# python3: Debian's (/usr/bin/python3, which scripts/install-deps gives
+# the packages the tests need) ahead of any other on PATH. A version
+# manager's shim (pyenv's is a bash script that runs pyenv) costs about
+# half a second of CPU a call, and the suite makes hundreds; its
+# interpreter lacks python3-pandas. tests/run.sh makes the directory once
+# for the suite ($IOW_PYBIN); a test run alone makes its own.
+if [ -z "${IOW_PYBIN:-}" ] && [ -x /usr/bin/python3 ] &&
+   [ "$(command -v python3)" != /usr/bin/python3 ]; then
+	IOW_PYBIN=$TMP/.pybin
+	mkdir -p "$IOW_PYBIN" && ln -s /usr/bin/python3 "$IOW_PYBIN/python3"
+fi
+[ -n "${IOW_PYBIN:-}" ] && PATH="$IOW_PYBIN:$PATH" && export PATH
 # lib_cleanup: what every test does last, also from a trap of its own:
 # unmounts, detaches and removes what ext4_loop and loop_device made and
 # what tracefs_dir mounted (the machine as the test found it), then

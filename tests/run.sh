@@ -15,6 +15,12 @@ reports=$(mktemp -d)
 trap 'rm -rf "$reports"' EXIT
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}:log_path=$reports/asan"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}:log_path=$reports/ubsan"
+# python3 for every test: Debian's, ahead of a version manager's shim
+# (tests/lib.sh says why), made once here
+if [ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ]; then
+	export IOW_PYBIN="$reports/.pybin"
+	mkdir -p "$IOW_PYBIN" && ln -s /usr/bin/python3 "$IOW_PYBIN/python3"
+fi
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$top/tests/lsan.supp:print_suppressions=0}"
 
 # machine_state: what every test must leave as it found it (the suite
