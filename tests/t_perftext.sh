@@ -107,9 +107,11 @@ bad "perf text with no block events" "holds no block events (record them with pe
 # as root with perf: both at once, here
 L=
 if [ "$(id -u)" != 0 ]; then skip "recording with perf beside iowatcher: needs root"
-# (the sanitizer pass: its slower recorder beside perf gave counts one
-# I/O apart once, not yet explained; the reader's code is the shipped
-# sample's, checked in both passes)
+# (the first pass only: the reader's code is the shipped sample's,
+# checked in both passes). perf script --ns: perf at times prints a
+# record twice (issue #36), and only with ns times can a copy be told
+# from a second record and dropped; the us text of the same run once
+# held one write queued more than the BPF recording, in both passes.
 elif repeat_pass "the recording with perf beside iowatcher"; then :
 elif ! command -v perf > /dev/null || ! command -v fio > /dev/null ||
      ! command -v losetup > /dev/null; then
@@ -127,12 +129,12 @@ else
 		-p "perf record -q -e block:* -a -o $TMP/both.data -- fio --name=j --filename=$L --rw=randrw --bs=4k --size=4M --direct=1 --ioengine=libaio --iodepth=8 --output=/dev/null" \
 		> both.json 2> both.err
 	dev=$(python3 -c "import json; print(json.load(open('both.json'))['traces'][0]['devices'][0]['device'])" 2>/dev/null)
-	perf script -i both.data 2> /dev/null > both.txt
+	perf script --ns -i both.data 2> /dev/null > both.txt
 	summary both.txt --device "$dev"
 	if out=$(same both.json both.txt.json "$dev" 2>&1); then
 		pass "recorded here: perf script's text and the BPF recording, count for count ($dev)"
 	else
-		fail "recorded here: perf's text vs the BPF recording" "$out $(tail -n 1 both.err) $(cat both.txt.err); queued by others in perf's text: $(grep "block_bio_queue: $dev" both.txt | grep -v ' fio ' | head -n 3)"
+		fail "recorded here: perf's text vs the BPF recording" "$out $(tail -n 1 both.err) $(cat both.txt.err); queued by others in perf's text: $(grep "block_bio_queue: $dev" both.txt | grep -v ' fio ' | head -n 3); $(grep -h 'duplicate' both.txt.err both.txt.json | head -n 2)"
 	fi
 	losetup -d "$L"
 fi
