@@ -508,6 +508,15 @@ void depth_change(struct analysis *a, struct device_stats *d,
 	if (delta < 0 && d->in_flight == 0)
 		return;
 	d->in_flight += delta;
+	/* the queue's bound, from stretches that drained (analysis_holes.c) */
+	if (d->in_flight > d->q_epoch_max) {
+		d->q_epoch_max = d->in_flight;
+	} else if (!d->in_flight) {
+		if (d->q_epoch_max > d->q_bound)
+			d->q_bound = d->q_epoch_max;
+		d->q_drains++;
+		d->q_epoch_max = 0;
+	}
 }
 
 /* ---- latency ---- */
@@ -964,6 +973,7 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 	int op = data_op(ev), first = 1;
 
 	if (is_flush_request(ev)) {
+		hole_flush_issued(d);
 		depth_change(a, d, ev->time_ns, +1);
 		tag_depth_change(a, ev->tag, ev->time_ns, +1);
 		return flush_push(d, ev);
@@ -1009,6 +1019,9 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 	}
 	tag_depth_change(a, req->tag, ev->time_ns, +1);
 	count_seek(a, d, ev, req->tag);
+	if (d->in_flight > d->q_bound && d->q_drains >= HOLE_MIN_DRAINS &&
+	    ev->time_ns >= d->q_next_check_ns)
+		return hole_excess(a, d, ev->time_ns);
 	return 0;
 }
 
@@ -1305,6 +1318,8 @@ static int handle_data_complete(struct analysis *a, struct device_stats *d,
 			 d2c, 0, 0, req_tag);
 		bin_add_d2c(a, bin, op, d2c);
 	}
+	if (p->pair_ambiguous)
+		hole_chain(a, req, ev, op);
 	ioset_remove(&p->requests, req);
 	d->requests[op]--;
 	hole_paired(d, d_ns, ev->time_ns, !p->pair_ambiguous);
@@ -1347,6 +1362,8 @@ static int handle_complete(struct analysis *a, struct device_stats *d,
 			return -1;
 		alone = d->flushes && d->flushes->len == 1;
 		issued = flush_pop(d, &d_ns, &tag, &issuer_pid);
+		if (!issued && d->flush_serial)
+			d->flush_overlaps = 1;
 		if (issued)
 			hole_flush_paired(d, ev->time_ns > d_ns ?
 					  ev->time_ns - d_ns : 0, alone);
