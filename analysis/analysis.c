@@ -927,18 +927,22 @@ static int flush_push(struct device_stats *d, const struct io_event *ev)
 	return 0;
 }
 
-/* The oldest flush in flight; 0 when none was issued in the trace. */
+/* The oldest flush in flight (or the newest); 0 when none was issued in
+ * the trace. */
 static int flush_pop(struct device_stats *d, uint64_t *t, int32_t *tag,
-		     uint32_t *pid)
+		     uint32_t *pid, int newest)
 {
 	struct flush_fifo *f = d->flushes;
+	size_t i;
 
 	if (!f || !f->len)
 		return 0;
-	*t = f->d_ns[f->head];
-	*tag = f->tag[f->head];
-	*pid = f->pid[f->head];
-	f->head = (f->head + 1) % f->cap;
+	i = newest ? (f->head + f->len - 1) % f->cap : f->head;
+	*t = f->d_ns[i];
+	*tag = f->tag[i];
+	*pid = f->pid[i];
+	if (!newest)
+		f->head = (f->head + 1) % f->cap;
 	f->len--;
 	return 1;
 }
@@ -1358,10 +1362,12 @@ static int handle_complete(struct analysis *a, struct device_stats *d,
 	if (op == OP_FLUSH) {
 		int issued, alone;
 
-		if (hole_flush_superseded(a, d, ev->time_ns) < 0)
+		int newest = hole_flush_superseded(a, d, ev->time_ns);
+
+		if (newest < 0)
 			return -1;
 		alone = d->flushes && d->flushes->len == 1;
-		issued = flush_pop(d, &d_ns, &tag, &issuer_pid);
+		issued = flush_pop(d, &d_ns, &tag, &issuer_pid, newest);
 		if (!issued && d->flush_serial)
 			d->flush_overlaps = 1;
 		if (issued)
@@ -1415,7 +1421,7 @@ static void handle_requeue(struct analysis *a, struct device_stats *d,
 
 	if (is_flush_request(ev)) {
 		/* It is issued again: its next D stands for it. */
-		if (flush_pop(d, &t, &tag, &pid)) {
+		if (flush_pop(d, &t, &tag, &pid, 0)) {
 			depth_change(a, d, ev->time_ns, -1);
 			tag_depth_change(a, tag, ev->time_ns, -1);
 		}

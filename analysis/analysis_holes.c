@@ -2,7 +2,7 @@
  * analysis_holes.c: holes no note tells of, inferred from the trace's own
  * evidence (analysis/ACCOUNTING.md, "Inferred holes"). Each device keeps
  * its own bound: the longest a request it paired took (D2C; Q2C on a
- * bio-based device). Three rules, all in the one streaming pass:
+ * bio-based device). The rules, all in the one streaming pass:
  *
  *  - superseded: a completion finds two or more requests in flight at
  *    its sector and the oldest has been out more than twice the bound:
@@ -10,6 +10,13 @@
  *  - orphan at the end: a request still in flight when the trace ends,
  *    out more than twice the bound, never completed (its completion was
  *    lost);
+ *  - serial flushes: on a device that sends its flushes one at a time,
+ *    a completion finding two waiting is the newest's (the older one
+ *    lost its completion, and the rules above or the end take it);
+ *  - the queue's bound: more requests in flight than the device held in
+ *    any stretch that drained: the oldest overtaken one is lost (and a
+ *    chain of pairings a lost completion shifted leaves the depth from
+ *    its first issue);
  *  - unmatched: a completion with nothing in flight to pair (or, on a
  *    device whose requests are issued, only bios never issued) more than
  *    twice the bound after the trace's start: its issue was lost. It is
@@ -91,6 +98,8 @@ void hole_flush_paired(struct device_stats *d, uint64_t lat, int alone)
 	usual_add(d, 1, lat);
 	if (lat > d->flush_max_ns)
 		d->flush_max_ns = lat;
+	if (lat && (!d->flush_min_ns || lat < d->flush_min_ns))
+		d->flush_min_ns = lat;
 }
 
 /* A request (issued at d_ns) completed at now: the bound grows. */
@@ -406,10 +415,11 @@ static int collect_orphan(void *value, void *arg)
 
 /* The oldest flush in flight, lost: out of the depth from its issue. */
 static int flush_orphan(struct analysis *a, struct device_stats *d,
-			uint64_t now)
+			uint64_t now, uint64_t from)
 {
 	struct flush_fifo *f = d->flushes;
-	uint64_t d_ns = f->d_ns[f->head];
+	uint64_t d_ns = from && from < f->d_ns[f->head] ? from
+							: f->d_ns[f->head];
 	int32_t tag = f->tag[f->head];
 	long s;
 
@@ -443,21 +453,34 @@ void hole_flush_issued(struct device_stats *d)
  * Flushes pair first in, first out: at a flush's completion, while two
  * or more wait, the oldest's completion was lost when it has been out
  * more than twice the usual flush (with fewer than HOLE_MIN_PAIRED
- * flushes timed: twice the longest the device took, flush or request),
- * or when the device sends its flushes
- * one at a time (HOLE_MIN_SERIAL of them each issued with none in
- * flight, and no flush completion ever without one in flight): a flush
- * issued while another waits then says the other's completion is gone.
+ * flushes timed: twice the longest the device took, flush or request).
+ * On a device that sends its flushes one at a time (HOLE_MIN_SERIAL of
+ * them each issued with none in flight, no flush completion ever with
+ * none in flight, and never two waiting at a completion and then one
+ * at the next), only one can be in flight: a completion that finds two
+ * or more, the second issued at least the shortest flush the device
+ * took after the oldest (which could have completed before it), is the
+ * newest's (returns 1: pair the newest), and the older
+ * ones wait until the rule above or the end takes them. Where the
+ * device's flushes did overlap, the two swap their times and nothing
+ * is inferred; the queue back to one waiting tells it, and the device
+ * is not serial from then on.
  */
 int hole_flush_superseded(struct analysis *a, struct device_stats *d,
 			  uint64_t now)
 {
 	struct flush_fifo *f = d->flushes;
-	int serial = d->flush_serial >= HOLE_MIN_SERIAL &&
-		     !d->flush_overlaps;
-
 	uint64_t usual = 0;
 
+	if (!f || f->len < 2) {
+		/* two were in flight, and the queue drained as it would:
+		 * the device's flushes do overlap */
+		if (d->flush_run && f && f->len == 1)
+			d->flush_overlaps = 1;
+		d->flush_run = 0;
+		return 0;
+	}
+	d->flush_run = 1;
 	/* the usual flush; with few flushes timed, the longest the device
 	 * took, flush or request */
 	if (d->flush_d2c.n >= HOLE_MIN_PAIRED)
@@ -465,11 +488,17 @@ int hole_flush_superseded(struct analysis *a, struct device_stats *d,
 	else if (d->paired >= HOLE_MIN_PAIRED)
 		usual = hole_bound(d) > d->flush_max_ns ? hole_bound(d)
 							: d->flush_max_ns;
-	while (f && f->len >= 2 && now > f->d_ns[f->head] &&
-	       (serial || (usual && now - f->d_ns[f->head] > 2 * usual)))
-		if (flush_orphan(a, d, now) < 0)
+	while (f->len >= 2 && now > f->d_ns[f->head] && usual &&
+	       now - f->d_ns[f->head] > 2 * usual)
+		if (flush_orphan(a, d, now, 0) < 0)
 			return -1;
-	return 0;
+	/* the newest only when the oldest could have completed before the
+	 * next was issued (they were apart at least the shortest flush the
+	 * device took): else the two truly overlapped */
+	return f->len >= 2 && d->flush_serial >= HOLE_MIN_SERIAL &&
+	       !d->flush_overlaps && d->flush_min_ns &&
+	       f->d_ns[(f->head + 1) % f->cap] - f->d_ns[f->head] >=
+		       d->flush_min_ns;
 }
 
 /* At the end: a flush out twice the longest the device took, flush or
@@ -487,7 +516,7 @@ static void flushes_finish(struct analysis *a, struct device_stats *d)
 		return;
 	while (f && f->len && a->last_ns > f->d_ns[f->head] &&
 	       a->last_ns - f->d_ns[f->head] > 2 * bound)
-		if (flush_orphan(a, d, a->last_ns) < 0)
+		if (flush_orphan(a, d, a->last_ns, 0) < 0)
 			return;
 }
 
