@@ -100,6 +100,7 @@ struct flight {
 	struct capture pending[MAX_PENDING];
 	size_t n_pending;
 	unsigned next_number;
+	int kernel_triggers;		/* the single-I/O ones: the kernel's */
 	flight_pending_fn pending_loss;
 	void *pending_ctx;
 	struct flight_result res;
@@ -635,7 +636,8 @@ static void latency(struct flight *f, const struct blk_io_trace *t,
 		const struct flight_trigger *tr = &f->triggers[k];
 		uint64_t x;
 
-		if (tr->metric == FLIGHT_DEPTH || !applies(tr, t->device, cls))
+		if (tr->metric == FLIGHT_DEPTH || !applies(tr, t->device, cls) ||
+		    (f->kernel_triggers && tr->pct == 0))
 			continue;
 		x = v[tr->metric];
 		if (x == UINT64_MAX)
@@ -658,6 +660,36 @@ static void latency(struct flight *f, const struct blk_io_trace *t,
 			 (double)x / 1e6);
 		fire(f, t->time, tr->text, figure);
 	}
+}
+
+void flight_kernel_triggers(struct flight *f)
+{
+	f->kernel_triggers = 1;
+}
+
+void flight_fire_kernel(struct flight *f, const struct blkrec_fire *x,
+			uint64_t noticed_ns)
+{
+	char figure[FIGURE_LEN];
+	const struct flight_trigger *tr;
+
+	if (x->trigger >= f->o.n_triggers)
+		return;
+	tr = &f->triggers[x->trigger];
+	snprintf(figure, sizeof(figure),
+		 "%s of %u bytes at sector %llu of %s, %s %.3f ms (the kernel "
+		 "woke us %.3f ms after its completion)",
+		 class_name(class_of(x->action)), x->bytes,
+		 (unsigned long long)x->sector, device_label(f, x->dev),
+		 metric_name(tr->metric), (double)x->value_ns / 1e6,
+		 noticed_ns > x->complete_ns ?
+			(double)(noticed_ns - x->complete_ns) / 1e6 : 0.0);
+	fire(f, x->complete_ns, tr->text, figure);
+}
+
+void flight_fires_dropped(struct flight *f, uint64_t n)
+{
+	f->res.joined += (unsigned)n;
 }
 
 static void depth_check(struct flight *f, const struct blk_io_trace *t,
@@ -1141,6 +1173,24 @@ void flight_result(const struct flight *f, struct flight_result *r)
 		     f->newest_ns - f->oldest_ns : 0;
 }
 
+int flight_trigger_dev(const struct flight_trigger *t,
+		       const struct record_device *devs,
+		       const uint32_t *devices, size_t n_devs, uint32_t *dev)
+{
+	size_t j;
+
+	*dev = 0;
+	/* a device by the name it was given or its /dev node's */
+	for (j = 0; t->device[0] && j < n_devs; j++) {
+		const char *p = devs[j].path, *s = strrchr(p, '/');
+
+		if (!strcmp(t->device, s ? s + 1 : p) ||
+		    !strcmp(t->device, p))
+			*dev = devices[j];
+	}
+	return t->device[0] && !*dev ? -1 : 0;
+}
+
 struct flight *flight_new(const struct flight_opts *o, const char *dir,
 			  const char *name, const struct record_device *devs,
 			  const uint32_t *devices, size_t n_devs,
@@ -1148,7 +1198,7 @@ struct flight *flight_new(const struct flight_opts *o, const char *dir,
 			  struct iow_error *err)
 {
 	struct flight *f = calloc(1, sizeof(*f));
-	size_t i, j;
+	size_t i;
 
 	if (!f) {
 		iow_fail(err, "out of memory");
@@ -1183,16 +1233,7 @@ struct flight *flight_new(const struct flight_opts *o, const char *dir,
 		struct flight_trigger *t = &f->triggers[i];
 
 		*t = o->triggers[i];
-		/* a device by the name it was given, its /dev node's or
-		 * the kernel's */
-		for (j = 0; t->device[0] && j < n_devs; j++) {
-			const char *p = devs[j].path, *s = strrchr(p, '/');
-
-			if (!strcmp(t->device, s ? s + 1 : p) ||
-			    !strcmp(t->device, p))
-				t->dev = devices[j];
-		}
-		if (t->device[0] && !t->dev) {
+		if (flight_trigger_dev(t, devs, devices, n_devs, &t->dev)) {
 			iow_fail(err, "--trigger %s: %s is not a device being "
 				 "recorded (give its name as -d has it)",
 				 t->text, t->device);

@@ -10,7 +10,10 @@
  * join it. Recording goes on while a capture is written.
  *
  * The single-I/O triggers (d2c, q2c, q2d: one request's time from issue
- * or queue to completion, or queue to issue) and the queue depth are
+ * or queue to completion, or queue to issue) are evaluated by the BPF
+ * programs at each completion, which wake the reader at once
+ * (flight_fire_kernel); without them (flight_kernel_triggers not
+ * called: the unit tests) on each drain here. The queue depth is
  * evaluated on each timed drain of the rings, in time order, by matching
  * each request's records; the percentile triggers over a sliding second
  * of 100 ms slots, from a histogram of 16 buckets per power of two (a
@@ -101,6 +104,24 @@ void flight_set_clock(struct flight *f, const struct recnote_clock *c);
  */
 int flight_take(struct flight *f, const struct blk_io_trace *const *const *recs,
 		const size_t *n, uint64_t complete_ns, struct iow_error *err);
+/*
+ * The device a trigger names, as the records number it (0: any): its
+ * name as -d gave it or its /dev node's; -1 where it is not recorded.
+ */
+int flight_trigger_dev(const struct flight_trigger *t,
+		       const struct record_device *devs,
+		       const uint32_t *devices, size_t n_devs, uint32_t *dev);
+/*
+ * The single-I/O triggers are evaluated by the kernel (the BPF
+ * programs): the user side leaves them to it, and takes its fires.
+ */
+void flight_kernel_triggers(struct flight *f);
+struct blkrec_fire;
+/* A fire of the kernel's, noticed at noticed_ns. */
+void flight_fire_kernel(struct flight *f, const struct blkrec_fire *x,
+			uint64_t noticed_ns);
+/* Fires the kernel could not tell (its ring full): they joined. */
+void flight_fires_dropped(struct flight *f, uint64_t n);
 /* A capture asked for at now_ns, by what (a SIGUSR1, a key). */
 void flight_fire(struct flight *f, uint64_t now_ns, const char *what);
 /* The loss of a CPU's events the kernel has counted, not yet noted: for

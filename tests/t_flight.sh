@@ -116,6 +116,21 @@ else fail "the capture makes the HTML report and a Perfetto trace" "$(cat "$TMP/
 if grep -a -q 'flight capture cap-1: d2c>200ms at' "$TMP/one/cap-1.blktrace.0"; then
 	pass "the capture's note names its trigger"
 else fail "the capture's note names its trigger"; fi
+# the kernel compared the I/O's d2c at its completion and woke the
+# reader at once (no 100 ms drain between): the note names the I/O and
+# says how long after its completion user space had it (reported, not
+# held to a threshold: the machine may be busy)
+woke=$(grep -a -o 'sector 16384 of [^,]*, d2c [0-9.]* ms (the kernel woke us [0-9.]* ms after its completion)' \
+	"$TMP/one/cap-1.blktrace.0" | sed -n 's/.*woke us \([0-9.]*\) ms.*/\1/p')
+if [ -n "$woke" ]; then
+	pass "the kernel fired: the note names the I/O; user space had it $woke ms after the completion"
+else fail "the kernel fired, the note naming the I/O" "$(grep -a -o 'flight capture cap-1[^)]*)' "$TMP/one/cap-1.blktrace.0")"; fi
+# a q2c trigger, scoped to reads, fires in the kernel too
+run q2c --flight=3 --after 0.3 --trigger 'read.q2c>200ms' -- r 300 s 400 16384 r 300
+if [ "$RC" = 0 ] && [ "$CAPS" = 1 ] &&
+	grep -q 'read.q2c>200ms fired: read of 4096 bytes at sector 16384 .*q2c [0-9.]* ms (the kernel woke us' "$ERR"; then
+	pass "a read.q2c trigger fires from the kernel"
+else fail "a read.q2c trigger fires from the kernel" "rc $RC, $CAPS: $(cat "$ERR")"; fi
 
 # no spike, no capture (nor from a write trigger on reads, or a device's
 # trigger past its threshold)
