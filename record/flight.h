@@ -73,6 +73,8 @@ struct flight_result {
 	unsigned joined;		/* triggers that joined one */
 	unsigned failed;		/* captures not written (said) */
 	uint64_t records;		/* records taken */
+	uint64_t raw_bytes;		/* they came to, as blktrace's */
+	uint64_t compact_bytes;		/* they were held in */
 	uint64_t peak_bytes;		/* memory held by the records */
 	uint64_t evicted_by_mem;	/* records let go for the bound */
 	uint64_t kept_ns;		/* the span held at the end */
@@ -85,6 +87,10 @@ struct record_device;
 struct flight;
 
 /*
+ * The records are held compact (12-20 bytes for blktrace's 48: times
+ * from the record before, the action by its number in a table, the
+ * device by its index, varints), expanded when a capture is written.
+ *
  * A flight recorder for the BPF recorder: n_cpus rings, the traced
  * devices (devs, and their numbers as the records carry them). Returns
  * NULL with err.

@@ -170,11 +170,11 @@ if grep -q '^# flight recorder armed: 0 captures' "$TMP/live.out" &&
 	pass "--live shows armed, the capture taken and the figures"
 else fail "--live shows armed and the captures" "$(head -c 600 "$TMP/live.out") $(cat "$TMP/live.err")"; fi
 
-# the memory bound: 1 MiB holds far less than 12,000 reads (about 4
-# records of 48 bytes each: 2.3 MB), however fast they come; the window
-# (600 s) lets none go for time
+# the memory bound: 1 MiB holds far less than 40,000 reads (about 5
+# records each, held in 13 bytes or so: 2.7 MB), however fast they come;
+# the window (600 s) lets none go for time
 run mem --flight=600 --flight-mem 1M --after 0.2 --trigger 'd2c>200ms' -- \
-	n 6000 s 300 16384 r 300
+	n 20000 s 300 16384 r 300
 peak=$(sed -n 's/.* \([0-9.]*\) MiB held at most.*/\1/p' "$ERR")
 if [ "$RC" = 0 ] && grep -q 'the memory bound held' "$ERR" &&
 	awk -v p="$peak" 'BEGIN { exit !(p <= 1.0) }' && [ "$CAPS" = 1 ] &&
