@@ -139,6 +139,12 @@ struct flight {
 	size_t action_slots_cap;
 	uint64_t raw_bytes;		/* the records as blktrace's */
 	uint64_t compact_bytes;		/* ... as held */
+	/* the kernel's counts as read on each drain, the oldest first */
+	struct count_sample {
+		uint64_t at_ns;
+		struct flight_counts c;
+	} *counts;
+	size_t n_counts, cap_counts;
 };
 
 /* ---- the triggers' language ---- */
@@ -1094,14 +1100,17 @@ static int put_note(struct rec_out *out, uint32_t device, uint64_t at,
 	return rec_out_put(out, &note, text, err);
 }
 
+static void count_note(const struct flight *f, const char *name,
+		       uint64_t from, uint64_t to, char *text, size_t size);
+
 /* The notes a capture opens with: host, devices, clock, the wall clock,
- * the trigger, the processes. */
+ * the trigger, the kernel's counts, the processes. */
 static int capture_notes(struct flight *f, struct rec_out *out,
 			 const struct capture *c, uint64_t from,
 			 const char *name, struct iow_error *err)
 {
 	struct recnote_clock clock;
-	char text[320];
+	char text[768];
 	uint32_t words[2];
 	size_t i;
 	int len;
@@ -1129,6 +1138,10 @@ static int capture_notes(struct flight *f, struct rec_out *out,
 	text[len] = '\0';
 	if (put_note(out, f->devices[0], from, BLK_TN_MESSAGE, 0, text,
 		     (uint16_t)(len + 1), err))
+		return -1;
+	count_note(f, name, from, c->end_ns, text, sizeof(text));
+	if (text[0] && put_note(out, f->devices[0], from, BLK_TN_MESSAGE, 0,
+				text, (uint16_t)(strlen(text) + 1), err))
 		return -1;
 	for (i = 0; i < f->n_pids; i++)
 		if (put_note(out, f->devices[0], from, BLK_TN_PROCESS,
@@ -1180,6 +1193,112 @@ static int capture_records(struct flight *f, struct rec_out *out,
 		}
 	}
 	return 0;
+}
+
+void flight_kernel_counts(struct flight *f, uint64_t at_ns,
+			  const struct flight_counts *c)
+{
+	uint64_t need = f->oldest_ns;
+	size_t i, drop = 0;
+
+	for (i = 0; i < f->n_pending; i++)
+		if (f->pending[i].start_ns < need)
+			need = f->pending[i].start_ns;
+	/* the readings before the oldest record kept go, but the last
+	 * of them (a window's start reads from it) */
+	while (drop + 1 < f->n_counts && f->counts[drop + 1].at_ns <= need)
+		drop++;
+	if (drop) {
+		memmove(f->counts, f->counts + drop,
+			(f->n_counts - drop) * sizeof(*f->counts));
+		f->n_counts -= drop;
+	}
+	if (f->n_counts == f->cap_counts) {
+		size_t cap = f->cap_counts ? f->cap_counts * 2 : 64;
+		struct count_sample *p = realloc(f->counts, cap * sizeof(*p));
+
+		if (!p)
+			return;	/* the notes then say they are not known */
+		f->counts = p;
+		f->cap_counts = cap;
+	}
+	f->counts[f->n_counts].at_ns = at_ns;
+	f->counts[f->n_counts++].c = *c;
+}
+
+/* What the store holds from a to b: records, issues, completions. */
+static void held_counts(const struct flight *f, uint64_t a, uint64_t b,
+			struct flight_counts *h)
+{
+	const struct chunk *c;
+
+	memset(h, 0, sizeof(*h));
+	for (c = f->head; c; c = c->next) {
+		uint64_t last_ns = c->base_ns;
+		uint32_t last_pid = 0;
+		size_t pos = 0;
+		struct blk_io_trace t;
+		const unsigned char *pdu;
+
+		if (c->max_ns < a || c->min_ns >= b)
+			continue;
+		while (!decode(f, c, &pos, &last_ns, &last_pid, &t, &pdu)) {
+			if (t.time < a || t.time >= b)
+				continue;
+			h->records++;
+			if (t.magic == BLKREC_LOSS_MAGIC) {
+				h->lost += t.sector;
+				continue;
+			}
+			if (blk_is_note(t.action))
+				continue;
+			if (blk_action_code(t.action) == BLK_TA_ISSUE)
+				h->issued++;
+			else if (blk_action_code(t.action) == BLK_TA_COMPLETE)
+				h->completed++;
+		}
+	}
+}
+
+/*
+ * The kernel's counts between the readings around the window [from,
+ * to] against what the store holds between them: a note (a message),
+ * "" where the readings do not reach around it.
+ */
+static void count_note(const struct flight *f, const char *name,
+		       uint64_t from, uint64_t to, char *text, size_t size)
+{
+	const struct count_sample *a = NULL, *b = NULL;
+	struct flight_counts h;
+	size_t i;
+
+	text[0] = '\0';
+	for (i = 0; i < f->n_counts; i++) {
+		if (f->counts[i].at_ns <= from)
+			a = &f->counts[i];
+		if (f->counts[i].at_ns >= to && !b)
+			b = &f->counts[i];
+	}
+	/* at the stop, the last reading (the programs detached) */
+	if (!b && f->n_counts)
+		b = &f->counts[f->n_counts - 1];
+	if (!a || !b || b->at_ns <= a->at_ns)
+		return;
+	held_counts(f, a->at_ns, b->at_ns, &h);
+	snprintf(text, size,
+		 "flight capture %.200s: kernel counts from %llu to %llu ns (the "
+		 "readings around its window): %llu records, %llu requests "
+		 "issued, %llu completed, %llu events lost; held from %llu to "
+		 "%llu ns: %llu records, %llu issues, %llu completions, %llu "
+		 "events noted lost", name, (unsigned long long)a->at_ns,
+		 (unsigned long long)b->at_ns,
+		 (unsigned long long)(b->c.records - a->c.records),
+		 (unsigned long long)(b->c.issued - a->c.issued),
+		 (unsigned long long)(b->c.completed - a->c.completed),
+		 (unsigned long long)(b->c.lost - a->c.lost),
+		 (unsigned long long)a->at_ns, (unsigned long long)b->at_ns,
+		 (unsigned long long)h.records, (unsigned long long)h.issued,
+		 (unsigned long long)h.completed, (unsigned long long)h.lost);
 }
 
 /* The kernel's counted losses not yet on a ring, inside the window. */
@@ -1390,6 +1509,7 @@ void flight_result(const struct flight *f, struct flight_result *r)
 {
 	*r = f->res;
 	r->raw_bytes = f->raw_bytes;
+	r->held_bytes = f->held_bytes;
 	r->compact_bytes = f->compact_bytes;
 	r->kept_ns = f->oldest_ns && f->newest_ns > f->oldest_ns ?
 		     f->newest_ns - f->oldest_ns : 0;
@@ -1493,6 +1613,7 @@ void flight_free(struct flight *f)
 	free(f->pids);
 	free(f->actions);
 	free(f->action_slots);
+	free(f->counts);
 	free(f);
 }
 

@@ -78,6 +78,7 @@ struct flight_result {
 	uint64_t peak_bytes;		/* memory held by the records */
 	uint64_t evicted_by_mem;	/* records let go for the bound */
 	uint64_t kept_ns;		/* the span held at the end */
+	uint64_t held_bytes;		/* the memory held now */
 	int mem_bound;			/* the memory bound, not the time
 					 * bound, let records go */
 	char last_capture[4096];	/* DIR/NAME-N of the last */
@@ -128,6 +129,19 @@ void flight_fire_kernel(struct flight *f, const struct blkrec_fire *x,
 			uint64_t noticed_ns);
 /* Fires the kernel could not tell (its ring full): they joined. */
 void flight_fires_dropped(struct flight *f, uint64_t n);
+/*
+ * The kernel's own counts (the programs', summed over the CPUs) as read
+ * at at_ns, on each drain: every record before at_ns is counted (but
+ * those being written as they were read). A capture's note compares
+ * them, between the readings around its window, with what it held.
+ */
+struct flight_counts {
+	uint64_t records;	/* records put on the rings */
+	uint64_t issued, completed;	/* requests */
+	uint64_t lost;		/* events with no room on a ring */
+};
+void flight_kernel_counts(struct flight *f, uint64_t at_ns,
+			  const struct flight_counts *c);
 /* A capture asked for at now_ns, by what (a SIGUSR1, a key). */
 void flight_fire(struct flight *f, uint64_t now_ns, const char *what);
 /* The loss of a CPU's events the kernel has counted, not yet noted: for

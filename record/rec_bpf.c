@@ -622,6 +622,9 @@ static int open_flight(struct bpf_rec *b, struct iow_error *err)
 		return -1;
 	if (b->n_ktriggers)
 		flight_kernel_triggers(b->flight);
+	/* the programs' counts start at 0 before they are attached */
+	flight_kernel_counts(b->flight, clock_now_ns(),
+			     &(struct flight_counts){ 0 });
 	flight_set_pending(b->flight, pending_loss, b);
 	recnote_clock_now(TRACE_CLOCK_MONOTONIC, &clock);
 	flight_set_clock(b->flight, &clock);
@@ -986,10 +989,34 @@ static int write_batches(struct bpf_rec *b, struct iow_error *err)
 }
 
 /* Everything on the rings now, written. */
+static int read_cpu_counts(struct bpf_rec *b);
+
+/* --flight: the programs' counts, read before the rings are: every
+ * record they count is then on a ring. */
+static void flight_counts(struct bpf_rec *b)
+{
+	struct flight_counts c = { 0 };
+	unsigned cpu;
+
+	if (read_cpu_counts(b))
+		return;
+	for (cpu = 0; cpu < b->n_cpus; cpu++) {
+		c.records += b->cpu_vals[cpu].records;
+		c.issued += b->cpu_vals[cpu].issued;
+		c.completed += b->cpu_vals[cpu].completed;
+		c.lost += b->cpu_vals[cpu].lost_total;
+	}
+	flight_kernel_counts(b->flight, clock_now_ns(), &c);
+}
+
 static int drain(struct bpf_rec *b, struct iow_error *err)
 {
 	uint64_t complete_ns = recorder_complete_before();
-	int rc = ring_buffer__consume(b->rb);
+	int rc;
+
+	if (b->flight)
+		flight_counts(b);
+	rc = ring_buffer__consume(b->rb);
 
 	if (b->cb_failed)
 		return iow_fail(err, "out of memory");

@@ -125,6 +125,17 @@ woke=$(grep -a -o 'sector 16384 of [^,]*, d2c [0-9.]* ms (the kernel woke us [0-
 if [ -n "$woke" ]; then
 	pass "the kernel fired: the note names the I/O; user space had it $woke ms after the completion"
 else fail "the kernel fired, the note naming the I/O" "$(grep -a -o 'flight capture cap-1[^)]*)' "$TMP/one/cap-1.blktrace.0")"; fi
+# the kernel's own counts beside what the capture held, between the
+# readings around its window: at this rate nothing is lost, so the
+# records the kernel put on its rings are the records held
+counts=$(grep -a -o 'flight capture cap-1: kernel counts from [^;]*; held [^[:cntrl:]]*' \
+	"$TMP/one/cap-1.blktrace.0")
+kr=$(printf '%s' "$counts" | sed -n 's/.*window): \([0-9]*\) records.*/\1/p')
+hr=$(printf '%s' "$counts" | sed -n 's/.*held from [0-9]* to [0-9]* ns: \([0-9]*\) records.*/\1/p')
+if [ -n "$kr" ] && [ "$kr" = "$hr" ] && [ "$kr" -gt 100 ] &&
+	printf '%s' "$counts" | grep -q ' 0 events lost; .* 0 events noted lost$'; then
+	pass "the capture notes the kernel's counts: $kr records, $kr held"
+else fail "the capture notes the kernel's counts" "$counts"; fi
 # a q2c trigger, scoped to reads, fires in the kernel too
 run q2c --flight=3 --after 0.3 --trigger 'read.q2c>200ms' -- r 300 s 400 16384 r 300
 if [ "$RC" = 0 ] && [ "$CAPS" = 1 ] &&
