@@ -1082,7 +1082,12 @@ static void bpf_progress(void *state, struct recorder_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	if (b->flight) {
+		struct flight_result r;
+
 		flight_progress(b->flight, &st->captures, &st->events);
+		flight_result(b->flight, &r);
+		st->flight_held_ns = r.kept_ns;
+		st->flight_held_bytes = r.held_bytes;
 	} else {
 		rec_out_stats(b->out, &o);
 		st->events = o.events;

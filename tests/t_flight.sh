@@ -181,6 +181,23 @@ if grep -q '^# flight recorder armed: 0 captures' "$TMP/live.out" &&
 	pass "--live shows armed, the capture taken and the figures"
 else fail "--live shows armed and the captures" "$(head -c 600 "$TMP/live.out") $(cat "$TMP/live.err")"; fi
 
+# --live=json: each interval's object says armed, the captures, the
+# span and memory the records hold
+wl=$(workload r 600 u r 800)
+"$IOW" -d "$D" -D "$TMP/livej" -t cap --flight=3 --after 0.2 --live=json \
+	--interval 0.5 -p sh "$wl" > "$TMP/livej.out" 2> "$TMP/livej.err"
+if python3 -c '
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+fl = [o["flight"] for o in objs if "flight" in o]
+assert fl and all(f["armed"] is True for f in fl), fl
+assert fl[0]["captures"] == 0 and fl[-1]["captures"] == 1, fl
+assert max(f["held_s"] for f in fl) > 0.5, fl
+assert all(0 < f["held_bytes"] <= 256 << 20 for f in fl[1:]), fl
+' "$TMP/livej.out"; then
+	pass "--live=json says armed, the captures, the span and bytes held"
+else fail "--live=json's flight fields" "$(head -c 600 "$TMP/livej.out") $(cat "$TMP/livej.err")"; fi
+
 # the memory bound: 1 MiB holds far less than 40,000 reads (about 5
 # records each, held in 13 bytes or so: 2.7 MB), however fast they come;
 # the window (600 s) lets none go for time
