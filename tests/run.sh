@@ -11,9 +11,13 @@
 #   machine holds (loop devices, tracefs, the tracers, BPF, mounts; found
 #   by the tests/lib.sh helpers and commands they use, see machine_test).
 #   Each must leave the machine as it found it, checked around each one;
-# - IOW_TEST_JOBS lanes (default: one per processor) for every other
-#   test, which reads and writes only its own scratch directory.
-# IOW_TEST_JOBS=1 runs the others in one lane beside the machine's.
+# - IOW_TEST_JOBS lanes (default: one per processor but one, at least
+#   one) for every other test, which reads and writes only its own
+#   scratch directory; the machine's lane joins them when its own tests
+#   are done. So the machine's tests, some of which time what they
+#   record, never share the processors with more than the lanes' count.
+#
+# IOW_TESTS="t_cli test_json ..." runs only the tests named.
 #
 # The sanitizers' options are set for every build (only instrumented
 # programs read them): reports go to files in a scratch directory of the
@@ -32,7 +36,7 @@ fi
 asan_base="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 ubsan_base="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$top/tests/lsan.supp:print_suppressions=0}"
-lanes=${IOW_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+lanes=${IOW_TEST_JOBS:-$(($(nproc 2>/dev/null || echo 2) - 1))}
 [ "$lanes" -ge 1 ] 2>/dev/null || lanes=1
 
 # machine_state: what every test must leave as it found it (the suite
@@ -75,6 +79,10 @@ n=0; repeat=0
 for build in "$@"; do
 	for t in tests/test_*.c tests/t_*.sh; do
 		[ -f "$t" ] || continue
+		if [ -n "${IOW_TESTS:-}" ]; then
+			b=${t##*/}; b=${b%.*}
+			case " $IOW_TESTS " in *" $b "*) ;; *) continue;; esac
+		fi
 		lane=other
 		machine_test "$t" && lane=machine
 		case "$t" in
@@ -120,17 +128,21 @@ run_job() {
 }
 
 # lane QUEUE: takes the queue's jobs, lowest number first, until none is
-# left (a job is taken by renaming it away: two lanes never take one)
+# left (a job is taken by renaming it away: two lanes never take one);
+# the machine's lane then helps with the others
 lane() {
-	mkdir -p "$work/taken-$1"
+	queue=$1
 	while :; do
 		took=
-		for q in $(ls "$work/q-$1"); do
-			mv "$work/q-$1/$q" "$work/taken-$1/$q" 2>/dev/null || continue
+		for q in $(ls "$work/q-$queue"); do
+			mv "$work/q-$queue/$q" "$work/taken-$q" 2>/dev/null || continue
 			took=$q; break
 		done
-		[ -n "$took" ] || return 0
-		run_job "$took" "$1"
+		if [ -z "$took" ]; then
+			[ "$queue" = machine ] || return 0
+			queue=other; continue
+		fi
+		run_job "$took" "$queue"
 	done
 }
 
@@ -206,6 +218,7 @@ if [ "$machine_after" != "$machine_before" ]; then
 	total_fail=$((total_fail + 1))
 	echo "   the machine is not as the suite found it: before '$machine_before', after '$machine_after' (counted as one failure)"
 fi
-echo "   ($(($(date +%s) - suite_started)) s for the suite, $lanes lanes beside the machine's)"
+plural=s; [ "$lanes" = 1 ] && plural=
+echo "   ($(($(date +%s) - suite_started)) s for the suite: $lanes lane$plural beside the machine's)"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" = 0 ]
