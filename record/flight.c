@@ -384,7 +384,7 @@ static unsigned char *encode(struct flight *f, struct chunk *c,
 				 (t->pdu_len ? CF_PDU : 0) |
 				 (c->records && t->pid == c->last_pid ?
 				  CF_SAME_PID : 0) | (d < 0 ? CF_DEV : 0));
-	p = put_varint(p, (uint64_t)(dt << 1) ^ (uint64_t)(dt >> 63));
+	p = put_varint(p, ((uint64_t)dt << 1) ^ (dt < 0 ? UINT64_MAX : 0));
 	p = put_varint(p, number);
 	if (!number)
 		p = put_varint(p, t->action);
