@@ -127,14 +127,17 @@ if [ -n "$woke" ]; then
 else fail "the kernel fired, the note naming the I/O" "$(grep -a -o 'flight capture cap-1[^)]*)' "$TMP/one/cap-1.blktrace.0")"; fi
 # the kernel's own counts beside what the capture held, between the
 # readings around its window: at this rate nothing is lost, so the
-# records the kernel put on its rings are the records held
+# records the kernel put on its rings are the records held, but for
+# those being written as a reading was taken (its time is read after
+# the counts: one record more held than counted seen in 1 of 8 runs)
 counts=$(grep -a -o 'flight capture cap-1: kernel counts from [^;]*; held [^[:cntrl:]]*' \
 	"$TMP/one/cap-1.blktrace.0")
 kr=$(printf '%s' "$counts" | sed -n 's/.*window): \([0-9]*\) records.*/\1/p')
 hr=$(printf '%s' "$counts" | sed -n 's/.*held from [0-9]* to [0-9]* ns: \([0-9]*\) records.*/\1/p')
-if [ -n "$kr" ] && [ "$kr" = "$hr" ] && [ "$kr" -gt 100 ] &&
+if [ -n "$kr" ] && [ -n "$hr" ] && [ "$kr" -gt 100 ] &&
+	[ $((kr - hr)) -le 2 ] && [ $((hr - kr)) -le 2 ] &&
 	printf '%s' "$counts" | grep -q ' 0 events lost; .* 0 events noted lost$'; then
-	pass "the capture notes the kernel's counts: $kr records, $kr held"
+	pass "the capture notes the kernel's counts: $kr records, $hr held"
 else fail "the capture notes the kernel's counts" "$counts"; fi
 # a q2c trigger, scoped to reads, fires in the kernel too
 run q2c --flight=3 --after 0.3 --trigger 'read.q2c>200ms' -- r 300 s 400 16384 r 300
