@@ -44,8 +44,9 @@ struct cmp_io {
 };
 
 struct compare_side {
-	struct cmp_io *ios;
+	struct cmp_io *ios;	/* a mapping of map_bytes (compare.c) */
 	size_t n, cap;
+	size_t map_bytes, mapped;	/* mapped: bytes mapped ahead */
 	uint64_t last_io;
 	int any;
 	int oom;
