@@ -56,6 +56,7 @@ struct trace_facts {
 	struct recnote_clock clock;
 	/* time 0 on the trace's clock; on the wall clock where known */
 	int has_origin, has_wall;
+	int notes_off_clock;	/* a dump's: the snapshot is not usable */
 	uint64_t origin_ns;
 	int64_t wall_at_origin_ns;
 };
