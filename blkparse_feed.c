@@ -940,6 +940,7 @@ int feed_origin(const struct feed *f, struct feed_origin *o)
 	 * (a blkparse -d dump counts the events from 0, not its notes): no
 	 * wall clock then, rather than one made up.
 	 */
+	o->notes_off_clock = f->stamp_seen && f->stamp_ns > f->genesis_ns;
 	if (f->stamp_seen && f->stamp_ns <= f->genesis_ns) {
 		o->wall_known = 1;
 		o->wall_ns = f->stamp_wall_ns +

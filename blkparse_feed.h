@@ -92,6 +92,9 @@ struct feed_origin {
 	uint64_t clock_ns;
 	int wall_known;
 	int64_t wall_ns;	/* since the epoch, UTC */
+	/* a TIMESTAMP note stamped after time 0: the notes are on another
+	 * clock than the events (a blkparse -d dump) */
+	int notes_off_clock;
 };
 /*
  * 1 and o filled once an event that is not a note was handed out (the

@@ -65,6 +65,7 @@ static void take_facts(const struct options *o,
 	facts->has_origin = 1;
 	facts->origin_ns = origin.clock_ns;
 	facts->has_wall = origin.wall_known;
+	facts->notes_off_clock = origin.notes_off_clock;
 	facts->wall_at_origin_ns = origin.wall_ns;
 	if (!facts->n_devices && src->kind == TRACE_PERCPU &&
 	    recnote_is_device_name(src->label)) {

@@ -99,17 +99,20 @@ static void value_cell(FILE *out, const struct compare *c,
 	fputs("</button>", out);
 }
 
+/* One row; the stratum named on its group's first row only. */
 static void contributor_row(FILE *out, const struct compare *c,
-			    const struct cmp_contributor *ct)
+			    const struct cmp_contributor *ct, int first)
 {
 	const struct cmp_value *v = ct->value;
-	char a[32], b[32];
+	char a[32], b[32], pc[32];
 
-	fprintf(out, "<tr><td>%s</td><td>", ct->stratum->name);
+	fprintf(out, "<tr%s><td>%s</td><td>",
+		first ? " class=\"iow-cmp-stratum\"" : "",
+		first ? ct->stratum->name : "");
 	value_cell(out, c, ct);
-	fprintf(out, "</td><td class=\"iow-cmp-%s\">%s</td><td>%.1f%%</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%s</td></tr>\n",
+	fprintf(out, "</td><td class=\"iow-cmp-%s\">%s</td><td>%s</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%s</td></tr>\n",
 		ct->rate ? "rate" : "mix", ct->rate ? "rate" : "mix",
-		ct->share * 100, v->n[0], v->n[1],
+		cmp_share_text(ct->share, pc, sizeof(pc)), v->n[0], v->n[1],
 		cmp_format_us(v->n[0] ? v->t_s[0] / v->n[0] * 1e6 : NAN, a,
 			      sizeof(a)),
 		cmp_format_us(v->n[1] ? v->t_s[1] / v->n[1] * 1e6 : NAN, b,
@@ -117,30 +120,58 @@ static void contributor_row(FILE *out, const struct compare *c,
 }
 
 static const char contrib_head[] =
-	"<table class=\"iow-cmp-table\"><tr><th>stratum</th><th>value</th><th>kind</th><th>share</th><th>A I/Os</th><th>B I/Os</th><th>A mean</th><th>B mean</th></tr>\n";
+	"<table class=\"iow-cmp-table iow-cmp-contrib\"><tr><th>stratum</th><th>value</th><th>kind</th><th>share</th><th>A I/Os</th><th>B I/Os</th><th>A mean</th><th>B mean</th></tr>\n";
+
+/* Contributors from .. to - 1, grouped by stratum, as a table. */
+static int contributor_rows(FILE *out, const struct compare *c, size_t from,
+			    size_t to)
+{
+	size_t *rows = malloc((c->n_contrib + 1) * sizeof(*rows)), n, i;
+	const struct cmp_stratum *last = NULL;
+
+	if (!rows)
+		return -1;
+	n = cmp_grouped_rows(c, from, to, rows);
+	fputs(contrib_head, out);
+	for (i = 0; i < n; i++) {
+		const struct cmp_contributor *ct = &c->contrib[rows[i]];
+
+		contributor_row(out, c, ct, ct->stratum != last);
+		last = ct->stratum;
+	}
+	fputs("</table>\n", out);
+	free(rows);
+	return 0;
+}
 
 static void contributors_table(FILE *out, const struct compare *c)
 {
-	size_t i;
+	size_t i, over = 0;
 
-	fprintf(out, "<h3>Where the change in latency-seconds comes from (%+.4g s: %.4g s &rarr; %.4g s)</h3>\n",
+	fprintf(out, "<h3>Where the change in I/O time comes from (%+.4g s: %.4g s &rarr; %.4g s)</h3>\n",
 		c->total_s[1] - c->total_s[0], c->total_s[0], c->total_s[1]);
 	if (!c->n_contrib) {
 		fputs("<p>No change to split.</p>\n", out);
 		return;
 	}
-	fputs(contrib_head, out);
-	for (i = 0; i < c->n_contrib && i < SHOWN_CONTRIBUTORS; i++)
-		contributor_row(out, c, &c->contrib[i]);
-	fputs("</table>\n", out);
+	fputs("<p>I/O time here is the latency-seconds: every timed I/O's latency (Q2C, or else D2C) added up. <b>mix</b>: ", out);
+	html_text(out, c->t[0].label && c->t[1].label &&
+		       strcmp(c->t[0].label, c->t[1].label) ?
+		       c->t[1].label : "B");
+	fputs(" had more or fewer such I/Os; <b>rate</b>: such I/Os each took longer or less long. Each stratum's shares add up to 100%.", out);
+	for (i = 0; i < c->n_contrib; i++)
+		over += fabs(c->contrib[i].share) > 1;
+	if (over)
+		fputs(" A share above 100% is offset by parts of the same stratum that go the other way (negative shares).", out);
+	fputs("</p>\n", out);
+	if (contributor_rows(out, c, 0, SHOWN_CONTRIBUTORS) < 0)
+		return;
 	if (c->n_contrib <= SHOWN_CONTRIBUTORS)
 		return;
 	fprintf(out, "<details><summary>%zu more contributors</summary>\n",
 		c->n_contrib - SHOWN_CONTRIBUTORS);
-	fputs(contrib_head, out);
-	for (; i < c->n_contrib; i++)
-		contributor_row(out, c, &c->contrib[i]);
-	fputs("</table></details>\n", out);
+	contributor_rows(out, c, SHOWN_CONTRIBUTORS, c->n_contrib);
+	fputs("</details>\n", out);
 }
 
 static void group_table(FILE *out, const struct compare *c,

@@ -44,8 +44,9 @@ struct cmp_io {
 };
 
 struct compare_side {
-	struct cmp_io *ios;
+	struct cmp_io *ios;	/* a mapping of map_bytes (compare.c) */
 	size_t n, cap;
+	size_t map_bytes, mapped;	/* mapped: bytes mapped ahead */
 	uint64_t last_io;
 	int any;
 	int oom;
@@ -211,6 +212,9 @@ const char *cmp_measure_text(int m);
 /* v of measure m in its unit (sign: a difference, with + or -) */
 const char *cmp_format(double v, int m, int sign, char *buf, size_t len);
 const char *cmp_format_us(double us, char *buf, size_t len);
+size_t cmp_grouped_rows(const struct compare *c, size_t from, size_t to,
+			size_t *rows);
+const char *cmp_share_text(double share, char *buf, size_t len);
 /* "slower", "no significant difference", "too few I/Os (needs N)" ... */
 const char *cmp_result_word(const struct cmp_result *r, int m, char *buf,
 			    size_t len);

@@ -537,26 +537,35 @@ void cmp_headline(const struct compare *c, char *buf, size_t len)
 
 /* The rows shown, grouped by stratum (in the order of each stratum's
  * first row in the ranking), each stratum's by share, largest first. */
-static size_t shown_rows(const struct compare *c, size_t *rows, size_t max)
+/*
+ * Rows from .. to - 1 of the contributors (c->contrib, by size of their
+ * part) put in rows[] grouped by stratum, the strata in the order their
+ * largest part comes, each stratum's rows by share, largest first.
+ * Returns how many (to - from).
+ */
+size_t cmp_grouped_rows(const struct compare *c, size_t from, size_t to,
+			size_t *rows)
 {
-	size_t n = c->n_contrib < max ? c->n_contrib : max, i, j, k = 0;
+	size_t i, j, k = 0;
 
-	for (i = 0; i < n; i++) {
+	if (to > c->n_contrib)
+		to = c->n_contrib;
+	for (i = from; i < to; i++) {
 		const struct cmp_stratum *st = c->contrib[i].stratum;
-		size_t from = k;
+		size_t first = k;
 
 		for (j = 0; j < k && c->contrib[rows[j]].stratum != st; j++)
 			;
 		if (j < k)
 			continue;	/* its stratum is placed already */
-		for (j = 0; j < n; j++)
+		for (j = from; j < to; j++)
 			if (c->contrib[j].stratum == st)
 				rows[k++] = j;
-		/* by share, largest first (insertion: a dozen rows) */
-		for (j = from + 1; j < k; j++) {
+		/* by share, largest first (insertion: a stratum's rows) */
+		for (j = first + 1; j < k; j++) {
 			size_t x = rows[j], m = j;
 
-			while (m > from &&
+			while (m > first &&
 			       c->contrib[rows[m - 1]].share < c->contrib[x].share) {
 				rows[m] = rows[m - 1];
 				m--;
@@ -565,6 +574,17 @@ static size_t shown_rows(const struct compare *c, size_t *rows, size_t max)
 		}
 	}
 	return k;
+}
+
+/* A share as a percentage, one decimal, never "-0.0%". */
+const char *cmp_share_text(double share, char *buf, size_t len)
+{
+	double pc = share * 100;
+
+	if (fabs(pc) < 0.05)
+		pc = 0;
+	snprintf(buf, len, "%.1f%%", pc);
+	return buf;
 }
 
 static void text_contributors(FILE *out, const struct compare *c)
@@ -584,7 +604,7 @@ static void text_contributors(FILE *out, const struct compare *c)
 	}
 	fprintf(out, "  mix: %s had more or fewer such I/Os; rate: such I/Os each took longer or less long. Each stratum's shares add up to 100%%.\n",
 		who(c, 1));
-	n = shown_rows(c, rows, 15);
+	n = cmp_grouped_rows(c, 0, 15, rows);
 	for (i = 0; i < n; i++)
 		over += fabs(c->contrib[rows[i]].share) > 1;
 	if (over)
@@ -595,11 +615,11 @@ static void text_contributors(FILE *out, const struct compare *c)
 	for (i = 0; i < n; i++) {
 		const struct cmp_contributor *ct = &c->contrib[rows[i]];
 		const struct cmp_value *v = ct->value;
-		char a[32], b[32];
+		char a[32], b[32], pc[32];
 
-		fprintf(out, "  %-7s  %6.1f%%  %-4s  %-36.36s %8.0f %8.0f %10s %10s\n",
+		fprintf(out, "  %-7s  %7s  %-4s  %-36.36s %8.0f %8.0f %10s %10s\n",
 			ct->stratum != last ? ct->stratum->name : "",
-			ct->share * 100, ct->rate ? "rate" : "mix", v->label,
+			cmp_share_text(ct->share, pc, sizeof(pc)), ct->rate ? "rate" : "mix", v->label,
 			v->n[0], v->n[1],
 			fmt(v->n[0] ? v->t_s[0] / v->n[0] * 1e6 : NAN, U_US,
 			    0, a, sizeof(a)),

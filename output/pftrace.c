@@ -548,7 +548,7 @@ static void choose_clock(struct pftrace *p)
 	const struct trace_facts *f = p->n_traces == 1 ? p->traces[0].facts
 						       : NULL;
 
-	if (!f || !f->has_clock || !f->has_origin)
+	if (!f || !trace_facts_clock_usable(f))
 		return;
 	p->clock_id = f->clock.clock == TRACE_CLOCK_BOOTTIME ? CLOCK_BOOTTIME
 							     : CLOCK_MONOTONIC;

@@ -205,12 +205,26 @@ const char *trace_facts_device(const struct trace_facts *facts,
 	return NULL;
 }
 
+/*
+ * The clock snapshot is on the events' clock unless the trace's notes are
+ * not (the feed saw its TIMESTAMP note stamped after time 0): a blkparse
+ * -d dump counts its events from its first record, the notes included,
+ * and keeps the snapshot's text. A dump of this program's BPF recording
+ * of 28 Nov (tests/data/compare/alone) had its wall_time the recording
+ * machine's uptime early (20 min 50 s) from the snapshot.
+ */
+int trace_facts_clock_usable(const struct trace_facts *facts)
+{
+	return facts->has_clock && facts->has_origin &&
+	       !facts->notes_off_clock;
+}
+
 int trace_facts_wall_ns(const struct trace_facts *facts, uint64_t time_ns,
 			int64_t *wall_ns)
 {
 	if (!facts->has_origin)
 		return 0;
-	if (facts->has_clock) {
+	if (trace_facts_clock_usable(facts)) {
 		/* signed: the snapshot may come after the event */
 		int64_t since = (int64_t)(facts->origin_ns + time_ns -
 					  facts->clock.trace_ns);

@@ -56,6 +56,7 @@ struct trace_facts {
 	struct recnote_clock clock;
 	/* time 0 on the trace's clock; on the wall clock where known */
 	int has_origin, has_wall;
+	int notes_off_clock;	/* a dump's: the snapshot is not usable */
 	uint64_t origin_ns;
 	int64_t wall_at_origin_ns;
 };
@@ -87,6 +88,8 @@ int recnote_is_device_name(const char *name);
 /* The name a note gave device, or NULL. */
 const char *trace_facts_device(const struct trace_facts *facts,
 			       uint32_t device);
+/* Whether the clock snapshot is on the events' clock (not a dump's). */
+int trace_facts_clock_usable(const struct trace_facts *facts);
 /*
  * The wall clock (ns since the epoch, UTC) at time_ns (counted from the
  * trace's first event): from the clock snapshot where there is one, else

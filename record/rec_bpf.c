@@ -111,6 +111,7 @@ struct bpf_rec {
 	struct acctnote recorder_part;
 	unsigned pause_ms;	/* IOWATCHER_BPF_PAUSE_MS, before the first read */
 	uint64_t inflight_at_start;	/* the devices' requests in flight */
+	uint64_t inflight_at_end;	/* the same, read as the programs go */
 	int cb_failed;			/* out of memory in the callback */
 	uint64_t complete_ns;		/* recorder_stats' */
 	/* --flight: the records kept in memory, not written (flight.h) */
@@ -1219,7 +1220,7 @@ static int write_unseen_completions(struct bpf_rec *b, struct iow_error *err)
 			last = rec_out_last_time(b->out, cpu);
 	}
 	unseen = (int64_t)(issued - requeued - completed) -
-		 (int64_t)devices_inflight(b) + (int64_t)b->inflight_at_start;
+		 (int64_t)b->inflight_at_end + (int64_t)b->inflight_at_start;
 	if (unseen <= 0)
 		return 0;
 	b->unseen_completions = (uint64_t)unseen;
@@ -1269,6 +1270,10 @@ static int bpf_stop(void *state, struct recorder_stats *st,
 	memset(st, 0, sizeof(*st));
 	rec_account_detaching(b->env.account, b->env.n_devs);
 	blkrec__detach(b->skel);
+	/* the requests in flight as the programs went, read now: one that
+	 * completes while the rings drain (tens of ms on a busy machine)
+	 * was issued in the trace and completed after it, not unseen */
+	b->inflight_at_end = devices_inflight(b);
 	rec_account_end(b->env.account, b->env.n_devs);
 	rc = drain(b, err);
 	if (b->flight)

@@ -221,7 +221,7 @@ check "-o cmp.html: the report of both traces with the comparison as its section
 	       grep -q '<h2>band.dump (B) against a.dump (A): band.dump is slower: mean I/O latency' '$TMP/page/cmp.html' &&
 	       grep -q '<svg' '$TMP/page/cmp.html' &&
 	       grep -q 'Devices compared (A with B): 8,0 with 8,0' '$TMP/page/cmp.html' &&
-	       grep -q 'Where the change in latency-seconds comes from' '$TMP/page/cmp.html'"
+	       grep -q 'Where the change in I/O time comes from' '$TMP/page/cmp.html'"
 check "  the band of the delay a button to it in the I/O map (sectors as MiB)" \
 	grep -q '<td>offset</td><td><button type="button" class="iow-cmp-band" data-devs="8,0" data-lo="248.1875" data-hi="392.015625" title="[^"]*">sectors 508288-802848</button></td><td class="iow-cmp-rate">rate' "$TMP/page/cmp.html"
 "$IOW" -t "$TMP/a.dump" -t "$TMP/band.dump" -o "$TMP/page/plain.html" > /dev/null
@@ -235,6 +235,43 @@ sys.exit(not m or abs(float(m.group(1)) - float(m.group(3))) > 1e-3 or abs(float
 "$IOW" -t "$EXT4" -t "$EXT4" -x 0:0.44 -x 0.44:0.9 --compare -o "$TMP/page/flame.html" > /dev/null
 check "  with kernel stacks in both, the section holds the differential flame graph" \
 	grep -q '<summary>Quantile shifts, contributors, latency histograms, differential flame graph</summary>' "$TMP/page/flame.html"
+# The contributor tables: a legend for mix and rate saying what the
+# latency-seconds are, rows grouped by stratum (named once, on its first
+# row) and sorted by share within it, no "-0.0%" (recorded: a reader
+# alone, and with a dd writer beside it, tests/data/compare).
+CD="$TOP/tests/data/compare"
+"$IOW" -t "$CD/alone" -t "$CD/noisy" -l alone -l noisy --compare \
+	-o "$TMP/page/noisy.html" > "$TMP/noisy.txt"
+check "  the contributor tables grouped by stratum, by share within it, with their legend" python3 -c "
+import re, sys
+page = open('$TMP/page/noisy.html').read()
+legend = re.search(r'<p>I/O time here is the latency-seconds: every timed I/O[^<]*<b>mix</b>: noisy had more or fewer[^<]*<b>rate</b>: such I/Os each took', page)
+tables = re.findall(r'<table class=\"iow-cmp-table iow-cmp-contrib\">(.*?)</table>', page, re.S)
+bad = []
+for t in tables:
+	seen, cur, last = set(), None, None
+	for name, share in re.findall(r'<tr[^>]*><td>([^<]*)</td><td>.*?</td><td class=\"iow-cmp-(?:mix|rate)\">[a-z]+</td><td>([-0-9.]+)%</td>', t):
+		if name:
+			if name in seen:
+				bad.append(name + ' named twice')
+			seen.add(name)
+			cur, last = name, None
+		elif cur is None:
+			bad.append('a row before any stratum')
+		if last is not None and float(share) > last:
+			bad.append(cur + ' not by share')
+		last = float(share)
+	if not seen:
+		bad.append('a table without rows')
+if '-0.0%' in page:
+	bad.append('-0.0%')
+if not legend or len(tables) < 2 or bad:
+	print('legend', bool(legend), 'tables', len(tables), bad[:5])
+	sys.exit(1)"
+check "  the text's contributor table: no -0.0%, latency-seconds said in words, mix and rate's legend" \
+	sh -c "! grep -q -- '-0\.0%' '$TMP/noisy.txt' &&
+	       grep -q 'the latency-seconds: every timed I/O.s latency, Q2C or else D2C, added up' '$TMP/noisy.txt' &&
+	       grep -q '^  mix: noisy had more or fewer such I/Os; rate: such I/Os each took longer' '$TMP/noisy.txt'"
 size=$(wc -c < "$TMP/page/time.html")
 check "  the report stays under its 5 MB ($size bytes)" [ "$size" -lt 5000000 ]
 # In Debian's chromium, headless (tests/compare_check.js): the section

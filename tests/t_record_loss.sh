@@ -31,7 +31,8 @@ tracing_lock
 truncate -s 256M "$TMP/disk.img"
 DEV=$(losetup -f --show "$TMP/disk.img") || { fail "losetup"; finish; exit 1; }
 ENABLE=/sys/class/block/$(basename "$DEV")/trace/enable
-trap 'mountpoint -q "$TMP/mnt" 2>/dev/null && umount "$TMP/mnt"; losetup -d "$DEV"; lib_cleanup' EXIT
+BUSY=
+trap 'for p in $BUSY; do kill "$p"; done; mountpoint -q "$TMP/mnt" 2>/dev/null && umount "$TMP/mnt"; losetup -d "$DEV"; lib_cleanup' EXIT
 
 BEFORE=$(tracing_state)
 
@@ -127,33 +128,48 @@ done
 # with an fsync per write, whose flush sequences end in empty completions
 # that end no issued request: the recording notes as many as blkparse
 # shows requests issued and never completed (counting the empty ones too
-# once hid them all), and the JSON and the end line say so
+# once hid them all; a requeued request is issued twice and completed
+# once), and the JSON and the end line say so. Twice, beside two busy
+# loops: a fresh clone's make check on a loaded machine once counted one
+# fewer than the trace showed (58 against 59), for the recorder read the
+# requests in flight after draining its rings, when one issued in the
+# trace could have completed after it; it reads them as its programs go.
+# No lazy initialisation, whose writes would run on past the recording.
 if [ "${TRACERS#bpf}" = "$TRACERS" ]; then
 	skip "unseen completions: the BPF recorder cannot run here"
 elif ! command -v mkfs.ext4 > /dev/null; then
 	skip "unseen completions: mkfs.ext4 missing"
 else
 	mkdir "$TMP/mnt"
-	mkfs.ext4 -q -F "$DEV" && mount "$DEV" "$TMP/mnt" &&
+	sh -c 'while :; do :; done' & BUSY="$BUSY $!"
+	sh -c 'while :; do :; done' & BUSY="$BUSY $!"
+	for run in 1 2; do
+	rm -f "$TMP"/unseen.blktrace.*
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$DEV" &&
+	mount "$DEV" "$TMP/mnt" &&
 	IOWATCHER_BPF_PAUSE_MS= IOWATCHER_BPF_UNSEEN=50 "$IOW" -d "$DEV" -D "$TMP" -t unseen \
 		--tracer bpf --summary=json -p "fio --name=s --filename=$TMP/mnt/f --rw=write --bs=4k --size=4M --fsync=1 --output=/dev/null" \
 		> "$TMP/unseen.json" 2> "$TMP/unseen.err"
 	mountpoint -q "$TMP/mnt" && umount "$TMP/mnt"
 	missing=$(blkparse -i unseen -D "$TMP" -q 2>/dev/null | awk '
 		$6 == "D" && $9 == "+" { d[$8 " " $10]++ }
+		$6 == "R" && $9 == "+" { d[$8 " " $10]-- }
 		$6 == "C" && $9 == "+" { c[$8 " " $10]++ }
 		END { for (k in d) if (d[k] > c[k]) n += d[k] - c[k]; print n + 0 }')
 	got=$(python3 -c "import json, sys; print(sum(d['unseen_completions'] for d in json.load(open(sys.argv[1]))['traces'][0]['devices']))" "$TMP/unseen.json" 2>&1)
-	check "unseen completions: requests issued and never completed in the trace ($missing, every 50th)" \
+	check "unseen completions, beside two busy loops ($run of 2): requests issued and never completed in the trace ($missing, every 50th)" \
 		[ "$missing" -gt 0 ]
-	check "unseen completions: the JSON's unseen_completions as many ($got)" \
+	check "unseen completions ($run of 2): the JSON's unseen_completions as many ($got)" \
 		[ "$got" = "$missing" ]
 	# the end line's count is the JSON's (the unseen ones, and any the
 	# rings lost too: a CI run once said something else here, unseen)
 	said=$(sed -nE 's/.*; the kernel lost ([0-9]+) events? in [0-9]+ windows? \(loss notes in the trace\); the trace holds .*$/\1/p' "$TMP/unseen.err")
 	all=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['traces'][0]['lost_events'])" "$TMP/unseen.json" 2>&1)
-	check "unseen completions: the end line says them lost (${said:-$(tail -n 1 "$TMP/unseen.err" | sed 's/.*; //')}; the JSON $all, unseen $missing)" \
+	check "unseen completions ($run of 2): the end line says them lost (${said:-$(tail -n 1 "$TMP/unseen.err" | sed 's/.*; //')}; the JSON $all, unseen $missing)" \
 		sh -c "[ -n '$said' ] && [ '$said' = '$all' ] && [ '$said' -ge '$missing' ]"
+	done
+	for p in $BUSY; do kill "$p"; done
+	BUSY=
 	windows=$(python3 -c "import json, sys; print(len(json.load(open(sys.argv[1]))['traces'][0]['loss_windows']))" "$TMP/unseen.json" 2>&1)
 	check "unseen completions: the end line's windows in words ($windows: $(tail -n 1 "$TMP/unseen.err" | sed 's/.*; //'))" \
 		sh -c "if [ '$windows' = 0 ]; then grep -q ' in 1 window (loss notes' '$TMP/unseen.err'; else ! grep -q ' 1 windows' '$TMP/unseen.err'; fi"
@@ -172,6 +188,6 @@ fi
 	> /dev/null 2> "$TMP/cli.err"
 check "the end line says how much was lost, in how many windows, and the account" \
 	grep -qE "^iowatcher: recorded [0-9]+ events of $DEV with [a-z]+ in .*64 KiB buffer per CPU.*; the kernel lost ([0-9]+ events|1 event) in ([0-9]+ windows|1 window) \(loss notes in the trace\); the trace holds (all )?[0-9,]+ .*completions the kernel counted.*$" \
-	"$TMP/cli.err"
+	"$TMP/cli.err" || echo "     $(tail -n 1 "$TMP/cli.err")"
 
 finish

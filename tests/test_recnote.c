@@ -106,6 +106,11 @@ static void test_wall_clock_from_snapshot_else_anchor_else_none(void)
 	take_text(&f, "clock monotonic at 1500 ns: boottime 9000 ns, realtime 3000000000 ns");
 	CHECK_EQ_INT(trace_facts_wall_ns(&f, 5, &wall), 1);
 	CHECK_EQ_INT(wall, 3000000000 - 495);
+	/* a dump's notes are on another clock: neither snapshot nor anchor */
+	f.notes_off_clock = 1;
+	f.has_wall = 0;
+	CHECK_EQ_INT(trace_facts_clock_usable(&f), 0);
+	CHECK_EQ_INT(trace_facts_wall_ns(&f, 5, &wall), 0);
 }
 
 static void test_device_names(void)
