@@ -974,12 +974,18 @@ static void child_limit_memory(uint64_t budget)
 {
 	unsigned long long pages = 0;
 	struct rlimit rl;
-	FILE *f = fopen("/proc/self/statm", "r");
+	char buf[64];
+	ssize_t n = -1;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 
-	if (f) {
-		if (fscanf(f, "%llu", &pages) != 1)
-			pages = 0;
-		fclose(f);
+	/* read, not stdio's: no buffer to allocate in the child */
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n > 0) {
+		buf[n] = '\0';
+		pages = strtoull(buf, NULL, 10);
 	}
 	rl.rlim_cur = rl.rlim_max =
 		(rlim_t)(pages * (uint64_t)sysconf(_SC_PAGESIZE) + budget);
