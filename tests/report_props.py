@@ -30,7 +30,13 @@ def fail(what):
 def strict(text):
     def no_constant(name):
         raise ValueError("a non-finite number: %s" % name)
-    return json.loads(text, parse_constant=no_constant)
+
+    def finite(s):
+        x = float(s)
+        if math.isinf(x):
+            raise ValueError("a number past a double's range: %s" % s)
+        return x
+    return json.loads(text, parse_constant=no_constant, parse_float=finite)
 
 
 def script(page, name):
