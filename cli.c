@@ -1542,6 +1542,8 @@ void options_free(struct options *o)
 	o->trace_args = o->labels = o->devices = o->fio_logs = NULL;
 	o->n_trace_args = o->n_labels = o->n_devices = o->n_fio_logs = 0;
 	o->prog_argv = NULL;
+	o->merge_paths = NULL;
+	o->n_merge_paths = 0;
 }
 
 const char *cli_misplaced_option(char *const *argv, char *buf, size_t size)

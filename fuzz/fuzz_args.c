@@ -21,11 +21,17 @@ static void args_parse(int argc, char **argv)
 
 	switch (options_parse(argc, argv, &o, &err)) {
 	case CLI_OK:
-		/* what main relies on once parsing is done */
-		if (!o.n_trace_args || o.n_labels > o.n_trace_args ||
-		    (!o.output && !o.summary && !o.csv_dir &&
-		     !o.events_path))
+		/* what main relies on once parsing is done: summaries to
+		 * merge and nothing else (check_merge_args), or traces
+		 * with somewhere to put what is read */
+		if (o.n_merge_paths) {
+			if (o.n_trace_args || o.output || o.n_labels)
+				abort();
+		} else if (!o.n_trace_args || o.n_labels > o.n_trace_args ||
+			   (!o.output && !o.summary && !o.csv_dir &&
+			    !o.events_path)) {
 			abort();
+		}
 		break;
 	case CLI_USAGE:
 		if (!err.msg[0])

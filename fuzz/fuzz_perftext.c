@@ -2,10 +2,12 @@
  * fuzz_perftext.c: the text perf script prints for the block tracepoints
  * (reader/perftext.c), through the analysis to every output a run of
  * iowatcher -t X.perf.txt --summary=json --events X.jsonl -o X.pftrace
- * writes, and one input in four (by its length) the HTML report too. The input is the text. A run that fails gives one line; one
- * that succeeds must hold fuzz_props.h's properties (valid JSON, no
- * impossible numbers) in its summary and events log, and its Perfetto
- * trace must be written whole. Seeds: fuzz/seeds/perftext (slices of
+ * writes, and one input in four (by its length) the HTML report too.
+ * The input is the text. A run that fails gives one line; one that
+ * succeeds must hold fuzz_props.h's properties (valid JSON, no
+ * impossible numbers) in its summary, events log and report (its
+ * document, its summary the same, the arrays of its binary block), and
+ * its Perfetto trace must be written whole. Seeds: fuzz/seeds/perftext (slices of
  * samples/perf-fio.perf.txt.xz and issue #40's reproducers,
  * fuzz/make-seeds.py).
  */
@@ -128,6 +130,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_check_error(&err, "report_render");
 		else if (html && access(html_path, F_OK) < 0)
 			fuzz_props_fail("the report is written", NULL);
+		else if (html)
+			fuzz_props_report(html_path, &res, 1);
 	}
 	if (html)
 		report_trace_free(&res);

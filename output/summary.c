@@ -384,6 +384,14 @@ static void json_loss(FILE *out, const struct analysis *a)
 			if (to < from)
 				to = from;
 		}
+		/* and within the trace: a loss noted after its last event
+		 * (perf's LOST record at the end of a recording) is the
+		 * trace's up to its end, as duration_s counts it, so that
+		 * --merge-summaries takes the summary back */
+		if (to > a->last_ns)
+			to = a->last_ns;
+		if (from > to)
+			from = to;
 		fprintf(out, "%s{\"from_s\": %.6f, \"to_s\": %.6f, "
 			"\"events\": %llu, \"count_known\": %s, "
 			"\"noted_late\": %s, \"inferred\": %s, \"cpus\": ",

@@ -207,6 +207,7 @@ out_err:
  * libtracecmd notices before it looks at the CPUs.
  */
 struct v6_cursor {
+	struct precheck_page *page;	/* the page last read */
 	int fd, swap;
 	uint64_t at, size;
 	/* a size past its bounds: where it is written, what it says, and
@@ -217,12 +218,67 @@ struct v6_cursor {
 	uint64_t bad_raw;	/* a compressed section's size too big */
 };
 
+/*
+ * The headers are read a page at a time (from a size's or a string's
+ * first byte to its page's end), not a read for each number or each
+ * byte of a name: never a page more than the walk itself reaches (what
+ * follows the headers, the CPUs' data, is libtracecmd's to read, under
+ * the fence's time limit).
+ */
+#define PRECHECK_PAGE	4096
+
+struct precheck_page {
+	uint64_t off;
+	size_t len;
+	unsigned char b[PRECHECK_PAGE];
+};
+
+/* The bytes from c->at on that the page holds (read if need be), at
+ * most to c->size: their count, 0 at the end or on an error. */
+static size_t v6_span(struct v6_cursor *c, const unsigned char **p)
+{
+	struct precheck_page *pg = c->page;
+	uint64_t lim = c->size;
+	ssize_t got;
+	size_t n;
+
+	if (c->at >= lim)
+		return 0;
+	if (c->at < pg->off || c->at >= pg->off + pg->len) {
+		n = PRECHECK_PAGE - (size_t)(c->at % PRECHECK_PAGE);
+		do
+			got = pread(c->fd, pg->b, n, (off_t)c->at);
+		while (got < 0 && errno == EINTR);
+		pg->off = c->at;
+		pg->len = got > 0 ? (size_t)got : 0;
+		if (!pg->len)
+			return 0;
+	}
+	if (lim > pg->off + pg->len)
+		lim = pg->off + pg->len;
+	*p = pg->b + (c->at - pg->off);
+	return (size_t)(lim - c->at);
+}
+
 static int v6_bytes(struct v6_cursor *c, void *buf, size_t n)
 {
-	if (c->at + n > c->size ||
-	    pread(c->fd, buf, n, (off_t)c->at) != (ssize_t)n)
+	const unsigned char *p;
+	unsigned char *to = buf;
+	size_t got;
+
+	if (n > c->size || c->at > c->size - n)
 		return -1;
-	c->at += n;
+	while (n) {
+		got = v6_span(c, &p);
+		if (!got)
+			return -1;
+		if (got > n)
+			got = n;
+		memcpy(to, p, got);
+		to += got;
+		n -= got;
+		c->at += got;
+	}
 	return 0;
 }
 
@@ -280,11 +336,16 @@ static int v6_skip_text(struct v6_cursor *c)
 		return -1;
 	}
 	for (at = c->at, end = c->at + size; at < end; at += n) {
+		const unsigned char *p = chunk;
+
 		n = end - at < sizeof(chunk) ? (size_t)(end - at) : sizeof(chunk);
 		if (pread(c->fd, chunk, n, (off_t)at) != (ssize_t)n)
 			return -1;
+		/* text without a NUL is the usual case */
+		if (!nul && !memchr(p, 0, n))
+			continue;
 		for (i = 0; i < n; i++) {
-			if (!chunk[i]) {
+			if (!p[i]) {
 				if (!nul)
 					nul = at + i + 1;
 			} else if (nul) {
@@ -299,13 +360,18 @@ static int v6_skip_text(struct v6_cursor *c)
 
 static int v6_skip_string(struct v6_cursor *c)
 {
-	char ch;
+	const unsigned char *nul, *p;
+	size_t n;
 
-	do {
-		if (v6_bytes(c, &ch, 1))
-			return -1;
-	} while (ch);
-	return 0;
+	while ((n = v6_span(c, &p)) > 0) {
+		nul = memchr(p, 0, n);
+		if (nul) {
+			c->at += (uint64_t)(nul - p) + 1;
+			return 0;
+		}
+		c->at += n;
+	}
+	return -1;
 }
 
 /* Steps over the headers up to the number of CPUs; 0, or -1 cut short. */
@@ -390,21 +456,28 @@ static int v6_buffer(struct v6_cursor *c, uint64_t cpus, uint64_t *buffers,
 	return 0;
 }
 
-static int v6_whole(int fd, const char *path, struct iow_error *err)
+/* The file's first n bytes, from base (a cursor at 0 over the file). */
+static int head_read(const struct v6_cursor *base, void *buf, size_t n)
 {
-	struct v6_cursor c = { .fd = fd };
+	struct v6_cursor c = *base;
+
+	c.at = 0;
+	return v6_bytes(&c, buf, n);
+}
+
+static int v6_whole(const struct v6_cursor *base, const char *path,
+		    struct iow_error *err)
+{
+	struct v6_cursor c = *base;
 	unsigned char head[TRACEDAT_MAGIC_LEN + 8];
 	uint64_t buffers[V6_BUFFERS_MAX], cpus, cpu = 0, end = 0;
 	size_t n_buffers = 0, i;
-	struct stat st;
 	int r;
 
-	if (fstat(fd, &st) ||
-	    pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head))
+	if (head_read(base, head, sizeof(head)))
 		return 0;	/* libtracecmd says what is wrong */
 	if (memcmp(head + TRACEDAT_MAGIC_LEN, "6", 2))
 		return 0;
-	c.size = (uint64_t)st.st_size;
 	c.swap = head[TRACEDAT_MAGIC_LEN + 2] !=
 		 (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	r = v6_headers(&c, &cpus);
@@ -568,20 +641,19 @@ static int v7_buffer(struct v6_cursor *c, uint64_t fsize, uint64_t *cpu,
 	return 0;
 }
 
-static int v7_whole(int fd, const char *path, struct iow_error *err)
+static int v7_whole(const struct v6_cursor *base, const char *path,
+		    struct iow_error *err)
 {
-	struct v6_cursor c = { .fd = fd }, o;
+	struct v6_cursor c = *base, o;
 	unsigned char head[TRACEDAT_MAGIC_LEN + 4];
 	uint64_t off, next, fsize, opt_size, body, cpu = 0, end = 0;
 	uint16_t id, opt;
-	struct stat st;
 	int r = 0, n, walk;
 
-	if (fstat(fd, &st) ||
-	    pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head) ||
+	if (head_read(base, head, sizeof(head)) ||
 	    memcmp(head + TRACEDAT_MAGIC_LEN, "7", 2))
 		return 0;	/* libtracecmd says what is wrong */
-	fsize = c.size = (uint64_t)st.st_size;
+	fsize = c.size;
 	c.swap = head[TRACEDAT_MAGIC_LEN + 2] !=
 		 (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	c.at = TRACEDAT_MAGIC_LEN + 4 + 4;	/* version, sizes, page */
@@ -663,6 +735,26 @@ static int v7_whole(int fd, const char *path, struct iow_error *err)
 				path, (unsigned long long)c.at,
 				(unsigned long long)fsize);
 	return 0;
+}
+
+/* Both checks, sharing the page read last. */
+static int precheck(int fd, const char *path, struct iow_error *err)
+{
+	struct v6_cursor base = { .fd = fd };
+	struct precheck_page *pg = calloc(1, sizeof(*pg));
+	struct stat st;
+	int r;
+
+	if (!pg)
+		return iow_fail(err, "out of memory");
+	if (fstat(fd, &st))
+		st.st_size = 0;	/* libtracecmd says what is wrong */
+	base.size = (uint64_t)st.st_size;
+	base.page = pg;
+	r = v6_whole(&base, path, err) < 0 || v7_whole(&base, path, err) < 0 ?
+	    -1 : 0;
+	free(pg);
+	return r;
 }
 
 /* ---- the fence: libtracecmd in a child of its own ---- */
@@ -882,12 +974,18 @@ static void child_limit_memory(uint64_t budget)
 {
 	unsigned long long pages = 0;
 	struct rlimit rl;
-	FILE *f = fopen("/proc/self/statm", "r");
+	char buf[64];
+	ssize_t n = -1;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 
-	if (f) {
-		if (fscanf(f, "%llu", &pages) != 1)
-			pages = 0;
-		fclose(f);
+	/* read, not stdio's: no buffer to allocate in the child */
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n > 0) {
+		buf[n] = '\0';
+		pages = strtoull(buf, NULL, 10);
 	}
 	rl.rlim_cur = rl.rlim_max =
 		(rlim_t)(pages * (uint64_t)sysconf(_SC_PAGESIZE) + budget);
@@ -1207,7 +1305,7 @@ struct tracedat *tracedat_open(struct byte_source *src,
 		free(t);
 		return NULL;
 	}
-	if (v6_whole(fd, path, err) < 0 || v7_whole(fd, path, err) < 0 ||
+	if (precheck(fd, path, err) < 0 ||
 	    fence_start(t, fd, copied, err) < 0) {
 		close(fd);
 		free(t);
