@@ -22,7 +22,7 @@
 #include "outputs.h"
 #include "reader/blktrace.h"
 #include "reader/feed_pipe.h"
-#include "record/cpustat.h"
+#include "reader/cpustat.h"
 #include "record/record.h"
 #include "tag/tagstage.h"
 #include "trace_result.h"
