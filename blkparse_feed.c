@@ -792,7 +792,7 @@ int feed_is_stream(const struct feed *f)
 	return f->src->kind == TRACE_STDIN;
 }
 
-int feed_decompresses(const struct feed *f)
+static int feed_decompresses(const struct feed *f)
 {
 	size_t i;
 

@@ -78,9 +78,6 @@ struct feed_origin {
 int feed_origin(const struct feed *f, struct feed_origin *o);
 /* 1 when f reads a stream (stdin), whose reads may stall; 0 for files. */
 int feed_is_stream(const struct feed *f);
-/* 1 when f decompresses what it reads (gzip, xz, zstd): the heavier
- * part of reading, which a reader thread takes off the analysis. */
-int feed_decompresses(const struct feed *f);
 /* Start reading f through a pipe (feed_pipe.h): in a thread of its own
  * or the caller's, whichever is faster. f must outlive the pipe. */
 struct feed_pipe *feed_start_pipe(struct feed *f, int cpu_to_spare,

@@ -7,7 +7,10 @@
 
 #include "blkrec.h"
 
-size_t blkrec_payload(const struct io_event *ev, const unsigned char **p)
+/* The payload past the cgroup id a record may start it with: *p and its
+ * length (0 when there is none, or the cgroup id is cut short). */
+static size_t blkrec_payload(const struct io_event *ev,
+			     const unsigned char **p)
 {
 	*p = ev->pdu;
 	if (!*p)

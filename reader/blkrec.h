@@ -114,12 +114,6 @@ static inline void blkrec_decode(const unsigned char *p, struct io_event *ev,
 		  p + (v7 ? BLK_IO_TRACE7_SIZE : BLK_IO_TRACE8_SIZE) : NULL;
 }
 
-/*
- * The payload past the cgroup id a record may start it with: *p and its
- * length (0 when there is none, or the cgroup id is cut short).
- */
-size_t blkrec_payload(const struct io_event *ev, const unsigned char **p);
-
 /* Decode a REMAP payload; 0 on success, -1 if the payload is too short. */
 int feed_decode_remap(const struct io_event *ev, uint32_t *from_dev,
 		      uint32_t *to_dev, uint64_t *from_sector);

@@ -36,7 +36,7 @@ const struct input_kind input_kinds[] = {
 		"-t -: a dump, trace.dat or perf text\n"
 		"(blkparse -i NAME -d - -o /dev/null | iowatcher -t -)", NULL },
 };
-const size_t input_kinds_len = sizeof(input_kinds) / sizeof(input_kinds[0]);
+#define input_kinds_len	(sizeof(input_kinds) / sizeof(input_kinds[0]))
 
 const struct blocktp_input *input_tracepoints(const unsigned char *p,
 					      size_t len)

@@ -28,7 +28,6 @@ struct input_kind {
 };
 
 extern const struct input_kind input_kinds[];
-extern const size_t input_kinds_len;
 /* The rows by what they are: input_kinds[INPUT_...]. */
 enum input_row {
 	INPUT_PERCPU,

@@ -67,8 +67,15 @@ static int chains_to_end(const unsigned char *buf, size_t len, size_t at,
 	return found;
 }
 
-int feed_chain_end(const unsigned char *buf, size_t len,
-		   const struct record_format *fmt, struct file_end *end)
+/*
+ * The last whole record in buf[0, len): the records are found by the
+ * first offset from which they follow one another to the buffer's end (a
+ * partial record there allowed). 1 when found, 0 if no offset does. For
+ * a tail read from the middle of a file.
+ */
+static int feed_chain_end(const unsigned char *buf, size_t len,
+			  const struct record_format *fmt,
+			  struct file_end *end)
 {
 	size_t at, last;
 

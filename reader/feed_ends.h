@@ -35,15 +35,6 @@ int feed_file_end(const char *path, int compressed,
 		  const struct record_format *fmt, struct file_end *end);
 
 /*
- * The last whole record in buf[0, len): the records are found by the
- * first offset from which they follow one another to the buffer's end (a
- * partial record there allowed). 1 when found, 0 if no offset does. For
- * a tail read from the middle of a file.
- */
-int feed_chain_end(const unsigned char *buf, size_t len,
-		   const struct record_format *fmt, struct file_end *end);
-
-/*
  * Whether a file whose last record was at last_ns ends early in a set
  * whose files end at set_end_ns, the trace starting at start_ns (times
  * as recorded): the others go on past it by more than 10 ms and 1% of

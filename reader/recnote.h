@@ -94,7 +94,5 @@ const char *trace_facts_device(const struct trace_facts *facts,
  */
 int trace_facts_wall_ns(const struct trace_facts *facts, uint64_t time_ns,
 			int64_t *wall_ns);
-/* "monotonic", "boottime", or NULL for a clock the trace does not name. */
-const char *trace_clock_name(enum trace_clock clock);
 
 #endif

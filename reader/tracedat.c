@@ -1,5 +1,6 @@
 /*
- * tracedat.c: trace-cmd's trace.dat as blktrace records (tracedat.h).
+ * tracedat.c: trace-cmd's trace.dat as blktrace records (a
+ * blocktp_input: blocktp.h).
  * The file's sizes are checked against its length first (v6_whole,
  * v7_whole); then libtracecmd, in a child process of its own (the
  * fence, below), hands the file's events in time order across its
@@ -7,6 +8,21 @@
  * each block event's fields are read here by name from the format the
  * file itself holds, so a kernel that moves them is read alike, and
  * become the records of blocktp.c.
+ *
+ * Trace-cmd's recording (trace.dat, its versions 6 and 7,
+ * sections compressed or not), read through libtracecmd as a trace: each
+ * block tracepoint's event becomes the blktrace records blocktp.c makes
+ * of it, with a loss note where the kernel said events were lost before
+ * a page (libtracecmd's missed_events), so the reader reads them as it
+ * reads a blkparse -d dump. Every buffer of the file is read, merged by
+ * time. libtracecmd reads a file by offsets, so a trace.dat given
+ * compressed by gzip, xz or zstd, or on standard input, is first copied
+ * to an unlinked temporary file in $TMPDIR (or /tmp).
+ *
+ * libtracecmd is loaded when a trace.dat is first read. Built without it
+ * (make TRACECMD=0, or without libtracecmd-dev), or where it cannot be
+ * loaded, the file is still recognised, and opening it says so and what
+ * to do instead.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,12 +41,15 @@
 #include <unistd.h>
 
 #include "blocktp.h"
-#include "tracedat.h"
+
+struct tracedat;
+static void tracedat_free(struct tracedat *t);
 
 #define TRACEDAT_MAGIC		"\x17\x08\x44tracing"
 #define TRACEDAT_MAGIC_LEN	10
 
-int tracedat_looks(const unsigned char *p, size_t len)
+/* Whether p[0, len), the data's start, is a trace.dat's. */
+static int tracedat_looks(const unsigned char *p, size_t len)
 {
 	return len >= TRACEDAT_MAGIC_LEN &&
 	       !memcmp(p, TRACEDAT_MAGIC, TRACEDAT_MAGIC_LEN);
@@ -42,7 +61,11 @@ struct tracedat {
 	int unused;
 };
 
-struct tracedat *tracedat_open(struct byte_source *src,
+/*
+ * Reads src's trace.dat (its first bytes, first[0, n), already taken
+ * from src); path names it in messages.
+ */
+static struct tracedat *tracedat_open(struct byte_source *src,
 			       const unsigned char *first, size_t n,
 			       const char *path, struct iow_error *err)
 {
@@ -52,14 +75,15 @@ struct tracedat *tracedat_open(struct byte_source *src,
 	return NULL;
 }
 
-ssize_t tracedat_read(struct tracedat *t, unsigned char *buf, size_t len,
+/* Up to len bytes of records: how many, 0 at the end, -1 on an error. */
+static ssize_t tracedat_read(struct tracedat *t, unsigned char *buf, size_t len,
 		      struct iow_error *err)
 {
 	(void)t, (void)buf, (void)len;
 	return iow_fail(err, "trace.dat: not read in this build");
 }
 
-void tracedat_free(struct tracedat *t)
+static void tracedat_free(struct tracedat *t)
 {
 	free(t);
 }
@@ -1178,7 +1202,11 @@ static int fence_start(struct tracedat *t, int fd, int copied,
 	return 0;
 }
 
-struct tracedat *tracedat_open(struct byte_source *src,
+/*
+ * Reads src's trace.dat (its first bytes, first[0, n), already taken
+ * from src); path names it in messages.
+ */
+static struct tracedat *tracedat_open(struct byte_source *src,
 			       const unsigned char *first, size_t n,
 			       const char *path, struct iow_error *err)
 {
@@ -1521,7 +1549,8 @@ bad:
 
 /* ---- reading ---- */
 
-ssize_t tracedat_read(struct tracedat *t, unsigned char *buf, size_t len,
+/* Up to len bytes of records: how many, 0 at the end, -1 on an error. */
+static ssize_t tracedat_read(struct tracedat *t, unsigned char *buf, size_t len,
 		      struct iow_error *err)
 {
 	while (!t->at_end && blocktp_pending(&t->records) < len) {
@@ -1560,7 +1589,7 @@ ssize_t tracedat_read(struct tracedat *t, unsigned char *buf, size_t len,
 	return (ssize_t)blocktp_take(&t->records, buf, len);
 }
 
-void tracedat_free(struct tracedat *t)
+static void tracedat_free(struct tracedat *t)
 {
 	size_t i;
 
