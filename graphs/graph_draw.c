@@ -196,6 +196,42 @@ static void widen_lone_bin(const struct graph_ctx *ctx,
 	s->n = 2;
 }
 
+/*
+ * Samples that each average a span (mpstat's seconds, x at the span's
+ * middle) drawn as steps over their spans: a level from the span's start
+ * to its end, not points joined by slopes (a ramp between two seconds
+ * that never happened). Each series' points become two, at its span's
+ * ends, alike in every series of the panel so that stacks and bands
+ * still add up point by point; a gap (NaN) stays a gap.
+ */
+static int series_as_steps(struct series_set *set, double span)
+{
+	size_t i, j;
+
+	for (i = 0; i < set->n; i++) {
+		struct graph_series *s = &set->items[i];
+		double *x = malloc((2 * s->n + 1) * sizeof(double));
+		double *y = malloc((2 * s->n + 1) * sizeof(double));
+
+		if (!x || !y) {
+			free(x);
+			free(y);
+			return -1;
+		}
+		for (j = 0; j < s->n; j++) {
+			x[2 * j] = s->x[j] - span / 2;
+			x[2 * j + 1] = s->x[j] + span / 2;
+			y[2 * j] = y[2 * j + 1] = s->y[j];
+		}
+		free(s->x);
+		free(s->y);
+		s->x = x;
+		s->y = y;
+		s->n *= 2;
+	}
+	return 0;
+}
+
 /* Whether any trace completed I/O, for an empty panel's note. */
 static int any_io(const struct graph_ctx *ctx)
 {
@@ -351,6 +387,10 @@ static int draw_lines(const struct graph_ctx *ctx, const struct graph_def *g,
 	}
 	for (i = 0; i < set.n; i++)
 		widen_lone_bin(ctx, g, &set.items[i]);
+	if (g->x_span_s > 0 && series_as_steps(&set, g->x_span_s) < 0) {
+		series_set_free(&set);
+		return iow_fail(err, "out of memory building %s", g->name);
+	}
 	top = series_y_top(&set);
 	if (g->share_y && shared_y_top(ctx, g, &top) < 0) {
 		series_set_free(&set);

@@ -94,7 +94,8 @@ struct graph_def {
 	const char *x_name;
 	enum quantity x;
 	/* Each x the middle of a window this long (mpstat's second): files
-	 * write its start and span, as the bins' rows. 0: points. */
+	 * write its start and span, as the bins' rows, and pictures draw
+	 * each as a step over its span. 0: points. */
 	double x_span_s;
 	/* Its panels (a trace each) share the y axis, so that they compare. */
 	int share_y;

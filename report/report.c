@@ -952,6 +952,8 @@ static void json_graph(FILE *f, const struct report *r,
 		g->lossy_unknown ? "true" : "false",
 		g->share_y ? "true" : "false");
 	utf8_json_string_html(f, g->empty_note ? g->empty_note : "no I/O in range");
+	if (g->x_span_s > 0)
+		fprintf(f, ",\"xSpan\":%.9g", g->x_span_s);
 	if (g->x_label) {
 		fputs(",\"xLabel\":", f);
 		utf8_json_string_html(f, g->x_label);

@@ -10,7 +10,7 @@
  *                  "column": "read_mb_per_s", "scale": 1 } ],
  *     "drag": "tput", "zoom20": 1.0, "shots": "DIR",
  *     "toggle": { "graph": "tput", "label": "write" },
- *     "budget": { "paint_ms": 1000, "redraw_ms": 50 },
+ *     "budget": { "paint_ms": 1000, "redraw_ms": 50 },  (checked with IOW_BUDGETS=1)
  *     "pictures": [ "top-files" ],        (graphs shown as pictures)
  *     "stable": { "views": [[1.0, 1.03]], "hover": "latency" },
  *     "cover": { "graph": "io", "views": [[1.0, 1.005]] },
@@ -47,6 +47,16 @@ const spec = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 function ok(what) { console.log('ok   ' + what); }
 function fail(what, why) { console.log('FAIL ' + what + (why ? ': ' + why : '')); }
 function check(what, cond, why) { if (cond) ok(what); else fail(what, why); }
+/* A time budget: a check only with IOW_BUDGETS=1 (a quiet machine's
+ * measurement; bench/ measures speed), else the figure as an info line,
+ * so that a loaded machine (make check's lanes side by side, CI) does
+ * not fail the suite on a wall-clock time. */
+function budget(what, cond, figure) {
+	if (process.env.IOW_BUDGETS === '1')
+		check(what, cond, figure);
+	else
+		console.log('info ' + what + ': ' + figure + (cond ? '' : ' (over; not checked: IOW_BUDGETS=1 checks)'));
+}
 const sleep = ms => new Promise(r => setTimeout(r, ms));
 
 /* The CSV row whose bin starts at t0: its column's value. */
@@ -452,8 +462,8 @@ async function checkReport(browser, r) {
 		    (info.fcp === null ? '?' : info.fcp.toFixed(0)) + ' ms; load ' +
 		    (Date.now() - t0) + ' ms in all)');
 	if (r.budget && r.budget.paint_ms)
-		check(r.name + ': graphs drawn within ' + r.budget.paint_ms + ' ms',
-		      info.ready < r.budget.paint_ms, info.ready.toFixed(0) + ' ms');
+		budget(r.name + ': graphs drawn within ' + r.budget.paint_ms + ' ms',
+		       info.ready < r.budget.paint_ms, info.ready.toFixed(0) + ' ms');
 	if (r.panels) {
 		const got = {};
 		info.charts.concat(info.pictures.map(p => p.graph))
@@ -528,8 +538,8 @@ async function checkReport(browser, r) {
 		      !off.length && ranges.length > 0, off.map(x => x.join(' ')).join('; '));
 		console.log('info ' + r.name + ': zoom redraw ' + redraw.toFixed(1) + ' ms');
 		if (r.budget && r.budget.redraw_ms)
-			check(r.name + ': zoom redraw within ' + r.budget.redraw_ms + ' ms',
-			      redraw < r.budget.redraw_ms, redraw.toFixed(1) + ' ms');
+			budget(r.name + ': zoom redraw within ' + r.budget.redraw_ms + ' ms',
+			       redraw < r.budget.redraw_ms, redraw.toFixed(1) + ' ms');
 		if (r.shots)
 			await page.screenshot({ path: path.join(r.shots, r.name + '-drag.png'), fullPage: true });
 		const b = await box(page, sel);
@@ -637,6 +647,22 @@ async function checkReport(browser, r) {
 		check(r.name + ': a loss window is shaded in ' + r.shaded.graph,
 		      px && reddish(px.inside) && !reddish(px.outside),
 		      JSON.stringify(px));
+	}
+	if (r.cpu) {
+		/* mpstat's seconds: every panel of the graph (a trace each) on
+		 * one y scale, and each sample a level from its second's start
+		 * (x at whole seconds from the trace's start) */
+		const got = await page.evaluate(g => window.iowReport.charts
+			.filter(c => c.graph.name === g)
+			.map(c => ({ top: c.u.scales.y.max, span: c.graph.xSpan,
+				     x: Array.from(c.u.data[0]).slice(0, 4) })), r.cpu);
+		check(r.name + ': ' + r.cpu + "'s panels (" + got.length + ') share one y scale',
+		      got.length > 1 && got.every(c => c.top === got[0].top),
+		      JSON.stringify(got.map(c => c.top)));
+		check(r.name + ': ' + r.cpu + ' draws each sample over its second, from its start',
+		      got.length && got.every(c => c.span === 1 && c.x.length > 1 &&
+			c.x.every(v => Math.abs(v - Math.round(v)) < 1e-9)),
+		      JSON.stringify(got));
 	}
 	await page.close();
 }

@@ -118,18 +118,24 @@ check_set_end() {
 		grep -q '\"files_ended_early\": \[\]' end.json"
 }
 
-# cut_set BASE LABEL MARKED: each file of BASE's set cut at several
+# cut_set BASE LABEL MARKED [FRACS [PACKERS]]: each file of BASE's set cut at several
 # points, and its gzip and zstd copies cut short; the same set cut at its
 # end. MARKED: the set's recorder marked each file's end (iowatcher's
 # recorders), so a file cut at a record's end is a loss too; without
-# (blktrace's files) such a file is taken as whole
+# (blktrace's files) such a file is taken as whole. FRACS (default
+# "0.25 0.5 0.8") where the files are cut inside a record, PACKERS
+# (default "gzip:gz zstd:zst") the compressed copies cut: the recordings
+# take one point and no copies (the reader's decompression and the
+# points' variety are the samples'; what is the recorders' own, their end
+# marks and notes, is cut at 0.5)
 cut_set() {
 	base=$1 label=$2 marked=$3
+	fracs=${4:-0.25 0.5 0.8} packers=${5-gzip:gz zstd:zst}
 	whole "$base" ref
 	n_files=$(ls "$base".blktrace.* | wc -l)
 	k=0
 	while [ $k -lt "$n_files" ]; do
-		for frac in 0.25 0.5 0.8; do
+		for frac in $fracs; do
 			rm -rf cutset && mkdir cutset
 			for f in "$base".blktrace.*; do
 				ln -s "$f" "cutset/${f##*/}"
@@ -159,7 +165,7 @@ cut_set() {
 				sh -c "[ ! -s end.err ] &&
 				grep -q '\"files_ended_early\": \[\]' end.json"
 		fi
-		for z in gzip:gz zstd:zst; do
+		for z in $packers; do
 			e=${z#*:} z=${z%:*}
 			command -v $z > /dev/null || continue
 			rm -rf cutset && mkdir cutset
@@ -291,6 +297,6 @@ for tr in $tracers; do
 	check "$tr recording: every file ends with its end mark" \
 		sh -c "[ \$(blkparse -i r -D rec-$tr 2>/dev/null |
 			grep -c \"end of cpu [0-9]*'s file at\") = \$(ls rec-$tr/r.blktrace.* | wc -l) ]"
-	cut_set "$TMP/rec-$tr/r" "$tr recording" 1
+	cut_set "$TMP/rec-$tr/r" "$tr recording" 1 0.5 ""
 done
 finish

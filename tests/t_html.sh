@@ -37,6 +37,8 @@ report more -t "$S/fio-randrw" -O latency-heatmap -O latency-scatter \
 report tags -t "$S/ext4-fsync" -P
 report overlay -t "$S/fio-randrw" -l before -t "$S/ext4-fsync" -l after
 report per-device -t "$S/two-devices" --per-device
+# two traces with mpstat beside: their CPU panels on one scale, as steps
+report cpu2 -t "$S/fio-randrw" -t "$S/dd-write" -O cpu -O cpu-sys
 report discard -t "$S/discard"
 # Causes kept beside the trace: the graphs of no time axis (the top files,
 # the stacks' icicle) are pictures of the whole trace in the page.
@@ -299,6 +301,8 @@ else
  { "name": "stream", "report": "$TMP/stream.html", "panels": $(panels stream),
    "shots": "$SHOTS",
    "cover": { "graph": "io", "views": [[0.2, 0.205], [0.3, 0.33]], "runs": true } },
+ { "name": "cpu2", "report": "$TMP/cpu2.html", "panels": $(panels cpu2),
+   "cpu": "cpu", "shots": "$SHOTS" },
  { "name": "discard", "report": "$TMP/discard.html", "panels": $(panels discard),
    "summary": { "iow": "$IOW", "args": ["-t", "$S/discard"] } },
  { "name": "causes", "report": "$TMP/causes.html", "panels": $(panels causes),

@@ -221,6 +221,11 @@ check "its layers: mpstat's columns that are ever above 0 ($(head -n 1 "$TMP/cpu
 	[ "$(head -n 1 "$TMP/cpu/cpu.csv")" = "time_s,span_s,usr_pct,sys_pct,iowait_pct,soft_pct,steal_pct" ]
 # the stack's top is the busy share: 100 - %idle of each sample
 awk '$2 == "all" && $1 != "Average:" { print 100 - $NF }' "$S.mpstat" > "$TMP/busy"
+# mpstat's samples each average a second: drawn as a level over it, not
+# points joined by slopes (a ramp between two seconds that never was)
+"$IOW" -t "$S" -O cpu-sys -o "$TMP/cpusteps.svg" 2> /dev/null
+check "mpstat's seconds drawn as steps over their spans ($(python3 "$TOP/tests/svg_steps.py" "$TMP/cpusteps.svg") stepped lines)" \
+	python3 "$TOP/tests/svg_steps.py" "$TMP/cpusteps.svg"
 awk -F, 'NR > 1 { print $3 + $4 + $5 + $6 + $7 }' "$TMP/cpu/cpu.csv" > "$TMP/top"
 check "the stack's top is 100 - %idle ($(tr '\n' ' ' < "$TMP/top"))" \
 	sh -c "[ \$(wc -l < '$TMP/top') = 5 ] && paste '$TMP/top' '$TMP/busy' |

@@ -8,8 +8,8 @@
 # xz or gzip, on standard input, as trace-cmd's version 6 and with
 # trace-cmd's own zstd sections all read the same; pages that say events
 # were missed are loss windows; a cut file, an empty one, one without
-# events and one of no block events are one line each and exit 1; a
-# build without libtracecmd says so. As root with trace-cmd, the same
+# events and one of no block events are one line each and exit 1 (a
+# build without libtracecmd: t_tracedat_notc.sh). As root with trace-cmd, the same
 # again on a recording made here, with the ftrace recorder, and on a file
 # trace-cmd extract -B writes (the events in an instance's buffer).
 . "$(dirname "$0")/lib.sh"
@@ -142,17 +142,6 @@ if [ -n "$V6" ]; then
 fi
 : > empty.dat
 bad "an empty file" "empty" empty.dat
-
-# a build without libtracecmd says so, and what to do
-NOTC=$TMP/notc
-if repeat_pass "the build without libtracecmd"; then :
-elif make -C "$TOP" -s -j2 B="$NOTC/" TRACECMD=0 STATIC_CAIRO=0 "$NOTC/iowatcher" > make.out 2>&1; then
-	saved=$IOW IOW=$NOTC/iowatcher
-	bad "built without libtracecmd" "s.dat: a trace-cmd recording (trace.dat), and this iowatcher was built without libtracecmd: install libtracecmd-dev and rebuild" s.dat
-	IOW=$saved
-else
-	fail "the build without libtracecmd" "$(tail -n 3 make.out)"
-fi
 
 # as root with trace-cmd: both at once, here, the ftrace recorder beside
 L=

@@ -1063,10 +1063,11 @@ function yRange(series, data, log, percent) {
 	return [0, top > 0 ? top * 1.05 : 1];
 }
 
-/* A stack's lowest band: from the axis's floor up to its edge. */
-function fillToFloor(u, si, fill) {
+/* A stack's lowest band: from the axis's floor up to its edge (as
+ * steps: each value held to the next x). */
+function fillToFloor(u, si, fill, stepped) {
 	var d = u.data, ctx = u.ctx, b = u.bbox, y = d[si], x = d[0];
-	var floorPx = b.top + b.height, started = false;
+	var floorPx = b.top + b.height, started = false, lastPy = null;
 
 	ctx.save();
 	ctx.beginPath();
@@ -1088,8 +1089,11 @@ function fillToFloor(u, si, fill) {
 		if (!started) {
 			ctx.moveTo(px, floorPx);
 			started = true;
+		} else if (stepped && lastPy !== null) {
+			ctx.lineTo(px, lastPy);
 		}
 		ctx.lineTo(px, py);
+		lastPy = py;
 	}
 	if (started) {
 		ctx.lineTo(u.valToPos(x[x.length - 1], 'x', true), floorPx);
@@ -1101,15 +1105,63 @@ function fillToFloor(u, si, fill) {
 
 /* ---- series with x of their own: mpstat, fio, latency histograms ---- */
 
+/* Samples that each average a span (mpstat's seconds; x at the span's
+ * middle), as steps: x becomes each span's start, with the last span's
+ * end after it holding the last value, for paths drawn stepped. */
+function spanSteps(s, span) {
+	var n = s.x.length, x = new Float64Array(n ? n + 1 : 0),
+	    y = new Float64Array(n ? n + 1 : 0);
+
+	for (var i = 0; i < n; i++) {
+		x[i] = s.x[i] - span / 2;
+		y[i] = s.y[i];
+	}
+	if (n) {
+		x[n] = s.x[n - 1] + span / 2;
+		y[n] = s.y[n - 1];
+	}
+	s.x = x;
+	s.y = y;
+}
+
+/* The top of a panel's values, its stacks added up sample by sample. */
+function ownTop(panel) {
+	var top = 0, sum = {};
+
+	panel.series.forEach(function (s) {
+		var y = s.y instanceof Float64Array ? s.y : f64(s.y);
+
+		if (s.role === 'stack' && !sum[s.trace])
+			sum[s.trace] = [];
+		for (var j = 0; j < y.length; j++) {
+			var v = y[j];
+
+			if (isNaN(v))
+				continue;
+			if (s.role === 'stack')
+				v = sum[s.trace][j] = (sum[s.trace][j] || 0) + v;
+			if (v > top)
+				top = v;
+		}
+	});
+	return top;
+}
+
 function ownChart(graph, panel, container) {
 	var box = panelBox(graph, panel, container);
 	var series = panel.series, fmt = formatter(graph.axis);
 	var hist = graph.kind === 'hist';
 	var chart = { box: box, graph: graph, panel: panel };
+	var stepped = graph.xSpan > 0;
 
+	/* panels that compare (a trace each) share one scale */
+	if (graph.shareY && graph.sharedTop === undefined)
+		graph.sharedTop = Math.max.apply(null, graph.panels.map(ownTop));
 	series.forEach(function (s) {
 		s.x = f64(s.x);
 		s.y = f64(s.y);
+		if (stepped)
+			spanSteps(s, graph.xSpan);
 		s.empty = !Array.prototype.some.call(s.y, function (v) {
 			return !isNaN(v) && (graph.axis === 'pct' || v !== 0);
 		});
@@ -1127,7 +1179,7 @@ function ownChart(graph, panel, container) {
 		var c = color(s.color), o = { label: s.label, stroke: c,
 					      width: 1.6, points: { show: false } };
 
-		if (s.role === 'step')
+		if (s.role === 'step' || stepped)
 			o.paths = uPlot.paths.stepped({ align: 1 });
 		if (s.role === 'lo' || s.role === 'hi' || s.role === 'stack')
 			o.stroke = 'transparent';
@@ -1182,6 +1234,8 @@ function ownChart(graph, panel, container) {
 				top = v;
 		});
 	});
+	if (graph.shareY && graph.sharedTop > top)
+		top = graph.sharedTop;
 	var opts;
 	var yA = yAxis(panel.y, fmt, false, graph.axis);
 
@@ -1216,7 +1270,8 @@ function ownChart(graph, panel, container) {
 	opts.hooks.drawClear = [function (u) {
 		series.forEach(function (s, i) {
 			if (s.floor && u.series[i + 1].show)
-				fillToFloor(u, i + 1, rgba(color(s.color), 0.75));
+				fillToFloor(u, i + 1, rgba(color(s.color), 0.75),
+					    stepped);
 		});
 	}];
 	chart.u = new uPlot(opts, data, box);

@@ -1,0 +1,32 @@
+#!/bin/sh
+# t_tracedat_notc.sh: a build without libtracecmd (make TRACECMD=0) reads
+# every other input, and given a trace.dat says in one line, exit 1, that
+# it was built without libtracecmd and what to install. Apart from
+# t_tracedat.sh, which touches tracefs (trace-cmd mounts it even to
+# convert a file): this one only builds and reads, so tests/run.sh runs
+# it beside the tests that touch the machine. The first pass only (the
+# sanitizer pass would build the whole program once more for one line).
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+if repeat_pass "the build without libtracecmd"; then finish; exit $?; fi
+xz -dc "$TOP/samples/tracedat-fio.dat.xz" > s.dat ||
+	{ fail "the sample decompresses"; finish; exit 1; }
+NOTC=$TMP/notc
+if make -C "$TOP" -s -j2 B="$NOTC/" TRACECMD=0 STATIC_CAIRO=0 "$NOTC/iowatcher" > make.out 2>&1; then
+	"$NOTC/iowatcher" -t s.dat --summary > out 2> err
+	rc=$?
+	want="s.dat: a trace-cmd recording (trace.dat), and this iowatcher was built without libtracecmd: install libtracecmd-dev and rebuild"
+	if [ "$rc" = 1 ] && [ "$(wc -l < err)" = 1 ] && [ ! -s out ] &&
+	   grep -qF -- "$want" err; then
+		pass "built without libtracecmd: one line, exit 1 ($(cut -c1-110 err))"
+	else
+		fail "built without libtracecmd" "exit $rc: $(head -n 2 err) $(head -c 200 out)"
+	fi
+	"$NOTC/iowatcher" -t "$TOP/samples/fio-randrw" --summary=json > fio.json 2> fio.err
+	"$IOW" -t "$TOP/samples/fio-randrw" --summary=json > fio-full.json 2> fio-full.err
+	check "built without libtracecmd: a blktrace sample reads as with it" \
+		cmp -s fio.json fio-full.json
+else
+	fail "the build without libtracecmd" "$(tail -n 3 make.out)"
+fi
+finish
