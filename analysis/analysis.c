@@ -508,6 +508,15 @@ void depth_change(struct analysis *a, struct device_stats *d,
 	if (delta < 0 && d->in_flight == 0)
 		return;
 	d->in_flight += delta;
+	/* the queue's bound, from stretches that drained (analysis_holes.c) */
+	if (d->in_flight > d->q_epoch_max) {
+		d->q_epoch_max = d->in_flight;
+	} else if (!d->in_flight) {
+		if (d->q_epoch_max > d->q_bound)
+			d->q_bound = d->q_epoch_max;
+		d->q_drains++;
+		d->q_epoch_max = 0;
+	}
 }
 
 /* ---- latency ---- */
@@ -918,18 +927,22 @@ static int flush_push(struct device_stats *d, const struct io_event *ev)
 	return 0;
 }
 
-/* The oldest flush in flight; 0 when none was issued in the trace. */
+/* The oldest flush in flight (or the newest); 0 when none was issued in
+ * the trace. */
 static int flush_pop(struct device_stats *d, uint64_t *t, int32_t *tag,
-		     uint32_t *pid)
+		     uint32_t *pid, int newest)
 {
 	struct flush_fifo *f = d->flushes;
+	size_t i;
 
 	if (!f || !f->len)
 		return 0;
-	*t = f->d_ns[f->head];
-	*tag = f->tag[f->head];
-	*pid = f->pid[f->head];
-	f->head = (f->head + 1) % f->cap;
+	i = newest ? (f->head + f->len - 1) % f->cap : f->head;
+	*t = f->d_ns[i];
+	*tag = f->tag[i];
+	*pid = f->pid[i];
+	if (!newest)
+		f->head = (f->head + 1) % f->cap;
 	f->len--;
 	return 1;
 }
@@ -964,6 +977,7 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 	int op = data_op(ev), first = 1;
 
 	if (is_flush_request(ev)) {
+		hole_flush_issued(d);
 		depth_change(a, d, ev->time_ns, +1);
 		tag_depth_change(a, ev->tag, ev->time_ns, +1);
 		return flush_push(d, ev);
@@ -1009,6 +1023,9 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 	}
 	tag_depth_change(a, req->tag, ev->time_ns, +1);
 	count_seek(a, d, ev, req->tag);
+	if (d->in_flight > d->q_bound && d->q_drains >= HOLE_MIN_DRAINS &&
+	    ev->time_ns >= d->q_next_check_ns)
+		return hole_excess(a, d, ev->time_ns);
 	return 0;
 }
 
@@ -1305,6 +1322,8 @@ static int handle_data_complete(struct analysis *a, struct device_stats *d,
 			 d2c, 0, 0, req_tag);
 		bin_add_d2c(a, bin, op, d2c);
 	}
+	if (p->pair_ambiguous)
+		hole_chain(a, req, ev, op);
 	ioset_remove(&p->requests, req);
 	d->requests[op]--;
 	hole_paired(d, d_ns, ev->time_ns, !p->pair_ambiguous);
@@ -1343,10 +1362,14 @@ static int handle_complete(struct analysis *a, struct device_stats *d,
 	if (op == OP_FLUSH) {
 		int issued, alone;
 
-		if (hole_flush_superseded(a, d, ev->time_ns) < 0)
+		int newest = hole_flush_superseded(a, d, ev->time_ns);
+
+		if (newest < 0)
 			return -1;
 		alone = d->flushes && d->flushes->len == 1;
-		issued = flush_pop(d, &d_ns, &tag, &issuer_pid);
+		issued = flush_pop(d, &d_ns, &tag, &issuer_pid, newest);
+		if (!issued && d->flush_serial)
+			d->flush_overlaps = 1;
 		if (issued)
 			hole_flush_paired(d, ev->time_ns > d_ns ?
 					  ev->time_ns - d_ns : 0, alone);
@@ -1398,7 +1421,7 @@ static void handle_requeue(struct analysis *a, struct device_stats *d,
 
 	if (is_flush_request(ev)) {
 		/* It is issued again: its next D stands for it. */
-		if (flush_pop(d, &t, &tag, &pid)) {
+		if (flush_pop(d, &t, &tag, &pid, 0)) {
 			depth_change(a, d, ev->time_ns, -1);
 			tag_depth_change(a, tag, ev->time_ns, -1);
 		}

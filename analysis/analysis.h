@@ -290,6 +290,19 @@ struct device_stats {
 	uint32_t *usual_hist;
 	uint64_t usual_n[2], usual_ns[2], usual_at[2];
 	uint64_t flush_max_ns;	/* the longest of those flushes */
+	uint64_t flush_min_ns;	/* and the shortest (not 0) */
+	/* flushes issued with no other flush in flight; set when a flush
+	 * completion found none in flight (its flushes do overlap) */
+	uint32_t flush_serial;
+	uint8_t flush_overlaps;
+	/* the last flush completion found two or more waiting */
+	uint32_t flush_run;
+	/* the queue's bound the trace shows (analysis_holes.c): the most
+	 * requests in flight in a stretch that ended with none (every
+	 * request of it completed: nothing lost in it), over how many such
+	 * stretches; the most since the last; the next excess check */
+	uint32_t q_bound, q_epoch_max, q_drains;
+	uint64_t q_next_check_ns;
 	size_t hole_win[3];	/* 1 + index in a->loss of its last window
 				 * of each HOLE_* kind, until loss_finish */
 	int saw_issue;

@@ -2,7 +2,7 @@
  * analysis_holes.c: holes no note tells of, inferred from the trace's own
  * evidence (analysis/ACCOUNTING.md, "Inferred holes"). Each device keeps
  * its own bound: the longest a request it paired took (D2C; Q2C on a
- * bio-based device). Three rules, all in the one streaming pass:
+ * bio-based device). The rules, all in the one streaming pass:
  *
  *  - superseded: a completion finds two or more requests in flight at
  *    its sector and the oldest has been out more than twice the bound:
@@ -10,6 +10,13 @@
  *  - orphan at the end: a request still in flight when the trace ends,
  *    out more than twice the bound, never completed (its completion was
  *    lost);
+ *  - serial flushes: on a device that sends its flushes one at a time,
+ *    a completion finding two waiting is the newest's (the older one
+ *    lost its completion, and the rules above or the end take it);
+ *  - the queue's bound: more requests in flight than the device held in
+ *    any stretch that drained: the oldest overtaken one is lost (and a
+ *    chain of pairings a lost completion shifted leaves the depth from
+ *    its first issue);
  *  - unmatched: a completion with nothing in flight to pair (or, on a
  *    device whose requests are issued, only bios never issued) more than
  *    twice the bound after the trace's start: its issue was lost. It is
@@ -32,6 +39,8 @@
 #include "analysis_int.h"
 
 #define HOLE_MIN_PAIRED	8
+/* flushes issued one at a time before a device counts as serial */
+#define HOLE_MIN_SERIAL	4
 /* windows of one device and rule closer than this are one */
 #define HOLE_GAP_NS	50000000ull
 
@@ -89,6 +98,8 @@ void hole_flush_paired(struct device_stats *d, uint64_t lat, int alone)
 	usual_add(d, 1, lat);
 	if (lat > d->flush_max_ns)
 		d->flush_max_ns = lat;
+	if (lat && (!d->flush_min_ns || lat < d->flush_min_ns))
+		d->flush_min_ns = lat;
 }
 
 /* A request (issued at d_ns) completed at now: the bound grows. */
@@ -177,18 +188,21 @@ static int orphan(struct analysis *a, struct device_stats *d, size_t slot,
 	const struct ioset_key *k = ioset_key_of(&p->requests, req);
 	struct request_state r = *req;
 	uint64_t pos = k->sector, end = k->sector + req->bytes / 512;
+	/* a chain's: from its first's issue (hole_chain) */
+	uint64_t from = r.chain_ns && r.chain_ns < r.d_ns ? r.chain_ns
+							   : r.d_ns;
 	int op = (int)k->used - 1;
 	long s;
 
 	depth_change(a, d, now, -1);
-	d->depth_area_ns -= depth_remove(a, r.d_ns, now,
+	d->depth_area_ns -= depth_remove(a, from, now,
 					 (char *)d->depth_bins, sizeof(double),
 					 (char *)&a->bins[0].depth_area_ns,
 					 sizeof(struct bin));
 	if (a->tagging || r.tag != IO_EVENT_NO_TAG) {
 		tag_depth_change(a, r.tag, now, -1);
 		if ((s = tag_index_find(p, r.tag)) >= 0)
-			depth_remove(a, r.d_ns, now,
+			depth_remove(a, from, now,
 				     (char *)&a->tags[s].bins[0].depth_area_ns,
 				     sizeof(struct tag_bin), NULL, 0);
 	}
@@ -210,7 +224,7 @@ static int orphan(struct analysis *a, struct device_stats *d, size_t slot,
 			ioset_remove(&p->bios, bio);
 		}
 	}
-	return hole_window(a, slot, HOLE_ORPHANS, r.d_ns,
+	return hole_window(a, slot, HOLE_ORPHANS, from,
 			   r.d_ns + hole_bound(d), cpu_bit(r.cpu));
 }
 
@@ -246,6 +260,94 @@ struct request_state *hole_superseded(struct analysis *a,
 		if (orphan(a, d, slot, oldest, ev->time_ns, 1) < 0)
 			return NULL;
 	}
+}
+
+/*
+ * A completion paired with req while another request waits at its
+ * sector: if req's own completion was lost, the pairing is shifted, and
+ * the one left waiting is the one whose completion came. The oldest
+ * left at the sector keeps the issue of the chain's first, so that a
+ * later finding (hole_excess) takes the chain's whole time out of the
+ * depth: one request too many was in flight at the sector all along.
+ */
+void hole_chain(struct analysis *a, const struct request_state *req,
+		const struct io_event *ev, int op)
+{
+	struct analysis_private *p = priv(a);
+	struct request_state *r, *next = NULL;
+	uint64_t from = req->chain_ns ? req->chain_ns : req->d_ns;
+
+	for (r = ioset_find(&p->requests, ev->device, op, ev->sector); r;
+	     r = ioset_next(&p->requests, r))
+		if (r != req && r->issued && r->bytes >= ev->bytes &&
+		    (!next || r->d_ns < next->d_ns))
+			next = r;
+	if (next && (!next->chain_ns || from < next->chain_ns))
+		next->chain_ns = from;
+}
+
+struct excess_arg {
+	struct device_stats *d;
+	uint32_t slot;
+	uint64_t now, min_age, from;
+	struct request_state *oldest;
+};
+
+static int find_overtaken(void *value, void *arg)
+{
+	struct excess_arg *x = arg;
+	struct request_state *req = value;
+
+	uint64_t from = req->chain_ns ? req->chain_ns : req->d_ns;
+
+	if (req->device_slot == x->slot && req->issued &&
+	    req->d_ns < x->d->last_done_d_ns && x->now > from &&
+	    x->now - from > x->min_age &&
+	    (!x->oldest || from < x->from))
+		x->oldest = req, x->from = from;
+	return 1;
+}
+
+/*
+ * More requests in flight than the device ever held in a stretch that
+ * drained (every request of it completed, so none of it was lost: the
+ * queue's bound the trace shows, over HOLE_MIN_DRAINS stretches): the
+ * oldest request that a later one overtook, out longer than the usual,
+ * lost its completion. One per excess request; when none qualifies, no
+ * look again before half the usual latency has passed (a look scans
+ * the requests in flight, and an intact trace seldom exceeds its bound).
+ * At the trace's end, the oldest overtaken ones whatever their age:
+ * nothing more will complete.
+ */
+static int excess(struct analysis *a, struct device_stats *d, uint64_t now,
+		  int at_end)
+{
+	struct analysis_private *p = priv(a);
+	struct excess_arg x;
+	size_t slot = (size_t)(d - a->devices);
+
+	if (d->paired < HOLE_MIN_PAIRED || d->q_drains < HOLE_MIN_DRAINS)
+		return 0;
+	x.d = d;
+	x.slot = (uint32_t)slot;
+	x.now = now;
+	x.min_age = at_end ? 0 : hole_usual(d);
+	while (d->in_flight > d->q_bound) {
+		x.oldest = NULL;
+		ioset_filter(&p->requests, find_overtaken, &x);
+		if (!x.oldest) {
+			d->q_next_check_ns = now + x.min_age / 2;
+			return 0;
+		}
+		if (orphan(a, d, slot, x.oldest, now, 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int hole_excess(struct analysis *a, struct device_stats *d, uint64_t now)
+{
+	return excess(a, d, now, 0);
 }
 
 /* A completion with no issue traced for it (counted, not timed). */
@@ -313,10 +415,11 @@ static int collect_orphan(void *value, void *arg)
 
 /* The oldest flush in flight, lost: out of the depth from its issue. */
 static int flush_orphan(struct analysis *a, struct device_stats *d,
-			uint64_t now)
+			uint64_t now, uint64_t from)
 {
 	struct flush_fifo *f = d->flushes;
-	uint64_t d_ns = f->d_ns[f->head];
+	uint64_t d_ns = from && from < f->d_ns[f->head] ? from
+							: f->d_ns[f->head];
 	int32_t tag = f->tag[f->head];
 	long s;
 
@@ -339,22 +442,63 @@ static int flush_orphan(struct analysis *a, struct device_stats *d,
 			   d_ns + flush_usual(d), 0);
 }
 
+/* A flush issued: one at a time, or while another is in flight. */
+void hole_flush_issued(struct device_stats *d)
+{
+	if (!d->flushes || !d->flushes->len)
+		d->flush_serial++;
+}
+
 /*
  * Flushes pair first in, first out: at a flush's completion, while two
- * or more wait and the oldest has been out more than twice the usual
- * flush, that one's completion was lost.
+ * or more wait, the oldest's completion was lost when it has been out
+ * more than twice the usual flush (with fewer than HOLE_MIN_PAIRED
+ * flushes timed: twice the longest the device took, flush or request).
+ * On a device that sends its flushes one at a time (HOLE_MIN_SERIAL of
+ * them each issued with none in flight, no flush completion ever with
+ * none in flight, and never two waiting at a completion and then one
+ * at the next), only one can be in flight: a completion that finds two
+ * or more, the second issued at least the shortest flush the device
+ * took after the oldest (which could have completed before it), is the
+ * newest's (returns 1: pair the newest), and the older
+ * ones wait until the rule above or the end takes them. Where the
+ * device's flushes did overlap, the two swap their times and nothing
+ * is inferred; the queue back to one waiting tells it, and the device
+ * is not serial from then on.
  */
 int hole_flush_superseded(struct analysis *a, struct device_stats *d,
 			  uint64_t now)
 {
 	struct flush_fifo *f = d->flushes;
+	uint64_t usual = 0;
 
-	while (f && f->len >= 2 && d->flush_d2c.n >= HOLE_MIN_PAIRED &&
-	       now > f->d_ns[f->head] &&
-	       now - f->d_ns[f->head] > 2 * flush_usual(d))
-		if (flush_orphan(a, d, now) < 0)
+	if (!f || f->len < 2) {
+		/* two were in flight, and the queue drained as it would:
+		 * the device's flushes do overlap */
+		if (d->flush_run && f && f->len == 1)
+			d->flush_overlaps = 1;
+		d->flush_run = 0;
+		return 0;
+	}
+	d->flush_run = 1;
+	/* the usual flush; with few flushes timed, the longest the device
+	 * took, flush or request */
+	if (d->flush_d2c.n >= HOLE_MIN_PAIRED)
+		usual = flush_usual(d);
+	else if (d->paired >= HOLE_MIN_PAIRED)
+		usual = hole_bound(d) > d->flush_max_ns ? hole_bound(d)
+							: d->flush_max_ns;
+	while (f->len >= 2 && now > f->d_ns[f->head] && usual &&
+	       now - f->d_ns[f->head] > 2 * usual)
+		if (flush_orphan(a, d, now, 0) < 0)
 			return -1;
-	return 0;
+	/* the newest only when the oldest could have completed before the
+	 * next was issued (they were apart at least the shortest flush the
+	 * device took): else the two truly overlapped */
+	return f->len >= 2 && d->flush_serial >= HOLE_MIN_SERIAL &&
+	       !d->flush_overlaps && d->flush_min_ns &&
+	       f->d_ns[(f->head + 1) % f->cap] - f->d_ns[f->head] >=
+		       d->flush_min_ns;
 }
 
 /* At the end: a flush out twice the longest the device took, flush or
@@ -372,7 +516,7 @@ static void flushes_finish(struct analysis *a, struct device_stats *d)
 		return;
 	while (f && f->len && a->last_ns > f->d_ns[f->head] &&
 	       a->last_ns - f->d_ns[f->head] > 2 * bound)
-		if (flush_orphan(a, d, a->last_ns) < 0)
+		if (flush_orphan(a, d, a->last_ns, 0) < 0)
 			return;
 }
 
@@ -408,8 +552,11 @@ void holes_finish(struct analysis *a)
 		a->n_loss = n;
 		return;
 	}
-	for (i = 0; i < a->n_devices; i++)
+	for (i = 0; i < a->n_devices; i++) {
 		flushes_finish(a, &a->devices[i]);
+		if (excess(a, &a->devices[i], a->last_ns, 1) < 0)
+			return;
+	}
 	if (!p->requests.len)
 		return;
 	for (i = 0; i < a->n_devices; i++)

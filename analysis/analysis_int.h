@@ -40,6 +40,10 @@ struct request_state {
 	uint8_t issued;		/* 0 after a requeue, until its next D */
 	uint8_t has_bios;	/* some bio queued in the trace went in it */
 	uint16_t cpu;		/* of its D (CPUs past 65535: 65535) */
+	/* an older request at its sector paired in its place (a pairing
+	 * with another candidate): the issue of the first of that chain,
+	 * from which its sector has had one in flight; else 0 */
+	uint64_t chain_ns;
 };
 
 /* A request in flight when a loss window began, and when that was. */
@@ -131,6 +135,12 @@ static inline size_t bin_for(struct analysis *a, uint64_t t)
 /* analysis_holes.c */
 void hole_paired(struct device_stats *d, uint64_t d_ns, uint64_t now,
 	int alone);
+/* stretches that drained before a device's queue bound is trusted */
+#define HOLE_MIN_DRAINS	8
+void hole_flush_issued(struct device_stats *d);
+int hole_excess(struct analysis *a, struct device_stats *d, uint64_t now);
+void hole_chain(struct analysis *a, const struct request_state *req,
+	const struct io_event *ev, int op);
 void hole_flush_paired(struct device_stats *d, uint64_t lat, int alone);
 int hole_unmatched(struct analysis *a, struct device_stats *d,
 	const struct io_event *ev);

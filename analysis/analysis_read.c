@@ -99,13 +99,15 @@ double analysis_device_clean_s(const struct analysis *a, uint32_t device)
 	if (sp && sp->lossy_known)
 		return sp->lossy_ns < end - start ?
 		       (double)(end - start - sp->lossy_ns) / 1e9 : 0;
-	/* the loss windows (merged, apart) where they meet the span */
+	/* the loss windows (merged, apart) where they meet the span; not
+	 * the inferred ones, whose time stays in the depth's mean (only
+	 * their lost requests left the depth), as in analysis_clean_s */
 	for (i = 0; i < a->n_loss; i++) {
 		uint64_t from = a->loss[i].from_ns > start ? a->loss[i].from_ns
 							    : start;
 		uint64_t to = a->loss[i].to_ns < end ? a->loss[i].to_ns : end;
 
-		if (to > from)
+		if (to > from && !a->loss[i].inferred)
 			lossy += to - from;
 	}
 	return lossy < end - start ? (double)(end - start - lossy) / 1e9 : 0;

@@ -12,16 +12,25 @@
 #            under --flight-mem 64M: the bound holds (held at most <= 64
 #            MiB), the process's peak RSS beside it
 #
+#   armed    the cost while armed and not firing (issue #38's target:
+#            IOPS >= 0.85 of untraced): BENCH_FLIGHT_ROUNDS pairs (default
+#            3) of fio's one job for ARMED_SECS (default 10 s) untraced,
+#            then under --flight=30 --trigger 'd2c>1s' (the kernel's
+#            trigger, never past here) --trigger 'p99(d2c)>1s' (the user
+#            side's); the ratio per pair, the median, the machine's load
+#
 #   sh bench/flight.sh [SECONDS]    (root; default 30)
 #
 # The captures go to a directory in /dev/shm, removed at the end.
 # BENCH_LOCK=FILE: trace under flock FILE (default the tests' lock);
-# BENCH_FLIGHT_CASES (default "window bound").
+# BENCH_FLIGHT_CASES (default "window bound armed").
 # Exits 0 with "skipped: why" where it cannot run.
 cd "$(dirname "$0")/.." || exit 1
 IOW="$(pwd)/iowatcher"
 SECS=${1:-30}
-CASES=${BENCH_FLIGHT_CASES:-window bound}
+CASES=${BENCH_FLIGHT_CASES:-window bound armed}
+ROUNDS=${BENCH_FLIGHT_ROUNDS:-3}
+ARMED_SECS=${ARMED_SECS:-10}
 LOCK=${BENCH_LOCK:-/tmp/iowatcher-tracing.lock}
 
 for tool in fio losetup flock /usr/bin/time; do
@@ -45,7 +54,7 @@ dd if=/dev/zero of="$DEV" bs=1M count=1024 oflag=direct status=none
 
 RUN=$((SECS + 3))
 fio_cmd() {
-	echo "fio --name=r --filename=$DEV --rw=randread --bs=4k --iodepth=32 --ioengine=libaio --direct=1 --numjobs=$1 --group_reporting --runtime=$RUN --time_based --output-format=json --output=$W/fio.json"
+	echo "fio --name=r --filename=$DEV --rw=randread --bs=4k --iodepth=32 --ioengine=libaio --direct=1 --numjobs=$1 --group_reporting --runtime=${2:-$RUN} --time_based --output-format=json --output=$W/fio.json"
 }
 iops() {
 	python3 -c "import json,sys; print('%.0f' % json.load(open(sys.argv[1]))['jobs'][0]['read']['iops'])" "$W/fio.json"
@@ -72,4 +81,25 @@ flock "$LOCK" /usr/bin/time -f 'peak RSS %M KiB' "$IOW" -d "$DEV" -D "$W" \
 	-p "$(fio_cmd 2)" > /dev/null 2> "$W/bound.err"
 echo "bound: fio $(iops) IOPS (2 jobs)"
 grep -E 'flight recorder:|peak RSS' "$W/bound.err"
+;; esac
+
+# armed: paired untraced and armed runs, the IOPS ratio per pair
+case " $CASES " in *" armed "*)
+ratios=""
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+	r=$((r + 1))
+	$(fio_cmd 1 "$ARMED_SECS") > /dev/null 2>&1 || { echo "armed: fio failed"; exit 1; }
+	u=$(iops)
+	flock "$LOCK" "$IOW" -d "$DEV" -D "$W" -t armed --flight=30 \
+		--trigger 'd2c>1s' --trigger 'p99(d2c)>1s' \
+		-p "$(fio_cmd 1 "$ARMED_SECS")" > /dev/null 2> "$W/armed.err" ||
+		{ echo "armed: iowatcher failed: $(tail -1 "$W/armed.err")"; exit 1; }
+	a=$(iops)
+	ratio=$(awk -v a="$a" -v u="$u" 'BEGIN { printf "%.3f", a / u }')
+	ratios="$ratios $ratio"
+	echo "armed: round $r: untraced $u IOPS, armed $a IOPS, ratio $ratio, load $(cut -d' ' -f1 /proc/loadavg)"
+	grep 'flight recorder:' "$W/armed.err" | sed 's/^/armed:   /'
+done
+echo "armed: median ratio $(echo $ratios | tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }') of$ratios"
 ;; esac

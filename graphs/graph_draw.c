@@ -582,7 +582,8 @@ static void page_title(const struct options *o,
 	char cut[160] = "";
 	size_t i, used;
 	uint64_t lost = 0, unlocated = 0;
-	int unknown = 0;
+	int unknown = 0, inferred = 0;
+	size_t k;
 
 	if (o->title) {
 		used = (size_t)snprintf(buf, len, "%s", o->title);
@@ -596,14 +597,25 @@ static void page_title(const struct options *o,
 	for (i = 0; i < n; i++) {
 		lost += traces[i].analysis.lost_events;
 		unlocated += traces[i].analysis.lost_unlocated;
-		unknown |= traces[i].analysis.n_loss &&
-			   !traces[i].analysis.lost_events;
+		/* inferred windows (analysis_holes.c) are not the
+		 * recorder's: their time stays in the depth */
+		for (k = 0; k < traces[i].analysis.n_loss; k++) {
+			if (traces[i].analysis.loss[k].inferred)
+				inferred = 1;
+			else if (!traces[i].analysis.lost_events)
+				unknown = 1;
+		}
 	}
 	/* the page says it: a shaded window alone could pass unread; a
 	 * loss of no known time (completions the recorder never saw) has
 	 * no window to shade */
-	if (used >= len || (!lost && !unknown))
+	if (used >= len || (!lost && !unknown && !inferred))
 		return;
+	if (!lost && !unknown) {
+		snprintf(buf + used, len - used,
+			 " (records missing, inferred: shaded; the requests lost there are in no latency or depth, the others are)");
+		return;
+	}
 	if (cut_phrase(traces, n, cut, sizeof(cut)) && lost)
 		snprintf(buf + used, len - used,
 			 " (%s, %llu more events lost: shaded, no latency or depth there)",

@@ -780,6 +780,8 @@ static int on_tick(void *ctx, const struct record_progress *p)
 			p->captures, p->captures == 1 ? "" : "s");
 	l->fig.flight_armed = p->flight_armed;
 	l->fig.captures = p->captures;
+	l->fig.flight_held_ns = p->flight_held_ns;
+	l->fig.flight_held_bytes = p->flight_held_bytes;
 	l->fig.events = p->events;
 	l->fig.lost = p->lost;
 	if (p->kernel_completed != UINT64_MAX)
@@ -1009,7 +1011,14 @@ static void print_json(struct live *l)
 		fputs(i ? ", " : "", out);
 		json_row(out, &f->rows[i]);
 	}
-	fputs("]}\n", out);
+	fputs("]", out);
+	/* --flight: armed, the captures, what the records hold */
+	if (f->flight_armed)
+		fprintf(out, ", \"flight\": {\"armed\": true, \"captures\": "
+			"%u, \"held_s\": %.6f, \"held_bytes\": %llu}",
+			f->captures, (double)f->flight_held_ns / 1e9,
+			(unsigned long long)f->flight_held_bytes);
+	fputs("}\n", out);
 }
 
 static void print_unseen(struct live *l, const double *in_flight_s)

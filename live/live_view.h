@@ -85,6 +85,7 @@ struct live_figures {
 	 * key c), and the captures written so far */
 	int flight_armed;
 	unsigned captures;
+	uint64_t flight_held_ns, flight_held_bytes;
 };
 
 struct live_view;

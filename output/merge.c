@@ -58,6 +58,13 @@ static uint64_t whole(struct merge *m, const struct json *v, const char *key,
 	return n;
 }
 
+/* A count a summary from before it was written lacks: 0 then. */
+static uint64_t whole_or_0(struct merge *m, const struct json *v,
+			   const char *key, int *ok)
+{
+	return json_get(v, key) ? whole(m, v, key, ok) : 0;
+}
+
 static double number(struct merge *m, const struct json *v, const char *key,
 		     int *ok)
 {
@@ -313,6 +320,9 @@ static int add_device(struct merge *m, const struct json *v, size_t len)
 	d->seeks += whole(m, v, "seeks", &ok);
 	d->lost_in_flight += whole(m, v, "lost_in_flight", &ok);
 	d->unseen_completions += whole(m, v, "unseen_completions", &ok);
+	d->orphan_requests += whole_or_0(m, v, "orphan_requests", &ok);
+	d->unmatched_completions += whole_or_0(m, v, "unmatched_completions",
+					       &ok);
 	d->depth_area_ns += number(m, v, "queue_depth_area_s", &ok) * 1e9;
 	if (!ok)
 		return -1;
@@ -443,6 +453,7 @@ static int add_trace(struct merge *m, const struct json *t, size_t index)
 	a->n_notes += whole(m, t, "notes", &ok);
 	a->lost_events += whole(m, t, "lost_events", &ok);
 	a->lost_unlocated += whole(m, t, "lost_unlocated", &ok);
+	a->duplicate_records += whole_or_0(m, t, "duplicate_records", &ok);
 	lossy_s = number(m, t, "lossy_s", &ok);
 	duration_s = number(m, t, "duration_s", &ok);
 	m->duration_s = duration_s;

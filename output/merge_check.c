@@ -266,7 +266,8 @@ static int check_device(struct check *c, const struct json *d)
 {
 	static const char *const dirs[] = { "queued", "merges" };
 	static const char *const plain[] = { "empty_completions", "seeks",
-		"lost_in_flight", "unseen_completions" };
+		"lost_in_flight", "unseen_completions", "orphan_requests",
+		"unmatched_completions" };
 	const struct json *name = json_get(d, "device");
 	size_t len = strlen(c->where), i, k;
 	double area;

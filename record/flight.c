@@ -32,10 +32,36 @@
 #define FIGURE_LEN	160
 #define PIDS_MAX	65536		/* PROCESS notes kept for captures */
 
+/*
+ * The records are held compact (a 48-byte blktrace record as 12-20
+ * bytes) and expanded when a capture is written. Each, in its chunk's
+ * order:
+ *   a byte of flags (CF_*), then varints (7 bits a byte, low first):
+ *   the time from the chunk's record before (zigzag: a nested
+ *   interrupt's may be older), the action's number in the flight's
+ *   table of actions (0: the action itself follows), the device's index
+ *   (its number itself with CF_DEV), the CPU, the sector, the bytes,
+ *   the pid (not with CF_SAME_PID), then the error (CF_ERROR), the
+ *   version-2 categories kept in sequence (CF_SEQ), the payload's length
+ *   and its bytes (CF_PDU).
+ */
+#define CF_LOSS		(1u << 0)	/* BLKREC_LOSS_MAGIC, not a record */
+#define CF_ERROR	(1u << 1)
+#define CF_SEQ		(1u << 2)
+#define CF_PDU		(1u << 3)
+#define CF_SAME_PID	(1u << 4)
+#define CF_DEV		(1u << 5)
+#define COMPACT_MAX	64		/* the most one takes, payload aside */
+#define ACTIONS_MAX	65536
+
 struct chunk {
 	struct chunk *next;
 	size_t len, cap;
 	uint64_t min_ns, max_ns;
+	uint64_t records;
+	uint64_t base_ns;		/* the first record's time */
+	uint64_t last_ns;		/* the encoding's: the record before */
+	uint32_t last_pid;
 	unsigned char data[];
 };
 
@@ -100,11 +126,25 @@ struct flight {
 	struct capture pending[MAX_PENDING];
 	size_t n_pending;
 	unsigned next_number;
+	int kernel_triggers;		/* the single-I/O ones: the kernel's */
 	flight_pending_fn pending_loss;
 	void *pending_ctx;
 	struct flight_result res;
 	const struct blk_io_trace **heads;	/* the merge's */
 	size_t *pos;
+	/* the actions seen, numbered from 1 (compact records) */
+	uint32_t *actions;
+	size_t n_actions, cap_actions;
+	uint32_t *action_slots;		/* hash: action -> its number */
+	size_t action_slots_cap;
+	uint64_t raw_bytes;		/* the records as blktrace's */
+	uint64_t compact_bytes;		/* ... as held */
+	/* the kernel's counts as read on each drain, the oldest first */
+	struct count_sample {
+		uint64_t at_ns;
+		struct flight_counts c;
+	} *counts;
+	size_t n_counts, cap_counts;
 };
 
 /* ---- the triggers' language ---- */
@@ -246,9 +286,190 @@ static const char *device_label(const struct flight *f, uint32_t dev)
 	return "?";
 }
 
-static size_t record_size(const struct blk_io_trace *t)
+/* ---- compact records ---- */
+
+static int dev_index(const struct flight *f, uint32_t dev);
+
+static unsigned char *put_varint(unsigned char *p, uint64_t v)
 {
-	return sizeof(*t) + t->pdu_len;
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+static const unsigned char *get_varint(const unsigned char *p,
+				       const unsigned char *end, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (p < end && shift < 64) {
+		*v |= (uint64_t)(*p & 0x7f) << shift;
+		if (!(*p++ & 0x80))
+			return p;
+		shift += 7;
+	}
+	return NULL;
+}
+
+static size_t action_hash(uint32_t a, size_t cap)
+{
+	return (size_t)((a * 0x9e3779b1u) >> 8) & (cap - 1);
+}
+
+/* The action's number in the table (from 1), added where new; 0 when
+ * the table is full (the action is then written itself). */
+static uint32_t action_number(struct flight *f, uint32_t action)
+{
+	size_t i;
+
+	if (f->action_slots_cap) {
+		for (i = action_hash(action, f->action_slots_cap);
+		     f->action_slots[i];
+		     i = (i + 1) & (f->action_slots_cap - 1))
+			if (f->actions[f->action_slots[i] - 1] == action)
+				return f->action_slots[i];
+	}
+	if (f->n_actions >= ACTIONS_MAX - 1)
+		return 0;
+	if ((f->n_actions + 1) * 2 > f->action_slots_cap) {
+		size_t cap = f->action_slots_cap ? f->action_slots_cap * 2 :
+			     256, k;
+		uint32_t *slots = calloc(cap, sizeof(*slots));
+
+		if (!slots)
+			return 0;
+		for (k = 0; k < f->n_actions; k++) {
+			for (i = action_hash(f->actions[k], cap); slots[i];
+			     i = (i + 1) & (cap - 1))
+				;
+			slots[i] = (uint32_t)(k + 1);
+		}
+		free(f->action_slots);
+		f->action_slots = slots;
+		f->action_slots_cap = cap;
+	}
+	if (f->n_actions == f->cap_actions) {
+		size_t cap = f->cap_actions ? f->cap_actions * 2 : 64;
+		uint32_t *a = realloc(f->actions, cap * sizeof(*a));
+
+		if (!a)
+			return 0;
+		f->actions = a;
+		f->cap_actions = cap;
+	}
+	f->actions[f->n_actions++] = action;
+	for (i = action_hash(action, f->action_slots_cap); f->action_slots[i];
+	     i = (i + 1) & (f->action_slots_cap - 1))
+		;
+	f->action_slots[i] = (uint32_t)f->n_actions;
+	return (uint32_t)f->n_actions;
+}
+
+/* t at p (room for COMPACT_MAX + its payload): the end of its form. */
+static unsigned char *encode(struct flight *f, struct chunk *c,
+			     const struct blk_io_trace *t, unsigned char *p)
+{
+	unsigned char *flags = p++;
+	uint32_t number = action_number(f, t->action);
+	int64_t dt = (int64_t)(t->time - c->last_ns);
+	int d = dev_index(f, t->device);
+
+	*flags = (unsigned char)((t->magic == BLKREC_LOSS_MAGIC ? CF_LOSS : 0) |
+				 (t->error ? CF_ERROR : 0) |
+				 (t->sequence ? CF_SEQ : 0) |
+				 (t->pdu_len ? CF_PDU : 0) |
+				 (c->records && t->pid == c->last_pid ?
+				  CF_SAME_PID : 0) | (d < 0 ? CF_DEV : 0));
+	p = put_varint(p, ((uint64_t)dt << 1) ^ (dt < 0 ? UINT64_MAX : 0));
+	p = put_varint(p, number);
+	if (!number)
+		p = put_varint(p, t->action);
+	p = put_varint(p, d < 0 ? t->device : (uint64_t)d);
+	p = put_varint(p, t->cpu);
+	p = put_varint(p, t->sector);
+	p = put_varint(p, t->bytes);
+	if (!(*flags & CF_SAME_PID))
+		p = put_varint(p, t->pid);
+	if (t->error)
+		p = put_varint(p, t->error);
+	if (t->sequence)
+		p = put_varint(p, t->sequence);
+	if (t->pdu_len) {
+		p = put_varint(p, t->pdu_len);
+		memcpy(p, t + 1, t->pdu_len);
+		p += t->pdu_len;
+	}
+	c->last_ns = t->time;
+	c->last_pid = t->pid;
+	return p;
+}
+
+/* The record at *pos of c into t and its payload (*pdu, in the chunk):
+ * 0, or -1 at the chunk's end (or a form not of ours: cannot be). */
+static int decode(const struct flight *f, const struct chunk *c,
+		  size_t *pos, uint64_t *last_ns, uint32_t *last_pid,
+		  struct blk_io_trace *t, const unsigned char **pdu)
+{
+	const unsigned char *p = c->data + *pos, *end = c->data + c->len;
+	uint64_t v[7];
+	unsigned flags, i;
+
+	if (p >= end)
+		return -1;
+	flags = *p++;
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < 2; i++)
+		if (!(p = get_varint(p, end, &v[i])))
+			return -1;
+	*last_ns += (uint64_t)((int64_t)(v[0] >> 1) ^ -(int64_t)(v[0] & 1));
+	t->time = *last_ns;
+	if (v[1]) {
+		if (v[1] > f->n_actions)
+			return -1;
+		t->action = f->actions[v[1] - 1];
+	} else if (!(p = get_varint(p, end, &v[1]))) {
+		return -1;
+	} else {
+		t->action = (uint32_t)v[1];
+	}
+	for (i = 2; i < 6; i++)
+		if (!(p = get_varint(p, end, &v[i])))
+			return -1;
+	if (flags & CF_DEV)
+		t->device = (uint32_t)v[2];
+	else if (v[2] < f->n_devs)
+		t->device = f->devices[v[2]];
+	else
+		return -1;
+	t->cpu = (uint32_t)v[3];
+	t->sector = v[4];
+	t->bytes = (uint32_t)v[5];
+	if (flags & CF_SAME_PID) {
+		t->pid = *last_pid;
+	} else {
+		if (!(p = get_varint(p, end, &v[6])))
+			return -1;
+		t->pid = (uint32_t)v[6];
+	}
+	*last_pid = t->pid;
+	if ((flags & CF_ERROR) && (p = get_varint(p, end, &v[6])))
+		t->error = (uint16_t)v[6];
+	if (p && (flags & CF_SEQ) && (p = get_varint(p, end, &v[6])))
+		t->sequence = (uint32_t)v[6];
+	if (p && (flags & CF_PDU) && (p = get_varint(p, end, &v[6])))
+		t->pdu_len = (uint16_t)v[6];
+	if (!p || (size_t)(end - p) < t->pdu_len)
+		return -1;
+	*pdu = p;
+	p += t->pdu_len;
+	t->magic = flags & CF_LOSS ? BLKREC_LOSS_MAGIC :
+		   BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7;
+	*pos = (size_t)(p - c->data);
+	return 0;
 }
 
 /* The oldest chunk goes: kept as the spare (its pages mapped) where
@@ -290,12 +511,7 @@ static int make_room(struct flight *f, size_t size, struct iow_error *err)
 		}
 		if (f->head &&
 		    f->held_bytes + sizeof(*c) + cap > f->o.mem_bytes) {
-			const unsigned char *p = f->head->data;
-
-			while (p < f->head->data + f->head->len) {
-				f->res.evicted_by_mem++;
-				p += record_size((const struct blk_io_trace *)p);
-			}
+			f->res.evicted_by_mem += f->head->records;
 			f->res.mem_bound = 1;
 			if (f->head->max_ns > f->mem_cut_ns)
 				f->mem_cut_ns = f->head->max_ns;
@@ -314,6 +530,9 @@ static int make_room(struct flight *f, size_t size, struct iow_error *err)
 	c->len = 0;
 	c->min_ns = UINT64_MAX;
 	c->max_ns = 0;
+	c->records = 0;
+	c->base_ns = c->last_ns = 0;
+	c->last_pid = 0;
 	if (f->tail)
 		f->tail->next = c;
 	else
@@ -327,14 +546,23 @@ static int make_room(struct flight *f, size_t size, struct iow_error *err)
 static int keep(struct flight *f, const struct blk_io_trace *t,
 		struct iow_error *err)
 {
-	size_t size = record_size(t);
 	struct chunk *c;
+	size_t size;
 
-	if (make_room(f, size, err))
+	/* only records and loss records go to captures */
+	if (t->magic != (BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7) &&
+	    t->magic != BLKREC_LOSS_MAGIC)
+		return 0;
+	if (make_room(f, COMPACT_MAX + t->pdu_len, err))
 		return -1;
 	c = f->tail;
-	memcpy(c->data + c->len, t, size);
+	if (!c->records)
+		c->base_ns = c->last_ns = t->time;
+	size = (size_t)(encode(f, c, t, c->data + c->len) - c->data) - c->len;
 	c->len += size;
+	c->records++;
+	f->raw_bytes += sizeof(*t) + t->pdu_len;
+	f->compact_bytes += size;
 	if (t->time < c->min_ns)
 		c->min_ns = t->time;
 	if (t->time > c->max_ns)
@@ -635,7 +863,8 @@ static void latency(struct flight *f, const struct blk_io_trace *t,
 		const struct flight_trigger *tr = &f->triggers[k];
 		uint64_t x;
 
-		if (tr->metric == FLIGHT_DEPTH || !applies(tr, t->device, cls))
+		if (tr->metric == FLIGHT_DEPTH || !applies(tr, t->device, cls) ||
+		    (f->kernel_triggers && tr->pct == 0))
 			continue;
 		x = v[tr->metric];
 		if (x == UINT64_MAX)
@@ -658,6 +887,36 @@ static void latency(struct flight *f, const struct blk_io_trace *t,
 			 (double)x / 1e6);
 		fire(f, t->time, tr->text, figure);
 	}
+}
+
+void flight_kernel_triggers(struct flight *f)
+{
+	f->kernel_triggers = 1;
+}
+
+void flight_fire_kernel(struct flight *f, const struct blkrec_fire *x,
+			uint64_t noticed_ns)
+{
+	char figure[FIGURE_LEN];
+	const struct flight_trigger *tr;
+
+	if (x->trigger >= f->o.n_triggers)
+		return;
+	tr = &f->triggers[x->trigger];
+	snprintf(figure, sizeof(figure),
+		 "%s of %u bytes at sector %llu of %s, %s %.3f ms (the kernel "
+		 "woke us %.3f ms after its completion)",
+		 class_name(class_of(x->action)), x->bytes,
+		 (unsigned long long)x->sector, device_label(f, x->dev),
+		 metric_name(tr->metric), (double)x->value_ns / 1e6,
+		 noticed_ns > x->complete_ns ?
+			(double)(noticed_ns - x->complete_ns) / 1e6 : 0.0);
+	fire(f, x->complete_ns, tr->text, figure);
+}
+
+void flight_fires_dropped(struct flight *f, uint64_t n)
+{
+	f->res.joined += (unsigned)n;
 }
 
 static void depth_check(struct flight *f, const struct blk_io_trace *t,
@@ -841,14 +1100,17 @@ static int put_note(struct rec_out *out, uint32_t device, uint64_t at,
 	return rec_out_put(out, &note, text, err);
 }
 
+static void count_note(const struct flight *f, const char *name,
+		       uint64_t from, uint64_t to, char *text, size_t size);
+
 /* The notes a capture opens with: host, devices, clock, the wall clock,
- * the trigger, the processes. */
+ * the trigger, the kernel's counts, the processes. */
 static int capture_notes(struct flight *f, struct rec_out *out,
 			 const struct capture *c, uint64_t from,
 			 const char *name, struct iow_error *err)
 {
 	struct recnote_clock clock;
-	char text[320];
+	char text[768];
 	uint32_t words[2];
 	size_t i;
 	int len;
@@ -877,6 +1139,10 @@ static int capture_notes(struct flight *f, struct rec_out *out,
 	if (put_note(out, f->devices[0], from, BLK_TN_MESSAGE, 0, text,
 		     (uint16_t)(len + 1), err))
 		return -1;
+	count_note(f, name, from, c->end_ns, text, sizeof(text));
+	if (text[0] && put_note(out, f->devices[0], from, BLK_TN_MESSAGE, 0,
+				text, (uint16_t)(strlen(text) + 1), err))
+		return -1;
 	for (i = 0; i < f->n_pids; i++)
 		if (put_note(out, f->devices[0], from, BLK_TN_PROCESS,
 			     f->pids[i].pid, f->pids[i].comm,
@@ -893,16 +1159,16 @@ static int capture_records(struct flight *f, struct rec_out *out,
 
 	*n = 0;
 	for (c = f->head; c; c = c->next) {
-		const unsigned char *p = c->data, *end = c->data + c->len;
+		uint64_t last_ns = c->base_ns;
+		uint32_t last_pid = 0;
+		size_t pos = 0;
+		struct blk_io_trace t;
+		const unsigned char *pdu;
 
 		if (c->max_ns < from || c->min_ns > to)
 			continue;
-		while (p < end) {
-			struct blk_io_trace t;
-
-			memcpy(&t, p, sizeof(t));
+		while (!decode(f, c, &pos, &last_ns, &last_pid, &t, &pdu)) {
 			if (t.time >= from && t.time <= to) {
-				const void *pdu = p + sizeof(t);
 
 				if (t.magic == BLKREC_LOSS_MAGIC) {
 					struct lossnote l = { t.sector, 1,
@@ -924,10 +1190,115 @@ static int capture_records(struct flight *f, struct rec_out *out,
 						return -1;
 				}
 			}
-			p += sizeof(t) + t.pdu_len;
 		}
 	}
 	return 0;
+}
+
+void flight_kernel_counts(struct flight *f, uint64_t at_ns,
+			  const struct flight_counts *c)
+{
+	uint64_t need = f->oldest_ns;
+	size_t i, drop = 0;
+
+	for (i = 0; i < f->n_pending; i++)
+		if (f->pending[i].start_ns < need)
+			need = f->pending[i].start_ns;
+	/* the readings before the oldest record kept go, but the last
+	 * of them (a window's start reads from it) */
+	while (drop + 1 < f->n_counts && f->counts[drop + 1].at_ns <= need)
+		drop++;
+	if (drop) {
+		memmove(f->counts, f->counts + drop,
+			(f->n_counts - drop) * sizeof(*f->counts));
+		f->n_counts -= drop;
+	}
+	if (f->n_counts == f->cap_counts) {
+		size_t cap = f->cap_counts ? f->cap_counts * 2 : 64;
+		struct count_sample *p = realloc(f->counts, cap * sizeof(*p));
+
+		if (!p)
+			return;	/* the notes then say they are not known */
+		f->counts = p;
+		f->cap_counts = cap;
+	}
+	f->counts[f->n_counts].at_ns = at_ns;
+	f->counts[f->n_counts++].c = *c;
+}
+
+/* What the store holds from a to b: records, issues, completions. */
+static void held_counts(const struct flight *f, uint64_t a, uint64_t b,
+			struct flight_counts *h)
+{
+	const struct chunk *c;
+
+	memset(h, 0, sizeof(*h));
+	for (c = f->head; c; c = c->next) {
+		uint64_t last_ns = c->base_ns;
+		uint32_t last_pid = 0;
+		size_t pos = 0;
+		struct blk_io_trace t;
+		const unsigned char *pdu;
+
+		if (c->max_ns < a || c->min_ns >= b)
+			continue;
+		while (!decode(f, c, &pos, &last_ns, &last_pid, &t, &pdu)) {
+			if (t.time < a || t.time >= b)
+				continue;
+			h->records++;
+			if (t.magic == BLKREC_LOSS_MAGIC) {
+				h->lost += t.sector;
+				continue;
+			}
+			if (blk_is_note(t.action))
+				continue;
+			if (blk_action_code(t.action) == BLK_TA_ISSUE)
+				h->issued++;
+			else if (blk_action_code(t.action) == BLK_TA_COMPLETE)
+				h->completed++;
+		}
+	}
+}
+
+/*
+ * The kernel's counts between the readings around the window [from,
+ * to] against what the store holds between them: a note (a message),
+ * "" where the readings do not reach around it.
+ */
+static void count_note(const struct flight *f, const char *name,
+		       uint64_t from, uint64_t to, char *text, size_t size)
+{
+	const struct count_sample *a = NULL, *b = NULL;
+	struct flight_counts h;
+	size_t i;
+
+	text[0] = '\0';
+	for (i = 0; i < f->n_counts; i++) {
+		if (f->counts[i].at_ns <= from)
+			a = &f->counts[i];
+		if (f->counts[i].at_ns >= to && !b)
+			b = &f->counts[i];
+	}
+	/* at the stop, the last reading (the programs detached) */
+	if (!b && f->n_counts)
+		b = &f->counts[f->n_counts - 1];
+	if (!a || !b || b->at_ns <= a->at_ns)
+		return;
+	held_counts(f, a->at_ns, b->at_ns, &h);
+	snprintf(text, size,
+		 "flight capture %.200s: kernel counts from %llu to %llu ns (the "
+		 "readings around its window): %llu records, %llu requests "
+		 "issued, %llu completed, %llu events lost; held from %llu to "
+		 "%llu ns: %llu records, %llu issues, %llu completions, %llu "
+		 "events noted lost", name, (unsigned long long)a->at_ns,
+		 (unsigned long long)b->at_ns,
+		 (unsigned long long)(b->c.records - a->c.records),
+		 (unsigned long long)(b->c.issued - a->c.issued),
+		 (unsigned long long)(b->c.completed - a->c.completed),
+		 (unsigned long long)(b->c.lost - a->c.lost),
+		 (unsigned long long)a->at_ns, (unsigned long long)b->at_ns,
+		 (unsigned long long)h.records, (unsigned long long)h.issued,
+		 (unsigned long long)h.completed, (unsigned long long)h.lost);
 }
 
 /* The kernel's counted losses not yet on a ring, inside the window. */
@@ -1137,8 +1508,29 @@ void flight_progress(const struct flight *f, unsigned *captures,
 void flight_result(const struct flight *f, struct flight_result *r)
 {
 	*r = f->res;
+	r->raw_bytes = f->raw_bytes;
+	r->held_bytes = f->held_bytes;
+	r->compact_bytes = f->compact_bytes;
 	r->kept_ns = f->oldest_ns && f->newest_ns > f->oldest_ns ?
 		     f->newest_ns - f->oldest_ns : 0;
+}
+
+int flight_trigger_dev(const struct flight_trigger *t,
+		       const struct record_device *devs,
+		       const uint32_t *devices, size_t n_devs, uint32_t *dev)
+{
+	size_t j;
+
+	*dev = 0;
+	/* a device by the name it was given or its /dev node's */
+	for (j = 0; t->device[0] && j < n_devs; j++) {
+		const char *p = devs[j].path, *s = strrchr(p, '/');
+
+		if (!strcmp(t->device, s ? s + 1 : p) ||
+		    !strcmp(t->device, p))
+			*dev = devices[j];
+	}
+	return t->device[0] && !*dev ? -1 : 0;
 }
 
 struct flight *flight_new(const struct flight_opts *o, const char *dir,
@@ -1148,7 +1540,7 @@ struct flight *flight_new(const struct flight_opts *o, const char *dir,
 			  struct iow_error *err)
 {
 	struct flight *f = calloc(1, sizeof(*f));
-	size_t i, j;
+	size_t i;
 
 	if (!f) {
 		iow_fail(err, "out of memory");
@@ -1183,16 +1575,7 @@ struct flight *flight_new(const struct flight_opts *o, const char *dir,
 		struct flight_trigger *t = &f->triggers[i];
 
 		*t = o->triggers[i];
-		/* a device by the name it was given, its /dev node's or
-		 * the kernel's */
-		for (j = 0; t->device[0] && j < n_devs; j++) {
-			const char *p = devs[j].path, *s = strrchr(p, '/');
-
-			if (!strcmp(t->device, s ? s + 1 : p) ||
-			    !strcmp(t->device, p))
-				t->dev = devices[j];
-		}
-		if (t->device[0] && !t->dev) {
+		if (flight_trigger_dev(t, devs, devices, n_devs, &t->dev)) {
 			iow_fail(err, "--trigger %s: %s is not a device being "
 				 "recorded (give its name as -d has it)",
 				 t->text, t->device);
@@ -1228,6 +1611,9 @@ void flight_free(struct flight *f)
 	free(f->pos);
 	free(f->map);
 	free(f->pids);
+	free(f->actions);
+	free(f->action_slots);
+	free(f->counts);
 	free(f);
 }
 
@@ -1248,8 +1634,12 @@ void flight_print_end(FILE *out, const struct flight_result *r,
 			r->joined == 1 ? "" : "s");
 	if (r->failed)
 		fprintf(out, ", %u not written (said above)", r->failed);
-	fprintf(out, "; %llu records taken, %.1f MiB held at most, %.2f s "
-		"of CPU; ", (unsigned long long)r->records,
+	fprintf(out, "; %llu records taken", (unsigned long long)r->records);
+	if (r->records)
+		fprintf(out, " (held in %.1f bytes each, blktrace's %.1f)",
+			(double)r->compact_bytes / (double)r->records,
+			(double)r->raw_bytes / (double)r->records);
+	fprintf(out, ", %.1f MiB held at most, %.2f s of CPU; ",
 		(double)r->peak_bytes / 1048576.0, cpu_s);
 	if (r->mem_bound)
 		fprintf(out, "the memory bound held (--flight-mem %.0f MiB "

@@ -10,7 +10,10 @@
  * join it. Recording goes on while a capture is written.
  *
  * The single-I/O triggers (d2c, q2c, q2d: one request's time from issue
- * or queue to completion, or queue to issue) and the queue depth are
+ * or queue to completion, or queue to issue) are evaluated by the BPF
+ * programs at each completion, which wake the reader at once
+ * (flight_fire_kernel); without them (flight_kernel_triggers not
+ * called: the unit tests) on each drain here. The queue depth is
  * evaluated on each timed drain of the rings, in time order, by matching
  * each request's records; the percentile triggers over a sliding second
  * of 100 ms slots, from a histogram of 16 buckets per power of two (a
@@ -70,9 +73,12 @@ struct flight_result {
 	unsigned joined;		/* triggers that joined one */
 	unsigned failed;		/* captures not written (said) */
 	uint64_t records;		/* records taken */
+	uint64_t raw_bytes;		/* they came to, as blktrace's */
+	uint64_t compact_bytes;		/* they were held in */
 	uint64_t peak_bytes;		/* memory held by the records */
 	uint64_t evicted_by_mem;	/* records let go for the bound */
 	uint64_t kept_ns;		/* the span held at the end */
+	uint64_t held_bytes;		/* the memory held now */
 	int mem_bound;			/* the memory bound, not the time
 					 * bound, let records go */
 	char last_capture[4096];	/* DIR/NAME-N of the last */
@@ -82,6 +88,10 @@ struct record_device;
 struct flight;
 
 /*
+ * The records are held compact (12-20 bytes for blktrace's 48: times
+ * from the record before, the action by its number in a table, the
+ * device by its index, varints), expanded when a capture is written.
+ *
  * A flight recorder for the BPF recorder: n_cpus rings, the traced
  * devices (devs, and their numbers as the records carry them). Returns
  * NULL with err.
@@ -101,6 +111,37 @@ void flight_set_clock(struct flight *f, const struct recnote_clock *c);
  */
 int flight_take(struct flight *f, const struct blk_io_trace *const *const *recs,
 		const size_t *n, uint64_t complete_ns, struct iow_error *err);
+/*
+ * The device a trigger names, as the records number it (0: any): its
+ * name as -d gave it or its /dev node's; -1 where it is not recorded.
+ */
+int flight_trigger_dev(const struct flight_trigger *t,
+		       const struct record_device *devs,
+		       const uint32_t *devices, size_t n_devs, uint32_t *dev);
+/*
+ * The single-I/O triggers are evaluated by the kernel (the BPF
+ * programs): the user side leaves them to it, and takes its fires.
+ */
+void flight_kernel_triggers(struct flight *f);
+struct blkrec_fire;
+/* A fire of the kernel's, noticed at noticed_ns. */
+void flight_fire_kernel(struct flight *f, const struct blkrec_fire *x,
+			uint64_t noticed_ns);
+/* Fires the kernel could not tell (its ring full): they joined. */
+void flight_fires_dropped(struct flight *f, uint64_t n);
+/*
+ * The kernel's own counts (the programs', summed over the CPUs) as read
+ * at at_ns, on each drain: every record before at_ns is counted (but
+ * those being written as they were read). A capture's note compares
+ * them, between the readings around its window, with what it held.
+ */
+struct flight_counts {
+	uint64_t records;	/* records put on the rings */
+	uint64_t issued, completed;	/* requests */
+	uint64_t lost;		/* events with no room on a ring */
+};
+void flight_kernel_counts(struct flight *f, uint64_t at_ns,
+			  const struct flight_counts *c);
 /* A capture asked for at now_ns, by what (a SIGUSR1, a key). */
 void flight_fire(struct flight *f, uint64_t now_ns, const char *what);
 /* The loss of a CPU's events the kernel has counted, not yet noted: for

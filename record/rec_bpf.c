@@ -118,6 +118,11 @@ struct bpf_rec {
 	const struct blk_io_trace ***sorted;	/* per CPU, for it */
 	size_t *n_sorted, *cap_sorted;
 	sig_atomic_t fires_seen;	/* env.fire_requests taken */
+	/* the kernel's fires of the single-I/O triggers, as read */
+	struct blkrec_fire *fires;
+	uint64_t *fires_noticed;	/* when each was read */
+	size_t n_fires, cap_fires, cap_noticed;
+	unsigned n_ktriggers;
 };
 
 /*
@@ -394,6 +399,47 @@ static void set_cause_programs(struct bpf_rec *b)
 		bpf_program__set_autoload(cause_progs[i], false);
 }
 
+/*
+ * --flight's single-I/O triggers (d2c, q2c, q2d > T) go to the
+ * programs, which compare at each completion and wake us at once; the
+ * percentile and depth triggers stay with the user side (flight.c).
+ */
+static int set_triggers(struct bpf_rec *b, struct iow_error *err)
+{
+	const struct flight_opts *o = b->env.flight;
+	unsigned n = 0, need_queue = 0;
+	size_t i;
+
+	for (i = 0; o && i < o->n_triggers && i < BLKREC_MAX_TRIGGERS; i++) {
+		const struct flight_trigger *t = &o->triggers[i];
+		struct blkrec_trigger k = { 0 };
+
+		if (t->pct > 0 || t->metric == FLIGHT_DEPTH)
+			continue;
+		if (flight_trigger_dev(t, b->env.devs, b->devices,
+				       b->n_devices, &k.dev))
+			return iow_fail(err, "--trigger %s: %s is not a device "
+					"being recorded (give its name as -d "
+					"has it)", t->text, t->device);
+		k.threshold_ns = t->threshold;
+		k.metric = t->metric == FLIGHT_D2C ? BLKREC_D2C :
+			   t->metric == FLIGHT_Q2C ? BLKREC_Q2C : BLKREC_Q2D;
+		k.cls = t->cls == FLIGHT_READ ? 1 : t->cls == FLIGHT_WRITE ? 2 : 0;
+		k.index = (__u8)i;
+		need_queue |= k.metric != BLKREC_D2C;
+		memcpy((void *)&b->skel->rodata->triggers[n++], &k, sizeof(k));
+	}
+	b->n_ktriggers = n;
+	*(__u32 *)&b->skel->rodata->n_triggers = n;
+	*(__u32 *)&b->skel->rodata->triggers_need_queue = need_queue;
+	*(__u64 *)&b->skel->rodata->after_ns = o ? o->after_ns : 0;
+	if (n && bpf_map__set_max_entries(b->skel->maps.reqs, BLKREC_REQS))
+		return iow_fail(err, "cannot size the BPF requests map");
+	if (!n && bpf_map__set_max_entries(b->skel->maps.fires, 4096))
+		return iow_fail(err, "cannot size the BPF fire ring");
+	return 0;
+}
+
 static int open_skeleton(struct bpf_rec *b, struct iow_error *err)
 {
 	struct btf *btf;
@@ -415,7 +461,7 @@ static int open_skeleton(struct bpf_rec *b, struct iow_error *err)
 		return -1;
 	*(__u64 *)&b->skel->rodata->wake_bytes = b->ring_bytes / 4;
 	*(__u32 *)&b->skel->rodata->cause_opts = b->cause_opts;
-	if (test_settings(b, err))
+	if (test_settings(b, err) || set_triggers(b, err))
 		return -1;
 	set_cause_programs(b);
 	/* the rings' template keeps its size: a ring buffer put in the
@@ -440,6 +486,7 @@ static int open_skeleton(struct bpf_rec *b, struct iow_error *err)
 }
 
 static int on_sample(void *ctx, void *data, size_t size);
+static int on_fire(void *ctx, void *data, size_t size);
 
 /* A ring per CPU, each put in the programs' array of rings. */
 static int create_rings(struct bpf_rec *b, struct iow_error *err)
@@ -472,6 +519,10 @@ static int create_rings(struct bpf_rec *b, struct iow_error *err)
 			return fail_libbpf(err, "cannot map a BPF ring buffer",
 					   cpu ? rc : errno);
 	}
+	if (b->n_ktriggers &&
+	    (rc = ring_buffer__add(b->rb, bpf_map__fd(b->skel->maps.fires),
+				   on_fire, b)))
+		return fail_libbpf(err, "cannot map the BPF fire ring", rc);
 	return 0;
 }
 
@@ -569,6 +620,11 @@ static int open_flight(struct bpf_rec *b, struct iow_error *err)
 			       b->n_cpus, version8, err);
 	if (!b->flight)
 		return -1;
+	if (b->n_ktriggers)
+		flight_kernel_triggers(b->flight);
+	/* the programs' counts start at 0 before they are attached */
+	flight_kernel_counts(b->flight, clock_now_ns(),
+			     &(struct flight_counts){ 0 });
 	flight_set_pending(b->flight, pending_loss, b);
 	recnote_clock_now(TRACE_CLOCK_MONOTONIC, &clock);
 	flight_set_clock(b->flight, &clock);
@@ -647,6 +703,8 @@ static void release(struct bpf_rec *b)
 	free(b->n_sorted);
 	free(b->cap_sorted);
 	free(b->batches);
+	free(b->fires);
+	free(b->fires_noticed);
 	free(b->ring_fds);
 	free(b->cpu_vals);
 	free(b);
@@ -728,6 +786,43 @@ static int on_sample(void *ctx, void *data, size_t size)
 		b->cb_failed = 1;
 		return -ENOMEM;	/* stops the reading: said by the pump */
 	}
+	return 0;
+}
+
+/* A fire of a single-I/O trigger: kept, with when it was read, for
+ * the drain. */
+static int on_fire(void *ctx, void *data, size_t size)
+{
+	struct bpf_rec *b = ctx;
+	uint64_t now = clock_now_ns();
+
+	if (size < sizeof(*b->fires)) {
+		b->malformed++;
+		return 0;
+	}
+	if (b->n_fires == b->cap_fires) {
+		struct blkrec_fire *p = vec_grow(b->fires, &b->cap_fires,
+						 b->n_fires + 1, sizeof(*p),
+						 64);
+
+		if (!p) {
+			b->cb_failed = 1;
+			return -ENOMEM;
+		}
+		b->fires = p;
+	}
+	if (b->n_fires == b->cap_noticed) {
+		uint64_t *p = vec_grow(b->fires_noticed, &b->cap_noticed,
+				       b->n_fires + 1, sizeof(*p), 64);
+
+		if (!p) {
+			b->cb_failed = 1;
+			return -ENOMEM;
+		}
+		b->fires_noticed = p;
+	}
+	memcpy(&b->fires[b->n_fires], data, sizeof(*b->fires));
+	b->fires_noticed[b->n_fires++] = now;
 	return 0;
 }
 
@@ -894,10 +989,34 @@ static int write_batches(struct bpf_rec *b, struct iow_error *err)
 }
 
 /* Everything on the rings now, written. */
+static int read_cpu_counts(struct bpf_rec *b);
+
+/* --flight: the programs' counts, read before the rings are: every
+ * record they count is then on a ring. */
+static void flight_counts(struct bpf_rec *b)
+{
+	struct flight_counts c = { 0 };
+	unsigned cpu;
+
+	if (read_cpu_counts(b))
+		return;
+	for (cpu = 0; cpu < b->n_cpus; cpu++) {
+		c.records += b->cpu_vals[cpu].records;
+		c.issued += b->cpu_vals[cpu].issued;
+		c.completed += b->cpu_vals[cpu].completed;
+		c.lost += b->cpu_vals[cpu].lost_total;
+	}
+	flight_kernel_counts(b->flight, clock_now_ns(), &c);
+}
+
 static int drain(struct bpf_rec *b, struct iow_error *err)
 {
 	uint64_t complete_ns = recorder_complete_before();
-	int rc = ring_buffer__consume(b->rb);
+	int rc;
+
+	if (b->flight)
+		flight_counts(b);
+	rc = ring_buffer__consume(b->rb);
 
 	if (b->cb_failed)
 		return iow_fail(err, "out of memory");
@@ -909,6 +1028,14 @@ static int drain(struct bpf_rec *b, struct iow_error *err)
 		b->fires_seen = *b->env.fire_requests;
 		flight_fire(b->flight, clock_now_ns(), "SIGUSR1");
 	}
+	if (b->flight) {
+		size_t i;
+
+		for (i = 0; i < b->n_fires; i++)
+			flight_fire_kernel(b->flight, &b->fires[i],
+					   b->fires_noticed[i]);
+	}
+	b->n_fires = 0;
 	if (b->flight ? flight_batches(b, complete_ns, err) :
 	    write_batches(b, err))
 		return -1;
@@ -955,7 +1082,12 @@ static void bpf_progress(void *state, struct recorder_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	if (b->flight) {
+		struct flight_result r;
+
 		flight_progress(b->flight, &st->captures, &st->events);
+		flight_result(b->flight, &r);
+		st->flight_held_ns = r.kept_ns;
+		st->flight_held_bytes = r.held_bytes;
 	} else {
 		rec_out_stats(b->out, &o);
 		st->events = o.events;
@@ -1105,6 +1237,14 @@ static int flight_stop(struct bpf_rec *b, struct recorder_stats *st, int rc,
 {
 	unsigned cpu;
 
+	if (b->n_ktriggers) {
+		struct blkrec_fires fs;
+		__u32 zero = 0;
+
+		if (!bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.fire_state),
+					 &zero, &fs))
+			flight_fires_dropped(b->flight, fs.dropped);
+	}
 	if (flight_finish(b->flight, rc ? NULL : err))
 		rc = -1;
 	flight_progress(b->flight, &st->captures, &st->events);

@@ -450,6 +450,8 @@ static void tick(struct record_session *s)
 		p.lost = st.lost;
 		p.complete_ns = st.complete_ns;
 		p.captures = st.captures;
+		p.flight_held_ns = st.flight_held_ns;
+		p.flight_held_bytes = st.flight_held_bytes;
 	} else {
 		p.captures = s->res->flight.captures;
 	}

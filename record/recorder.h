@@ -45,9 +45,10 @@ struct record_progress {
 	 * the tracer attached (their stat files), UINT64_MAX: not known */
 	uint64_t kernel_completed;
 	/* --flight: armed (records kept in memory, not written), and the
-	 * captures written so far */
+	 * captures written so far, the span and memory the records hold */
 	int flight_armed;
 	unsigned captures;
+	uint64_t flight_held_ns, flight_held_bytes;
 };
 
 /*
@@ -112,6 +113,8 @@ struct recorder_stats {
 	uint64_t complete_ns;	/* as record_progress's; 0: not known */
 	uint64_t lost_unlocated;	/* of lost, in no window */
 	unsigned captures;	/* --flight: captures written so far */
+	uint64_t flight_held_ns;	/* --flight: the span held */
+	uint64_t flight_held_bytes;	/* ... in memory held */
 };
 
 struct record_ops {

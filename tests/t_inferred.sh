@@ -8,6 +8,7 @@
 #  - two-devices' blkparse -d dump (or its files merged) with every
 #    completion of 40-45% of the span gone: 7,0's depth 113.9 before,
 #    now under 2 with the loss inferred (orphans, window, HOLE line);
+#  - the picture of the first: its title says what is inferred;
 #  - perf script's text with 43 issues printed twice: "43 duplicate
 #    records ignored", duplicate_records 43, the rest as the intact text.
 . "$(dirname "$0")/lib.sh"
@@ -74,6 +75,21 @@ if [ "$o" -ge 150 ] && [ "$w" -ge 1 ] && awk "BEGIN { exit !($dep < 2) }" &&
 	pass "inferred: two-devices, 5% of completions lost: $o orphans, $w windows, depth $dep (113.9 before)"
 else
 	fail "inferred: two-devices, 5% of completions lost" "orphans $o, windows $w, depth $dep"
+fi
+
+# the picture's title says what an inferred window is: the lost requests
+# left latency and depth, the window's time stays in the depth's mean
+# (the recorded loss's "no latency or depth there" is not true of it)
+if command -v pdftotext >/dev/null &&
+   "$IOW" -t "$TMP/td-c.dat" -o "$TMP/td.pdf" > /dev/null 2>&1; then
+	title=$(pdftotext "$TMP/td.pdf" - | tr '\n' ' ')
+	case $title in
+	*"records missing, inferred: shaded; the requests lost there are in no latency or depth, the others are)"*)
+		pass "inferred: the picture's title says the inferred window as it is";;
+	*) fail "inferred: the picture's title" "$(echo "$title" | cut -c1-200)";;
+	esac
+else
+	skip "inferred: the picture's title (no pdftotext, or no PDF)"
 fi
 
 xz -dc "$TOP/samples/perf-fio.perf.txt.xz" > "$TMP/p.txt"

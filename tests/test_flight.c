@@ -392,6 +392,78 @@ static void test_memory_bound(void)
 	free(f.recs);
 }
 
+/*
+ * Compact records: what a capture holds reads back as the records taken,
+ * field by field (times, large sectors, odd sizes, pids, errors, many
+ * actions, another device's), in under half the bytes. (Payloads and
+ * notes: t_flight's captures of the kernel's records.)
+ */
+static void test_compact(void)
+{
+	static const char *const e[] = { "d2c>20ms" };
+	struct flight_trigger t[1];
+	struct flight_opts o;
+	struct flight_result r;
+	struct feed f = { 0 };
+	struct blk_io_trace *in, got;
+	char path[512], pdu[1024];
+	size_t n_in, k, i, matched = 0, bad = 0;
+	FILE *fp;
+
+	opts(&o, t, e, 1);
+	o.after_ns = 100 * MS;
+	for (k = 0; k < 3000; k++) {
+		uint64_t tm = 1000 * MS + k * 333333 + (k % 7) * 11;
+
+		put(&f, tm, (unsigned)(k % 15) + 1, (unsigned)1 << (k % 10),
+		    (k % 5 == 0 ? (1ull << 41) : 0) + k * 8 + (k % 3));
+		f.recs[f.n - 1].bytes = k % 4 == 0 ? 0 : (uint32_t)(k * 513);
+		f.recs[f.n - 1].pid = 1000 + (uint32_t)(k / 10) * 77777;
+		f.recs[f.n - 1].error = k % 11 == 0 ? (uint16_t)-5 : 0;
+		f.recs[f.n - 1].device = k % 13 == 0 ? ((8u << 20) | 1) : DEV;
+	}
+	/* the spike that fires, at 2 s: all 3000 are in the window */
+	io(&f, 1990 * MS, 30 * MS, 999999, BLK_TC_READ);
+	n_in = f.n;
+	in = malloc(n_in * sizeof(*in));
+	memcpy(in, f.recs, n_in * sizeof(*in));
+	qsort(in, n_in, sizeof(*in), by_time);
+	run(&f, &o, &r);
+	CHECK_EQ_INT(r.captures, 1);
+	CHECK(r.records >= n_in);
+	/* 48 bytes each as blktrace's, under half of it held */
+	CHECK(r.compact_bytes * 2 < r.raw_bytes);
+	snprintf(path, sizeof(path), "%s/t-1.blktrace.0", dir);
+	fp = fopen(path, "rb");
+	CHECK(fp != NULL);
+	i = 0;
+	while (fp && fread(&got, sizeof(got), 1, fp) == 1) {
+		if (got.pdu_len > sizeof(pdu) ||
+		    fread(pdu, 1, got.pdu_len, fp) != got.pdu_len)
+			break;
+		if (blk_is_note(got.action))
+			continue;
+		while (i < n_in && in[i].time < got.time)
+			i++;
+		if (i < n_in && in[i].time == got.time &&
+		    in[i].sector == got.sector && in[i].bytes == got.bytes &&
+		    in[i].action == got.action && in[i].pid == got.pid &&
+		    in[i].device == got.device && in[i].error == got.error &&
+		    in[i].cpu == got.cpu && got.pdu_len == 0) {
+			matched++;
+			i++;
+		} else {
+			bad++;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	CHECK_EQ_INT(bad, 0);
+	CHECK_EQ_INT(matched, n_in);
+	free(in);
+	free(f.recs);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/test_flight.XXXXXX");
@@ -406,6 +478,7 @@ int main(void)
 	RUN_TEST(test_percentile);
 	RUN_TEST(test_depth);
 	RUN_TEST(test_memory_bound);
+	RUN_TEST(test_compact);
 	clean_dir();
 	rmdir(dir);
 	return check_report();

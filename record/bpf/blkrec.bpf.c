@@ -251,6 +251,12 @@ const volatile __u32 cause_opts;	/* BLKREC_CAUSES, ... */
 /* Tests: every Nth request's completion goes unseen, as the kernel
  * sometimes makes one without running the program (0: none). */
 const volatile __u32 unseen_every;
+/* --flight's single-I/O triggers (blkrec.h), and the after part of a
+ * capture (fires inside it join it without a wake-up) */
+const volatile struct blkrec_trigger triggers[BLKREC_MAX_TRIGGERS];
+const volatile __u32 n_triggers;
+const volatile __u32 triggers_need_queue;	/* a q2c or q2d among them */
+const volatile __u64 after_ns;
 
 struct ring_template {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -303,6 +309,29 @@ struct {
 	__type(key, __u32);
 	__type(value, struct blkrec_dio);
 } dios SEC(".maps");
+
+/* The requests between queue and completion, for the triggers (the
+ * user side sizes it: one entry without triggers). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct blkrec_req_key);
+	__type(value, struct blkrec_req);
+} reqs SEC(".maps");
+
+/* The triggers' fires (struct blkrec_fire), read as soon as one
+ * comes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 18);
+} fires SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct blkrec_fires);
+} fire_state SEC(".maps");
 
 static __always_inline __u32 disk_devt(struct gendisk *disk)
 {
@@ -511,24 +540,28 @@ static __always_inline int prologue(struct emit_ctx *e, __u32 dev)
 	return 0;
 }
 
-/* A record, its version-2 categories (zone_categories) in sequence. */
-static __always_inline void trace_event_zoned(__u32 dev, __u64 sector,
-					      __u32 bytes, __u32 action,
-					      __u16 error, __u32 zone)
+/* A record, its version-2 categories (zone_categories) in sequence:
+ * its time (the clock's now where there was no room for it). */
+static __always_inline __u64 trace_event_zoned(__u32 dev, __u64 sector,
+					       __u32 bytes, __u32 action,
+					       __u16 error, __u32 zone)
 {
 	struct emit_ctx e;
 	struct trace *t;
+	__u64 now;
 
 	if (prologue(&e, dev))
-		return;
+		return bpf_ktime_get_ns();
 	t = bpf_ringbuf_reserve(e.ring, sizeof(*t), 0);
 	if (!t) {
 		count_loss(e.st);
-		return;
+		return bpf_ktime_get_ns();
 	}
 	fill(&e, t, V7_MAGIC, dev, sector, bytes, action, error, 0);
 	t->sequence = zone;
+	now = t->time;
 	bpf_ringbuf_submit(t, wake_flag(&e));
+	return now;
 }
 
 static __always_inline void trace_event(__u32 dev, __u64 sector,
@@ -583,6 +616,143 @@ static __always_inline void trace_remap(__u32 dev, __u64 sector,
 	bpf_ringbuf_submit(r, wake_flag(&e));
 }
 
+/* ---- the triggers (blkrec.h) ---- */
+
+/* A bio queued: its request's queue time. */
+static __always_inline void kt_queue(__u32 dev, __u64 sector, __u64 now)
+{
+	struct blkrec_req_key k = { .sector = sector, .dev = dev };
+	struct blkrec_req r = { .q_ns = now };
+
+	if (!n_triggers || !triggers_need_queue)
+		return;
+	bpf_map_update_elem(&reqs, &k, &r, BPF_ANY);
+}
+
+/* A bio merged into a request queued before: not one of its own. */
+static __always_inline void kt_merge(__u32 dev, __u64 sector)
+{
+	struct blkrec_req_key k = { .sector = sector, .dev = dev };
+	struct blkrec_req *r;
+
+	if (!n_triggers || !triggers_need_queue)
+		return;
+	r = bpf_map_lookup_elem(&reqs, &k);
+	if (r && !r->d_ns)
+		bpf_map_delete_elem(&reqs, &k);
+}
+
+static __always_inline void kt_issue(__u32 dev, __u64 sector, __u64 now)
+{
+	struct blkrec_req_key k = { .sector = sector, .dev = dev };
+	struct blkrec_req *r, n = { 0, now };
+
+	if (!n_triggers)
+		return;
+	r = bpf_map_lookup_elem(&reqs, &k);
+	if (r)
+		r->d_ns = now;
+	else
+		bpf_map_update_elem(&reqs, &k, &n, BPF_ANY);
+}
+
+static __always_inline void kt_requeue(__u32 dev, __u64 sector)
+{
+	struct blkrec_req_key k = { .sector = sector, .dev = dev };
+	struct blkrec_req *r;
+
+	if (!n_triggers)
+		return;
+	r = bpf_map_lookup_elem(&reqs, &k);
+	if (r)
+		r->d_ns = 0;
+}
+
+static __always_inline void kt_fire(__u32 dev, __u64 sector, __u32 bytes,
+				    __u32 action, __u64 now, __u64 value,
+				    __u32 index)
+{
+	struct blkrec_fires *st;
+	struct blkrec_fire *f;
+	__u32 zero = 0;
+	__u64 wake = BPF_RB_NO_WAKEUP;
+
+	st = bpf_map_lookup_elem(&fire_state, &zero);
+	if (!st)
+		return;
+	f = bpf_ringbuf_reserve(&fires, sizeof(*f), 0);
+	if (!f) {
+		__sync_fetch_and_add(&st->dropped, 1);
+		return;
+	}
+	f->complete_ns = now;
+	f->sector = sector;
+	f->value_ns = value;
+	f->dev = dev;
+	f->bytes = bytes;
+	f->action = action;
+	f->trigger = (__u8)index;
+	f->woke = 0;
+	f->pad[0] = f->pad[1] = 0;
+	/* the first fire wakes the reader; those in its capture's after
+	 * part join it, read at the next drain */
+	if (now >= st->quiet_until_ns) {
+		st->quiet_until_ns = now + after_ns;
+		wake = BPF_RB_FORCE_WAKEUP;
+		f->woke = 1;
+	}
+	bpf_ringbuf_submit(f, wake);
+}
+
+/* A request completed: its times against each trigger. */
+static __always_inline void kt_complete(__u32 dev, __u64 sector,
+					__u32 bytes, __u32 action, __u64 now)
+{
+	struct blkrec_req_key k = { .sector = sector, .dev = dev };
+	__u64 v[3] = { ~0ull, ~0ull, ~0ull };
+	__u32 cls = action & TC_ACT(TC_WRITE) ? 2 :
+		    action & TC_ACT(TC_READ) ? 1 : 0;
+	struct blkrec_req *r;
+	__u64 q, d;
+	int i;
+
+	if (!n_triggers)
+		return;
+	r = bpf_map_lookup_elem(&reqs, &k);
+	if (!r)
+		return;
+	q = r->q_ns;
+	d = r->d_ns;
+	bpf_map_delete_elem(&reqs, &k);
+	/* two requests of one sector at once: not its own */
+	if (now < q || now < d)
+		return;
+	if (d)
+		v[BLKREC_D2C] = now - d;
+	if (q)
+		v[BLKREC_Q2C] = now - q;
+	if (q && d)
+		v[BLKREC_Q2D] = d - q;
+	for (i = 0; i < BLKREC_MAX_TRIGGERS; i++) {
+		__u64 x;
+		__u32 m;
+
+		if (i >= n_triggers)
+			break;
+		if ((triggers[i].dev && triggers[i].dev != dev) ||
+		    (triggers[i].cls && triggers[i].cls != cls))
+			continue;
+		m = triggers[i].metric;
+		if (m > BLKREC_Q2D)
+			continue;
+		x = v[m];
+		if (x == ~0ull || x <= triggers[i].threshold_ns)
+			continue;
+		kt_fire(dev, sector, bytes, action, now, x,
+			triggers[i].index);
+	}
+}
+
 /* ---- requests: blk_add_trace_rq ---- */
 
 static __always_inline int rq_is_passthrough(__u32 opf)
@@ -617,17 +787,26 @@ static __always_inline void count_request(__u32 what, __u32 bytes,
 static __always_inline void trace_rq(struct request *rq, __u32 bytes,
 				     __u32 what, __u8 status)
 {
-	__u32 opf = rq->cmd_flags, dev;
-	__u64 sector = rq->__sector;
+	__u32 opf = rq->cmd_flags, dev, action;
+	__u64 sector = rq->__sector, now;
 
 	if (rq_is_passthrough(opf) || sector == (__u64)-1)
 		sector = 0;
 	if (find_dev(disk_devt(rq->q->disk), sector, &dev))
 		return;
 	count_request(what, bytes, rq->__data_len, opf);
-	what |= TC_ACT(rq_is_passthrough(opf) ? TC_PC : TC_FS);
-	trace_event_zoned(dev, sector, bytes, what | categories(opf),
-			  status_error(status), zone_categories(opf));
+	action = what | TC_ACT(rq_is_passthrough(opf) ? TC_PC : TC_FS) |
+		 categories(opf);
+	now = trace_event_zoned(dev, sector, bytes, action,
+				status_error(status), zone_categories(opf));
+	if (what == TA_ISSUE)
+		kt_issue(dev, sector, now);
+	else if (what == TA_REQUEUE)
+		kt_requeue(dev, sector);
+	else if (what == TA_COMPLETE)
+		kt_complete(dev, sector, bytes, action, now);
+	else if (what == TA_BACKMERGE)
+		kt_merge(dev, sector);
 }
 
 SEC("tp_btf/block_rq_insert")
@@ -698,12 +877,17 @@ static __always_inline void trace_bio_on(struct gendisk *disk,
 {
 	__u64 sector = bio->bi_iter.bi_sector;
 	__u32 opf = bio->bi_opf, dev;
+	__u64 now;
 
 	if (find_dev(disk_devt(disk), sector, &dev))
 		return;
-	trace_event_zoned(dev, sector, bio->bi_iter.bi_size,
-			  what | categories(opf), error,
-			  zone_categories(opf));
+	now = trace_event_zoned(dev, sector, bio->bi_iter.bi_size,
+				what | categories(opf), error,
+				zone_categories(opf));
+	if (what == TA_QUEUE)
+		kt_queue(dev, sector, now);
+	else if (what == TA_BACKMERGE)
+		kt_merge(dev, sector);
 }
 
 static __always_inline void trace_bio(struct bio *bio, __u32 what)

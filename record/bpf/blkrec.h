@@ -126,4 +126,55 @@ struct blkrec_cpu {
 	__u64 data_completions;	/* tests: for IOWATCHER_BPF_UNSEEN */
 };
 
+/*
+ * --flight's single-I/O triggers, evaluated by the programs: each
+ * request's queue and issue times are kept by device and sector (as the
+ * user side matches them), and at its completion its d2c, q2c and q2d
+ * are compared with each trigger's threshold. One past it goes on the
+ * fire ring as a struct blkrec_fire, waking the reader at once (but
+ * inside the after part of the last fire, whose capture it joins).
+ */
+#define BLKREC_MAX_TRIGGERS	16
+#define BLKREC_REQS		65536	/* requests between queue and
+					 * completion kept (LRU) */
+
+enum blkrec_metric { BLKREC_D2C, BLKREC_Q2C, BLKREC_Q2D };
+
+struct blkrec_trigger {
+	__u64 threshold_ns;
+	__u32 dev;		/* 0: any */
+	__u8 metric;		/* enum blkrec_metric */
+	__u8 cls;		/* 0 any, 1 read, 2 write */
+	__u8 index;		/* the user side's trigger */
+	__u8 pad;
+};
+
+struct blkrec_req_key {
+	__u64 sector;
+	__u32 dev;
+	__u32 pad;
+};
+
+struct blkrec_req {
+	__u64 q_ns, d_ns;
+};
+
+struct blkrec_fire {
+	__u64 complete_ns;	/* the completion's record's time */
+	__u64 sector;
+	__u64 value_ns;		/* its d2c, q2c or q2d */
+	__u32 dev;
+	__u32 bytes;
+	__u32 action;
+	__u8 trigger;		/* its index */
+	__u8 woke;		/* submitted with a wake-up */
+	__u8 pad[2];
+};
+
+/* The fire ring's counts (one entry): fires that found it full. */
+struct blkrec_fires {
+	__u64 quiet_until_ns;	/* fires before it join the last */
+	__u64 dropped;
+};
+
 #endif
