@@ -1,25 +1,21 @@
 /*
- * blkparse_feed.c: turns trace files into a time-ordered stream of events.
- * Each file is a stream with its own buffer and one decoded record of
- * look-ahead, its bytes read through a byte source (bytesrc.h: as they
- * are, or decompressed); a per-CPU set is merged by a binary heap of its
- * streams keyed by that record's time, so memory is a buffer per CPU
- * whatever the trace's length.
+ * blkparse_feed.c: the reader's front door: turns a trace's files into a
+ * time-ordered stream of events. Each file is a stream with its own
+ * buffer and one decoded record of look-ahead, its bytes read through a
+ * byte source (bytesrc.h: as they are, or decompressed) or made from
+ * tracepoints (blocktp.h); a per-CPU set is merged by a binary heap of
+ * its streams keyed by that record's time, so memory is a buffer per CPU
+ * whatever the trace's length. A file that ends early (feed_ends.h) is a
+ * loss note where it ends.
  */
-#include <ctype.h>
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/bigmem.h"
-#include "base/vec.h"
 #include "blkparse_feed.h"
+#include "reader/blkrec.h"
 #include "reader/blktrace.h"
 #include "reader/bytesrc.h"
 #include "reader/feed_ends.h"
@@ -89,53 +85,6 @@ struct feed {
 	size_t next_lost_whole;	/* streams looked at for lost_whole */
 };
 
-static uint16_t swap16(uint16_t v)
-{
-	return __builtin_bswap16(v);
-}
-
-static uint32_t load32(const unsigned char *p, int swap)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return swap ? __builtin_bswap32(v) : v;
-}
-
-static uint64_t load64(const unsigned char *p, int swap)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return swap ? __builtin_bswap64(v) : v;
-}
-
-static uint16_t load16(const unsigned char *p, int swap)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return swap ? swap16(v) : v;
-}
-
-/* The inputs of tracepoints, by their first bytes (blocktp.h). */
-static const struct blocktp_input *const tracepoint_inputs[] = {
-	&tracedat_input,
-	&perftext_input,
-};
-
-static const struct blocktp_input *tracepoint_input(const unsigned char *p,
-						    size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(tracepoint_inputs) /
-			sizeof(tracepoint_inputs[0]); i++)
-		if (tracepoint_inputs[i]->looks(p, len))
-			return tracepoint_inputs[i];
-	return NULL;
-}
-
 /* Make at least want bytes available from buf[start]; fewer only at EOF. */
 static int stream_fill(struct stream *s, size_t want, struct iow_error *err)
 {
@@ -156,7 +105,7 @@ static int stream_fill(struct stream *s, size_t want, struct iow_error *err)
 			return -1;
 		if (got > 0 && !s->looked) {
 			s->looked = 1;
-			s->tp = tracepoint_input(s->buf + s->end, (size_t)got);
+			s->tp = input_tracepoints(s->buf + s->end, (size_t)got);
 			if (s->tp) {
 				s->text = s->tp->open(&s->src, s->buf + s->end,
 						      (size_t)got, s->path, err);
@@ -232,47 +181,6 @@ static int stream_detect(struct stream *s, uint32_t raw_magic,
 }
 
 /*
- * A record's fields into ev, all but its time (the caller's to set, from
- * genesis) and payload pointer: for a version (v7) and byte order (sw)
- * that run_of's callers make constants.
- */
-static inline void decode_fields(const unsigned char *p, struct io_event *ev,
-				 const int v7, const int sw)
-{
-	ev->sequence = load32(p + 4, sw);
-	ev->sector = load64(p + 16, sw);
-	ev->bytes = load32(p + 24, sw);
-	if (v7) {
-		ev->action = load32(p + 28, sw);
-		ev->action_hi = 0;
-		ev->pid = load32(p + 32, sw);
-		ev->device = load32(p + 36, sw);
-		ev->cpu = load32(p + 40, sw);
-		ev->error = load16(p + 44, sw);
-		ev->pdu_len = load16(p + 46, sw);
-	} else {
-		ev->pid = load32(p + 28, sw);
-		uint64_t action = load64(p + 32, sw);
-
-		ev->action = (uint32_t)action;
-		ev->action_hi = (uint32_t)(action >> 32);
-		ev->device = load32(p + 40, sw);
-		ev->cpu = load32(p + 44, sw);
-		ev->error = load16(p + 48, sw);
-		ev->pdu_len = load16(p + 50, sw);
-	}
-	ev->tag = IO_EVENT_NO_TAG;
-	ev->cause = 0;
-}
-
-static void decode_header(struct stream *s, const unsigned char *p,
-			  struct io_event *ev)
-{
-	decode_fields(p, ev, s->version == BLK_IO_TRACE_VERSION7, s->swap);
-	ev->time_ns = load64(p + 8, s->swap);
-}
-
-/*
  * The fast path of stream_advance (the record handed out already passed):
  * when the next record is whole in the buffer with a good magic, makes it
  * the look-ahead and returns 1; else 0, nothing changed, for the slow path
@@ -285,12 +193,12 @@ static inline int stream_next_in_buffer(struct stream *s)
 
 	if (!s->detected || s->end - s->start < s->header_size)
 		return 0;
-	pdu_len = load16(p + (s->version == BLK_IO_TRACE_VERSION7 ? 46 : 50),
-			 s->swap);
-	if (load32(p, s->swap) != (BLK_IO_TRACE_MAGIC | s->version) ||
+	pdu_len = blkrec_pdu_len(p, s->version == BLK_IO_TRACE_VERSION7,
+				 s->swap);
+	if (blkrec_magic(p, s->swap) != (BLK_IO_TRACE_MAGIC | s->version) ||
 	    s->end - s->start < s->header_size + pdu_len)
 		return 0;
-	s->cur_time = load64(p + 8, s->swap);
+	s->cur_time = blkrec_time(p, s->swap);
 	s->cur_len = s->header_size + pdu_len;
 	return 1;
 }
@@ -322,39 +230,6 @@ static int bad_magic(const struct stream *s, uint64_t offset, uint32_t magic,
 		BLK_IO_TRACE_MAGIC | s->version, maybe);
 }
 
-/* "Input file DIR/NAME.blktrace.N added\n": a path and the words. */
-#define ADDED_LINE_MAX	(PATH_MAX + 32)
-
-/*
- * blkparse -d - writes a line "Input file NAME.blktrace.N added" to its
- * standard output for each per-CPU file it opens (-q does not stop it),
- * between the notes it copies while it opens them: all before the first
- * record that is not a note. If p[0, have) starts with such a line,
- * whole, returns its length; else 0, with *more set if more bytes could
- * make it one.
- */
-static size_t added_line_len(const unsigned char *p, size_t have, int *more)
-{
-	static const char head[] = "Input file ", tail[] = " added\n";
-	const size_t head_len = sizeof(head) - 1, tail_len = sizeof(tail) - 1;
-	const unsigned char *nl;
-	size_t len;
-
-	*more = 0;
-	if (memcmp(p, head, have < head_len ? have : head_len))
-		return 0;
-	nl = memchr(p, '\n', have < ADDED_LINE_MAX ? have : ADDED_LINE_MAX);
-	if (!nl) {
-		*more = have < ADDED_LINE_MAX;
-		return 0;
-	}
-	len = (size_t)(nl - p) + 1;
-	if (len <= head_len + tail_len ||
-	    memcmp(nl + 1 - tail_len, tail, tail_len) || memchr(p, '\0', len))
-		return 0;
-	return len;
-}
-
 /*
  * Skips the stream's "Input file" line at s->start (the caller sees that
  * one may be there). Returns 1 when a line was skipped, 0 when the bytes
@@ -366,7 +241,7 @@ static int skip_added_line(struct stream *s, struct iow_error *err)
 		size_t have = s->end - s->start, len;
 		int more;
 
-		len = added_line_len(s->buf + s->start, have, &more);
+		len = blkrec_added_line_len(s->buf + s->start, have, &more);
 		if (len) {
 			s->start += len;
 			return 1;
@@ -416,7 +291,7 @@ again:
 		if (r > 0)
 			goto again;
 	}
-	magic = load32(s->buf + s->start, 0);
+	magic = blkrec_magic(s->buf + s->start, 0);
 	if (!s->detected && stream_detect(s, magic, offset, err) < 0)
 		return -1;
 	if (stream_fill(s, s->header_size, err) < 0)
@@ -424,10 +299,10 @@ again:
 	if (s->end - s->start < s->header_size)
 		goto truncated;
 	p = s->buf + s->start;
-	if (load32(p, s->swap) != (BLK_IO_TRACE_MAGIC | s->version))
-		return bad_magic(s, offset, load32(p, s->swap), err);
-	pdu_len = load16(p + (s->version == BLK_IO_TRACE_VERSION7 ? 46 : 50),
-			 s->swap);
+	if (blkrec_magic(p, s->swap) != (BLK_IO_TRACE_MAGIC | s->version))
+		return bad_magic(s, offset, blkrec_magic(p, s->swap), err);
+	pdu_len = blkrec_pdu_len(p, s->version == BLK_IO_TRACE_VERSION7,
+				 s->swap);
 	if (stream_fill(s, s->header_size + pdu_len, err) < 0)
 		return -1;
 	if (s->end - s->start < s->header_size + pdu_len &&
@@ -440,7 +315,7 @@ again:
 			pdu_len, s->src.ops->name ? "the data" : "the file",
 			(unsigned long long)(s->buf_offset + s->end));
 	p = s->buf + s->start;
-	s->cur_time = load64(p + 8, s->swap);
+	s->cur_time = blkrec_time(p, s->swap);
 	s->cur_len = s->header_size + pdu_len;
 	return 1;
 
@@ -500,27 +375,6 @@ static void heap_build(struct feed *f)
 /* ---- files that end early ---- */
 
 /*
- * A file's end is early when the set's other files go on past it by
- * more than this (and 1% of the trace): a CPU with nothing more to
- * record stops a little before the others, a cut file well before.
- */
-#define CUT_SLACK_NS	(10 * 1000 * 1000ull)
-
-/* The N of NAME.blktrace.N[.gz...]; 0 for another name. */
-static unsigned cpu_of_path(const char *path)
-{
-	const char *dot = strstr(path, ".blktrace.");
-	const char *last = dot;
-
-	while (dot) {
-		last = dot;
-		dot = strstr(dot + 1, ".blktrace.");
-	}
-	return last ? (unsigned)strtoul(last + strlen(".blktrace."), NULL,
-					10) : 0;
-}
-
-/*
  * Whether s was cut short: it ends inside a record, or its compressed
  * data ends early, or its recorder marked the others' ends and not its.
  */
@@ -542,7 +396,7 @@ static void find_set_end(struct feed *f)
 		struct record_format fmt = { s->swap, s->version,
 					     s->header_size };
 
-		s->cpu = cpu_of_path(s->path);
+		s->cpu = feed_cpu_of_path(s->path);
 		if (!s->detected ||
 		    !feed_file_end(s->path, s->src.ops->name != NULL, &fmt,
 				   &s->file_end))
@@ -570,15 +424,9 @@ static void find_set_end(struct feed *f)
  */
 static int ends_early(const struct feed *f, const struct stream *s)
 {
-	uint64_t start = f->genesis_ns, slack = CUT_SLACK_NS;
-
-	if (!cut_short(f, s) ||
-	    !f->set_end_known || f->heap_len == 0 || !f->started ||
-	    f->set_end_ns <= s->cur_time)
-		return 0;
-	if (f->set_end_ns > start && (f->set_end_ns - start) / 100 > slack)
-		slack = (f->set_end_ns - start) / 100;
-	return f->set_end_ns - s->cur_time > slack;
+	return cut_short(f, s) && f->set_end_known && f->heap_len &&
+	       f->started &&
+	       feed_ends_early(f->set_end_ns, f->genesis_ns, s->cur_time);
 }
 
 /*
@@ -716,8 +564,6 @@ fail:
 	return NULL;
 }
 
-static size_t payload(const struct io_event *ev, const unsigned char **p);
-
 /*
  * A TIMESTAMP note before time 0 (blktrace's and our recorders', at the
  * start): the wall clock (two u32, seconds and nanoseconds, in the
@@ -726,27 +572,21 @@ static size_t payload(const struct io_event *ev, const unsigned char **p);
 static void keep_stamp(struct feed *f, const struct stream *s,
 		       const struct io_event *ev)
 {
-	const unsigned char *p;
-	uint32_t sec, nsec;
+	int64_t wall_ns;
 
-	if (f->stamp_seen || blk_action_code(ev->action) != BLK_TN_TIMESTAMP ||
-	    payload(ev, &p) < 8)
+	if (f->stamp_seen || !blkrec_timestamp(ev, s->swap, &wall_ns))
 		return;
-	sec = load32(p, s->swap);
-	nsec = load32(p + 4, s->swap);
-	if (nsec >= 1000000000u)
-		return;		/* not a time: no anchor rather than a wrong one */
 	f->stamp_seen = 1;
 	f->stamp_ns = ev->time_ns;
-	f->stamp_wall_ns = (int64_t)sec * 1000000000 + nsec;
+	f->stamp_wall_ns = wall_ns;
 }
 
 /* The heap's first stream's record, decoded into ev and handed out. */
 static inline void hand_out(struct feed *f, struct stream *s,
 			    struct io_event *ev)
 {
-	decode_header(s, s->buf + s->start, ev);
-	ev->pdu = ev->pdu_len ? s->buf + s->start + s->header_size : NULL;
+	blkrec_decode(s->buf + s->start, ev,
+		      s->version == BLK_IO_TRACE_VERSION7, s->swap);
 	/*
 	 * Time 0 is the first event that is not a note, as in blkparse;
 	 * notes before it (a TIMESTAMP, the first PROCESS names) sit at 0.
@@ -804,7 +644,7 @@ static inline size_t run_of(struct feed *f, struct stream *s,
 		if (pdu_len > room)
 			break;
 		room -= pdu_len;
-		decode_fields(p, e, v7, sw);
+		blkrec_decode_fields(p, e, v7, sw);
 		e->pdu = pdu_len ? p + hs : NULL;
 		/* time going backwards within a file lands at 0 */
 		e->time_ns = t > genesis ? t - genesis : 0;
@@ -813,16 +653,15 @@ static inline size_t run_of(struct feed *f, struct stream *s,
 		/* the next record, if whole in the buffer */
 		p += len;
 		if ((size_t)(end - p) < hs ||
-		    load32(p, sw) != magic ||
-		    (size_t)(end - p) < hs + (pdu_len = load16(p + (v7 ? 46 :
-								      50),
-								  sw))) {
+		    blkrec_magic(p, sw) != magic ||
+		    (size_t)(end - p) < hs + (pdu_len = blkrec_pdu_len(p, v7,
+								       sw))) {
 			len = 0;
 			*why = RUN_REFILL;
 			break;
 		}
 		len = hs + pdu_len;
-		t = load64(p + 8, sw);
+		t = blkrec_time(p, sw);
 		if (t > until || (t == until && s->order > until_order)) {
 			*why = RUN_OTHER;
 			break;
@@ -954,7 +793,7 @@ int feed_is_stream(const struct feed *f)
 	return f->src->kind == TRACE_STDIN;
 }
 
-int feed_decompresses(const struct feed *f)
+static int feed_decompresses(const struct feed *f)
 {
 	size_t i;
 
@@ -962,6 +801,21 @@ int feed_decompresses(const struct feed *f)
 		if (f->streams[i].src.ops->name)
 			return 1;
 	return 0;
+}
+
+static long next_batch_of(void *f, struct io_event *ev, size_t max,
+			  size_t pdu_room, struct iow_error *err)
+{
+	return feed_next_batch(f, ev, max, pdu_room, err);
+}
+
+struct feed_pipe *feed_start_pipe(struct feed *f, int cpu_to_spare,
+				  struct iow_error *err)
+{
+	struct feed_pipe_source src = { f, next_batch_of, feed_is_stream(f),
+					feed_decompresses(f) };
+
+	return feed_pipe_start(&src, cpu_to_spare, err);
 }
 
 void feed_close(struct feed *f)
@@ -984,563 +838,3 @@ void feed_close(struct feed *f)
 	free(f);
 }
 
-/* The payload past the cgroup id a record may start it with; its length
- * (0 when there is none, or the cgroup id is cut short). */
-static size_t payload(const struct io_event *ev, const unsigned char **p)
-{
-	*p = ev->pdu;
-	if (!*p)
-		return 0;
-	if (!(ev->action & BLK_TA_CGROUP))
-		return ev->pdu_len;
-	if (ev->pdu_len < 8)
-		return 0;
-	*p += 8;
-	return ev->pdu_len - 8u;
-}
-
-int feed_decode_remap(const struct io_event *ev, uint32_t *from_dev,
-		      uint32_t *to_dev, uint64_t *from_sector)
-{
-	const unsigned char *p;
-
-	if (payload(ev, &p) < BLK_REMAP_PDU_SIZE)
-		return -1;
-	/* The remap payload is big-endian whatever the trace's order. */
-	*from_dev = __builtin_bswap32(load32(p, 0));
-	*to_dev = __builtin_bswap32(load32(p + 4, 0));
-	*from_sector = __builtin_bswap64(load64(p + 8, 0));
-	return 0;
-}
-
-int feed_decode_split(const struct io_event *ev, uint64_t *rest_sector)
-{
-	const unsigned char *p;
-
-	if (payload(ev, &p) < 8)
-		return -1;
-	/* Big-endian, as the remap payload. */
-	*rest_sector = __builtin_bswap64(load64(p, 0));
-	return 0;
-}
-
-size_t feed_note_text(const struct io_event *ev, const char **text)
-{
-	const unsigned char *p = ev->pdu;
-	size_t len = ev->pdu_len;
-
-	if (p && (ev->action & BLK_TA_CGROUP) && len >= 8) {
-		p += 8;
-		len -= 8;
-	}
-	*text = (const char *)p;
-	if (!p)
-		return 0;
-	return strnlen((const char *)p, len);
-}
-
-/* ---- a look at the tails ---- */
-
-#define TAIL_LOOK	(64 * 1024)
-
-/* The unlocated loss notes in buf: each text "lost ..." after a record
- * header of a loss note; their counts, each (cpu, T1, count) once. */
-static uint64_t tail_notes(const unsigned char *buf, size_t len)
-{
-	struct lossnote seen[16], n;
-	size_t i, k, n_seen = 0;
-	uint64_t total = 0;
-	uint32_t action;
-	uint16_t pdu_len;
-
-	for (i = BLK_IO_TRACE7_SIZE; i + 5 <= len; i++) {
-		const unsigned char *h = buf + i - BLK_IO_TRACE7_SIZE;
-
-		if (memcmp(buf + i, "lost ", 5))
-			continue;
-		memcpy(&action, h + 28, 4);
-		memcpy(&pdu_len, h + 46, 2);
-		if (load32(h, 0) != (BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7) ||
-		    i + pdu_len > len ||
-		    !lossnote_parse(action, buf + i, pdu_len, &n) || n.t0_ns)
-			continue;
-		for (k = 0; k < n_seen; k++)
-			if (seen[k].cpu == n.cpu && seen[k].t1_ns == n.t1_ns &&
-			    seen[k].count == n.count)
-				break;
-		if (k < n_seen)
-			continue;	/* another device's copy */
-		if (n_seen < 16)
-			seen[n_seen++] = n;
-		total += n.count_known ? n.count : 1;
-	}
-	return total;
-}
-
-/* Whether buf, a file's tail, holds its recorder's end mark. */
-static int tail_end_marked(const unsigned char *buf, size_t len)
-{
-	static const char lead[] = "end of cpu ";
-	uint32_t action;
-	uint16_t pdu_len;
-	size_t i;
-
-	for (i = BLK_IO_TRACE7_SIZE; i + sizeof(lead) - 1 <= len; i++) {
-		const unsigned char *h = buf + i - BLK_IO_TRACE7_SIZE;
-
-		if (memcmp(buf + i, lead, sizeof(lead) - 1))
-			continue;
-		memcpy(&action, h + 28, 4);
-		memcpy(&pdu_len, h + 46, 2);
-		if (load32(h, 0) == (BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7) &&
-		    i + pdu_len <= len &&
-		    lossnote_is_end_mark(action, buf + i, pdu_len))
-			return 1;
-	}
-	return 0;
-}
-
-void feed_unlocated_losses(const struct trace_source *src, uint64_t *count,
-			   int *cut)
-{
-	unsigned char *buf;
-	size_t i, marked = 0, unmarked = 0;
-
-	*count = 0;
-	*cut = 0;
-	if (src->kind != TRACE_PERCPU || !(buf = malloc(TAIL_LOOK)))
-		return;
-	for (i = 0; i < src->n_paths; i++) {
-		int fd = open(src->paths[i], O_RDONLY | O_CLOEXEC);
-		off_t size;
-		ssize_t got;
-
-		if (fd < 0)
-			continue;
-		size = lseek(fd, 0, SEEK_END);
-		/* a compressed file's tail is no records: nothing found */
-		if (size > 0 && lseek(fd, size > TAIL_LOOK ? size - TAIL_LOOK :
-				      0, SEEK_SET) >= 0 &&
-		    (got = read(fd, buf, TAIL_LOOK)) > 0) {
-			*count += tail_notes(buf, (size_t)got);
-			if (tail_end_marked(buf, (size_t)got))
-				marked++;
-			else
-				unmarked++;
-		}
-		close(fd);
-	}
-	free(buf);
-	/* a set whose recorder marks its files' ends, one without: cut,
-	 * and the notes written last may have gone with its end */
-	*cut = marked && unmarked;
-}
-
-/* ---- finding traces ---- */
-
-static int add_source(struct trace_list *list, enum trace_kind kind,
-		      const char *name, char **paths, size_t n_paths,
-		      struct iow_error *err)
-{
-	struct trace_source *items, *src;
-	const char *base = strrchr(name, '/');
-
-	items = realloc(list->items, (list->n + 1) * sizeof(*items));
-	if (!items)
-		return iow_fail(err, "out of memory");
-	list->items = items;
-	src = &items[list->n++];
-	src->kind = kind;
-	src->name = strdup(name);
-	src->label = strdup(base && base[1] ? base + 1 : name);
-	src->paths = paths;
-	src->n_paths = n_paths;
-	if (!src->name || !src->label)
-		return iow_fail(err, "out of memory");
-	/* a compressed dump's label is the dump's: x.dump.xz is x.dump */
-	if (kind == TRACE_DUMP)
-		src->label[strlen(src->label) -
-			   bytesrc_suffix_len(src->label)] = '\0';
-	return 0;
-}
-
-/*
- * If name is "BASE.blktrace.N", the length of BASE; else 0. A compressed
- * file (BASE.blktrace.N.gz...) is one of the set too.
- */
-static size_t percpu_base_len(const char *name)
-{
-	static const char tail[] = ".blktrace.";
-	const size_t tail_len = sizeof(tail) - 1;
-	size_t len = strlen(name) - bytesrc_suffix_len(name), digits = 0;
-
-	while (digits < len && isdigit((unsigned char)name[len - 1 - digits]))
-		digits++;
-	if (!digits || len - digits <= tail_len ||
-	    strncmp(name + len - digits - tail_len, tail, tail_len))
-		return 0;
-	return len - digits - tail_len;
-}
-
-/* The N of BASE.blktrace.N[.gz...], whose BASE is base_len long. */
-static int cpu_of(const char *name, size_t base_len)
-{
-	return atoi(name + base_len + strlen(".blktrace."));
-}
-
-struct cpu_file {
-	int cpu;
-	int compressed;		/* by its name: for choosing, not reading */
-	char *path;
-};
-
-/* By CPU; a CPU's plain file (a copy kept by gzip -k...) first. */
-static int cmp_cpu_file(const void *a, const void *b)
-{
-	const struct cpu_file *x = a, *y = b;
-
-	if (x->cpu != y->cpu)
-		return (x->cpu > y->cpu) - (x->cpu < y->cpu);
-	if (x->compressed != y->compressed)
-		return x->compressed - y->compressed;
-	return strcmp(x->path, y->path);
-}
-
-/* Collect DIR/BASE.blktrace.N into a per-CPU source; 0 if none found. */
-static int find_percpu_set(const char *dir, const char *base,
-			   const char *name, struct trace_list *list,
-			   struct iow_error *err)
-{
-	size_t base_len = strlen(base), n = 0, cap = 0, n_kept, i;
-	struct cpu_file *files = NULL;
-	struct dirent *de;
-	char **paths;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		struct cpu_file *more;
-
-		if (percpu_base_len(de->d_name) != base_len ||
-		    strncmp(de->d_name, base, base_len))
-			continue;
-		if (n == cap) {
-			more = vec_grow(files, &cap, n + 1, sizeof(*files), 8);
-			if (!more)
-				goto oom;
-			files = more;
-		}
-		if (asprintf(&files[n].path, "%s/%s", dir, de->d_name) < 0)
-			goto oom;
-		files[n].cpu = cpu_of(de->d_name, base_len);
-		files[n++].compressed = bytesrc_suffix_len(de->d_name) > 0;
-	}
-	closedir(d);
-	d = NULL;
-	if (!n) {
-		free(files);
-		return 0;
-	}
-	qsort(files, n, sizeof(*files), cmp_cpu_file);
-	paths = calloc(n, sizeof(*paths));
-	if (!paths)
-		goto oom;
-	/* one file a CPU: the first (see cmp_cpu_file) */
-	for (i = 0, n_kept = 0; i < n; i++) {
-		if (n_kept && files[i].cpu == files[i - 1].cpu) {
-			free(files[i].path);
-			continue;
-		}
-		paths[n_kept++] = files[i].path;
-	}
-	free(files);
-	if (add_source(list, TRACE_PERCPU, name, paths, n_kept, err) < 0)
-		return -1;
-	return 1;
-oom:
-	if (d)
-		closedir(d);
-	for (i = 0; i < n; i++)
-		free(files[i].path);
-	free(files);
-	return iow_fail(err, "out of memory");
-}
-
-/* A dump's start: a record, or blkparse's lines and then a record. */
-static int starts_as_trace(const unsigned char *p, size_t have)
-{
-	size_t len;
-	uint32_t m;
-	int more;
-
-	while ((len = added_line_len(p, have, &more))) {
-		p += len;
-		have -= len;
-	}
-	if (have < 4)
-		return 0;
-	m = load32(p, 0);
-	return (m & BLK_IO_TRACE_MAGIC_MASK) == BLK_IO_TRACE_MAGIC ||
-	       (__builtin_bswap32(m) & BLK_IO_TRACE_MAGIC_MASK) ==
-		       BLK_IO_TRACE_MAGIC;
-}
-
-/* What a file that is not a trace seems to be (for a directory's
- * message). */
-struct seen_file {
-	const char *name;
-	const struct sniffed *look;		/* or NULL: unknown */
-	const struct compression *compression;	/* or NULL */
-};
-
-/*
- * Whether path holds a dump, compressed or not; if not, what it seems
- * to be in *seen (from its decompressed start, or its compression where
- * that is not read here).
- */
-static int probe_file(const char *path, struct seen_file *seen)
-{
-	unsigned char start[2 * ADDED_LINE_MAX];
-	struct iow_error ignored;
-	struct byte_source bs;
-	size_t have = 0;
-	ssize_t got = -1;
-
-	if (bytesrc_open(&bs, path, 0, &ignored) == 0)
-		while (have < sizeof(start) &&
-		       (got = bytesrc_read(&bs, start + have,
-					   sizeof(start) - have,
-					   &ignored)) > 0)
-			have += (size_t)got;
-	seen->compression = bs.compression;
-	seen->look = NULL;
-	bytesrc_close(&bs);
-	if (got < 0)
-		return 0;
-	if (have && starts_as_trace(start, have))
-		return 1;
-	seen->look = sniff(start, have);
-	return 0;
-}
-
-static int add_single_file(struct trace_list *list, enum trace_kind kind,
-			   const char *path, struct iow_error *err)
-{
-	char **paths = calloc(1, sizeof(*paths));
-
-	if (!paths || !(paths[0] = strdup(path))) {
-		free(paths);
-		return iow_fail(err, "out of memory");
-	}
-	return add_source(list, kind, path, paths, 1, err);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* How many files a directory's message names. */
-#define SEEN_NAMED	3
-
-/*
- * A directory with no trace: what its files seemed to be (the first
- * SEEN_NAMED of them that seemed to be something), and what to give.
- */
-static int no_trace_in(const char *dir, const struct seen_file *seen,
-		       size_t n_seen, size_t n_files, struct iow_error *err)
-{
-	const struct sniffed *advice = n_seen ? seen[0].look : NULL;
-	char found[IOW_ERROR_LEN] = "";
-	size_t i, used = 0;
-
-	for (i = 0; i < n_seen && i < SEEN_NAMED; i++) {
-		const struct seen_file *f = &seen[i];
-		int n;
-
-		if (f->look != advice)
-			advice = NULL;	/* one piece of advice for all */
-		if (f->look)
-			n = snprintf(found + used, sizeof(found) - used,
-				     "%s: %s%s%s; ", f->name, f->look->what,
-				     f->compression ? ", compressed with " : "",
-				     f->compression ? f->compression->name : "");
-		else
-			n = snprintf(found + used, sizeof(found) - used,
-				     "%s: %s-compressed, not read here; ",
-				     f->name, f->compression->name);
-		if (n < 0 || (size_t)n >= sizeof(found) - used)
-			break;
-		used += (size_t)n;
-	}
-	if (n_files > i)
-		snprintf(found + used, sizeof(found) - used,
-			 "%s%zu other file%s; ", i ? "and " : "", n_files - i,
-			 n_files - i == 1 ? "" : "s");
-	if (!n_files)
-		return iow_fail(err,
-			"%s: directory holds no blktrace trace (no files in it; %s)",
-			dir, sniff_instead(NULL, 0));
-	return iow_fail(err, "%s: directory holds no blktrace trace (%s%s)",
-			dir, found, sniff_instead(advice, 0));
-}
-
-static int find_in_directory(const char *dir, struct trace_list *list,
-			     struct iow_error *err)
-{
-	size_t before = list->n, n = 0, cap = 0, set_len = 0, i;
-	size_t n_files = 0, n_seen = 0;
-	struct seen_file seen[SEEN_NAMED];
-	const char *set = NULL;	/* the last set's first file's name */
-	char **names = NULL;
-	struct dirent *de;
-	int ret = 0;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return iow_fail(err, "%s: %s", dir, strerror(errno));
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (n == cap) {
-			char **more;
-
-			more = vec_grow(names, &cap, n + 1, sizeof(*names),
-					16);
-			if (!more) {
-				ret = iow_fail(err, "out of memory");
-				goto out;
-			}
-			names = more;
-		}
-		if (!(names[n] = strdup(de->d_name))) {
-			ret = iow_fail(err, "out of memory");
-			goto out;
-		}
-		n++;
-	}
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_str);
-	for (i = 0; i < n && ret == 0; i++) {
-		size_t base_len = percpu_base_len(names[i]);
-		char *path;
-		struct stat st;
-
-		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
-			ret = iow_fail(err, "out of memory");
-			break;
-		}
-		if (base_len) {
-			/* One source per set, found at its first file. */
-			if (!set || set_len != base_len ||
-			    strncmp(set, names[i], base_len)) {
-				path[strlen(dir) + 1 + base_len] = '\0';
-				names[i][base_len] = '\0';
-				ret = find_percpu_set(dir, names[i], path, list,
-						      err) < 0 ? -1 : 0;
-				names[i][base_len] = '.';
-				set = names[i];
-				set_len = base_len;
-			}
-		} else if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			struct seen_file f = { names[i], NULL, NULL };
-
-			n_files++;
-			if (probe_file(path, &f))
-				ret = add_single_file(list, TRACE_DUMP, path,
-						      err);
-			else if (n_seen < SEEN_NAMED &&
-				 (f.look || f.compression))
-				seen[n_seen++] = f;
-		}
-		free(path);
-	}
-	if (ret == 0 && list->n == before)
-		ret = no_trace_in(dir, seen, n_seen, n_files, err);
-out:
-	closedir(d);
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	return ret;
-}
-
-static int find_by_base(const char *arg, struct trace_list *list,
-			struct iow_error *err)
-{
-	char *copy = strdup(arg), *slash;
-	const char *dir = ".", *base = copy;
-	int r;
-
-	if (!copy)
-		return iow_fail(err, "out of memory");
-	slash = strrchr(copy, '/');
-	if (slash) {
-		*slash = '\0';
-		dir = copy[0] ? copy : "/";
-		base = slash + 1;
-	}
-	r = find_percpu_set(dir, base, arg, list, err);
-	free(copy);
-	return r;
-}
-
-int feed_find_traces(const char *arg, struct trace_list *list,
-		     struct iow_error *err)
-{
-	struct stat st;
-	size_t base_len;
-	int r;
-
-	if (!strcmp(arg, "-")) {
-		char **paths = calloc(1, sizeof(*paths));
-
-		if (!paths || !(paths[0] = strdup("<stdin>"))) {
-			free(paths);
-			return iow_fail(err, "out of memory");
-		}
-		return add_source(list, TRACE_STDIN, "-", paths, 1, err);
-	}
-	if (stat(arg, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
-			return find_in_directory(arg, list, err);
-		base_len = percpu_base_len(arg);
-		if (base_len) {
-			char *base = strndup(arg, base_len);
-
-			if (!base)
-				return iow_fail(err, "out of memory");
-			r = find_by_base(base, list, err);
-			free(base);
-			return r < 0 ? -1 : 0;
-		}
-		return add_single_file(list, TRACE_DUMP, arg, err);
-	}
-	r = find_by_base(arg, list, err);
-	if (r < 0)
-		return -1;
-	if (r == 0)
-		return iow_fail(err,
-			"%s: no such file, and no %s.blktrace.N files", arg,
-			arg);
-	return 0;
-}
-
-void trace_list_free(struct trace_list *list)
-{
-	size_t i, j;
-
-	for (i = 0; i < list->n; i++) {
-		struct trace_source *src = &list->items[i];
-
-		for (j = 0; j < src->n_paths; j++)
-			free(src->paths[j]);
-		free(src->paths);
-		free(src->name);
-		free(src->label);
-	}
-	free(list->items);
-	list->items = NULL;
-	list->n = 0;
-}

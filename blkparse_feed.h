@@ -1,10 +1,11 @@
 /*
- * blkparse_feed.h: reading blktrace data into events. A trace is one of
- * blktrace's per-CPU sets (NAME.blktrace.N, merged here by time), a
- * blkparse -d dump, or a dump-format stream on stdin; any of these files
- * may be compressed (gzip, xz, zstd: bytesrc.h). Records of version 7
- * and 8 in either byte order come out as host-order struct io_event, times
- * counted from the trace's first event.
+ * blkparse_feed.h: the reader's front door: a trace (reader/discover.h:
+ * a per-CPU set, a dump, a trace.dat, perf script's text, stdin; any of
+ * these files maybe compressed) read as one time-ordered stream of
+ * host-order struct io_event (reader/blkrec.h decodes each record), the
+ * streams of a per-CPU set merged here, times counted from the trace's
+ * first event. What -t names, the decoder and the files' ends are
+ * reader/'s; their headers come with this one.
  */
 #ifndef IOWATCHER_BLKPARSE_FEED_H
 #define IOWATCHER_BLKPARSE_FEED_H
@@ -14,34 +15,10 @@
 
 #include "base/error.h"
 #include "event.h"
-
-enum trace_kind {
-	TRACE_PERCPU,	/* NAME.blktrace.0 .. N (each maybe .gz, .xz, .zst) */
-	TRACE_DUMP,	/* one file of time-sorted records */
-	TRACE_STDIN,	/* a dump-format stream on standard input */
-};
-
-struct trace_source {
-	enum trace_kind kind;
-	char *name;	/* what the user would call it: base name, file, "-" */
-	char *label;	/* default label: the base name without directories */
-	char **paths;	/* the files, CPU order for a per-CPU set */
-	size_t n_paths;
-};
-
-struct trace_list {
-	struct trace_source *items;
-	size_t n;
-};
-
-/*
- * Resolve a -t argument into traces and append them to list: a base name
- * or one file of a per-CPU set, a dump, a directory (every trace inside),
- * or "-" for stdin.
- */
-int feed_find_traces(const char *arg, struct trace_list *list,
-		     struct iow_error *err);
-void trace_list_free(struct trace_list *list);
+#include "reader/blkrec.h"
+#include "reader/discover.h"
+#include "reader/feed_ends.h"
+#include "reader/feed_pipe.h"
 
 struct feed;
 
@@ -104,31 +81,10 @@ struct feed_origin {
 int feed_origin(const struct feed *f, struct feed_origin *o);
 /* 1 when f reads a stream (stdin), whose reads may stall; 0 for files. */
 int feed_is_stream(const struct feed *f);
-/* 1 when f decompresses what it reads (gzip, xz, zstd): the heavier
- * part of reading, which a reader thread takes off the analysis. */
-int feed_decompresses(const struct feed *f);
+/* Start reading f through a pipe (feed_pipe.h): in a thread of its own
+ * or the caller's, whichever is faster. f must outlive the pipe. */
+struct feed_pipe *feed_start_pipe(struct feed *f, int cpu_to_spare,
+				  struct iow_error *err);
 void feed_close(struct feed *f);
-
-/*
- * Loss notes whose time the recorder could not tell (T0 0: completions
- * the kernel made without running the recorder), which a recorder writes
- * last, at the end of the files: found by a look at the files' tails
- * before the trace is read, so that the analysis knows from the start
- * that completions are missing. Their count into *count (the notes' of
- * one CPU and time counted once); 0 when none, or the trace cannot be
- * looked at from its end (compressed, a stream). *cut is 1 when the
- * recorder marked its files' ends and a file has lost its mark (cut
- * short): such notes may have been cut off with it.
- */
-void feed_unlocated_losses(const struct trace_source *src, uint64_t *count,
-			   int *cut);
-
-/* Decode a REMAP payload; 0 on success, -1 if the payload is too short. */
-int feed_decode_remap(const struct io_event *ev, uint32_t *from_dev,
-		      uint32_t *to_dev, uint64_t *from_sector);
-/* Decode a SPLIT payload: where the remainder starts; -1 if too short. */
-int feed_decode_split(const struct io_event *ev, uint64_t *rest_sector);
-/* The process name of a PROCESS note (not NUL-terminated if cut short). */
-size_t feed_note_text(const struct io_event *ev, const char **text);
 
 #endif

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "reader/blktrace.h"
+#include "reader/discover.h"
 #include "tag/causetag.h"
 #include "cli.h"
 #include "graphs/graphs.h"
@@ -489,10 +490,12 @@ const struct cli_option cli_options[] = {
 	  .help = { { CLI_INPUT, "TRACE",
 		"a trace: the base name of blktrace's per-CPU files\n"
 		"(NAME.blktrace.N), one of those files, a blkparse -d\n"
-		"dump, a directory of traces, or - for a dump on stdin\n"
-		"(blkparse -i NAME -d - -o /dev/null | iowatcher -t -);\n"
+		"dump, trace-cmd's trace.dat, perf script's text, a\n"
+		"directory of traces (of any of these kinds), or - for\n"
+		"stdin (blkparse -i NAME -d - -o /dev/null | iowatcher -t -);\n"
 		"any of them gzip-, xz- or zstd-compressed (sda.dump.xz,\n"
-		"NAME.blktrace.N.zst); repeat to compare traces" } } },
+		"NAME.blktrace.N.zst); repeat to compare traces (Inputs,\n"
+		"below)" } } },
 	{ .name = "label", .letter = 'l', .type = CLI_LIST,
 	  FIELD(labels), COUNT(n_labels),
 	  .help = { { CLI_INPUT, "LABEL",
@@ -849,6 +852,7 @@ void cli_print_help(FILE *f)
 					print_help_entry(f, row, &row->help[k]);
 		}
 	}
+	input_print_help(f);
 	fprintf(f, "Graphs (-O / -N names)\n");
 	for (i = 0; i < graph_table_len; i++)
 		fprintf(f, "  %-16s %s%s\n", graph_table[i].name,

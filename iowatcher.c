@@ -22,7 +22,7 @@
 #include "outputs.h"
 #include "reader/blktrace.h"
 #include "reader/feed_pipe.h"
-#include "record/cpustat.h"
+#include "reader/cpustat.h"
 #include "record/record.h"
 #include "tag/tagstage.h"
 #include "trace_result.h"
@@ -163,7 +163,7 @@ static int analyse_trace(const struct options *o,
 	}
 	outputs_trace(outs, res, ts.causes);
 	/* Reading runs beside the analysis or before it (feed_pipe.h). */
-	pipe = feed_pipe_start(f, cpu_to_spare(&ts), err);
+	pipe = feed_start_pipe(f, cpu_to_spare(&ts), err);
 	if (!pipe) {
 		live_close(live);
 		tag_stage_free(&ts);
@@ -292,9 +292,14 @@ static int find_sources(const struct options *o, struct run *run,
 
 	for (i = 0; i < o->n_trace_args; i++) {
 		size_t before = run->sources.n;
+		char found[1024];
 
 		if (feed_find_traces(o->trace_args[i], &run->sources, err) < 0)
 			return -1;
+		/* a directory: which traces, of which kinds, it read */
+		if (trace_list_found(&run->sources, before, o->trace_args[i],
+				     found, sizeof(found)))
+			fprintf(stderr, "iowatcher: %s\n", found);
 		run->labels = realloc(run->labels,
 				      run->sources.n * sizeof(*run->labels));
 		if (!run->labels)

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "record/cpustat.h"
+#include "reader/cpustat.h"
 #include "fuzz_common.h"
 
 static void mpstat_check_series(const struct cpustat_series *s)

@@ -105,7 +105,7 @@ static size_t flame_panel(const struct graph_ctx *ctx, size_t p,
 	return n;
 }
 
-size_t flame_panels(const struct graph_ctx *ctx)
+size_t graph_flame_panels(const struct graph_ctx *ctx)
 {
 	return flame_panel(ctx, SIZE_MAX, NULL);
 }
@@ -185,7 +185,7 @@ static void flame_total(const struct flame_panel *f, char *buf, size_t len)
 	snprintf(buf, len, "%.3g %s", v, units[u]);
 }
 
-void title_flame(const struct graph_ctx *ctx, size_t p, char *buf,
+void graph_title_flame(const struct graph_ctx *ctx, size_t p, char *buf,
 		 size_t len)
 {
 	struct flame_panel f;
@@ -204,7 +204,7 @@ void title_flame(const struct graph_ctx *ctx, size_t p, char *buf,
 		 blk_dev_major(f.device), blk_dev_minor(f.device), total);
 }
 
-int draw_flame(const struct graph_ctx *ctx, size_t p, struct plot_panel *pp,
+int graph_draw_flame(const struct graph_ctx *ctx, size_t p, struct plot_panel *pp,
 	       struct iow_error *err)
 {
 	struct flame_node root = { 0 };
@@ -263,7 +263,7 @@ out:
 
 /* ---- top files ---- */
 
-size_t top_files_panels(const struct graph_ctx *ctx)
+size_t graph_top_files_panels(const struct graph_ctx *ctx)
 {
 	size_t t, n = 0;
 
@@ -286,7 +286,7 @@ static size_t top_files_trace(const struct graph_ctx *ctx, size_t p)
 	return 0;
 }
 
-void title_top_files(const struct graph_ctx *ctx, size_t p, char *buf,
+void graph_title_top_files(const struct graph_ctx *ctx, size_t p, char *buf,
 		     size_t len)
 {
 	size_t t = top_files_trace(ctx, p);
@@ -314,7 +314,7 @@ static double file_written_bytes(const struct file_sums *f)
  */
 static int top_files_peak(const struct graph_ctx *ctx, double *peak)
 {
-	size_t p, panels = top_files_panels(ctx), n, i;
+	size_t p, panels = graph_top_files_panels(ctx), n, i;
 	struct file_sums *f;
 
 	*peak = 0;
@@ -344,7 +344,7 @@ static void short_time(double ns, char *buf, size_t len)
 		snprintf(buf, len, "%.3g us", ns / 1e3);
 }
 
-int draw_top_files(const struct graph_ctx *ctx, size_t p,
+int graph_draw_top_files(const struct graph_ctx *ctx, size_t p,
 		   struct plot_panel *pp, struct iow_error *err)
 {
 	size_t t = top_files_trace(ctx, p), n, i, rows;

@@ -11,7 +11,7 @@
 #include "graphs.h"
 #include "analysis/histogram.h"
 #include "analysis/latpoints.h"
-#include "record/cpustat.h"
+#include "reader/cpustat.h"
 #include "graph_int.h"
 
 /* ---- classes: what one line or one raster colour stands for ---- */
@@ -38,7 +38,7 @@ static struct io_class *class_add(struct class_list *cl)
 	return &more[cl->n++];
 }
 
-const struct analysis *trace_analysis(const struct graph_ctx *ctx,
+const struct analysis *graph_trace_analysis(const struct graph_ctx *ctx,
 					     size_t t)
 {
 	static const struct analysis none;
@@ -82,7 +82,7 @@ static int next_tag_color(int *next_color)
 static int tag_classes(const struct graph_ctx *ctx, struct class_list *cl,
 		       size_t t, int *next_color)
 {
-	const struct analysis *a = trace_analysis(ctx, t);
+	const struct analysis *a = graph_trace_analysis(ctx, t);
 	size_t top = ctx->opts->top_tags > 0 ? (size_t)ctx->opts->top_tags
 					     : TOP_TAGS_DEFAULT;
 	size_t *rank = calloc(a->n_tags + 1, sizeof(*rank));
@@ -134,7 +134,7 @@ out:
  * when several, writes in its lighter variant only if some trace has both
  * directions, discards and flushes in its darker one.
  */
-int dir_color(const struct graph_ctx *ctx, size_t t, int op)
+int graph_dir_color(const struct graph_ctx *ctx, size_t t, int op)
 {
 	static const int lone[N_OPS] = { 0, 1, 2, 4, 3, 5 };
 
@@ -147,7 +147,7 @@ int dir_color(const struct graph_ctx *ctx, size_t t, int op)
 
 /* Whether a latency graph shows op: --dir picks reads and writes;
  * discards and flushes show where the trace has them. */
-int op_shown(const struct graph_ctx *ctx, int op)
+int graph_op_shown(const struct graph_ctx *ctx, int op)
 {
 	return (ctx->opts->latency_dirs & (1 << op)) != 0;
 }
@@ -164,7 +164,7 @@ int build_classes(const struct graph_ctx *ctx, struct class_list *cl)
 	for (t = 0; t < ctx->n_traces; t++) {
 		int d;
 
-		if (trace_analysis(ctx, t)->tagging) {
+		if (graph_trace_analysis(ctx, t)->tagging) {
 			if (tag_classes(ctx, cl, t, &next_color) < 0)
 				return -1;
 			continue;
@@ -174,14 +174,14 @@ int build_classes(const struct graph_ctx *ctx, struct class_list *cl)
 
 			/* discards and flushes only where the trace has them */
 			if (d >= OP_DISCARD &&
-			    !analysis_op_ios(trace_analysis(ctx, t), d))
+			    !analysis_op_ios(graph_trace_analysis(ctx, t), d))
 				continue;
 			if (!(c = class_add(cl)))
 				return -1;
 			c->trace = t;
 			c->dir = d;
 			name_class(ctx, c, t, io_op_name(d));
-			c->color = dir_color(ctx, t, d);
+			c->color = graph_dir_color(ctx, t, d);
 		}
 	}
 	return 0;

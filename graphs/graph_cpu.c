@@ -11,12 +11,12 @@
 #include "graphs.h"
 #include "analysis/histogram.h"
 #include "analysis/latpoints.h"
-#include "record/cpustat.h"
+#include "reader/cpustat.h"
 #include "graph_int.h"
 
 /* ---- CPU use (mpstat beside the trace) and fio's bandwidth logs ---- */
 
-size_t cpu_panels(const struct graph_ctx *ctx)
+size_t graph_cpu_panels(const struct graph_ctx *ctx)
 {
 	size_t t;
 
@@ -79,17 +79,17 @@ static int build_cpu(const struct graph_ctx *ctx, struct series_set *out,
 			continue;
 		/* Adding a series may move the others: index, then point. */
 		first = out->n;
-		series_label(ctx, t, -1, "all CPUs", label, sizeof(label));
-		if (!series_own_x(out, t, label, trace_color(ctx, t),
+		graph_series_label(ctx, t, -1, "all CPUs", label, sizeof(label));
+		if (!series_own_x(out, t, label, graph_trace_color(ctx, t),
 				  cs->all.n))
 			return -1;
-		series_label(ctx, t, -1, "least busy CPU", label,
+		graph_series_label(ctx, t, -1, "least busy CPU", label,
 			     sizeof(label));
-		if (!series_own_x(out, t, label, trace_color(ctx, t),
+		if (!series_own_x(out, t, label, graph_trace_color(ctx, t),
 				  cs->all.n))
 			return -1;
-		series_label(ctx, t, -1, "busiest CPU", label, sizeof(label));
-		if (!series_own_x(out, t, label, trace_color(ctx, t),
+		graph_series_label(ctx, t, -1, "busiest CPU", label, sizeof(label));
+		if (!series_own_x(out, t, label, graph_trace_color(ctx, t),
 				  cs->all.n))
 			return -1;
 		all = &out->items[first];
@@ -122,7 +122,7 @@ static int build_cpu(const struct graph_ctx *ctx, struct series_set *out,
 }
 
 /* The traces with mpstat samples: a stacked CPU panel each. */
-size_t cpu_stack_panels(const struct graph_ctx *ctx)
+size_t graph_cpu_stack_panels(const struct graph_ctx *ctx)
 {
 	size_t t, n = 0;
 
@@ -172,7 +172,7 @@ static int cpu_field_used(const struct cpustat *cs, enum cpustat_field f)
  * stacked: the top is the busy share. A column that stays at 0 (%irq
  * on most machines) is left out rather than drawn flat.
  */
-int build_cpu_stack(const struct graph_ctx *ctx, size_t panel,
+int graph_build_cpu_stack(const struct graph_ctx *ctx, size_t panel,
 			   struct series_set *out)
 {
 	size_t t = cpu_stack_trace(ctx, panel), k, i;
@@ -189,7 +189,7 @@ int build_cpu_stack(const struct graph_ctx *ctx, size_t panel,
 		if (!cpu_field_used(cs, f))
 			continue;
 		snprintf(what, sizeof(what), "%%%s", cpustat_field_name(f));
-		series_label(ctx, t, -1, what, label, sizeof(label));
+		graph_series_label(ctx, t, -1, what, label, sizeof(label));
 		g = series_own_x(out, t, label, cpu_layers[k].color, cs->all.n);
 		if (!g)
 			return -1;
@@ -203,7 +203,7 @@ int build_cpu_stack(const struct graph_ctx *ctx, size_t panel,
 }
 
 /* "CPU time", and whose with several traces. */
-void title_cpu(const struct graph_ctx *ctx, size_t p, char *buf,
+void graph_title_cpu(const struct graph_ctx *ctx, size_t p, char *buf,
 		      size_t len)
 {
 	size_t t = cpu_stack_trace(ctx, p);
@@ -216,20 +216,20 @@ void title_cpu(const struct graph_ctx *ctx, size_t p, char *buf,
 }
 
 /* The mpstat column comes from the graph's table entry. */
-int build_cpu_field(const struct graph_ctx *ctx, size_t panel,
+int graph_build_cpu_field(const struct graph_ctx *ctx, size_t panel,
 			   struct series_set *out)
 {
 	(void)panel;
 	return build_cpu(ctx, out, (enum cpustat_field)ctx->graph->field);
 }
 
-size_t fio_panels(const struct graph_ctx *ctx)
+size_t graph_fio_panels(const struct graph_ctx *ctx)
 {
 	return ctx->n_traces && ctx->traces[0].n_fio ? 1 : 0;
 }
 
 /* fio's bandwidth per log and direction, KiB/s drawn as MB/s. */
-int build_fio(const struct graph_ctx *ctx, size_t panel,
+int graph_build_fio(const struct graph_ctx *ctx, size_t panel,
 		     struct series_set *out)
 {
 	const struct trace_result *r = &ctx->traces[0];

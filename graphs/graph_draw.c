@@ -11,7 +11,7 @@
 #include "graphs.h"
 #include "analysis/histogram.h"
 #include "analysis/latpoints.h"
-#include "record/cpustat.h"
+#include "reader/cpustat.h"
 #include "graph_int.h"
 
 /* y is a share of 0..100 %. */
@@ -64,7 +64,7 @@ static const struct graph_series *next_edge(const struct series_set *set,
 }
 
 /* The top of y: highest value but of max lines, which may be clipped. */
-double series_y_top(const struct series_set *set)
+static double series_y_top(const struct series_set *set)
 {
 	double top = 0, *stack = calloc(set->n + 1, sizeof(double));
 	size_t i, j;
@@ -177,13 +177,13 @@ out:
 /*
  * A trace in one bin (--bin-ms longer than the trace) gives one point, at
  * the bin's middle, maybe past the end of the time axis: it is drawn as
- * a level across the bin (a bar's top, a band's box) instead. series_add
+ * a level across the bin (a bar's top, a band's box) instead. graph_series_add
  * left room for the second point.
  */
 static void widen_lone_bin(const struct graph_ctx *ctx,
 			   const struct graph_def *g, struct graph_series *s)
 {
-	const struct analysis *a = trace_analysis(ctx, s->trace);
+	const struct analysis *a = graph_trace_analysis(ctx, s->trace);
 	double start, end;
 
 	if (g->x_label || g->x_name || s->n != 1 || a->n_bins != 1)
@@ -238,7 +238,7 @@ static int any_io(const struct graph_ctx *ctx)
 	size_t t, i;
 
 	for (t = 0; t < ctx->n_traces; t++) {
-		const struct analysis *a = trace_analysis(ctx, t);
+		const struct analysis *a = graph_trace_analysis(ctx, t);
 
 		for (i = 0; i < a->n_bins; i++)
 			if (a->bins[i].ios[0] || a->bins[i].ios[1])
@@ -280,7 +280,7 @@ static double series_median(const struct graph_series *s)
  * floor (an NVMe trace's 55 us beside another's 50 ms). *lo gets the
  * smallest value drawn, for the axis's bottom.
  */
-int latency_log_axis(const struct graph_ctx *ctx,
+static int latency_log_axis(const struct graph_ctx *ctx,
 			    const struct series_set *set, double top,
 			    double *lo)
 {
@@ -575,7 +575,7 @@ static int cut_phrase(const struct trace_result *traces, size_t n,
 	return 1;
 }
 
-void page_title(const struct options *o,
+static void page_title(const struct options *o,
 		       const struct trace_result *traces, size_t n, char *buf,
 		       size_t len)
 {
@@ -652,7 +652,7 @@ static void hide_lossy_bins(const struct graph_ctx *ctx,
 		return;
 	for (k = 0; k < set->n; k++) {
 		struct graph_series *s = &set->items[k];
-		const struct analysis *a = trace_analysis(ctx, s->trace);
+		const struct analysis *a = graph_trace_analysis(ctx, s->trace);
 
 		if (!a->n_loss)
 			continue;
@@ -680,7 +680,7 @@ static void shade_loss(const struct graph_ctx *ctx, struct plot_panel *pp)
 	if (ctx->graph->x_label)
 		return;
 	for (t = 0; t < ctx->n_traces; t++) {
-		const struct analysis *a = trace_analysis(ctx, t);
+		const struct analysis *a = graph_trace_analysis(ctx, t);
 
 		for (i = 0; i < a->n_loss; i++)
 			plot_shade_x(pp, (double)a->loss[i].from_ns / 1e9,
@@ -696,9 +696,9 @@ void graph_select_panel(struct graph_ctx *ctx, const struct graph_def *g,
 	ctx->graph = g;
 	/* --per-device: line graphs read the panel's device */
 	ctx->in_device_panel = 0;
-	if (g->panels != line_panels || !ctx->opts->per_device)
+	if (g->panels != graph_line_panels || !ctx->opts->per_device)
 		return;
-	if (traced_devices(ctx, devs, MAX_DEVICE_PANELS) > p) {
+	if (graph_traced_devices(ctx, devs, MAX_DEVICE_PANELS) > p) {
 		ctx->in_device_panel = 1;
 		ctx->panel_device = devs[p];
 	}
@@ -716,7 +716,7 @@ int graph_draw_panel(const struct graph_ctx *ctx, size_t panel,
 	if (g->panel_title)
 		g->panel_title(ctx, panel, ptitle, sizeof(ptitle));
 	else
-		title_line(ctx, panel, ptitle, sizeof(ptitle));
+		graph_title_line(ctx, panel, ptitle, sizeof(ptitle));
 	pp = plot_panel_add(page, r.x, r.y, r.w, r.h, ptitle,
 			    g->x_label ? g->x_label : "time",
 			    g->y_label_for ? g->y_label_for(ctx, panel) :

@@ -11,14 +11,14 @@
 #include "graphs.h"
 #include "analysis/histogram.h"
 #include "analysis/latpoints.h"
-#include "record/cpustat.h"
+#include "reader/cpustat.h"
 #include "graph_int.h"
 
 /* ---- the io graph: offset against time, one panel per device ---- */
 
 /* The binary unit offsets on this device read best in, as MiB per unit:
  * from MiB up, the numbers below 1000 (not "1.18K GiB"). */
-double offset_unit(double hi_mib, const char **name)
+double graph_offset_unit(double hi_mib, const char **name)
 {
 	static const char *const names[] = {
 		"offset (bytes)", "offset (KiB)", "offset (MiB)",
@@ -32,13 +32,13 @@ double offset_unit(double hi_mib, const char **name)
 }
 
 /* The distinct devices with I/O across traces, in order of appearance. */
-size_t io_devices(const struct graph_ctx *ctx, uint32_t *out,
+size_t graph_io_devices(const struct graph_ctx *ctx, uint32_t *out,
 			 size_t max)
 {
 	size_t n = 0, t, d, k;
 
 	for (t = 0; t < ctx->n_traces; t++) {
-		const struct analysis *a = trace_analysis(ctx, t);
+		const struct analysis *a = graph_trace_analysis(ctx, t);
 
 		for (d = 0; d < a->n_devices; d++) {
 			if (!a->iomaps[d].window_set)
@@ -56,28 +56,28 @@ size_t io_devices(const struct graph_ctx *ctx, uint32_t *out,
 /* Room above and below the offsets with I/O, as a share of their span. */
 #define IO_RANGE_PAD	0.03
 
-size_t io_panels(const struct graph_ctx *ctx)
+size_t graph_io_panels(const struct graph_ctx *ctx)
 {
 	uint32_t devs[MAX_IO_PANELS];
-	size_t n = io_devices(ctx, devs, MAX_IO_PANELS);
+	size_t n = graph_io_devices(ctx, devs, MAX_IO_PANELS);
 
 	return n ? n : 1;
 }
 
 /* The io graph and the offset heat map: a panel per device. */
-void title_device(const struct graph_ctx *ctx, size_t p, char *buf,
+void graph_title_device(const struct graph_ctx *ctx, size_t p, char *buf,
 			 size_t len)
 {
 	uint32_t devs[MAX_IO_PANELS];
 
-	if (io_devices(ctx, devs, MAX_IO_PANELS) > p)
+	if (graph_io_devices(ctx, devs, MAX_IO_PANELS) > p)
 		snprintf(buf, len, "%s, device %u,%u", ctx->graph->title,
 			 blk_dev_major(devs[p]), blk_dev_minor(devs[p]));
 	else
 		snprintf(buf, len, "%s", ctx->graph->title);
 }
 
-long device_slot(const struct analysis *a, uint32_t device)
+long graph_device_slot(const struct analysis *a, uint32_t device)
 {
 	size_t d;
 
@@ -89,7 +89,7 @@ long device_slot(const struct analysis *a, uint32_t device)
 }
 
 /* Offsets (MiB) of the lowest and highest rows holding I/O. */
-void io_extent(const struct graph_ctx *ctx, uint32_t device,
+void graph_io_extent(const struct graph_ctx *ctx, uint32_t device,
 		      double *lo_mib, double *hi_mib)
 {
 	size_t t;
@@ -97,8 +97,8 @@ void io_extent(const struct graph_ctx *ctx, uint32_t device,
 	*lo_mib = INFINITY;
 	*hi_mib = -INFINITY;
 	for (t = 0; t < ctx->n_traces; t++) {
-		const struct analysis *a = trace_analysis(ctx, t);
-		long d = device_slot(a, device);
+		const struct analysis *a = graph_trace_analysis(ctx, t);
+		long d = graph_device_slot(a, device);
 		unsigned row_lo, row_hi;
 		uint64_t lo, hi, unused;
 
@@ -160,8 +160,8 @@ static int io_grid_of(const struct graph_ctx *ctx, uint32_t device,
 	g->t0_ns = UINT64_MAX;
 	g->lo_byte = UINT64_MAX;
 	for (t = 0; t < ctx->n_traces; t++) {
-		const struct analysis *a = trace_analysis(ctx, t);
-		long d = device_slot(a, device);
+		const struct analysis *a = graph_trace_analysis(ctx, t);
+		long d = graph_device_slot(a, device);
 
 		if (d < 0 || !in_grid[t])
 			continue;
@@ -213,7 +213,7 @@ static int io_raster(const struct graph_ctx *ctx,
 		      const struct io_grid *g, double *box)
 {
 	const struct io_class *c = &cl->items[ci];
-	const struct analysis *a = trace_analysis(ctx, c->trace);
+	const struct analysis *a = graph_trace_analysis(ctx, c->trace);
 	size_t i = 0, any = 0, col, row;
 	struct iomap_point p;
 
@@ -241,15 +241,15 @@ static int io_raster(const struct graph_ctx *ctx,
 	return 1;
 }
 
-const char *io_y_label(const struct graph_ctx *ctx, size_t panel)
+const char *graph_io_y_label(const struct graph_ctx *ctx, size_t panel)
 {
 	uint32_t devs[MAX_IO_PANELS];
 	const char *name = "offset (MiB)";
 	double lo, hi;
 
-	if (io_devices(ctx, devs, MAX_IO_PANELS) > panel) {
-		io_extent(ctx, devs[panel], &lo, &hi);
-		offset_unit(hi, &name);
+	if (graph_io_devices(ctx, devs, MAX_IO_PANELS) > panel) {
+		graph_io_extent(ctx, devs[panel], &lo, &hi);
+		graph_offset_unit(hi, &name);
 	}
 	return name;
 }
@@ -357,8 +357,8 @@ static void mixes_legend(const struct graph_ctx *ctx,
 /* The cells holding I/O in trace t's map of the device. */
 static size_t io_cells(const struct graph_ctx *ctx, size_t t, uint32_t device)
 {
-	const struct analysis *a = trace_analysis(ctx, t);
-	long d = device_slot(a, device);
+	const struct analysis *a = graph_trace_analysis(ctx, t);
+	long d = graph_device_slot(a, device);
 	struct iomap_point p;
 	size_t i = 0, n = 0;
 
@@ -411,7 +411,7 @@ static int io_draw_grid(const struct graph_ctx *ctx,
 	}
 	for (i = 0; i < cl->n; i++) {
 		size_t t = cl->items[i].trace;
-		long d = device_slot(trace_analysis(ctx, t), device);
+		long d = graph_device_slot(graph_trace_analysis(ctx, t), device);
 
 		if (d < 0 || !in_grid[t] ||
 		    !io_raster(ctx, cl, i, d, pp, counts, unit, &grid, box))
@@ -423,11 +423,11 @@ static int io_draw_grid(const struct graph_ctx *ctx,
 	return 0;
 }
 
-int draw_io(const struct graph_ctx *ctx, size_t panel,
+int graph_draw_io(const struct graph_ctx *ctx, size_t panel,
 		   struct plot_panel *pp, struct iow_error *err)
 {
 	uint32_t devs[MAX_IO_PANELS];
-	size_t n_devs = io_devices(ctx, devs, MAX_IO_PANELS), i, t;
+	size_t n_devs = graph_io_devices(ctx, devs, MAX_IO_PANELS), i, t;
 	unsigned char *listed, *apart, *in_grid;
 	const char *labels[64];
 	int colors[64], r = 0;
@@ -442,8 +442,8 @@ int draw_io(const struct graph_ctx *ctx, size_t panel,
 		plot_panel_note(pp, "no I/O of this action in range");
 		return 0;
 	}
-	io_extent(ctx, devs[panel], &lo, &hi);
-	unit = offset_unit(hi, &unit_name);
+	graph_io_extent(ctx, devs[panel], &lo, &hi);
+	unit = graph_offset_unit(hi, &unit_name);
 	plot_panel_set_y_exact(pp, lo / unit, hi / unit);
 	if (build_classes(ctx, &cl) < 0) {
 		class_list_free(&cl, ctx->n_traces);

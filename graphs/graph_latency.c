@@ -11,7 +11,7 @@
 #include "graphs.h"
 #include "analysis/histogram.h"
 #include "analysis/latpoints.h"
-#include "record/cpustat.h"
+#include "reader/cpustat.h"
 #include "graph_int.h"
 
 /* ---- latency distributions ---- */
@@ -57,7 +57,7 @@ static size_t heatmap_group(size_t n_bins)
  * The latency range (ns) any selected direction of any trace reaches:
  * the panels of several traces share it, so that they compare.
  */
-int latency_extent(const struct graph_ctx *ctx, int dirs, double *lo,
+int graph_latency_extent(const struct graph_ctx *ctx, int dirs, double *lo,
 			  double *hi)
 {
 	size_t i, t;
@@ -66,7 +66,7 @@ int latency_extent(const struct graph_ctx *ctx, int dirs, double *lo,
 	*lo = INFINITY;
 	*hi = 0;
 	for (t = 0; t < ctx->n_traces; t++) {
-		const struct analysis *a = trace_analysis(ctx, t);
+		const struct analysis *a = graph_trace_analysis(ctx, t);
 
 		for (i = 0; i < a->n_bins; i++)
 			for (d = 0; d < N_DATA_OPS; d++) {
@@ -122,7 +122,7 @@ static void add_hist_cells(uint32_t *cells, size_t cols, size_t i, int rows,
 	}
 }
 
-uint32_t *latency_cells(const struct heat_source *src, double lo,
+uint32_t *graph_latency_cells(const struct heat_source *src, double lo,
 			       double hi, int *rows_out)
 {
 	const struct analysis *a = src->a;
@@ -141,7 +141,7 @@ uint32_t *latency_cells(const struct heat_source *src, double lo,
 			for (s = 0; s < a->n_tags; s++) {
 				const uint32_t *h;
 
-				if (!in_class(src->cl, src->trace, s,
+				if (!graph_in_class(src->cl, src->trace, s,
 					      (size_t)src->cls) ||
 				    !(h = analysis_tag_lat_hist(a, s, i)))
 					continue;
@@ -169,7 +169,7 @@ static double heat_cell_s(const struct analysis *a)
 }
 
 /* Whether a source has D2C samples to show. */
-int has_completions(const struct heat_source *src)
+int graph_has_completions(const struct heat_source *src)
 {
 	const struct analysis *a = src->a;
 	size_t i, s;
@@ -177,12 +177,12 @@ int has_completions(const struct heat_source *src)
 
 	if (src->cls < 0) {
 		for (d = 0; d < N_DATA_OPS; d++)
-			if ((src->dirs & (1 << d)) && d2c_count(a, d))
+			if ((src->dirs & (1 << d)) && graph_d2c_count(a, d))
 				return 1;
 		return 0;
 	}
 	for (s = 0; s < a->n_tags; s++)
-		if (in_class(src->cl, src->trace, s, (size_t)src->cls))
+		if (graph_in_class(src->cl, src->trace, s, (size_t)src->cls))
 			for (i = 0; i < a->n_bins; i++)
 				if (a->tags[s].bins[i].d2c_n)
 					return 1;
@@ -194,14 +194,14 @@ int has_completions(const struct heat_source *src)
  * trace is tagged, one per tag class of it with data I/O (so that which
  * process waits shows). Fills src; 0 when there is no such panel.
  */
-int heat_source_of(const struct graph_ctx *ctx,
+int graph_heat_source_of(const struct graph_ctx *ctx,
 			  const struct class_list *cl, size_t p,
 			  struct heat_source *src)
 {
 	size_t t, ci, n = 0;
 
 	for (t = 0; t < ctx->n_traces; t++) {
-		src->a = trace_analysis(ctx, t);
+		src->a = graph_trace_analysis(ctx, t);
 		src->dirs = ctx->opts->latency_dirs;
 		src->cl = cl;
 		src->trace = t;
@@ -215,14 +215,14 @@ int heat_source_of(const struct graph_ctx *ctx,
 			if (cl->items[ci].trace != t)
 				continue;
 			src->cls = (long)ci;
-			if (has_completions(src) && n++ == p)
+			if (graph_has_completions(src) && n++ == p)
 				return 1;
 		}
 	}
 	return 0;
 }
 
-size_t heat_panels(const struct graph_ctx *ctx)
+size_t graph_heat_panels(const struct graph_ctx *ctx)
 {
 	struct class_list cl;
 	struct heat_source src;
@@ -232,7 +232,7 @@ size_t heat_panels(const struct graph_ctx *ctx)
 		class_list_free(&cl, ctx->n_traces);
 		return ctx->n_traces;
 	}
-	while (heat_source_of(ctx, &cl, n, &src))
+	while (graph_heat_source_of(ctx, &cl, n, &src))
 		n++;
 	if (ctx->tagged)
 		class_list_free(&cl, ctx->n_traces);
@@ -254,7 +254,7 @@ static uint32_t *heat_cells(const struct heat_source *src, double lo,
 	uint32_t *cells, *merged;
 	int r = 0;
 
-	cells = latency_cells(src, lo, hi, &r);
+	cells = graph_latency_cells(src, lo, hi, &r);
 	if (!cells)
 		return NULL;
 	merged = merge_cells(cells, a->n_bins, (size_t)r, g, 1, cols, rows);
@@ -276,13 +276,13 @@ static int heat_scale(const struct graph_ctx *ctx,
 
 	*cell_s = 0;
 	*max = 1;
-	for (p = 0; heat_source_of(ctx, cl, p, &src); p++)
-		if (has_completions(&src))
+	for (p = 0; graph_heat_source_of(ctx, cl, p, &src); p++)
+		if (graph_has_completions(&src))
 			*cell_s = fmax(*cell_s, heat_cell_s(src.a));
-	for (p = 0; heat_source_of(ctx, cl, p, &src); p++) {
+	for (p = 0; graph_heat_source_of(ctx, cl, p, &src); p++) {
 		uint32_t *cells;
 
-		if (!has_completions(&src))
+		if (!graph_has_completions(&src))
 			continue;
 		cells = heat_cells(&src, lo, hi, *cell_s, &cols, &rows);
 		if (!cells)
@@ -350,7 +350,7 @@ static int point_of(const struct heat_source *src, const struct tag_id *ids,
 	if (src->cls < 0)
 		return (src->dirs & (1 << p->op)) != 0;
 	hit = bsearch(&key, ids, src->a->n_tags, sizeof(*ids), cmp_tag_id);
-	return hit && in_class(src->cl, src->trace, hit->slot,
+	return hit && graph_in_class(src->cl, src->trace, hit->slot,
 			       (size_t)src->cls);
 }
 
@@ -388,7 +388,7 @@ static int scatter_extent(const struct graph_ctx *ctx,
 	struct heat_source src;
 	size_t p, k;
 
-	for (p = 0; heat_source_of(ctx, cl, p, &src); p++) {
+	for (p = 0; graph_heat_source_of(ctx, cl, p, &src); p++) {
 		const struct latency_points *pts = ctx->traces[src.trace].points;
 		const struct latency_point *v = pts ? latency_points_items(pts) :
 						      NULL;
@@ -483,10 +483,10 @@ static int draw_scatter_panel(const struct graph_ctx *ctx,
 		int color;
 
 		if (src->cls < 0) {
-			if (!(src->dirs & (1 << d)) || !d2c_count(src->a, d))
+			if (!(src->dirs & (1 << d)) || !graph_d2c_count(src->a, d))
 				continue;
 			one.dirs = 1 << d;
-			color = dir_color(ctx, src->trace, d);
+			color = graph_dir_color(ctx, src->trace, d);
 			labels[n_legend] = io_op_name(d);
 		} else {
 			if (d)
@@ -527,8 +527,8 @@ static int draw_latency_cells(const struct graph_ctx *ctx, size_t panel,
 		return iow_fail(err, "out of memory");
 	}
 	plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
-	if (!heat_source_of(ctx, &cl, panel, &src) || !has_completions(&src) ||
-	    (!scatter && latency_extent(ctx, ctx->opts->latency_dirs, &lo,
+	if (!graph_heat_source_of(ctx, &cl, panel, &src) || !graph_has_completions(&src) ||
+	    (!scatter && graph_latency_extent(ctx, ctx->opts->latency_dirs, &lo,
 					&hi) < 0) ||
 	    (scatter && (ext = scatter_extent(ctx, &cl, &ax)) < 0)) {
 		if (ext == -2)
@@ -555,7 +555,7 @@ static int draw_latency_cells(const struct graph_ctx *ctx, size_t panel,
  * The title of panel p of the heat map and scatter: which trace, and
  * which tag class where the trace is tagged.
  */
-void title_heat(const struct graph_ctx *ctx, size_t p, char *buf,
+void graph_title_heat(const struct graph_ctx *ctx, size_t p, char *buf,
 		       size_t len)
 {
 	const char *title = ctx->graph->title;
@@ -563,13 +563,13 @@ void title_heat(const struct graph_ctx *ctx, size_t p, char *buf,
 	struct class_list cl;
 	struct heat_source src;
 
-	devices_note(ctx, sum, sizeof(sum));
+	graph_devices_note(ctx, sum, sizeof(sum));
 	snprintf(buf, len, "%s%s", title, sum);
 	if (ctx->tagged && build_classes(ctx, &cl) < 0) {
 		class_list_free(&cl, ctx->n_traces);
 		return;
 	}
-	if (heat_source_of(ctx, &cl, p, &src)) {
+	if (graph_heat_source_of(ctx, &cl, p, &src)) {
 		if (src.cls >= 0)
 			snprintf(buf, len, "%s%s, %s", title, sum,
 				 cl.items[src.cls].label);
@@ -581,13 +581,13 @@ void title_heat(const struct graph_ctx *ctx, size_t p, char *buf,
 		class_list_free(&cl, ctx->n_traces);
 }
 
-int draw_latency_heatmap(const struct graph_ctx *ctx, size_t panel,
+int graph_draw_latency_heatmap(const struct graph_ctx *ctx, size_t panel,
 				struct plot_panel *pp, struct iow_error *err)
 {
 	return draw_latency_cells(ctx, panel, pp, err, 0);
 }
 
-int draw_latency_scatter(const struct graph_ctx *ctx, size_t panel,
+int graph_draw_latency_scatter(const struct graph_ctx *ctx, size_t panel,
 				struct plot_panel *pp, struct iow_error *err)
 {
 	return draw_latency_cells(ctx, panel, pp, err, 1);
@@ -599,15 +599,15 @@ int draw_latency_scatter(const struct graph_ctx *ctx, size_t panel,
  * trace of it each (heat maps do not overlay). Fills the device, the
  * trace and the device's slot in it; 0 when there is no such panel.
  */
-int offset_panel(const struct graph_ctx *ctx, size_t p, uint32_t *dev,
+int graph_offset_panel(const struct graph_ctx *ctx, size_t p, uint32_t *dev,
 			size_t *trace, long *slot)
 {
 	uint32_t devs[MAX_IO_PANELS];
-	size_t n_devs = io_devices(ctx, devs, MAX_IO_PANELS), i, t, n = 0;
+	size_t n_devs = graph_io_devices(ctx, devs, MAX_IO_PANELS), i, t, n = 0;
 
 	for (i = 0; i < n_devs; i++)
 		for (t = 0; t < ctx->n_traces; t++) {
-			long d = device_slot(trace_analysis(ctx, t), devs[i]);
+			long d = graph_device_slot(graph_trace_analysis(ctx, t), devs[i]);
 
 			if (d < 0 || n++ != p)
 				continue;
@@ -619,25 +619,25 @@ int offset_panel(const struct graph_ctx *ctx, size_t p, uint32_t *dev,
 	return 0;
 }
 
-size_t offset_panels(const struct graph_ctx *ctx)
+size_t graph_offset_panels(const struct graph_ctx *ctx)
 {
 	uint32_t dev;
 	size_t t, n = 0;
 	long d;
 
-	while (offset_panel(ctx, n, &dev, &t, &d))
+	while (graph_offset_panel(ctx, n, &dev, &t, &d))
 		n++;
 	return n ? n : 1;
 }
 
-void title_offset(const struct graph_ctx *ctx, size_t p, char *buf,
+void graph_title_offset(const struct graph_ctx *ctx, size_t p, char *buf,
 			 size_t len)
 {
 	uint32_t dev;
 	size_t t;
 	long d;
 
-	if (!offset_panel(ctx, p, &dev, &t, &d))
+	if (!graph_offset_panel(ctx, p, &dev, &t, &d))
 		snprintf(buf, len, "%s", ctx->graph->title);
 	else if (ctx->n_traces > 1)
 		snprintf(buf, len, "%s, device %u,%u, %s", ctx->graph->title,
@@ -648,7 +648,7 @@ void title_offset(const struct graph_ctx *ctx, size_t p, char *buf,
 			 blk_dev_major(dev), blk_dev_minor(dev));
 }
 
-int draw_offset_heatmap(const struct graph_ctx *ctx, size_t panel,
+int graph_draw_offset_heatmap(const struct graph_ctx *ctx, size_t panel,
 			       struct plot_panel *pp, struct iow_error *err)
 {
 	uint32_t dev, *cells;
@@ -661,13 +661,13 @@ int draw_offset_heatmap(const struct graph_ctx *ctx, size_t panel,
 	long d;
 
 	plot_panel_set_x(pp, ctx->x_min, ctx->x_max);
-	if (!offset_panel(ctx, panel, &dev, &t, &d)) {
+	if (!graph_offset_panel(ctx, panel, &dev, &t, &d)) {
 		plot_panel_note(pp, "no I/O of this action in range");
 		return 0;
 	}
-	a = trace_analysis(ctx, t);
-	io_extent(ctx, dev, &lo, &hi);
-	unit = offset_unit(hi, &unit_name);
+	a = graph_trace_analysis(ctx, t);
+	graph_io_extent(ctx, dev, &lo, &hi);
+	unit = graph_offset_unit(hi, &unit_name);
 	plot_panel_set_y_exact(pp, lo / unit, hi / unit);
 	cols = analysis_map_cols(a);
 	cells = calloc((cols + 1) * IOMAP_ROWS, sizeof(*cells));
@@ -739,10 +739,10 @@ static int log2_series(const struct graph_ctx *ctx, struct series_set *out,
 		return 0;
 	for (k = 0; k <= (size_t)top; k++)
 		total += (double)counts[k];
-	if (!(g = series_add(ctx, out, t, label, color)))
+	if (!(g = graph_series_add(ctx, out, t, label, color)))
 		return -1;
 	g->n = (size_t)top + 2;
-	if (series_resize(g, g->n) < 0)
+	if (graph_series_resize(g, g->n) < 0)
 		return -1;
 	for (k = 0; k < g->n; k++) {
 		g->x[k] = (double)(1ull << k) * 1000;
@@ -757,7 +757,7 @@ static int latency_hist_by_tag(const struct graph_ctx *ctx, size_t t,
 			       const struct class_list *cl,
 			       struct series_set *out)
 {
-	const struct analysis *a = trace_analysis(ctx, t);
+	const struct analysis *a = graph_trace_analysis(ctx, t);
 	size_t ci, s;
 
 	for (ci = 0; ci < cl->n; ci++) {
@@ -767,7 +767,7 @@ static int latency_hist_by_tag(const struct graph_ctx *ctx, size_t t,
 		if (cl->items[ci].trace != t)
 			continue;
 		for (s = 0; s < a->n_tags; s++)
-			if (in_class(cl, t, s, ci))
+			if (graph_in_class(cl, t, s, ci))
 				top = fold_log2(a->tags[s].d2c.hist, counts,
 						top);
 		if (log2_series(ctx, out, t, cl->items[ci].label,
@@ -779,7 +779,7 @@ static int latency_hist_by_tag(const struct graph_ctx *ctx, size_t t,
 
 /* D2C in log2 buckets of microseconds, as biolatency prints it: per op,
  * or per tag class where the trace is tagged. */
-int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
+int graph_build_latency_hist(const struct graph_ctx *ctx, size_t panel,
 			      struct series_set *out)
 {
 	struct class_list cl;
@@ -792,7 +792,7 @@ int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
 		return -1;
 	}
 	for (t = 0; t < ctx->n_traces && r == 0; t++) {
-		const struct analysis *a = trace_analysis(ctx, t);
+		const struct analysis *a = graph_trace_analysis(ctx, t);
 
 		if (ctx->tagged && a->tagging) {
 			r = latency_hist_by_tag(ctx, t, &cl, out);
@@ -803,7 +803,7 @@ int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
 			char label[160];
 			int top = -1;
 
-			if (!op_shown(ctx, d))
+			if (!graph_op_shown(ctx, d))
 				continue;
 			for (dev = 0; dev < a->n_devices; dev++) {
 				const struct device_stats *ds = &a->devices[dev];
@@ -812,8 +812,8 @@ int build_latency_hist(const struct graph_ctx *ctx, size_t panel,
 						ds->flush_d2c.hist_op[d] :
 						ds->d2c.hist_op[d], counts, top);
 			}
-			series_label(ctx, t, d, "", label, sizeof(label));
-			r = log2_series(ctx, out, t, label, dir_color(ctx, t, d),
+			graph_series_label(ctx, t, d, "", label, sizeof(label));
+			r = log2_series(ctx, out, t, label, graph_dir_color(ctx, t, d),
 					counts, top);
 		}
 	}

@@ -12,17 +12,17 @@
 #include "graphs.h"
 #include "analysis/histogram.h"
 #include "analysis/latpoints.h"
-#include "record/cpustat.h"
+#include "reader/cpustat.h"
 #include "graph_int.h"
 
 /* ---- series ---- */
 
 /* A series with one point per bin of trace t, x at the bin midpoints. */
-struct graph_series *series_add(const struct graph_ctx *ctx,
+struct graph_series *graph_series_add(const struct graph_ctx *ctx,
 				       struct series_set *s, size_t t,
 				       const char *label, int color)
 {
-	const struct analysis *a = trace_analysis(ctx, t);
+	const struct analysis *a = graph_trace_analysis(ctx, t);
 	struct graph_series *more, *g;
 	size_t i;
 
@@ -52,7 +52,7 @@ struct graph_series *series_add(const struct graph_ctx *ctx,
 }
 
 /* Room for n points (a series whose x is not the trace's bins). */
-int series_resize(struct graph_series *g, size_t n)
+int graph_series_resize(struct graph_series *g, size_t n)
 {
 	double *x = realloc(g->x, (n + 1) * sizeof(double));
 	double *y;
@@ -70,7 +70,7 @@ int series_resize(struct graph_series *g, size_t n)
 /* -r: a centred moving average over about r seconds; NaNs are skipped. */
 static void smooth(const struct graph_ctx *ctx, struct graph_series *g)
 {
-	const struct analysis *a = trace_analysis(ctx, g->trace);
+	const struct analysis *a = graph_trace_analysis(ctx, g->trace);
 	double width = (double)a->bin_width_ns / 1e9;
 	size_t half, i;
 	double *out;
@@ -104,7 +104,7 @@ static void class_values(const struct graph_ctx *ctx,
 			 enum class_metric m, struct graph_series *g)
 {
 	const struct io_class *c = &cl->items[ci];
-	const struct analysis *a = trace_analysis(ctx, c->trace);
+	const struct analysis *a = graph_trace_analysis(ctx, c->trace);
 	size_t i, s;
 	int op;
 
@@ -148,7 +148,7 @@ static int build_class_metric(const struct graph_ctx *ctx,
 		if (m == METRIC_BYTES && (cl.items[i].dir == OP_FLUSH ||
 					  cl.items[i].dir == OP_ZONE))
 			continue;
-		g = series_add(ctx, out, cl.items[i].trace, cl.items[i].label,
+		g = graph_series_add(ctx, out, cl.items[i].trace, cl.items[i].label,
 			       cl.items[i].color);
 		if (!g) {
 			r = -1;
@@ -161,14 +161,14 @@ static int build_class_metric(const struct graph_ctx *ctx,
 	return r;
 }
 
-int build_tput(const struct graph_ctx *ctx, size_t panel,
+int graph_build_tput(const struct graph_ctx *ctx, size_t panel,
 		      struct series_set *out)
 {
 	(void)panel;
 	return build_class_metric(ctx, out, METRIC_BYTES);
 }
 
-int build_iops(const struct graph_ctx *ctx, size_t panel,
+int graph_build_iops(const struct graph_ctx *ctx, size_t panel,
 		      struct series_set *out)
 {
 	(void)panel;
@@ -178,12 +178,12 @@ int build_iops(const struct graph_ctx *ctx, size_t panel,
 
 /* A line per trace: the trace's colour, or black for a lone trace (blue
  * would read as "reads", the lone trace's read colour). */
-int trace_color(const struct graph_ctx *ctx, size_t t)
+int graph_trace_color(const struct graph_ctx *ctx, size_t t)
 {
 	return ctx->n_traces == 1 ? OTHER_COLOR : (int)t;
 }
 
-void series_label(const struct graph_ctx *ctx, size_t t, int d,
+void graph_series_label(const struct graph_ctx *ctx, size_t t, int d,
 			 const char *what, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s%s%s", ctx->n_traces > 1 ?
@@ -191,7 +191,7 @@ void series_label(const struct graph_ctx *ctx, size_t t, int d,
 		 d >= 0 ? io_op_name(d) : "", what);
 }
 
-uint64_t d2c_count(const struct analysis *a, int d)
+uint64_t graph_d2c_count(const struct analysis *a, int d)
 {
 	uint64_t n = 0;
 	size_t i;
@@ -207,7 +207,7 @@ static int build_latency_ops(const struct graph_ctx *ctx,
 /* ---- graphs split by tag: a line per tag class ---- */
 
 /* Whether tag slot s of trace t belongs to class ci. */
-int in_class(const struct class_list *cl, size_t t, size_t s,
+int graph_in_class(const struct class_list *cl, size_t t, size_t s,
 		    size_t ci)
 {
 	return cl->slot_class[t] && cl->slot_class[t][s] == ci;
@@ -229,7 +229,7 @@ static double class_latency(const struct analysis *a,
 		const struct tag_bin *b = &a->tags[s].bins[i];
 		const uint32_t *h;
 
-		if (!in_class(cl, t, s, ci) || !b->d2c_n)
+		if (!graph_in_class(cl, t, s, ci) || !b->d2c_n)
 			continue;
 		n += b->d2c_n;
 		if (b->d2c_max_ns > max)
@@ -256,7 +256,7 @@ static double class_latency_mean(const struct analysis *a,
 	size_t s;
 
 	for (s = 0; s < a->n_tags; s++)
-		if (in_class(cl, cl->items[ci].trace, s, ci)) {
+		if (graph_in_class(cl, cl->items[ci].trace, s, ci)) {
 			sum += (double)a->tags[s].bins[i].d2c_sum_ns;
 			n += a->tags[s].bins[i].d2c_n;
 		}
@@ -273,20 +273,20 @@ static int class_flush_line(const struct graph_ctx *ctx,
 			    struct series_set *out)
 {
 	const struct io_class *c = &cl->items[ci];
-	const struct analysis *a = trace_analysis(ctx, c->trace);
+	const struct analysis *a = graph_trace_analysis(ctx, c->trace);
 	struct graph_series *g;
 	char label[200];
 	size_t i, s;
 	int any = 0;
 
-	if (!op_shown(ctx, OP_FLUSH))
+	if (!graph_op_shown(ctx, OP_FLUSH))
 		return 0;
 	for (s = 0; s < a->n_tags && !any; s++)
-		any = in_class(cl, c->trace, s, ci) && a->tags[s].flush_bins;
+		any = graph_in_class(cl, c->trace, s, ci) && a->tags[s].flush_bins;
 	if (!any)
 		return 0;
 	snprintf(label, sizeof(label), "%s flush D2C mean", c->label);
-	if (!(g = series_add(ctx, out, c->trace, label, c->color)))
+	if (!(g = graph_series_add(ctx, out, c->trace, label, c->color)))
 		return -1;
 	g->role = ROLE_DOTTED;
 	for (i = 0; i < a->n_bins; i++) {
@@ -296,7 +296,7 @@ static int class_flush_line(const struct graph_ctx *ctx,
 		for (s = 0; s < a->n_tags; s++) {
 			const struct tag_flush_bin *b = a->tags[s].flush_bins;
 
-			if (b && in_class(cl, c->trace, s, ci)) {
+			if (b && graph_in_class(cl, c->trace, s, ci)) {
 				sum += (double)b[i].sum_ns;
 				n += b[i].n;
 			}
@@ -320,7 +320,7 @@ static int build_latency_by_tag(const struct graph_ctx *ctx, size_t t,
 		{ ROLE_P50, " D2C p50", 0.5 }, { ROLE_P90, " D2C p90", 0.9 },
 		{ ROLE_P99, " D2C p99", 0.99 }, { ROLE_MAX, " D2C max", 2 },
 	};
-	const struct analysis *a = trace_analysis(ctx, t);
+	const struct analysis *a = graph_trace_analysis(ctx, t);
 	size_t ci, i, e;
 
 	for (ci = 0; ci < cl->n; ci++) {
@@ -334,7 +334,7 @@ static int build_latency_by_tag(const struct graph_ctx *ctx, size_t t,
 		if (class_flush_line(ctx, cl, ci, out) < 0)
 			return -1;
 		snprintf(label, sizeof(label), "%s D2C mean", c->label);
-		if (!(g = series_add(ctx, out, t, label, c->color)))
+		if (!(g = graph_series_add(ctx, out, t, label, c->color)))
 			return -1;
 		for (i = 0; i < a->n_bins; i++) {
 			g->y[i] = class_latency_mean(a, cl, ci, i);
@@ -351,7 +351,7 @@ static int build_latency_by_tag(const struct graph_ctx *ctx, size_t t,
 		for (e = 0; e < sizeof(edges) / sizeof(edges[0]); e++) {
 			snprintf(label, sizeof(label), "%s%s", c->label,
 				 edges[e].name);
-			if (!(g = series_add(ctx, out, t, label, c->color)))
+			if (!(g = graph_series_add(ctx, out, t, label, c->color)))
 				return -1;
 			g->role = edges[e].role;
 			for (i = 0; i < a->n_bins; i++)
@@ -364,7 +364,7 @@ static int build_latency_by_tag(const struct graph_ctx *ctx, size_t t,
 
 /* D2C mean per bin, then p50, p90, p99 and max as band edges: per op,
  * or per tag class where the trace is tagged. */
-int build_latency(const struct graph_ctx *ctx, size_t panel,
+int graph_build_latency(const struct graph_ctx *ctx, size_t panel,
 			 struct series_set *out)
 {
 	struct class_list cl;
@@ -378,7 +378,7 @@ int build_latency(const struct graph_ctx *ctx, size_t panel,
 		return -1;
 	}
 	for (t = 0; t < ctx->n_traces; t++) {
-		int r = trace_analysis(ctx, t)->tagging ?
+		int r = graph_trace_analysis(ctx, t)->tagging ?
 			build_latency_by_tag(ctx, t, &cl, out) :
 			build_latency_ops(ctx, out, t);
 
@@ -407,7 +407,7 @@ static int build_latency_ops(const struct graph_ctx *ctx,
 	int d;
 
 	for (t = 0; t < ctx->n_traces; t++) {
-		const struct analysis *a = trace_analysis(ctx, t);
+		const struct analysis *a = graph_trace_analysis(ctx, t);
 
 		if (only != SIZE_MAX && t != only)
 			continue;
@@ -415,11 +415,11 @@ static int build_latency_ops(const struct graph_ctx *ctx,
 			struct graph_series *g;
 			char label[160];
 
-			if (!op_shown(ctx, d) || !d2c_count(a, d))
+			if (!graph_op_shown(ctx, d) || !graph_d2c_count(a, d))
 				continue;
-			series_label(ctx, t, d, " D2C mean", label,
+			graph_series_label(ctx, t, d, " D2C mean", label,
 				     sizeof(label));
-			g = series_add(ctx, out, t, label, dir_color(ctx, t, d));
+			g = graph_series_add(ctx, out, t, label, graph_dir_color(ctx, t, d));
 			if (!g)
 				return -1;
 			for (i = 0; i < a->n_bins; i++) {
@@ -431,10 +431,10 @@ static int build_latency_ops(const struct graph_ctx *ctx,
 			}
 			smooth(ctx, g);
 			for (e = 0; e < sizeof(edges) / sizeof(edges[0]); e++) {
-				series_label(ctx, t, d, edges[e].name, label,
+				graph_series_label(ctx, t, d, edges[e].name, label,
 					     sizeof(label));
-				g = series_add(ctx, out, t, label,
-					       dir_color(ctx, t, d));
+				g = graph_series_add(ctx, out, t, label,
+					       graph_dir_color(ctx, t, d));
 				if (!g)
 					return -1;
 				g->role = edges[e].role;
@@ -456,23 +456,23 @@ static int build_latency_ops(const struct graph_ctx *ctx,
 }
 
 /* Mean time waiting in the block layer (Q2D) and in the device (D2C). */
-int build_q2d_d2c(const struct graph_ctx *ctx, size_t panel,
+int graph_build_q2d_d2c(const struct graph_ctx *ctx, size_t panel,
 			 struct series_set *out)
 {
 	size_t t, i;
 
 	(void)panel;
 	for (t = 0; t < ctx->n_traces; t++) {
-		const struct analysis *a = trace_analysis(ctx, t);
+		const struct analysis *a = graph_trace_analysis(ctx, t);
 		struct graph_series *q2d, *d2c;
 		char label[160];
 
-		series_label(ctx, t, -1, "Q2D (block layer)", label,
+		graph_series_label(ctx, t, -1, "Q2D (block layer)", label,
 			     sizeof(label));
-		if (!series_add(ctx, out, t, label, 2 + 2 * (int)t))
+		if (!graph_series_add(ctx, out, t, label, 2 + 2 * (int)t))
 			return -1;
-		series_label(ctx, t, -1, "D2C (device)", label, sizeof(label));
-		if (!series_add(ctx, out, t, label, 3 + 2 * (int)t))
+		graph_series_label(ctx, t, -1, "D2C (device)", label, sizeof(label));
+		if (!graph_series_add(ctx, out, t, label, 3 + 2 * (int)t))
 			return -1;
 		/* the second add may have moved the first */
 		q2d = &out->items[out->n - 2];
@@ -500,7 +500,7 @@ int build_q2d_d2c(const struct graph_ctx *ctx, size_t panel,
 }
 
 /* Request size per bin: median and p90 bytes, per direction. */
-int build_size(const struct graph_ctx *ctx, size_t panel,
+int graph_build_size(const struct graph_ctx *ctx, size_t panel,
 		      struct series_set *out)
 {
 	size_t t, i;
@@ -508,7 +508,7 @@ int build_size(const struct graph_ctx *ctx, size_t panel,
 
 	(void)panel;
 	for (t = 0; t < ctx->n_traces; t++) {
-		const struct analysis *a = trace_analysis(ctx, t);
+		const struct analysis *a = graph_trace_analysis(ctx, t);
 
 		for (d = 0; d < N_DATA_OPS; d++) {
 			struct graph_series *med, *p90;
@@ -519,14 +519,14 @@ int build_size(const struct graph_ctx *ctx, size_t panel,
 				n += a->bins[i].ios[d];
 			if (!n)
 				continue;
-			series_label(ctx, t, d, " median", label,
+			graph_series_label(ctx, t, d, " median", label,
 				     sizeof(label));
-			if (!series_add(ctx, out, t, label,
-					dir_color(ctx, t, d)))
+			if (!graph_series_add(ctx, out, t, label,
+					graph_dir_color(ctx, t, d)))
 				return -1;
-			series_label(ctx, t, d, " p90", label, sizeof(label));
-			if (!series_add(ctx, out, t, label,
-					dir_color(ctx, t, d)))
+			graph_series_label(ctx, t, d, " p90", label, sizeof(label));
+			if (!graph_series_add(ctx, out, t, label,
+					graph_dir_color(ctx, t, d)))
 				return -1;
 			/* the second add may have moved the first */
 			med = &out->items[out->n - 2];
@@ -568,7 +568,7 @@ static int build_tag_lines(const struct graph_ctx *ctx, size_t t,
 			   const struct class_list *cl,
 			   struct series_set *out, enum device_metric m)
 {
-	const struct analysis *a = trace_analysis(ctx, t);
+	const struct analysis *a = graph_trace_analysis(ctx, t);
 	size_t ci, i, s;
 
 	for (ci = 0; ci < cl->n; ci++) {
@@ -576,7 +576,7 @@ static int build_tag_lines(const struct graph_ctx *ctx, size_t t,
 
 		if (cl->items[ci].trace != t)
 			continue;
-		g = series_add(ctx, out, t, cl->items[ci].label,
+		g = graph_series_add(ctx, out, t, cl->items[ci].label,
 			       cl->items[ci].color);
 		if (!g)
 			return -1;
@@ -584,7 +584,7 @@ static int build_tag_lines(const struct graph_ctx *ctx, size_t t,
 			double span = analysis_bin_span_s(a, i), v = 0;
 
 			for (s = 0; s < a->n_tags; s++)
-				if (in_class(cl, t, s, ci))
+				if (graph_in_class(cl, t, s, ci))
 					v += m == DEVICE_DEPTH ?
 						a->tags[s].bins[i].depth_area_ns :
 						a->tags[s].bins[i].seeks;
@@ -612,7 +612,7 @@ static int build_device_lines(const struct graph_ctx *ctx,
 		return -1;
 	}
 	for (t = 0; t < ctx->n_traces; t++) {
-		const struct analysis *a = trace_analysis(ctx, t);
+		const struct analysis *a = graph_trace_analysis(ctx, t);
 		int split = analysis_io_devices(a) > 1;
 
 		if (ctx->tagged && a->tagging) {
@@ -642,9 +642,9 @@ static int build_device_lines(const struct graph_ctx *ctx,
 			else
 				snprintf(label, sizeof(label), "%s",
 					 ctx->traces[t].label);
-			g = series_add(ctx, out, t, label,
+			g = graph_series_add(ctx, out, t, label,
 				       split ? device_color(ctx, t, k++)
-					     : trace_color(ctx, t));
+					     : graph_trace_color(ctx, t));
 			if (!g) {
 				if (ctx->tagged)
 					class_list_free(&cl, ctx->n_traces);
@@ -665,14 +665,14 @@ static int build_device_lines(const struct graph_ctx *ctx,
 	return 0;
 }
 
-int build_queue_depth(const struct graph_ctx *ctx, size_t panel,
+int graph_build_queue_depth(const struct graph_ctx *ctx, size_t panel,
 			     struct series_set *out)
 {
 	(void)panel;
 	return build_device_lines(ctx, out, DEVICE_DEPTH);
 }
 
-int build_seeks(const struct graph_ctx *ctx, size_t panel,
+int graph_build_seeks(const struct graph_ctx *ctx, size_t panel,
 		       struct series_set *out)
 {
 	(void)panel;
@@ -681,7 +681,7 @@ int build_seeks(const struct graph_ctx *ctx, size_t panel,
 
 
 /* The distinct devices with I/O (Q, D or C) across traces. */
-size_t traced_devices(const struct graph_ctx *ctx, uint32_t *out,
+size_t graph_traced_devices(const struct graph_ctx *ctx, uint32_t *out,
 			     size_t max)
 {
 	size_t n = 0, t, d, k;
@@ -708,10 +708,10 @@ size_t traced_devices(const struct graph_ctx *ctx, uint32_t *out,
  * Queue depth and seeks draw a line per device, but a tag class's line
  * counts its requests on every device.
  */
-void devices_note(const struct graph_ctx *ctx, char *buf, size_t len)
+void graph_devices_note(const struct graph_ctx *ctx, char *buf, size_t len)
 {
 	uint32_t devs[MAX_DEVICE_PANELS];
-	size_t n = traced_devices(ctx, devs, MAX_DEVICE_PANELS);
+	size_t n = graph_traced_devices(ctx, devs, MAX_DEVICE_PANELS);
 	enum device_merge m = ctx->graph ? ctx->graph->devices : DEVICES_APART;
 
 	buf[0] = '\0';
@@ -727,7 +727,7 @@ void devices_note(const struct graph_ctx *ctx, char *buf, size_t len)
 
 /* A line graph's title: its device's with --per-device, else saying
  * what it does with the devices of a trace. */
-void title_line(const struct graph_ctx *ctx, size_t p, char *buf,
+void graph_title_line(const struct graph_ctx *ctx, size_t p, char *buf,
 		       size_t len)
 {
 	const struct graph_def *g = ctx->graph;
@@ -738,20 +738,20 @@ void title_line(const struct graph_ctx *ctx, size_t p, char *buf,
 			 blk_dev_major(ctx->panel_device),
 			 blk_dev_minor(ctx->panel_device));
 	} else {
-		devices_note(ctx, note, sizeof(note));
+		graph_devices_note(ctx, note, sizeof(note));
 		snprintf(buf, len, "%s%s", g->title, note);
 	}
 	(void)p;
 }
 
 /* A line graph: one panel, or one per device with --per-device. */
-size_t line_panels(const struct graph_ctx *ctx)
+size_t graph_line_panels(const struct graph_ctx *ctx)
 {
 	uint32_t devs[MAX_DEVICE_PANELS];
 	size_t n;
 
 	if (!ctx->opts->per_device)
 		return 1;
-	n = traced_devices(ctx, devs, MAX_DEVICE_PANELS);
+	n = graph_traced_devices(ctx, devs, MAX_DEVICE_PANELS);
 	return n ? n : 1;
 }

@@ -19,7 +19,7 @@
 #include "graphs.h"
 #include "analysis/histogram.h"
 #include "analysis/latpoints.h"
-#include "record/cpustat.h"
+#include "reader/cpustat.h"
 
 #include "graph_int.h"
 
@@ -28,81 +28,81 @@
 /* The mpstat columns apart: a row each, alike but for these. */
 #define CPU_GRAPH(graph, what, label, column, text) \
 	{ .name = graph, .title = "CPU: " what, .y_label = label, \
-	  .help = text, .panels = cpu_panels, \
-	  .build = build_cpu_field, .field = column, .x_name = "time", \
+	  .help = text, .panels = graph_cpu_panels, \
+	  .build = graph_build_cpu_field, .field = column, .x_name = "time", \
 	  .x = QTY_SECONDS, .x_span_s = MPSTAT_INTERVAL_S, .y = QTY_PERCENT }
 
 const struct graph_def graph_table[] = {
 	{ .name = "io", .title = "I/O offsets", .y_label = "offset",
 	  .help = "where on the device I/O went, against time (one panel per device)",
-	  .default_on = 1, .panels = io_panels, .panel_title = title_device,
-	  .draw = draw_io, .cells = CELLS_IO_MAP,
-	  .y_label_for = io_y_label },
+	  .default_on = 1, .panels = graph_io_panels, .panel_title = graph_title_device,
+	  .draw = graph_draw_io, .cells = CELLS_IO_MAP,
+	  .y_label_for = graph_io_y_label },
 	{ .name = "tput", .title = "Throughput", .y_label = "throughput",
 	  .help = "completed MB per second, reads and writes",
-	  .default_on = 1, .panels = line_panels, .devices = DEVICES_SUMMED,
-	  .build = build_tput,
+	  .default_on = 1, .panels = graph_line_panels, .devices = DEVICES_SUMMED,
+	  .build = graph_build_tput,
 	  .y = QTY_MB_PER_S },
 	{ .name = "iops", .title = "IOPS", .y_label = "I/Os per second",
 	  .help = "completed I/Os per second, reads and writes",
-	  .default_on = 1, .panels = line_panels, .devices = DEVICES_SUMMED,
-	  .build = build_iops, .y = QTY_IOS_PER_S },
+	  .default_on = 1, .panels = graph_line_panels, .devices = DEVICES_SUMMED,
+	  .build = graph_build_iops, .y = QTY_IOS_PER_S },
 	{ .name = "latency", .title = "Device latency (D2C)",
 	  .y_label = "latency",
 	  .help = "D2C mean per bin, with p50-p90-p99 bands and max",
-	  .default_on = 1, .panels = line_panels, .devices = DEVICES_POOLED,
-	  .build = build_latency, .lossy_unknown = 1,
+	  .default_on = 1, .panels = graph_line_panels, .devices = DEVICES_POOLED,
+	  .build = graph_build_latency, .lossy_unknown = 1,
 	  .latency_axis = 1,
 	  .y = QTY_LATENCY },
 	{ .name = "queue-depth", .title = "Queue depth",
 	  .y_label = "requests in flight",
 	  .help = "requests issued and not completed, time-weighted",
-	  .default_on = 1, .panels = line_panels, .build = build_queue_depth,
+	  .default_on = 1, .panels = graph_line_panels, .build = graph_build_queue_depth,
 	  .lossy_unknown = 1, .y = QTY_REQUESTS },
 	{ .name = "seeks", .title = "Seeks", .y_label = "seeks per second",
 	  .help = "issued requests not starting where the previous one ended",
-	  .default_on = 1, .panels = line_panels, .build = build_seeks,
+	  .default_on = 1, .panels = graph_line_panels, .build = graph_build_seeks,
 	  .lossy_unknown = 1,
 	  .empty_note = "no seeks", .y = QTY_SEEKS_PER_S },
 	{ .name = "q2d-d2c", .title = "Where the time goes (Q2D + D2C)",
 	  .y_label = "mean time per I/O",
 	  .help = "mean time in the block layer (Q2D) and device (D2C), stacked",
-	  .panels = line_panels, .devices = DEVICES_POOLED,
-	  .build = build_q2d_d2c, .lossy_unknown = 1,
+	  .panels = graph_line_panels, .devices = DEVICES_POOLED,
+	  .build = graph_build_q2d_d2c, .lossy_unknown = 1,
 	  .latency_axis = 1,
 	  .y = QTY_LATENCY },
 	{ .name = "latency-heatmap", .title = "Latency heat map (D2C)",
 	  .y_label = "latency (log scale)",
 	  .help = "completions per time bin and latency bucket (log scale)",
 	  .devices = DEVICES_POOLED,
-	  .panels = heat_panels, .panel_title = title_heat,
-	  .draw = draw_latency_heatmap, .cells = CELLS_LATENCY,
+	  .panels = graph_heat_panels, .panel_title = graph_title_heat,
+	  .draw = graph_draw_latency_heatmap, .cells = CELLS_LATENCY,
 	  .y = QTY_LATENCY },
 	{ .name = "latency-scatter", .title = "Latency of each I/O (D2C)",
 	  .y_label = "latency",
 	  .help = "every completion at its time and D2C, density-shaded",
 	  .devices = DEVICES_POOLED,
-	  .panels = heat_panels, .panel_title = title_heat,
-	  .draw = draw_latency_scatter, .cells = CELLS_LATENCY_POINTS,
+	  .panels = graph_heat_panels, .panel_title = graph_title_heat,
+	  .draw = graph_draw_latency_scatter, .cells = CELLS_LATENCY_POINTS,
 	  .needs = GRAPH_NEEDS_POINTS,
 	  .y = QTY_LATENCY },
 	{ .name = "latency-hist", .title = "Latency histogram (D2C)",
 	  .y_label = "% of each line's I/Os",
 	  .help = "D2C in log2 buckets, as shares of each line's I/Os, one line per trace and direction",
-	  .panels = line_panels, .devices = DEVICES_POOLED,
-	  .build = build_latency_hist,
+	  .panels = graph_line_panels, .devices = DEVICES_POOLED,
+	  .build = graph_build_latency_hist,
 	  .x_label = "latency", .x_name = "latency_lo", .x = QTY_LATENCY,
 	  .y = QTY_PERCENT },
 	{ .name = "offset-heatmap", .title = "Bytes by offset and time",
 	  .y_label = "offset",
 	  .help = "bytes per time bin and offset row, as a heat map",
-	  .panels = offset_panels, .panel_title = title_offset,
-	  .draw = draw_offset_heatmap, .cells = CELLS_IO_BYTES,
-	  .y_label_for = io_y_label },
+	  .panels = graph_offset_panels, .panel_title = graph_title_offset,
+	  .draw = graph_draw_offset_heatmap, .cells = CELLS_IO_BYTES,
+	  .y_label_for = graph_io_y_label },
 	{ .name = "cpu", .title = "CPU time", .y_label = "% of CPU time",
 	  .help = "CPU time from NAME.mpstat beside the trace, stacked as mpstat breaks it down",
-	  .default_on = 1, .panels = cpu_stack_panels,
-	  .panel_title = title_cpu, .build = build_cpu_stack,
+	  .default_on = 1, .panels = graph_cpu_stack_panels,
+	  .panel_title = graph_title_cpu, .build = graph_build_cpu_stack,
 	  .x_name = "time", .x = QTY_SECONDS, .x_span_s = MPSTAT_INTERVAL_S,
 	  .y = QTY_PERCENT,
 	  .share_y = 1 },
@@ -118,22 +118,22 @@ const struct graph_def graph_table[] = {
 		  "CPU %usr from NAME.mpstat"),
 	{ .name = "fio", .title = "fio bandwidth", .y_label = "bandwidth",
 	  .help = "fio's bandwidth logs given with -F (write_bw_log)",
-	  .default_on = 1, .panels = fio_panels, .build = build_fio,
+	  .default_on = 1, .panels = graph_fio_panels, .build = graph_build_fio,
 	  .x_name = "time", .x = QTY_SECONDS, .y = QTY_MB_PER_S },
 	{ .name = "top-files", .title = "Files by bytes",
 	  .y_label = NULL, .x_label = "bytes",
 	  .help = "the files the bpf recorder saw, by bytes read and written, with their bios and Q2C",
-	  .default_on = 1, .panels = top_files_panels,
-	  .panel_title = title_top_files, .draw = draw_top_files },
+	  .default_on = 1, .panels = graph_top_files_panels,
+	  .panel_title = graph_title_top_files, .draw = graph_draw_top_files },
 	{ .name = "io-flame", .title = "I/O flame graph",
 	  .y_label = NULL, .x_label = "share",
 	  .help = "bytes and Q2C time by process and kernel stack, per device and direction (bpf recordings)",
-	  .panels = flame_panels, .panel_title = title_flame,
-	  .draw = draw_flame, .needs = GRAPH_NEEDS_STACKS },
+	  .panels = graph_flame_panels, .panel_title = graph_title_flame,
+	  .draw = graph_draw_flame, .needs = GRAPH_NEEDS_STACKS },
 	{ .name = "size", .title = "Request size", .y_label = "request size",
 	  .help = "request size per bin: median line, p90 band edge",
-	  .panels = line_panels, .devices = DEVICES_POOLED,
-	  .build = build_size, .y = QTY_SIZE, .needs = GRAPH_NEEDS_SIZES },
+	  .panels = graph_line_panels, .devices = DEVICES_POOLED,
+	  .build = graph_build_size, .y = QTY_SIZE, .needs = GRAPH_NEEDS_SIZES },
 };
 const size_t graph_table_len = sizeof(graph_table) / sizeof(graph_table[0]);
 _Static_assert(sizeof(graph_table) / sizeof(graph_table[0]) <= GRAPHS_MAX_SELECTED,
@@ -238,7 +238,7 @@ void graph_panel_title(const struct graph_ctx *ctx, size_t panel, char *buf,
 	if (ctx->graph->panel_title)
 		ctx->graph->panel_title(ctx, panel, buf, len);
 	else
-		title_line(ctx, panel, buf, len);
+		graph_title_line(ctx, panel, buf, len);
 }
 
 const char *graph_y_label(const struct graph_ctx *ctx, size_t panel)
@@ -257,21 +257,16 @@ int graph_map_panel(const struct graph_ctx *ctx, size_t p,
 	memset(d, 0, sizeof(*d));
 	d->trace = SIZE_MAX;
 	if (ctx->graph->cells == CELLS_IO_BYTES) {
-		if (!offset_panel(ctx, p, &d->device, &d->trace, &slot))
+		if (!graph_offset_panel(ctx, p, &d->device, &d->trace, &slot))
 			return 0;
-	} else if (io_devices(ctx, devs, MAX_IO_PANELS) > p) {
+	} else if (graph_io_devices(ctx, devs, MAX_IO_PANELS) > p) {
 		d->device = devs[p];
 	} else {
 		return 0;
 	}
-	io_extent(ctx, d->device, &d->lo_mib, &d->hi_mib);
-	d->unit_mib = offset_unit(d->hi_mib, &d->unit_name);
+	graph_io_extent(ctx, d->device, &d->lo_mib, &d->hi_mib);
+	d->unit_mib = graph_offset_unit(d->hi_mib, &d->unit_name);
 	return 1;
-}
-
-long graph_device_slot(const struct analysis *a, uint32_t device)
-{
-	return device_slot(a, device);
 }
 
 int graph_heat_panel(const struct graph_ctx *ctx,
@@ -281,8 +276,8 @@ int graph_heat_panel(const struct graph_ctx *ctx,
 	struct heat_source src;
 
 	memset(d, 0, sizeof(*d));
-	if (!heat_source_of(ctx, cl, p, &src) || !has_completions(&src) ||
-	    latency_extent(ctx, ctx->opts->latency_dirs, &d->lo_ns,
+	if (!graph_heat_source_of(ctx, cl, p, &src) || !graph_has_completions(&src) ||
+	    graph_latency_extent(ctx, ctx->opts->latency_dirs, &d->lo_ns,
 			   &d->hi_ns) < 0)
 		return 0;
 	d->trace = src.trace;
@@ -297,9 +292,9 @@ uint32_t *graph_heat_cells(const struct graph_ctx *ctx,
 {
 	struct heat_source src;
 
-	if (!heat_source_of(ctx, cl, p, &src))
+	if (!graph_heat_source_of(ctx, cl, p, &src))
 		return NULL;
 	if (op >= 0)
 		src.dirs = 1 << op;
-	return latency_cells(&src, d->lo_ns, d->hi_ns, rows);
+	return graph_latency_cells(&src, d->lo_ns, d->hi_ns, rows);
 }

@@ -19,6 +19,7 @@
 #include "live.h"
 #include "live_view.h"
 #include "options.h"
+#include "reader/blkrec.h"
 #include "tag/cause.h"
 #include "tag/causetag.h"
 #include "base/utf8.h"
@@ -586,23 +587,17 @@ int live_event(struct live *l, const struct io_event *ev,
 	return 0;
 }
 
+/* A queued record as an event, through the reader's decoder: the
+ * record is a version-7 header in this machine's byte order. */
+_Static_assert(sizeof(struct blk_io_trace) == BLK_IO_TRACE7_SIZE,
+	       "a queued record is a version-7 header as written");
+
 static void decode(const struct queued *q, struct io_event *ev)
 {
-	const struct blk_io_trace *t = &q->t;
-
-	memset(ev, 0, sizeof(*ev));
-	ev->time_ns = t->time;
-	ev->sector = t->sector;
-	ev->sequence = t->sequence;
-	ev->bytes = t->bytes;
-	ev->action = t->action;
+	blkrec_decode((const unsigned char *)&q->t, ev, 1, 0);
 	ev->action_hi = q->action_hi;
-	ev->pid = t->pid;
-	ev->device = t->device;
-	ev->cpu = t->cpu;
-	ev->error = t->error;
-	ev->pdu_len = t->pdu_len;
-	ev->pdu = t->pdu_len ? q->pdu : NULL;
+	ev->pdu = q->t.pdu_len ? q->pdu : NULL;
+	ev->index = 0;
 }
 
 /* The oldest record of all queues, if older than limit (absolute ns). */

@@ -20,6 +20,8 @@
 
 /* ---- Pages and panels ---- */
 
+#define PLOT_PAD	8.0	/* a panel's (and the page's) edge to its contents */
+
 struct plot_axis {
 	double want_min, want_max;	/* as the caller set them */
 	double lo, hi;			/* as shown */
@@ -161,6 +163,15 @@ double plot_axis_frac(const struct plot_axis *a, double v);
 /* Page coordinates of data x and y on the panel (laid out). */
 double plot_px_x(const struct plot_panel *pp, double x);
 double plot_px_y(const struct plot_panel *pp, double y);
+
+/* ---- plot_layout.c ---- */
+
+/* Lays the panel out (once): its axes' ticks, margins and legend rows,
+ * then its grid; the area inside the frame is pp->area. */
+void plot_panel_layout(struct plot_panel *pp);
+/* The frame, ticks, labels, title, legend and colour bar, drawn last. */
+void plot_panel_decorate(struct plot_panel *pp);
+void plot_panel_free(struct plot_panel *pp);
 
 /* ---- plot_raster.c ---- */
 

@@ -12,6 +12,10 @@
 #include "causefile.h"
 #include "base/u64map.h"
 
+/* A live reader told a record (cause_writer_mirror's): below. */
+static int cause_reader_push(struct cause_reader *r, unsigned cpu,
+			     const struct cause_rec *rec);
+
 #define MAX_CPUS	8192
 #define ORDER_MARK	0x01020304u
 
@@ -411,6 +415,7 @@ static void cursor_next(struct cause_cursor *c)
 static const char *const cause_suffixes[] = { "", ".gz", ".xz", ".zst" };
 #define N_CAUSE_SUFFIXES (sizeof(cause_suffixes) / sizeof(cause_suffixes[0]))
 
+
 /* Which of path, path.gz, path.xz, path.zst is there (into found): 1, or
  * 0 if none. */
 static int find_cause_file(const char *path, char *found, size_t size)
@@ -707,8 +712,8 @@ struct cause_reader *cause_reader_live(void)
 	return r;
 }
 
-int cause_reader_push(struct cause_reader *r, unsigned cpu,
-		      const struct cause_rec *rec)
+static int cause_reader_push(struct cause_reader *r, unsigned cpu,
+			     const struct cause_rec *rec)
 {
 	struct cause_cursor *c;
 

@@ -139,8 +139,6 @@ const struct cause_rec *cause_reader_match(struct cause_reader *r,
  * before its QUEUE event is matched.
  */
 struct cause_reader *cause_reader_live(void);
-int cause_reader_push(struct cause_reader *r, unsigned cpu,
-		      const struct cause_rec *rec);
 /* Whether r has causes: any file's, or a live reader's pushed ones. */
 int cause_reader_kept(const struct cause_reader *r);
 const char *cause_task_name(const struct cause_reader *r, uint32_t tid);

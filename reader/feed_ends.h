@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "discover.h"
+
 /* How a file's records are written: its first record's magic says. */
 struct record_format {
 	int swap;		/* other byte order */
@@ -33,12 +35,27 @@ int feed_file_end(const char *path, int compressed,
 		  const struct record_format *fmt, struct file_end *end);
 
 /*
- * The last whole record in buf[0, len): the records are found by the
- * first offset from which they follow one another to the buffer's end (a
- * partial record there allowed). 1 when found, 0 if no offset does. For
- * a tail read from the middle of a file.
+ * Whether a file whose last record was at last_ns ends early in a set
+ * whose files end at set_end_ns, the trace starting at start_ns (times
+ * as recorded): the others go on past it by more than 10 ms and 1% of
+ * the trace.
  */
-int feed_chain_end(const unsigned char *buf, size_t len,
-		   const struct record_format *fmt, struct file_end *end);
+int feed_ends_early(uint64_t set_end_ns, uint64_t start_ns, uint64_t last_ns);
+/* The N of NAME.blktrace.N[.gz...]; 0 for another name. */
+unsigned feed_cpu_of_path(const char *path);
+
+/*
+ * Loss notes whose time the recorder could not tell (T0 0: completions
+ * the kernel made without running the recorder), which a recorder writes
+ * last, at the end of the files: found by a look at the files' tails
+ * before the trace is read, so that the analysis knows from the start
+ * that completions are missing. Their count into *count (the notes' of
+ * one CPU and time counted once); 0 when none, or the trace cannot be
+ * looked at from its end (compressed, a stream). *cut is 1 when the
+ * recorder marked its files' ends and a file has lost its mark (cut
+ * short): such notes may have been cut off with it.
+ */
+void feed_unlocated_losses(const struct trace_source *src, uint64_t *count,
+			   int *cut);
 
 #endif

@@ -76,7 +76,7 @@ enum pipe_mode {
 };
 
 struct feed_pipe {
-	struct feed *f;
+	struct feed_pipe_source f;
 	enum pipe_mode mode;
 	struct io_event here[HERE_EVENTS];	/* read in the caller's thread */
 	uint64_t n_events;		/* handed out in this mode */
@@ -134,7 +134,7 @@ static int fill_block(struct feed_pipe *p, struct block *b)
 	b->last = 0;
 	b->status = 0;
 	while (b->n < BLOCK_EVENTS) {
-		long n = feed_next_batch(p->f, &b->ev[b->n],
+		long n = p->f.next_batch(p->f.feed, &b->ev[b->n],
 					 BLOCK_EVENTS - b->n,
 					 BLOCK_PDU - b->pdu_used, &p->err);
 		size_t end;
@@ -218,8 +218,8 @@ static int start_thread(struct feed_pipe *p, struct iow_error *err)
 	return 0;
 }
 
-struct feed_pipe *feed_pipe_start(struct feed *f, int cpu_to_spare,
-				  struct iow_error *err)
+struct feed_pipe *feed_pipe_start(const struct feed_pipe_source *f,
+				  int cpu_to_spare, struct iow_error *err)
 {
 	struct feed_pipe *p = calloc(1, sizeof(*p));
 	const char *way;
@@ -228,7 +228,7 @@ struct feed_pipe *feed_pipe_start(struct feed *f, int cpu_to_spare,
 		iow_fail(err, "out of memory");
 		return NULL;
 	}
-	p->f = f;
+	p->f = *f;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->space, NULL);
 	pthread_cond_init(&p->data, NULL);
@@ -243,11 +243,11 @@ struct feed_pipe *feed_pipe_start(struct feed *f, int cpu_to_spare,
 	}
 	/* no core to spare for the thread: the caller's thread it is */
 	if (((way && !strcmp(way, "caller")) || (!way && cpu_to_spare == 0)) &&
-	    !feed_is_stream(f))
+	    !f->is_stream)
 		p->mode = MODE_HERE;
 	p->decided = !way ? 0 : !strcmp(way, "switch") ? 1 :
 		     !strcmp(way, "keep") ? 2 : 0;
-	if (feed_is_stream(f) || feed_decompresses(f) ||
+	if (f->is_stream || f->decompresses ||
 	    (way && !strcmp(way, "thread"))) {
 		p->mode = MODE_THREAD;
 		if (start_thread(p, err) < 0) {
@@ -288,8 +288,9 @@ static int next_here(struct feed_pipe *p, struct io_event **ev, size_t *n,
 		     uint64_t limit, struct iow_error *err)
 {
 	uint64_t want = limit - p->n_events;
-	long got = feed_next_batch(p->f, p->here, want < HERE_EVENTS ? want :
-				   HERE_EVENTS, SIZE_MAX, err);
+	long got = p->f.next_batch(p->f.feed, p->here,
+				   want < HERE_EVENTS ? want : HERE_EVENTS,
+				   SIZE_MAX, err);
 
 	if (got <= 0)
 		return (int)got;

@@ -9,18 +9,34 @@
 #ifndef IOWATCHER_FEED_PIPE_H
 #define IOWATCHER_FEED_PIPE_H
 
-#include "blkparse_feed.h"
+#include <stddef.h>
+
+#include "base/error.h"
+#include "event.h"
 
 struct feed_pipe;
 
 /*
- * Start reading f; f must outlive the pipe. cpu_to_spare 0: no CPU is
+ * What the pipe reads: batches of events in order (as the front door's
+ * feed_next_batch: their number, 0 at the end, -1 with err), from feed,
+ * which must outlive the pipe; whether it is a stream (stdin), whose
+ * reads may stall, and whether it decompresses what it reads.
+ */
+struct feed_pipe_source {
+	void *feed;
+	long (*next_batch)(void *feed, struct io_event *ev, size_t max,
+			   size_t pdu_room, struct iow_error *err);
+	int is_stream, decompresses;
+};
+
+/*
+ * Start reading f (copied). cpu_to_spare 0: no CPU is
  * free for a reader thread (the caller knows of another process at work
  * on a small machine): files are read in the caller's thread, unless
  * IOWATCHER_READER says otherwise; 1: whichever way is faster.
  */
-struct feed_pipe *feed_pipe_start(struct feed *f, int cpu_to_spare,
-				  struct iow_error *err);
+struct feed_pipe *feed_pipe_start(const struct feed_pipe_source *f,
+				  int cpu_to_spare, struct iow_error *err);
 /*
  * The next events, in order: *ev points at *n of them (at least one), in
  * the pipe's own memory (no copy): the caller may change them; they and

@@ -12,6 +12,7 @@
 
 #include "base/vec.h"
 #include "fiolog.h"
+#include "textlines.h"
 
 #define MIN_FIELDS	3	/* msec, value, ddir */
 #define USED_FIELDS	4	/* and bs */
@@ -70,9 +71,17 @@ static int push(struct fiolog *log, const struct fiolog_sample *s)
 	return 0;
 }
 
-static int read_line(struct fiolog *log, char *line, const char *path,
-		     unsigned line_no, struct iow_error *err)
+/* Where a log is read: its samples, and its name for messages. */
+struct fiolog_reader {
+	struct fiolog *log;
+	const char *path;
+};
+
+static int read_line(void *ctx, char *line, unsigned line_no,
+		     struct iow_error *err)
 {
+	const struct fiolog_reader *r = ctx;
+	const char *path = r->path;
 	uint64_t v[USED_FIELDS] = { 0 };
 	struct fiolog_sample s;
 	char shown[64];
@@ -94,7 +103,7 @@ static int read_line(struct fiolog *log, char *line, const char *path,
 	s.value = v[1];
 	s.dir = (enum fiolog_dir)v[2];
 	s.bs = (uint32_t)v[3];
-	if (push(log, &s))
+	if (push(r->log, &s))
 		return iow_fail(err, "out of memory");
 	return 0;
 }
@@ -102,22 +111,11 @@ static int read_line(struct fiolog *log, char *line, const char *path,
 int fiolog_load(const char *path, struct fiolog *out,
 		struct iow_error *err)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned line_no = 0;
-	int rc = 0;
-	FILE *f;
+	struct fiolog_reader r = { out, path };
+	int rc;
 
 	memset(out, 0, sizeof(*out));
-	f = fopen(path, "re");
-	if (!f)
-		return iow_fail(err, "%s: %s", path, strerror(errno));
-	while (!rc && getline(&line, &cap, f) >= 0)
-		rc = read_line(out, line, path, ++line_no, err);
-	if (!rc && ferror(f))
-		rc = iow_fail(err, "%s: %s", path, strerror(errno));
-	free(line);
-	fclose(f);
+	rc = textlines_read(path, read_line, &r, err);
 	if (rc)
 		fiolog_free(out);
 	return rc;

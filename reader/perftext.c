@@ -1,10 +1,24 @@
 /*
  * perftext.c: perf script's text of the block tracepoints, as blktrace
- * records (perftext.h). A line at a time: its columns, its event, and
- * that event's fields in the tracepoint's print format, into the records
+ * records (a blocktp_input: blocktp.h). A line at a time: its
+ * columns, its event, and that event's fields in the tracepoint's print format, into the records
  * blocktp.c makes of a block tracepoint, so that the same I/O read from
  * perf's text, from blktrace or from iowatcher's own recorders comes to
  * the same statistics.
+ *
+ * The text `perf script` prints for the kernel's block
+ * tracepoints (recorded with perf record -e 'block:*'), read as a trace:
+ * each line becomes the blktrace record the kernel's blktrace would have
+ * written for that tracepoint (version 7, this machine's byte order),
+ * with a PROCESS note where a task's name is first seen and a loss note
+ * where perf says it lost events (PERF_RECORD_LOST, printed by perf
+ * script --show-lost-events). The reader then reads those records as it
+ * reads a blkparse -d dump, so every statistic is the same code's.
+ *
+ * The columns are perf's default ones (comm, tid, cpu, time, event and
+ * its fields) or a -F choice keeping them (a pid/tid pair, --ns times);
+ * the fields are the tracepoints' own print formats, with or without
+ * the I/O priority newer kernels print.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +28,9 @@
 #include <string.h>
 
 #include "blocktp.h"
-#include "perftext.h"
+
+struct perftext;
+static void perftext_free(struct perftext *t);
 
 #define LINE_MAX_BYTES	4096
 #define IN_CHUNK	(64 * 1024)
@@ -189,7 +205,9 @@ static int parse_columns(const char *line, struct perf_line *pl)
 	return 0;
 }
 
-int perftext_looks(const unsigned char *p, size_t len)
+/* Whether p[0, len), the data's start, is perf script's text (of any
+ * events: one without block events is told apart when read). */
+static int perftext_looks(const unsigned char *p, size_t len)
 {
 	char line[LINE_MAX_BYTES];
 	size_t i = 0;
@@ -465,7 +483,11 @@ static int translate(struct perftext *t, char *line, struct iow_error *err)
 
 /* ---- reading ---- */
 
-struct perftext *perftext_open(struct byte_source *src,
+/*
+ * Reads src's text from here on, the bytes already taken from it first
+ * (first[0, n), copied); path names it in messages.
+ */
+static struct perftext *perftext_open(struct byte_source *src,
 			       const unsigned char *first, size_t n,
 			       const char *path, struct iow_error *err)
 {
@@ -531,7 +553,8 @@ static int next_line(struct perftext *t, char **line, struct iow_error *err)
 	}
 }
 
-ssize_t perftext_read(struct perftext *t, unsigned char *buf, size_t len,
+/* Up to len bytes of records: how many, 0 at the end, -1 on an error. */
+static ssize_t perftext_read(struct perftext *t, unsigned char *buf, size_t len,
 		      struct iow_error *err)
 {
 	while (blocktp_pending(&t->records) < len) {
@@ -559,7 +582,7 @@ ssize_t perftext_read(struct perftext *t, unsigned char *buf, size_t len,
 	return (ssize_t)blocktp_take(&t->records, buf, len);
 }
 
-void perftext_free(struct perftext *t)
+static void perftext_free(struct perftext *t)
 {
 	if (!t)
 		return;

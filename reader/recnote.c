@@ -20,7 +20,8 @@ static const char *const clock_names[] = {
 	[TRACE_CLOCK_BOOTTIME] = "boottime",
 };
 
-const char *trace_clock_name(enum trace_clock clock)
+/* "monotonic", "boottime", or NULL for a clock the trace does not name. */
+static const char *trace_clock_name(enum trace_clock clock)
 {
 	if ((size_t)clock >= sizeof(clock_names) / sizeof(clock_names[0]))
 		return NULL;

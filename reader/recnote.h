@@ -97,7 +97,5 @@ int trace_facts_clock_usable(const struct trace_facts *facts);
  */
 int trace_facts_wall_ns(const struct trace_facts *facts, uint64_t time_ns,
 			int64_t *wall_ns);
-/* "monotonic", "boottime", or NULL for a clock the trace does not name. */
-const char *trace_clock_name(enum trace_clock clock);
 
 #endif

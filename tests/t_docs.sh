@@ -33,5 +33,20 @@ check "the sources define the outputs' rows" [ "$(echo "$rows" | wc -w)" -ge 9 ]
 for r in $rows; do
 	check "row $r is in outputs.c's table" grep -q "&$r\b" "$TOP/outputs.c"
 done
+# every input kind the reader reads: a row of reader/discover.c's table
+# (each input of tracepoints, blocktp.h, is one), in --help (printed from
+# the table) and in the man page's INPUT
+inputs=$(sed -n '/^Inputs/,/^Graphs/p' "$TMP/help" | sed -n 's/^  \([a-z.-]*\) .*/\1/p')
+check "--help lists the input kinds (from the table): $(echo $inputs)" \
+	[ "$(echo "$inputs" | wc -w)" -ge 5 ]
+for n in $inputs; do
+	check "input $n in the man page (INPUT)" \
+		sh -c "sed -n '/^\\.SH INPUT/,/^\\.SH/p' '$TOP/iowatcher.1' | grep -qx '\\.B $n'"
+done
+tps=$(cd "$TOP" && grep -ho '^const struct blocktp_input [a-z_]* =' reader/*.c | sed 's/.* \([a-z_]*\) =/\1/')
+check "the reader defines its inputs of tracepoints" [ "$(echo "$tps" | wc -w)" -ge 2 ]
+for r in $tps; do
+	check "input $r is a row of reader/discover.c's table" grep -q "&$r\b" "$TOP/reader/discover.c"
+done
 check "README names the two set-up commands" sh -c "grep -q 'make demo' '$TOP/README.md' && grep -q 'make check' '$TOP/README.md'"
 finish

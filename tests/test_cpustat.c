@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "record/cpustat.h"
+#include "reader/cpustat.h"
 
 #define REAL_MPSTAT "tests/data/mpstat-2cpu.txt"
 

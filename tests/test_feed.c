@@ -680,7 +680,9 @@ static void test_directory_finds_sets_and_dumps(void)
 		CHECK_EQ_INT(list.items[0].kind, TRACE_PERCPU);
 		CHECK_EQ_INT(list.items[0].n_paths, 2);
 		CHECK(!strcmp(list.items[0].label, "a"));
+		CHECK(list.items[0].input == &input_kinds[INPUT_PERCPU]);
 		CHECK_EQ_INT(list.items[1].kind, TRACE_DUMP);
+		CHECK(list.items[1].input == &input_kinds[INPUT_DUMP]);
 	}
 	trace_list_free(&list);
 }
@@ -875,7 +877,7 @@ static void test_reader_thread_gives_the_same_events(void)
 	CHECK(feed_find_traces(path_in("pipe.dump"), &list, &err) == 0);
 	f1 = feed_open(&list.items[0], &err);
 	f2 = feed_open(&list.items[0], &err);
-	p = feed_pipe_start(f2, 1, &err);
+	p = feed_start_pipe(f2, 1, &err);
 	CHECK(f1 && f2 && p);
 	for (;;) {
 		r2 = feed_pipe_next(p, &b, &nb, &err);
@@ -943,7 +945,7 @@ static int most_threads_reading(int cpu_to_spare, long *n_read)
 
 	CHECK(feed_find_traces(path_in("long.dump"), &list, &err) == 0);
 	f = feed_open(&list.items[0], &err);
-	p = feed_pipe_start(f, cpu_to_spare, &err);
+	p = feed_start_pipe(f, cpu_to_spare, &err);
 	CHECK(f && p);
 	*n_read = 0;
 	while ((r = feed_pipe_next(p, &ev, &n, &err)) > 0) {
@@ -999,7 +1001,7 @@ static int most_threads_reading_path(const char *path, int cpu_to_spare,
 
 	CHECK(feed_find_traces(path, &list, &err) == 0);
 	f = feed_open(&list.items[0], &err);
-	p = feed_pipe_start(f, cpu_to_spare, &err);
+	p = feed_start_pipe(f, cpu_to_spare, &err);
 	CHECK(f && p);
 	*n_read = 0;
 	while ((r = feed_pipe_next(p, &ev, &n, &err)) > 0) {
@@ -1094,7 +1096,7 @@ static void test_reader_thread_stops_mid_trace(void)
 
 	CHECK(feed_find_traces(path_in("pipe.dump"), &list, &err) == 0);
 	f = feed_open(&list.items[0], &err);
-	p = feed_pipe_start(f, 1, &err);
+	p = feed_start_pipe(f, 1, &err);
 	CHECK(feed_pipe_next(p, &ev, &n, &err) == 1);
 	feed_pipe_stop(p);
 	feed_close(f);

@@ -1,5 +1,7 @@
 /*
- * cpustat.c: reading `mpstat -P ALL 1` text into per-CPU series. The
+ * cpustat.c: reading `mpstat -P ALL 1` text into per-CPU series, an
+ * input beside the trace (the graphs, the report and the fuzzers read
+ * it; the recorder runs mpstat), line by line through textlines.h. The
  * column header names the columns, so older and newer sysstat versions
  * read alike; times may be 24h or 12h with AM/PM, and may wrap at
  * midnight.
@@ -11,6 +13,7 @@
 
 #include "base/vec.h"
 #include "cpustat.h"
+#include "textlines.h"
 
 #define MAX_TOKENS	32
 #define MAX_CPUS	8192
@@ -242,13 +245,15 @@ static int read_row(struct mpstat_reader *r, long tod, char **tok, size_t n,
 	return 0;
 }
 
-static int read_line(struct mpstat_reader *r, char *line,
+static int read_line(void *ctx, char *line, unsigned line_no,
 		     struct iow_error *err)
 {
+	struct mpstat_reader *r = ctx;
 	char *tok[MAX_TOKENS];
 	size_t n = split(line, tok), used;
 	long tod;
 
+	r->line_no = line_no;
 	if (n == 0 || !strcmp(tok[0], "Average:"))
 		return 0;
 	if (!strcmp(tok[0], "Linux")) {
@@ -269,26 +274,13 @@ int cpustat_load(const char *path, struct cpustat *out,
 		 struct iow_error *err)
 {
 	struct mpstat_reader r = { .path = path, .out = out };
-	char *line = NULL;
-	size_t cap = 0;
-	int rc = 0;
-	FILE *f;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
-	f = fopen(path, "re");
-	if (!f)
-		return iow_fail(err, "%s: %s", path, strerror(errno));
-	while (!rc && getline(&line, &cap, f) >= 0) {
-		r.line_no++;
-		rc = read_line(&r, line, err);
-	}
-	if (!rc && ferror(f))
-		rc = iow_fail(err, "%s: %s", path, strerror(errno));
+	rc = textlines_read(path, read_line, &r, err);
 	if (!rc && !r.have_date && !r.n_columns)
 		rc = iow_fail(err, "%s: not mpstat output (no banner, no "
 			      "column header)", path);
-	free(line);
-	fclose(f);
 	if (rc)
 		cpustat_free(out);
 	return rc;
