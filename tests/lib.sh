@@ -18,10 +18,12 @@ TMP=$(mktemp -d)
 # half a second of CPU a call, and the suite makes hundreds; its
 # interpreter lacks python3-pandas. tests/run.sh makes the directory once
 # for the suite ($IOW_PYBIN); a test run alone makes its own.
+# (outside $TMP, which some tests check holds only what they made).
+LIB_PYBIN=
 if [ -z "${IOW_PYBIN:-}" ] && [ -x /usr/bin/python3 ] &&
    [ "$(command -v python3)" != /usr/bin/python3 ]; then
-	IOW_PYBIN=$TMP/.pybin
-	mkdir -p "$IOW_PYBIN" && ln -s /usr/bin/python3 "$IOW_PYBIN/python3"
+	LIB_PYBIN=$(mktemp -d) && IOW_PYBIN=$LIB_PYBIN &&
+		ln -s /usr/bin/python3 "$IOW_PYBIN/python3"
 fi
 [ -n "${IOW_PYBIN:-}" ] && PATH="$IOW_PYBIN:$PATH" && export PATH
 # lib_cleanup: what every test does last, also from a trap of its own:
@@ -45,6 +47,7 @@ lib_cleanup() {
 			< "$TMP/.lib-mounted"
 	fi
 	rm -rf "$TMP"
+	if [ -n "$LIB_PYBIN" ]; then rm -rf "$LIB_PYBIN"; fi
 }
 trap lib_cleanup EXIT
 n_pass=0; n_fail=0; n_skip=0
