@@ -258,6 +258,11 @@ void plot_panel_set_y_label(struct plot_panel *pp, const char *label);
 /* Label formatters; plot_format_si unless set. */
 void plot_panel_set_x_format(struct plot_panel *pp, plot_format_fn fn);
 void plot_panel_set_y_format(struct plot_panel *pp, plot_format_fn fn);
+/* x ticks at these values, in increasing order (those inside the axis;
+ * labels that would overlap are dropped as any others): a quantile axis
+ * ticked where its points are, not at round numbers of its scale. */
+void plot_panel_set_x_ticks(struct plot_panel *pp, const double *values,
+			    int n);
 /* Bytes: y ticks on 1-2-5 steps of the binary unit plot_format_bytes
  * labels them in (10 KiB, 20 KiB: not 9.77 KiB). */
 void plot_panel_set_x_binary(struct plot_panel *pp);

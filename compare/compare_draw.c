@@ -93,6 +93,10 @@ static void shift_panel(struct plot_page *page, struct plot_rect r,
 	shift_range(c, first, &lo, &hi);
 	plot_panel_set_x(pp, zx[0], zx[1]);
 	plot_panel_set_x_format(pp, format_quantile);
+	/* ticks where the points are: p50, p90, p99, p99.9 */
+	for (k = 0; k < 4; k++)
+		x[k] = nines(q[k]);
+	plot_panel_set_x_ticks(pp, x, 4);
 	plot_panel_set_y(pp, lo, hi > lo ? hi : lo + 1e-6);
 	plot_panel_set_y_format(pp, plot_format_seconds);
 	for (g = 0; g + 1 < c->n_groups && n < N_OPS * 8; g++) {

@@ -31,6 +31,9 @@ struct plot_axis {
 	double min_step;
 	double step;
 	plot_format_fn format;
+	/* ticks the caller placed (plot_panel_set_x_ticks), or n_fixed 0 */
+	int n_fixed;
+	double fixed[PLOT_MAX_TICKS];
 	struct plot_axis_ticks ticks;
 };
 

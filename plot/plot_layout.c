@@ -174,6 +174,20 @@ void plot_panel_set_x_format(struct plot_panel *pp, plot_format_fn fn)
 		pp->x.format = fn ? fn : plot_format_si;
 }
 
+void plot_panel_set_x_ticks(struct plot_panel *pp, const double *values,
+			    int n)
+{
+	int i;
+
+	if (!pp || pp->laid_out)
+		return;
+	if (n > PLOT_MAX_TICKS)
+		n = PLOT_MAX_TICKS;
+	for (i = 0; i < n; i++)
+		pp->x.fixed[i] = values[i];
+	pp->x.n_fixed = n > 0 ? n : 0;
+}
+
 void plot_panel_set_y_format(struct plot_panel *pp, plot_format_fn fn)
 {
 	if (pp && !pp->laid_out)
@@ -231,7 +245,18 @@ static void axis_choose(struct plot_axis *a, int max_ticks)
 	struct plot_tick_context ctx;
 	double lo = a->want_min, hi = a->want_max;
 
-	if (a->log) {
+	if (a->n_fixed) {
+		int i;
+
+		/* the caller's ticks, those inside the axis, crowded ones
+		 * dropped later as any others */
+		plot_sanitize_range(&lo, &hi);
+		t->n = 0;
+		for (i = 0; i < a->n_fixed; i++)
+			if (a->fixed[i] >= lo && a->fixed[i] <= hi)
+				t->value[t->n++] = a->fixed[i];
+		a->step = 0;
+	} else if (a->log) {
 		plot_log_range(&lo, &hi, a->nice);
 		plot_log_ticks(lo, hi, max_ticks, t->value, &t->n);
 		a->step = 0;

@@ -321,4 +321,14 @@ bad "a second -x without --compare" "with --compare" \
 	-t "$TMP/a.dump" -x 1:2 -x 2:3 --summary
 bad "--pair without =" "MAJ,MIN=MAJ,MIN" \
 	-t "$TMP/a.dump" -t "$TMP/a.dump" --pair 8,0 --compare
+# the quantile-shift panels are ticked where their points are (p50, p90,
+# p99, p99.9), not at round numbers of the nines scale (p68.4, p96.8)
+if command -v pdftotext > /dev/null; then
+	"$IOW" -t "$TMP/a.dump" -t "$TMP/band.dump" --compare -o "$TMP/band.pdf" > /dev/null
+	pdftotext "$TMP/band.pdf" - 2> /dev/null | grep -oE '^p[0-9.]+$' | sort -u | tr '\n' ' ' > "$TMP/ticks"
+	check "the quantile axes ticked at p50 p90 p99 p99.9 ($(cat "$TMP/ticks"))" \
+		[ "$(cat "$TMP/ticks")" = "p50 p90 p99 p99.9 " ]
+else
+	skip "the quantile axes' ticks: pdftotext missing"
+fi
 finish
