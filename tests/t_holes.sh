@@ -15,7 +15,9 @@
 # unmatched_completions) where the drop tore I/Os; each intact trace
 # infers nothing. ext4-fsync still fails it on some windows (a flush
 # whose issue and its predecessor's completion were both lost: issue #36
-# is open): its failures are printed as known, not counted, unless
+# is open), and so do the fresh recordings on some (each run's I/O is
+# another: a missed case comes and goes): their failures are printed as
+# known, not counted, unless
 # HOLES_STRICT=1, as make fuzz runs it. HOLES_CASES cases (default 204: a few seconds);
 # make fuzz runs thousands, HOLES_SEED moves the seeds.
 . "$(dirname "$0")/lib.sh"
