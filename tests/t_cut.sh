@@ -206,6 +206,30 @@ EOF
 
 cut_set "$TOP/samples/fio-randrw" "fio-randrw" 0
 
+# issue 36 item 4: after a cut, each device's depth is -x of the whole
+# trace up to the cut (the cut file's requests after it leave the depth,
+# what the other CPUs carry stays); each CPU's file cut in half
+for k in 0 1; do
+	o=$((1 - k))
+	rm -rf cutset && mkdir cutset
+	ln -s "$TOP/samples/fio-randrw.blktrace.$o" cutset/
+	cut_at "$TOP/samples/fio-randrw" $k 0.5 cutset/fio-randrw.blktrace.$k \
+		> /dev/null
+	"$IOW" -t cutset/fio-randrw --summary=json > xcut.json 2> /dev/null
+	at=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["traces"][0]["files_ended_early"][0]["at_s"])' xcut.json)
+	"$IOW" -t "$TOP/samples/fio-randrw" -x "0:$at" --summary=json \
+		> xwhole.json 2> /dev/null
+	check "fio-randrw: cpu $k's file cut at $at s: depth = -x 0:$at of the whole" \
+		python3 - xcut.json xwhole.json <<'EOF'
+import json, sys
+cut = json.load(open(sys.argv[1]))["traces"][0]["devices"]
+whole = {d["device"]: d for d in json.load(open(sys.argv[2]))["traces"][0]["devices"]}
+for d in cut:
+    w = whole[d["device"]]["queue_depth_mean"]
+    assert abs(d["queue_depth_mean"] - w) <= 0.01 * w + 0.001, (d["device"], d["queue_depth_mean"], w)
+EOF
+done
+
 # beside another trace, the title says whose file was cut
 if command -v pdftotext > /dev/null; then
 	rm -rf cutset && mkdir cutset
