@@ -127,12 +127,23 @@ run_job() {
 	mv "$j" "$work/done/$1"
 }
 
-# lane QUEUE: takes the queue's jobs, lowest number first, until none is
-# left (a job is taken by renaming it away: two lanes never take one);
-# the machine's lane then helps with the others
+# A test whose file says "# run.sh: alone" (it compares two recordings'
+# latencies, which the lanes' load beside it would tell apart) runs with
+# the other lanes held: the machine's lane sets $work/hold, waits for
+# every lane's job to end, runs it, and lets them go.
+alone_test() {
+	grep -q '^# run.sh: alone' "$1" 2>/dev/null
+}
+
+# lane QUEUE ID: takes the queue's jobs, lowest number first, until none
+# is left (a job is taken by renaming it away: two lanes never take
+# one); the machine's lane then helps with the others
 lane() {
-	queue=$1
+	queue=$1 me=$2
 	while :; do
+		while [ "$queue" = other ] && [ -e "$work/hold" ]; do
+			sleep 0.5
+		done
 		took=
 		for q in $(ls "$work/q-$queue"); do
 			mv "$work/q-$queue/$q" "$work/taken-$q" 2>/dev/null || continue
@@ -142,17 +153,32 @@ lane() {
 			[ "$queue" = machine ] || return 0
 			queue=other; continue
 		fi
+		if [ "$queue" = machine ] &&
+		   alone_test "$(sed -n 2p "$work/jobs/$took")"; then
+			: > "$work/hold"
+			while ls "$work"/busy-* > /dev/null 2>&1; do
+				sleep 0.5
+			done
+			run_job "$took" "$queue"
+			rm -f "$work/hold"
+			continue
+		fi
+		: > "$work/busy-$me"
+		# a hold set while this lane took its job: it waits
+		[ "$queue" = other ] && [ -e "$work/hold" ] &&
+			{ rm -f "$work/busy-$me"; mv "$work/taken-$took" "$work/q-$queue/$took"; continue; }
 		run_job "$took" "$queue"
+		rm -f "$work/busy-$me"
 	done
 }
 
 suite_started=$(date +%s)
 tree_before=$(checkout_state)
 machine_before=$(machine_state)
-lane machine & pids=$!
+lane machine m & pids=$!
 i=0
 while [ $i -lt "$lanes" ]; do
-	lane other & pids="$pids $!"
+	lane other $i & pids="$pids $!"
 	i=$((i + 1))
 done
 
