@@ -1151,13 +1151,19 @@ static int capture_notes(struct flight *f, struct rec_out *out,
 	return 0;
 }
 
-static int capture_records(struct flight *f, struct rec_out *out,
-			   uint64_t from, uint64_t to, uint64_t *n,
-			   struct iow_error *err)
+/*
+ * Every record the store holds from lo to hi (both included), oldest
+ * chunk first, to fn; a non-zero return from fn stops the walk and is
+ * returned.
+ */
+static int held_each(const struct flight *f, uint64_t lo, uint64_t hi,
+		     int (*fn)(void *arg, struct blk_io_trace *t,
+			       const unsigned char *pdu),
+		     void *arg)
 {
 	const struct chunk *c;
+	int r;
 
-	*n = 0;
 	for (c = f->head; c; c = c->next) {
 		uint64_t last_ns = c->base_ns;
 		uint32_t last_pid = 0;
@@ -1165,34 +1171,52 @@ static int capture_records(struct flight *f, struct rec_out *out,
 		struct blk_io_trace t;
 		const unsigned char *pdu;
 
-		if (c->max_ns < from || c->min_ns > to)
+		if (c->max_ns < lo || c->min_ns > hi)
 			continue;
-		while (!decode(f, c, &pos, &last_ns, &last_pid, &t, &pdu)) {
-			if (t.time >= from && t.time <= to) {
-
-				if (t.magic == BLKREC_LOSS_MAGIC) {
-					struct lossnote l = { t.sector, 1,
-							      t.cpu, 0,
-							      t.time };
-
-					memcpy(&l.t0_ns, pdu, sizeof(l.t0_ns));
-					if (rec_out_loss(out, &l, f->devices,
-							 f->n_devs, err))
-						return -1;
-				} else if (t.magic == (BLK_IO_TRACE_MAGIC |
-						       BLK_IO_TRACE_VERSION7)) {
-					if (!blk_is_note(t.action)) {
-						rec_out_action_hi(out,
-								  t.sequence);
-						++*n;
-					}
-					if (rec_out_put(out, &t, pdu, err))
-						return -1;
-				}
-			}
-		}
+		while (!decode(f, c, &pos, &last_ns, &last_pid, &t, &pdu))
+			if (t.time >= lo && t.time <= hi &&
+			    (r = fn(arg, &t, pdu)) != 0)
+				return r;
 	}
 	return 0;
+}
+
+struct capture_arg {
+	struct flight *f;
+	struct rec_out *out;
+	uint64_t *n;
+	struct iow_error *err;
+};
+
+static int capture_one(void *arg, struct blk_io_trace *t,
+		       const unsigned char *pdu)
+{
+	struct capture_arg *x = arg;
+
+	if (t->magic == BLKREC_LOSS_MAGIC) {
+		struct lossnote l = { t->sector, 1, t->cpu, 0, t->time };
+
+		memcpy(&l.t0_ns, pdu, sizeof(l.t0_ns));
+		return rec_out_loss(x->out, &l, x->f->devices, x->f->n_devs,
+				    x->err) ? -1 : 0;
+	}
+	if (t->magic != (BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7))
+		return 0;
+	if (!blk_is_note(t->action)) {
+		rec_out_action_hi(x->out, t->sequence);
+		++*x->n;
+	}
+	return rec_out_put(x->out, t, pdu, x->err) ? -1 : 0;
+}
+
+static int capture_records(struct flight *f, struct rec_out *out,
+			   uint64_t from, uint64_t to, uint64_t *n,
+			   struct iow_error *err)
+{
+	struct capture_arg x = { f, out, n, err };
+
+	*n = 0;
+	return held_each(f, from, to, capture_one, &x);
 }
 
 void flight_kernel_counts(struct flight *f, uint64_t at_ns,
@@ -1226,38 +1250,34 @@ void flight_kernel_counts(struct flight *f, uint64_t at_ns,
 	f->counts[f->n_counts++].c = *c;
 }
 
-/* What the store holds from a to b: records, issues, completions. */
+static int count_one(void *arg, struct blk_io_trace *t,
+		     const unsigned char *pdu)
+{
+	struct flight_counts *h = arg;
+
+	(void)pdu;
+	h->records++;
+	if (t->magic == BLKREC_LOSS_MAGIC) {
+		h->lost += t->sector;
+		return 0;
+	}
+	if (blk_is_note(t->action))
+		return 0;
+	if (blk_action_code(t->action) == BLK_TA_ISSUE)
+		h->issued++;
+	else if (blk_action_code(t->action) == BLK_TA_COMPLETE)
+		h->completed++;
+	return 0;
+}
+
+/* What the store holds from a to b (b left out): records, issues,
+ * completions. */
 static void held_counts(const struct flight *f, uint64_t a, uint64_t b,
 			struct flight_counts *h)
 {
-	const struct chunk *c;
-
 	memset(h, 0, sizeof(*h));
-	for (c = f->head; c; c = c->next) {
-		uint64_t last_ns = c->base_ns;
-		uint32_t last_pid = 0;
-		size_t pos = 0;
-		struct blk_io_trace t;
-		const unsigned char *pdu;
-
-		if (c->max_ns < a || c->min_ns >= b)
-			continue;
-		while (!decode(f, c, &pos, &last_ns, &last_pid, &t, &pdu)) {
-			if (t.time < a || t.time >= b)
-				continue;
-			h->records++;
-			if (t.magic == BLKREC_LOSS_MAGIC) {
-				h->lost += t.sector;
-				continue;
-			}
-			if (blk_is_note(t.action))
-				continue;
-			if (blk_action_code(t.action) == BLK_TA_ISSUE)
-				h->issued++;
-			else if (blk_action_code(t.action) == BLK_TA_COMPLETE)
-				h->completed++;
-		}
-	}
+	if (b > a)
+		held_each(f, a, b - 1, count_one, h);
 }
 
 /*
