@@ -300,9 +300,8 @@ struct device_stats {
 	/* the queue's bound the trace shows (analysis_holes.c): the most
 	 * requests in flight in a stretch that ended with none (every
 	 * request of it completed: nothing lost in it), over how many such
-	 * stretches; the most since the last; the next excess check */
+	 * stretches; the most since the last */
 	uint32_t q_bound, q_epoch_max, q_drains;
-	uint64_t q_next_check_ns;
 	size_t hole_win[3];	/* 1 + index in a->loss of its last window
 				 * of each HOLE_* kind, until loss_finish */
 	int saw_issue;

@@ -267,7 +267,7 @@ struct request_state *hole_superseded(struct analysis *a,
  * sector: if req's own completion was lost, the pairing is shifted, and
  * the one left waiting is the one whose completion came. The oldest
  * left at the sector keeps the issue of the chain's first, so that a
- * later finding (hole_excess) takes the chain's whole time out of the
+ * later finding (the queue's bound at the end) takes the chain's whole time out of the
  * depth: one request too many was in flight at the sector all along.
  */
 void hole_chain(struct analysis *a, const struct request_state *req,
@@ -289,7 +289,7 @@ void hole_chain(struct analysis *a, const struct request_state *req,
 struct excess_arg {
 	struct device_stats *d;
 	uint32_t slot;
-	uint64_t now, min_age, from;
+	uint64_t now, from;
 	struct request_state *oldest;
 };
 
@@ -302,7 +302,6 @@ static int find_overtaken(void *value, void *arg)
 
 	if (req->device_slot == x->slot && req->issued &&
 	    req->d_ns < x->d->last_done_d_ns && x->now > from &&
-	    x->now - from > x->min_age &&
 	    (!x->oldest || from < x->from))
 		x->oldest = req, x->from = from;
 	return 1;
@@ -311,16 +310,13 @@ static int find_overtaken(void *value, void *arg)
 /*
  * More requests in flight than the device ever held in a stretch that
  * drained (every request of it completed, so none of it was lost: the
- * queue's bound the trace shows, over HOLE_MIN_DRAINS stretches): the
- * oldest request that a later one overtook, out longer than the usual,
- * lost its completion. One per excess request; when none qualifies, no
- * look again before half the usual latency has passed (a look scans
- * the requests in flight, and an intact trace seldom exceeds its bound).
- * At the trace's end, the oldest overtaken ones whatever their age:
- * nothing more will complete.
+ * queue's bound the trace shows, over HOLE_MIN_DRAINS stretches) at the
+ * trace's end: the oldest requests that later ones overtook, whatever
+ * their age, lost their completions, one per excess request (nothing
+ * more will complete). At the end only, after a recorder's note of
+ * completions it did not see has taken its requests (analysis.c).
  */
-static int excess(struct analysis *a, struct device_stats *d, uint64_t now,
-		  int at_end)
+static int excess(struct analysis *a, struct device_stats *d, uint64_t now)
 {
 	struct analysis_private *p = priv(a);
 	struct excess_arg x;
@@ -331,23 +327,15 @@ static int excess(struct analysis *a, struct device_stats *d, uint64_t now,
 	x.d = d;
 	x.slot = (uint32_t)slot;
 	x.now = now;
-	x.min_age = at_end ? 0 : hole_usual(d);
 	while (d->in_flight > d->q_bound) {
 		x.oldest = NULL;
 		ioset_filter(&p->requests, find_overtaken, &x);
-		if (!x.oldest) {
-			d->q_next_check_ns = now + x.min_age / 2;
+		if (!x.oldest)
 			return 0;
-		}
 		if (orphan(a, d, slot, x.oldest, now, 1) < 0)
 			return -1;
 	}
 	return 0;
-}
-
-int hole_excess(struct analysis *a, struct device_stats *d, uint64_t now)
-{
-	return excess(a, d, now, 0);
 }
 
 /* A completion with no issue traced for it (counted, not timed). */
@@ -554,7 +542,7 @@ void holes_finish(struct analysis *a)
 	}
 	for (i = 0; i < a->n_devices; i++) {
 		flushes_finish(a, &a->devices[i]);
-		if (excess(a, &a->devices[i], a->last_ns, 1) < 0)
+		if (excess(a, &a->devices[i], a->last_ns) < 0)
 			return;
 	}
 	if (!p->requests.len)

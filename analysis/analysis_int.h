@@ -138,7 +138,6 @@ void hole_paired(struct device_stats *d, uint64_t d_ns, uint64_t now,
 /* stretches that drained before a device's queue bound is trusted */
 #define HOLE_MIN_DRAINS	8
 void hole_flush_issued(struct device_stats *d);
-int hole_excess(struct analysis *a, struct device_stats *d, uint64_t now);
 void hole_chain(struct analysis *a, const struct request_state *req,
 	const struct io_event *ev, int op);
 void hole_flush_paired(struct device_stats *d, uint64_t lat, int alone);
