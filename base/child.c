@@ -90,20 +90,30 @@ static int on_path(const char *name)
 static int start_tied(const struct child_spec *c, pid_t *pid)
 {
 	pid_t parent = getpid();
-	int missing = on_path(c->path ? c->path : c->argv[0]);
+	int missing = on_path(c->path ? c->path : c->argv[0]), e;
+	sigset_t all, old;
 
 	*pid = 0;
 	if (missing)
 		return missing;	/* as posix_spawnp says it */
 
+	/* every signal held across the fork: one sent to the child before
+	 * it has put back the default actions would run this process's
+	 * handler in the child and be lost (a stop's SIGINT to an mpstat
+	 * just started, which then ran on for the whole grace time) */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
 	*pid = fork();
+	if (*pid == 0)
+		exec_child(c, parent);	/* unblocks after the defaults */
+	e = errno;
+	if (*pid > 0)
+		setpgid(*pid, *pid);	/* either side may be first */
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (*pid < 0) {
 		*pid = 0;
-		return errno;
+		return e;
 	}
-	if (*pid == 0)
-		exec_child(c, parent);
-	setpgid(*pid, *pid);	/* either side may be first */
 	return 0;
 }
 

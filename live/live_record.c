@@ -46,7 +46,7 @@ static int live_record_watched(const struct options *o,
 	live_close(live);
 	ro->tap = NULL;
 	ro->workload_output = NULL;
-	if (o->prog_argv && o->live == LIVE_SCREEN)
+	if (o->prog_argv && o->live == LIVE_SCREEN && res->workload_started)
 		fprintf(stderr, "iowatcher: the workload's output is in %s\n",
 			out_path);
 	return rc;

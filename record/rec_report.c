@@ -3,6 +3,7 @@
  * line of what was recorded, where, and what was lost, or why nothing
  * is drawn when the workload failed.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -22,6 +23,10 @@ int record_check_workload(const struct record_result *res, int had_workload,
 	int st = res->workload_status;
 	char how[96], hint[192] = "";
 
+	if (had_workload && res->stop_signal && !res->workload_started)
+		fprintf(stderr, "iowatcher: stopped by %s during the set-up: the workload was not started\n",
+			res->stop_signal == SIGINT ? "SIGINT" :
+			res->stop_signal == SIGTERM ? "SIGTERM" : "SIGHUP");
 	if (!had_workload || res->stop_signal)
 		return 0;
 	if (WIFEXITED(st) && WEXITSTATUS(st))

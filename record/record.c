@@ -539,10 +539,14 @@ static int run_workload(struct record_session *s, struct iow_error *err)
 {
 	int rc = 0;
 
-	if (s->o->with_mpstat)
+	/* stopped before it began (a Ctrl-C during the set-up): no CPU
+	 * panel to draw, no workload to start */
+	if (s->o->with_mpstat && !record_stop_signal)
 		rc = start_mpstat(s, err);
-	if (!rc && s->o->prog_argv && !record_stop_signal)
+	if (!rc && s->o->prog_argv && !record_stop_signal) {
 		rc = spawn_workload(s, err);
+		s->res->workload_started = !rc;
+	}
 	if (!rc)
 		rc = wait_until_done(s, err);
 	end_workload(s, !rc);
@@ -584,6 +588,10 @@ int record_run(const struct record_opts *o, struct record_result *res,
 				"the kernel's blk tracer are root-only");
 	if (session_init(&s, o, res, err))
 		goto out;
+	/* from here on: a stop signal during the set-up stops the recording
+	 * as it begins, and a second one cannot kill the program with the
+	 * tracing state half changed or a live view's terminal raw */
+	signals_catch(&s);
 	if (tracefs_setup(&s.tfs, err))
 		goto out;
 	s.tfs_ready = 1;
@@ -592,7 +600,6 @@ int record_run(const struct record_opts *o, struct record_result *res,
 	    (o->flight ? make_dir(s.dir, err) :
 	     prepare_output(s.dir, s.name, err)))
 		goto out;
-	signals_catch(&s);
 	if (start_tracer(&s, err))
 		goto out;
 	rc = run_workload(&s, err);

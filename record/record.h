@@ -54,6 +54,7 @@ struct record_account {
 struct record_result {
 	enum record_tracer used;	/* the one that recorded */
 	int workload_status;		/* raw wait status; 0 without one */
+	int workload_started;		/* 0: none, or stopped before it */
 	int stop_signal;		/* SIGINT/SIGTERM/SIGHUP that ended it */
 	uint64_t events_written;	/* I/O records, notes not counted */
 	uint64_t events_lost;		/* in loss notes of a known count */

@@ -293,14 +293,16 @@ fi
 SESSION="iow-live-$$"
 # screen NAME COLSxROWS COMMAND...: iowatcher --live in a new tmux
 # session; the shell then notes its exit status, the terminal's modes
-# and whether the alternate screen is still on
+# and whether the alternate screen is still on (its own Ctrl-C a trap
+# that does nothing: bash ends when a child it waited for died of
+# SIGINT, and a program a second Ctrl-C interrupts may rightly do so)
 screen() {
 	name=$1 size=$2
 	shift 2
 	rm -f "$TMP/$name.done"
 	tmux kill-session -t "$SESSION" 2>/dev/null
 	tmux new-session -d -s "$SESSION" -x "${size%x*}" -y "${size#*x}" \
-		"cd '$TMP'; LANG=C.UTF-8 $*; echo \$? > '$name.rc';
+		"trap : INT; cd '$TMP'; LANG=C.UTF-8 $*; echo \$? > '$name.rc';
 		 stty -a > '$name.stty'; touch '$name.done'; sleep 60"
 }
 wait_done() {
@@ -395,7 +397,44 @@ wait_for twice "iowatcher --live" >/dev/null
 tmux send-keys -t "$SESSION" C-c C-c
 wait_done twice
 check "screen: a second Ctrl-C, terminal restored" terminal_restored twice
+# the second may come while the pictures are drawn (late under load):
+# then they are given up whole, and the exit says SIGINT
+check "screen: after two Ctrl-C, exit 0 and the pictures, or 130 and none half-written" \
+	sh -c "rc=\$(cat '$TMP/twice.rc'); ! ls '$TMP'/twice.png.tmp* >/dev/null 2>&1 &&
+	       { [ \"\$rc\" = 0 ] && [ -s '$TMP/twice.png' ] ||
+		 { [ \"\$rc\" = 130 ] && [ ! -e '$TMP/twice.png' ]; }; }"
 check "tracing state restored after two Ctrl-C" state_restored
+
+# two at once while it sets up (the screen cleared, nothing drawn yet):
+# the recording stops as it begins, the workload is never started, and
+# no mpstat is left to outwait (one started then ran on for 10 s)
+screen early 100x30 "'$IOW' -d $DEV -D scr -t early -o early.png --live \
+	-p sh -c 'sleep 30' 2> early.err"
+i=0
+while [ "$(tmux display -p -t "$SESSION" '#{alternate_on}' 2>/dev/null)" != 1 ] &&
+	[ $i -lt 500 ]; do
+	sleep 0.01
+	i=$((i + 1))
+done
+tmux send-keys -t "$SESSION" C-c C-c
+check "screen: two Ctrl-C during the set-up end it within 6 s" \
+	sh -c "i=0; while [ ! -e '$TMP/early.done' ] && [ \$i -lt 60 ]; do
+		sleep 0.1; i=\$((i + 1)); done; [ -e '$TMP/early.done' ]"
+wait_done early
+check "screen: two Ctrl-C during the set-up, terminal restored" \
+	terminal_restored early
+check "screen: stopped during the set-up, exit 0" \
+	sh -c "[ \"\$(cat '$TMP/early.rc')\" = 0 ]"
+if grep -q "the workload was not started" "$TMP/early.err"; then
+	check "screen: not started, so no output file is named" \
+		sh -c "! grep -q 'output is in' '$TMP/early.err'"
+else
+	# the set-up was quicker than the keys: then it ran, and says where
+	check "screen: started, its output file named" \
+		grep -q "workload's output is in scr/early.out" "$TMP/early.err"
+fi
+check "tracing state restored after two Ctrl-C during the set-up" \
+	state_restored
 
 screen hup 100x30 "'$IOW' -d $DEV -D scr -t hup -o hup.png --live \
 	-p sh -c 'sleep 30'"
