@@ -27,6 +27,35 @@
 #define STALE_NS		(120ull * 1000000000ull)
 #define SWEEP_MIN_ENTRIES	65536
 
+/* The helpers its parts call (analysis_hub.h), handed to them in the
+ * table below: the parts name no function of this file. */
+static void bare_row(struct analysis *a, const struct io_event *ev,
+		     int counted, uint64_t rows_before);
+static int count_completion(struct analysis *a, struct device_stats *d,
+			    const struct io_event *ev, int op, int32_t tag,
+			    size_t bin);
+static void depth_change(struct analysis *a, struct device_stats *d,
+			 uint64_t t, int delta);
+static struct device_stats *device_get(struct analysis *a, uint32_t device,
+				       size_t *slot);
+static int device_wanted(const struct analysis *a, uint32_t device);
+static void map_issue_or_queue(struct analysis *a, size_t slot,
+			       const struct io_event *ev);
+static void tag_depth_change(struct analysis *a, int32_t tag, uint64_t t,
+			     int delta);
+static long tag_index_find(const struct analysis_private *p, int32_t id);
+
+static const struct analysis_hub hub = {
+	.bare_row = bare_row,
+	.count_completion = count_completion,
+	.depth_change = depth_change,
+	.device_get = device_get,
+	.device_wanted = device_wanted,
+	.map_issue_or_queue = map_issue_or_queue,
+	.tag_depth_change = tag_depth_change,
+	.tag_index_find = tag_index_find,
+};
+
 struct tag_index_entry {
 	int32_t id;
 	uint32_t slot_plus_one;
@@ -59,6 +88,7 @@ int analysis_init(struct analysis *a, const struct analysis_config *cfg,
 	    ioset_init(&p->bios, sizeof(struct bio_state)) < 0 ||
 	    ioset_init(&p->requests, sizeof(struct request_state)) < 0)
 		return iow_fail(err, "out of memory");
+	p->hub = &hub;
 	return 0;
 }
 
@@ -142,8 +172,8 @@ static struct device_stats *device_find_or_add(struct analysis *a,
 
 /* The device's stats (made at its first event); most events are of the
  * device of the one before, looked up without a call. */
-struct device_stats *device_get(struct analysis *a,
-					      uint32_t device, size_t *slot)
+static struct device_stats *device_get(struct analysis *a, uint32_t device,
+				       size_t *slot)
 {
 	struct analysis_private *p = priv(a);
 
@@ -229,7 +259,7 @@ static int tag_index_put(struct analysis_private *p, int32_t id, size_t slot)
 	return 0;
 }
 
-long tag_index_find(const struct analysis_private *p, int32_t id)
+static long tag_index_find(const struct analysis_private *p, int32_t id)
 {
 	size_t i, mask = p->tag_index_cap - 1;
 
@@ -473,7 +503,7 @@ static double depth_integrate(struct analysis *a, uint64_t depth,
 }
 
 /* A tag's requests in flight change at t. */
-void tag_depth_change(struct analysis *a, int32_t tag, uint64_t t,
+static void tag_depth_change(struct analysis *a, int32_t tag, uint64_t t,
 			     int delta)
 {
 	long s;
@@ -495,7 +525,7 @@ void tag_depth_change(struct analysis *a, int32_t tag, uint64_t t,
 	ts->in_flight += delta;
 }
 
-void depth_change(struct analysis *a, struct device_stats *d,
+static void depth_change(struct analysis *a, struct device_stats *d,
 			 uint64_t t, int delta)
 {
 	if (t > d->depth_since_ns) {
@@ -777,27 +807,6 @@ static int account_bio(struct analysis *a, struct device_stats *d,
 
 /* ---- events ---- */
 
-int direction(const struct io_event *ev)
-{
-	return blk_is_write(ev->action) ? DIR_WRITE : DIR_READ;
-}
-
-static int has_category(const struct io_event *ev, uint32_t cat)
-{
-	return (ev->action & BLK_TC_ACT(cat)) != 0;
-}
-
-/* The op of a data bio or request: the key that keeps overlapping reads,
- * writes, discards and write-zeroes of one sector apart. */
-static int data_op(const struct io_event *ev)
-{
-	if (has_category(ev, BLK_TC_DISCARD))
-		return OP_DISCARD;
-	if (ev->action_hi & BLK_TC2_WRITE_ZEROES)
-		return OP_WRITE_ZEROES;
-	return blk_is_write(ev->action) ? OP_WRITE : OP_READ;
-}
-
 /*
  * A version-2 zone command the bio and request stages do not follow: a
  * zone management command moves no data (its bytes, where the kernel
@@ -813,7 +822,7 @@ static int is_zone_command(const struct io_event *ev)
 /* A flush request: no data and the FLUSH category (D FN, C FN 0). */
 static int is_flush_request(const struct io_event *ev)
 {
-	return !ev->bytes && has_category(ev, BLK_TC_FLUSH);
+	return !ev->bytes && analysis_has_category(ev, BLK_TC_FLUSH);
 }
 
 /* The oldest bio at (device, op, sector) in stage, fitting in max_bytes. */
@@ -835,7 +844,7 @@ static struct bio_state *bio_at(struct analysis_private *p, uint32_t device,
 static int handle_queue(struct analysis *a, const struct io_event *ev)
 {
 	struct analysis_private *p = priv(a);
-	int op = data_op(ev);
+	int op = analysis_data_op(ev);
 	struct bio_state *bio;
 
 	/* An empty bio (a flush's) carries no data latency. */
@@ -864,7 +873,7 @@ static int handle_queue(struct analysis *a, const struct io_event *ev)
 static int handle_split(struct analysis *a, const struct io_event *ev)
 {
 	struct analysis_private *p = priv(a);
-	int op = data_op(ev);
+	int op = analysis_data_op(ev);
 	struct bio_state *bio, rest;
 	uint64_t rest_sector, end;
 
@@ -974,7 +983,7 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 	struct analysis_private *p = priv(a);
 	struct request_state *req;
 	uint64_t pos = ev->sector, remaining = ev->bytes;
-	int op = data_op(ev), first = 1;
+	int op = analysis_data_op(ev), first = 1;
 
 	if (is_flush_request(ev)) {
 		hole_flush_issued(d);
@@ -1032,32 +1041,7 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 	return 0;
 }
 
-/*
- * The class a completion counts in (io-accounting.md): a zone command
- * (management, or an append: a write), a flush, an empty completion
- * (-1, not an I/O), or the op of its data.
- */
-int completion_op(const struct io_event *ev)
-{
-	if (ev->action_hi & BLK_TC2_ZONE_MGMT)
-		return OP_ZONE;
-	if (ev->action_hi & BLK_TC2_ZONE_APPEND)
-		return OP_WRITE;
-	if (!ev->bytes)
-		return has_category(ev, BLK_TC_FLUSH) ? OP_FLUSH : -1;
-	return data_op(ev);
-}
-
-/* An empty completion; at sector 0 a write that never had data (a
- * preflush alone), which the kernel counts as a write (account.h). */
-void count_empty(struct device_stats *d, const struct io_event *ev)
-{
-	d->empty_completions++;
-	if (acct_class(ev->action, 0, ev->sector) == ACCT_WRITE)
-		d->dataless_writes++;
-}
-
-int count_completion(struct analysis *a, struct device_stats *d,
+static int count_completion(struct analysis *a, struct device_stats *d,
 			    const struct io_event *ev, int op, int32_t tag,
 			    size_t bin)
 {
@@ -1418,7 +1402,7 @@ static void handle_requeue(struct analysis *a, struct device_stats *d,
 	struct analysis_private *p = priv(a);
 	struct request_state *req;
 	uint64_t pos = ev->sector, end, t;
-	int op = data_op(ev);
+	int op = analysis_data_op(ev);
 	uint32_t pid;
 	int32_t tag;
 
@@ -1507,7 +1491,7 @@ static void sweep_stale(struct analysis *a, uint64_t now)
 	}
 }
 
-void map_issue_or_queue(struct analysis *a, size_t slot,
+static void map_issue_or_queue(struct analysis *a, size_t slot,
 			       const struct io_event *ev)
 {
 	long s = -1;
@@ -1522,9 +1506,9 @@ void map_issue_or_queue(struct analysis *a, size_t slot,
 	    blk_action_code(ev->action) != BLK_TA_COMPLETE)
 		return;
 	if (blk_action_code(ev->action) == BLK_TA_ISSUE) {
-		struct bio_state *bio = bio_at(priv(a), ev->device, data_op(ev),
-					       ev->sector, BIO_ISSUED,
-					       UINT32_MAX);
+		struct bio_state *bio = bio_at(priv(a), ev->device,
+					       analysis_data_op(ev), ev->sector,
+					       BIO_ISSUED, UINT32_MAX);
 
 		if (bio && bio->tag != IO_EVENT_NO_TAG)
 			tag = bio->tag;
@@ -1539,7 +1523,7 @@ void map_issue_or_queue(struct analysis *a, size_t slot,
  * its own): one row all the same, without latencies, so that the log's
  * I/Os are the summary's.
  */
-void bare_row(struct analysis *a, const struct io_event *ev,
+static void bare_row(struct analysis *a, const struct io_event *ev,
 		     int counted, uint64_t rows_before)
 {
 	int op = completion_op(ev);
@@ -1560,7 +1544,7 @@ static int in_offset_range(const struct analysis *a,
 	if (!a->cfg.has_offset_range)
 		return 1;
 	/* A flush has no offset: no offset range holds it. */
-	if (!ev->bytes && has_category(ev, BLK_TC_FLUSH))
+	if (!ev->bytes && analysis_has_category(ev, BLK_TC_FLUSH))
 		return 0;
 	if (ev->sector > UINT64_MAX / 512)
 		return 0;
@@ -1568,7 +1552,7 @@ static int in_offset_range(const struct analysis *a,
 	return off >= a->cfg.offset_min && off < a->cfg.offset_max;
 }
 
-int device_wanted(const struct analysis *a, uint32_t device)
+static int device_wanted(const struct analysis *a, uint32_t device)
 {
 	size_t i;
 

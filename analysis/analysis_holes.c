@@ -36,7 +36,7 @@
 #include "histogram.h"
 #include "ioset.h"
 #include "reader/lossnote.h"
-#include "analysis_int.h"
+#include "analysis_hub.h"
 
 #define HOLE_MIN_PAIRED	8
 /* flushes issued one at a time before a device counts as serial */
@@ -123,21 +123,6 @@ void hole_paired(struct device_stats *d, uint64_t d_ns, uint64_t now,
 static uint64_t cpu_bit(uint32_t cpu)
 {
 	return 1ull << (cpu < 63 ? cpu : 63);
-}
-
-int loss_window_append(struct analysis *a, const struct loss_window *w)
-{
-	if (a->n_loss == a->cap_loss) {
-		struct loss_window *more = vec_grow(a->loss, &a->cap_loss,
-						    a->n_loss + 1,
-						    sizeof(*more), 8);
-
-		if (!more)
-			return -1;
-		a->loss = more;
-	}
-	a->loss[a->n_loss++] = *w;
-	return 0;
 }
 
 /*

@@ -12,6 +12,8 @@
 #include "analysis.h"
 #include "ioset.h"
 #include "base/u64map.h"
+#include "reader/account.h"
+#include "reader/blktrace.h"
 
 enum bio_stage { BIO_QUEUED, BIO_ISSUED };
 
@@ -59,6 +61,7 @@ struct analysis_private {
 	struct tag_index_entry *tag_index;
 	size_t tag_index_cap;
 	size_t last_device;
+	const struct analysis_hub *hub;	/* analysis.c's helpers */
 	/* Whether the trace has had a split (X) or a requeue (R): until
 	 * then no bio waits as a split's rest and every request in flight
 	 * is issued, and the lookups for them are skipped. */
@@ -78,27 +81,78 @@ struct analysis_private {
 	size_t n_forgotten, cap_forgotten;
 };
 
-/* analysis.c */
-void bare_row(struct analysis *a, const struct io_event *ev, int counted,
-	uint64_t rows_before);
-int completion_op(const struct io_event *ev);
-int count_completion(struct analysis *a, struct device_stats *d,
-	const struct io_event *ev, int op, int32_t tag, size_t bin);
-void count_empty(struct device_stats *d, const struct io_event *ev);
-void depth_change(struct analysis *a, struct device_stats *d, uint64_t t,
-	int delta);
-struct device_stats *device_get(struct analysis *a, uint32_t device,
-	size_t *slot);
-int device_wanted(const struct analysis *a, uint32_t device);
-int direction(const struct io_event *ev);
-void map_issue_or_queue(struct analysis *a, size_t slot,
-	const struct io_event *ev);
+/* analysis.c's helpers its parts call, through the table it sets up
+ * (struct analysis_hub, analysis_hub.h): calls run one way, from the hub
+ * to its parts (tests/t_calls.sh). */
+struct analysis_hub {
+	void (*bare_row)(struct analysis *a, const struct io_event *ev,
+		int counted, uint64_t rows_before);
+	int (*count_completion)(struct analysis *a, struct device_stats *d,
+		const struct io_event *ev, int op, int32_t tag, size_t bin);
+	void (*depth_change)(struct analysis *a, struct device_stats *d,
+		uint64_t t, int delta);
+	struct device_stats *(*device_get)(struct analysis *a, uint32_t device,
+		size_t *slot);
+	int (*device_wanted)(const struct analysis *a, uint32_t device);
+	void (*map_issue_or_queue)(struct analysis *a, size_t slot,
+		const struct io_event *ev);
+	void (*tag_depth_change)(struct analysis *a, int32_t tag, uint64_t t,
+		int delta);
+	long (*tag_index_find)(const struct analysis_private *p, int32_t id);
+};
+
 static inline struct analysis_private *priv(const struct analysis *a)
 {
 	return a->private;
 }
-void tag_depth_change(struct analysis *a, int32_t tag, uint64_t t, int delta);
-long tag_index_find(const struct analysis_private *p, int32_t id);
+
+static inline int analysis_has_category(const struct io_event *ev,
+					uint32_t cat)
+{
+	return (ev->action & BLK_TC_ACT(cat)) != 0;
+}
+
+/* The op of a data bio or request: the key that keeps overlapping reads,
+ * writes, discards and write-zeroes of one sector apart. */
+static inline int analysis_data_op(const struct io_event *ev)
+{
+	if (analysis_has_category(ev, BLK_TC_DISCARD))
+		return OP_DISCARD;
+	if (ev->action_hi & BLK_TC2_WRITE_ZEROES)
+		return OP_WRITE_ZEROES;
+	return blk_is_write(ev->action) ? OP_WRITE : OP_READ;
+}
+
+static inline int direction(const struct io_event *ev)
+{
+	return blk_is_write(ev->action) ? DIR_WRITE : DIR_READ;
+}
+
+/*
+ * The class a completion counts in (io-accounting.md): a zone command
+ * (management, or an append: a write), a flush, an empty completion
+ * (-1, not an I/O), or the op of its data.
+ */
+static inline int completion_op(const struct io_event *ev)
+{
+	if (ev->action_hi & BLK_TC2_ZONE_MGMT)
+		return OP_ZONE;
+	if (ev->action_hi & BLK_TC2_ZONE_APPEND)
+		return OP_WRITE;
+	if (!ev->bytes)
+		return analysis_has_category(ev, BLK_TC_FLUSH) ? OP_FLUSH : -1;
+	return analysis_data_op(ev);
+}
+
+/* An empty completion; at sector 0 a write that never had data (a
+ * preflush alone), which the kernel counts as a write (account.h). */
+static inline void count_empty(struct device_stats *d,
+			       const struct io_event *ev)
+{
+	d->empty_completions++;
+	if (acct_class(ev->action, 0, ev->sector) == ACCT_WRITE)
+		d->dataless_writes++;
+}
 
 /* analysis_bins.c; what every event asks of the bins is inline */
 void coarsen(struct analysis *a);
@@ -148,18 +202,20 @@ struct request_state *hole_superseded(struct analysis *a,
 void holes_finish(struct analysis *a);
 int hole_flush_superseded(struct analysis *a, struct device_stats *d,
 	uint64_t now);
-int loss_window_append(struct analysis *a, const struct loss_window *w);
 
 /* analysis_loss.c */
 int account_note(struct analysis *a, const struct io_event *ev,
 	struct iow_error *err);
 int add_io_in_loss(struct analysis *a, const struct io_event *ev, int counted,
 	struct iow_error *err);
-double depth_remove(struct analysis *a, uint64_t from, uint64_t to,
-	char *sink, size_t stride, char *sink2, size_t stride2);
 void loss_finish(struct analysis *a);
 int loss_note(struct analysis *a, const struct io_event *ev,
 	struct iow_error *err);
 void unseen_off_depth(struct analysis *a);
+
+/* analysis_shared.c: a leaf the parts share */
+int loss_window_append(struct analysis *a, const struct loss_window *w);
+double depth_remove(struct analysis *a, uint64_t from, uint64_t to,
+	char *sink, size_t stride, char *sink2, size_t stride2);
 
 #endif

@@ -19,7 +19,7 @@
 #include "reader/account.h"
 #include "reader/lossnote.h"
 #include "base/u64map.h"
-#include "analysis_int.h"
+#include "analysis_hub.h"
 
 /* ---- loss ---- */
 
@@ -387,38 +387,6 @@ int add_io_in_loss(struct analysis *a, const struct io_event *ev,
 	     (code == BLK_TA_COMPLETE && ev->bytes)))
 		map_issue_or_queue(a, slot, ev);
 	return 0;
-}
-
-/* Subtracts one request's depth over [from, to) (clipped to -x), from
- * the bins at sink, stride bytes apart, and at sink2. */
-double depth_remove(struct analysis *a, uint64_t from, uint64_t to,
-		    char *sink, size_t stride, char *sink2, size_t stride2)
-{
-	double total = 0;
-
-	if (a->cfg.has_time_range) {
-		if (from < a->cfg.time_min_ns)
-			from = a->cfg.time_min_ns;
-		if (to > a->cfg.time_max_ns)
-			to = a->cfg.time_max_ns;
-	}
-	while (from < to && from >= a->bin_origin_ns) {
-		size_t bin = (size_t)((from - a->bin_origin_ns) /
-				      a->bin_width_ns);
-		uint64_t end = a->bin_origin_ns +
-			       (uint64_t)(bin + 1) * a->bin_width_ns;
-
-		if (bin >= a->n_bins)
-			break;
-		if (end > to)
-			end = to;
-		*(double *)(sink + bin * stride) -= (double)(end - from);
-		if (sink2)
-			*(double *)(sink2 + bin * stride2) -= (double)(end - from);
-		total += (double)(end - from);
-		from = end;
-	}
-	return total;
 }
 
 struct oldest_arg {
