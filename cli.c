@@ -1,7 +1,7 @@
 /*
  * cli.c: the command line. One table, cli_options, holds every option;
- * getopt's arrays, --help and the range and choice errors are made from
- * it. options_parse reads argv into struct options, checks the options
+ * getopt's arrays, --help (cli_help.c) and the range and choice errors
+ * are made from it. options_parse reads argv into struct options, checks the options
  * against each other and returns what went wrong as a value: only main
  * prints and exits.
  */
@@ -27,9 +27,6 @@
 #include "outputs.h"
 #include "plot.h"
 #include "record/record.h"
-
-static const char usage_line[] =
-	"usage: iowatcher -t TRACE [-t TRACE ...] [-l LABEL ...] [-o FILE] [--summary[=json]] [options]";
 
 /* The state of one parse, for the rows that read their own argument. */
 struct cli_parse {
@@ -773,100 +770,6 @@ _Static_assert(N_ROWS <= sizeof(((struct cli_parse *)0)->chosen) /
 
 const size_t cli_n_options = N_ROWS;
 
-/* ---- --help ---- */
-
-static const char *const group_titles[CLI_N_GROUPS] = {
-	[CLI_INPUT] = "Input",
-	[CLI_ANALYSIS] = "Analysis",
-	[CLI_OUTPUT] = "Output",
-	[CLI_RECORDING] = "Recording (root)",
-	[CLI_MOVIES] = "Movies",
-	[CLI_TAGGING] = "Tagging",
-	[CLI_OTHER] = "Other",
-};
-
-/* The text starts in this column; a longer left part is followed by two
- * spaces instead. */
-#define HELP_TEXT_COLUMN	24
-
-static int takes_optional_argument(const struct cli_option *row)
-{
-	return (row->type == CLI_CHOICE || row->type == CLI_CUSTOM) &&
-	       row->bare;
-}
-
-/* The help text, its later lines indented to the text's column. */
-static void print_help_text(FILE *f, const struct cli_option *row,
-			    const char *text)
-{
-	for (; *text; text++) {
-		if (*text == '\n')
-			fprintf(f, "\n%*s", HELP_TEXT_COLUMN, "");
-		else if (!strncmp(text, "{min}", 5)) {
-			fprintf(f, "%ld", row->min);
-			text += 4;
-		} else {
-			fputc(*text, f);
-		}
-	}
-	fputc('\n', f);
-}
-
-/* "  -w, --width PX        width of one graph ..." */
-static void print_help_entry(FILE *f, const struct cli_option *row,
-			     const struct cli_help *h)
-{
-	char left[96];
-	int len;
-
-	if (row->letter)
-		len = snprintf(left, sizeof(left), "  -%c, --%s", row->letter,
-			       row->name);
-	else
-		len = snprintf(left, sizeof(left), "      --%s", row->name);
-	if (h->metavar)
-		snprintf(left + len, sizeof(left) - (size_t)len,
-			 takes_optional_argument(row) ? "[=%s]" : " %s",
-			 h->metavar);
-	if (strlen(left) < HELP_TEXT_COLUMN)
-		fprintf(f, "%-*s", HELP_TEXT_COLUMN, left);
-	else
-		fprintf(f, "%s  ", left);
-	print_help_text(f, row, h->text);
-}
-
-void cli_print_help(FILE *f)
-{
-	size_t i, k;
-	int g;
-
-	fprintf(f, "%s\n\n", usage_line);
-	for (g = 0; g < CLI_N_GROUPS; g++) {
-		fprintf(f, "%s\n", group_titles[g]);
-		for (i = 0; i < N_ROWS; i++) {
-			const struct cli_option *row = &cli_options[i];
-
-			for (k = 0; k < 2; k++)
-				if (row->help[k].text &&
-				    (int)row->help[k].group == g)
-					print_help_entry(f, row, &row->help[k]);
-		}
-	}
-	input_print_help(f);
-	fprintf(f, "Graphs (-O / -N names)\n");
-	for (i = 0; i < graph_table_len; i++)
-		fprintf(f, "  %-16s %s%s\n", graph_table[i].name,
-			graph_table[i].help,
-			graph_table[i].default_on ? "" : " (off by default)");
-	outputs_print_help(f);
-}
-
-void cli_print_usage_error(FILE *f, const struct iow_error *err)
-{
-	fprintf(f, "iowatcher: %s\n%s\n(iowatcher --help lists the options)\n",
-		err->msg, usage_line);
-}
-
 /* ---- reading one option ---- */
 
 /* "Q, D or C" */
@@ -911,7 +814,7 @@ static enum cli_result parse_choice(struct cli_parse *p,
 	if (!c) {
 		choice_list(row->choices, list, sizeof(list));
 		return usage(p->err, "%s%s%s: %s%s", p->typed,
-			     takes_optional_argument(row) ? "=" : " ", arg,
+			     cli_takes_optional_argument(row) ? "=" : " ", arg,
 			     row->what ? row->what : "", list);
 	}
 	i = (size_t)(row - cli_options);
@@ -993,7 +896,7 @@ static int has_arg(const struct cli_option *row)
 {
 	if (row->type == CLI_FLAG || row->type == CLI_ACTION)
 		return no_argument;
-	return takes_optional_argument(row) ? optional_argument :
+	return cli_takes_optional_argument(row) ? optional_argument :
 					      required_argument;
 }
 

@@ -90,6 +90,14 @@ struct cli_option {
 };
 
 extern const struct cli_option cli_options[];
+
+/* A choice or custom row whose argument may be left out (--summary,
+ * --summary=json): "--name[=ARG]" in --help, getopt's optional_argument. */
+static inline int cli_takes_optional_argument(const struct cli_option *row)
+{
+	return (row->type == CLI_CHOICE || row->type == CLI_CUSTOM) &&
+	       row->bare;
+}
 extern const size_t cli_n_options;
 
 /*
