@@ -1,12 +1,12 @@
 /*
  * analysis_hub.h: analysis.c's helpers as its parts (analysis_holes.c,
- * analysis_loss.c) call them: through the table the hub sets up in
- * analysis_init (struct analysis_hub, analysis_int.h), so that no part
- * names a function of the hub and calls run one way between the files
- * (tests/t_calls.sh). The parts call them in a loss window's events, a
- * loss note and the holes' rules, never in the hub's own per-event path,
- * which calls them directly. Included by the parts only: analysis.c
- * defines these names, static.
+ * analysis_loss.c, analysis_end.c) call them: through the table the hub
+ * sets up in analysis_init (struct analysis_hub, analysis_int.h), so
+ * that no part names a function of the hub and calls run one way between
+ * the files (tests/t_calls.sh). The parts call them in a loss window's
+ * events, a loss note, the holes' rules and the finish, never in the
+ * hub's own per-event path, which calls them directly. Included by the
+ * parts only: analysis.c defines these names, static.
  */
 #ifndef IOWATCHER_ANALYSIS_HUB_H
 #define IOWATCHER_ANALYSIS_HUB_H

@@ -15,6 +15,8 @@
 #include "reader/account.h"
 #include "reader/blktrace.h"
 
+#define FIRST_BIN_NS		1000000ull	/* bins start 1 ms wide */
+
 enum bio_stage { BIO_QUEUED, BIO_ISSUED };
 
 struct bio_state {
@@ -212,6 +214,9 @@ void loss_finish(struct analysis *a);
 int loss_note(struct analysis *a, const struct io_event *ev,
 	struct iow_error *err);
 void unseen_off_depth(struct analysis *a);
+
+/* analysis_end.c */
+void analysis_device_free(struct device_stats *d);
 
 /* analysis_shared.c: a leaf the parts share */
 int loss_window_append(struct analysis *a, const struct loss_window *w);

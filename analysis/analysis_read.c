@@ -1,6 +1,7 @@
 /*
  * analysis_read.c: reading a finished analysis: durations, bins, their
- * histograms and quantiles, tags ranked, classes named.
+ * histograms and quantiles, tags ranked, classes named, the I/O map's
+ * columns, a device's own part, and how the bins would coarsen.
  */
 #include <math.h>
 #include <stdio.h>
@@ -389,4 +390,62 @@ int analysis_window_empty(const struct analysis *a, const struct options *o,
 		snprintf(buf, size, "no I/O in -y %g:%g MiB", o->y_min_mib,
 			 o->y_max_mib);
 	return 1;
+}
+
+size_t analysis_map_cols(const struct analysis *a)
+{
+	return a->map_cols;
+}
+
+double analysis_map_col_start_s(const struct analysis *a, size_t col)
+{
+	return (double)(a->bin_origin_ns + col * a->map_width_ns) / 1e9;
+}
+
+void analysis_map_row_bytes(const struct analysis *a, size_t d, unsigned row,
+			    uint64_t *lo, uint64_t *hi)
+{
+	iomap_row_bytes(&a->iomaps[d], row, lo, hi);
+}
+
+const struct analysis *analysis_device_part(const struct analysis *a,
+					    uint32_t device)
+{
+	size_t i;
+
+	for (i = 0; i < a->n_parts; i++)
+		if (a->parts[i].part_device == device)
+			return &a->parts[i];
+	return NULL;
+}
+
+static int bins_usual(const struct analysis *a, uint64_t width, size_t n)
+{
+	return a->cfg.bin_width_ns || (width >= FIRST_BIN_NS &&
+				       n <= ANALYSIS_MAX_BINS);
+}
+
+int analysis_bins_usual(const struct analysis *a)
+{
+	return bins_usual(a, a->bin_width_ns, a->n_bins);
+}
+
+size_t analysis_coarsen_plan(const struct analysis *a, uint64_t *width,
+			     size_t *n_bins, size_t max)
+{
+	uint64_t w = a->bin_width_ns;
+	size_t n = a->n_bins ? a->n_bins : 1, k = 0;
+	unsigned f = a->next_coarsen;
+
+	if (!max)
+		return 0;
+	for (;;) {
+		width[k] = w;
+		n_bins[k] = n;
+		if (++k == max || bins_usual(a, w, n))
+			return k;
+		n = (n + f - 1) / f;
+		w *= f;
+		f = f == 2 ? 5 : 2;
+	}
 }
