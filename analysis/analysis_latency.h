@@ -4,7 +4,10 @@
  * of tag_slot): the device's, the bins' and the tags' D2C, Q2C and Q2D
  * sums and histograms, the cause ledger, and what cfg.on_sample and
  * cfg.on_row are told. Every completion calls them: they are static
- * inline here so that they stay in analysis.c's translation unit.
+ * here, not inline, so that they stay in analysis.c's translation unit
+ * and compile as they did when they were written there (the same code
+ * inlined in the same places; -Wunused-function warns where another file
+ * includes this).
  */
 #ifndef IOWATCHER_ANALYSIS_LATENCY_H
 #define IOWATCHER_ANALYSIS_LATENCY_H
@@ -19,9 +22,9 @@
 #include "analysis_int.h"
 
 /* Tells cfg.on_sample, if any, what was just counted. */
-static inline void tell_sample(const struct analysis *a, unsigned what, int op,
-			       uint32_t device, int32_t tag, uint64_t t,
-			       uint32_t bytes, uint64_t d2c, uint64_t q2c)
+static void tell_sample(const struct analysis *a, unsigned what, int op,
+			uint32_t device, int32_t tag, uint64_t t,
+			uint32_t bytes, uint64_t d2c, uint64_t q2c)
 {
 	struct analysis_sample s = { what, op, device, tag, t, bytes, d2c,
 				     q2c };
@@ -30,7 +33,7 @@ static inline void tell_sample(const struct analysis *a, unsigned what, int op,
 		a->cfg.on_sample(a->cfg.sample_ctx, &s);
 }
 
-static inline int latency_add(struct latency_summary *l, int op, uint64_t ns)
+static int latency_add(struct latency_summary *l, int op, uint64_t ns)
 {
 	size_t k;
 
@@ -50,7 +53,7 @@ static inline int latency_add(struct latency_summary *l, int op, uint64_t ns)
 #define HIST_MAP_BINS	64
 
 /* op's per-bin histograms, there and mapped up to bin. */
-static inline int bin_hist_ready(struct analysis *a, int op, size_t bin)
+static int bin_hist_ready(struct analysis *a, int op, size_t bin)
 {
 	size_t from;
 
@@ -83,8 +86,7 @@ static inline int bin_hist_ready(struct analysis *a, int op, size_t bin)
 }
 
 /* One D2C sample of op into its bin (all latency series read these). */
-static inline void bin_add_d2c(struct analysis *a, size_t bin, int op,
-			       uint64_t d2c)
+static void bin_add_d2c(struct analysis *a, size_t bin, int op, uint64_t d2c)
 {
 	struct bin *b = &a->bins[bin];
 
@@ -100,8 +102,8 @@ static inline void bin_add_d2c(struct analysis *a, size_t bin, int op,
 }
 
 /* A D2C sample of a data bio or request of tag, in its tag's series. */
-static inline int tag_add_d2c(struct analysis *a, int32_t tag, size_t bin,
-			      int op, uint64_t d2c)
+static int tag_add_d2c(struct analysis *a, int32_t tag, size_t bin, int op,
+		       uint64_t d2c)
 {
 	struct tag_stats *t;
 	struct tag_bin *b;
@@ -134,8 +136,8 @@ static inline int tag_add_d2c(struct analysis *a, int32_t tag, size_t bin,
 }
 
 /* A flush request's D2C in its tag's series, apart from data latency. */
-static inline int tag_add_flush_d2c(struct analysis *a, int32_t tag, size_t bin,
-				    uint64_t d2c)
+static int tag_add_flush_d2c(struct analysis *a, int32_t tag, size_t bin,
+			     uint64_t d2c)
 {
 	struct tag_flush_bin *b;
 	long s;
@@ -157,9 +159,8 @@ static inline int tag_add_flush_d2c(struct analysis *a, int32_t tag, size_t bin,
 }
 
 /* The ledger's sums of (device, cause, op), made at their first bio. */
-static inline struct cause_sums *ledger_entry(struct analysis *a,
-					      uint32_t device, uint32_t cause,
-					      int op)
+static struct cause_sums *ledger_entry(struct analysis *a, uint32_t device,
+				       uint32_t cause, int op)
 {
 	struct analysis_private *p = priv(a);
 	uint64_t key = (uint64_t)device << 34 | (uint64_t)cause << 2 |
@@ -191,9 +192,8 @@ static inline struct cause_sums *ledger_entry(struct analysis *a,
 	return &a->ledger[a->n_ledger++];
 }
 
-static inline int ledger_add(struct analysis *a, uint32_t device,
-			     uint32_t cause, int op, uint32_t bytes,
-			     uint64_t q2c)
+static int ledger_add(struct analysis *a, uint32_t device, uint32_t cause,
+		      int op, uint32_t bytes, uint64_t q2c)
 {
 	struct cause_sums *e = ledger_entry(a, device, cause, op);
 
@@ -209,10 +209,10 @@ static inline int ledger_add(struct analysis *a, uint32_t device,
 }
 
 /* A row of the per-I/O log, if anyone reads it. */
-static inline void tell_row(const struct analysis *a, const struct io_event *c,
-			    uint64_t sector, uint32_t bytes, int op,
-			    unsigned has, uint64_t q2d, uint64_t d2c,
-			    uint64_t q2c, uint32_t cause, int32_t tag)
+static void tell_row(const struct analysis *a, const struct io_event *c,
+		     uint64_t sector, uint32_t bytes, int op, unsigned has,
+		     uint64_t q2d, uint64_t d2c, uint64_t q2c, uint32_t cause,
+		     int32_t tag)
 {
 	struct analysis_row r = { c->time_ns, c->index, sector, c->device,
 				  bytes, op, has, q2d, d2c, q2c, cause, tag, 0 };
@@ -224,9 +224,8 @@ static inline void tell_row(const struct analysis *a, const struct io_event *c,
 }
 
 /* A flush's row: no Q, so no cause; the task it was issued in instead. */
-static inline void tell_flush_row(const struct analysis *a,
-				  const struct io_event *c, uint64_t d2c,
-				  int32_t tag, uint32_t issuer_pid)
+static void tell_flush_row(const struct analysis *a, const struct io_event *c,
+			   uint64_t d2c, int32_t tag, uint32_t issuer_pid)
 {
 	struct analysis_row r = { c->time_ns, c->index, c->sector, c->device,
 				  0, OP_FLUSH, ANALYSIS_HAS_D2C, 0, d2c, 0, 0,
@@ -244,10 +243,10 @@ static inline void tell_flush_row(const struct analysis *a,
  * D2C) even where per-CPU clocks put a D before its Q: times are taken
  * as q <= d <= c.
  */
-static inline int account_bio(struct analysis *a, struct device_stats *d,
-			      size_t bin, int op, int32_t tag,
-			      const struct bio_state *bio, uint64_t sector,
-			      const struct io_event *ev)
+static int account_bio(struct analysis *a, struct device_stats *d,
+		       size_t bin, int op, int32_t tag,
+		       const struct bio_state *bio, uint64_t sector,
+		       const struct io_event *ev)
 {
 	struct bin *b = &a->bins[bin];
 	uint64_t q = bio->q_ns, dt = bio->d_ns, c = ev->time_ns;
