@@ -88,7 +88,7 @@ O = $(if $(B),$(B),build/)
 STAGES = base reader record analysis tag plot graphs output report movie \
 	live compare
 # The files at the top are the front doors of their stages (the rest is
-# the program's main: iowatcher.c, cli.c, cli.h).
+# the program's main: iowatcher.c, cli.c, cli_help.c, cli.h).
 FRONT_DOORS = event.h:base blkparse_feed.c:reader blkparse_feed.h:reader \
 	options.h:analysis trace_result.h:analysis tagger.c:tag tagger.h:tag \
 	plot.c:plot plot.h:plot
