@@ -641,7 +641,8 @@ static void page_title(const struct options *o,
 			 " (events lost: shaded, no latency or depth there)");
 }
 
-/* A time series' bins that overlap a loss window lose their values. */
+/* A time series' bins that overlap a loss window lose their values
+ * (lossy_clean: those wholly in loss windows). */
 static void hide_lossy_bins(const struct graph_ctx *ctx,
 			    struct series_set *set)
 {
@@ -657,7 +658,10 @@ static void hide_lossy_bins(const struct graph_ctx *ctx,
 		if (!a->n_loss)
 			continue;
 		for (i = 0; i < s->n && i < a->n_bins; i++)
-			if (a->bins[i].lossy_ns)
+			if (a->bins[i].lossy_ns &&
+			    (!ctx->graph->lossy_clean ||
+			     analysis_bin_lossy_s(a, i) >=
+				     analysis_bin_span_s(a, i)))
 				s->y[i] = NAN;
 	}
 }
