@@ -155,6 +155,15 @@ struct analysis_config {
 	void (*on_forget)(void *ctx, uint32_t device, uint64_t d_ns,
 			  uint64_t until_ns);
 	void *forget_ctx;
+	/*
+	 * optional: told when a device's depth area over [from, to) is
+	 * taken back (a request judged lost, analysis_holes.c: out of the
+	 * depth from its issue; completions the kernel made unseen), so a
+	 * view that already summed that time (--live) can take it back.
+	 */
+	void (*on_depth_removed)(void *ctx, uint32_t device, uint64_t from_ns,
+				 uint64_t to_ns);
+	void *depth_ctx;
 	/* keep per (device, cause, class) sums of the timed bios */
 	int cause_ledger;
 	/*
