@@ -51,7 +51,8 @@ static int forget_request(void *value, void *arg)
 	const struct request_state *req = value;
 	struct analysis_private *p;
 
-	if (req->issued && f->a->cfg.on_forget &&
+	/* the whole analysis tells, not its --per-device parts */
+	if (req->issued && f->a->cfg.on_forget && !f->a->part_device &&
 	    req->device_slot < f->a->n_devices)
 		f->a->cfg.on_forget(f->a->cfg.forget_ctx,
 				    f->a->devices[req->device_slot].device,
@@ -81,7 +82,7 @@ static void forget_flushes(struct analysis *a, const struct device_stats *d,
 	const struct flush_fifo *q = d->flushes;
 	size_t i;
 
-	for (i = 0; a->cfg.on_forget && i < q->len; i++)
+	for (i = 0; a->cfg.on_forget && !a->part_device && i < q->len; i++)
 		a->cfg.on_forget(a->cfg.forget_ctx, d->device,
 				 q->d_ns[(q->head + i) % q->cap], now);
 }
@@ -423,7 +424,7 @@ double depth_remove(struct analysis *a, uint64_t from, uint64_t to,
 			to = a->cfg.time_max_ns;
 	}
 	/* a device's area (its bins the sink): told to cfg.on_depth_removed */
-	for (i = 0; a->cfg.on_depth_removed && from < to &&
+	for (i = 0; a->cfg.on_depth_removed && !a->part_device && from < to &&
 		    from >= a->bin_origin_ns && i < a->n_devices; i++)
 		if (sink == (char *)a->devices[i].depth_bins) {
 			a->cfg.on_depth_removed(a->cfg.depth_ctx,
