@@ -641,8 +641,7 @@ static void page_title(const struct options *o,
 			 " (events lost: shaded, no latency or depth there)");
 }
 
-/* A time series' bins that overlap a loss window lose their values
- * (lossy_clean: those wholly in loss windows). */
+/* A time series' bins that overlap a loss window lose their values. */
 static void hide_lossy_bins(const struct graph_ctx *ctx,
 			    struct series_set *set)
 {
@@ -658,10 +657,7 @@ static void hide_lossy_bins(const struct graph_ctx *ctx,
 		if (!a->n_loss)
 			continue;
 		for (i = 0; i < s->n && i < a->n_bins; i++)
-			if (a->bins[i].lossy_ns &&
-			    (!ctx->graph->lossy_clean ||
-			     analysis_bin_lossy_s(a, i) >=
-				     analysis_bin_span_s(a, i)))
+			if (a->bins[i].lossy_ns)
 				s->y[i] = NAN;
 	}
 }

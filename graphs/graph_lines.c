@@ -652,16 +652,10 @@ static int build_device_lines(const struct graph_ctx *ctx,
 			}
 			for (i = 0; i < a->n_bins; i++) {
 				double span = analysis_bin_span_s(a, i);
-				/* the depth over the bin's time outside
-				 * recorded loss windows, as the summary's
-				 * mean is over the device's (hide_lossy_bins
-				 * leaves a bin wholly lost without one) */
-				double clean = span - analysis_bin_lossy_s(a, i);
 
-				g->y[i] = m == DEVICE_SEEKS ?
-					ds->seek_bins[i] / span :
-					clean > 0 ?
-					ds->depth_bins[i] / (clean * 1e9) : NAN;
+				g->y[i] = m == DEVICE_DEPTH ?
+					ds->depth_bins[i] / (span * 1e9) :
+					ds->seek_bins[i] / span;
 			}
 			smooth(ctx, g);
 		}

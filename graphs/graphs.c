@@ -58,7 +58,7 @@ const struct graph_def graph_table[] = {
 	  .y_label = "requests in flight",
 	  .help = "requests issued and not completed, time-weighted",
 	  .default_on = 1, .panels = graph_line_panels, .build = graph_build_queue_depth,
-	  .lossy_unknown = 1, .lossy_clean = 1, .y = QTY_REQUESTS },
+	  .lossy_unknown = 1, .y = QTY_REQUESTS },
 	{ .name = "seeks", .title = "Seeks", .y_label = "seeks per second",
 	  .help = "issued requests not starting where the previous one ended",
 	  .default_on = 1, .panels = graph_line_panels, .build = graph_build_seeks,

@@ -110,10 +110,6 @@ struct graph_def {
 	 * seeks): a bin that overlaps a loss window has none (NaN), never
 	 * what the loss made of it. */
 	int lossy_unknown;
-	/* Its build gives each bin's value over the bin's time outside
-	 * loss windows (the queue depth, as the summary's mean is): only a
-	 * bin wholly in loss windows has none. */
-	int lossy_clean;
 };
 
 /*
