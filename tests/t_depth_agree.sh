@@ -67,7 +67,7 @@ if "$IOW" -t "$TMP/p.txt" --summary=json -o "$TMP/p.pftrace" \
 	# they cover, so the summary's depth area holds what it integrated
 	# inside a loss window before the note said so (analysis_loss.c's
 	# loss_begins forgets the requests in flight at the note, not at the
-	# window's start: 0.188 s of 7,0's 0.677 s of area lies inside
+	# window's start: at least 0.188 s of 7,0's 0.677 s of area lies in bins wholly inside
 	# windows) while its mean leaves the windows' time out; the CSV
 	# leaves every bin that touches a window out (depth_agree.py skips
 	# them), 7,0 reads 13.98 there, 16.32 in the summary, 11.79 over the
