@@ -244,6 +244,13 @@ out_err:
  * killed and said to.
  */
 #define FENCE_QUIET_S		60
+/* the pipe's bytes are read into FENCE_IN_FIRST bytes for the first
+ * FENCE_IN_SMALL (as the helper writes them: a small trace's pages are
+ * few), then into FENCE_IN_BUF (a large trace's reads are few), or more
+ * for a longer message */
+#define FENCE_IN_FIRST		(64 * 1024)
+#define FENCE_IN_SMALL		(1024 * 1024)
+#define FENCE_IN_BUF		(256 * 1024)
 
 /* A kind of event as the child described it. */
 struct event_kind {
@@ -267,6 +274,7 @@ struct tracedat {
 	int quiet_ms;
 	unsigned char *in;	/* what came from the pipe: in[pos, len) */
 	size_t in_pos, in_len, in_cap;
+	uint64_t in_total;	/* bytes read from the pipe */
 	struct blocktp_out records;
 	uint64_t other_events, n_records;
 	struct event_kind *kinds;
@@ -343,8 +351,10 @@ static int fence_fill(struct tracedat *t, size_t need, struct iow_error *err)
 			t->in_len -= t->in_pos;
 			t->in_pos = 0;
 		}
-		if (t->in_cap < need || t->in_cap - t->in_len < COPY_CHUNK / 4) {
-			size_t cap = t->in_cap ? t->in_cap * 2 : COPY_CHUNK;
+		if (t->in_cap < need ||
+		    t->in_cap - t->in_len < FENCE_IN_FIRST / 4 ||
+		    (t->in_total >= FENCE_IN_SMALL && t->in_cap < FENCE_IN_BUF)) {
+			size_t cap = t->in_cap ? t->in_cap * 2 : FENCE_IN_FIRST;
 			unsigned char *in;
 
 			while (cap < need)
@@ -378,6 +388,7 @@ static int fence_fill(struct tracedat *t, size_t need, struct iow_error *err)
 		if (n == 0)
 			return fence_died(t, err);
 		t->in_len += (size_t)n;
+		t->in_total += (uint64_t)n;
 	}
 	return 0;
 }

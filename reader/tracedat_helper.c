@@ -42,6 +42,13 @@
 #include "reader/tracedat_check.h"
 #include "reader/tracedat_wire.h"
 
+/* the records are written FENCE_OUT_FIRST bytes at a time for the
+ * first FENCE_OUT_SMALL bytes (a small trace's pages, and the reader's,
+ * are few: 100 fewer page faults on the sample than 256 KiB), then
+ * FENCE_OUT_BUF at a time (a large trace's writes are few: 64 KiB all
+ * along cost 7% more CPU on 600k events) */
+#define FENCE_OUT_FIRST		(64 * 1024)
+#define FENCE_OUT_SMALL		(1024 * 1024)
 #define FENCE_OUT_BUF		(256 * 1024)
 
 struct fence_child {
@@ -53,8 +60,10 @@ struct fence_child {
 	struct tep_handle *tep;
 	struct tep_event **kinds;
 	size_t n_kinds;
-	size_t n;
-	unsigned char buf[FENCE_OUT_BUF];
+	size_t n, cap;
+	uint64_t sent;
+	unsigned char *buf;	/* small, then big */
+	unsigned char small[FENCE_OUT_FIRST], big[FENCE_OUT_BUF];
 };
 
 static void child_flush(struct fence_child *k)
@@ -70,21 +79,26 @@ static void child_flush(struct fence_child *k)
 			_exit(0);
 		at += (size_t)w;
 	}
+	k->sent += k->n;
 	k->n = 0;
+	if (k->sent >= FENCE_OUT_SMALL) {
+		k->buf = k->big;
+		k->cap = sizeof(k->big);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &k->flushed);
 }
 
 static void child_put(struct fence_child *k, const void *p, size_t len)
 {
 	while (len) {
-		size_t room = sizeof(k->buf) - k->n;
+		size_t room = k->cap - k->n;
 		size_t n = len < room ? len : room;
 
 		memcpy(k->buf + k->n, p, n);
 		k->n += n;
 		p = (const char *)p + n;
 		len -= n;
-		if (k->n == sizeof(k->buf))
+		if (k->n == k->cap)
 			child_flush(k);
 	}
 }
@@ -272,6 +286,8 @@ int main(int argc, char **argv)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != (pid_t)parent)
 		_exit(1);
 	k->fd = TRACEDAT_HELPER_OUT_FD;
+	k->buf = k->small;
+	k->cap = sizeof(k->small);
 	if (wire != TRACEDAT_WIRE_VERSION)
 		child_fail(k, "this program's reader of trace.dat (%s) is of another version (wire %lld, not %d): install iowatcher again (make install)",
 			   argv[0], wire, TRACEDAT_WIRE_VERSION);
