@@ -360,6 +360,24 @@ static int check_sides(const struct compare *c, struct iow_error *err)
 	return 0;
 }
 
+/* The headline's first clause: up to its first ';' outside brackets
+ * (one inside, "(32 I/Os; none in A)", left the title's bracket open). */
+static void first_clause(char *line)
+{
+	int depth = 0;
+	char *p;
+
+	for (p = line; *p; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && depth > 0)
+			depth--;
+		else if (*p == ';' && !depth)
+			break;
+	}
+	*p = '\0';
+}
+
 /* -o: the pictures, titled with the verdict (the line to its cause),
  * or the report of both traces holding them. */
 static int draw(const struct compare *c, const struct options *o,
@@ -368,7 +386,7 @@ static int draw(const struct compare *c, const struct options *o,
 	char line[2048], title[2200];
 
 	cmp_headline(c, line, sizeof(line));
-	line[strcspn(line, ";")] = '\0';
+	first_clause(line);
 	snprintf(title, sizeof(title), "%s vs %s: %s", c->t[0].label,
 		 c->t[1].label, line);
 	if (o->output_type.kind == OUTPUT_REPORT)

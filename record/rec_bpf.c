@@ -436,6 +436,12 @@ static int set_triggers(struct bpf_rec *b, struct iow_error *err)
 	*(__u64 *)&b->skel->rodata->after_ns = o ? o->after_ns : 0;
 	if (n && bpf_map__set_max_entries(b->skel->maps.reqs, BLKREC_REQS))
 		return iow_fail(err, "cannot size the BPF requests map");
+	/* a slot per tag of each device's hardware queues (24 bytes each:
+	 * 1.5 MiB a device) */
+	if (n && bpf_map__set_max_entries(b->skel->maps.tag_slots,
+					  b->n_devices * BLKREC_TAG_HW *
+					  BLKREC_TAGS))
+		return iow_fail(err, "cannot size the BPF tag slots");
 	if (!n && bpf_map__set_max_entries(b->skel->maps.fires, 4096))
 		return iow_fail(err, "cannot size the BPF fire ring");
 	return 0;

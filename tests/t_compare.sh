@@ -272,6 +272,20 @@ check "  the text's contributor table: no -0.0%, latency-seconds said in words, 
 	sh -c "! grep -q -- '-0\.0%' '$TMP/noisy.txt' &&
 	       grep -q 'the latency-seconds: every timed I/O.s latency, Q2C or else D2C, added up' '$TMP/noisy.txt' &&
 	       grep -q '^  mix: noisy had more or fewer such I/Os; rate: such I/Os each took longer' '$TMP/noisy.txt'"
+# The picture's title: the headline's first clause, its brackets closed
+# (it was cut at a ';' inside "(32 I/Os; none in alone)")
+if command -v pdftotext > /dev/null; then
+	"$IOW" -t "$CD/alone" -t "$CD/noisy" -l alone -l noisy --compare \
+		-o "$TMP/noisy.pdf" > /dev/null
+	pdftotext "$TMP/noisy.pdf" - 2> /dev/null | grep -m 1 '^alone vs noisy: ' > "$TMP/title"
+	check "  the picture's title is the headline's first clause, brackets closed ($(cut -c 1-60 "$TMP/title")...)" \
+		python3 -c "
+import sys
+t = open('$TMP/title').read().strip()
+sys.exit(0 if t.count('(') == t.count(')') and t.endswith('none in alone)') else 1)"
+else
+	skip "the picture's title: pdftotext missing"
+fi
 size=$(wc -c < "$TMP/page/time.html")
 check "  the report stays under its 5 MB ($size bytes)" [ "$size" -lt 5000000 ]
 # In Debian's chromium, headless (tests/compare_check.js): the section

@@ -132,8 +132,14 @@ struct bio {
 	struct bio_vec *bi_io_vec;
 } CORE;
 
+struct blk_mq_hw_ctx {
+	unsigned int queue_num;
+} CORE;
+
 struct request {
 	struct request_queue *q;
+	struct blk_mq_hw_ctx *mq_hctx;
+	int tag;
 	__u32 cmd_flags;
 	unsigned int __data_len;
 	__u64 __sector;
@@ -319,6 +325,16 @@ struct {
 	__type(value, struct blkrec_req);
 } reqs SEC(".maps");
 
+/* The requests issued, by device entry, hardware queue and tag, for
+ * the triggers (blkrec.h; the user side sizes it: one entry without
+ * triggers). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct blkrec_tag_slot);
+} tag_slots SEC(".maps");
+
 /* The triggers' fires (struct blkrec_fire), read as soon as one
  * comes. */
 struct {
@@ -340,7 +356,8 @@ static __always_inline __u32 disk_devt(struct gendisk *disk)
 
 /* The traced device for an event on disk at sector, as blktrace's
  * act_log_check filters a partition: -1 when not traced. */
-static __always_inline int find_dev(__u32 disk, __u64 sector, __u32 *dev)
+static __always_inline int find_dev_at(__u32 disk, __u64 sector, __u32 *dev,
+				       __u32 *entry)
 {
 	int i;
 
@@ -353,9 +370,17 @@ static __always_inline int find_dev(__u32 disk, __u64 sector, __u32 *dev)
 			       sector > devs[i].end_lba))
 			continue;
 		*dev = devs[i].dev;
+		*entry = (__u32)i;
 		return 0;
 	}
 	return -1;
+}
+
+static __always_inline int find_dev(__u32 disk, __u64 sector, __u32 *dev)
+{
+	__u32 entry;
+
+	return find_dev_at(disk, sector, dev, &entry);
 }
 
 #define FLAG_TO_TC(opf, bit, tc) \
@@ -642,13 +667,48 @@ static __always_inline void kt_merge(__u32 dev, __u64 sector)
 		bpf_map_delete_elem(&reqs, &k);
 }
 
-static __always_inline void kt_issue(__u32 dev, __u64 sector, __u64 now)
+/* The request's tag slot, or NULL: beyond the array's bounds, or a
+ * request without a driver tag (the hash keeps those). */
+static __always_inline struct blkrec_tag_slot *
+kt_slot(struct request *rq, __u32 entry)
+{
+	struct blk_mq_hw_ctx *hctx = rq->mq_hctx;
+	int tag = rq->tag;
+	__u32 hw, i;
+
+	if (!hctx || tag < 0 || tag >= BLKREC_TAGS)
+		return NULL;
+	hw = hctx->queue_num;
+	if (hw >= BLKREC_TAG_HW || entry >= BLKREC_MAX_DEVS)
+		return NULL;
+	i = (entry * BLKREC_TAG_HW + hw) * BLKREC_TAGS + (__u32)tag;
+	return bpf_map_lookup_elem(&tag_slots, &i);
+}
+
+static __always_inline void kt_issue(struct request *rq, __u32 entry,
+				     __u32 dev, __u64 sector, __u64 now)
 {
 	struct blkrec_req_key k = { .sector = sector, .dev = dev };
 	struct blkrec_req *r, n = { 0, now };
+	struct blkrec_tag_slot *t;
 
 	if (!n_triggers)
 		return;
+	t = kt_slot(rq, entry);
+	if (t) {
+		t->q_ns = 0;
+		/* its bio's queue time, kept by sector only for q2c/q2d */
+		if (triggers_need_queue) {
+			r = bpf_map_lookup_elem(&reqs, &k);
+			if (r) {
+				t->q_ns = r->q_ns;
+				bpf_map_delete_elem(&reqs, &k);
+			}
+		}
+		t->d_ns = now;
+		t->rq = (__u64)rq;
+		return;
+	}
 	r = bpf_map_lookup_elem(&reqs, &k);
 	if (r)
 		r->d_ns = now;
@@ -656,13 +716,27 @@ static __always_inline void kt_issue(__u32 dev, __u64 sector, __u64 now)
 		bpf_map_update_elem(&reqs, &k, &n, BPF_ANY);
 }
 
-static __always_inline void kt_requeue(__u32 dev, __u64 sector)
+static __always_inline void kt_requeue(struct request *rq, __u32 entry,
+				       __u32 dev, __u64 sector)
 {
 	struct blkrec_req_key k = { .sector = sector, .dev = dev };
-	struct blkrec_req *r;
+	struct blkrec_req *r, n;
+	struct blkrec_tag_slot *t;
 
 	if (!n_triggers)
 		return;
+	t = kt_slot(rq, entry);
+	if (t && t->rq == (__u64)rq) {
+		/* its tag is given back: its queue time waits by sector
+		 * for the issue again */
+		t->rq = 0;
+		if (triggers_need_queue && t->q_ns) {
+			n.q_ns = t->q_ns;
+			n.d_ns = 0;
+			bpf_map_update_elem(&reqs, &k, &n, BPF_ANY);
+		}
+		return;
+	}
 	r = bpf_map_lookup_elem(&reqs, &k);
 	if (r)
 		r->d_ns = 0;
@@ -705,25 +779,38 @@ static __always_inline void kt_fire(__u32 dev, __u64 sector, __u32 bytes,
 }
 
 /* A request completed: its times against each trigger. */
-static __always_inline void kt_complete(__u32 dev, __u64 sector,
+static __always_inline void kt_complete(struct request *rq, __u32 entry,
+					__u32 dev, __u64 sector,
 					__u32 bytes, __u32 action, __u64 now)
 {
 	struct blkrec_req_key k = { .sector = sector, .dev = dev };
 	__u64 v[3] = { ~0ull, ~0ull, ~0ull };
 	__u32 cls = action & TC_ACT(TC_WRITE) ? 2 :
 		    action & TC_ACT(TC_READ) ? 1 : 0;
+	struct blkrec_tag_slot *t;
 	struct blkrec_req *r;
 	__u64 q, d;
 	int i;
 
 	if (!n_triggers)
 		return;
-	r = bpf_map_lookup_elem(&reqs, &k);
-	if (!r)
-		return;
-	q = r->q_ns;
-	d = r->d_ns;
-	bpf_map_delete_elem(&reqs, &k);
+	t = kt_slot(rq, entry);
+	if (t) {
+		/* issued before the programs ran, or its issue not seen:
+		 * no time of its own */
+		if (t->rq != (__u64)rq)
+			return;
+		q = t->q_ns;
+		d = t->d_ns;
+		t->rq = 0;
+	} else {
+		r = bpf_map_lookup_elem(&reqs, &k);
+		if (!r)
+			return;
+		q = r->q_ns;
+		d = r->d_ns;
+		bpf_map_delete_elem(&reqs, &k);
+	}
 	/* two requests of one sector at once: not its own */
 	if (now < q || now < d)
 		return;
@@ -787,12 +874,12 @@ static __always_inline void count_request(__u32 what, __u32 bytes,
 static __always_inline void trace_rq(struct request *rq, __u32 bytes,
 				     __u32 what, __u8 status)
 {
-	__u32 opf = rq->cmd_flags, dev, action;
+	__u32 opf = rq->cmd_flags, dev, action, entry;
 	__u64 sector = rq->__sector, now;
 
 	if (rq_is_passthrough(opf) || sector == (__u64)-1)
 		sector = 0;
-	if (find_dev(disk_devt(rq->q->disk), sector, &dev))
+	if (find_dev_at(disk_devt(rq->q->disk), sector, &dev, &entry))
 		return;
 	count_request(what, bytes, rq->__data_len, opf);
 	action = what | TC_ACT(rq_is_passthrough(opf) ? TC_PC : TC_FS) |
@@ -800,11 +887,11 @@ static __always_inline void trace_rq(struct request *rq, __u32 bytes,
 	now = trace_event_zoned(dev, sector, bytes, action,
 				status_error(status), zone_categories(opf));
 	if (what == TA_ISSUE)
-		kt_issue(dev, sector, now);
+		kt_issue(rq, entry, dev, sector, now);
 	else if (what == TA_REQUEUE)
-		kt_requeue(dev, sector);
+		kt_requeue(rq, entry, dev, sector);
 	else if (what == TA_COMPLETE)
-		kt_complete(dev, sector, bytes, action, now);
+		kt_complete(rq, entry, dev, sector, bytes, action, now);
 	else if (what == TA_BACKMERGE)
 		kt_merge(dev, sector);
 }

@@ -137,6 +137,15 @@ struct blkrec_cpu {
 #define BLKREC_MAX_TRIGGERS	16
 #define BLKREC_REQS		65536	/* requests between queue and
 					 * completion kept (LRU) */
+/*
+ * A request issued has a driver tag, unique in its hardware queue until
+ * it completes: its issue time is kept in an array slot by device
+ * entry, hardware queue and tag (a store and a load, where the LRU
+ * hash's insert and delete cost about 1.1 us of the programs' time per
+ * I/O, bench/README.md). Requests beyond these bounds use the hash.
+ */
+#define BLKREC_TAG_HW		64	/* hardware queues per device */
+#define BLKREC_TAGS		1024	/* tags per hardware queue */
 
 enum blkrec_metric { BLKREC_D2C, BLKREC_Q2C, BLKREC_Q2D };
 
@@ -156,6 +165,12 @@ struct blkrec_req_key {
 };
 
 struct blkrec_req {
+	__u64 q_ns, d_ns;
+};
+
+/* A tag's slot: the request holding it (its address), and its times. */
+struct blkrec_tag_slot {
+	__u64 rq;
 	__u64 q_ns, d_ns;
 };
 
