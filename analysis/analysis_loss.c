@@ -352,7 +352,12 @@ int loss_note(struct analysis *a, const struct io_event *ev,
 		w.ended_cpu_mask = w.cpu_mask;
 	/* events after its start were counted before it was known */
 	w.noted_late = a->n_events_all && w.from_ns < a->last_ns;
-	if (loss_begins(a, &w, ev->time_ns) < 0)
+	/* what was in flight is known to the last record read, no later: a
+	 * note past it (perf's LOST after the last block line) forgets it
+	 * there, so that no depth runs past the trace's end (each
+	 * device's part the same, at the trace's time, not its own) */
+	if (loss_begins(a, &w, a->n_events_all && a->last_ns < ev->time_ns ?
+			       a->last_ns : ev->time_ns) < 0)
 		return iow_fail(err, "out of memory at event %llu",
 				(unsigned long long)ev->index);
 	return 0;
