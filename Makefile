@@ -43,14 +43,19 @@ IOW_LIBS += $(BPF_LIBS)
 endif
 
 # trace-cmd's trace.dat (reader/tracedat.c) is read through libtracecmd,
-# built against Debian's libtracecmd-dev and loaded (dlopen) when a
-# trace.dat is read, so that its libraries cost no other start; without
-# libtracecmd-dev, or with TRACECMD=0, the program builds without it and
-# says so when given a trace.dat.
+# built against Debian's libtracecmd-dev, in a program of its own:
+# iowatcher-tracedat (reader/tracedat_helper.c, linked with it, installed
+# in LIBEXECDIR), which the reader starts for each trace.dat, so that the
+# library's crash is not the program's and its libraries cost no other
+# start; without libtracecmd-dev, or with TRACECMD=0, the program builds
+# without it and says so when given a trace.dat.
 TRACECMD ?= $(shell $(PKG_CONFIG) --exists libtracecmd 2>/dev/null && echo 1)
+TRACEDAT_HELPER_SRC = reader/tracedat_helper.c
 ifeq ($(TRACECMD),1)
 IOW_CPPFLAGS += -DHAVE_TRACECMD
 IOW_CFLAGS += $(shell $(PKG_CONFIG) --cflags libtracecmd)
+TRACECMD_LIBS := $(shell $(PKG_CONFIG) --libs libtracecmd)
+TRACEDAT_HELPER = $(B)iowatcher-tracedat
 endif
 
 # V=1 prints every command; by default each step is one short line
@@ -95,7 +100,8 @@ FRONT_DOORS = event.h:base blkparse_feed.c:reader blkparse_feed.h:reader \
 # Every .c at the top but the program's main, and every .c of the stages'
 # folders, is a module of the library.
 LIB_SRCS = $(filter-out iowatcher.c,$(sort $(wildcard *.c))) \
-	$(sort $(foreach d,$(STAGES),$(wildcard $(d)/*.c)))
+	$(filter-out $(TRACEDAT_HELPER_SRC), \
+	$(sort $(foreach d,$(STAGES),$(wildcard $(d)/*.c))))
 LIB_OBJS = $(addprefix $(O),$(LIB_SRCS:.c=.o))
 TEST_SRCS = $(sort $(wildcard tests/test_*.c))
 TEST_BINS = $(addprefix $(B),$(TEST_SRCS:.c=))
@@ -106,7 +112,7 @@ TOOL_BINS = $(addprefix $(B),$(TOOL_SRCS:.c=))
 SCRIPT_LINKS = $(if $(B),$(addprefix $(B),$(filter-out %.c %.o, \
 	$(wildcard scripts/tag-* scripts/*.py))))
 
-all: $(B)iowatcher $(TOOL_BINS) $(SCRIPT_LINKS)
+all: $(B)iowatcher $(TRACEDAT_HELPER) $(TOOL_BINS) $(SCRIPT_LINKS)
 
 # Objects depend on the headers they include, as the compiler saw them
 # (-MMD writes O/FILE.d beside each object; -MP survives a removed header).
@@ -170,6 +176,18 @@ $(B)iowatcher: $(O)iowatcher.o $(O)libiow.a
 		[ "$(STATIC_CAIRO)" != 1 ] || echo "  note: cairo's static archives did not link: $@ uses the shared libraries"; \
 		$(CC) $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(IOW_LIBS); \
 	fi
+
+# libtracecmd's process (reader/tracedat.c's fence): its own source and
+# libtracecmd's libraries, nothing of the program's library (each shared
+# library would cost each trace.dat read a start).
+ifeq ($(TRACECMD),1)
+$(TRACEDAT_HELPER): $(TRACEDAT_HELPER_SRC)
+	@mkdir -p $(O)reader
+	$(say) LD $@
+	$(Q)$(CC) $(DEPFLAGS) -MF $(O)reader/tracedat_helper.d -MT $@ \
+		$(IOW_CPPFLAGS) $(CPPFLAGS) $(IOW_CFLAGS) $(CFLAGS) $(LDFLAGS) \
+		-o $@ $< $(TRACECMD_LIBS)
+endif
 
 # One rule for every program beside the main one (unit tests, bench tools,
 # compiled taggers, test tools, fuzz targets): one source each, linked
@@ -270,7 +288,8 @@ HOLES_FUZZ_CASES = 3000
 fuzz: deps
 	$(MAKE) B=$(FUZZ_DIR)/ CC=$(FUZZ_CC) CFLAGS="$(FUZZ_CFLAGS)" \
 		FUZZ_LINK=-fsanitize=fuzzer \
-		$(addprefix $(FUZZ_DIR)/fuzz/fuzz_,$(FUZZ_TARGETS))
+		$(addprefix $(FUZZ_DIR)/fuzz/fuzz_,$(FUZZ_TARGETS)) \
+		$(if $(TRACEDAT_HELPER),$(FUZZ_DIR)/iowatcher-tracedat)
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) \
 		sh fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TARGETS)
 	$(MAKE) all
@@ -289,6 +308,7 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(LIBEXECDIR)
 	install -m 755 iowatcher $(DESTDIR)$(BINDIR)/iowatcher
 	install -m 644 iowatcher.1 $(DESTDIR)$(MANDIR)/iowatcher.1
+	$(if $(TRACEDAT_HELPER),install -m 755 iowatcher-tracedat $(DESTDIR)$(LIBEXECDIR)/iowatcher-tracedat)
 	for f in scripts/tag-* scripts/iowatcher.py; do \
 		[ -f "$$f" ] || continue; \
 		case "$$f" in *.c|*.o) continue;; esac; \
@@ -296,7 +316,7 @@ install: all
 	done
 
 clean:
-	rm -f iowatcher $(TEST_BINS) $(TOOL_BINS)
+	rm -f iowatcher iowatcher-tracedat $(TEST_BINS) $(TOOL_BINS)
 	rm -rf build $(SAN_DIR) $(FUZZ_DIR)
 
 .PHONY: all deps web-deps demo check check-build fuzz bench bench-record install clean

@@ -146,6 +146,24 @@ struct analysis_config {
 	/* optional: the per-I/O log's rows (struct analysis_row) */
 	void (*on_row)(void *ctx, const struct analysis_row *r);
 	void *row_ctx;
+	/*
+	 * optional: told of each request in flight a recorded loss made
+	 * the analysis forget (analysis_loss.c), which was in the queue
+	 * depth from its issue to the loss: an output drawing the depth
+	 * request by request (Perfetto) counts it as the summary does.
+	 */
+	void (*on_forget)(void *ctx, uint32_t device, uint64_t d_ns,
+			  uint64_t until_ns);
+	void *forget_ctx;
+	/*
+	 * optional: told when a device's depth area over [from, to) is
+	 * taken back (a request judged lost, analysis_holes.c: out of the
+	 * depth from its issue; completions the kernel made unseen), so a
+	 * view that already summed that time (--live) can take it back.
+	 */
+	void (*on_depth_removed)(void *ctx, uint32_t device, uint64_t from_ns,
+				 uint64_t to_ns);
+	void *depth_ctx;
 	/* keep per (device, cause, class) sums of the timed bios */
 	int cause_ledger;
 	/*

@@ -51,6 +51,12 @@ static int forget_request(void *value, void *arg)
 	const struct request_state *req = value;
 	struct analysis_private *p;
 
+	/* the whole analysis tells, not its --per-device parts */
+	if (req->issued && f->a->cfg.on_forget && !f->a->part_device &&
+	    req->device_slot < f->a->n_devices)
+		f->a->cfg.on_forget(f->a->cfg.forget_ctx,
+				    f->a->devices[req->device_slot].device,
+				    req->d_ns, f->now);
 	if (!f->a->cfg.missing_completions || !req->issued)
 		return 0;
 	p = priv(f->a);
@@ -67,6 +73,18 @@ static int forget_request(void *value, void *arg)
 	p->forgotten[p->n_forgotten++] = (struct forgotten){
 		req->d_ns, f->now, req->device_slot, req->tag };
 	return 0;
+}
+
+/* The flushes in flight at a loss, to cfg.on_forget. */
+static void forget_flushes(struct analysis *a, const struct device_stats *d,
+			   uint64_t now)
+{
+	const struct flush_fifo *q = d->flushes;
+	size_t i;
+
+	for (i = 0; a->cfg.on_forget && !a->part_device && i < q->len; i++)
+		a->cfg.on_forget(a->cfg.forget_ctx, d->device,
+				 q->d_ns[(q->head + i) % q->cap], now);
 }
 
 /*
@@ -88,8 +106,10 @@ static void forget_in_flight(struct analysis *a, uint64_t now)
 		d->lost_in_flight += d->in_flight;
 		d->in_flight = 0;
 		memset(d->requests, 0, sizeof(d->requests));
-		if (d->flushes)
+		if (d->flushes) {
+			forget_flushes(a, d, now);
 			d->flushes->len = 0;
+		}
 		d->has_last_issue = 0;	/* a seek across it is unknown */
 	}
 	for (i = 0; i < a->n_tags; i++) {
@@ -332,7 +352,12 @@ int loss_note(struct analysis *a, const struct io_event *ev,
 		w.ended_cpu_mask = w.cpu_mask;
 	/* events after its start were counted before it was known */
 	w.noted_late = a->n_events_all && w.from_ns < a->last_ns;
-	if (loss_begins(a, &w, ev->time_ns) < 0)
+	/* what was in flight is known to the last record read, no later: a
+	 * note past it (perf's LOST after the last block line) forgets it
+	 * there, so that no depth runs past the trace's end (each
+	 * device's part the same, at the trace's time, not its own) */
+	if (loss_begins(a, &w, a->n_events_all && a->last_ns < ev->time_ns ?
+			       a->last_ns : ev->time_ns) < 0)
 		return iow_fail(err, "out of memory at event %llu",
 				(unsigned long long)ev->index);
 	return 0;

@@ -38,6 +38,7 @@ double depth_remove(struct analysis *a, uint64_t from, uint64_t to,
 		    char *sink, size_t stride, char *sink2, size_t stride2)
 {
 	double total = 0;
+	size_t i;
 
 	if (a->cfg.has_time_range) {
 		if (from < a->cfg.time_min_ns)
@@ -45,6 +46,14 @@ double depth_remove(struct analysis *a, uint64_t from, uint64_t to,
 		if (to > a->cfg.time_max_ns)
 			to = a->cfg.time_max_ns;
 	}
+	/* a device's area (its bins the sink): told to cfg.on_depth_removed */
+	for (i = 0; a->cfg.on_depth_removed && !a->part_device && from < to &&
+		    from >= a->bin_origin_ns && i < a->n_devices; i++)
+		if (sink == (char *)a->devices[i].depth_bins) {
+			a->cfg.on_depth_removed(a->cfg.depth_ctx,
+						a->devices[i].device, from, to);
+			break;
+		}
 	while (from < to && from >= a->bin_origin_ns) {
 		size_t bin = (size_t)((from - a->bin_origin_ns) /
 				      a->bin_width_ns);

@@ -56,6 +56,10 @@ struct dev_acc {
 	uint64_t ios[N_OPS], bytes[N_OPS];
 	struct lat_acc d2c, q2c, flush_d2c;
 	double area_at_start;	/* depth area up to the interval's start */
+	/* of that area, taken back since (requests judged lost before the
+	 * interval began): not the interval's to lose */
+	double removed_before;
+	uint64_t orphans_seen, unmatched_seen;	/* the analysis's, at close */
 };
 
 /* A (tag, device)'s sums for the interval being filled. */
@@ -322,10 +326,48 @@ static void loss_in(const struct analysis *a, uint64_t start, uint64_t end,
 		uint64_t from = w->from_ns > start ? w->from_ns : start;
 		uint64_t to = w->to_ns < end ? w->to_ns : end;
 
+		/* an inferred window's time stays in the depth's mean */
+		if (w->inferred)
+			continue;
 		if (w->from_ns >= start && w->from_ns < end)
 			*events += w->events;
 		if (to > from)
 			*lossy_ns += to - from;
+	}
+}
+
+/* cfg.on_depth_removed: a request judged lost leaves the depth from its
+ * issue; what of that lay before the open interval, already in its
+ * area_at_start, is no part of the interval's. */
+static void on_depth_removed(void *ctx, uint32_t device, uint64_t from_ns,
+			     uint64_t to_ns)
+{
+	struct live *l = ctx;
+	uint64_t start = l->k * l->interval_ns;
+	long slot;
+
+	if (from_ns >= start || (slot = device_slot(l, device)) < 0)
+		return;
+	l->acc[slot].removed_before +=
+		(double)((to_ns < start ? to_ns : start) - from_ns);
+}
+
+/* The holes the analysis inferred on d's device since the last close. */
+static void holes_of(const struct live *l, struct live_device *d,
+		     struct dev_acc *acc)
+{
+	size_t i;
+
+	d->orphans = d->unmatched = 0;
+	for (i = 0; i < l->a.n_devices; i++) {
+		const struct device_stats *s = &l->a.devices[i];
+
+		if (s->device != d->device)
+			continue;
+		d->orphans = s->orphan_requests - acc->orphans_seen;
+		d->unmatched = s->unmatched_completions - acc->unmatched_seen;
+		acc->orphans_seen = s->orphan_requests;
+		acc->unmatched_seen = s->unmatched_completions;
 	}
 }
 
@@ -354,8 +396,13 @@ static void close_device(struct live *l, size_t i, uint64_t start,
 	lat_reset(&acc->d2c);
 	lat_reset(&acc->q2c);
 	lat_reset(&acc->flush_d2c);
-	d->depth = span_s > 0 ? (area - acc->area_at_start) / 1e9 / span_s : 0;
+	d->depth = span_s > 0 ? (area - acc->area_at_start +
+				 acc->removed_before) / 1e9 / span_s : 0;
+	if (d->depth < 0)	/* rounding of what was taken back */
+		d->depth = 0;
 	acc->area_at_start = area;
+	acc->removed_before = 0;
+	holes_of(l, d, acc);
 	d->mbps[h] = span_s > 0 ? (float)((double)bytes / 1e6 / span_s) : 0;
 	d->p99_us[h] = (float)((d->q2c.n ? d->q2c.p99_ns : d->d2c.p99_ns) /
 			       1e3);
@@ -524,6 +571,8 @@ static int close_interval(struct live *l, uint64_t end)
 	f->late_in_interval = l->late_open;
 	l->late_open = 0;
 	f->lossy_s = (double)lossy_ns / 1e9;
+	f->holes_from = f->holes_to;
+	f->holes_to = l->a.n_loss;
 	account_line(l);
 	for (i = 0; i < f->n_devs; i++)
 		close_device(l, i, start, end);
@@ -860,6 +909,8 @@ static void print_unseen(struct live *l, const double *in_flight_s);
  * out of the depth, as the summary does. The intervals shown counted
  * them in flight from their issue: how long in all is said per device.
  */
+static void holes_at_end(struct live *l);
+
 static void unseen_at_end(struct live *l)
 {
 	const struct analysis *a = &l->a;
@@ -867,11 +918,18 @@ static void unseen_at_end(struct live *l)
 	size_t i;
 
 	if (!a->lost_unlocated || !a->n_devices ||
-	    !(area = calloc(a->n_devices, sizeof(*area))))
+	    !(area = calloc(a->n_devices, sizeof(*area)))) {
+		/* the rules that judge at the end (analysis_holes.c) */
+		if (a->n_devices) {
+			analysis_finish(&l->a);
+			holes_at_end(l);
+		}
 		return;
+	}
 	for (i = 0; i < a->n_devices; i++)
 		area[i] = depth_area_upto(a, a->devices[i].device, a->last_ns);
 	analysis_finish(&l->a);
+	holes_at_end(l);
 	/* intervals closed while idle went on past the trace's end */
 	if (l->shown_end_ns > a->last_ns)
 		idle_ns = (double)(l->shown_end_ns - a->last_ns);
@@ -937,6 +995,12 @@ static void print_text(struct live *l)
 			(unsigned long long)f->lost_in_interval,
 			(unsigned long long)f->late_in_interval);
 	}
+	for (i = 0; i < f->n_devs; i++) {
+		char hole[LIVE_HOLE_TEXT];
+
+		if (live_hole_text(&f->devs[i], hole, sizeof(hole)))
+			fprintf(l->o.out, "#%s\n", hole);
+	}
 }
 
 static void json_latency(FILE *out, const char *name,
@@ -973,7 +1037,35 @@ static void json_device(FILE *out, const struct live_device *d)
 	json_latency(out, "d2c_us", &d->d2c);
 	fputs(", ", out);
 	json_latency(out, "q2c_us", &d->q2c);
-	fprintf(out, ", \"queue_depth_mean\": %.4f}", d->depth);
+	fprintf(out, ", \"queue_depth_mean\": %.4f, \"orphan_requests\": %llu, "
+		"\"unmatched_completions\": %llu}", d->depth,
+		(unsigned long long)d->orphans,
+		(unsigned long long)d->unmatched);
+}
+
+/* The inferred windows the analysis added in the interval. */
+static void json_holes(FILE *out, const struct analysis *a,
+		       const struct live_figures *f)
+{
+	const char *sep = "";
+	size_t i;
+
+	fputs(", \"inferred_windows\": [", out);
+	for (i = f->holes_from; i < f->holes_to && i < a->n_loss; i++) {
+		const struct loss_window *w = &a->loss[i];
+
+		if (!w->inferred)
+			continue;
+		fprintf(out, "%s{\"device\": \"%u,%u\", \"kind\": \"%s\", "
+			"\"from_s\": %.6f, \"to_s\": %.6f, \"requests\": %llu}",
+			sep, blk_dev_major(w->device), blk_dev_minor(w->device),
+			w->hole_kind == HOLE_UNMATCHED ? "unmatched_completions"
+						       : "orphan_requests",
+			(double)w->from_ns / 1e9, (double)w->to_ns / 1e9,
+			(unsigned long long)w->requests);
+		sep = ", ";
+	}
+	fputs("]", out);
 }
 
 static void json_row(FILE *out, const struct live_row *r)
@@ -1012,6 +1104,7 @@ static void print_json(struct live *l)
 		json_row(out, &f->rows[i]);
 	}
 	fputs("]", out);
+	json_holes(out, &l->a, f);
 	/* --flight: armed, the captures, what the records hold */
 	if (f->flight_armed)
 		fprintf(out, ", \"flight\": {\"armed\": true, \"captures\": "
@@ -1019,6 +1112,68 @@ static void print_json(struct live *l)
 			f->captures, (double)f->flight_held_ns / 1e9,
 			(unsigned long long)f->flight_held_bytes);
 	fputs("}\n", out);
+}
+
+/*
+ * The holes judged when the trace ended (analysis_finish: a request
+ * still out far longer than the device's others, the queue's bound): the
+ * intervals shown counted their requests in flight since their issue;
+ * said per device, as the summary's HOLE line says them.
+ */
+static void holes_at_end(struct live *l)
+{
+	const struct analysis *a = &l->a;
+	struct live_figures *f = &l->fig;
+	FILE *out = l->o.out;
+	const char *sep = "";
+	size_t i;
+	long s;
+
+	for (i = 0; i < a->n_devices; i++) {
+		const struct device_stats *d = &a->devices[i];
+		uint64_t orphans, unmatched;
+
+		if ((s = device_slot(l, d->device)) < 0)
+			continue;
+		orphans = d->orphan_requests - l->acc[s].orphans_seen;
+		unmatched = d->unmatched_completions -
+			    l->acc[s].unmatched_seen;
+		if (!orphans && !unmatched)
+			continue;
+		if (l->o.mode == LIVE_JSON)
+			fprintf(out, "%s{\"device\": \"%u,%u\", "
+				"\"orphan_requests\": %llu, "
+				"\"unmatched_completions\": %llu}",
+				*sep ? sep : "{\"holes_at_end\": [",
+				blk_dev_major(d->device),
+				blk_dev_minor(d->device),
+				(unsigned long long)orphans,
+				(unsigned long long)unmatched);
+		else if (l->o.mode == LIVE_TEXT)
+			fprintf(out, "# HOLE inferred on %u,%u when the trace "
+				"ended: %llu request%s whose completion was "
+				"lost, %llu completion%s whose issue was lost: "
+				"the intervals since their issue counted %s in "
+				"flight; the summary leaves %s out of the queue "
+				"depth\n", blk_dev_major(d->device),
+				blk_dev_minor(d->device),
+				(unsigned long long)orphans,
+				orphans == 1 ? "" : "s",
+				(unsigned long long)unmatched,
+				unmatched == 1 ? "" : "s",
+				orphans == 1 ? "it" : "them",
+				orphans == 1 ? "it" : "them");
+		sep = ", ";
+	}
+	if (l->o.mode == LIVE_JSON && *sep) {
+		/* every inferred window, as the trace's end left them (the
+		 * end's holes often join windows begun earlier) */
+		f->holes_from = 0;
+		f->holes_to = a->n_loss;
+		fputs("]", out);
+		json_holes(out, a, f);
+		fputs("}\n", out);
+	}
 }
 
 static void print_unseen(struct live *l, const double *in_flight_s)
@@ -1084,7 +1239,8 @@ static void list_devices(struct live *l)
 struct live *live_open(const struct live_opts *o, struct iow_error *err)
 {
 	struct analysis_config cfg = { .stats_only = 1,
-				       .on_sample = on_sample };
+				       .on_sample = on_sample,
+				       .on_depth_removed = on_depth_removed };
 	struct live *l = calloc(1, sizeof(*l));
 
 	if (!l) {
@@ -1097,6 +1253,7 @@ struct live *live_open(const struct live_opts *o, struct iow_error *err)
 	if (!l->interval_ns)
 		l->interval_ns = 1;
 	cfg.sample_ctx = l;
+	cfg.depth_ctx = l;
 	clock_gettime(CLOCK_MONOTONIC, &l->t0);
 	l->fig.interval_s = o->interval_s;
 	l->fig.kernel_completed = UINT64_MAX;

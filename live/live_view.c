@@ -13,6 +13,7 @@
 
 #include "base/bytebuf.h"
 #include "live_view.h"
+#include "reader/blktrace.h"
 
 #define SPARK_SECONDS	60
 
@@ -284,12 +285,36 @@ static void draw_header(struct live_view *v, struct frame *f,
 		     (unsigned long long)fig->trace_completed);
 }
 
+int live_hole_text(const struct live_device *d, char *buf, size_t len)
+{
+	int n;
+
+	if (!d->orphans && !d->unmatched)
+		return 0;
+	n = snprintf(buf, len, " HOLE inferred on %u,%u in this interval:",
+		     blk_dev_major(d->device), blk_dev_minor(d->device));
+	if (d->orphans && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n,
+			      " %llu request%s whose completion was lost "
+			      "(out of the depth from %s issue)%s",
+			      (unsigned long long)d->orphans,
+			      d->orphans == 1 ? "" : "s",
+			      d->orphans == 1 ? "its" : "their",
+			      d->unmatched ? "," : "");
+	if (d->unmatched && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n,
+			 " %llu completion%s whose issue was lost (counted, "
+			 "not timed)", (unsigned long long)d->unmatched,
+			 d->unmatched == 1 ? "" : "s");
+	return 1;
+}
+
 static void draw_device(struct live_view *v, struct frame *f,
 			const struct live_figures *fig,
 			const struct live_device *d)
 {
 	double span = fig->end_s - fig->start_s;
-	char a[16], b[16], c[16], e[16];
+	char a[16], b[16], c[16], e[16], hole[LIVE_HOLE_TEXT];
 	size_t spark = (size_t)f->cols > 30 ? (size_t)f->cols - 30 : 1;
 	char disc[48] = "";
 
@@ -312,6 +337,8 @@ static void draw_device(struct live_view *v, struct frame *f,
 	     mib(d->total_bytes[OP_WRITE]), disc);
 	sparkline(v, f, "MB/s", d->mbps, fig, spark, " MB/s");
 	sparkline(v, f, "Q2C p99", d->p99_us, fig, spark, " us");
+	if (live_hole_text(d, hole, sizeof(hole)))
+		line(f, "1", "%s", hole);
 }
 
 static void draw_rows(struct frame *f, const struct live_figures *fig)

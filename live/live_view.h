@@ -33,6 +33,11 @@ struct live_device {
 	uint64_t ios[N_OPS], bytes[N_OPS];
 	struct live_latency d2c, q2c, flush_d2c;
 	double depth;		/* requests in flight, time-weighted */
+	/* judged in the interval, on the trace's evidence (analysis_holes.c):
+	 * requests whose completion was lost (out of the depth from their
+	 * issue, the interval's own part taken back) and completions whose
+	 * issue was lost (counted, not timed) */
+	uint64_t orphans, unmatched;
 	uint64_t total_ios[N_OPS], total_bytes[N_OPS];
 	/* per interval, the newest at history[(head - 1) % LIVE_HISTORY] */
 	float mbps[LIVE_HISTORY], p99_us[LIVE_HISTORY];
@@ -47,6 +52,11 @@ struct live_row {
 	uint64_t ios, bytes;
 	struct live_latency q2c;
 };
+
+/* The line of d's holes inferred in the interval into buf (the screen's,
+ * the text lines' after a '#'): 0 when none. */
+#define LIVE_HOLE_TEXT	256
+int live_hole_text(const struct live_device *d, char *buf, size_t len);
 
 /* What the view shows. */
 struct live_figures {
@@ -69,6 +79,9 @@ struct live_figures {
 	 * (which its queue depth leaves out, as the summary's does) */
 	uint64_t lost_in_interval;
 	double lossy_s;
+	/* the inferred loss windows (no note said them) the analysis added
+	 * in the last closed interval: a->loss from holes_from, holes_to */
+	size_t holes_from, holes_to;
 	/* records that came after newer ones were analysed: a completion
 	 * counted in the interval it came in, anything else left out */
 	uint64_t late, late_in_interval;

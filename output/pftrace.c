@@ -180,6 +180,9 @@ struct pf_row {
 	uint8_t op, has;
 	uint8_t first;		/* the first row of its request */
 	uint8_t loss;		/* a loss window, not a bio */
+	/* a request a recorded loss made the analysis forget: in the
+	 * depth from its issue (d_ns) to the loss (c_ns), no slice */
+	uint8_t forgot;
 	uint64_t lost_events;
 };
 
@@ -339,8 +342,30 @@ void pftrace_row(void *ctx, const struct analysis_row *r)
 	/* a request's bios come one after the other, sharing its number
 	 * (the row before, found after new_row, which may move the rows) */
 	prev = p->n_rows > 1 ? &p->rows[p->n_rows - 2] : NULL;
-	row->first = !prev || prev->loss || prev->dev != dev ||
-		     prev->io != r->io;
+	row->first = !prev || prev->loss || prev->forgot ||
+		     prev->dev != dev || prev->io != r->io;
+}
+
+/* cfg.on_forget: a request in flight at a recorded loss, which the
+ * summary's depth counts from its issue to the loss. */
+static void pftrace_forgotten(void *ctx, uint32_t device, uint64_t d_ns,
+			      uint64_t until_ns)
+{
+	struct pftrace *p = ctx;
+	size_t trace = p->n_traces ? p->n_traces - 1 : 0;
+	struct pf_row *row;
+	uint32_t dev;
+
+	if (p->oom || !p->n_traces || until_ns < d_ns)
+		return;
+	if (device_of(p, trace, device, &dev) < 0 || !(row = new_row(p))) {
+		p->oom = 1;
+		return;
+	}
+	row->dev = dev;
+	row->start_ns = row->d_ns = d_ns;
+	row->c_ns = until_ns;
+	row->forgot = 1;
 }
 
 /* The loss windows, as rows of their own (on the trace's loss track). */
@@ -388,7 +413,7 @@ static int assign_lanes(struct pftrace *p)
 		struct pf_device *d;
 		size_t l;
 
-		if (r->loss)
+		if (r->loss || r->forgot)
 			continue;
 		d = &p->devs[r->dev];
 		for (l = 0; l < d->n_lanes && d->lane_end[l] > r->start_ns; l++)
@@ -427,7 +452,7 @@ static int count_bins(struct pftrace *p)
 		const struct analysis *a;
 		uint64_t bin;
 
-		if (r->loss)
+		if (r->loss || r->forgot)
 			continue;
 		d = &p->devs[r->dev];
 		a = p->traces[d->trace].a;
@@ -815,7 +840,7 @@ static void depth_step(struct pftrace *p, const struct pf_row *r,
 {
 	struct pf_device *d = &p->devs[r->dev];
 
-	if (!r->first || !(r->has & ANALYSIS_HAS_D2C))
+	if (!r->forgot && (!r->first || !(r->has & ANALYSIS_HAS_D2C)))
 		return;
 	if (up)
 		d->in_flight++;
@@ -885,6 +910,10 @@ static int mark_event(struct pftrace *p, const struct pf_mark *m)
 
 	if (r->loss) {
 		slice_end(p, m->ts, loss_uuid(r->dev));
+		return 0;
+	}
+	if (r->forgot) {
+		depth_step(p, r, m->ts, 0);
 		return 0;
 	}
 	if (m->stage == 1) {
@@ -999,6 +1028,10 @@ static int row_begin(struct pftrace *p, size_t i)
 		event_close(p, ev, pkt);
 		return heap_push(p, r->c_ns, i, 2);
 	}
+	if (r->forgot) {
+		depth_step(p, r, r->d_ns, 1);
+		return heap_push(p, r->c_ns, i, 2);
+	}
 	request_begin(p, r);
 	if (r->has & ANALYSIS_HAS_Q2D) {
 		phase_begin(p, r, r->start_ns, "queue (Q2D)", 1);
@@ -1107,6 +1140,19 @@ static int pftrace_open_row(void **w, const struct options *o, size_t n,
 	return *w ? 0 : -1;
 }
 
+static int pftrace_prepare(void *w, const struct options *o, size_t i,
+			   struct trace_result *res, struct analysis_config *cfg,
+			   struct iow_error *err)
+{
+	(void)o;
+	(void)i;
+	(void)res;
+	(void)err;
+	cfg->on_forget = pftrace_forgotten;
+	cfg->forget_ctx = w;
+	return 0;
+}
+
 static void pftrace_trace_row(void *w, const struct trace_result *res,
 			      const struct cause_table *causes)
 {
@@ -1137,6 +1183,7 @@ const struct output_ops perfetto_output = {
 	.chosen = pftrace_chosen,
 	.needs = pftrace_needs,
 	.open = pftrace_open_row,
+	.prepare = pftrace_prepare,
 	.trace = pftrace_trace_row,
 	.row = pftrace_row,
 	.finish = pftrace_finish,

@@ -19,25 +19,22 @@
  * compressed by gzip, xz or zstd, or on standard input, is first copied
  * to an unlinked temporary file in $TMPDIR (or /tmp).
  *
- * libtracecmd is loaded when a trace.dat is first read. Built without it
- * (make TRACECMD=0, or without libtracecmd-dev), or where it cannot be
- * loaded, the file is still recognised, and opening it says so and what
- * to do instead.
+ * libtracecmd is never loaded here: it runs in iowatcher-tracedat
+ * (tracedat_helper.c), a program of its own. Built without it (make
+ * TRACECMD=0, or without libtracecmd-dev), or where the helper is missing
+ * or cannot load it, the file is still recognised, and opening it says
+ * so and what to do instead.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "blocktp.h"
@@ -89,74 +86,77 @@ static void tracedat_free(struct tracedat *t)
 
 #else
 
-#include <dlfcn.h>
 #include <pthread.h>
-#include <trace-cmd.h>
+#include <spawn.h>
+#include <trace-cmd.h>	/* TEP_FIELD_IS_RELATIVE: nothing is linked */
 
 #include "base/child.h"
+#include "reader/tracedat_wire.h"
+
+#ifndef IOWATCHER_LIBEXECDIR
+#define IOWATCHER_LIBEXECDIR "/usr/local/lib/iowatcher"
+#endif
 
 /*
- * libtracecmd (and libtraceevent and libtracefs under it) is loaded when
- * a trace.dat is first read, not linked: linked, their four shared
- * libraries cost every start of the program (--version 300 times on the
- * project's 2-core VM: 1.33 ms a start, 1.1-1.2 ms without), and a
- * program built here still starts where they are not installed. Its
- * entry points, loaded once for the process.
+ * libtracecmd (and libtraceevent and libtracefs under it) runs in a
+ * program of its own, iowatcher-tracedat (tracedat_helper.c, linked with
+ * them): this process never loads them. It is found as the taggers are:
+ * beside the program (the build), in the build's top directory for its
+ * tests and fuzzers (one down), in ../lib/iowatcher beside the program
+ * (installed, wherever it was moved), then in the libexec directory it
+ * was built for. Looked up once for the process.
  */
-#define TRACECMD_LIBRARY	"libtracecmd.so.1"
-#define LIB_FUNCS(X) \
-	X(tracecmd_open_head) X(tracecmd_init_data) X(tracecmd_close) \
-	X(tracecmd_get_tep) \
-	X(tracecmd_iterate_events_multi) X(tracecmd_buffer_instances) \
-	X(tracecmd_buffer_instance_handle) X(tracecmd_buffer_instance_name) \
-	X(tracecmd_set_loglevel) \
-	X(tep_set_loglevel) X(tracefs_set_loglevel) \
-	X(tep_find_event_by_record) X(tep_find_field) X(tep_is_file_bigendian) \
-	X(tep_data_pid) X(tep_data_comm_from_pid)
-#define LIB_MEMBER(name)	__typeof__(name) *name;
+static struct {
+	char *path;		/* NULL: none found */
+	char why[300];
+} helper;
 
-static struct tracecmd_lib {
-	LIB_FUNCS(LIB_MEMBER)
-	char why[256];		/* empty when loaded */
-} lib;
-
-static void lib_load(void)
+static void helper_find(void)
 {
-	void *dl = dlopen(TRACECMD_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+	char exe[4096], *slash, *cand = NULL;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *rel[] = { "", "../", "../lib/iowatcher/" };
+	size_t i;
 
-	if (!dl) {
-		snprintf(lib.why, sizeof(lib.why), "%s", dlerror());
+	if (n > 0) {
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')))
+			slash[1] = '\0';
+		for (i = 0; slash && i < sizeof(rel) / sizeof(rel[0]); i++) {
+			if (asprintf(&cand, "%s%s%s", exe, rel[i],
+				     TRACEDAT_HELPER) < 0)
+				break;
+			if (!access(cand, X_OK)) {
+				helper.path = cand;
+				return;
+			}
+			free(cand);
+		}
+	}
+	if (asprintf(&cand, "%s/%s", IOWATCHER_LIBEXECDIR,
+		     TRACEDAT_HELPER) >= 0 && !access(cand, X_OK)) {
+		helper.path = cand;
 		return;
 	}
-#define LIB_LOAD(name) \
-	if (!(*(void **)&lib.name = dlsym(dl, #name))) { \
-		snprintf(lib.why, sizeof(lib.why), "%s has no %s", \
-			 TRACECMD_LIBRARY, #name); \
-		return; \
-	}
-	LIB_FUNCS(LIB_LOAD)
-#undef LIB_LOAD
-	/* the library's own complaints would be lines of their own: the
-	 * one line is ours */
-	lib.tracecmd_set_loglevel(TEP_LOG_NONE);
-	lib.tep_set_loglevel(TEP_LOG_NONE);
-	lib.tracefs_set_loglevel(TEP_LOG_NONE);
+	free(cand);
+	snprintf(helper.why, sizeof(helper.why),
+		 "not beside the program (%.*s) nor in %s", (int)(n > 0 ? n : 1),
+		 n > 0 ? exe : "?", IOWATCHER_LIBEXECDIR);
 }
 
-static int lib_ready(const char *path, struct iow_error *err)
+static int helper_ready(const char *path, struct iow_error *err)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	pthread_once(&once, lib_load);
-	if (!lib.why[0])
+	pthread_once(&once, helper_find);
+	if (helper.path)
 		return 0;
-	return iow_fail(err, "%s: a trace-cmd recording (trace.dat), and libtracecmd cannot be loaded (%s): install Debian's libtracecmd1, or give the text of its block events as perf script prints them (perf record -e 'block:*')",
-			path, lib.why);
+	return iow_fail(err, "%s: a trace-cmd recording (trace.dat), and libtracecmd's reader %s is missing (%s): build it (make) or install it (make install), or give the text of its block events as perf script prints them (perf record -e 'block:*')",
+			path, TRACEDAT_HELPER, helper.why);
 }
 
 #define COPY_CHUNK	(256 * 1024)
 #define RWBS_MAX	16	/* the kernel's RWBS_LEN is 10 */
-#define COMM_MAX	16
 
 /* ---- opening ---- */
 
@@ -220,318 +220,33 @@ out_err:
 	return -1;
 }
 
-/* ---- the fence: libtracecmd in a child of its own ---- */
+/* ---- the fence: libtracecmd in a process of its own ---- */
 
 /*
  * libtracecmd and libtraceevent parse the file's own description of its
  * events, and a damaged one crashes them (a NULL strcmp, a heap
- * overflow, a terabyte's allocation). So they run in a forked child,
- * under a memory limit (RLIMIT_AS: what the child has at its start and
- * FENCE_MEM_BASE plus FENCE_MEM_PER_BYTE x the file's size more) and a
- * time limit (FENCE_QUIET_S without a byte from it, or
- * $IOWATCHER_TRACEDAT_TIMEOUT seconds): its stdout and stderr go to
- * /dev/null (the library's own lines are not ours), and it writes the
- * events back over a pipe in a compact form: each kind of event once
- * (whether a block event, its name, where its fields lie), then each
- * record (its kind, CPU, time, missed events, the task's pid and saved
- * name, and a block event's raw bytes). Every field is read from those
- * bytes here, in the parent, checked against the record's size: the
- * child runs nothing of ours but the writing. A child that dies before
- * its last message is one line, "libtracecmd crashed reading ...", and
- * a child that stops answering is killed and said to.
+ * overflow, a terabyte's allocation). So they run in a child process,
+ * iowatcher-tracedat (tracedat_helper.c), started by posix_spawn (no
+ * page of ours copied), under a memory limit it sets itself (RLIMIT_AS:
+ * what it has at its start and FENCE_MEM_BASE plus FENCE_MEM_PER_BYTE x
+ * the file's size more) and a time limit kept here (FENCE_QUIET_S
+ * without a byte from it, or $IOWATCHER_TRACEDAT_TIMEOUT seconds): its
+ * stdin, stdout and stderr are /dev/null (the library's own lines are not
+ * ours), and it writes the events back over a pipe in the compact form of
+ * tracedat_wire.h. Every field is read from those bytes here, checked
+ * against the record's size: the child runs nothing of ours but the
+ * writing. A child that dies before its last message is one line,
+ * "libtracecmd crashed reading ...", and a child that stops answering is
+ * killed and said to.
  */
 #define FENCE_QUIET_S		60
-#define FENCE_OUT_BUF		(256 * 1024)
-#define FENCE_DATA_MAX		(1u << 20)	/* a record's bytes sent */
-#define FENCE_MSG_MAX		(FENCE_DATA_MAX + 4096)
-#define NO_KIND			UINT32_MAX
-
-enum fence_msg {
-	MSG_OPEN = 'O',		/* u32: the file is big-endian */
-	MSG_KIND = 'K',		/* struct wire_kind, then its name */
-	MSG_RECORD = 'R',	/* struct wire_rec, then size bytes */
-	MSG_ERROR = 'E',	/* a message (a line, no path) */
-	MSG_END = 'Z',		/* every event sent */
-};
-
-struct wire_head {
-	uint32_t type, len;
-};
-
-/* The fields blocktp needs, by name, in this order. */
-enum { F_DEV, F_SECTOR, F_NR_SECTOR, F_BYTES, F_ERROR, F_RWBS, F_COMM,
-       F_CMD, F_NEW_SECTOR, F_OLD_DEV, F_OLD_SECTOR, N_FIELDS };
-static const char *const field_names[N_FIELDS] = {
-	"dev", "sector", "nr_sector", "bytes", "error", "rwbs", "comm",
-	"cmd", "new_sector", "old_dev", "old_sector",
-};
-
-struct wire_field {
-	int32_t offset, size;
-	uint32_t flags, present;
-};
-
-struct wire_kind {
-	uint32_t id, is_block;
-	struct wire_field f[N_FIELDS];
-};
-
-struct wire_rec {
-	uint64_t ts, offset;
-	int64_t missed;
-	uint32_t kind;
-	int32_t cpu, pid;
-	uint32_t size;
-	char comm[COMM_MAX];
-};
-
-/* -- in the child -- */
-
-struct fence_child {
-	int fd;
-	unsigned since;		/* records since the clock was looked at */
-	struct timespec flushed;	/* when the buffer was last sent */
-	int last_pid;		/* the saved name last looked up */
-	char last_comm[COMM_MAX];
-	struct tep_handle *tep;
-	struct tep_event **kinds;
-	size_t n_kinds;
-	size_t n;
-	unsigned char buf[FENCE_OUT_BUF];
-};
-
-static void child_flush(struct fence_child *k)
-{
-	size_t at = 0;
-
-	while (at < k->n) {
-		ssize_t w = write(k->fd, k->buf + at, k->n - at);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)	/* the parent has stopped reading */
-			_exit(0);
-		at += (size_t)w;
-	}
-	k->n = 0;
-	clock_gettime(CLOCK_MONOTONIC, &k->flushed);
-}
-
-static void child_put(struct fence_child *k, const void *p, size_t len)
-{
-	while (len) {
-		size_t room = sizeof(k->buf) - k->n;
-		size_t n = len < room ? len : room;
-
-		memcpy(k->buf + k->n, p, n);
-		k->n += n;
-		p = (const char *)p + n;
-		len -= n;
-		if (k->n == sizeof(k->buf))
-			child_flush(k);
-	}
-}
-
-static void child_msg(struct fence_child *k, uint32_t type, const void *a,
-		      size_t alen, const void *b, size_t blen)
-{
-	struct wire_head h = { type, (uint32_t)(alen + blen) };
-
-	child_put(k, &h, sizeof(h));
-	child_put(k, a, alen);
-	if (blen)
-		child_put(k, b, blen);
-}
-
-static __attribute__((noreturn, format(printf, 2, 3)))
-void child_fail(struct fence_child *k, const char *fmt, ...)
-{
-	char msg[IOW_ERROR_LEN];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	child_msg(k, MSG_ERROR, msg, strlen(msg) + 1, NULL, 0);
-	child_flush(k);
-	_exit(0);
-}
-
-static uint32_t child_kind(struct fence_child *k, struct tep_event *e)
-{
-	struct tep_event **grown;
-	struct wire_kind w;
-	size_t i;
-
-	for (i = 0; i < k->n_kinds; i++)
-		if (k->kinds[i] == e)
-			return (uint32_t)i;
-	grown = realloc(k->kinds, (k->n_kinds + 1) * sizeof(*grown));
-	if (!grown)
-		child_fail(k, "out of memory");
-	k->kinds = grown;
-	k->kinds[k->n_kinds] = e;
-	memset(&w, 0, sizeof(w));
-	w.id = (uint32_t)k->n_kinds;
-	w.is_block = e->system && !strcmp(e->system, "block");
-	for (i = 0; w.is_block && i < N_FIELDS; i++) {
-		struct tep_format_field *f =
-			lib.tep_find_field(e, field_names[i]);
-
-		if (!f)
-			continue;
-		w.f[i].present = 1;
-		w.f[i].offset = f->offset;
-		w.f[i].size = f->size;
-		w.f[i].flags = f->flags;
-	}
-	child_msg(k, MSG_KIND, &w, sizeof(w), e->name ? e->name : "",
-		  strlen(e->name ? e->name : "") + 1);
-	return (uint32_t)k->n_kinds++;
-}
-
-static int child_record(struct tracecmd_input *handle, struct tep_record *rec,
-			int cpu, void *data)
-{
-	struct fence_child *k = data;
-	struct tep_event *e = lib.tep_find_event_by_record(k->tep, rec);
-	struct wire_rec w;
-
-	(void)handle, (void)cpu;
-	memset(&w, 0, sizeof(w));
-	w.ts = rec->ts;
-	w.offset = rec->offset;
-	w.missed = rec->missed_events;
-	w.cpu = rec->cpu;
-	w.kind = e ? child_kind(k, e) : NO_KIND;
-	if (e && e->system && !strcmp(e->system, "block")) {
-		w.pid = lib.tep_data_pid(k->tep, rec);
-		if (w.pid != k->last_pid || !k->last_comm[0]) {
-			const char *c = lib.tep_data_comm_from_pid(k->tep,
-								   w.pid);
-
-			k->last_pid = w.pid;
-			strncpy(k->last_comm, c ? c : "", COMM_MAX - 1);
-		}
-		memcpy(w.comm, k->last_comm, COMM_MAX);
-		if (rec->size > 0 && rec->data)
-			w.size = (uint32_t)rec->size < FENCE_DATA_MAX ?
-				 (uint32_t)rec->size : FENCE_DATA_MAX;
-	}
-	child_msg(k, MSG_RECORD, &w, sizeof(w), rec->data, w.size);
-	/* a slow file is still news to the parent's time limit: what is
-	 * buffered goes at least once a second */
-	if (++k->since >= 256) {
-		struct timespec now;
-
-		k->since = 0;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > k->flushed.tv_sec + 1)
-			child_flush(k);
-	}
-	return 0;
-}
-
-/* What the child may have: what it has now and budget more. */
-static void child_limit_memory(uint64_t budget)
-{
-	unsigned long long pages = 0;
-	struct rlimit rl;
-	char buf[64];
-	ssize_t n = -1;
-	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-
-	/* read, not stdio's: no buffer to allocate in the child */
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	if (n > 0) {
-		buf[n] = '\0';
-		pages = strtoull(buf, NULL, 10);
-	}
-	rl.rlim_cur = rl.rlim_max =
-		(rlim_t)(pages * (uint64_t)sysconf(_SC_PAGESIZE) + budget);
-	setrlimit(RLIMIT_AS, &rl);
-}
-
-/* Sanitizers' reports of the child's crash are not the program's, nor
- * is their death callback (a fuzzer's, which would keep the input as a
- * crash of the program's). */
-extern void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
-extern void __sanitizer_set_death_callback(void (*callback)(void))
-	__attribute__((weak));
-
-static __attribute__((noreturn))
-void child_run(int out, int fd, const char *path, int copied, uint64_t fsize)
-{
-	static const int deadly[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL,
-				      SIGABRT, SIGTRAP, SIGSYS };
-	struct fence_child *k = calloc(1, sizeof(*k));
-	struct tracecmd_input *handle, **buffers;
-	char lib_path[64];
-	uint32_t big;
-	int null, n, i, r;
-	size_t j;
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	/* a crash is the default's: no handler of a fuzzer's or a
-	 * sanitizer's reports it as ours */
-	for (j = 0; j < sizeof(deadly) / sizeof(deadly[0]); j++)
-		signal(deadly[j], SIG_DFL);
-	signal(SIGINT, SIG_IGN);	/* the parent decides */
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null >= 0) {
-		dup2(null, 1);
-		dup2(null, 2);
-		if (__sanitizer_set_report_fd)
-			__sanitizer_set_report_fd((void *)(intptr_t)null);
-	}
-	if (__sanitizer_set_death_callback)
-		__sanitizer_set_death_callback(NULL);
-	if (!k)
-		_exit(1);
-	k->fd = out;
-	child_limit_memory(FENCE_MEM_BASE + FENCE_MEM_PER_BYTE * fsize);
-	snprintf(lib_path, sizeof(lib_path), "/proc/self/fd/%d", fd);
-	/*
-	 * Its headers, then its CPUs' data: libtracecmd 1.3 crashes when
-	 * it closes a file whose CPU data it failed to set up (as
-	 * tracecmd_open does then), so nothing is closed here: the child
-	 * ends.
-	 */
-	handle = lib.tracecmd_open_head(copied ? lib_path : path,
-					TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!handle || lib.tracecmd_init_data(handle) < 0)
-		child_fail(k, "libtracecmd cannot read this trace.dat (%s, damaged, or a version it does not know): trace-cmd report -i %s says more",
-			   handle ? "its CPU data cut short" : "cut short",
-			   copied ? "FILE (decompressed)" : path);
-	k->tep = lib.tracecmd_get_tep(handle);
-	/* the top buffer and every instance's (trace-cmd record -B NAME) */
-	n = lib.tracecmd_buffer_instances(handle);
-	buffers = calloc((size_t)(n > 0 ? n : 0) + 1, sizeof(*buffers));
-	if (!buffers)
-		child_fail(k, "out of memory");
-	buffers[0] = handle;
-	for (i = 0; i < n; i++)
-		if (!(buffers[i + 1] =
-		      lib.tracecmd_buffer_instance_handle(handle, i)))
-			child_fail(k, "libtracecmd cannot read the buffer '%s' of this trace.dat (cut short or damaged)",
-				   lib.tracecmd_buffer_instance_name(handle, i));
-	big = lib.tep_is_file_bigendian(k->tep);
-	child_msg(k, MSG_OPEN, &big, sizeof(big), NULL, 0);
-	child_flush(k);
-	r = lib.tracecmd_iterate_events_multi(buffers, n + 1, child_record, k);
-	if (r < 0)
-		child_fail(k, "libtracecmd could not read the events (out of memory)");
-	child_msg(k, MSG_END, "", 1, NULL, 0);
-	child_flush(k);
-	_exit(0);
-}
-
-/* -- in the parent -- */
+/* the pipe's bytes are read into FENCE_IN_FIRST bytes for the first
+ * FENCE_IN_SMALL (as the helper writes them: a small trace's pages are
+ * few), then into FENCE_IN_BUF (a large trace's reads are few), or more
+ * for a longer message */
+#define FENCE_IN_FIRST		(64 * 1024)
+#define FENCE_IN_SMALL		(1024 * 1024)
+#define FENCE_IN_BUF		(256 * 1024)
 
 /* A kind of event as the child described it. */
 struct event_kind {
@@ -555,11 +270,13 @@ struct tracedat {
 	int quiet_ms;
 	unsigned char *in;	/* what came from the pipe: in[pos, len) */
 	size_t in_pos, in_len, in_cap;
+	uint64_t in_total;	/* bytes read from the pipe */
 	struct blocktp_out records;
 	uint64_t other_events, n_records;
 	struct event_kind *kinds;
 	size_t n_kinds;
 	struct wire_rec last;	/* the last record, for messages */
+	int opened;		/* its first message came */
 	int at_end;
 };
 
@@ -603,6 +320,11 @@ static int fence_died(struct tracedat *t, struct iow_error *err)
 		status = child_stop(t->pid, SIGKILL, 0);
 	t->pid = 0;
 	fence_where(t, where, sizeof(where));
+	/* before its first message, exit 127: the loader's (the helper's
+	 * libraries are missing), or its own when the reader was gone */
+	if (!t->opened && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return iow_fail(err, "%s: a trace-cmd recording (trace.dat), and libtracecmd's reader %s could not start (exit status 127: libtracecmd.so.1 cannot be loaded): install Debian's libtracecmd1, or give the text of its block events as perf script prints them (perf record -e 'block:*')",
+				t->path, helper.path);
 	if (WIFSIGNALED(status))
 		snprintf(how, sizeof(how), "signal %d, %s", WTERMSIG(status),
 			 strsignal(WTERMSIG(status)));
@@ -625,8 +347,10 @@ static int fence_fill(struct tracedat *t, size_t need, struct iow_error *err)
 			t->in_len -= t->in_pos;
 			t->in_pos = 0;
 		}
-		if (t->in_cap < need || t->in_cap - t->in_len < COPY_CHUNK / 4) {
-			size_t cap = t->in_cap ? t->in_cap * 2 : COPY_CHUNK;
+		if (t->in_cap < need ||
+		    t->in_cap - t->in_len < FENCE_IN_FIRST / 4 ||
+		    (t->in_total >= FENCE_IN_SMALL && t->in_cap < FENCE_IN_BUF)) {
+			size_t cap = t->in_cap ? t->in_cap * 2 : FENCE_IN_FIRST;
 			unsigned char *in;
 
 			while (cap < need)
@@ -660,6 +384,7 @@ static int fence_fill(struct tracedat *t, size_t need, struct iow_error *err)
 		if (n == 0)
 			return fence_died(t, err);
 		t->in_len += (size_t)n;
+		t->in_total += (uint64_t)n;
 	}
 	return 0;
 }
@@ -698,11 +423,31 @@ static int fence_error(struct tracedat *t, const unsigned char *p,
 	return iow_fail(err, "%s: %.*s", t->path, n, (const char *)p);
 }
 
+/* fd as one numbered min or above, close-on-exec: -1 on an error */
+static int fd_above(int fd, int min)
+{
+	return fd >= min ? fd : fcntl(fd, F_DUPFD_CLOEXEC, min);
+}
+
+extern char **environ;
+
+/*
+ * The helper, reading fd's trace.dat (a copy when copied) and writing
+ * the events to a pipe, its time limit taken from the environment.
+ */
 static int fence_start(struct tracedat *t, int fd, int copied,
 		       struct iow_error *err)
 {
 	const char *quiet = getenv("IOWATCHER_TRACEDAT_TIMEOUT");
-	int pipefd[2];
+	char wire[32], parent[48], size[48], copy[16];
+	char *argv[] = { helper.path, wire, parent, size, copy,
+			 (char *)t->path, NULL };
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	int pipefd[2], ffd = -1, wfd = -1, rc, i;
+	static const int deflt[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+				     SIGTRAP, SIGSYS, SIGTERM, SIGPIPE };
+	sigset_t sigs;
 	struct stat st;
 
 	t->quiet_ms = FENCE_QUIET_S * 1000;
@@ -720,19 +465,52 @@ static int fence_start(struct tracedat *t, int fd, int copied,
 	if (pipe2(pipefd, O_CLOEXEC))
 		return iow_fail(err, "%s: cannot start libtracecmd's process: %s",
 				t->path, strerror(errno));
-	t->pid = fork();
-	if (t->pid < 0) {
+	snprintf(wire, sizeof(wire), "--wire=%d", TRACEDAT_WIRE_VERSION);
+	snprintf(parent, sizeof(parent), "--parent=%ld", (long)getpid());
+	snprintf(size, sizeof(size), "--size=%lld", (long long)st.st_size);
+	snprintf(copy, sizeof(copy), "--copied=%d", !!copied);
+	/* both above the fds they become, so that neither dup2 closes the
+	 * other's */
+	ffd = fd_above(fd, TRACEDAT_HELPER_OUT_FD + 1);
+	wfd = fd_above(pipefd[1], TRACEDAT_HELPER_OUT_FD + 1);
+	rc = ffd < 0 || wfd < 0 ? errno : 0;
+	if (!rc) {
+		posix_spawn_file_actions_init(&fa);
+		posix_spawnattr_init(&attr);
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+		posix_spawn_file_actions_adddup2(&fa, 1, 2);
+		posix_spawn_file_actions_adddup2(&fa, ffd,
+						 TRACEDAT_HELPER_FILE_FD);
+		posix_spawn_file_actions_adddup2(&fa, wfd,
+						 TRACEDAT_HELPER_OUT_FD);
+		/* every signal held until it has set its own actions (SIGINT
+		 * ignored: a ^C is ours to decide), the deadly ones and
+		 * SIGPIPE at their defaults whatever ours are */
+		sigemptyset(&sigs);
+		for (i = 0; i < (int)(sizeof(deflt) / sizeof(deflt[0])); i++)
+			sigaddset(&sigs, deflt[i]);
+		posix_spawnattr_setsigdefault(&attr, &sigs);
+		sigfillset(&sigs);
+		posix_spawnattr_setsigmask(&attr, &sigs);
+		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF |
+					 POSIX_SPAWN_SETSIGMASK);
+		rc = posix_spawn(&t->pid, helper.path, &fa, &attr, argv,
+				 environ);
+		posix_spawnattr_destroy(&attr);
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	if (ffd >= 0 && ffd != fd)
+		close(ffd);
+	if (wfd >= 0 && wfd != pipefd[1])
+		close(wfd);
+	close(pipefd[1]);
+	if (rc) {
 		t->pid = 0;
 		close(pipefd[0]);
-		close(pipefd[1]);
-		return iow_fail(err, "%s: cannot start libtracecmd's process: %s",
-				t->path, strerror(errno));
+		return iow_fail(err, "%s: cannot start libtracecmd's process %s: %s",
+				t->path, helper.path, strerror(rc));
 	}
-	if (t->pid == 0) {
-		close(pipefd[0]);
-		child_run(pipefd[1], fd, t->path, copied, (uint64_t)st.st_size);
-	}
-	close(pipefd[1]);
 	t->fd = pipefd[0];
 	/* fewer, larger reads */
 	fcntl(t->fd, F_SETPIPE_SZ, 1 << 20);
@@ -752,7 +530,7 @@ static struct tracedat *tracedat_open(struct byte_source *src,
 	uint32_t type, len, big;
 	int copied, fd;
 
-	if (lib_ready(path, err) < 0)
+	if (helper_ready(path, err) < 0)
 		return NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t) {
@@ -791,6 +569,7 @@ static struct tracedat *tracedat_open(struct byte_source *src,
 			 path);
 		goto fail;
 	}
+	t->opened = 1;
 	memcpy(&big, p, sizeof(big));
 	t->swap = !!big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	return t;

@@ -102,6 +102,15 @@ def timed_check(whole_rows, rows):
         if c and len(c) == 1:
             votes[ns(r["time_s"]) - ns(c[0]["time_s"])] += 1
     if not votes:
+        # no I/O's key is unique (overlap-fio writes the same few sectors
+        # over and over): every candidate votes; the true shift has a
+        # vote from nearly every I/O, a wrong one from few (without
+        # this the check compared nothing there: a shifted pairing timed
+        # 15 ms for 0.3 ms passed)
+        for r in rows:
+            for c in index.get(key(r), [])[:64]:
+                votes[ns(r["time_s"]) - ns(c["time_s"])] += 1
+    if not votes:
         return []
     shift = votes.most_common(1)[0][0]
     at = {}
@@ -238,10 +247,13 @@ def main():
     # (a fresh clone's make check: rec-bpf, 3 records of one CPU dropped
     # in 1 ms, one I/O torn and nothing said, 1 case of 12): a make check
     # that fails on one recording and not the next would be a flaky test.
-    # overlap-fio: the queue's bound applied only at the trace's end (a
-    # recorder's unseen completions come first: analysis.c) leaves a
-    # case of its 12 failing that the bound applied as the trace
-    # streamed had mended.
+    # overlap-fio: writes rewriting the same sectors every 4 ms pile up
+    # at a sector after completions are lost; those out more than twice
+    # the usual go, the younger ones stay and each later completion
+    # pairs with one issued 12-16 ms before it (analysis/ACCOUNTING.md,
+    # "Not caught"): 4 of its 12 cases fail on their timing (seed 7 on
+    # its depth too), seen since the timed check votes its clock shift
+    # from every candidate.
     known = set(os.environ.get("HOLES_KNOWN",
                                "ext4-fsync overlap-fio rec-bpf rec-ftrace").split())
     strict = os.environ.get("HOLES_STRICT", "0") == "1"

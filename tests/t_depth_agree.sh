@@ -40,26 +40,44 @@ for c in "dd-write completions 5" "dd-write cpu 5" \
 	fi
 done
 
-# Known, not counted (issue 36 items 5 and 6, open): perf's text of a
-# lossy 80k-IOPS run (tests/data/perf-lossy) holds 43 submissions printed
-# twice whose copies never complete; no rule infers them lost, and the
-# three outputs give 7,0 three depths (summary 16.3, CSV 14.0, Perfetto
-# 1.9 on main c04dc30). Printed until they agree, then passed.
+# perf's text of a lossy run (tests/data/perf-lossy: 57 recorded loss
+# windows, perf's LOST lines read after the records they cover). The
+# requests in flight at each loss, forgotten by the analysis, stay in
+# Perfetto's depth counter from their issue to the loss as in the
+# summary's (main efaa943: 7,0's counter 1.92 against the summary's
+# 16.32; 254,0's 0.0076 against 0.0079).
 xz -dc "$TOP/tests/data/perf-lossy/fio-m1.perf.txt.xz" > "$TMP/p.txt"
 rm -rf "$TMP/csv"
 if "$IOW" -t "$TMP/p.txt" --summary=json -o "$TMP/p.pftrace" \
 	--csv "$TMP/csv" > "$TMP/p.json" 2> "$TMP/p.err"; then
-	out=$(python3 "$TOP/tests/depth_agree.py" "$TMP/p.json" "$TMP/csv")
-	if command -v protoc > /dev/null; then
+	if ! command -v protoc > /dev/null; then
+		skip "perf-lossy: Perfetto depth: protoc missing (Debian's protobuf-compiler)"
+	else
 		protoc --decode=perfetto.protos.Trace -I "$PROTO" \
 			perfetto_trace.proto < "$TMP/p.pftrace" > "$TMP/p.dec" 2>&1
-		out="$out$(python3 "$TOP/tests/pftrace_check.py" "$TMP/p.dec" \
-			"$TMP/p.json" | grep depth)"
+		if out=$(python3 "$TOP/tests/pftrace_check.py" "$TMP/p.dec" \
+			"$TMP/p.json"); then
+			pass "perf-lossy: Perfetto depth = summary depth"
+		else
+			fail "perf-lossy: Perfetto depth = summary depth" \
+				"$(echo "$out" | head -n 3)"
+		fi
 	fi
-	if [ -z "$out" ]; then
-		pass "perf-lossy duplicates: one depth in summary, CSV, Perfetto"
+	# Known, not counted: perf's LOST lines come after the records
+	# they cover, so the summary's depth area holds what it integrated
+	# inside a loss window before the note said so (analysis_loss.c's
+	# loss_begins forgets the requests in flight at the note, not at the
+	# window's start: at least 0.188 s of 7,0's 0.677 s of area lies in bins wholly inside
+	# windows) while its mean leaves the windows' time out; the CSV
+	# leaves every bin that touches a window out (depth_agree.py skips
+	# them), 7,0 reads 13.98 there, 16.32 in the summary, 11.79 over the
+	# bins' time outside windows. Dividing a bin's area by that time
+	# instead gave a bin mostly in a window 2e14 (tried, not kept).
+	# Printed until the summary drops that area.
+	if out=$(python3 "$TOP/tests/depth_agree.py" "$TMP/p.json" "$TMP/csv"); then
+		pass "perf-lossy: CSV depth = summary depth"
 	else
-		echo "   known: perf-lossy duplicates: depths disagree:" $out
+		echo "   known: perf-lossy: CSV and summary depths disagree:" $out
 	fi
 else
 	fail "perf-lossy: iowatcher" "$(head -n 2 "$TMP/p.err")"

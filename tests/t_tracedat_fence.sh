@@ -10,6 +10,8 @@
 # answering: killed after IOWATCHER_TRACEDAT_TIMEOUT, one line, exit 1.
 . "$(dirname "$0")/lib.sh"
 R="$TOP/tests/data/regress/tracedat"
+HELPER_NAME=iowatcher-tracedat
+HELPER="$(dirname "$IOW")/$HELPER_NAME"
 cd "$TMP" || exit 1
 
 # damaged NAME WANT: R/NAME.dat.xz read for a summary and a picture
@@ -67,8 +69,8 @@ fi
 
 # the child is gone once the program is: no libtracecmd process is left
 # behind by a crash or an error (they are the program's children; a
-# leftover would be reparented, so look for any with our name)
-check "no reader process left behind" sh -c "! pgrep -f '^$IOW -t $R' > /dev/null"
+# leftover would be reparented, so look for any reading these files)
+check "no reader process left behind" sh -c "! pgrep -f '^[^ ]*$HELPER_NAME --wire=.* $R' > /dev/null"
 
 # the sample still reads, its summary whole
 xz -dc "$TOP/samples/tracedat-fio.dat.xz" > s.dat
@@ -76,6 +78,62 @@ xz -dc "$TOP/samples/tracedat-fio.dat.xz" > s.dat
 check "the sample reads (exit 0, a summary of 7,0)" python3 -c "
 import json; d=json.load(open('s.json'))['traces'][0]['devices']
 assert any(x['device'] == '7,0' for x in d), d"
+
+# libtracecmd runs in iowatcher-tracedat, started without a fork of the
+# program: the program itself never loads the library (the dynamic
+# loader's own account of what it loads; the helper's stderr is
+# /dev/null)
+LD_DEBUG=libs "$IOW" -t s.dat --summary=json > ld.json 2> ld.err
+rc=$?
+if [ "$rc" = 0 ] && cmp -s ld.json s.json && grep -q "calling init" ld.err &&
+   ! grep -q "libtracecmd" ld.err; then
+	pass "the program never loads libtracecmd ($(grep -c 'calling init' ld.err) libraries' inits, none libtracecmd's)"
+else
+	fail "the program never loads libtracecmd" "exit $rc: $(grep -m 2 libtracecmd ld.err)"
+fi
+
+# the helper is looked for beside the program, one up, ../lib/iowatcher,
+# then the libexec directory the program was built for
+mkdir -p lone/bin
+cp "$IOW" lone/bin/iowatcher
+libexec=$(strings "$IOW" | grep -m 1 '^/.*/lib/iowatcher$')
+if [ -n "$libexec" ] && [ -e "$libexec/iowatcher-tracedat" ]; then
+	skip "a missing helper: one is installed in $libexec"
+else
+	lone/bin/iowatcher -t s.dat --summary=json > out 2> err
+	rc=$?
+	if [ "$rc" = 1 ] && [ "$(wc -l < err)" = 1 ] && [ ! -s out ] &&
+	   grep -q "s.dat: a trace-cmd recording (trace.dat), and libtracecmd's reader iowatcher-tracedat is missing (not beside the program (.*lone/bin/) nor in /.*): build it (make) or install it (make install)" err; then
+		pass "a missing helper: one line, exit 1 ($(cut -c1-110 err))"
+	else
+		fail "a missing helper" "exit $rc: $(head -n 2 err)"
+	fi
+fi
+# one that cannot load its libraries (the loader's exit 127), of another
+# version (an old one left installed), and one run by hand
+printf '#!/bin/sh\nexit 127\n' > lone/bin/iowatcher-tracedat
+chmod +x lone/bin/iowatcher-tracedat
+lone/bin/iowatcher -t s.dat --summary=json > out 2> err
+rc=$?
+if [ "$rc" = 1 ] && [ "$(wc -l < err)" = 1 ] && [ ! -s out ] &&
+   grep -q "s.dat: a trace-cmd recording (trace.dat), and libtracecmd's reader .*lone/bin/iowatcher-tracedat could not start (exit status 127: libtracecmd.so.1 cannot be loaded): install Debian's libtracecmd1" err; then
+	pass "a helper that cannot load libtracecmd: one line, exit 1"
+else
+	fail "a helper that cannot load libtracecmd" "exit $rc: $(head -n 2 err)"
+fi
+printf '#!/bin/sh\nshift\nexec "%s" --wire=0 "$@"\n' "$HELPER" > lone/bin/iowatcher-tracedat
+lone/bin/iowatcher -t s.dat --summary=json > out 2> err
+rc=$?
+if [ "$rc" = 1 ] && [ "$(wc -l < err)" = 1 ] && [ ! -s out ] &&
+   grep -q "s.dat: this program's reader of trace.dat (.*) is of another version (wire 0, not [0-9]*): install iowatcher again (make install)" err; then
+	pass "a helper of another version: one line, exit 1 ($(cut -c1-100 err))"
+else
+	fail "a helper of another version" "exit $rc: $(head -n 2 err)"
+fi
+"$HELPER" s.dat > out 2> err
+rc=$?
+check "the helper run by hand says what it is (exit $rc: $(cut -c1-60 err))" \
+	sh -c "[ $rc = 2 ] && [ \$(wc -l < err) = 1 ] && grep -q 'run iowatcher -t FILE.dat instead' err"
 
 # a child that stops answering: its CPU data on a slow device
 size=$(wc -c < s.dat)

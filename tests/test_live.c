@@ -267,6 +267,67 @@ static void test_a_zone_reset_told_with_its_category_moves_no_bytes(void)
 	free(text);
 }
 
+/* The JSON line of the interval that starts at start_s ("1.000000"). */
+static const char *interval_line(const char *text, const char *start_s)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "{\"start_s\": %s", start_s);
+	return strstr(text, key);
+}
+
+/* a number after key in line (up to its end), or -1 */
+static double line_number(const char *line, const char *key)
+{
+	const char *end = strchr(line, '\n'), *p = strstr(line, key);
+
+	return p && (!end || p < end) ? strtod(p + strlen(key), NULL) : -1;
+}
+
+/*
+ * I/O 190's completion is lost (issued at 0.950 s); I/O 210 (1.050 s) is
+ * of its sector: its completion finds 190 out 100 ms, a hundred times
+ * the usual 0.9 ms, so 190 is judged lost there (analysis_holes.c). The
+ * interval 1-2 s names it, and its depth is the intact 0.18: neither
+ * 190's time in it nor its time before it (already in interval 0's
+ * figure) taken off this one's. The screen says HOLE.
+ */
+static void test_a_request_judged_lost_is_said_and_leaves_the_depth(void)
+{
+	static struct blk_io_trace recs[3 * N_IOS];
+	int n = make_records(recs), i, k = 0;
+	const char *line;
+	char *json, *screen;
+
+	for (i = 0; i < n; i++) {
+		if (recs[i].sector == 190 * 8 &&
+		    (recs[i].action & 0xffff) == BLK_TA_COMPLETE)
+			continue;
+		if (recs[i].sector == 210 * 8)
+			recs[i].sector = 190 * 8;
+		recs[k++] = recs[i];
+	}
+	qsort(recs, (size_t)k, sizeof(*recs), by_time);
+	json = watch_told(recs, k, 0, 1, LIVE_JSON);
+	line = interval_line(json, "1.000000");
+	CHECK(line != NULL);
+	if (line) {
+		CHECK(line_number(line, "\"orphan_requests\": ") == 1);
+		CHECK(line_number(line, "\"lossy_s\": ") == 0);
+		CHECK(line_number(line, "\"queue_depth_mean\": ") > 0.17 &&
+		      line_number(line, "\"queue_depth_mean\": ") < 0.19);
+		CHECK(strstr(line, "\"inferred_windows\": [{\"device\": \"8,0\", "
+			     "\"kind\": \"orphan_requests\"") != NULL);
+	}
+	line = interval_line(json, "0.000000");
+	CHECK(line && line_number(line, "\"orphan_requests\": ") == 0);
+	free(json);
+	screen = watch_told(recs, k, 0, 1, LIVE_SCREEN);
+	CHECK(strstr(screen, " HOLE inferred on 8,0 in this interval: 1 "
+		     "request whose completion was lost") != NULL);
+	free(screen);
+}
+
 int main(void)
 {
 	struct timespec ts;
@@ -279,5 +340,6 @@ int main(void)
 	RUN_TEST(test_a_recorder_that_tells_how_far_it_is_whole_has_none_late);
 	RUN_TEST(test_the_screen_says_records_came_late);
 	RUN_TEST(test_a_zone_reset_told_with_its_category_moves_no_bytes);
+	RUN_TEST(test_a_request_judged_lost_is_said_and_leaves_the_depth);
 	return check_report();
 }
