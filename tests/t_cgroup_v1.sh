@@ -17,6 +17,7 @@ elif ! grep -q "^cgroup $BLKIO cgroup .*blkio" /proc/mounts; then
 	skip "cgroup v1 blkio: no v1 blkio hierarchy at $BLKIO"; finish; exit $?
 fi
 tracing_lock
+cd "$TMP" || exit 1
 ext4_loop "cgroup v1 blkio" 256M -E lazy_itable_init=0,lazy_journal_init=0
 CG=$BLKIO/noisy-$$
 mkdir "$CG" || { fail "mkdir $CG"; finish; exit 1; }
