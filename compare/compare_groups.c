@@ -32,7 +32,32 @@ struct gtable {
 	double *vals;		/* [(key * n_runs + run) * N_MEASURES + m] */
 	struct cmp_result *res;	/* [key * N_MEASURES + m] */
 	size_t n_tests;
+	/* the work: per process, comm and cgroup label, each run's share
+	 * of its timed I/Os */
+	struct gwork *work;
+	size_t n_work;
+	double *wn;		/* [work * n_runs + run]: I/Os, then shares */
+	double *wbytes;		/* [work * n_runs + run] */
+	double *run_ios;	/* [run]: its timed I/Os */
+	struct cmp_result *wres;	/* [work] */
+	size_t cur_run;
+	int oom;
+	enum cmp_work verdict_work;
 };
+
+struct gwork {
+	const char *stratum;
+	char *label;
+	int sig;		/* significant after the correction */
+	int claimed;		/* work one side's runs did, the other's not */
+};
+
+/* as for two traces (compare_split.c): a value with fewer I/Os a run on
+ * its larger side is no work; nor one under this share of the runs'
+ * I/Os; the other side's at most FAR_LESS of it */
+#define WORK_MIN_IOS	8
+#define WORK_MIN_SHARE	0.05
+#define WORK_FAR_LESS	0.5
 
 /* ---- Student's t ---- */
 
@@ -131,6 +156,49 @@ static int is_sum(int m)
 	return m <= MS_DEPTH || m == MS_LAT_SUM;
 }
 
+static void work_add(void *ctx, const char *stratum, const char *label,
+		     double n, double bytes)
+{
+	struct gtable *t = ctx;
+	size_t k, r = t->cur_run;
+
+	for (k = 0; k < t->n_work; k++)
+		if (t->work[k].stratum == stratum &&
+		    !strcmp(t->work[k].label, label))
+			break;
+	if (k == t->n_work) {
+		struct gwork *w = realloc(t->work, (k + 1) * sizeof(*w));
+		double *wn, *wb;
+
+		if (!w) {
+			t->oom = 1;
+			return;
+		}
+		t->work = w;
+		wn = realloc(t->wn, (k + 1) * t->n_runs * sizeof(*wn));
+		if (wn)
+			t->wn = wn;
+		wb = realloc(t->wbytes, (k + 1) * t->n_runs * sizeof(*wb));
+		if (wb)
+			t->wbytes = wb;
+		w[k].label = strdup(label);
+		if (!wn || !wb || !w[k].label) {
+			free(w[k].label);
+			t->oom = 1;
+			return;
+		}
+		w[k].stratum = stratum;
+		w[k].sig = w[k].claimed = 0;
+		memset(&t->wn[k * t->n_runs], 0, t->n_runs * sizeof(*wn));
+		memset(&t->wbytes[k * t->n_runs], 0, t->n_runs * sizeof(*wb));
+		t->n_work++;
+	}
+	t->wn[k * t->n_runs + r] += n;
+	t->wbytes[k * t->n_runs + r] += bytes;
+	if (!strcmp(stratum, "process"))
+		t->run_ios[r] += n;
+}
+
 /* Run r alone, its classes' point values (NaN where it has none). */
 static int measure_run(struct gtable *t, const struct options *o,
 		       struct trace_result *tr, struct compare_side *side,
@@ -181,6 +249,11 @@ static int measure_run(struct gtable *t, const struct options *o,
 			t->vals[(((size_t)at * t->n_runs) + r) * N_MEASURES +
 				m] = gr->r[m].a;
 	}
+	t->cur_run = r;
+	if (cmp_run_work(&c, work_add, t) < 0 || t->oom) {
+		iow_fail(err, "out of memory comparing the runs");
+		goto out;
+	}
 	ret = 0;
 out:
 	cmp_free(&c);
@@ -188,17 +261,16 @@ out:
 }
 
 /* Welch's difference of B's runs' mean and A's for key k, measure m. */
-static void welch(struct gtable *t, size_t k, int m, size_t na,
-		  struct cmp_result *r)
+static void welch_on(const double *vals, size_t stride, size_t n_runs,
+		     int m, size_t na, struct cmp_result *r)
 {
 	double sum[2] = { 0, 0 }, ss[2] = { 0, 0 }, mean[2], var[2];
 	size_t n[2] = { 0, 0 }, i;
 	int s;
 
 	memset(r, 0, sizeof(*r));
-	for (i = 0; i < t->n_runs; i++) {
-		double v = t->vals[((k * t->n_runs) + i) * N_MEASURES +
-				   (size_t)m];
+	for (i = 0; i < n_runs; i++) {
+		double v = vals[i * stride];
 
 		s = i >= na;
 		if (isnan(v))
@@ -208,9 +280,8 @@ static void welch(struct gtable *t, size_t k, int m, size_t na,
 	}
 	for (s = 0; s < 2; s++)
 		mean[s] = n[s] ? sum[s] / (double)n[s] : NAN;
-	for (i = 0; i < t->n_runs; i++) {
-		double v = t->vals[((k * t->n_runs) + i) * N_MEASURES +
-				   (size_t)m];
+	for (i = 0; i < n_runs; i++) {
+		double v = vals[i * stride];
 
 		s = i >= na;
 		if (!isnan(v))
@@ -248,6 +319,78 @@ static void welch(struct gtable *t, size_t k, int m, size_t na,
 		r->resolution = 2 * cmp_step_us(fmax(r->a, r->b));
 }
 
+static void welch(struct gtable *t, size_t k, int m, size_t na,
+		  struct cmp_result *r)
+{
+	welch_on(&t->vals[k * t->n_runs * N_MEASURES + (size_t)m], N_MEASURES,
+		 t->n_runs, m, na, r);
+}
+
+/*
+ * The work question for groups: a process, command or cgroup whose share
+ * of the runs' I/Os differs between the sides beyond the runs' own
+ * variation (Welch over the runs' shares, Benjamini-Hochberg across the
+ * labels), where one side's runs have it (WORK_MIN_SHARE of their I/Os,
+ * WORK_MIN_IOS a run) and the other's lack it or have at most
+ * WORK_FAR_LESS of it. Shares, not counts: the same job at another rate
+ * has the same mix.
+ */
+static int decide_work(struct gtable *t, size_t na)
+{
+	struct cmp_result **fam;
+	size_t k, i, n = 0, last;
+	int more = 0, less = 0;
+
+	t->verdict_work = WORK_SAME;
+	if (!t->n_work)
+		return 0;
+	for (k = 0; k < t->n_work; k++)
+		for (i = 0; i < t->n_runs; i++)
+			t->wn[k * t->n_runs + i] = t->run_ios[i] > 0 ?
+				t->wn[k * t->n_runs + i] / t->run_ios[i] : 0;
+	t->wres = calloc(t->n_work, sizeof(*t->wres));
+	fam = malloc(t->n_work * sizeof(*fam));
+	if (!t->wres || !fam) {
+		free(fam);
+		return -1;
+	}
+	for (k = 0; k < t->n_work; k++) {
+		welch_on(&t->wn[k * t->n_runs], 1, t->n_runs, MS_IOS, na,
+			 &t->wres[k]);
+		if (t->wres[k].enough && !isnan(t->wres[k].p))
+			fam[n++] = &t->wres[k];
+	}
+	last = (size_t)cmp_bh(fam, n, NULL);
+	for (i = 0; i < last; i++)
+		t->work[fam[i] - t->wres].sig = 1;
+	free(fam);
+	for (k = 0; k < t->n_work; k++) {
+		const struct cmp_result *r = &t->wres[k];
+		struct gwork *w = &t->work[k];
+		int b = r->diff > 0;
+		double hi = b ? r->b : r->a, lo = b ? r->a : r->b;
+		double ios = 0;
+		size_t from = b ? na : 0, to = b ? t->n_runs : na;
+
+		for (i = from; i < to; i++)
+			ios += t->wn[k * t->n_runs + i] * t->run_ios[i];
+		ios /= (double)(to - from);
+		/* "[unknown]", "[5 others]": no work of anyone's */
+		if (!w->sig || w->label[0] == '[' || ios < WORK_MIN_IOS ||
+		    hi < WORK_MIN_SHARE || lo > WORK_FAR_LESS * hi ||
+		    hi >= 0.95)
+			continue;
+		w->claimed = 1;
+		if (b)
+			more = 1;
+		else
+			less = 1;
+	}
+	t->verdict_work = more && less ? WORK_DIFFERENT : more ? WORK_MORE :
+			  less ? WORK_LESS : WORK_SAME;
+	return 0;
+}
+
 static int decide(struct gtable *t, size_t na, double min_change)
 {
 	struct cmp_result **fam;
@@ -278,6 +421,79 @@ static int decide(struct gtable *t, size_t na, double min_change)
 }
 
 /* ---- printing ---- */
+
+static const char *const work_words[] = { "same", "more", "less",
+					  "different" };
+
+/* "B's runs did work A's did not: comm dd (0% of A's I/Os, 31% of B's)" */
+static void work_line(FILE *out, const struct gtable *t)
+{
+	size_t k, first = 1;
+
+	if (t->verdict_work == WORK_SAME) {
+		fprintf(out, "Work: the same (no process, command or cgroup has a share of the I/Os one side's runs have and the other's lack beyond the runs' variation).\n");
+		return;
+	}
+	fprintf(out, "Work: %s (%s):", work_words[t->verdict_work],
+		t->verdict_work == WORK_MORE ? "B's runs did work A's did not or far less of" :
+		t->verdict_work == WORK_LESS ? "A's runs did work B's did not or far less of" :
+		"each side's runs did work the other's did not");
+	for (k = 0; k < t->n_work; k++) {
+		const struct cmp_result *r = &t->wres[k];
+
+		if (!t->work[k].claimed)
+			continue;
+		fprintf(out, "%s %s %s (%.0f%% of A's I/Os, %.0f%% of B's; 95%% CI of B-A [%+.0f%%, %+.0f%%])",
+			first ? "" : ";", t->work[k].stratum, t->work[k].label,
+			r->a * 100, r->b * 100, r->lo * 100, r->hi * 100);
+		first = 0;
+	}
+	fputs(".\n", out);
+}
+
+static void work_json(FILE *out, const struct gtable *t, size_t na)
+{
+	size_t k, i, first = 1;
+
+	fputs(",\n  \"work\": ", out);
+	utf8_json_string_html(out, work_words[t->verdict_work]);
+	fputs(",\n  \"work_contributors\": [", out);
+	for (k = 0; k < t->n_work; k++) {
+		const struct cmp_result *r = &t->wres[k];
+		double io[2] = { 0, 0 }, by[2] = { 0, 0 };
+
+		if (!t->work[k].claimed)
+			continue;
+		for (i = 0; i < t->n_runs; i++) {
+			io[i >= na] += t->wn[k * t->n_runs + i] * t->run_ios[i];
+			by[i >= na] += t->wbytes[k * t->n_runs + i];
+		}
+		fputs(first ? "\n    {\"stratum\": " : ",\n    {\"stratum\": ",
+		      out);
+		first = 0;
+		utf8_json_string_html(out, t->work[k].stratum);
+		fputs(", \"value\": ", out);
+		utf8_json_string_html(out, t->work[k].label);
+		fprintf(out, ", \"kind\": \"work\", \"a_share\": ");
+		json_num(out, r->a);
+		fputs(", \"b_share\": ", out);
+		json_num(out, r->b);
+		fputs(", \"diff\": ", out);
+		json_num(out, r->diff);
+		fputs(", \"ci\": [", out);
+		json_num(out, r->lo);
+		fputs(", ", out);
+		json_num(out, r->hi);
+		fputs("], \"p\": ", out);
+		json_num(out, r->p);
+		fputs(", \"q\": ", out);
+		json_num(out, r->q);
+		fprintf(out, ", \"a_ios_mean\": %.1f, \"b_ios_mean\": %.1f, \"a_bytes_mean\": %.0f, \"b_bytes_mean\": %.0f}",
+			io[0] / (double)na, io[1] / (double)(t->n_runs - na),
+			by[0] / (double)na, by[1] / (double)(t->n_runs - na));
+	}
+	fputs(first ? "]" : "\n  ]", out);
+}
 
 static void key_name(const struct gkey *k, char *buf, size_t len)
 {
@@ -362,6 +578,7 @@ static void print_text(FILE *out, const struct gtable *t, size_t na,
 	fprintf(out, "95%% intervals: Welch's t over the runs, each run one value: they measure how runs of a job differ from one another.\n");
 	fprintf(out, "Called faster, slower, higher or lower: significant across the table's %zu tests (Benjamini-Hochberg, false discoveries at %.0f%%) and by %g%% of A's value or more (--min-change), a quantile by more than two steps of its histogram (else \"within resolution\").\n",
 		t->n_tests, CMP_FDR * 100, min_change * 100);
+	work_line(out, t);
 	for (i = 0; i < t->n_keys; i++) {
 		k = order[i];
 		key_name(&t->keys[k], line, sizeof(line));
@@ -440,6 +657,7 @@ static void print_json(FILE *out, const struct gtable *t, size_t na,
 	fprintf(out, ",\n  \"intervals_from\": \"run-to-run variation\", \"interval\": \"welch\", \"correction\": \"benjamini-hochberg\", \"fdr\": %g, \"tests\": %zu, \"min_change\": ",
 		CMP_FDR, t->n_tests);
 	json_num(out, min_change);
+	work_json(out, t, na);
 	fputs(",\n  \"classes\": [", out);
 	for (i = 0; i < t->n_keys; i++) {
 		if (t->keys[order[i]].op < 0)
@@ -476,11 +694,17 @@ int compare_groups_print(FILE *out, const struct options *o,
 
 	memset(&t, 0, sizeof(t));
 	t.n_runs = n;
+	t.run_ios = calloc(n, sizeof(*t.run_ios));
+	if (!t.run_ios) {
+		iow_fail(err, "out of memory comparing the runs");
+		return -1;
+	}
 	for (i = 0; i < n; i++)
 		if (measure_run(&t, o, &traces[i], sides[i], i, err) < 0)
 			goto out;
 	order = malloc((t.n_keys + 1) * sizeof(*order));
-	if (!order || decide(&t, na, o->min_change) < 0) {
+	if (!order || decide(&t, na, o->min_change) < 0 ||
+	    decide_work(&t, na) < 0) {
 		iow_fail(err, "out of memory comparing the runs");
 		goto out;
 	}
@@ -498,5 +722,12 @@ out:
 	free(t.keys);
 	free(t.vals);
 	free(t.res);
+	for (i = 0; i < t.n_work; i++)
+		free(t.work[i].label);
+	free(t.work);
+	free(t.wn);
+	free(t.wbytes);
+	free(t.run_ios);
+	free(t.wres);
 	return r;
 }

@@ -194,6 +194,12 @@ void cmp_call(struct cmp_result *r, double min_change);
 /* compare_split.c: the strata and the ranked contributors. */
 int cmp_split(struct compare *c);
 void cmp_split_free(struct compare *c);
+/* one trace's timed I/Os and bytes per process, comm and cgroup label
+ * (c a run against itself, after cmp_table), to fn; -1 out of memory */
+int cmp_run_work(struct compare *c,
+		 void (*fn)(void *ctx, const char *stratum, const char *label,
+			    double n, double bytes),
+		 void *ctx);
 /* compare_draw.c: the pictures, into path (-o). */
 int cmp_draw(const struct compare *c, const char *path, enum plot_format fmt,
 	     int width, int height, const char *title_line,

@@ -571,6 +571,39 @@ oom:
 	return -1;
 }
 
+/*
+ * One trace's work by who did it (--compare of groups: c a run against
+ * itself, after cmp_table): per process, command and cgroup, each
+ * label's timed I/Os and bytes, to fn (a label may come more than once:
+ * add them up); -1 out of memory.
+ */
+int cmp_run_work(struct compare *c,
+		 void (*fn)(void *ctx, const char *stratum, const char *label,
+			    double n, double bytes),
+		 void *ctx)
+{
+	static const struct {
+		const char *name;
+		enum cause_kind kind;
+	} ks[] = { { "process", CK_PROCESS }, { "comm", CK_COMM },
+		   { "cgroup", CK_CGROUP } };
+	size_t j, i, n;
+	struct keyed *k;
+
+	for (j = 0; j < sizeof(ks) / sizeof(ks[0]); j++) {
+		if (keyed_sums(c, ks[j].kind, &k, &n) < 0)
+			return -1;
+		for (i = 0; i < n; i++) {
+			if (k[i].side == 0)
+				fn(ctx, ks[j].name, k[i].label, k[i].v.n[0],
+				   k[i].v.bytes[0]);
+			free((char *)k[i].label);
+		}
+		free(k);
+	}
+	return 0;
+}
+
 /* Beyond CMP_MAX_VALUES, the smallest parts go in one value. */
 static int fold_others(struct cmp_stratum *st)
 {

@@ -26,6 +26,7 @@ print(sum(1 for g in d['classes'] + [d['overall']] for v in g.values()
 for s in 1 2 3 4 5 6; do
 	"$GEN" "$TMP/s$s.dump" --seed "$s" --ios 4000 --seconds 4
 	"$GEN" "$TMP/d$s.dump" --seed "$s" --ios 4000 --seconds 4 --delay-class r:100
+	"$GEN" "$TMP/w$s.dump" --seed "$s" --ios 4000 --seconds 4 --writer 400:65536:800
 done
 "$IOW" -t s1.dump -t s2.dump -t s3.dump --vs -t s4.dump -t s5.dump -t s6.dump \
 	--compare=json > "$TMP/null.json" 2> "$TMP/err"
@@ -59,6 +60,28 @@ check "  the text: B is slower, the runs listed, the intervals said to be the ru
 	head -1 '$TMP/slow.txt' | grep -q '^B is slower: mean I/O latency' &&
 	grep -q '^B: d4.dump' '$TMP/slow.txt' && grep -q 'how runs of a job differ' '$TMP/slow.txt'"
 
+# the work question: B's runs add a writer (pid 400, 800 writes of 64
+# KiB beside the 4000 I/Os), A's lack it
+"$IOW" -t s1.dump -t s2.dump -t s3.dump --vs -t w4.dump -t w5.dump -t w6.dump \
+	--compare=json > "$TMP/writer.json"
+check "3 runs against 3 that add a writer: work more, the writer its contributor" python3 - "$TMP/writer.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['work'] == 'more', d.get('work')
+w = d['work_contributors']
+assert [(c['stratum'], c['value']) for c in w] == [('process', 'pid 400')], w
+assert w[0]['a_share'] == 0 and 0.15 < w[0]['b_share'] < 0.18, w
+assert w[0]['b_ios_mean'] == 800 and w[0]['ci'][0] > 0, w
+PY
+"$IOW" -t w1.dump -t w2.dump -t w3.dump --vs -t s4.dump -t s5.dump -t s6.dump \
+	--compare > "$TMP/writer.txt"
+check "  the other way round, the text: work less, A's writer named" \
+	grep -q "^Work: less (A's runs did work B's did not or far less of): process pid 400 (17% of A's I/Os, 0% of B's" "$TMP/writer.txt"
+check "  the steady 3 against 3: the same work" python3 -c "
+import json, sys
+d = json.load(open('$TMP/null.json'))
+assert d['work'] == 'same' and d['work_contributors'] == [], d['work_contributors']"
+
 # the 20 recorded runs, 10 random splits into 10 against 10
 total=0
 for k in 0 1 2 3 4 5 6 7 8 9; do
@@ -73,6 +96,10 @@ print(' '.join('-t $DATA/run%d' % i for i in x[:10]), '--vs', ' '.join('-t $DATA
 	total=$((total + $(claims "$TMP/runs$k.json")))
 done
 check "20 recorded runs of one job, 10 splits of 10 against 10: at most 1 claim across the tables ($total)" [ "$total" -le 1 ]
+work=$(for k in 0 1 2 3 4 5 6 7 8 9; do
+	python3 -c "import json; print(json.load(open('$TMP/runs$k.json'))['work'])"
+done | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+check "  and no work claimed in any of them ($work)" [ "$work" = " 10 same;" ]
 # and the smallest groups allowed: 3 against 3, 10 random splits (50
 # such splits measured here: no claim in any table)
 total=0
@@ -88,6 +115,10 @@ print(' '.join('-t $DATA/run%d' % i for i in x[:3]), '--vs', ' '.join('-t $DATA/
 	total=$((total + $(claims "$TMP/three$k.json")))
 done
 check "20 recorded runs of one job, 10 splits of 3 against 3: at most 1 claim across the tables ($total)" [ "$total" -le 1 ]
+work=$(for k in 0 1 2 3 4 5 6 7 8 9; do
+	python3 -c "import json; print(json.load(open('$TMP/three$k.json'))['work'])"
+done | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+check "  and no work claimed in any of them ($work)" [ "$work" = " 10 same;" ]
 
 bad() { # NAME EXPECTED-TEXT ARGS...
 	name=$1 want=$2; shift 2

@@ -7,7 +7,7 @@
  *   cmpgen OUT.dump [--seed N] [--ios N] [--seconds S]
  *          [--delay-band LO:HI:US] [--delay-pid PID:US]
  *          [--delay-class r|w:US] [--delay-time S0:S1:US]
- *          [--extra BYTES:N] [--device MAJ,MIN]
+ *          [--extra BYTES:N] [--writer PID:BYTES:N] [--device MAJ,MIN]
  *
  * The workload: --ios I/Os (default 20000) evenly over --seconds
  * (default 20), each from pid 100, 200 or 300, a read (70%) or a write,
@@ -31,6 +31,7 @@ struct change {
 	double t0, t1;
 	uint64_t time_us;
 	uint32_t extra_bytes, extra_n;
+	uint32_t extra_pid, extra_dir;	/* --writer: its pid, W */
 };
 
 static uint64_t rng_state;
@@ -135,8 +136,9 @@ static void workload(long n, double seconds, const struct change *ch)
 		/* sectors of their own, apart from the workload's */
 		uint64_t sector = 2097152 + (uint64_t)i * 2048;
 
-		one_io((uint64_t)(t_s * 1e9), sector, ch->extra_bytes, 100, R,
-		       30000, 400000);
+		one_io((uint64_t)(t_s * 1e9), sector, ch->extra_bytes,
+		       ch->extra_pid ? ch->extra_pid : 100,
+		       ch->extra_pid ? ch->extra_dir : R, 30000, 400000);
 	}
 }
 
@@ -182,6 +184,13 @@ static int parse(int argc, char **argv, long *n, double *seconds,
 			   sscanf(v, "%llu:%llu", &a, &b) == 2) {
 			ch->extra_bytes = (uint32_t)a;
 			ch->extra_n = (uint32_t)b;
+		} else if (!strcmp(o, "--writer") &&
+			   sscanf(v, "%llu:%llu:%llu", &a, &b, &c) == 3) {
+			/* another process's writes beside the workload */
+			ch->extra_pid = (uint32_t)a;
+			ch->extra_dir = W;
+			ch->extra_bytes = (uint32_t)b;
+			ch->extra_n = (uint32_t)c;
 		} else {
 			fprintf(stderr, "cmpgen: %s %s: not understood\n", o, v);
 			return -1;
@@ -202,7 +211,7 @@ int main(int argc, char **argv)
 	memset(&ch, 0, sizeof(ch));
 	if (argc < 2 || parse(argc, argv, &n, &seconds, &seed, &ch) < 0 ||
 	    n <= 0 || seconds <= 0) {
-		fprintf(stderr, "usage: cmpgen OUT.dump [--seed N] [--ios N] [--seconds S] [--delay-band LO:HI:US] [--delay-pid PID:US] [--delay-class r|w:US] [--delay-time S0:S1:US] [--extra BYTES:N] [--device MAJ,MIN]\n");
+		fprintf(stderr, "usage: cmpgen OUT.dump [--seed N] [--ios N] [--seconds S] [--delay-band LO:HI:US] [--delay-pid PID:US] [--delay-class r|w:US] [--delay-time S0:S1:US] [--extra BYTES:N] [--writer PID:BYTES:N] [--device MAJ,MIN]\n");
 		return 2;
 	}
 	rng_state = seed;
