@@ -293,6 +293,11 @@ struct device_stats {
 	uint32_t in_flight;
 	uint32_t requests[N_OPS];	/* data requests in flight, by op */
 	uint64_t depth_since_ns;
+	/* requests a loss note past the last record forgot: their time
+	 * from that record to the note is the depth's only once a later
+	 * record shows the trace went on (analysis_loss.c) */
+	uint32_t tail_n;
+	uint64_t tail_from_ns, tail_to_ns;
 	uint64_t next_sector;	/* where the last issued request ended */
 	int has_last_issue;
 	struct flush_fifo *flushes;	/* flush requests issued, in order */

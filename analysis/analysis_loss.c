@@ -102,6 +102,16 @@ static void forget_in_flight(struct analysis *a, uint64_t now)
 	for (i = 0; i < a->n_devices; i++) {
 		struct device_stats *d = &a->devices[i];
 
+		/* a note past the last record (perf's LOST after the last
+		 * block line): what was in flight is the depth's to the
+		 * note if a record comes after it, else only to that
+		 * record (loss_tail_off, at the end) */
+		if (!d->tail_n && now > a->last_ns && d->in_flight &&
+		    a->n_events_all) {
+			d->tail_n = d->in_flight;
+			d->tail_from_ns = a->last_ns;
+			d->tail_to_ns = now;
+		}
 		depth_change(a, d, now, 0);
 		d->lost_in_flight += d->in_flight;
 		d->in_flight = 0;
@@ -352,12 +362,7 @@ int loss_note(struct analysis *a, const struct io_event *ev,
 		w.ended_cpu_mask = w.cpu_mask;
 	/* events after its start were counted before it was known */
 	w.noted_late = a->n_events_all && w.from_ns < a->last_ns;
-	/* what was in flight is known to the last record read, no later: a
-	 * note past it (perf's LOST after the last block line) forgets it
-	 * there, so that no depth runs past the trace's end (each
-	 * device's part the same, at the trace's time, not its own) */
-	if (loss_begins(a, &w, a->n_events_all && a->last_ns < ev->time_ns ?
-			       a->last_ns : ev->time_ns) < 0)
+	if (loss_begins(a, &w, ev->time_ns) < 0)
 		return iow_fail(err, "out of memory at event %llu",
 				(unsigned long long)ev->index);
 	return 0;
@@ -516,12 +521,61 @@ static int same_class(const struct loss_window *a,
  * the time each bin (and the whole) spent in them, within the trace's
  * span and -x's window.
  */
+/*
+ * The end: a device's requests a loss note past the last record forgot
+ * were counted in flight up to the note. If no record came after it,
+ * the trace ended first: their time past its end leaves the depth's
+ * area and its bins (the window is clamped to the trace as well), so
+ * that no depth is counted past the trace's end (issue #40's finding:
+ * a mean depth of 16.6 over a 27 us span).
+ */
+static void loss_tail_off(struct analysis *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n_devices; i++) {
+		struct device_stats *d = &a->devices[i];
+		uint64_t from = d->tail_from_ns, to = d->tail_to_ns;
+
+		if (!d->tail_n || a->last_ns > from) {
+			d->tail_n = 0;
+			continue;
+		}
+		if (a->cfg.has_time_range) {
+			if (from < a->cfg.time_min_ns)
+				from = a->cfg.time_min_ns;
+			if (to > a->cfg.time_max_ns)
+				to = a->cfg.time_max_ns;
+		}
+		while (from < to && a->bin_width_ns && from >= a->bin_origin_ns) {
+			size_t bin = (size_t)((from - a->bin_origin_ns) /
+					      a->bin_width_ns);
+			uint64_t left = a->bin_width_ns -
+					(from - a->bin_origin_ns -
+					 bin * a->bin_width_ns);
+			uint64_t end = to - from > left ? from + left : to;
+			double part = (double)d->tail_n * (double)(end - from);
+
+			d->depth_area_ns -= part;
+			if (bin < a->n_bins) {
+				d->depth_bins[bin] -= part;
+				a->bins[bin].depth_area_ns -= part;
+			}
+			from = end;
+		}
+		if (d->depth_area_ns < 0)
+			d->depth_area_ns = 0;
+		d->tail_n = 0;
+	}
+}
+
 void loss_finish(struct analysis *a)
 {
 	uint64_t lo = a->cfg.has_time_range ? a->cfg.time_min_ns : a->first_ns;
 	uint64_t hi = a->last_ns;
 	size_t i, n = 0;
 
+	loss_tail_off(a);
 	if (!a->n_loss)
 		return;
 	/* a file that ends early loses to the trace's end, not past it (its

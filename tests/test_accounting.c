@@ -717,6 +717,43 @@ static void test_loss_never_shows_as_latency_or_depth(void)
  * trace) and nothing forgotten; at the end, as many requests as it counts,
  * those longest in flight, leave the queue depth from their issue on.
  */
+/*
+ * A loss note past the last record (perf's LOST after the last block
+ * line): what was in flight is the depth's up to the note only if a
+ * record comes after it; if the trace ends first, no depth runs past
+ * its end (issue #40's finding: 16.6 over a 27 us span).
+ */
+static void test_loss_note_past_the_end_adds_no_depth(void)
+{
+	int c;
+
+	for (c = 0; c < 4; c++) {
+		start(NULL);
+		/* a read issued at 10 ms (its completion lost), the last
+		 * record of the trace in cases 0 and 1 */
+		ev(0, BLK_TA_QUEUE, R, 8, 4096);
+		ev(0, BLK_TA_ISSUE, R, 8, 4096);
+		ev(5 * MS, BLK_TA_COMPLETE, R, 8, 4096);
+		ev(10 * MS, BLK_TA_QUEUE, R, 16, 4096);
+		ev(10 * MS, BLK_TA_ISSUE, R, 16, 4096);
+		loss(100 * MS, 100 * MS, 10 * MS, 1, 5);
+		if (c == 1 || c == 3)	/* a second note, no record between */
+			loss(150 * MS, 150 * MS, 10 * MS, 1, 5);
+		if (c >= 2) {	/* the trace goes on: a read at 200 ms */
+			ev(200 * MS, BLK_TA_QUEUE, R, 24, 4096);
+			ev(200 * MS, BLK_TA_ISSUE, R, 24, 4096);
+			ev(201 * MS, BLK_TA_COMPLETE, R, 24, 4096);
+		}
+		analysis_finish(&a);
+		CHECK_EQ_INT(dev0()->lost_in_flight, 1);
+		/* 5 ms of the first read; the lost one's 90 ms up to the
+		 * note only when the trace went on; 1 ms of the last */
+		CHECK_NEAR(dev0()->depth_area_ns,
+			   c < 2 ? 5.0 * MS : 96.0 * MS, 1);
+		analysis_free(&a);
+	}
+}
+
 static void test_unlocated_loss_is_counted_not_windowed(void)
 {
 	struct analysis_config cfg = { .bin_width_ns = 100 * MS };
@@ -791,6 +828,7 @@ int main(void)
 	RUN_TEST(test_tags_split_latency_depth_and_seeks);
 	RUN_TEST(test_json_reports_flush_discard_and_empty);
 	RUN_TEST(test_loss_never_shows_as_latency_or_depth);
+	RUN_TEST(test_loss_note_past_the_end_adds_no_depth);
 	RUN_TEST(test_unlocated_loss_is_counted_not_windowed);
 	RUN_TEST(test_loss_reaches_every_device_part);
 	return check_report();
