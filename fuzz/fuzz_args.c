@@ -23,13 +23,14 @@ static void args_parse(int argc, char **argv)
 	case CLI_OK:
 		/* what main relies on once parsing is done: summaries to
 		 * merge and nothing else (check_merge_args), or traces
-		 * with somewhere to put what is read */
+		 * with somewhere to put what is read (--compare writes its
+		 * text to standard output) */
 		if (o.n_merge_paths) {
 			if (o.n_trace_args || o.output || o.n_labels)
 				abort();
 		} else if (!o.n_trace_args || o.n_labels > o.n_trace_args ||
 			   (!o.output && !o.summary && !o.csv_dir &&
-			    !o.events_path)) {
+			    !o.events_path && !o.compare)) {
 			abort();
 		}
 		break;
