@@ -124,7 +124,8 @@ $(O)%.o: %.c
 	$(Q)$(CC) $(DEPFLAGS) $(IOW_CPPFLAGS) $(CPPFLAGS) $(IOW_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 ifeq ($(HAVE_BPF),1)
-$(O)record/bpf/blkrec.bpf.o: record/bpf/blkrec.bpf.c record/bpf/blkrec.h
+$(O)record/bpf/blkrec.bpf.o: record/bpf/blkrec.bpf.c record/bpf/blkrec.h \
+	record/bpf/blkrec_triggers.bpf.h
 	@mkdir -p $(@D)
 	$(say) BPF $@
 	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<

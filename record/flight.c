@@ -18,6 +18,7 @@
 #include "base/bigmem.h"
 #include "base/clock.h"
 #include "flight.h"
+#include "flight_int.h"
 #include "rec_out.h"
 #include "record/bpf/blkrec.h"
 #include "tracefs.h"
@@ -32,38 +33,6 @@
 #define FIGURE_LEN	160
 #define PIDS_MAX	65536		/* PROCESS notes kept for captures */
 
-/*
- * The records are held compact (a 48-byte blktrace record as 12-20
- * bytes) and expanded when a capture is written. Each, in its chunk's
- * order:
- *   a byte of flags (CF_*), then varints (7 bits a byte, low first):
- *   the time from the chunk's record before (zigzag: a nested
- *   interrupt's may be older), the action's number in the flight's
- *   table of actions (0: the action itself follows), the device's index
- *   (its number itself with CF_DEV), the CPU, the sector, the bytes,
- *   the pid (not with CF_SAME_PID), then the error (CF_ERROR), the
- *   version-2 categories kept in sequence (CF_SEQ), the payload's length
- *   and its bytes (CF_PDU).
- */
-#define CF_LOSS		(1u << 0)	/* BLKREC_LOSS_MAGIC, not a record */
-#define CF_ERROR	(1u << 1)
-#define CF_SEQ		(1u << 2)
-#define CF_PDU		(1u << 3)
-#define CF_SAME_PID	(1u << 4)
-#define CF_DEV		(1u << 5)
-#define COMPACT_MAX	64		/* the most one takes, payload aside */
-#define ACTIONS_MAX	65536
-
-struct chunk {
-	struct chunk *next;
-	size_t len, cap;
-	uint64_t min_ns, max_ns;
-	uint64_t records;
-	uint64_t base_ns;		/* the first record's time */
-	uint64_t last_ns;		/* the encoding's: the record before */
-	uint32_t last_pid;
-	unsigned char data[];
-};
 
 /* A request between its queue and completion, by device and sector. */
 struct inflight {
@@ -107,8 +76,8 @@ struct flight {
 	struct recnote_clock clock;
 	int has_clock;
 	/* the records */
-	struct chunk *head, *tail;
-	struct chunk *spare;		/* one let go, to be used again */
+	struct flight_chunk *head, *tail;
+	struct flight_chunk *spare;		/* one let go, to be used again */
 	size_t chunk_size;
 	uint64_t held_bytes;		/* chunks, headers included */
 	uint64_t oldest_ns;		/* the oldest record kept, 0 none */
@@ -132,11 +101,7 @@ struct flight {
 	struct flight_result res;
 	const struct blk_io_trace **heads;	/* the merge's */
 	size_t *pos;
-	/* the actions seen, numbered from 1 (compact records) */
-	uint32_t *actions;
-	size_t n_actions, cap_actions;
-	uint32_t *action_slots;		/* hash: action -> its number */
-	size_t action_slots_cap;
+	struct flight_actions actions;	/* seen, numbered (compact records) */
 	uint64_t raw_bytes;		/* the records as blktrace's */
 	uint64_t compact_bytes;		/* ... as held */
 	/* the kernel's counts as read on each drain, the oldest first */
@@ -286,197 +251,11 @@ static const char *device_label(const struct flight *f, uint32_t dev)
 	return "?";
 }
 
-/* ---- compact records ---- */
-
-static int dev_index(const struct flight *f, uint32_t dev);
-
-static unsigned char *put_varint(unsigned char *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (unsigned char)v;
-	return p;
-}
-
-static const unsigned char *get_varint(const unsigned char *p,
-				       const unsigned char *end, uint64_t *v)
-{
-	unsigned shift = 0;
-
-	*v = 0;
-	while (p < end && shift < 64) {
-		*v |= (uint64_t)(*p & 0x7f) << shift;
-		if (!(*p++ & 0x80))
-			return p;
-		shift += 7;
-	}
-	return NULL;
-}
-
-static size_t action_hash(uint32_t a, size_t cap)
-{
-	return (size_t)((a * 0x9e3779b1u) >> 8) & (cap - 1);
-}
-
-/* The action's number in the table (from 1), added where new; 0 when
- * the table is full (the action is then written itself). */
-static uint32_t action_number(struct flight *f, uint32_t action)
-{
-	size_t i;
-
-	if (f->action_slots_cap) {
-		for (i = action_hash(action, f->action_slots_cap);
-		     f->action_slots[i];
-		     i = (i + 1) & (f->action_slots_cap - 1))
-			if (f->actions[f->action_slots[i] - 1] == action)
-				return f->action_slots[i];
-	}
-	if (f->n_actions >= ACTIONS_MAX - 1)
-		return 0;
-	if ((f->n_actions + 1) * 2 > f->action_slots_cap) {
-		size_t cap = f->action_slots_cap ? f->action_slots_cap * 2 :
-			     256, k;
-		uint32_t *slots = calloc(cap, sizeof(*slots));
-
-		if (!slots)
-			return 0;
-		for (k = 0; k < f->n_actions; k++) {
-			for (i = action_hash(f->actions[k], cap); slots[i];
-			     i = (i + 1) & (cap - 1))
-				;
-			slots[i] = (uint32_t)(k + 1);
-		}
-		free(f->action_slots);
-		f->action_slots = slots;
-		f->action_slots_cap = cap;
-	}
-	if (f->n_actions == f->cap_actions) {
-		size_t cap = f->cap_actions ? f->cap_actions * 2 : 64;
-		uint32_t *a = realloc(f->actions, cap * sizeof(*a));
-
-		if (!a)
-			return 0;
-		f->actions = a;
-		f->cap_actions = cap;
-	}
-	f->actions[f->n_actions++] = action;
-	for (i = action_hash(action, f->action_slots_cap); f->action_slots[i];
-	     i = (i + 1) & (f->action_slots_cap - 1))
-		;
-	f->action_slots[i] = (uint32_t)f->n_actions;
-	return (uint32_t)f->n_actions;
-}
-
-/* t at p (room for COMPACT_MAX + its payload): the end of its form. */
-static unsigned char *encode(struct flight *f, struct chunk *c,
-			     const struct blk_io_trace *t, unsigned char *p)
-{
-	unsigned char *flags = p++;
-	uint32_t number = action_number(f, t->action);
-	int64_t dt = (int64_t)(t->time - c->last_ns);
-	int d = dev_index(f, t->device);
-
-	*flags = (unsigned char)((t->magic == BLKREC_LOSS_MAGIC ? CF_LOSS : 0) |
-				 (t->error ? CF_ERROR : 0) |
-				 (t->sequence ? CF_SEQ : 0) |
-				 (t->pdu_len ? CF_PDU : 0) |
-				 (c->records && t->pid == c->last_pid ?
-				  CF_SAME_PID : 0) | (d < 0 ? CF_DEV : 0));
-	p = put_varint(p, ((uint64_t)dt << 1) ^ (dt < 0 ? UINT64_MAX : 0));
-	p = put_varint(p, number);
-	if (!number)
-		p = put_varint(p, t->action);
-	p = put_varint(p, d < 0 ? t->device : (uint64_t)d);
-	p = put_varint(p, t->cpu);
-	p = put_varint(p, t->sector);
-	p = put_varint(p, t->bytes);
-	if (!(*flags & CF_SAME_PID))
-		p = put_varint(p, t->pid);
-	if (t->error)
-		p = put_varint(p, t->error);
-	if (t->sequence)
-		p = put_varint(p, t->sequence);
-	if (t->pdu_len) {
-		p = put_varint(p, t->pdu_len);
-		memcpy(p, t + 1, t->pdu_len);
-		p += t->pdu_len;
-	}
-	c->last_ns = t->time;
-	c->last_pid = t->pid;
-	return p;
-}
-
-/* The record at *pos of c into t and its payload (*pdu, in the chunk):
- * 0, or -1 at the chunk's end (or a form not of ours: cannot be). */
-static int decode(const struct flight *f, const struct chunk *c,
-		  size_t *pos, uint64_t *last_ns, uint32_t *last_pid,
-		  struct blk_io_trace *t, const unsigned char **pdu)
-{
-	const unsigned char *p = c->data + *pos, *end = c->data + c->len;
-	uint64_t v[7];
-	unsigned flags, i;
-
-	if (p >= end)
-		return -1;
-	flags = *p++;
-	memset(t, 0, sizeof(*t));
-	for (i = 0; i < 2; i++)
-		if (!(p = get_varint(p, end, &v[i])))
-			return -1;
-	*last_ns += (uint64_t)((int64_t)(v[0] >> 1) ^ -(int64_t)(v[0] & 1));
-	t->time = *last_ns;
-	if (v[1]) {
-		if (v[1] > f->n_actions)
-			return -1;
-		t->action = f->actions[v[1] - 1];
-	} else if (!(p = get_varint(p, end, &v[1]))) {
-		return -1;
-	} else {
-		t->action = (uint32_t)v[1];
-	}
-	for (i = 2; i < 6; i++)
-		if (!(p = get_varint(p, end, &v[i])))
-			return -1;
-	if (flags & CF_DEV)
-		t->device = (uint32_t)v[2];
-	else if (v[2] < f->n_devs)
-		t->device = f->devices[v[2]];
-	else
-		return -1;
-	t->cpu = (uint32_t)v[3];
-	t->sector = v[4];
-	t->bytes = (uint32_t)v[5];
-	if (flags & CF_SAME_PID) {
-		t->pid = *last_pid;
-	} else {
-		if (!(p = get_varint(p, end, &v[6])))
-			return -1;
-		t->pid = (uint32_t)v[6];
-	}
-	*last_pid = t->pid;
-	if ((flags & CF_ERROR) && (p = get_varint(p, end, &v[6])))
-		t->error = (uint16_t)v[6];
-	if (p && (flags & CF_SEQ) && (p = get_varint(p, end, &v[6])))
-		t->sequence = (uint32_t)v[6];
-	if (p && (flags & CF_PDU) && (p = get_varint(p, end, &v[6])))
-		t->pdu_len = (uint16_t)v[6];
-	if (!p || (size_t)(end - p) < t->pdu_len)
-		return -1;
-	*pdu = p;
-	p += t->pdu_len;
-	t->magic = flags & CF_LOSS ? BLKREC_LOSS_MAGIC :
-		   BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7;
-	*pos = (size_t)(p - c->data);
-	return 0;
-}
-
 /* The oldest chunk goes: kept as the spare (its pages mapped) where
  * there is none, else freed. */
 static void drop_oldest(struct flight *f)
 {
-	struct chunk *c = f->head;
+	struct flight_chunk *c = f->head;
 
 	f->head = c->next;
 	if (!f->head)
@@ -496,7 +275,7 @@ static void drop_oldest(struct flight *f)
  * them a 4 MiB chunk); once the window is full the chunks go round. */
 static int make_room(struct flight *f, size_t size, struct iow_error *err)
 {
-	struct chunk *c;
+	struct flight_chunk *c;
 	size_t cap = f->chunk_size;
 
 	if (f->tail && f->tail->len + size <= f->tail->cap)
@@ -546,19 +325,20 @@ static int make_room(struct flight *f, size_t size, struct iow_error *err)
 static int keep(struct flight *f, const struct blk_io_trace *t,
 		struct iow_error *err)
 {
-	struct chunk *c;
+	struct flight_chunk *c;
 	size_t size;
 
 	/* only records and loss records go to captures */
 	if (t->magic != (BLK_IO_TRACE_MAGIC | BLK_IO_TRACE_VERSION7) &&
 	    t->magic != BLKREC_LOSS_MAGIC)
 		return 0;
-	if (make_room(f, COMPACT_MAX + t->pdu_len, err))
+	if (make_room(f, FLIGHT_COMPACT_MAX + t->pdu_len, err))
 		return -1;
 	c = f->tail;
 	if (!c->records)
 		c->base_ns = c->last_ns = t->time;
-	size = (size_t)(encode(f, c, t, c->data + c->len) - c->data) - c->len;
+	size = (size_t)(flight_encode(&f->actions, f->devices, f->n_devs, c,
+				      t, c->data + c->len) - c->data) - c->len;
 	c->len += size;
 	c->records++;
 	f->raw_bytes += sizeof(*t) + t->pdu_len;
@@ -696,16 +476,6 @@ static struct inflight *add(struct flight *f, uint32_t dev, uint64_t sector,
 }
 
 /* ---- the triggers ---- */
-
-static int dev_index(const struct flight *f, uint32_t dev)
-{
-	size_t i;
-
-	for (i = 0; i < f->n_devs; i++)
-		if (f->devices[i] == dev)
-			return (int)i;
-	return -1;
-}
 
 static enum flight_class class_of(uint32_t action)
 {
@@ -981,7 +751,7 @@ static int evaluate(struct flight *f, const struct blk_io_trace *t,
 			remember_pid(f, t);
 		return 0;
 	}
-	d = dev_index(f, t->device);
+	d = flight_dev_index(f->devices, f->n_devs, t->device);
 	if (d < 0)
 		return 0;
 	cls = class_of(t->action);
@@ -1161,7 +931,7 @@ static int held_each(const struct flight *f, uint64_t lo, uint64_t hi,
 			       const unsigned char *pdu),
 		     void *arg)
 {
-	const struct chunk *c;
+	const struct flight_chunk *c;
 	int r;
 
 	for (c = f->head; c; c = c->next) {
@@ -1173,7 +943,8 @@ static int held_each(const struct flight *f, uint64_t lo, uint64_t hi,
 
 		if (c->max_ns < lo || c->min_ns > hi)
 			continue;
-		while (!decode(f, c, &pos, &last_ns, &last_pid, &t, &pdu))
+		while (!flight_decode(&f->actions, f->devices, f->n_devs, c,
+				      &pos, &last_ns, &last_pid, &t, &pdu))
 			if (t.time >= lo && t.time <= hi &&
 			    (r = fn(arg, &t, pdu)) != 0)
 				return r;
@@ -1631,8 +1402,7 @@ void flight_free(struct flight *f)
 	free(f->pos);
 	free(f->map);
 	free(f->pids);
-	free(f->actions);
-	free(f->action_slots);
+	flight_actions_free(&f->actions);
 	free(f->counts);
 	free(f);
 }
