@@ -323,7 +323,7 @@ const char *cause_table_cgroup_source(const struct cause_table *t, char *buf,
 	if (!root)
 		return NULL;
 	if (v1)
-		snprintf(buf, len, "cgroups of the io controller's v1 blkio hierarchy at %s; (v2 PATH): the task's cgroup v2 group",
+		snprintf(buf, len, "cgroups of the io controller's v1 blkio hierarchy at %s, where buffered writeback is the root's (v1 charges it to no cgroup); (v2 PATH): the task's cgroup v2 group",
 			 root);
 	else
 		snprintf(buf, len, "cgroups of the io controller's cgroup v2 hierarchy at %s",

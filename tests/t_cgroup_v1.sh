@@ -65,6 +65,10 @@ JOB
 		check "buffered: the cgroup's bytes are the kernel's (recorded $got, the kernel $k; v1 has no cgroup writeback)" \
 			[ "$got" = "$k" ]
 		check "  the flusher's writes and the reader's in / ($root)" [ "$root" -ge 33554432 ]
+		# and the table says so where the root's bytes are read
+		"$IOW" -t "$TMP/$mode" --by cgroup --summary > "$TMP/$mode.txt" 2>&1
+		check "  the tags' heading says v1 charges writeback to the root" \
+			grep -q "^ tags (by bytes; cgroups of the io controller's v1 blkio hierarchy at .*, where buffered writeback is the root's (v1 charges it to no cgroup)" "$TMP/$mode.txt"
 	fi
 done
 finish
