@@ -532,37 +532,19 @@ static int same_class(const struct loss_window *a,
 static void loss_tail_off(struct analysis *a)
 {
 	size_t i;
+	uint32_t k;
 
 	for (i = 0; i < a->n_devices; i++) {
 		struct device_stats *d = &a->devices[i];
-		uint64_t from = d->tail_from_ns, to = d->tail_to_ns;
 
-		if (!d->tail_n || a->last_ns > from) {
-			d->tail_n = 0;
-			continue;
-		}
-		if (a->cfg.has_time_range) {
-			if (from < a->cfg.time_min_ns)
-				from = a->cfg.time_min_ns;
-			if (to > a->cfg.time_max_ns)
-				to = a->cfg.time_max_ns;
-		}
-		while (from < to && a->bin_width_ns && from >= a->bin_origin_ns) {
-			size_t bin = (size_t)((from - a->bin_origin_ns) /
-					      a->bin_width_ns);
-			uint64_t left = a->bin_width_ns -
-					(from - a->bin_origin_ns -
-					 bin * a->bin_width_ns);
-			uint64_t end = to - from > left ? from + left : to;
-			double part = (double)d->tail_n * (double)(end - from);
-
-			d->depth_area_ns -= part;
-			if (bin < a->n_bins) {
-				d->depth_bins[bin] -= part;
-				a->bins[bin].depth_area_ns -= part;
-			}
-			from = end;
-		}
+		/* each forgotten request's part, as the holes' rules take a
+		 * lost request's out (depth_remove) */
+		for (k = 0; a->last_ns <= d->tail_from_ns && k < d->tail_n; k++)
+			d->depth_area_ns -= depth_remove(
+				a, d->tail_from_ns, d->tail_to_ns,
+				(char *)d->depth_bins, sizeof(double),
+				(char *)&a->bins[0].depth_area_ns,
+				sizeof(struct bin));
 		if (d->depth_area_ns < 0)
 			d->depth_area_ns = 0;
 		d->tail_n = 0;
