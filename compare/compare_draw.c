@@ -225,7 +225,9 @@ static void contributors_panel(struct plot_page *page, struct plot_rect r,
 		values[2 * i + 1] = fmax(t, 0);
 		top = fmax(top, values[2 * i] + values[2 * i + 1]);
 	}
-	plot_panel_set_x(pp, 0, top > 0 ? top * 1.02 : 1);
+	/* room right of the longest bar for its note (about a fifth of
+	 * the panel), so no note is drawn over a bar */
+	plot_panel_set_x(pp, 0, top > 0 ? top * 1.3 : 1);
 	plot_panel_set_x_format(pp, format_percent);
 	plot_panel_set_y_none(pp);
 	plot_legend(pp, legend, colors, 2);

@@ -109,7 +109,7 @@ void plot_hbars_draw(struct plot_panel *pp, cairo_t *cr,
 		if (x_end < a.x + label_w)
 			x_end = a.x + label_w;
 		room = a.x + a.w - x_end - 2 * LABEL_PAD;
-		if (room > a.w * 0.35) {
+		if (room > a.w * 0.35 || room >= text_advance(cr, notes[i])) {
 			plot_fit_text(cr, notes[i], room, fit, sizeof(fit));
 			plot_draw_text_mid(cr, x_end + LABEL_PAD, y + bar_h / 2,
 					   fit, 0);
