@@ -233,6 +233,10 @@ int cmp_write_report(const struct compare *c, const struct options *o,
 		     struct iow_error *err);
 void cmp_print_text(FILE *out, const struct compare *c);
 void cmp_print_json(FILE *out, const struct compare *c);
+/* A result's estimate as JSON members: "A_KEY": a, "B_KEY": b, "diff",
+ * "ci": [lo, hi] (no braces: the caller's object holds them). */
+void cmp_json_estimate(FILE *out, const struct cmp_result *r,
+		       const char *a_key, const char *b_key);
 void cmp_json_result(FILE *out, const struct cmp_result *r, int m);
 int cmp_measure_unit(int m);
 const char *cmp_measure_json(int m);

@@ -733,13 +733,12 @@ const char *cmp_measure_json(int m)
 	return measures[m].json;
 }
 
-void cmp_json_result(FILE *out, const struct cmp_result *r, int m)
+void cmp_json_estimate(FILE *out, const struct cmp_result *r,
+		       const char *a_key, const char *b_key)
 {
-	char w[64];
-
-	fputs("{\"a\": ", out);
+	fprintf(out, "\"%s\": ", a_key);
 	json_num(out, r->a);
-	fputs(", \"b\": ", out);
+	fprintf(out, ", \"%s\": ", b_key);
 	json_num(out, r->b);
 	fputs(", \"diff\": ", out);
 	json_num(out, r->diff);
@@ -747,7 +746,16 @@ void cmp_json_result(FILE *out, const struct cmp_result *r, int m)
 	json_num(out, r->lo);
 	fputs(", ", out);
 	json_num(out, r->hi);
-	fprintf(out, "], \"significant\": %s, \"verdict\": ",
+	fputc(']', out);
+}
+
+void cmp_json_result(FILE *out, const struct cmp_result *r, int m)
+{
+	char w[64];
+
+	fputc('{', out);
+	cmp_json_estimate(out, r, "a", "b");
+	fprintf(out, ", \"significant\": %s, \"verdict\": ",
 		r->sign ? "true" : "false");
 	utf8_json_string_html(out, cmp_result_word(r, m, w, sizeof(w)));
 	fprintf(out, ", \"n_a\": %llu, \"n_b\": %llu",
