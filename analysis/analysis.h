@@ -489,6 +489,16 @@ int analysis_set_tag_label(struct analysis *a, int32_t tag, const char *label,
 			   struct iow_error *err);
 /* Turn on tagging: untagged I/O becomes a class of its own. */
 void analysis_enable_tags(struct analysis *a);
+/*
+ * While the trace streams (the live view): a device's requests in flight
+ * at t that look lost as the trace stands, not judged (the rules judge
+ * at the trace's end, ACCOUNTING.md): a request issued after each has
+ * completed, and each has been out more than twice the longest request
+ * the device paired, once it paired 8. How many, and their time in
+ * flight within [from, t).
+ */
+size_t analysis_overdue(struct analysis *a, uint32_t device, uint64_t from,
+			uint64_t t, double *area_ns);
 /* With cfg.per_device, the analysis of device alone, or NULL. */
 const struct analysis *analysis_device_part(const struct analysis *a,
 					    uint32_t device);

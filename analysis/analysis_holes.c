@@ -38,16 +38,10 @@
 #include "reader/lossnote.h"
 #include "analysis_hub.h"
 
-#define HOLE_MIN_PAIRED	8
 /* flushes issued one at a time before a device counts as serial */
 #define HOLE_MIN_SERIAL	4
 /* windows of one device and rule closer than this are one */
 #define HOLE_GAP_NS	50000000ull
-
-static uint64_t hole_bound(const struct device_stats *d)
-{
-	return d->max_lat_ns > 1000 ? d->max_lat_ns : 1000;
-}
 
 /* The p99 of the unambiguous pairings of kind k (0 requests, 1
  * flushes), recomputed every 256 of them; fallback below 64. */

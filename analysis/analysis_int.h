@@ -189,6 +189,14 @@ static inline size_t bin_for(struct analysis *a, uint64_t t)
 }
 
 /* analysis_holes.c */
+/* completions a device pairs before anything is inferred on it */
+#define HOLE_MIN_PAIRED	8
+/* The trace's bound on a device: the longest request it paired with no
+ * other candidate (at least 1 us). */
+static inline uint64_t hole_bound(const struct device_stats *d)
+{
+	return d->max_lat_ns > 1000 ? d->max_lat_ns : 1000;
+}
 void hole_paired(struct device_stats *d, uint64_t d_ns, uint64_t now,
 	int alone);
 /* stretches that drained before a device's queue bound is trusted */

@@ -449,3 +449,50 @@ size_t analysis_coarsen_plan(const struct analysis *a, uint64_t *width,
 		f = f == 2 ? 5 : 2;
 	}
 }
+
+/* ---- while the trace streams ---- */
+
+struct overdue_arg {
+	uint32_t slot;
+	uint64_t last_done, age, from, t;
+	size_t n;
+	double area_ns;
+};
+
+static int overdue_one(void *value, void *arg)
+{
+	const struct request_state *req = value;
+	struct overdue_arg *x = arg;
+
+	if (req->device_slot != x->slot || !req->issued ||
+	    req->d_ns >= x->last_done || x->t <= req->d_ns ||
+	    x->t - req->d_ns <= x->age)
+		return 1;
+	x->n++;
+	x->area_ns += (double)(x->t - (req->d_ns > x->from ? req->d_ns
+							    : x->from));
+	return 1;
+}
+
+size_t analysis_overdue(struct analysis *a, uint32_t device, uint64_t from,
+			uint64_t t, double *area_ns)
+{
+	struct overdue_arg x = { 0 };
+	size_t i;
+
+	*area_ns = 0;
+	for (i = 0; i < a->n_devices; i++)
+		if (a->devices[i].device == device)
+			break;
+	if (i == a->n_devices || a->devices[i].paired < HOLE_MIN_PAIRED ||
+	    !a->devices[i].in_flight)
+		return 0;
+	x.slot = (uint32_t)i;
+	x.last_done = a->devices[i].last_done_d_ns;
+	x.age = 2 * hole_bound(&a->devices[i]);
+	x.from = from;
+	x.t = t;
+	ioset_filter(&priv(a)->requests, overdue_one, &x);
+	*area_ns = x.area_ns;
+	return x.n;
+}

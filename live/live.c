@@ -60,6 +60,7 @@ struct dev_acc {
 	 * interval began): not the interval's to lose */
 	double removed_before;
 	uint64_t orphans_seen, unmatched_seen;	/* the analysis's, at close */
+	double overdue_ns;	/* overdue requests' time left out, in all */
 };
 
 /* A (tag, device)'s sums for the interval being filled. */
@@ -376,7 +377,7 @@ static void close_device(struct live *l, size_t i, uint64_t start,
 {
 	struct live_device *d = &l->fig.devs[i];
 	struct dev_acc *acc = &l->acc[i];
-	double area = depth_area_upto(&l->a, d->device, end);
+	double area = depth_area_upto(&l->a, d->device, end), overdue_ns;
 	/* the depth's mean over the interval's time outside loss windows */
 	double span_s = (double)(end - start) / 1e9 - l->fig.lossy_s;
 	size_t h = l->fig.history_head, op;
@@ -396,8 +397,12 @@ static void close_device(struct live *l, size_t i, uint64_t start,
 	lat_reset(&acc->d2c);
 	lat_reset(&acc->q2c);
 	lat_reset(&acc->flush_d2c);
+	d->overdue = analysis_overdue(&l->a, d->device, start, end,
+				      &overdue_ns);
+	acc->overdue_ns += overdue_ns;
 	d->depth = span_s > 0 ? (area - acc->area_at_start +
-				 acc->removed_before) / 1e9 / span_s : 0;
+				 acc->removed_before - overdue_ns) /
+				1e9 / span_s : 0;
 	if (d->depth < 0)	/* rounding of what was taken back */
 		d->depth = 0;
 	acc->area_at_start = area;
@@ -933,10 +938,16 @@ static void unseen_at_end(struct live *l)
 	/* intervals closed while idle went on past the trace's end */
 	if (l->shown_end_ns > a->last_ns)
 		idle_ns = (double)(l->shown_end_ns - a->last_ns);
-	for (i = 0; i < a->n_devices; i++)
-		area[i] = (area[i] - a->devices[i].depth_area_ns +
-			   (double)a->devices[i].unseen_completions * idle_ns) /
-			  1e9;
+	for (i = 0; i < a->n_devices; i++) {
+		long slot = device_slot(l, a->devices[i].device);
+
+		area[i] = area[i] - a->devices[i].depth_area_ns +
+			  (double)a->devices[i].unseen_completions * idle_ns;
+		/* what the intervals left out as overdue they never counted */
+		if (slot >= 0)
+			area[i] -= l->acc[slot].overdue_ns;
+		area[i] = area[i] > 0 ? area[i] / 1e9 : 0;
+	}
 	print_unseen(l, area);
 	free(area);
 }
@@ -1038,9 +1049,10 @@ static void json_device(FILE *out, const struct live_device *d)
 	fputs(", ", out);
 	json_latency(out, "q2c_us", &d->q2c);
 	fprintf(out, ", \"queue_depth_mean\": %.4f, \"orphan_requests\": %llu, "
-		"\"unmatched_completions\": %llu}", d->depth,
-		(unsigned long long)d->orphans,
-		(unsigned long long)d->unmatched);
+		"\"unmatched_completions\": %llu, \"overdue_requests\": %llu}",
+		d->depth, (unsigned long long)d->orphans,
+		(unsigned long long)d->unmatched,
+		(unsigned long long)d->overdue);
 }
 
 /* The inferred windows the analysis added in the interval. */

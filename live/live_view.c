@@ -289,8 +289,18 @@ int live_hole_text(const struct live_device *d, char *buf, size_t len)
 {
 	int n;
 
-	if (!d->orphans && !d->unmatched)
-		return 0;
+	if (!d->orphans && !d->unmatched) {
+		if (!d->overdue)
+			return 0;
+		snprintf(buf, len, " OVERDUE on %u,%u: %llu request%s out "
+			 "more than twice the longest, later ones done (a "
+			 "lost completion?): not in the depth shown; the "
+			 "trace's end judges",
+			 blk_dev_major(d->device), blk_dev_minor(d->device),
+			 (unsigned long long)d->overdue,
+			 d->overdue == 1 ? "" : "s");
+		return 1;
+	}
 	n = snprintf(buf, len, " HOLE inferred on %u,%u in this interval:",
 		     blk_dev_major(d->device), blk_dev_minor(d->device));
 	if (d->orphans && n > 0 && (size_t)n < len)

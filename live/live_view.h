@@ -38,6 +38,11 @@ struct live_device {
 	 * issue, the interval's own part taken back) and completions whose
 	 * issue was lost (counted, not timed) */
 	uint64_t orphans, unmatched;
+	/* in flight at the interval's end, not judged, but overtaken and
+	 * out more than twice the longest the device paired
+	 * (analysis_overdue): not in the interval's depth, so that a lost
+	 * completion does not lift it until the trace's end judges */
+	uint64_t overdue;
 	uint64_t total_ios[N_OPS], total_bytes[N_OPS];
 	/* per interval, the newest at history[(head - 1) % LIVE_HISTORY] */
 	float mbps[LIVE_HISTORY], p99_us[LIVE_HISTORY];

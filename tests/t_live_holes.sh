@@ -45,4 +45,49 @@ for t in holed whole; do
 		check "whole: --live=text says no HOLE" [ "$n" -eq 0 ]
 	fi
 done
+
+# the depth shown does not climb on the lost completions while the trace
+# streams: each interval's depth at most the whole trace's 1.15 times
+# (+0.01, as t_holes.sh's property), the requests still out said as
+# overdue; the whole names none overdue
+depth_holds() {
+	python3 - "$TMP/whole.jsonl" "$TMP/holed.jsonl" <<'PY'
+import json, sys
+def intervals(path):
+    out = []
+    for line in open(path):
+        try:
+            j = json.loads(line)
+        except ValueError:
+            continue
+        if "start_s" in j and "devices" in j:
+            out.append({d["device"]: d for d in j["devices"]})
+    return out
+whole, holed = intervals(sys.argv[1]), intervals(sys.argv[2])
+bad, overdue = [], 0
+assert len(whole) == len(holed) > 4, (len(whole), len(holed))
+for k, (w, h) in enumerate(zip(whole, holed)):
+    for dev, d in h.items():
+        want = w[dev]["queue_depth_mean"] * 1.15 + 0.01
+        if d["queue_depth_mean"] > want:
+            bad.append("interval %d %s: depth %.4f, the whole's %.4f"
+                       % (k, dev, d["queue_depth_mean"],
+                          w[dev]["queue_depth_mean"]))
+        overdue = max(overdue, d.get("overdue_requests", 0))
+    if any(d.get("overdue_requests", 0) for d in w.values()):
+        bad.append("interval %d: the whole trace has overdue requests" % k)
+if not overdue:
+    bad.append("no interval says overdue requests")
+print("\n".join(bad[:4]) if bad else "max overdue %d" % overdue)
+sys.exit(1 if bad else 0)
+PY
+}
+if out=$(depth_holds); then
+	pass "holed: each interval's depth within the whole's, the lost said overdue ($out)"
+else
+	fail "holed: each interval's depth within the whole's, the lost said overdue" "$out"
+fi
+check "holed: --live=text says OVERDUE" grep -q '^# OVERDUE on 7,1: 98 requests' \
+	"$TMP/holed.txt"
+check "whole: --live=text says no OVERDUE" sh -c "! grep -q OVERDUE '$TMP/whole.txt'"
 finish
