@@ -50,6 +50,12 @@ lib_cleanup() {
 	if [ -n "$LIB_PYBIN" ]; then rm -rf "$LIB_PYBIN"; fi
 }
 trap lib_cleanup EXIT
+# a test killed (Ctrl-C, the suite's runner, a time limit) cleans up too:
+# a shell that dies of a signal runs no EXIT trap, one that exits does
+# (a killed test once left a FUSE mount of slow_loop behind)
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 n_pass=0; n_fail=0; n_skip=0
 
 pass() { n_pass=$((n_pass + 1)); echo "ok   $1"; }
