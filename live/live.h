@@ -97,7 +97,12 @@ int live_record(struct options *o, const char *misplaced,
  * do); 1 when q asks to stop reading (what was read is then drawn), -1
  * on an error.
  */
-int live_watch(struct live *live, const struct io_event *ev,
-	       struct iow_error *err);
+int live_watch_event(struct live *live, const struct io_event *ev,
+		     struct iow_error *err);
+static inline int live_watch(struct live *live, const struct io_event *ev,
+			     struct iow_error *err)
+{
+	return live ? live_watch_event(live, ev, err) : 0;
+}
 
 #endif

@@ -172,11 +172,9 @@ int live_record(struct options *o, const char *misplaced,
 	return 0;
 }
 
-int live_watch(struct live *live, const struct io_event *ev,
-		       struct iow_error *err)
+int live_watch_event(struct live *live, const struct io_event *ev,
+		     struct iow_error *err)
 {
-	if (!live)
-		return 0;
 	if (live_event(live, ev, err) < 0)
 		return -1;
 	/* the keys and the screen, every so many events */

@@ -56,6 +56,9 @@ int tag_stage_start(const struct options *o, const struct trace_source *src,
 			return -1;
 		analysis_enable_tags(a);
 	}
+	/* decided once: an event goes straight to the analysis when
+	 * there are no causes, no --by and no tagger */
+	ts->plain = !ts->causes && !ts->by_cause && !ts->tagger;
 	return 0;
 }
 
@@ -72,8 +75,8 @@ static int tag_drain(struct tagger *t, struct analysis *a,
 	return r;
 }
 
-int tag_stage_event(struct tag_stage *ts, struct io_event *ev,
-		    struct analysis *a, struct iow_error *err)
+int tag_stage_event_slow(struct tag_stage *ts, struct io_event *ev,
+			 struct analysis *a, struct iow_error *err)
 {
 	if (ts->causes && cause_table_event(ts->causes, ev, err) < 0)
 		return -1;

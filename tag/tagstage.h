@@ -19,6 +19,7 @@ struct tag_stage {
 	struct cause_table *causes;
 	struct cause_tags *by_cause;
 	struct tagger *tagger;
+	int plain;	/* none of the three: tag_stage_event's fast path */
 };
 
 /*
@@ -31,8 +32,19 @@ int tag_stage_start(const struct options *o, const struct trace_source *src,
 		    unsigned needs, struct tag_stage *ts, struct analysis *a,
 		    struct iow_error *err);
 /* One event, through the causes and the tags, to the analysis. */
-int tag_stage_event(struct tag_stage *ts, struct io_event *ev,
-		    struct analysis *a, struct iow_error *err);
+int tag_stage_event_slow(struct tag_stage *ts, struct io_event *ev,
+			 struct analysis *a, struct iow_error *err);
+/*
+ * Inline, so that a trace with no causes, no --by and no tagger (the
+ * common case) pays one test an event for the stage, not a call.
+ */
+static inline int tag_stage_event(struct tag_stage *ts, struct io_event *ev,
+				  struct analysis *a, struct iow_error *err)
+{
+	if (ts->plain)
+		return analysis_add(a, ev, err);
+	return tag_stage_event_slow(ts, ev, a, err);
+}
 /* The tagger's last answers and its labels. */
 int tag_stage_finish(struct tag_stage *ts, struct analysis *a,
 		     struct iow_error *err);
