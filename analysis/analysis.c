@@ -71,6 +71,8 @@ int analysis_init(struct analysis *a, const struct analysis_config *cfg,
 
 	memset(a, 0, sizeof(*a));
 	a->cfg = *cfg;
+	a->filtered = cfg->n_only_devices || cfg->per_device ||
+		      cfg->has_time_range || cfg->has_offset_range;
 	if (!a->cfg.iomap_action)
 		a->cfg.iomap_action = BLK_TA_ISSUE;
 	a->bin_width_ns = cfg->bin_width_ns ? cfg->bin_width_ns :
@@ -1342,7 +1344,7 @@ static void note_other_device(struct analysis *a, uint32_t device)
 int analysis_add(struct analysis *a, const struct io_event *ev,
 		 struct iow_error *err)
 {
-	int counted;
+	int counted = 1;
 
 	if (ev->time_ns >= ANALYSIS_TIME_LIMIT_NS)
 		return iow_fail(err, "event %llu: at %llu ns, past 2^62 ns (146 years): the trace is damaged",
@@ -1355,25 +1357,31 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 		/* a CPU's loss is every device's: no --device filter */
 		return loss_note(a, ev, err);
 	}
-	if (!device_wanted(a, ev->device)) {
-		note_other_device(a, ev->device);
-		return 0;
-	}
-	if (a->cfg.per_device) {
-		struct analysis *part = device_part(a, ev->device, err);
+	if (a->filtered) {
+		if (!device_wanted(a, ev->device)) {
+			note_other_device(a, ev->device);
+			return 0;
+		}
+		if (a->cfg.per_device) {
+			struct analysis *part = device_part(a, ev->device,
+							    err);
 
-		/* a part has its device once it has seen an I/O event */
-		if (!part || analysis_add(part, ev, err) < 0)
-			return -1;
+			/* a part has its device once it has seen an I/O
+			 * event */
+			if (!part || analysis_add(part, ev, err) < 0)
+				return -1;
+		}
 	}
 	a->n_events_all++;
 	if (ev->time_ns < a->first_ns)
 		a->first_ns = ev->time_ns;
 	if (ev->time_ns > a->last_ns || a->n_events_all == 1)
 		a->last_ns = ev->time_ns;
-	counted = in_time_range(a, ev->time_ns);
-	if (!in_offset_range(a, ev))
-		return 0;
+	if (a->filtered) {
+		counted = in_time_range(a, ev->time_ns);
+		if (!in_offset_range(a, ev))
+			return 0;
+	}
 	if (counted)
 		a->n_events++;
 	if (!is_io_action(blk_action_code(ev->action)))

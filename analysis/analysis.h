@@ -378,6 +378,9 @@ struct tag_stats {
 
 struct analysis {
 	struct analysis_config cfg;
+	/* any of --device, --per-device, a time or an offset range: decided
+	 * at analysis_init, so analysis_add tests them once when none is */
+	int filtered;
 	uint64_t n_events;		/* in the -x/-y window, not notes */
 	uint64_t n_events_all;		/* the whole trace's, not notes */
 	uint64_t n_notes;
