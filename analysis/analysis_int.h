@@ -51,10 +51,13 @@ struct request_state {
 };
 
 /* A request in flight when a loss window began, and when that was. */
+/* A request (or flush) a loss forgot: in the depth from d_ns to
+ * until_ns (analysis_loss.c). */
 struct forgotten {
 	uint64_t d_ns, until_ns;
 	uint32_t device_slot;
 	int32_t tag;
+	int flush;
 };
 
 struct analysis_private {

@@ -38,28 +38,57 @@ static int forget_bio(void *value, void *arg)
 	return 0;
 }
 
-struct forget_arg {
-	struct analysis *a;
-	uint64_t now;
-};
-
-/* With completions the kernel made unseen, a request forgotten here may
- * be one of theirs: kept for the finish (unseen_off_depth). */
-static int forget_request(void *value, void *arg)
+/* One request's depth over [from, to) leaves its device's area, the
+ * bins and its tag's (depth_remove, as the holes' rules take a lost
+ * request's out). */
+static void depth_off(struct analysis *a, uint32_t slot, int32_t tag,
+		      uint64_t from, uint64_t to)
 {
-	const struct forget_arg *f = arg;
-	const struct request_state *req = value;
-	struct analysis_private *p;
+	struct device_stats *d = &a->devices[slot];
+	long s;
 
-	/* the whole analysis tells, not its --per-device parts */
-	if (req->issued && f->a->cfg.on_forget && !f->a->part_device &&
-	    req->device_slot < f->a->n_devices)
-		f->a->cfg.on_forget(f->a->cfg.forget_ctx,
-				    f->a->devices[req->device_slot].device,
-				    req->d_ns, f->now);
-	if (!f->a->cfg.missing_completions || !req->issued)
+	if (from >= to)
+		return;
+	d->depth_area_ns -= depth_remove(a, from, to, (char *)d->depth_bins,
+					 sizeof(double),
+					 (char *)&a->bins[0].depth_area_ns,
+					 sizeof(struct bin));
+	if (d->depth_area_ns < 0)
+		d->depth_area_ns = 0;
+	if ((a->tagging || tag != IO_EVENT_NO_TAG) &&
+	    (s = tag_index_find(priv(a), tag)) >= 0)
+		depth_remove(a, from, to,
+			     (char *)&a->tags[s].bins[0].depth_area_ns,
+			     sizeof(struct tag_bin), NULL, 0);
+}
+
+/*
+ * A request in flight at a loss whose window starts at now is in the
+ * depth from its issue to now, no further: a note read late (perf's LOST
+ * line comes after the records it covers, so the depth was integrated
+ * past now, to the device's last change: its tag's likewise) takes what
+ * it added since back. Kept in the list of forgotten requests (a later
+ * note may be read later still: forgotten_cut).
+ */
+static int forget_one(struct analysis *a, uint32_t slot, int32_t tag,
+		      uint64_t d_ns, uint64_t now, int flush)
+{
+	struct analysis_private *p = priv(a);
+	struct device_stats *d = &a->devices[slot];
+	uint64_t cut = d_ns > now ? d_ns : now;
+	long s;
+
+	depth_off(a, slot, IO_EVENT_NO_TAG, cut, d->depth_since_ns);
+	if ((a->tagging || tag != IO_EVENT_NO_TAG) &&
+	    (s = tag_index_find(p, tag)) >= 0 &&
+	    cut < a->tags[s].depth_since_ns)
+		depth_remove(a, cut, a->tags[s].depth_since_ns,
+			     (char *)&a->tags[s].bins[0].depth_area_ns,
+			     sizeof(struct tag_bin), NULL, 0);
+	/* none of its depth is left to take back or tell: kept only for
+	 * the unseen completions (unseen_off_depth) */
+	if (d_ns > now && !a->cfg.missing_completions)
 		return 0;
-	p = priv(f->a);
 	if (p->n_forgotten == p->cap_forgotten) {
 		struct forgotten *more = vec_grow(p->forgotten,
 						  &p->cap_forgotten,
@@ -67,24 +96,91 @@ static int forget_request(void *value, void *arg)
 						  sizeof(*more), 64);
 
 		if (!more)
-			return 0;	/* its depth then stays, as before */
+			return -1;
 		p->forgotten = more;
 	}
 	p->forgotten[p->n_forgotten++] = (struct forgotten){
-		req->d_ns, f->now, req->device_slot, req->tag };
+		d_ns, now, slot, tag, flush };
 	return 0;
 }
 
-/* The flushes in flight at a loss, to cfg.on_forget. */
-static void forget_flushes(struct analysis *a, const struct device_stats *d,
-			   uint64_t now)
+/*
+ * A note read late, its window starting at now: the requests earlier
+ * notes forgot after now (at a later window's start, read first) were in
+ * the depth to then; from now they leave it too. The list's depth ends
+ * rise with it (each note cuts those past its start to it), so the walk
+ * from its end stops at the first that ends by now.
+ */
+static void forgotten_cut(struct analysis *a, uint64_t now)
 {
-	const struct flush_fifo *q = d->flushes;
+	struct analysis_private *p = priv(a);
 	size_t i;
 
-	for (i = 0; a->cfg.on_forget && !a->part_device && i < q->len; i++)
-		a->cfg.on_forget(a->cfg.forget_ctx, d->device,
-				 q->d_ns[(q->head + i) % q->cap], now);
+	for (i = p->n_forgotten; i-- > 0;) {
+		struct forgotten *f = &p->forgotten[i];
+		uint64_t cut = f->d_ns > now ? f->d_ns : now;
+
+		if (f->until_ns <= f->d_ns)
+			continue;	/* nothing of it in the depth */
+		if (f->until_ns <= now)
+			break;
+		depth_off(a, f->device_slot, f->tag, cut, f->until_ns);
+		f->until_ns = cut;
+	}
+}
+
+struct forget_arg {
+	struct analysis *a;
+	uint64_t now;
+	int failed;
+};
+
+static int forget_request(void *value, void *arg)
+{
+	struct forget_arg *f = arg;
+	const struct request_state *req = value;
+
+	if (!req->issued || req->device_slot >= f->a->n_devices)
+		return 0;
+	if (forget_one(f->a, req->device_slot, req->tag, req->d_ns, f->now,
+		       0) < 0)
+		f->failed = 1;
+	return 0;
+}
+
+/* The flushes in flight at a loss: off the depth from now (forget_one). */
+static int forget_flushes(struct analysis *a, size_t slot, uint64_t now)
+{
+	const struct flush_fifo *q = a->devices[slot].flushes;
+	size_t i, k;
+	int rc = 0;
+
+	for (i = 0; i < q->len; i++) {
+		k = (q->head + i) % q->cap;
+		if (forget_one(a, (uint32_t)slot, q->tag[k], q->d_ns[k], now,
+			       1) < 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+/* The end: each request a loss forgot, in the depth from its issue to
+ * where the last note read placed its end, to cfg.on_forget (the whole
+ * analysis tells, not its --per-device parts). */
+static void forgotten_tell(struct analysis *a)
+{
+	const struct analysis_private *p = priv(a);
+	size_t i;
+
+	for (i = 0; a->cfg.on_forget && !a->part_device &&
+		    i < p->n_forgotten; i++) {
+		const struct forgotten *f = &p->forgotten[i];
+
+		if (f->device_slot < a->n_devices)
+			a->cfg.on_forget(a->cfg.forget_ctx,
+					 a->devices[f->device_slot].device,
+					 f->d_ns, f->until_ns);
+	}
 }
 
 /*
@@ -93,10 +189,10 @@ static void forget_flushes(struct analysis *a, const struct device_stats *d,
  * now and every bio, request and flush in flight forgotten: counted as
  * lost in flight, never timed, never left to inflate the depth.
  */
-static void forget_in_flight(struct analysis *a, uint64_t now)
+static int forget_in_flight(struct analysis *a, uint64_t now)
 {
 	struct analysis_private *p = priv(a);
-	struct forget_arg f = { a, now };
+	struct forget_arg f = { a, now, 0 };
 	size_t i;
 
 	for (i = 0; i < a->n_devices; i++) {
@@ -117,7 +213,8 @@ static void forget_in_flight(struct analysis *a, uint64_t now)
 		d->in_flight = 0;
 		memset(d->requests, 0, sizeof(d->requests));
 		if (d->flushes) {
-			forget_flushes(a, d, now);
+			if (forget_flushes(a, i, now) < 0)
+				f.failed = 1;
 			d->flushes->len = 0;
 		}
 		d->has_last_issue = 0;	/* a seek across it is unknown */
@@ -129,6 +226,7 @@ static void forget_in_flight(struct analysis *a, uint64_t now)
 	ioset_filter(&p->bios, forget_bio, a);
 	ioset_filter(&p->requests, forget_request, &f);
 	p->bios_after_sweep = p->requests_after_sweep = 0;
+	return f.failed ? -1 : 0;
 }
 
 /* A loss window into the list: merged with the last where they meet. */
@@ -168,7 +266,9 @@ static int loss_begins(struct analysis *a, const struct loss_window *w,
 
 	if (loss_window_add(a, w) < 0)
 		return -1;
-	forget_in_flight(a, now);
+	forgotten_cut(a, now);
+	if (forget_in_flight(a, now) < 0)
+		return -1;
 	if (w->to_ns > now && (!a->in_loss || w->to_ns > a->loss_until_ns)) {
 		a->in_loss = 1;
 		a->loss_until_ns = w->to_ns;
@@ -432,7 +532,8 @@ static int collect_issued(void *value, void *arg)
 
 	if (req->issued && o->n < o->cap)
 		o->reqs[o->n++] = (struct forgotten){
-			req->d_ns, o->until_ns, req->device_slot, req->tag };
+			req->d_ns, o->until_ns, req->device_slot, req->tag,
+			0 };
 	return 1;
 }
 
@@ -456,17 +557,21 @@ void unseen_off_depth(struct analysis *a)
 {
 	struct analysis_private *p = priv(a);
 	struct oldest_arg o = { NULL, 0, 0, a->last_ns };
-	size_t i;
+	size_t i, n_forgotten = a->cfg.missing_completions ? p->n_forgotten
+							     : 0;
 
-	if (!a->lost_unlocated || !(p->requests.len + p->n_forgotten))
+	if (!a->lost_unlocated || !(p->requests.len + n_forgotten))
 		return;
-	o.cap = p->requests.len + p->n_forgotten;
+	o.cap = p->requests.len + n_forgotten;
 	o.reqs = malloc(o.cap * sizeof(*o.reqs));
 	if (!o.reqs)
 		return;	/* the depth then keeps them, as without notes */
 	ioset_filter(&p->requests, collect_issued, &o);
-	for (i = 0; i < p->n_forgotten; i++)
-		o.reqs[o.n++] = p->forgotten[i];
+	/* the requests the windows forgot (not flushes: a completion the
+	 * kernel made unseen is a request's) */
+	for (i = 0; i < n_forgotten; i++)
+		if (!p->forgotten[i].flush)
+			o.reqs[o.n++] = p->forgotten[i];
 	qsort(o.reqs, o.n, sizeof(*o.reqs), cmp_d_ns);
 	for (i = 0; i < o.n && i < a->lost_unlocated; i++) {
 		const struct forgotten *req = &o.reqs[i];
@@ -557,6 +662,7 @@ void loss_finish(struct analysis *a)
 	uint64_t hi = a->last_ns;
 	size_t i, n = 0;
 
+	forgotten_tell(a);
 	loss_tail_off(a);
 	if (!a->n_loss)
 		return;

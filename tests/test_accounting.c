@@ -712,6 +712,44 @@ static void test_loss_never_shows_as_latency_or_depth(void)
 }
 
 /*
+ * A loss note read late, as perf's LOST line comes after the records it
+ * covers: what the requests it forgets added to the depth from the
+ * window's start leaves it, and so does what the requests an earlier
+ * note forgot at a later window's start (read first) added from it.
+ */
+static void test_late_loss_note_takes_its_depth_back(void)
+{
+	start(NULL);
+	/* reads of 8 and 16 in flight, their completions lost */
+	ev(0, BLK_TA_ISSUE, R, 8, 4096);
+	ev(100 * MS, BLK_TA_ISSUE, R, 16, 4096);
+	ev(400 * MS, BLK_TA_ISSUE, R, 24, 4096);
+	ev(450 * MS, BLK_TA_COMPLETE, R, 24, 4096);	/* 50 ms */
+	/* a note on time: 500-600 ms lost; 8 and 16 forgotten */
+	loss(500 * MS, 5500 * MS, 100 * MS, 1, 10);
+	ev(700 * MS, BLK_TA_ISSUE, R, 32, 4096);
+	ev(800 * MS, BLK_TA_COMPLETE, R, 32, 4096);	/* 100 ms */
+	/* read late: 200-250 ms were lost too; 8 and 16 leave the depth
+	 * from 200 ms (they were in it to 500 ms) */
+	loss(200 * MS, 5200 * MS, 50 * MS, 0, 5);
+	CHECK_NEAR(dev0()->depth_area_ns, (200 + 100 + 50 + 100) * MS, 1);
+	/* a read in flight at a late note: out of the depth from its
+	 * window's start, 1150 ms, not from the note's reading */
+	ev(1100 * MS, BLK_TA_ISSUE, R, 40, 4096);
+	ev(1200 * MS, BLK_TA_ISSUE, R, 48, 4096);
+	ev(1250 * MS, BLK_TA_COMPLETE, R, 48, 4096);	/* 50 ms */
+	loss(1150 * MS, 6150 * MS, 20 * MS, 0, 5);
+	ev(1290 * MS, BLK_TA_ISSUE, R, 56, 4096);
+	ev(1300 * MS, BLK_TA_COMPLETE, R, 56, 4096);	/* 10 ms */
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->lost_in_flight, 3);
+	CHECK_EQ_INT(a.n_loss, 3);
+	CHECK_NEAR(dev0()->depth_area_ns,
+		   (450 + 50 + 50 + 10) * MS, 1);
+	analysis_free(&a);
+}
+
+/*
  * A loss whose start is unknown (a count the kernel keeps per program, not
  * per CPU or time) is counted, with no window (it would be the whole
  * trace) and nothing forgotten; at the end, as many requests as it counts,
@@ -829,6 +867,7 @@ int main(void)
 	RUN_TEST(test_json_reports_flush_discard_and_empty);
 	RUN_TEST(test_loss_never_shows_as_latency_or_depth);
 	RUN_TEST(test_loss_note_past_the_end_adds_no_depth);
+	RUN_TEST(test_late_loss_note_takes_its_depth_back);
 	RUN_TEST(test_unlocated_loss_is_counted_not_windowed);
 	RUN_TEST(test_loss_reaches_every_device_part);
 	return check_report();
