@@ -26,12 +26,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -50,6 +52,10 @@
 #define FENCE_OUT_FIRST		(64 * 1024)
 #define FENCE_OUT_SMALL		(1024 * 1024)
 #define FENCE_OUT_BUF		(256 * 1024)
+/* the heap's first bytes, mapped in one call at the start: the
+ * sample's formats, names and pages take about 90 pages of it, each a
+ * page fault of its own otherwise */
+#define FENCE_HEAP_START	(512 * 1024)
 
 struct fence_child {
 	int fd;
@@ -223,6 +229,32 @@ static void child_limit_memory(uint64_t budget)
 	setrlimit(RLIMIT_AS, &rl);
 }
 
+/*
+ * The heap as the program's own (iowatcher.c: large blocks from the heap
+ * too, none given back), its first FENCE_HEAP_START bytes mapped by one
+ * madvise instead of a page fault each: 671 page faults for the sample
+ * read through this process, 580 so (568 in-process, 68f314e).
+ * MADV_POPULATE_WRITE is Linux 5.14's: before it, the faults come as
+ * they did.
+ */
+static void child_heap(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t at, end;
+	char *p;
+
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+	mallopt(M_TOP_PAD, FENCE_HEAP_START);
+	if (page <= 0 || !(p = malloc(FENCE_HEAP_START)))
+		return;
+	at = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+	end = ((uintptr_t)p + FENCE_HEAP_START) & ~((uintptr_t)page - 1);
+	if (end > at)
+		madvise((void *)at, end - at, MADV_POPULATE_WRITE);
+	free(p);
+}
+
 /* Sanitizers' reports of a crash here are not the program's (the
  * library is not ours; stderr is /dev/null, as the reader started it). */
 extern void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
@@ -291,6 +323,7 @@ int main(int argc, char **argv)
 	if (wire != TRACEDAT_WIRE_VERSION)
 		child_fail(k, "this program's reader of trace.dat (%s) is of another version (wire %lld, not %d): install iowatcher again (make install)",
 			   argv[0], wire, TRACEDAT_WIRE_VERSION);
+	child_heap();
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	tep_set_loglevel(TEP_LOG_NONE);
 	tracefs_set_loglevel(TEP_LOG_NONE);
