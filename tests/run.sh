@@ -33,6 +33,8 @@ if [ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ]; t
 	export IOW_PYBIN="$work/pybin"
 	mkdir -p "$IOW_PYBIN" && ln -s /usr/bin/python3 "$IOW_PYBIN/python3"
 fi
+# the tests know they run in the suite (tests/lib.sh: shots_dir)
+export IOW_SUITE=1
 asan_base="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 ubsan_base="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$top/tests/lsan.supp:print_suppressions=0}"
