@@ -166,6 +166,8 @@ else
 		[ -n "$seen" ] && break
 		sleep 0.1
 	done
+	# seen: q ends the recording (fio's 4 s are a bound, not a need)
+	[ -n "$seen" ] && tmux -L "$SOCK" send-keys q
 	while tmux -L "$SOCK" capture-pane -p 2>/dev/null | grep -q "iowatcher --live"; do
 		sleep 0.2
 	done

@@ -295,7 +295,7 @@ if ! command -v node > /dev/null; then
 elif repeat_pass "the comparison's section in a browser"; then
 	:
 else
-	SHOTS=${IOW_SHOTS:-$BUILD/test-shots}
+	SHOTS=$(shots_dir)
 	{ node "$TOP/tests/compare_check.js" "$TMP/page/time.html" "$SHOTS" window
 	  node "$TOP/tests/compare_check.js" "$TMP/page/cmp.html" "$SHOTS" band
 	} > "$TMP/browser.out" 2>&1
@@ -309,7 +309,8 @@ else
 	done < "$TMP/browser.out"
 	grep -qE '^(ok|FAIL|skipped)' "$TMP/browser.out" ||
 		fail "the browser checks ran" "$(tail -n 3 "$TMP/browser.out")"
-	echo "info screenshots in $SHOTS (compare*.png)"
+	if [ -n "$SHOTS" ]; then echo "info screenshots in $SHOTS (compare*.png)"
+	else echo "info no screenshots (the suite's run: IOW_SHOTS=DIR takes them)"; fi
 fi
 bad "-o x.mp4 with --compare: refused" "draws a picture" \
 	-t "$TMP/a.dump" -t "$TMP/a.dump" --compare -o "$TMP/x.mp4"

@@ -122,7 +122,8 @@ fi
 
 # ---- the tagger dies ----
 # A tagger answering every event with END, killed by itself (SIGKILL)
-# after $1 events, or stopping to answer after $1 and sleeping.
+# after $1 events, or stopping to answer after $1 and sleeping (first
+# making the file $3, when given: the test waits for it, not for a time).
 cat > "$TMP/tagger-dies.py" <<'EOF'
 import os, signal, struct, sys, time
 limit, mode = int(sys.argv[1]), sys.argv[2]
@@ -137,6 +138,8 @@ while True:
         inp.read(pdu)
     if n == limit:
         out.flush()
+        if len(sys.argv) > 3:
+            open(sys.argv[3], "w").close()
         if mode == "kill":
             os.kill(os.getpid(), signal.SIGKILL)
         time.sleep(600)
@@ -152,10 +155,10 @@ check "tagger killing itself: the signal is named" grep -q "signal 9" "$TMP/err"
 check "tagger killing itself: no picture, no temporary" clean "$TMP/tk"
 check "tagger killing itself: no tagger left" [ -z "$(pgrep -f "$TMP/tagger-dies.py")" ]
 
-"$IOW" -t "$T" -T "python3 $TMP/tagger-dies.py 100 hang" --tagger-timeout 60 \
+"$IOW" -t "$T" -T "python3 $TMP/tagger-dies.py 100 hang $TMP/th.hung" --tagger-timeout 60 \
 	-o "$TMP/th/th.png" 2> "$TMP/err" &
 pid=$!
-sleep 1.5
+wait_for "$TMP/th.hung" 30
 pkill -f "^[^ ]*python3 $TMP/tagger-dies.py 100 hang"
 wait_gone $pid 10; gone=$?
 wait $pid; rc=$?
@@ -236,7 +239,15 @@ for sig in INT TERM; do
 	writer=$!
 	"$FG" "$IOW" -t - -o "$TMP/rd/r.png" --summary < "$TMP/fifo" > "$TMP/out" 2> "$TMP/err" &
 	pid=$!
-	sleep 1
+	# until cat has written it all (its shell then execs sleep) and
+	# iowatcher waits on the pipe for more (the kernel's wait channel:
+	# pipe_read, anon_pipe_read), 20 s at most (it was a sleep of 1 s)
+	n=0
+	while { [ "$(cat /proc/$writer/comm 2>/dev/null)" != sleep ] ||
+		! cat /proc/$pid/task/*/wchan 2>/dev/null | grep -q pipe; } &&
+	      [ $n -lt 2000 ]; do
+		sleep 0.01; n=$((n + 1))
+	done
 	kill -$sig $pid
 	wait_gone $pid 5; gone=$?
 	wait $pid; rc=$?
@@ -250,10 +261,10 @@ for sig in INT TERM; do
 done
 
 # ---- interrupted while the tagger works ----
-"$FG" "$IOW" -t "$T" -T "python3 $TMP/tagger-dies.py 100 hang" --tagger-timeout 60 \
+"$FG" "$IOW" -t "$T" -T "python3 $TMP/tagger-dies.py 100 hang $TMP/ti.hung" --tagger-timeout 60 \
 	-o "$TMP/ti/ti.png" 2> "$TMP/err" &
 pid=$!
-sleep 1.5
+wait_for "$TMP/ti.hung" 30
 kill -INT $pid
 wait_gone $pid 5; gone=$?
 wait $pid; rc=$?

@@ -14,10 +14,11 @@
 # map's cells are painted across their span at a deep zoom (a dense
 # stream's run of cells has no gap); a zoomed table's "-x FROM:TO"
 # counts, given to iowatcher, what the table counts. Screenshots go to
-# $IOW_SHOTS (default BUILD/test-shots): look at them.
+# $IOW_SHOTS (default BUILD/test-shots; none in the suite's run unless
+# IOW_SHOTS is set: lib.sh's shots_dir): look at them.
 . "$(dirname "$0")/lib.sh"
 S="$TOP/samples"
-SHOTS=${IOW_SHOTS:-$BUILD/test-shots}
+SHOTS=$(shots_dir)
 
 # report NAME ARGS...: the report NAME.html, the picture NAME.svg with its
 # panels in NAME.layout and its CSV in NAME-csv, of the same arguments.
@@ -324,6 +325,7 @@ EOF
 	done < "$TMP/browser.out"
 	grep -qE '^(ok|FAIL|skipped)' "$TMP/browser.out" ||
 		fail "the browser checks ran" "$(tail -n 3 "$TMP/browser.out")"
-	echo "info screenshots in $SHOTS"
+	if [ -n "$SHOTS" ]; then echo "info screenshots in $SHOTS"
+	else echo "info no screenshots (the suite's run: IOW_SHOTS=DIR takes them)"; fi
 fi
 finish

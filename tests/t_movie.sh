@@ -114,7 +114,11 @@ check "rect: times labelled under each band" \
 ffmpeg -v error -i "$TMP/k.gif" -vf "select=eq(n\,5)" -frames:v 1 "$TMP/gif5.png"
 check "GIF frame 5: reads in their colour" [ "$(lit ../gif5.png 0072B2)" -gt 0 ]
 check "GIF frame 5: writes in their colour" [ "$(lit ../gif5.png D55E00)" -gt 0 ]
-if [ -x /usr/bin/time ]; then
+# the memory of a long GIF: the program's allocator's, so in the first
+# pass only (the sanitizer's adds its own; the GIFs above run its code)
+if repeat_pass "the long GIF's memory"; then
+	:
+elif [ -x /usr/bin/time ]; then
 	/usr/bin/time -f %M -o "$TMP/rss" "$IOW" -t "$S" --movie --fps 20 \
 		--movie-length 20 -o "$TMP/big.gif" 2> "$TMP/err"
 	rss=$(tail -1 "$TMP/rss")

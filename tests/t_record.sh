@@ -101,7 +101,12 @@ record_sigint() {
 		if=/dev/zero of=$DEV bs=64k count=32 oflag=direct status=none;
 		sleep 31.25; true" > "$TMP/int.out" 2>&1 &
 	pid=$!
-	sleep 2
+	# until dd is done (the workload's sleep has begun), 30 s at most
+	# (it was a sleep of 2 s)
+	n=0
+	while ! pgrep -f '^sleep 31.25$' > /dev/null && [ $n -lt 300 ]; do
+		sleep 0.1; n=$((n + 1))
+	done
 	kill -INT "$pid"
 	if wait "$pid"; then
 		check "$tr: SIGINT ends the recording as such" \

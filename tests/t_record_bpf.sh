@@ -193,10 +193,21 @@ else
 fi
 
 # 3. torn down on every exit path
+# wait_loaded: until the programs are loaded (20 s at most), the state
+# each signal below is sent in (it was a sleep of 1 or 1.5 s); without
+# bpftool, 1.5 s
+wait_loaded() {
+	command -v bpftool > /dev/null || { sleep 1.5; return; }
+	i=0
+	while ! ours_loaded && [ $i -lt 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 mkdir "$TMP/x"
 "$RD" -T bpf -d "$DEV" -D "$TMP/x" -t int -- sleep 30 > /dev/null 2>&1 &
 pid=$!
-sleep 1
+wait_loaded
 ours_loaded && loaded=1 || loaded=0
 kill -INT $pid
 wait $pid
@@ -205,14 +216,14 @@ check "the programs are loaded while recording" [ $loaded = 1 ] ||
 check_unloaded "no program left after SIGINT"
 "$RD" -T bpf -d "$DEV" -D "$TMP/x" -t term > /dev/null 2>&1 &
 pid=$!
-sleep 1
+wait_loaded
 kill -TERM $pid
 wait $pid
 check_unloaded "no program left after SIGTERM"
 # (record_demo: no mpstat beside it to be orphaned)
 "$RD" -T bpf -d "$DEV" -D "$TMP/x" -t kill -- sleep 30.5 > /dev/null 2>&1 &
 pid=$!
-sleep 1.5
+wait_loaded
 kill -KILL $pid
 wait $pid 2>/dev/null
 check_unloaded "no program left after SIGKILL"

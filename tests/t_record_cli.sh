@@ -86,10 +86,20 @@ check "tracing state restored after failures" [ "$(state)" = "$before" ]
 
 # Interrupt mid-run: the workload's group is stopped, the trace is kept.
 "$IOW" -d "$LOOP" -D "$TMP" -t intr --summary=json \
-	-p "while :; do dd if=$LOOP of=/dev/null bs=4k count=4000 iflag=direct status=none; done" \
+	-p "while :; do dd if=$LOOP of=/dev/null bs=4k count=400 iflag=direct status=none; done" \
 	> "$TMP/intr.json" 2> "$TMP/err" &
 pid=$!
-sleep 3
+# until the workload's first dd has ended and a second one runs (1.6 MB
+# read and recorded), 30 s at most (it was a sleep of 3 s)
+ddpat="^dd if=$LOOP of=/dev/null bs=4k count=400 "
+first= i=0
+while [ $i -lt 300 ]; do
+	now=$(pgrep -f "$ddpat" | head -n 1)
+	[ -z "$first" ] && first=$now
+	[ -n "$now" ] && [ "$now" != "$first" ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
 running=0; kill -0 $pid 2>/dev/null && running=1
 kill -INT $pid
 wait $pid; rc=$?
@@ -98,7 +108,7 @@ check "interrupted run ends cleanly (exit $rc)" [ $rc = 0 ]
 check "interrupted run: still running when interrupted" [ $running = 1 ]
 check "interrupted run: what was recorded is summarised" [ "$(bytes "$TMP/intr.json" read)" -gt 0 ]
 check "interrupted run: the trace reads again" sh -c "'$IOW' -t '$TMP/intr' --summary=json -o '$TMP/intr.svg' > /dev/null"
-check "interrupted run: no workload left running" [ -z "$(pgrep -f "count=4000 iflag")" ]
+check "interrupted run: no workload left running" [ -z "$(pgrep -f "count=400 iflag")" ]
 check "tracing state restored after an interrupt" [ "$(state)" = "$before" ]
 
 "$IOW" -d /dev/no-such-disk -p true > /dev/null 2> "$TMP/err"; rc=$?
