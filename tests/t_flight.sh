@@ -201,11 +201,13 @@ assert all(0 < f["held_bytes"] <= 256 << 20 for f in fl[1:]), fl
 	pass "--live=json says armed, the captures, the span and bytes held"
 else fail "--live=json's flight fields" "$(head -c 600 "$TMP/livej.out") $(cat "$TMP/livej.err")"; fi
 
-# the memory bound: 1 MiB holds far less than 40,000 reads (about 5
-# records each, held in 13 bytes or so: 2.7 MB), however fast they come;
-# the window (600 s) lets none go for time
+# the memory bound: 1 MiB holds far less than three rounds of two
+# readers over the 64 MiB device (about 50,000 reads; armed, the
+# recorder leaves G, P and U out: about 4.5 records each, held in 12
+# bytes or so: 2.7 MB), however fast they come; the window (600 s)
+# lets none go for time
 run mem --flight=600 --flight-mem 1M --after 0.2 --trigger 'd2c>200ms' -- \
-	n 20000 s 300 16384 r 300
+	n 20000 n 20000 n 20000 s 300 16384 r 300
 peak=$(sed -n 's/.* \([0-9.]*\) MiB held at most.*/\1/p' "$ERR")
 if [ "$RC" = 0 ] && grep -q 'the memory bound held' "$ERR" &&
 	awk -v p="$peak" 'BEGIN { exit !(p <= 1.0) }' && [ "$CAPS" = 1 ] &&
@@ -213,6 +215,15 @@ if [ "$RC" = 0 ] && grep -q 'the memory bound held' "$ERR" &&
 	grep -q 'the memory bound let the earlier part go' "$ERR"; then
 	pass "a 1 MiB bound holds ($peak MiB at most), its capture whole"
 else fail "a 1 MiB bound holds" "rc $RC peak $peak: $(cat "$ERR")"; fi
+# armed, G, P and U are left out (three of seven programs a request;
+# no figure reads them); Q, D and C are all there
+if command -v blkparse > /dev/null && [ -e "$TMP/mem/cap-1.blktrace.0" ]; then
+	acts=$(blkparse -i "$TMP/mem/cap-1" 2> /dev/null |
+		awk 'NF > 6 && $6 ~ /^[A-Z]+$/ { n[$6]++ } END { for (a in n) printf "%s=%d ", a, n[a] }')
+	check "a capture holds Q, D and C, and no G, P or U ($acts)" \
+		sh -c "echo '$acts' | grep -q 'Q=' && echo '$acts' | grep -q 'D=' &&
+			echo '$acts' | grep -q 'C=' && ! echo '$acts' | grep -Eq '(^| )(G|P|U|UT)='"
+fi
 
 # a failing workload fails the run; its capture is kept
 run failing --flight=3 --after 0.2 --trigger 'd2c>200ms' -- r 300 s 300 16384 r 300 x 3
