@@ -397,12 +397,8 @@ static double depth_integrate(struct analysis *a, uint64_t depth,
 		return total;
 	}
 	while (from < to) {
-		size_t bin = (size_t)((from - a->bin_origin_ns) /
-				      a->bin_width_ns);
-		/* to the bin's end, which may lie beyond 2^64 ns */
-		uint64_t left = a->bin_width_ns - (from - a->bin_origin_ns -
-						   bin * a->bin_width_ns);
-		uint64_t end = to - from > left ? from + left : to;
+		uint64_t end;
+		size_t bin = bin_part(a, from, to, &end);
 		double part = (double)depth * (double)(end - from);
 
 		*(double *)(sink + bin * stride) += part;

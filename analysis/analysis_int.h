@@ -191,6 +191,22 @@ static inline size_t bin_for(struct analysis *a, uint64_t t)
 	return bin_for_slow(a, t);
 }
 
+/*
+ * The bin holding t (at or after the bins' origin), and in *end where
+ * that bin's part of [t, to) ends (t < to; a bin's end may lie beyond
+ * 2^64 ns): every walk over the bins of a stretch of time steps so.
+ */
+static inline size_t bin_part(const struct analysis *a, uint64_t t,
+			      uint64_t to, uint64_t *end)
+{
+	size_t bin = (size_t)((t - a->bin_origin_ns) / a->bin_width_ns);
+	uint64_t left = a->bin_width_ns - (t - a->bin_origin_ns -
+					   bin * a->bin_width_ns);
+
+	*end = to - t > left ? t + left : to;
+	return bin;
+}
+
 /* analysis_holes.c */
 /* completions a device pairs before anything is inferred on it */
 #define HOLE_MIN_PAIRED	8

@@ -718,15 +718,11 @@ void loss_finish(struct analysis *a)
 			continue;
 
 		while (from < to && a->n_bins) {
-			size_t bin = (size_t)((from - a->bin_origin_ns) /
-					      a->bin_width_ns);
-			uint64_t end = a->bin_origin_ns +
-				       (uint64_t)(bin + 1) * a->bin_width_ns;
+			uint64_t end;
+			size_t bin = bin_part(a, from, to, &end);
 
 			if (bin >= a->n_bins)
 				break;
-			if (end > to)
-				end = to;
 			a->bins[bin].lossy_ns += end - from;
 			a->lossy_ns += end - from;
 			from = end;

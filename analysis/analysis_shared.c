@@ -55,15 +55,11 @@ double depth_remove(struct analysis *a, uint64_t from, uint64_t to,
 			break;
 		}
 	while (from < to && from >= a->bin_origin_ns) {
-		size_t bin = (size_t)((from - a->bin_origin_ns) /
-				      a->bin_width_ns);
-		uint64_t end = a->bin_origin_ns +
-			       (uint64_t)(bin + 1) * a->bin_width_ns;
+		uint64_t end;
+		size_t bin = bin_part(a, from, to, &end);
 
 		if (bin >= a->n_bins)
 			break;
-		if (end > to)
-			end = to;
 		*(double *)(sink + bin * stride) -= (double)(end - from);
 		if (sink2)
 			*(double *)(sink2 + bin * stride2) -= (double)(end - from);
