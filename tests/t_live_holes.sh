@@ -90,4 +90,44 @@ fi
 check "holed: --live=text says OVERDUE" grep -q '^# OVERDUE on 7,1: 98 requests' \
 	"$TMP/holed.txt"
 check "whole: --live=text says no OVERDUE" sh -c "! grep -q OVERDUE '$TMP/whole.txt'"
+
+# a true slow request among fast ones is no hole: one completion of the
+# whole dump moved 1.5 s later (the request truly took that long, the
+# queue never held more than it does in stretches that drained): no
+# interval calls it overdue, and it stays in the depth (1 while it is
+# the only one out)
+python3 - "$TMP/whole.dump" "$TMP/slow.dump" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+recs, i = [], 0
+while i + 48 <= len(data):
+    h = list(struct.unpack_from("<IIQQIIIIIHH", data, i))
+    recs.append((h, data[i + 48:i + 48 + h[10]]))
+    i += 48 + h[10]
+done = [r for r in recs if r[0][5] & 0xffff == 8 and r[0][4]]
+done[len(done) * 2 // 5][0][2] += 1500000000
+recs.sort(key=lambda r: r[0][2])
+open(sys.argv[2], "wb").write(b"".join(struct.pack("<IIQQIIIIIHH", *h) + p
+                                       for h, p in recs))
+PY
+"$IOW" -t - --live=json --interval 0.5 < "$TMP/slow.dump" > "$TMP/slow.jsonl" 2> "$TMP/slow.err"
+if out=$(python3 - "$TMP/slow.jsonl" <<'PY'
+import json, sys
+overdue, top = 0, 0
+for line in open(sys.argv[1]):
+    try:
+        j = json.loads(line)
+    except ValueError:
+        continue
+    for d in j.get("devices", []) if "start_s" in j else []:
+        overdue += d.get("overdue_requests", 0)
+        top = max(top, d["queue_depth_mean"])
+print("overdue %d, deepest interval %.3f" % (overdue, top))
+sys.exit(0 if overdue == 0 and top >= 0.99 else 1)
+PY
+); then
+	pass "a request 1.5 s slow among fast ones: not overdue, in the depth ($out)"
+else
+	fail "a request 1.5 s slow among fast ones: not overdue, in the depth" "$out"
+fi
 finish
