@@ -497,8 +497,8 @@ void analysis_enable_tags(struct analysis *a);
  * at t that look lost as the trace stands, not judged (the rules judge
  * at the trace's end, ACCOUNTING.md): a request issued after each has
  * completed, and each has been out more than twice the longest request
- * the device paired, once it paired 8; none while the device holds no
- * more than its queue's bound (ACCOUNTING.md). How many, and their time
+ * the device paired, once it paired 8; none while the stretch since its
+ * queue last drained held no more than its queue's bound (ACCOUNTING.md). How many, and their time
  * in flight within [from, t).
  */
 size_t analysis_overdue(struct analysis *a, uint32_t device, uint64_t from,

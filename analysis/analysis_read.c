@@ -487,10 +487,11 @@ size_t analysis_overdue(struct analysis *a, uint32_t device, uint64_t from,
 	if (i == a->n_devices || a->devices[i].paired < HOLE_MIN_PAIRED ||
 	    !a->devices[i].in_flight)
 		return 0;
-	/* a queue within the most the device held in stretches that
-	 * drained shows nothing missing: a slow request is only slow */
+	/* a stretch (since the queue last drained) that never held more
+	 * than the most the device held in stretches that drained shows
+	 * nothing missing: a slow request is only slow */
 	if (a->devices[i].q_drains >= HOLE_MIN_DRAINS &&
-	    a->devices[i].in_flight <= a->devices[i].q_bound)
+	    a->devices[i].q_epoch_max <= a->devices[i].q_bound)
 		return 0;
 	x.slot = (uint32_t)i;
 	x.last_done = a->devices[i].last_done_d_ns;
