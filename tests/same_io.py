@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # same_io.py A.json B.json DEVICE: whether two --summary=json outputs show
 # the same I/O of DEVICE (counts and bytes exact, each latency's mean within
-# 2% or 1 us, whichever is wider: two tools stamp each event with their
+# 2% or 1 us, whichever is wider, and the mean depth as wide a share as
+# D2C's mean: two tools stamp each event with their
 # own clock reading at their own probe, so their means differ by an
 # offset, not a share, and a mean of a few us holds it whole: Q2D 5.80
 # against 5.22 us once on a loaded machine, Q2C 23.88 against 24.36 us
@@ -32,8 +33,14 @@ for k in ("d2c_us", "q2c_us", "q2d_us"):
     x, y = a[k]["mean"], b[k]["mean"]
     if abs(x - y) > max(0.02 * x, 1.0):
         bad.append("%s mean %s vs %s" % (k, x, y))
+# the mean depth is the D2C times' sum over the span, so it carries each
+# D2C's offset too: as wide a share as D2C's mean is allowed, and half a
+# percent for the two spans' ends (CI's ASan pass failed t_tracedat at
+# 0.3472 against 0.3582, 3.1%, D2C means of a few tens of us passing)
 x, y = a["queue_depth_mean"], b["queue_depth_mean"]
-if abs(x - y) > 0.02 * x + 1e-3:
+m = a["d2c_us"]["mean"]
+share = max(0.02, 1.0 / m) if m > 0 else 0.02
+if abs(x - y) > (share + 0.005) * x + 1e-3:
     bad.append("depth %s vs %s" % (x, y))
 if bad:
     raise SystemExit("; ".join(bad))
