@@ -875,6 +875,14 @@ static void count_note(const struct flight *f, const char *name,
 
 /* The notes a capture opens with: host, devices, clock, the wall clock,
  * the trigger, the kernel's counts, the processes. */
+/* Whether the memory bound let go a record of the capture's window: a
+ * record let go at all (a window whose start is the clock's 0 is not
+ * cut by a bound that never cut), and at or after the window's start. */
+static int mem_took_start(const struct flight *f, const struct capture *c)
+{
+	return f->mem_cut_ns && f->mem_cut_ns >= c->start_ns;
+}
+
 static int capture_notes(struct flight *f, struct rec_out *out,
 			 const struct capture *c, uint64_t from,
 			 const char *name, struct iow_error *err)
@@ -901,7 +909,7 @@ static int capture_notes(struct flight *f, struct rec_out *out,
 		       (unsigned long long)c->fired_ns, c->figure,
 		       (unsigned long long)from,
 		       (unsigned long long)c->end_ns, c->joined,
-		       f->mem_cut_ns >= c->start_ns ?
+		       mem_took_start(f, c) ?
 		       "; the memory bound let the records before go" : "");
 	if (len < 0 || (size_t)len >= sizeof(text))
 		len = sizeof(text) - 1;
@@ -1195,7 +1203,7 @@ static int write_capture(struct flight *f, const struct capture *c,
 		(double)(c->end_ns - c->fired_ns) / 1e9,
 		cut_short ? ", cut short by the stop" : "",
 		(unsigned long long)n,
-		f->mem_cut_ns >= c->start_ns ?
+		mem_took_start(f, c) ?
 			", the memory bound let the earlier part go" : "",
 		st.lost || st.lost_unknown ? ", events lost in it: loss notes"
 					   : "",
