@@ -1160,7 +1160,7 @@ static int write_capture(struct flight *f, const struct capture *c,
 	char name[512], tmp[560], from_path[4096 + 600], to_path[4096 + 600];
 	struct rec_out_stats st;
 	uint64_t from = c->start_ns, n = 0, t0 = clock_now_ns();
-	double cpu0 = thread_cpu_s(), writer_cpu = 0;
+	double cpu0 = thread_cpu_s();
 	unsigned number = f->next_number++, cpu;
 	struct rec_out *out;
 	int rc;
@@ -1174,10 +1174,7 @@ static int write_capture(struct flight *f, const struct capture *c,
 		return -1;
 	if (f->version8)
 		rec_out_version8(out);
-	/* the kernel's copy into the files' pages (most of a capture's time
-	 * where they come fresh) runs beside the decoding */
-	rc = rec_out_async(out, &writer_cpu, err) ||
-	     capture_notes(f, out, c, from, name, err) ||
+	rc = capture_notes(f, out, c, from, name, err) ||
 	     capture_records(f, out, from, c->end_ns, &n, err) ||
 	     capture_pending_loss(f, out, c->end_ns, err) ||
 	     rec_out_end(out, f->devices[0], err);
@@ -1210,8 +1207,7 @@ static int write_capture(struct flight *f, const struct capture *c,
 			", the memory bound let the earlier part go" : "",
 		st.lost || st.lost_unknown ? ", events lost in it: loss notes"
 					   : "",
-		(double)(clock_now_ns() - t0) / 1e9,
-		thread_cpu_s() - cpu0 + writer_cpu,
+		(double)(clock_now_ns() - t0) / 1e9, thread_cpu_s() - cpu0,
 		c->trigger, c->figure);
 	return 0;
 }

@@ -7,12 +7,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "rec_out.h"
@@ -40,36 +38,7 @@ struct cpu_file {
 	unsigned char *buf;
 };
 
-/*
- * rec_out_async's writer: full buffers wait in a ring for a thread of
- * their own that writes them, while the caller fills the next; at most
- * ASYNC_BUFS buffers besides the per-CPU ones (2 MiB).
- */
-#define ASYNC_BUFS	8
-
-struct async_job {
-	int fd;			/* o->cpus moves when a CPU's file is added */
-	unsigned cpu;
-	size_t len;
-	unsigned char *buf;
-};
-
-struct async_writer {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct async_job jobs[ASYNC_BUFS];
-	unsigned head, n_jobs;		/* the ring of full buffers */
-	unsigned char *free_bufs[ASYNC_BUFS];
-	unsigned n_free, n_made;
-	int stop;
-	int error;			/* the first write's errno (-1: 0 bytes) */
-	unsigned error_cpu;
-	double *cpu_s;			/* the thread's CPU time, at its end */
-};
-
 struct rec_out {
-	struct async_writer *aw;
 	char prefix[PATH_MAX - 64];	/* DIR/NAME */
 	struct cpu_file *cpus;
 	unsigned n_cpus;
@@ -170,160 +139,26 @@ static struct cpu_file *cpu_file(struct rec_out *o, uint32_t cpu,
 	return &o->cpus[cpu];
 }
 
-/* Writes len bytes of buf to fd whole: 0, errno, or -1 (disk full). */
-static int write_all(int fd, const unsigned char *buf, size_t len)
-{
-	size_t done = 0;
-	ssize_t n;
-
-	while (done < len) {
-		n = write(fd, buf + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? errno : -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
-static int write_failed(struct rec_out *o, unsigned cpu, int e,
-			struct iow_error *err)
-{
-	char path[PATH_MAX];
-
-	cpu_path(o, cpu, path);
-	return iow_fail(err, "cannot write %s: %s", path,
-			e > 0 ? strerror(e) : "disk full");
-}
-
-static void *async_main(void *arg)
-{
-	struct rec_out *o = arg;
-	struct async_writer *w = o->aw;
-	struct timespec ts;
-
-	pthread_mutex_lock(&w->lock);
-	for (;;) {
-		struct async_job j;
-		int e;
-
-		while (!w->n_jobs && !w->stop)
-			pthread_cond_wait(&w->cond, &w->lock);
-		if (!w->n_jobs)
-			break;
-		j = w->jobs[w->head];
-		pthread_mutex_unlock(&w->lock);
-		/* after a failure the rest are dropped: the output is
-		 * discarded as a whole */
-		e = w->error ? 0 : write_all(j.fd, j.buf, j.len);
-		pthread_mutex_lock(&w->lock);
-		if (e && !w->error) {
-			w->error = e;
-			w->error_cpu = j.cpu;
-		}
-		w->head = (w->head + 1) % ASYNC_BUFS;
-		w->n_jobs--;
-		w->free_bufs[w->n_free++] = j.buf;
-		pthread_cond_broadcast(&w->cond);
-	}
-	pthread_mutex_unlock(&w->lock);
-	if (w->cpu_s && !clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		*w->cpu_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	return NULL;
-}
-
-/* Hands cpu's full buffer to the writer and takes an empty one. */
-static int async_flush(struct rec_out *o, unsigned cpu, struct iow_error *err)
-{
-	struct async_writer *w = o->aw;
-	struct cpu_file *f = &o->cpus[cpu];
-	unsigned char *fresh = NULL;
-
-	pthread_mutex_lock(&w->lock);
-	if (!w->n_free && w->n_made < ASYNC_BUFS) {
-		fresh = malloc(OUT_BUF_SIZE);
-		if (fresh)
-			w->n_made++;
-	}
-	while (!fresh && !w->n_free && !w->error)
-		pthread_cond_wait(&w->cond, &w->lock);
-	if (w->error) {
-		int e = w->error;
-		unsigned c = w->error_cpu;
-
-		pthread_mutex_unlock(&w->lock);
-		free(fresh);
-		return write_failed(o, c, e, err);
-	}
-	if (!fresh)
-		fresh = w->free_bufs[--w->n_free];
-	w->jobs[(w->head + w->n_jobs) % ASYNC_BUFS] =
-		(struct async_job){ f->fd, cpu, f->len, f->buf };
-	w->n_jobs++;
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-	f->buf = fresh;
-	f->len = 0;
-	return 0;
-}
-
 static int flush_cpu(struct rec_out *o, unsigned cpu, struct iow_error *err)
 {
 	struct cpu_file *f = &o->cpus[cpu];
-	int e;
+	char path[PATH_MAX];
+	size_t done = 0;
+	ssize_t n;
 
-	if (!f->len)
-		return 0;
-	if (o->aw)
-		return async_flush(o, cpu, err);
-	e = write_all(f->fd, f->buf, f->len);
-	if (e)
-		return write_failed(o, cpu, e, err);
+	while (done < f->len) {
+		n = write(f->fd, f->buf + done, f->len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			cpu_path(o, cpu, path);
+			return iow_fail(err, "cannot write %s: %s", path,
+					n < 0 ? strerror(errno) : "disk full");
+		}
+		done += (size_t)n;
+	}
 	f->len = 0;
 	return 0;
-}
-
-int rec_out_async(struct rec_out *o, double *cpu_s, struct iow_error *err)
-{
-	struct async_writer *w = calloc(1, sizeof(*w));
-
-	if (!w)
-		return iow_fail(err, "out of memory");
-	w->cpu_s = cpu_s;
-	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->cond, NULL);
-	o->aw = w;
-	if (pthread_create(&w->thread, NULL, async_main, o)) {
-		o->aw = NULL;
-		pthread_cond_destroy(&w->cond);
-		pthread_mutex_destroy(&w->lock);
-		free(w);
-		return iow_fail(err, "cannot start a writer thread");
-	}
-	return 0;
-}
-
-/* Waits for the writer to write all it holds, ends it: its error. */
-static int async_end(struct rec_out *o, struct iow_error *err)
-{
-	struct async_writer *w = o->aw;
-	int rc = 0;
-
-	pthread_mutex_lock(&w->lock);
-	w->stop = 1;
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->thread, NULL);
-	if (w->error)
-		rc = write_failed(o, w->error_cpu, w->error, err);
-	while (w->n_free)
-		free(w->free_bufs[--w->n_free]);
-	pthread_cond_destroy(&w->cond);
-	pthread_mutex_destroy(&w->lock);
-	free(w);
-	o->aw = NULL;
-	return rc;
 }
 
 /* Counts a completion in its device's class, for the account. */
@@ -636,14 +471,11 @@ int rec_out_close(struct rec_out *o, struct iow_error *err)
 
 	if (o->n_pending && write_pending(o, err))
 		rc = -1;
-	for (cpu = 0; cpu < o->n_cpus; cpu++)
-		if (flush_cpu(o, cpu, rc ? NULL : err))
-			rc = -1;
-	if (o->aw && async_end(o, rc ? NULL : err))
-		rc = -1;
 	for (cpu = 0; cpu < o->n_cpus; cpu++) {
 		struct cpu_file *f = &o->cpus[cpu];
 
+		if (flush_cpu(o, cpu, rc ? NULL : err))
+			rc = -1;
 		if (close(f->fd) && !rc) {
 			cpu_path(o, cpu, path);
 			rc = iow_fail(err, "cannot write %s: %s", path,

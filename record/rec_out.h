@@ -95,11 +95,6 @@ void rec_out_completions(const struct rec_out *o, uint32_t device,
 			 uint64_t n[N_ACCT]);
 /* The newest time written to cpu's file (0: nothing yet). */
 uint64_t rec_out_last_time(const struct rec_out *o, unsigned cpu);
-/* From now on, full buffers are written by a thread of o's own while
- * the caller fills the next (at most 2 MiB more held); a write's failure
- * is told by the next rec_out_write or rec_out_close. At the thread's
- * end (rec_out_close) its CPU time goes to *cpu_s (NULL: not wanted). */
-int rec_out_async(struct rec_out *o, double *cpu_s, struct iow_error *err);
 /* Writes what is buffered, closes and frees o, whatever the result. */
 int rec_out_close(struct rec_out *o, struct iow_error *err);
 
