@@ -23,6 +23,13 @@
 # programs read them): reports go to files in a scratch directory of the
 # test's own, and each test that leaves one counts one failure more,
 # whatever the test itself made of the program's exit.
+# symbolize=0: LeakSanitizer matched every leak a library keeps for
+# good (fontconfig's caches: tests/lsan.supp) frame by frame, starting
+# llvm-symbolizer in every process that drew text, ~190 ms of CPU each
+# (CONTRIBUTING.md: the suite's time); the suppressions match a frame's
+# module without it. A report left is symbolized when it is printed
+# (asan_symbolize, where there is one: otherwise its frames say each
+# module and offset).
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)
 work=$(mktemp -d)
@@ -35,7 +42,7 @@ if [ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ]; t
 fi
 # the tests know they run in the suite (tests/lib.sh: shots_dir)
 export IOW_SUITE=1
-asan_base="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+asan_base="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=0}"
 ubsan_base="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$top/tests/lsan.supp:print_suppressions=0}"
 lanes=${IOW_TEST_JOBS:-$(($(nproc 2>/dev/null || echo 2) - 1))}
@@ -219,7 +226,11 @@ while [ $k -lt $n ]; do
 		[ -f "$r" ] || continue
 		fail=$((fail + 1))
 		echo "   sanitizer report ($t):"
-		sed 's/^/   | /' "$r" | head -n 40
+		if command -v asan_symbolize > /dev/null; then
+			asan_symbolize < "$r" 2> /dev/null || cat "$r"
+		else
+			cat "$r"
+		fi | sed 's/^/   | /' | head -n 40
 	done
 	if [ -f "$d/state" ]; then
 		fail=$((fail + 1))
