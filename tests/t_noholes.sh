@@ -143,9 +143,16 @@ EOF
 		check_intact "flush behind a 32 MiB writeback" "$TMP/flush.json"
 		fl=$(jq_ "$TMP/flush.json" "d['traces'][0]['devices'][0]['flush']['d2c_us']['n']")
 		wr=$(jq_ "$TMP/flush.json" "d['traces'][0]['devices'][0]['write']['bytes']")
+		said=$(grep -o 'recorded [0-9,]* events.*' "$TMP/flush.out" | tail -n 1)
 		if [ "$fl" -ge 1 ] && [ "$wr" -ge 33554432 ]; then
 			pass "flush: $fl flush(es) timed behind $wr bytes written"
-		else fail "flush: the flush timed behind the writeback" "$fl flushes, $wr bytes"
+		elif [ "$fl" -ge 1 ] && [ -n "$said" ] &&
+		     ! echo "$said" | grep -q "nothing lost; the trace holds all"; then
+			# short of dd's 32 MiB once in CI's suite (31,981,568
+			# bytes); never short while the recorder says it holds
+			# every completion the kernel counted
+			echo "   known: flush: $wr bytes of dd's 32 MiB, the recorder says: $said"
+		else fail "flush: the flush timed behind the writeback" "$fl flushes, $wr bytes; the recorder: ${said:-$(tail -n 2 "$TMP/flush.out")}"
 		fi
 	fi
 	echo 0 > "$SLOW_CTL"
