@@ -873,8 +873,6 @@ static int put_note(struct rec_out *out, uint32_t device, uint64_t at,
 static void count_note(const struct flight *f, const char *name,
 		       uint64_t from, uint64_t to, char *text, size_t size);
 
-/* The notes a capture opens with: host, devices, clock, the wall clock,
- * the trigger, the kernel's counts, the processes. */
 /* Whether the memory bound let go a record of the capture's window: a
  * record let go at all (a window whose start is the clock's 0 is not
  * cut by a bound that never cut), and at or after the window's start. */
@@ -883,6 +881,8 @@ static int mem_took_start(const struct flight *f, const struct capture *c)
 	return f->mem_cut_ns && f->mem_cut_ns >= c->start_ns;
 }
 
+/* The notes a capture opens with: host, devices, clock, the wall clock,
+ * the trigger, the kernel's counts, the processes. */
 static int capture_notes(struct flight *f, struct rec_out *out,
 			 const struct capture *c, uint64_t from,
 			 const char *name, struct iow_error *err)

@@ -226,8 +226,10 @@ while [ $k -lt $n ]; do
 		[ -f "$r" ] || continue
 		fail=$((fail + 1))
 		echo "   sanitizer report ($t):"
-		if command -v asan_symbolize > /dev/null; then
-			asan_symbolize < "$r" 2> /dev/null || cat "$r"
+		# symbolized whole, or the raw report (never half of each)
+		if command -v asan_symbolize > /dev/null &&
+		   asan_symbolize < "$r" > "$work/sym" 2> /dev/null; then
+			cat "$work/sym"
 		else
 			cat "$r"
 		fi | sed 's/^/   | /' | head -n 40
