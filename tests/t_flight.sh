@@ -236,6 +236,44 @@ else fail "a failing workload fails the run" "rc $RC, $CAPS: $(cat "$ERR")"; fi
 # workload sends it 0 to 0.3 s after the spike's completion; the capture
 # is there whole (read to its end marks, nothing said lost) and no
 # temporary file is left
+#
+# Whole: nothing cut short, no loss noted; a completion the kernel made
+# without running our program (record/rec_bpf.c: a few in 10,000 on this
+# kernel, more under load; 1 in 8 captures here beside a busy loop, in
+# the ASan build) is no fault of the capture's, which the analysis finds
+# (a request whose completion was lost) and the capture's note of the
+# kernel's counts shows: every record the programs made is held, and the
+# requests issued outnumber those completed by at least as many.
+# unseen_only CAPTURE SUMMARY: prints what it allowed ("" for nothing);
+# fails on any other loss or cut.
+unseen_only() {
+	note=$(grep -a -o 'flight capture cap-1: kernel counts from [^;]*; held [^[:cntrl:]]*' \
+		"$1.blktrace.0")
+	printf '%s\n' "$note" | python3 -c '
+import re, sys
+note = sys.stdin.read()
+summary = open(sys.argv[1]).read()
+lossy = [l for l in summary.splitlines()
+	 if re.search("cut short|lost", l, re.I)]
+inferred = 0
+for l in lossy:
+	m = re.match(r" HOLE inferred on \S+: (\d+) requests? whose completions? (was|were) lost", l)
+	if not m:
+		sys.exit("not an unseen completion: " + l)
+	inferred += int(m.group(1))
+if not inferred:
+	sys.exit(0)
+m = re.search(r"(\d+) records, (\d+) requests issued, (\d+) completed, (\d+) events lost; "
+	      r"held from \d+ to \d+ ns: (\d+) records, (\d+) issues, (\d+) completions, (\d+) events", note)
+if not m:
+	sys.exit("no note of the kernel counts: " + note)
+kr, ki, kc, kl, hr, hi, hc, hl = map(int, m.groups())
+if (kr, ki, kc, kl) != (hr, hi, hc, hl) or ki - kc < inferred:
+	sys.exit("the kernel counts do not show %d unseen: %s" % (inferred, note))
+print("%d completion%s the kernel made without running our program, found; "
+      "%d issued, %d completed" % (inferred, "s" * (inferred > 1), ki, kc))
+' "$2"
+}
 for delay in 0 0.1 0.3; do
 	run "int$delay" --flight=3 --after 0.2 --trigger 'd2c>200ms' -- \
 		r 600 s 300 16384 i "$delay" r 3000
@@ -244,9 +282,9 @@ for delay in 0 0.1 0.3; do
 		fail "SIGINT $delay s after a spike: no half capture" "$(ls -a "$dir")"
 	elif [ "$CAPS" = 1 ] &&
 		"$IOW" -t "$dir/cap-1" --summary > "$TMP/int.sum" 2>&1 &&
-		! grep -qi 'cut short\|lost' "$TMP/int.sum" &&
-		[ "$(d2c_max "$dir/cap-1")" -ge 300 ]; then
-		pass "SIGINT $delay s after a spike: the capture is whole"
+		[ "$(d2c_max "$dir/cap-1")" -ge 300 ] &&
+		unseen=$(unseen_only "$dir/cap-1" "$TMP/int.sum"); then
+		pass "SIGINT $delay s after a spike: the capture is whole${unseen:+ ($unseen)}"
 	else fail "SIGINT $delay s after a spike: whole" "$CAPS: $(cat "$TMP/int.sum" "$ERR")"; fi
 done
 finish
