@@ -9,7 +9,8 @@
  *    that one's completion was lost; the completion is the newer one's;
  *  - orphan at the end: a request still in flight when the trace ends,
  *    out more than twice the bound, never completed (its completion was
- *    lost);
+ *    lost); on a device that paired only a few (HOLE_MIN_PAIRED_END),
+ *    also only where a request issued after it completed;
  *  - serial flushes: on a device that sends its flushes one at a time,
  *    a completion finding two waiting is the newest's (the older one
  *    lost its completion, and the rules above or the end take it);
@@ -23,7 +24,7 @@
  *    counted (bytes, IOPS), never timed.
  *
  * Nothing is inferred before a device has paired HOLE_MIN_PAIRED
- * completions (no bound yet). A request judged lost leaves latency and
+ * completions (no bound yet), but the orphans at the end above. A request judged lost leaves latency and
  * queue depth from its issue (the earliest the hole can be: its depth is
  * taken back), and becomes an inferred loss window on its device, as do
  * the unmatched completions: a->loss, the windows every output reads.
@@ -367,6 +368,16 @@ static int collect_orphan(void *value, void *arg)
 	 * any other took */
 	if (req->issued && d->paired < HOLE_MIN_PAIRED && o->any_bound &&
 	    age > 2 * o->any_bound && o->n < o->cap) {
+		o->reqs[o->n++] = req;
+		return 1;
+	}
+	/* a device that paired a few (HOLE_MIN_PAIRED_END or more):
+	 * out twice the longest it took (and any other device with a
+	 * bound) while a request issued after it completed */
+	if (req->issued && d->paired >= HOLE_MIN_PAIRED_END &&
+	    d->paired < HOLE_MIN_PAIRED && d->last_done_d_ns > req->d_ns &&
+	    age > 2 * hole_bound(d) && age > 2 * o->any_bound &&
+	    o->n < o->cap) {
 		o->reqs[o->n++] = req;
 		return 1;
 	}

@@ -210,6 +210,10 @@ static inline size_t bin_part(const struct analysis *a, uint64_t t,
 /* analysis_holes.c */
 /* completions a device pairs before anything is inferred on it */
 #define HOLE_MIN_PAIRED	8
+/* at the trace's end, on a device with fewer: a request out twice the
+ * longest of these, with one issued after it completed (the discard
+ * sample, one CPU's completions of fstrim's lost: 5 paired) */
+#define HOLE_MIN_PAIRED_END	4
 /* The trace's bound on a device: the longest request it paired with no
  * other candidate (at least 1 us). */
 static inline uint64_t hole_bound(const struct device_stats *d)
