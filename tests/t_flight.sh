@@ -128,8 +128,10 @@ else fail "the kernel fired, the note naming the I/O" "$(grep -a -o 'flight capt
 # the kernel's own counts beside what the capture held, between the
 # readings around its window: at this rate nothing is lost, so the
 # records the kernel put on its rings are the records held, but for
-# those being written as a reading was taken (its time is read after
-# the counts: one record more held than counted seen in 1 of 8 runs)
+# those being written as a reading was taken (its time is the clock's
+# just before the counts, a read held up taken again: record/rec_bpf.c's
+# flight_counts; with the time read after them, a request's 3 records
+# were once held and not counted)
 counts=$(grep -a -o 'flight capture cap-1: kernel counts from [^;]*; held [^[:cntrl:]]*' \
 	"$TMP/one/cap-1.blktrace.0")
 kr=$(printf '%s' "$counts" | sed -n 's/.*window): \([0-9]*\) records.*/\1/p')
