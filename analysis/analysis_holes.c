@@ -24,10 +24,11 @@
  *    counted (bytes, IOPS), never timed.
  *
  * Nothing is inferred before a device has paired HOLE_MIN_PAIRED
- * completions (no bound yet), but the orphans at the end above. A request judged lost leaves latency and
- * queue depth from its issue (the earliest the hole can be: its depth is
- * taken back), and becomes an inferred loss window on its device, as do
- * the unmatched completions: a->loss, the windows every output reads.
+ * completions (no bound yet), but the orphans at the end above. A
+ * request judged lost leaves latency and queue depth from its issue (the
+ * earliest the hole can be: its depth is taken back), and becomes an
+ * inferred loss window on its device, as do the unmatched completions:
+ * a->loss, the windows every output reads.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -212,10 +213,11 @@ static int orphan(struct analysis *a, struct device_stats *d, size_t slot,
  * More than twice the requests in flight the device held in any stretch
  * that drained (its queue's bound, trusted after HOLE_MIN_DRAINS of
  * them; a stretch may outgrow the ones before it a little, in an intact
- * trace: overlap-fio's at 0.043 s), and req overtaken (a request issued after it completed): one in
- * flight is not, and req, the oldest at a sector where another waits,
- * is the one (overlap-fio, completions lost: each sector's later
- * completions paired 12-16 ms back, out less than twice the usual).
+ * trace: overlap-fio's at 0.043 s), and req overtaken (a request issued
+ * after it completed): one in flight is not, and req, the oldest at a
+ * sector where another waits, is the one (overlap-fio, completions
+ * lost: each sector's later completions paired 12-16 ms back, out less
+ * than twice the usual).
  */
 static int over_bound(const struct device_stats *d,
 		      const struct request_state *req)
@@ -358,9 +360,8 @@ static int count_issued(void *value, void *arg)
  * completed as tracing ended (read before the detach and after). More
  * left in flight in the trace lost their completions: the oldest that
  * later requests overtook, whatever their age, one per request over
- * (a fresh BPF recording with 185 completions dropped 2 ms before its
- * end: depth 4.6 where it was 3.0, the requests too young for the rules
- * above).
+ * (a BPF recording of fio, every completion of its last 3% dropped: 60
+ * torn, 52 of them old enough for the rules above, 60 so).
  */
 static int beyond_account(struct analysis *a, struct device_stats *d,
 			  uint64_t now)
