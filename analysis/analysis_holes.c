@@ -307,6 +307,26 @@ static int find_overtaken(void *value, void *arg)
 	return 1;
 }
 
+/* The n oldest requests of d that later ones overtook, lost (fewer
+ * where fewer were overtaken). */
+static int take_overtaken(struct analysis *a, struct device_stats *d,
+			  uint64_t now, uint64_t n)
+{
+	struct analysis_private *p = priv(a);
+	size_t slot = (size_t)(d - a->devices);
+	struct excess_arg x = { d, (uint32_t)slot, now, 0, NULL };
+
+	for (; n > 0; n--) {
+		x.oldest = NULL;
+		ioset_filter(&p->requests, find_overtaken, &x);
+		if (!x.oldest)
+			return 0;
+		if (orphan(a, d, slot, x.oldest, now, 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * More requests in flight than the device ever held in a stretch that
  * drained (every request of it completed, so none of it was lost: the
@@ -318,24 +338,10 @@ static int find_overtaken(void *value, void *arg)
  */
 static int excess(struct analysis *a, struct device_stats *d, uint64_t now)
 {
-	struct analysis_private *p = priv(a);
-	struct excess_arg x;
-	size_t slot = (size_t)(d - a->devices);
-
-	if (d->paired < HOLE_MIN_PAIRED || d->q_drains < HOLE_MIN_DRAINS)
+	if (d->paired < HOLE_MIN_PAIRED || d->q_drains < HOLE_MIN_DRAINS ||
+	    d->in_flight <= d->q_bound)
 		return 0;
-	x.d = d;
-	x.slot = (uint32_t)slot;
-	x.now = now;
-	while (d->in_flight > d->q_bound) {
-		x.oldest = NULL;
-		ioset_filter(&p->requests, find_overtaken, &x);
-		if (!x.oldest)
-			return 0;
-		if (orphan(a, d, slot, x.oldest, now, 1) < 0)
-			return -1;
-	}
-	return 0;
+	return take_overtaken(a, d, now, d->in_flight - d->q_bound);
 }
 
 struct issued_arg {
@@ -367,28 +373,14 @@ static int beyond_account(struct analysis *a, struct device_stats *d,
 			  uint64_t now)
 {
 	struct analysis_private *p = priv(a);
-	struct excess_arg x;
-	size_t slot = (size_t)(d - a->devices);
-	struct issued_arg c = { (uint32_t)slot, 0 };
-	uint64_t limit, n;
+	struct issued_arg c = { (uint32_t)(d - a->devices), 0 };
+	uint64_t limit;
 
 	if (!d->has_account || d->paired < HOLE_MIN_PAIRED)
 		return 0;
 	limit = d->account.inflight_end + d->account.at_edges;
 	ioset_filter(&p->requests, count_issued, &c);
-	x.d = d;
-	x.slot = (uint32_t)slot;
-	x.now = now;
-	for (n = c.n; n > limit; n--) {
-		x.oldest = NULL;
-		x.from = 0;
-		ioset_filter(&p->requests, find_overtaken, &x);
-		if (!x.oldest)
-			return 0;
-		if (orphan(a, d, slot, x.oldest, now, 1) < 0)
-			return -1;
-	}
-	return 0;
+	return c.n > limit ? take_overtaken(a, d, now, c.n - limit) : 0;
 }
 
 /* A completion with no issue traced for it (counted, not timed). */
