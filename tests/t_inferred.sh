@@ -10,7 +10,11 @@
 #    now under 2 with the loss inferred (orphans, window, HOLE line);
 #  - the picture of the first: its title says what is inferred;
 #  - perf script's text with 43 issues printed twice: "43 duplicate
-#    records ignored", duplicate_records 43, the rest as the intact text.
+#    records ignored", duplicate_records 43, the rest as the intact text;
+#  - discard with one CPU's records of 4 ms gone (few pairings), overlap-
+#    fio with rewrites piled up after lost completions, and completions
+#    gone at the end of a recording with the kernel's account note: each
+#    said, each depth or latency near the whole's.
 . "$(dirname "$0")/lib.sh"
 MH="$TOP/tests/tools/make_holes.py"
 
@@ -105,5 +109,48 @@ if [ "$d" = 43 ] && grep -q "^ 43 duplicate records ignored" "$TMP/pdup.sum" &&
 	pass "inferred: perf text, 43 records printed twice: ignored, counted, the rest as the intact text"
 else
 	fail "inferred: perf text, 43 records printed twice" "duplicate_records $d"
+fi
+# the discard sample (fstrim: 5 requests paired) with one CPU's records
+# of 4 ms gone (seed 445): 12 discards out to the end, depth 9.255 and
+# nothing said before the rule for devices that paired 4 to 7; now a
+# HOLE line and the depth at most the whole's (0.385) x 1.15 + 0.01
+python3 "$MH" "$TOP/samples/discard" "$TMP/d445" cpu --seed 445 > /dev/null
+"$IOW" -t "$TMP/d445" --summary=json > "$TMP/d445.json" 2> /dev/null
+"$IOW" -t "$TMP/d445" --summary > "$TMP/d445.txt" 2> /dev/null
+dep=$(field "$TMP/d445.json" 7,0 queue_depth_mean)
+if grep -q "HOLE inferred on 7,0: 12 requests whose completions were lost" "$TMP/d445.txt" &&
+   awk "BEGIN { exit !($dep <= 0.453) }"; then
+	pass "inferred: discard, one CPU's completions gone: 12 lost, depth $dep"
+else
+	fail "inferred: discard, one CPU's completions gone" "depth $dep: $(grep HOLE "$TMP/d445.txt")"
+fi
+
+# overlap-fio, every completion from 0.145 to 0.184 s gone (seed 7):
+# writes rewriting 4 sectors pile up; paired 12-16 ms back, the write
+# D2C mean read 1,279 us (whole 548); with the overtaken ones taken
+# while more than twice the queue's bound is in flight, at most 1.15x
+python3 "$MH" "$TOP/samples/overlap-fio" "$TMP/o7" completions --seed 7 > /dev/null
+w=$("$IOW" -t "$TOP/samples/overlap-fio" --summary=json 2> /dev/null |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["traces"][0]["devices"][0]["latency_by_class"]["write"]["d2c_us"]["mean"])')
+l=$("$IOW" -t "$TMP/o7" --summary=json 2> /dev/null |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["traces"][0]["devices"][0]["latency_by_class"]["write"]["d2c_us"]["mean"])')
+if [ -n "$w" ] && [ -n "$l" ] && awk "BEGIN { exit !($l <= 1.15 * $w) }"; then
+	pass "inferred: overlap-fio, completions gone: write D2C mean $l us (whole $w)"
+else
+	fail "inferred: overlap-fio, completions gone: write D2C mean" "$l us, whole $w"
+fi
+
+# the kernel's own count: tracedat-fio's blktrace files (recorded by
+# iowatcher: an account note) with every completion of the last 1% of
+# the span gone; the requests torn there are too young for the age
+# rules (10 of 14 found before), the kernel's in-flight count finds all
+python3 "$MH" "$TOP/samples/tracedat-fio" "$TMP/tf" completions --from 0.99 --to 1.0 > "$TMP/tf.info"
+torn=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["torn"])' "$TMP/tf.info")
+"$IOW" -t "$TMP/tf" --summary=json > "$TMP/tf.json" 2> /dev/null
+o=$(field "$TMP/tf.json" 7,0 orphan_requests)
+if [ -n "$torn" ] && [ "$torn" -gt 0 ] && [ "$o" = "$torn" ]; then
+	pass "inferred: completions gone at a recording's end: the kernel's count finds all $torn"
+else
+	fail "inferred: completions gone at a recording's end" "orphan_requests $o of $torn torn"
 fi
 finish
