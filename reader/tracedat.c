@@ -91,6 +91,7 @@ static void tracedat_free(struct tracedat *t)
 #include <trace-cmd.h>	/* TEP_FIELD_IS_RELATIVE: nothing is linked */
 
 #include "base/child.h"
+#include "reader/tracedat_own.h"
 #include "reader/tracedat_wire.h"
 
 #ifndef IOWATCHER_LIBEXECDIR
@@ -278,6 +279,9 @@ struct tracedat {
 	struct wire_rec last;	/* the last record, for messages */
 	int opened;		/* its first message came */
 	int at_end;
+	/* the file read here instead (tracedat_own.c), on own_fd */
+	struct tracedat_own *own;
+	int own_fd;
 };
 
 static void fence_stop(struct tracedat *t)
@@ -413,6 +417,16 @@ static int fence_next(struct tracedat *t, uint32_t *type,
 	return 0;
 }
 
+/* The next message, from the file read here or from the child. */
+static int next_msg(struct tracedat *t, uint32_t *type,
+		    const unsigned char **p, uint32_t *len,
+		    struct iow_error *err)
+{
+	if (t->own)
+		return tracedat_own_next(t->own, type, p, len, err);
+	return fence_next(t, type, p, len, err);
+}
+
 /* An error the child said: the path, then its line. */
 static int fence_error(struct tracedat *t, const unsigned char *p,
 		       uint32_t len, struct iow_error *err)
@@ -518,6 +532,31 @@ static int fence_start(struct tracedat *t, int fd, int copied,
 }
 
 /*
+ * The common file is read here (tracedat_own.c: a second process costs
+ * a small trace more than its read), the rest by libtracecmd in the
+ * fence. IOWATCHER_TRACEDAT=libtracecmd sends every file to the fence;
+ * IOWATCHER_TRACEDAT=own refuses one this process would not read, saying
+ * why. 1 read here, 0 the fence's, -1 with err.
+ */
+static int read_here(struct tracedat *t, int fd, struct iow_error *err)
+{
+	const char *mode = getenv("IOWATCHER_TRACEDAT");
+	char why[200];
+	int r;
+
+	if (mode && *mode && strcmp(mode, "own") && strcmp(mode, "libtracecmd"))
+		return iow_fail(err, "IOWATCHER_TRACEDAT=%s: give own, libtracecmd or leave it unset",
+				mode);
+	if (mode && !strcmp(mode, "libtracecmd"))
+		return 0;
+	r = tracedat_own_open(fd, &t->own, why, sizeof(why), err);
+	if (r == 0 && mode && !strcmp(mode, "own"))
+		return iow_fail(err, "%s: not read without libtracecmd (IOWATCHER_TRACEDAT=own): %s",
+				t->path, why);
+	return r;
+}
+
+/*
  * Reads src's trace.dat (its first bytes, first[0, n), already taken
  * from src); path names it in messages.
  */
@@ -528,10 +567,8 @@ static struct tracedat *tracedat_open(struct byte_source *src,
 	const unsigned char *p;
 	struct tracedat *t;
 	uint32_t type, len, big;
-	int copied, fd;
+	int copied, fd, r;
 
-	if (helper_ready(path, err) < 0)
-		return NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		iow_fail(err, "out of memory");
@@ -539,6 +576,7 @@ static struct tracedat *tracedat_open(struct byte_source *src,
 	}
 	t->path = path;
 	t->fd = -1;
+	t->own_fd = -1;
 	copied = src->ops->name || src->is_stdin;
 	if (!copied)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -551,13 +589,18 @@ static struct tracedat *tracedat_open(struct byte_source *src,
 		return NULL;
 	}
 	if (tracedat_sizes_ok(fd, path, err) < 0 ||
-	    fence_start(t, fd, copied, err) < 0) {
+	    (r = read_here(t, fd, err)) < 0 ||
+	    (!r && (helper_ready(path, err) < 0 ||
+		    fence_start(t, fd, copied, err) < 0))) {
 		close(fd);
 		free(t);
 		return NULL;
 	}
-	close(fd);
-	if (fence_next(t, &type, &p, &len, err) < 0)
+	if (r)
+		t->own_fd = fd;
+	else
+		close(fd);
+	if (next_msg(t, &type, &p, &len, err) < 0)
 		goto fail;
 	if (type == MSG_ERROR) {
 		fence_error(t, p, len, err);
@@ -873,7 +916,7 @@ static ssize_t tracedat_read(struct tracedat *t, unsigned char *buf, size_t len,
 		const unsigned char *p;
 		uint32_t type, n;
 
-		if (fence_next(t, &type, &p, &n, err) < 0)
+		if (next_msg(t, &type, &p, &n, err) < 0)
 			return -1;
 		switch (type) {
 		case MSG_KIND:
@@ -912,6 +955,9 @@ static void tracedat_free(struct tracedat *t)
 	if (!t)
 		return;
 	fence_stop(t);
+	tracedat_own_free(t->own);
+	if (t->own_fd >= 0)
+		close(t->own_fd);
 	free(t->in);
 	blocktp_out_free(&t->records);
 	for (i = 0; i < t->n_kinds; i++)
