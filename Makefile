@@ -42,8 +42,10 @@ IOW_CPPFLAGS += -DHAVE_BPF -DHAVE_LIBELF -I$(O)record/bpf
 IOW_LIBS += $(BPF_LIBS)
 endif
 
-# trace-cmd's trace.dat (reader/tracedat.c) is read through libtracecmd,
-# built against Debian's libtracecmd-dev, in a program of its own:
+# trace-cmd's trace.dat (reader/tracedat.c): the file trace-cmd record
+# writes is read by the program itself (reader/tracedat_own.c), any other
+# through libtracecmd, built against Debian's libtracecmd-dev, in a
+# program of its own:
 # iowatcher-tracedat (reader/tracedat_helper.c, linked with it, installed
 # in LIBEXECDIR), which the reader starts for each trace.dat, so that the
 # library's crash is not the program's and its libraries cost no other
@@ -287,7 +289,9 @@ check: deps web-deps
 # FUZZ_DIR/findings/TARGET (copy them to tests/data/regress/TARGET once
 # fixed). FUZZ_JOBS targets run at once (2: a core each). Then
 # tests/t_holes.sh's property (issue #36) over HOLES_FUZZ_CASES cases of
-# records dropped from traces, seeds past make check's.
+# records dropped from traces, seeds past make check's, and
+# tests/t_tracedat_own.sh's comparison of the program's own trace.dat
+# reader with libtracecmd's over TRACEDAT_OWN_FUZZ_CASES changed files.
 FUZZ_DIR = build-fuzz
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
@@ -296,6 +300,7 @@ FUZZ_TARGETS = $(patsubst fuzz/fuzz_%.c,%,$(sort $(wildcard fuzz/fuzz_*.c)))
 FUZZ_CFLAGS = $(SAN_CFLAGS) -fsanitize=fuzzer-no-link
 FUZZ_LINK =
 HOLES_FUZZ_CASES = 3000
+TRACEDAT_OWN_FUZZ_CASES = 1000
 
 fuzz: deps
 	$(MAKE) B=$(FUZZ_DIR)/ CC=$(FUZZ_CC) CFLAGS="$(FUZZ_CFLAGS)" \
@@ -306,6 +311,7 @@ fuzz: deps
 		sh fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TARGETS)
 	$(MAKE) all
 	HOLES_STRICT=1 HOLES_CASES=$(HOLES_FUZZ_CASES) HOLES_SEED=1000 sh tests/t_holes.sh
+	TRACEDAT_OWN_CASES=$(TRACEDAT_OWN_FUZZ_CASES) sh tests/t_tracedat_own.sh
 
 # bench/run.sh: reading traces against btt, blkparse, the original and
 # cat; bench/record.sh: what recording costs the workload (root).

@@ -1,8 +1,10 @@
 /*
- * fuzz_tracedat.c: trace-cmd's trace.dat through the fenced reader
+ * fuzz_tracedat.c: trace-cmd's trace.dat as a user's is read
  * (reader/tracedat.c): the input is written to a file and read as a
- * trace, its sizes checked first, libtracecmd parsing it in a child of
- * its own, every event's fields read back in this process; the events go
+ * trace, its sizes checked first, then read in this process by the
+ * program's own reader (tracedat_own.c) when it takes the file, else by
+ * libtracecmd in a child of its own, every event's fields read back in
+ * this process either way; the events go
  * into the analysis and the summary is printed to /dev/null. A file that
  * starts with xz's, gzip's or zstd's magic is decompressed first (the
  * reproducers in tests/data/regress/tracedat are kept so).
