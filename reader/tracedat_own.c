@@ -45,6 +45,9 @@
 #define OWN_PAGE_MIN		4096
 #define OWN_PAGE_MAX		(1u << 20)
 #define OWN_NAME_MAX		256
+/* a page buffer for each CPU with data: a file asking for more is
+ * libtracecmd's (under the child's memory limit) */
+#define OWN_PAGES_MAX		(256u << 20)
 
 /* the ring buffer's page (the kernel's, as libtraceevent's kbuffer
  * reads it): a 64-bit time, a 64-bit commit word, then the events */
@@ -328,9 +331,9 @@ static int field_line(const char *line, size_t len, struct own_field *f)
 	memcpy(f->name, s, (size_t)(e - s));
 	while (decl < s && (*decl == ' ' || *decl == '\t'))
 		decl++;
-	if (!strncmp(decl, "__data_loc", 10))
+	if (semi - decl >= 10 && !memcmp(decl, "__data_loc", 10))
 		f->flags |= TEP_FIELD_IS_DYNAMIC;
-	else if (!strncmp(decl, "__rel_loc", 9))
+	else if (semi - decl >= 9 && !memcmp(decl, "__rel_loc", 9))
 		f->flags |= TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_RELATIVE;
 	p = semi + 1;
 	if (word(&p, end, "\toffset:") || number_then(&p, end, ';', &f->offset) ||
@@ -927,7 +930,7 @@ static int page_record(struct tracedat_own *o, struct own_cpu *c)
 			return -1;
 		if (length < (uint64_t)o->type_off + (uint64_t)o->type_size)
 			return -1;
-		type = (int)le(d + index, o->type_size);
+		type = (int)le(d + index + o->type_off, o->type_size);
 		ev = find_event(o, type);
 		if (ev && ev->is_block &&
 		    length < (uint64_t)o->pid_off + (uint64_t)o->pid_size)
@@ -989,6 +992,7 @@ int tracedat_own_open(int fd, struct tracedat_own **out, char *why,
 	struct fcur c = { fd, 0, 0 };
 	struct stat st;
 	size_t i;
+	uint64_t held;
 	int r = 0;
 
 	*out = NULL;
@@ -1043,10 +1047,18 @@ int tracedat_own_open(int fd, struct tracedat_own **out, char *why,
 	}
 	/* every page walked before a record goes: a file taken is read to
 	 * its end */
-	for (i = 0; i < o->n_cpus; i++) {
+	for (i = 0, held = 0; i < o->n_cpus; i++) {
 		struct own_cpu *cp = &o->cpus[i];
 		int got;
 
+		if (!cp->size)
+			continue;
+		held += o->page_size;
+		if (held > OWN_PAGES_MAX) {
+			r = refuse(o, "more CPUs with data than %u MiB of pages hold",
+				   OWN_PAGES_MAX >> 20);
+			goto out;
+		}
 		if (!(cp->page = malloc(o->page_size))) {
 			r = -2;
 			goto out;
@@ -1133,6 +1145,13 @@ static void record_msg(struct tracedat_own *o, struct own_cpu *c,
 	*len = (uint32_t)sizeof(w) + w.size;
 }
 
+/* c's record's event id (its common_type) */
+static int record_type(const struct tracedat_own *o, const struct own_cpu *c)
+{
+	return (int)le(c->page + PAGE_HEAD + c->r_at + o->type_off,
+		       o->type_size);
+}
+
 int tracedat_own_next(struct tracedat_own *o, uint32_t *type,
 		      const unsigned char **p, uint32_t *len,
 		      struct iow_error *err)
@@ -1179,8 +1198,7 @@ int tracedat_own_next(struct tracedat_own *o, uint32_t *type,
 		*len = 1;
 		return 0;
 	}
-	ev = find_event(o, (int)le(best->page + PAGE_HEAD + best->r_at,
-				   o->type_size));
+	ev = find_event(o, record_type(o, best));
 	if (ev && ev->kind == NO_KIND) {
 		o->pending = best;
 		*type = MSG_KIND;
@@ -1188,8 +1206,7 @@ int tracedat_own_next(struct tracedat_own *o, uint32_t *type,
 		return 0;
 	}
 record:
-	ev = find_event(o, (int)le(best->page + PAGE_HEAD + best->r_at,
-				   o->type_size));
+	ev = find_event(o, record_type(o, best));
 	*type = MSG_RECORD;
 	record_msg(o, best, ev, p, len);
 	best->has = 0;
