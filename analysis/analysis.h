@@ -568,6 +568,9 @@ size_t analysis_io_devices(const struct analysis *a);
 double latency_mean_ns(const struct latency_summary *l);
 /* op -1: every op the summary holds. */
 double latency_quantile_ns(const struct latency_summary *l, int op, double q);
+/* latency_quantile_ns of k quantiles q (ascending) into out, at once. */
+void latency_quantiles_ns(const struct latency_summary *l, int op,
+			  const double *q, size_t k, double *out);
 /* One class's count, mean and maximum (op -1: every op's). */
 uint64_t latency_op_n(const struct latency_summary *l, int op);
 double latency_op_mean_ns(const struct latency_summary *l, int op);

@@ -332,6 +332,24 @@ double latency_quantile_ns(const struct latency_summary *l, int op, double q)
 	return v > max ? max : v;
 }
 
+void latency_quantiles_ns(const struct latency_summary *l, int op,
+			  const double *q, size_t k, double *out)
+{
+	const uint64_t *h = op < 0 ? l->hist : l->hist_op[op];
+	double max = (double)latency_op_max_ns(l, op);
+	size_t i;
+
+	if (!h) {
+		for (i = 0; i < k; i++)
+			out[i] = 0;
+		return;
+	}
+	hist_quantiles64(h, LAT_SUM_BUCKETS, LAT_SUM_BITS, q, k, out);
+	for (i = 0; i < k; i++)
+		if (out[i] > max)
+			out[i] = max;
+}
+
 uint64_t latency_op_n(const struct latency_summary *l, int op)
 {
 	return op < 0 ? l->n : l->n_op[op];

@@ -88,3 +88,27 @@ double hist_quantile64(const uint64_t *counts, size_t n, unsigned bits,
 
 	return k < n ? bucket_mid(k, bits) : 0;
 }
+
+void hist_quantiles64(const uint64_t *counts, size_t n, unsigned bits,
+		      const double *q, size_t k, double *out)
+{
+	uint64_t total = 0, seen = 0;
+	size_t i = 0, j;
+
+	for (j = 0; j < n; j++)
+		total += counts[j];
+	for (j = 0; j < k; j++) {
+		uint64_t rank;
+
+		if (!total) {
+			out[j] = 0;
+			continue;
+		}
+		/* rank_bucket's bucket: the first whose running count
+		 * reaches the rank (the ranks ascend with q) */
+		rank = rank_of(q[j], total);
+		while (i < n && seen + counts[i] < rank)
+			seen += counts[i++];
+		out[j] = bucket_mid(i < n ? i : n - 1, bits);
+	}
+}

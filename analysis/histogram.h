@@ -47,5 +47,9 @@ double hist_quantile(const uint32_t *counts, size_t n, unsigned bits, double q);
 size_t hist_quantile_bucket(const uint32_t *counts, size_t n, double q);
 double hist_quantile64(const uint64_t *counts, size_t n, unsigned bits,
 		       double q);
+/* hist_quantile64 of each of k quantiles q (ascending) into out, in two
+ * scans of counts instead of two each. */
+void hist_quantiles64(const uint64_t *counts, size_t n, unsigned bits,
+		      const double *q, size_t k, double *out);
 
 #endif

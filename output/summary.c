@@ -44,18 +44,16 @@ static void json_sparse_histogram(FILE *out, const uint64_t *counts)
 static void json_latency_of(FILE *out, const char *name,
 			    const struct latency_summary *l, int op)
 {
-	double sum_ns = op < 0 ? l->sum_ns : l->sum_op_ns[op];
+	static const double qs[] = { 0.5, 0.9, 0.99, 0.999 };
+	double sum_ns = op < 0 ? l->sum_ns : l->sum_op_ns[op], p[4];
 
+	latency_quantiles_ns(l, op, qs, 4, p);
 	fprintf(out, "\"%s\": {\"n\": %llu, \"mean\": %.3f, \"p50\": %.3f, "
 		"\"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f, "
 		"\"p999\": %.3f, \"sum_ns\": %.0f, \"max_ns\": %llu, ", name,
 		(unsigned long long)latency_op_n(l, op),
-		us(latency_op_mean_ns(l, op)),
-		us(latency_quantile_ns(l, op, 0.5)),
-		us(latency_quantile_ns(l, op, 0.9)),
-		us(latency_quantile_ns(l, op, 0.99)),
-		us((double)latency_op_max_ns(l, op)),
-		us(latency_quantile_ns(l, op, 0.999)), sum_ns,
+		us(latency_op_mean_ns(l, op)), us(p[0]), us(p[1]), us(p[2]),
+		us((double)latency_op_max_ns(l, op)), us(p[3]), sum_ns,
 		(unsigned long long)latency_op_max_ns(l, op));
 	json_sparse_histogram(out, op < 0 ? l->hist : l->hist_op[op]);
 	fputc('}', out);
@@ -557,15 +555,15 @@ static void text_latency_row(FILE *out, const char *name,
 			     const struct latency_summary *l, int op)
 {
 	/* a longer name ("D2C write-zeroes") takes the count's room */
+	static const double qs[] = { 0.5, 0.9, 0.99 };
 	int name_w = strlen(name) > 12 ? (int)strlen(name) : 12;
 	int count_w = 22 - name_w > 1 ? 22 - name_w : 1;
+	double p[3];
 
+	latency_quantiles_ns(l, op, qs, 3, p);
 	fprintf(out, "  %-*s %*llu %10.1f %10.1f %10.1f %10.1f %10.1f\n",
 		name_w, name, count_w, (unsigned long long)latency_op_n(l, op),
-		us(latency_op_mean_ns(l, op)),
-		us(latency_quantile_ns(l, op, 0.5)),
-		us(latency_quantile_ns(l, op, 0.9)),
-		us(latency_quantile_ns(l, op, 0.99)),
+		us(latency_op_mean_ns(l, op)), us(p[0]), us(p[1]), us(p[2]),
 		us((double)latency_op_max_ns(l, op)));
 }
 
