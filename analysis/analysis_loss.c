@@ -355,7 +355,8 @@ void analysis_account(const struct analysis *a, const struct device_stats *d,
 			      a->lost_events - a->lost_unlocated : 0;
 
 	analysis_account_counts(d, trace);
-	account_compare(&d->account, trace, in_windows, acc);
+	account_compare(&d->account, trace, in_windows, d->orphan_requests,
+			acc);
 }
 
 /* A MESSAGE note of the records a reader dropped as exact repeats

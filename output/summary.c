@@ -190,7 +190,8 @@ static void json_account(FILE *out, const struct analysis *a,
 	fprintf(out, ", \"kernel_total\": %llu, \"trace_total\": %llu, "
 		"\"missing\": %llu, \"extra\": %llu, \"unseen\": %llu, "
 		"\"missed_completion_runs\": %llu, \"in_loss_windows\": %llu, "
-		"\"at_tracing_edges\": %llu, \"unexplained\": %llu, "
+		"\"at_tracing_edges\": %llu, \"inferred_holes\": %llu, "
+		"\"unexplained\": %llu, "
 		"\"in_flight\": {\"start\": %llu, \"end\": %llu}, "
 		"\"completed_at_tracing_edges\": %llu, "
 		"\"recursion_misses\": {",
@@ -201,6 +202,7 @@ static void json_account(FILE *out, const struct analysis *a,
 		(unsigned long long)acc.missed_runs,
 		(unsigned long long)acc.in_loss,
 		(unsigned long long)acc.at_edges,
+		(unsigned long long)acc.inferred,
 		(unsigned long long)acc.unexplained,
 		(unsigned long long)n->inflight_start,
 		(unsigned long long)n->inflight_end,

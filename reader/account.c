@@ -204,7 +204,8 @@ static uint64_t completion_misses(const struct acctnote *n)
 }
 
 void account_compare(const struct acctnote *n, const uint64_t trace[N_ACCT],
-		     uint64_t lost_events, struct account *a)
+		     uint64_t lost_events, uint64_t judged_lost,
+		     struct account *a)
 {
 	uint64_t t[N_ACCT], left, misses;
 	size_t c;
@@ -233,7 +234,9 @@ void account_compare(const struct acctnote *n, const uint64_t trace[N_ACCT],
 	a->in_loss = at_most(lost_events, left);
 	left -= a->in_loss;
 	a->at_edges = at_most(n->at_edges, left);
-	a->unexplained = left - a->at_edges;
+	left -= a->at_edges;
+	a->inferred = at_most(judged_lost, left);
+	a->unexplained = left - a->inferred;
 }
 
 /* 1188274 as "1,188,274". */
@@ -300,6 +303,8 @@ void account_sentence(const struct account *a, char *buf, size_t size)
 		       a->in_loss);
 	len = add_part(buf, size, len, &first, "up to %s completed as "
 		       "tracing began or ended", a->at_edges);
+	len = add_part(buf, size, len, &first, "%s judged lost by the "
+		       "trace's own evidence (inferred holes)", a->inferred);
 	len = add_part(buf, size, len, &first, "%s not explained",
 		       a->unexplained);
 	if (a->extra && len < size) {

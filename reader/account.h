@@ -85,15 +85,19 @@ struct account {
 	uint64_t in_loss;		/* up to this many in loss windows */
 	uint64_t at_edges;		/* completed as tracing began or
 					 * ended */
+	uint64_t inferred;		/* judged lost on the trace's own
+					 * evidence (inferred holes) */
 	uint64_t unexplained;
 };
 
 /*
  * trace: the trace's completions by class; lost_events: the events its
- * loss windows hold (of every kind, known counts).
+ * loss windows hold (of every kind, known counts); judged_lost: the
+ * requests the analysis judged to have lost their completions.
  */
 void account_compare(const struct acctnote *n, const uint64_t trace[N_ACCT],
-		     uint64_t lost_events, struct account *a);
+		     uint64_t lost_events, uint64_t judged_lost,
+		     struct account *a);
 /* "holds all 12,000 completions the kernel counted", or by how many
  * not and where they went. */
 void account_sentence(const struct account *a, char *buf, size_t size);

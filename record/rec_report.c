@@ -81,7 +81,7 @@ static void accounts_phrase(const char *const *devices,
 
 		if (!r->counted)
 			continue;
-		account_compare(&r->note, r->trace, in_windows, &acc);
+		account_compare(&r->note, r->trace, in_windows, 0, &acc);
 		account_sentence(&acc, sentence, sizeof(sentence));
 		if (res->n_account == 1)
 			len += (size_t)snprintf(buf + len, size - len,

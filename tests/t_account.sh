@@ -67,7 +67,8 @@ ok = all(k[c] >= tr[c] for c in k) and \
      d["write"]["ios"] <= tr["writes"] <= d["write"]["ios"] + d["empty_completions"] and \
      tr["discards"] == d["discard"]["ios"] and tr["flushes"] == d["flush"]["ios"] and \
      a["missing"] == a["missed_completion_runs"] + a["unseen"] + \
-         a["in_loss_windows"] + a["at_tracing_edges"] + a["unexplained"]
+         a["in_loss_windows"] + a["at_tracing_edges"] + \
+         a["inferred_holes"] + a["unexplained"]
 print(a["kernel_total"], a["trace_total"], a["missing"], a["extra"],
       a["unseen"], a["unexplained"], "ok" if ok else "bad")
 PY

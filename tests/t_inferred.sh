@@ -153,4 +153,10 @@ if [ -n "$torn" ] && [ "$torn" -gt 0 ] && [ "$o" = "$torn" ]; then
 else
 	fail "inferred: completions gone at a recording's end" "orphan_requests $o of $torn torn"
 fi
+# and the account of the kernel's count says where they went
+check "inferred: the kernel's count's account names them judged lost, none unexplained" python3 -c "
+import json, sys
+d = [d for d in json.load(open('$TMP/tf.json'))['traces'][0]['devices'] if d['device'] == '7,0'][0]['account']
+assert d['inferred_holes'] == $torn and d['unexplained'] == 0, d
+assert d['text'].endswith(': $torn judged lost by the trace\'s own evidence (inferred holes)'), d['text']"
 finish

@@ -173,7 +173,7 @@ static void test_agreeing_counts_say_so(void)
 	struct account a;
 	char s[512];
 
-	account_compare(&n, trace, 0, &a);
+	account_compare(&n, trace, 0, 0, &a);
 	account_sentence(&a, s, sizeof(s));
 	CHECK(!strcmp(s, "holds all 1,188,274 completions the kernel counted"));
 	CHECK(a.kernel_total == 1188274 && !a.missing && !a.extra);
@@ -194,7 +194,7 @@ static void test_missing_ones_are_explained_in_order(void)
 	n.missed[1].runs = 1;
 	n.n_missed = 2;
 	n.at_edges = 3;
-	account_compare(&n, trace, 4, &a);
+	account_compare(&n, trace, 4, 0, &a);
 	account_sentence(&a, s, sizeof(s));
 	CHECK(a.missing == 12 && a.missed_runs == 1 && a.unseen == 2 &&
 	      a.in_loss == 4 && a.at_edges == 3 && a.unexplained == 2);
@@ -210,13 +210,33 @@ static void test_explanations_stop_at_what_is_missing(void)
 
 	n.has_recorder = 1;
 	n.unseen = 2;
-	account_compare(&n, trace, 5000, &a);
+	account_compare(&n, trace, 5000, 0, &a);
 	account_sentence(&a, s, sizeof(s));
 	CHECK(a.unseen == 2 && !a.in_loss && !a.unexplained);
 	CHECK(!strcmp(s, "holds 98 of the 100 completions the kernel counted, 2 missing: 2 unseen by the BPF program"));
-	account_compare(&n, (const uint64_t[N_ACCT]){ 90, 0, 0, 0 }, 5000,
-			&a);
+	account_compare(&n, (const uint64_t[N_ACCT]){ 90, 0, 0, 0 }, 5000, 0, &a);
 	CHECK(a.unseen == 2 && a.in_loss == 8 && !a.unexplained);
+}
+
+/* requests the analysis judged to have lost their completions explain
+ * what the loss windows and the edges do not */
+static void test_inferred_holes_explain_the_rest(void)
+{
+	struct acctnote n = kernel_counts(100, 0, 0, 0);
+	const uint64_t trace[N_ACCT] = { 40, 0, 0, 0 };
+	struct account a;
+	char s[512];
+
+	n.has_recorder = 1;
+	n.at_edges = 2;
+	account_compare(&n, trace, 0, 58, &a);
+	account_sentence(&a, s, sizeof(s));
+	CHECK(a.missing == 60 && a.at_edges == 2 && a.inferred == 58 &&
+	      !a.unexplained);
+	CHECK(!strcmp(s, "holds 40 of the 100 completions the kernel counted, 60 missing: up to 2 completed as tracing began or ended, 58 judged lost by the trace's own evidence (inferred holes)"));
+	/* no more than are missing */
+	account_compare(&n, trace, 0, 500, &a);
+	CHECK(a.inferred == 58 && !a.unexplained);
 }
 
 static void test_more_in_the_trace_says_why(void)
@@ -226,7 +246,7 @@ static void test_more_in_the_trace_says_why(void)
 	struct account a;
 	char s[512];
 
-	account_compare(&n, trace, 0, &a);
+	account_compare(&n, trace, 0, 0, &a);
 	account_sentence(&a, s, sizeof(s));
 	CHECK(a.extra == 2 && !a.missing);
 	CHECK(!strcmp(s, "holds 12 completions, 2 more than the kernel counted (a request completed in parts counts each part)"));
@@ -240,7 +260,7 @@ static void test_old_kernels_classes(void)
 	struct account a;
 
 	n.kernel_known = 1u << ACCT_READ | 1u << ACCT_WRITE;
-	account_compare(&n, trace, 0, &a);
+	account_compare(&n, trace, 0, 0, &a);
 	CHECK(!a.missing && !a.extra && a.kernel_total == 35 &&
 	      a.trace_total == 35);
 	CHECK(a.compared == (1u << ACCT_READ | 1u << ACCT_WRITE));
@@ -257,6 +277,7 @@ int main(void)
 	RUN_TEST(test_agreeing_counts_say_so);
 	RUN_TEST(test_missing_ones_are_explained_in_order);
 	RUN_TEST(test_explanations_stop_at_what_is_missing);
+	RUN_TEST(test_inferred_holes_explain_the_rest);
 	RUN_TEST(test_more_in_the_trace_says_why);
 	RUN_TEST(test_old_kernels_classes);
 	return check_report();
