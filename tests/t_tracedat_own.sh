@@ -9,7 +9,7 @@
 # an instance's buffer) goes to libtracecmd, said why when asked. A page
 # without events that says events were missed before it is a loss here
 # (libtracecmd drops it). Then the sample and its version 6 with a few
-# bytes changed, seeded (TRACEDAT_OWN_CASES cases, 60 by default; make
+# bytes changed, seeded (TRACEDAT_OWN_CASES cases, 20 by default; make
 # fuzz runs more): read here, each file gives what libtracecmd's child
 # gives, or libtracecmd could not read it; never a crash.
 . "$(dirname "$0")/lib.sh"
@@ -113,7 +113,7 @@ assert a == b"
 fi
 
 # changed bytes, seeded
-cases=${TRACEDAT_OWN_CASES:-60}
+cases=${TRACEDAT_OWN_CASES:-20}
 here=0 fenced=0 libfailed=0 bad=0
 i=1
 while [ "$i" -le "$cases" ]; do
