@@ -50,7 +50,8 @@ endif
 # in LIBEXECDIR), which the reader starts for each trace.dat, so that the
 # library's crash is not the program's and its libraries cost no other
 # start; without libtracecmd-dev, or with TRACECMD=0, the program builds
-# without it and says so when given a trace.dat.
+# without it, reads the common trace.dat itself and says so when given
+# another.
 TRACECMD ?= $(shell $(PKG_CONFIG) --exists libtracecmd 2>/dev/null && echo 1)
 TRACEDAT_HELPER_SRC = reader/tracedat_helper.c
 ifeq ($(TRACECMD),1)

@@ -2,12 +2,14 @@
  * tracedat.c: trace-cmd's trace.dat as blktrace records (a
  * blocktp_input: blocktp.h).
  * The file's sizes are checked against its length first
- * (tracedat_check.c); then libtracecmd, in a child process of its own (the
- * fence, below), hands the file's events in time order across its
- * buffers and CPUs (tracecmd_iterate_events_multi) back over a pipe;
- * each block event's fields are read here by name from the format the
- * file itself holds, so a kernel that moves them is read alike, and
- * become the records of blocktp.c.
+ * (tracedat_check.c); then the file trace-cmd record writes is read in
+ * this process (tracedat_own.c), and any other by libtracecmd, in a
+ * child process of its own (the fence, below), which hands the file's
+ * events in time order across its buffers and CPUs
+ * (tracecmd_iterate_events_multi) back over a pipe; both give the same
+ * messages (tracedat_wire.h). Each block event's fields are read here
+ * by name from the format the file itself holds, so a kernel that moves
+ * them is read alike, and become the records of blocktp.c.
  *
  * Trace-cmd's recording (trace.dat, its versions 6 and 7,
  * sections compressed or not), read through libtracecmd as a trace: each
@@ -22,8 +24,8 @@
  * libtracecmd is never loaded here: it runs in iowatcher-tracedat
  * (tracedat_helper.c), a program of its own. Built without it (make
  * TRACECMD=0, or without libtracecmd-dev), or where the helper is missing
- * or cannot load it, the file is still recognised, and opening it says
- * so and what to do instead.
+ * or cannot load it, the common file is read all the same, and opening
+ * another says why it was not read here and what to do instead.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,44 +53,10 @@ static int tracedat_looks(const unsigned char *p, size_t len)
 	       !memcmp(p, TRACEDAT_MAGIC, TRACEDAT_MAGIC_LEN);
 }
 
-#ifndef HAVE_TRACECMD
-
-struct tracedat {
-	int unused;
-};
-
-/*
- * Reads src's trace.dat (its first bytes, first[0, n), already taken
- * from src); path names it in messages.
- */
-static struct tracedat *tracedat_open(struct byte_source *src,
-			       const unsigned char *first, size_t n,
-			       const char *path, struct iow_error *err)
-{
-	(void)src, (void)first, (void)n;
-	iow_fail(err, "%s: a trace-cmd recording (trace.dat), and this iowatcher was built without libtracecmd: install libtracecmd-dev and rebuild, or give the text of trace-cmd's events as perf script prints them (perf record -e 'block:*')",
-		 path);
-	return NULL;
-}
-
-/* Up to len bytes of records: how many, 0 at the end, -1 on an error. */
-static ssize_t tracedat_read(struct tracedat *t, unsigned char *buf, size_t len,
-		      struct iow_error *err)
-{
-	(void)t, (void)buf, (void)len;
-	return iow_fail(err, "trace.dat: not read in this build");
-}
-
-static void tracedat_free(struct tracedat *t)
-{
-	free(t);
-}
-
-#else
-
+#ifdef HAVE_TRACECMD
 #include <pthread.h>
 #include <spawn.h>
-#include <trace-cmd.h>	/* TEP_FIELD_IS_RELATIVE: nothing is linked */
+#endif
 
 #include "base/child.h"
 #include "reader/tracedat_own.h"
@@ -112,6 +80,7 @@ static struct {
 	char why[300];
 } helper;
 
+#ifdef HAVE_TRACECMD
 static void helper_find(void)
 {
 	char exe[4096], *slash, *cand = NULL;
@@ -155,6 +124,7 @@ static int helper_ready(const char *path, struct iow_error *err)
 	return iow_fail(err, "%s: a trace-cmd recording (trace.dat), and libtracecmd's reader %s is missing (%s): build it (make) or install it (make install), or give the text of its block events as perf script prints them (perf record -e 'block:*')",
 			path, TRACEDAT_HELPER, helper.why);
 }
+#endif
 
 #define COPY_CHUNK	(256 * 1024)
 #define RWBS_MAX	16	/* the kernel's RWBS_LEN is 10 */
@@ -212,7 +182,7 @@ static int seekable_copy(struct byte_source *src, const unsigned char *first,
 		goto fail;
 	return fd;
 fail:
-	iow_fail(err, "%s: cannot copy the trace.dat to a temporary file in %s (libtracecmd reads a file it can seek in): %s; set TMPDIR to a directory with room, or give the file uncompressed",
+	iow_fail(err, "%s: cannot copy the trace.dat to a temporary file in %s (a trace.dat is read by offsets): %s; set TMPDIR to a directory with room, or give the file uncompressed",
 		 path, dir, strerror(errno ? errno : ENOSPC));
 out_err:
 	free(chunk);
@@ -437,6 +407,7 @@ static int fence_error(struct tracedat *t, const unsigned char *p,
 	return iow_fail(err, "%s: %.*s", t->path, n, (const char *)p);
 }
 
+#ifdef HAVE_TRACECMD
 /* fd as one numbered min or above, close-on-exec: -1 on an error */
 static int fd_above(int fd, int min)
 {
@@ -531,6 +502,26 @@ static int fence_start(struct tracedat *t, int fd, int copied,
 	return 0;
 }
 
+/* The file through libtracecmd's child; why: why this process did not
+ * read it. */
+static int fence_open(struct tracedat *t, int fd, int copied,
+		      const char *why, struct iow_error *err)
+{
+	(void)why;
+	if (helper_ready(t->path, err) < 0)
+		return -1;
+	return fence_start(t, fd, copied, err);
+}
+#else
+static int fence_open(struct tracedat *t, int fd, int copied,
+		      const char *why, struct iow_error *err)
+{
+	(void)fd, (void)copied;
+	return iow_fail(err, "%s: a trace-cmd recording (trace.dat) that iowatcher does not read itself (%s), and this iowatcher was built without libtracecmd: install libtracecmd-dev and rebuild, or give the text of trace-cmd's events as perf script prints them (perf record -e 'block:*')",
+			t->path, why);
+}
+#endif
+
 /*
  * The common file is read here (tracedat_own.c: a second process costs
  * a small trace more than its read), the rest by libtracecmd in the
@@ -538,18 +529,19 @@ static int fence_start(struct tracedat *t, int fd, int copied,
  * IOWATCHER_TRACEDAT=own refuses one this process would not read, saying
  * why. 1 read here, 0 the fence's, -1 with err.
  */
-static int read_here(struct tracedat *t, int fd, struct iow_error *err)
+static int read_here(struct tracedat *t, int fd, char *why, size_t why_size,
+		     struct iow_error *err)
 {
 	const char *mode = getenv("IOWATCHER_TRACEDAT");
-	char why[200];
 	int r;
 
 	if (mode && *mode && strcmp(mode, "own") && strcmp(mode, "libtracecmd"))
 		return iow_fail(err, "IOWATCHER_TRACEDAT=%s: give own, libtracecmd or leave it unset",
 				mode);
+	snprintf(why, why_size, "IOWATCHER_TRACEDAT=libtracecmd asked for libtracecmd");
 	if (mode && !strcmp(mode, "libtracecmd"))
 		return 0;
-	r = tracedat_own_open(fd, &t->own, why, sizeof(why), err);
+	r = tracedat_own_open(fd, &t->own, why, why_size, err);
 	if (r == 0 && mode && !strcmp(mode, "own"))
 		return iow_fail(err, "%s: not read without libtracecmd (IOWATCHER_TRACEDAT=own): %s",
 				t->path, why);
@@ -567,6 +559,7 @@ static struct tracedat *tracedat_open(struct byte_source *src,
 	const unsigned char *p;
 	struct tracedat *t;
 	uint32_t type, len, big;
+	char why[200];
 	int copied, fd, r;
 
 	t = calloc(1, sizeof(*t));
@@ -589,9 +582,8 @@ static struct tracedat *tracedat_open(struct byte_source *src,
 		return NULL;
 	}
 	if (tracedat_sizes_ok(fd, path, err) < 0 ||
-	    (r = read_here(t, fd, err)) < 0 ||
-	    (!r && (helper_ready(path, err) < 0 ||
-		    fence_start(t, fd, copied, err) < 0))) {
+	    (r = read_here(t, fd, why, sizeof(why), err)) < 0 ||
+	    (!r && fence_open(t, fd, copied, why, err) < 0)) {
 		close(fd);
 		free(t);
 		return NULL;
@@ -741,7 +733,7 @@ static int passthrough(const struct tracedat *t, const struct event_kind *ek,
 		return -1;
 	offset = loc & 0xffff;
 	len = (loc >> 16) & 0xffff;
-	if (f->flags & TEP_FIELD_IS_RELATIVE)
+	if (f->flags & WIRE_FIELD_IS_RELATIVE)
 		offset += (uint64_t)f->offset + (uint64_t)f->size;
 	if (offset + len > r->w.size)
 		return -1;
@@ -965,8 +957,6 @@ static void tracedat_free(struct tracedat *t)
 	free(t->kinds);
 	free(t);
 }
-
-#endif
 
 static void *input_open(struct byte_source *src, const unsigned char *first,
 			size_t n, const char *path, struct iow_error *err)

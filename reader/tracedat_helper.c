@@ -44,6 +44,12 @@
 #include "reader/tracedat_check.h"
 #include "reader/tracedat_wire.h"
 
+_Static_assert(TEP_FIELD_IS_ARRAY == WIRE_FIELD_IS_ARRAY &&
+	       TEP_FIELD_IS_SIGNED == WIRE_FIELD_IS_SIGNED &&
+	       TEP_FIELD_IS_DYNAMIC == WIRE_FIELD_IS_DYNAMIC &&
+	       TEP_FIELD_IS_RELATIVE == WIRE_FIELD_IS_RELATIVE,
+	       "the wire's field flags are libtraceevent's");
+
 /* the records are written FENCE_OUT_FIRST bytes at a time for the
  * first FENCE_OUT_SMALL bytes (a small trace's pages, and the reader's,
  * are few: 100 fewer page faults on the sample than 256 KiB), then

@@ -30,10 +30,6 @@
 
 #include "reader/tracedat_own.h"
 
-#ifdef HAVE_TRACECMD
-
-#include <trace-cmd.h>	/* TEP_FIELD_IS_*: nothing is linked */
-
 #include "reader/tracedat_check.h"
 #include "reader/tracedat_wire.h"
 
@@ -315,7 +311,7 @@ static int field_line(const char *line, size_t len, struct own_field *f)
 	while (e > decl && e[-1] == ' ')
 		e--;
 	if (e > decl && e[-1] == ']') {	/* "[N]" or "[]", N in digits */
-		f->flags |= TEP_FIELD_IS_ARRAY;
+		f->flags |= WIRE_FIELD_IS_ARRAY;
 		for (e--; e > decl && e[-1] >= '0' && e[-1] <= '9'; e--)
 			;
 		if (e == decl || e[-1] != '[')
@@ -332,9 +328,9 @@ static int field_line(const char *line, size_t len, struct own_field *f)
 	while (decl < s && (*decl == ' ' || *decl == '\t'))
 		decl++;
 	if (semi - decl >= 10 && !memcmp(decl, "__data_loc", 10))
-		f->flags |= TEP_FIELD_IS_DYNAMIC;
+		f->flags |= WIRE_FIELD_IS_DYNAMIC;
 	else if (semi - decl >= 9 && !memcmp(decl, "__rel_loc", 9))
-		f->flags |= TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_RELATIVE;
+		f->flags |= WIRE_FIELD_IS_DYNAMIC | WIRE_FIELD_IS_RELATIVE;
 	p = semi + 1;
 	if (word(&p, end, "\toffset:") || number_then(&p, end, ';', &f->offset) ||
 	    word(&p, end, "\tsize:") || number_then(&p, end, ';', &f->size))
@@ -344,7 +340,7 @@ static int field_line(const char *line, size_t len, struct own_field *f)
 		    number_then(&p, end, ';', &sign) || sign > 1)
 			return -1;
 		if (sign)
-			f->flags |= TEP_FIELD_IS_SIGNED;
+			f->flags |= WIRE_FIELD_IS_SIGNED;
 	}
 	return p == end ? 0 : -1;
 }
@@ -1229,30 +1225,3 @@ void tracedat_own_free(struct tracedat_own *o)
 	free(o->msg);
 	free(o);
 }
-
-#else
-
-int tracedat_own_open(int fd, struct tracedat_own **out, char *why,
-		      size_t why_size, struct iow_error *err)
-{
-	(void)fd, (void)err;
-	*out = NULL;
-	if (why && why_size)
-		snprintf(why, why_size, "built without libtracecmd");
-	return 0;
-}
-
-int tracedat_own_next(struct tracedat_own *o, uint32_t *type,
-		      const unsigned char **p, uint32_t *len,
-		      struct iow_error *err)
-{
-	(void)o, (void)type, (void)p, (void)len;
-	return iow_fail(err, "trace.dat: not read in this build");
-}
-
-void tracedat_own_free(struct tracedat_own *o)
-{
-	(void)o;
-}
-
-#endif

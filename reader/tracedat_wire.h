@@ -46,6 +46,13 @@ static const char *const field_names[N_FIELDS] = {
 	"cmd", "new_sector", "old_dev", "old_sector",
 };
 
+/* libtraceevent's flags of a field (enum tep_format_flags), as the child
+ * sends them (its build checks the values) */
+#define WIRE_FIELD_IS_ARRAY	1
+#define WIRE_FIELD_IS_SIGNED	4
+#define WIRE_FIELD_IS_DYNAMIC	16
+#define WIRE_FIELD_IS_RELATIVE	256
+
 struct wire_field {
 	int32_t offset, size;
 	uint32_t flags, present;
