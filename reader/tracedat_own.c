@@ -381,6 +381,37 @@ static int header_page(const char *text, size_t len)
 }
 
 /*
+ * Every field a block event's print format names (REC->NAME) is one of
+ * its format's: a format that contradicts itself is damaged (one such,
+ * a field renamed, crashes libtraceevent), and is libtracecmd's to
+ * refuse. text[0, fmt) holds the field lines. 1, or 0 refused.
+ */
+static int print_fields_known(struct tracedat_own *o, const char *event,
+			      const char *text, const char *fmt,
+			      const char *end)
+{
+	const char *p = fmt, *line, *lp;
+	struct own_field f;
+	size_t n, len;
+
+	while ((p = memmem(p, (size_t)(end - p), "REC->", 5))) {
+		const char *name = p += 5;
+		int found = 0;
+
+		while (p < end && is_ident((unsigned char)*p))
+			p++;
+		len = (size_t)(p - name);
+		for (lp = text; !found && next_line(&lp, fmt, &line, &n) == 0;)
+			found = n && !field_line(line, n, &f) &&
+				strlen(f.name) == len && !memcmp(f.name, name, len);
+		if (!found)
+			return refuse(o, "block:%s: its print format names a field REC->%.*s it does not have",
+				      event, (int)(len < 64 ? len : 64), name);
+	}
+	return 1;
+}
+
+/*
  * One event's format. The common fields (common_type, common_pid) must
  * sit alike in every format (libtraceevent reads them from one); a
  * block event's own fields are all read, strictly; another event's only
@@ -476,7 +507,7 @@ static int add_format(struct tracedat_own *o, const char *text, size_t len,
 	}
 	if (next_line(&p, end, &line, &n) || n < 10 || memcmp(line, "print fmt:", 10))
 		return refuse(o, "block:%s: no print format after its fields", name);
-	return 1;
+	return print_fields_known(o, name, text, line, end);
 }
 
 static int by_id(const void *a, const void *b)
