@@ -58,12 +58,25 @@ double depth_remove(struct analysis *a, uint64_t from, uint64_t to,
 		uint64_t end;
 		size_t bin = bin_part(a, from, to, &end);
 
+		double *at, take;
+
 		if (bin >= a->n_bins)
 			break;
-		*(double *)(sink + bin * stride) -= (double)(end - from);
-		if (sink2)
-			*(double *)(sink2 + bin * stride2) -= (double)(end - from);
-		total += (double)(end - from);
+		at = (double *)(sink + bin * stride);
+		/* never more than the bin holds: a request a loss note had
+		 * already taken out of the depth (its in-flight count reset)
+		 * and a rule then judges lost would take its time twice (a
+		 * fuzzed perf text: a bin's depth -0.6) */
+		take = (double)(end - from) < *at ? (double)(end - from) : *at;
+		if (take < 0)
+			take = 0;
+		*at -= take;
+		if (sink2) {
+			double *at2 = (double *)(sink2 + bin * stride2);
+
+			*at2 -= take < *at2 ? take : (*at2 > 0 ? *at2 : 0);
+		}
+		total += take;
 		from = end;
 	}
 	return total;
