@@ -94,6 +94,7 @@ struct own_cpu {
 	uint64_t r_ts, r_offset;
 	int64_t r_missed;
 	uint32_t r_at, r_size;
+	struct own_event *r_ev;	/* its event, NULL: of no format */
 };
 
 struct tracedat_own {
@@ -962,6 +963,7 @@ static int page_record(struct tracedat_own *o, struct own_cpu *c)
 		if (ev && ev->is_block &&
 		    length < (uint64_t)o->pid_off + (uint64_t)o->pid_size)
 			return -1;
+		c->r_ev = ev;
 		c->r_ts = c->ts;
 		c->r_offset = c->page_at + PAGE_HEAD + at;
 		c->r_missed = c->missed;
@@ -1172,13 +1174,6 @@ static void record_msg(struct tracedat_own *o, struct own_cpu *c,
 	*len = (uint32_t)sizeof(w) + w.size;
 }
 
-/* c's record's event id (its common_type) */
-static int record_type(const struct tracedat_own *o, const struct own_cpu *c)
-{
-	return (int)le(c->page + PAGE_HEAD + c->r_at + o->type_off,
-		       o->type_size);
-}
-
 int tracedat_own_next(struct tracedat_own *o, uint32_t *type,
 		      const unsigned char **p, uint32_t *len,
 		      struct iow_error *err)
@@ -1225,7 +1220,7 @@ int tracedat_own_next(struct tracedat_own *o, uint32_t *type,
 		*len = 1;
 		return 0;
 	}
-	ev = find_event(o, record_type(o, best));
+	ev = best->r_ev;
 	if (ev && ev->kind == NO_KIND) {
 		o->pending = best;
 		*type = MSG_KIND;
@@ -1233,7 +1228,7 @@ int tracedat_own_next(struct tracedat_own *o, uint32_t *type,
 		return 0;
 	}
 record:
-	ev = find_event(o, record_type(o, best));
+	ev = best->r_ev;
 	*type = MSG_RECORD;
 	record_msg(o, best, ev, p, len);
 	best->has = 0;
