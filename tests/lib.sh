@@ -58,6 +58,17 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 n_pass=0; n_fail=0; n_skip=0
 
+# tc ARG...: trace-cmd, and tracefs put back as it was: trace-cmd (its
+# libtracefs) mounts tracefs where it is not, even to convert a file
+tc() {
+	tc_was=$(awk '$3 == "tracefs"' /proc/self/mounts)
+	trace-cmd "$@"
+	tc_rc=$?
+	[ -n "$tc_was" ] ||
+		awk '$3 == "tracefs" { print $2 }' /proc/self/mounts |
+			while read -r m; do umount "$m"; done
+	return $tc_rc
+}
 pass() { n_pass=$((n_pass + 1)); echo "ok   $1"; }
 fail() { n_fail=$((n_fail + 1)); echo "FAIL $1${2:+: $2}"; }
 skip() { n_skip=$((n_skip + 1)); echo "skipped: $1"; }

@@ -43,15 +43,6 @@ alike() {
 }
 alike "the sample (version 7)" s.dat
 
-tc() {
-	tc_was=$(awk '$3 == "tracefs"' /proc/self/mounts)
-	trace-cmd "$@"
-	tc_rc=$?
-	[ -n "$tc_was" ] ||
-		awk '$3 == "tracefs" { print $2 }' /proc/self/mounts |
-			while read -r m; do umount "$m"; done
-	return $tc_rc
-}
 if command -v trace-cmd > /dev/null; then
 	tc convert --file-version 6 -i s.dat -o v6.dat > convert.out 2>&1
 	alike "trace-cmd's version 6" v6.dat
