@@ -43,6 +43,8 @@ static void map_issue_or_queue(struct analysis *a, size_t slot,
 static void tag_depth_change(struct analysis *a, int32_t tag, uint64_t t,
 			     int delta);
 static long tag_index_find(const struct analysis_private *p, int32_t id);
+static int flush_held_apply(struct analysis *a);
+static int is_io_action(unsigned code);
 
 static const struct analysis_hub hub = {
 	.bare_row = bare_row,
@@ -52,6 +54,7 @@ static const struct analysis_hub hub = {
 	.device_wanted = device_wanted,
 	.map_issue_or_queue = map_issue_or_queue,
 	.tag_depth_change = tag_depth_change,
+	.flush_held_apply = flush_held_apply,
 	.tag_index_find = tag_index_find,
 };
 
@@ -523,6 +526,7 @@ static int handle_queue(struct analysis *a, const struct io_event *ev)
 	bio->tag = ev->tag;
 	bio->cause = ev->cause;
 	bio->stage = BIO_QUEUED;
+	bio->preflush = analysis_has_category(ev, BLK_TC_FLUSH) != 0;
 	return 0;
 }
 
@@ -565,30 +569,37 @@ static int flush_push(struct device_stats *d, const struct io_event *ev)
 		uint64_t *times = malloc(cap * sizeof(*times));
 		int32_t *tags = malloc(cap * sizeof(*tags));
 		uint32_t *pids = malloc(cap * sizeof(*pids));
+		uint16_t *cpus = malloc(cap * sizeof(*cpus));
 
-		if (!times || !tags || !pids) {
+		if (!times || !tags || !pids || !cpus) {
 			free(times);
 			free(tags);
 			free(pids);
+			free(cpus);
 			return -1;
 		}
 		for (i = 0; i < f->len; i++) {
 			times[i] = f->d_ns[(f->head + i) % f->cap];
 			tags[i] = f->tag[(f->head + i) % f->cap];
 			pids[i] = f->pid[(f->head + i) % f->cap];
+			cpus[i] = f->cpu[(f->head + i) % f->cap];
 		}
 		free(f->d_ns);
 		free(f->tag);
 		free(f->pid);
+		free(f->cpu);
 		f->d_ns = times;
 		f->tag = tags;
 		f->pid = pids;
+		f->cpu = cpus;
 		f->head = 0;
 		f->cap = cap;
 	}
 	f->d_ns[(f->head + f->len) % f->cap] = ev->time_ns;
 	f->tag[(f->head + f->len) % f->cap] = ev->tag;
 	f->pid[(f->head + f->len) % f->cap] = ev->pid;
+	f->cpu[(f->head + f->len) % f->cap] =
+		(uint16_t)(ev->cpu < 65535 ? ev->cpu : 65535);
 	f->len++;
 	return 0;
 }
@@ -607,6 +618,7 @@ static int flush_pop(struct device_stats *d, uint64_t *t, int32_t *tag,
 	*t = f->d_ns[i];
 	*tag = f->tag[i];
 	*pid = f->pid[i];
+	d->flush_done_d_ns = *t;
 	if (!newest)
 		f->head = (f->head + 1) % f->cap;
 	f->len--;
@@ -643,7 +655,8 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 	int op = analysis_data_op(ev), first = 1;
 
 	if (is_flush_request(ev)) {
-		hole_flush_issued(d);
+		if (hole_flush_issued(a, d, ev) < 0)
+			return -1;
 		depth_change(a, d, ev->time_ns, +1);
 		tag_depth_change(a, ev->tag, ev->time_ns, +1);
 		return flush_push(d, ev);
@@ -663,6 +676,15 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 		req->tag = ev->tag;
 		req->device_slot = (uint32_t)slot;
 		d->requests[op]++;
+	}
+	/* a flush sequence's data step: its preflush was done before it */
+	if (d->flushes && d->flushes->len) {
+		struct bio_state *bio = bio_at(p, ev->device, op, pos,
+					       BIO_QUEUED, remaining);
+
+		if (bio && bio->preflush &&
+		    hole_preflush_lost(a, d, bio->q_ns, ev->time_ns) < 0)
+			return -1;
 	}
 	depth_change(a, d, ev->time_ns, +1);
 	d->saw_issue = 1;
@@ -994,6 +1016,183 @@ static int zone_complete(struct analysis *a, struct device_stats *d,
 	return 0;
 }
 
+/* A flush sequence opened at sector (its write queued with a preflush
+ * or FUA): kept among the device's last 16. */
+static void seq_open(struct device_stats *d, uint64_t sector)
+{
+	size_t n = sizeof(d->seq_open) / sizeof(d->seq_open[0]);
+
+	d->seq_open[d->seq_next] = sector;
+	d->seq_next = (uint32_t)((d->seq_next + 1) % n);
+	if (d->n_seq_open < n)
+		d->n_seq_open++;
+}
+
+/* Whether a sequence is open at sector. */
+static int seq_is_open(const struct device_stats *d, uint64_t sector)
+{
+	size_t n = sizeof(d->seq_open) / sizeof(d->seq_open[0]), i;
+
+	for (i = 0; i < d->n_seq_open; i++)
+		if (d->seq_open[(d->seq_next + n - 1 - i) % n] == sector)
+			return 1;
+	return 0;
+}
+
+/* The one open at sector, closed by its empty completion: 1 if there
+ * was one. */
+static int seq_close(struct device_stats *d, uint64_t sector)
+{
+	size_t n = sizeof(d->seq_open) / sizeof(d->seq_open[0]), i;
+
+	if (!sector)
+		return 0;
+	for (i = 0; i < d->n_seq_open; i++) {
+		size_t at = (d->seq_next + n - 1 - i) % n;
+
+		if (d->seq_open[at] == sector) {
+			/* the newest open takes its place */
+			size_t newest = (d->seq_next + n - 1) % n;
+
+			d->seq_open[at] = d->seq_open[newest];
+			d->seq_next = (uint32_t)newest;
+			d->n_seq_open--;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A flush completion paired first in, first out: its timing is held
+ * until the next event that could tell it was another flush's (the
+ * paired one's completion lost, this one's issue lost, across a hole):
+ * flush_held_settle applies it before any event that tells anything,
+ * so the rows and samples keep the events' order.
+ */
+static void flush_hold(struct analysis *a, size_t slot,
+		       const struct io_event *ev, uint64_t d_ns, int32_t tag,
+		       uint32_t issuer_pid, size_t bin, int alone, int counted)
+{
+	struct flush_held *h = &priv(a)->flush_held;
+
+	h->ev = *ev;
+	h->ev.pdu = NULL;
+	h->ev.pdu_len = 0;
+	h->d_ns = d_ns;
+	h->slot = slot;
+	h->bin = bin;
+	h->issuer_pid = issuer_pid;
+	h->tag = tag;
+	h->alone = alone;
+	h->counted = counted;
+	h->on = 1;
+}
+
+/* The held flush completion timed, as it was paired. */
+static int flush_held_apply(struct analysis *a)
+{
+	struct flush_held *h = &priv(a)->flush_held;
+	struct device_stats *d = &a->devices[h->slot];
+	uint64_t lat = h->ev.time_ns > h->d_ns ? h->ev.time_ns - h->d_ns : 0;
+
+	if (!h->on)
+		return 0;
+	h->on = 0;
+	hole_flush_paired(d, lat, h->alone);
+	if (!h->counted)
+		return 0;
+	if (latency_add(&d->flush_d2c, OP_FLUSH, lat) < 0 ||
+	    tag_add_flush_d2c(a, h->tag, h->bin, lat) < 0)
+		return -1;
+	tell_sample(a, ANALYSIS_D2C, OP_FLUSH, d->device, h->tag,
+		    h->ev.time_ns, 0, lat, 0);
+	tell_flush_row(a, &h->ev, lat, h->tag, h->issuer_pid);
+	bin_add_d2c(a, h->bin, OP_FLUSH, lat);
+	return 0;
+}
+
+/*
+ * ev, just after a flush completion, is a write issued whose bio was
+ * never queued in a trace that shows its device's queueing: the data
+ * step of a flush sequence whose Q (and preflush issue) the trace
+ * lost. The completion just paired was that sequence's preflush, not
+ * the flush it was paired with, whose own completion was lost
+ * (analysis/ACCOUNTING.md, "Inferred holes": a flush pairing shifted
+ * across a hole; ext4-fsync with every record of 0.393-0.469 s gone:
+ * a 1 ms flush paired with the next sequence's completion 77 ms on).
+ */
+static int flush_step_unseen(struct analysis *a, const struct io_event *ev)
+{
+	struct analysis_private *p = priv(a);
+	struct flush_held *h = &p->flush_held;
+	struct device_stats *d = &a->devices[h->slot];
+	int op = analysis_data_op(ev);
+	struct request_state *req;
+
+	if (ev->device != h->ev.device || is_flush_request(ev) ||
+	    ev->bytes < 512 || op != OP_WRITE || !d->saw_queue ||
+	    d->paired < HOLE_MIN_PAIRED || a->lost_unlocated || a->in_loss ||
+	    ev->time_ns <= a->first_ns + 2 * hole_bound(d) ||
+	    bio_at(p, ev->device, op, ev->sector, BIO_QUEUED, UINT32_MAX))
+		return 0;
+	/* a request sent back is issued again with its bios issued */
+	for (req = p->any_requeue ? ioset_find(&p->requests, ev->device, op,
+					       ev->sector) : NULL;
+	     req; req = ioset_next(&p->requests, req))
+		if (!req->issued)
+			return 0;
+	return 1;
+}
+
+/*
+ * ev, just after a flush completion, is the empty completion that ends
+ * a flush sequence none opened (no write queued with a preflush or FUA
+ * at its sector), on a device whose sequences were seen to end so: the
+ * flush just completed was that unseen sequence's last, not the one it
+ * was paired with (ext4-fsync, CPU 1's records of 0.376-0.454 s gone:
+ * a post-flush issued at 0.385 s paired with the completion at 0.407 s
+ * that ends the sequence at sector 33384, 21 ms for 0.8).
+ */
+static int flush_end_unseen(struct analysis *a, const struct io_event *ev)
+{
+	struct flush_held *h = &priv(a)->flush_held;
+	struct device_stats *d = &a->devices[h->slot];
+
+	return ev->device == h->ev.device && !ev->bytes && ev->sector &&
+	       completion_op(ev) < 0 && d->seq_ends && d->saw_queue &&
+	       d->paired >= HOLE_MIN_PAIRED && !a->lost_unlocated &&
+	       !a->in_loss && ev->time_ns > a->first_ns + 2 * hole_bound(d) &&
+	       !seq_is_open(d, ev->sector);
+}
+
+/* The next event after a held flush completion: applied, taken back
+ * (flush_step_unseen), or still held over events that tell nothing
+ * (a bio queued, merged or split; not an I/O action). */
+static int flush_held_settle(struct analysis *a, const struct io_event *ev)
+{
+	struct analysis_private *p = priv(a);
+	struct flush_held *h = &p->flush_held;
+	unsigned code = blk_action_code(ev->action);
+
+	if (!blk_is_note(ev->action) &&
+	    (!is_io_action(code) || code == BLK_TA_QUEUE ||
+	     code == BLK_TA_BACKMERGE || code == BLK_TA_FRONTMERGE ||
+	     code == BLK_TA_SPLIT))
+		return 0;
+	if (!blk_is_note(ev->action) &&
+	    ((code == BLK_TA_ISSUE && flush_step_unseen(a, ev)) ||
+	     (code == BLK_TA_COMPLETE && flush_end_unseen(a, ev)))) {
+		h->on = 0;
+		if (hole_flush_shifted(a, &a->devices[h->slot], h->d_ns,
+				       h->tag, &h->ev, h->counted) < 0)
+			return -1;
+		bare_row(a, &h->ev, h->counted, p->rows_told);
+		return 0;
+	}
+	return flush_held_apply(a);
+}
+
 static int handle_complete(struct analysis *a, struct device_stats *d,
 			   size_t slot, const struct io_event *ev)
 {
@@ -1014,36 +1213,34 @@ static int handle_complete(struct analysis *a, struct device_stats *d,
 		issued = flush_pop(d, &d_ns, &tag, &issuer_pid, newest);
 		if (!issued && d->flush_serial)
 			d->flush_overlaps = 1;
-		if (issued)
-			hole_flush_paired(d, ev->time_ns > d_ns ?
-					  ev->time_ns - d_ns : 0, alone);
-
+		/* none in flight: its issue was lost (a flush issued before
+		 * the trace may end in its first twice the longest flush) */
+		if (!issued && d->flush_max_ns &&
+		    ev->time_ns > a->first_ns + 2 * d->flush_max_ns &&
+		    hole_unmatched(a, d, ev) < 0)
+			return -1;
 		if (issued) {
 			depth_change(a, d, ev->time_ns, -1);
 			tag_depth_change(a, tag, ev->time_ns, -1);
 		}
-		if (!counted)
-			return 0;
-		if (tag == IO_EVENT_NO_TAG)
-			tag = ev->tag;
-		bin = bin_for(a, ev->time_ns);
-		if (count_completion(a, d, ev, op, tag, bin) < 0)
-			return -1;
-		if (!issued)
-			return 0;
-		d_ns = ev->time_ns > d_ns ? ev->time_ns - d_ns : 0;
-		if (latency_add(&d->flush_d2c, op, d_ns) < 0 ||
-		    tag_add_flush_d2c(a, tag, bin, d_ns) < 0)
-			return -1;
-		tell_sample(a, ANALYSIS_D2C, op, d->device, tag, ev->time_ns, 0,
-			    d_ns, 0);
-		tell_flush_row(a, ev, d_ns, tag, issuer_pid);
-		bin_add_d2c(a, bin, op, d_ns);
+		bin = 0;
+		if (counted) {
+			if (tag == IO_EVENT_NO_TAG)
+				tag = ev->tag;
+			bin = bin_for(a, ev->time_ns);
+			if (count_completion(a, d, ev, op, tag, bin) < 0)
+				return -1;
+		}
+		if (issued)
+			flush_hold(a, slot, ev, d_ns, tag, issuer_pid, bin,
+				   alone, counted);
 		return 0;
 	}
 	if (op < 0) {
 		if (counted)
 			count_empty(d, ev);
+		if (seq_close(d, ev->sector))
+			d->seq_ends++;
 		return 0;
 	}
 	if (is_zone_command(ev))
@@ -1186,7 +1383,7 @@ static void bare_row(struct analysis *a, const struct io_event *ev,
 	int op = completion_op(ev);
 
 	if (!a->cfg.on_row || !counted || op < 0 ||
-	    priv(a)->rows_told != rows_before)
+	    priv(a)->rows_told != rows_before || priv(a)->flush_held.on)
 		return;
 	/* a zone management command moved none of its zone's bytes */
 	tell_row(a, ev, ev->sector, op == OP_ZONE ? 0 : ev->bytes, op, 0, 0,
@@ -1261,6 +1458,12 @@ static __attribute__((noinline)) int add_io(struct analysis *a,
 	case BLK_TA_QUEUE:
 		if (counted)
 			d->queued[dir]++;
+		if (ev->bytes >= 512) {
+			d->saw_queue = 1;
+			if (analysis_has_category(ev, BLK_TC_FLUSH) ||
+			    analysis_has_category(ev, BLK_TC_FUA))
+				seq_open(d, ev->sector);
+		}
 		r = handle_queue(a, ev);
 		break;
 	case BLK_TA_SPLIT:
@@ -1352,6 +1555,9 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 		return iow_fail(err, "event %llu: at %llu ns, past 2^62 ns (146 years): the trace is damaged",
 				(unsigned long long)ev->index,
 				(unsigned long long)ev->time_ns);
+	if (priv(a)->flush_held.on && flush_held_settle(a, ev) < 0)
+		return iow_fail(err, "out of memory at event %llu",
+				(unsigned long long)ev->index);
 	if (blk_is_note(ev->action)) {
 		a->n_notes++;
 		if (account_note(a, ev, err) < 0)

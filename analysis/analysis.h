@@ -314,6 +314,7 @@ struct device_stats {
 	uint64_t usual_n[2], usual_ns[2], usual_at[2];
 	uint64_t flush_max_ns;	/* the longest of those flushes */
 	uint64_t flush_min_ns;	/* and the shortest (not 0) */
+	uint64_t flush_done_d_ns;	/* the issue of the last flush paired */
 	/* flushes issued with no other flush in flight; set when a flush
 	 * completion found none in flight (its flushes do overlap) */
 	uint32_t flush_serial;
@@ -328,6 +329,12 @@ struct device_stats {
 	size_t hole_win[3];	/* 1 + index in a->loss of its last window
 				 * of each HOLE_* kind, until loss_finish */
 	int saw_issue;
+	int saw_queue;	/* a data bio's Q: its requests' Qs are traced */
+	/* flush sequences open (a write queued with a preflush or FUA,
+	 * whose empty completion ends it): their sectors, the last 16;
+	 * how many ended as seen (analysis.c, flush_end_unseen) */
+	uint64_t seq_open[16];
+	uint32_t n_seq_open, seq_next, seq_ends;
 };
 
 /* One time bin of the trace's series; all devices together. */

@@ -39,6 +39,7 @@ void analysis_device_free(struct device_stats *d)
 		free(d->flushes->d_ns);
 		free(d->flushes->tag);
 		free(d->flushes->pid);
+		free(d->flushes->cpu);
 		free(d->flushes);
 	}
 }
@@ -112,6 +113,8 @@ void analysis_finish(struct analysis *a)
 			part->n_bins = a->n_bins;
 		analysis_finish(part);
 	}
+	/* a flush completion still held (the trace's last) is timed */
+	flush_held_apply(a);
 	if (a->n_events == 0)
 		a->first_ns = 0;
 	for (i = 0; i < a->n_devices; i++)

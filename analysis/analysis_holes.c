@@ -42,6 +42,9 @@
 
 /* flushes issued one at a time before a device counts as serial */
 #define HOLE_MIN_SERIAL	4
+/* a flush issued within this of an older one on its CPU is not
+ * evidence that the older one was done (hole_flush_issued) */
+#define FLUSH_SKEW_NS	10000ull
 /* windows of one device and rule closer than this are one */
 #define HOLE_GAP_NS	50000000ull
 
@@ -456,17 +459,27 @@ static int collect_orphan(void *value, void *arg)
 	return 1;
 }
 
-/* The oldest flush in flight, lost: out of the depth from its issue. */
-static int flush_orphan(struct analysis *a, struct device_stats *d,
-			uint64_t now, uint64_t from)
+/* The flush k-th oldest in flight, lost: out of the depth from its
+ * issue. */
+static int flush_orphan_at(struct analysis *a, struct device_stats *d,
+			   size_t k, uint64_t now, uint64_t from)
 {
 	struct flush_fifo *f = d->flushes;
-	uint64_t d_ns = from && from < f->d_ns[f->head] ? from
-							: f->d_ns[f->head];
-	int32_t tag = f->tag[f->head];
+	size_t at = (f->head + k) % f->cap, i;
+	uint64_t d_ns = from && from < f->d_ns[at] ? from : f->d_ns[at];
+	int32_t tag = f->tag[at];
 	long s;
 
-	f->head = (f->head + 1) % f->cap;
+	/* the ones after it move up a place */
+	for (i = k; i + 1 < f->len; i++) {
+		size_t to = (f->head + i) % f->cap,
+		       next = (f->head + i + 1) % f->cap;
+
+		f->d_ns[to] = f->d_ns[next];
+		f->tag[to] = f->tag[next];
+		f->pid[to] = f->pid[next];
+		f->cpu[to] = f->cpu[next];
+	}
 	f->len--;
 	depth_change(a, d, now, -1);
 	d->depth_area_ns -= depth_remove(a, d_ns, now, (char *)d->depth_bins,
@@ -485,11 +498,104 @@ static int flush_orphan(struct analysis *a, struct device_stats *d,
 			   d_ns + flush_usual(d), 0);
 }
 
-/* A flush issued: one at a time, or while another is in flight. */
-void hole_flush_issued(struct device_stats *d)
+/*
+ * A flush completion c, paired with the flush issued at d_ns, was
+ * another's (analysis.c, flush_step_unseen): that flush lost its
+ * completion, out of the depth from its issue to c (where its pairing
+ * took it out); c is a completion whose issue was lost: counted, not
+ * timed.
+ */
+int hole_flush_shifted(struct analysis *a, struct device_stats *d,
+		       uint64_t d_ns, int32_t tag, const struct io_event *c,
+		       int counted)
 {
-	if (!d->flushes || !d->flushes->len)
+	size_t slot = (size_t)(d - a->devices);
+	uint64_t usual = flush_usual(d);
+	long s;
+
+	d->depth_area_ns -= depth_remove(a, d_ns, c->time_ns,
+					 (char *)d->depth_bins, sizeof(double),
+					 (char *)&a->bins[0].depth_area_ns,
+					 sizeof(struct bin));
+	if (a->tagging || tag != IO_EVENT_NO_TAG) {
+		if ((s = tag_index_find(priv(a), tag)) >= 0)
+			depth_remove(a, d_ns, c->time_ns,
+				     (char *)&a->tags[s].bins[0].depth_area_ns,
+				     sizeof(struct tag_bin), NULL, 0);
+	}
+	d->orphan_requests++;
+	if (hole_window(a, slot, HOLE_ORPHANS, d_ns, d_ns + usual, 0) < 0)
+		return -1;
+	if (counted)
+		d->unmatched_completions++;
+	return hole_window(a, slot, HOLE_UNMATCHED,
+			   c->time_ns > usual ? c->time_ns - usual : 0,
+			   c->time_ns, cpu_bit(c->cpu));
+}
+
+/*
+ * A write queued with a preflush (its Q's F) is issued at now: the
+ * kernel's flush machinery issued a flush after its Q (the one before
+ * served the sequences already waiting) and issued the data only when
+ * that flush was done. The oldest flush issued after q_ns, while none
+ * issued after q_ns was paired, is still in flight: its completion was
+ * lost, before now (ext4-fsync, every completion of 0.017-0.065 s
+ * gone: 7 flushes in flight and the first completion after paired with
+ * the oldest, 50 ms for 1 ms, before the device had timed enough
+ * flushes for the rules at their completions).
+ */
+int hole_preflush_lost(struct analysis *a, struct device_stats *d,
+		       uint64_t q_ns, uint64_t now)
+{
+	struct flush_fifo *f = d->flushes;
+	size_t k;
+
+	if (a->lost_unlocated || d->flush_done_d_ns > q_ns)
+		return 0;
+	for (k = 0; k < f->len; k++) {
+		uint64_t t = f->d_ns[(f->head + k) % f->cap];
+
+		if (t > q_ns && t < now)
+			return flush_orphan_at(a, d, k, now, 0);
+	}
+	return 0;
+}
+
+/*
+ * A flush issued: one at a time, or while another is in flight. The
+ * kernel's flush machinery has one flush in flight per hardware queue
+ * (block/blk-flush.c: "only one flush shall be in progress"), and a
+ * CPU's requests go through one hardware queue: a flush issued on a CPU
+ * while an older one issued on that CPU waits means the older one was
+ * done, its completion lost (ext4-fsync, every completion of
+ * 0.004-0.067 s gone: each sequence's last flush left in flight, and
+ * the first completion after paired with the oldest, 59 ms for 1 ms).
+ * Not where the device's flushes were seen to overlap, nor where the
+ * older one was issued less than FLUSH_SKEW_NS before (per-CPU clocks
+ * may put a D just before the completion it followed; a flush, its
+ * completion's handling and the next one's dispatch take longer).
+ */
+int hole_flush_issued(struct analysis *a, struct device_stats *d,
+		      const struct io_event *ev)
+{
+	struct flush_fifo *f = d->flushes;
+	uint16_t cpu = (uint16_t)(ev->cpu < 65535 ? ev->cpu : 65535);
+	size_t k;
+
+	if (!f || !f->len) {
 		d->flush_serial++;
+		return 0;
+	}
+	if (a->lost_unlocated || d->flush_overlaps)
+		return 0;
+	for (k = f->len; k-- > 0;) {
+		size_t at = (f->head + k) % f->cap;
+
+		if (f->cpu[at] == cpu &&
+		    ev->time_ns > f->d_ns[at] + FLUSH_SKEW_NS)
+			return flush_orphan_at(a, d, k, ev->time_ns, 0);
+	}
+	return 0;
 }
 
 /*
@@ -533,7 +639,7 @@ int hole_flush_superseded(struct analysis *a, struct device_stats *d,
 							: d->flush_max_ns;
 	while (f->len >= 2 && now > f->d_ns[f->head] && usual &&
 	       now - f->d_ns[f->head] > 2 * usual)
-		if (flush_orphan(a, d, now, 0) < 0)
+		if (flush_orphan_at(a, d, 0, now, 0) < 0)
 			return -1;
 	/* the newest only when the oldest could have completed before the
 	 * next was issued (they were apart at least the shortest flush the
@@ -559,7 +665,7 @@ static void flushes_finish(struct analysis *a, struct device_stats *d)
 		return;
 	while (f && f->len && a->last_ns > f->d_ns[f->head] &&
 	       a->last_ns - f->d_ns[f->head] > 2 * bound)
-		if (flush_orphan(a, d, a->last_ns, 0) < 0)
+		if (flush_orphan_at(a, d, 0, a->last_ns, 0) < 0)
 			return;
 }
 

@@ -55,6 +55,11 @@ static inline void tag_depth_change(struct analysis *a, int32_t tag,
 	priv(a)->hub->tag_depth_change(a, tag, t, delta);
 }
 
+static inline int flush_held_apply(struct analysis *a)
+{
+	return priv(a)->hub->flush_held_apply(a);
+}
+
 static inline long tag_index_find(const struct analysis_private *p,
 				  int32_t id)
 {

@@ -26,6 +26,8 @@ struct bio_state {
 	uint32_t cause;		/* its QUEUE event's (cause.h), 0: none */
 	uint8_t stage;
 	uint8_t split_rest;	/* a split's remainder not yet in a request */
+	uint8_t preflush;	/* queued with a preflush (F): a flush is
+				 * issued after its Q and done before its D */
 };
 
 /* Flush requests issued and not completed, oldest first (a ring). */
@@ -33,6 +35,7 @@ struct flush_fifo {
 	uint64_t *d_ns;
 	int32_t *tag;
 	uint32_t *pid;	/* the task its D ran in: no Q names one */
+	uint16_t *cpu;	/* its D's (CPUs past 65535: 65535) */
 	size_t head, len, cap;
 };
 
@@ -76,6 +79,18 @@ struct analysis_private {
 	uint64_t rows_told;	/* cfg.on_row: rows so far */
 	int32_t completion_tag;	/* the tag the last completion counted in */
 	int pair_ambiguous;	/* request_for's last had two candidates */
+	/* A flush completion's timing, held until the next event that
+	 * could tell it was not the paired flush's (analysis.c,
+	 * flush_held_settle): applied then in the same place of the
+	 * events' order, or taken back */
+	struct flush_held {
+		struct io_event ev;	/* the completion (no payload) */
+		uint64_t d_ns;		/* the flush it was paired with */
+		size_t slot, bin;
+		uint32_t issuer_pid;
+		int32_t tag;
+		int alone, counted, on;
+	} flush_held;
 	/* the last loss notes read: a recorder writes one per traced
 	 * device, and a loss is counted once */
 	struct lossnote recent_notes[16];
@@ -103,6 +118,7 @@ struct analysis_hub {
 		const struct io_event *ev);
 	void (*tag_depth_change)(struct analysis *a, int32_t tag, uint64_t t,
 		int delta);
+	int (*flush_held_apply)(struct analysis *a);
 	long (*tag_index_find)(const struct analysis_private *p, int32_t id);
 };
 
@@ -224,7 +240,8 @@ void hole_paired(struct device_stats *d, uint64_t d_ns, uint64_t now,
 	int alone);
 /* stretches that drained before a device's queue bound is trusted */
 #define HOLE_MIN_DRAINS	8
-void hole_flush_issued(struct device_stats *d);
+int hole_flush_issued(struct analysis *a, struct device_stats *d,
+	const struct io_event *ev);
 void hole_chain(struct analysis *a, const struct request_state *req,
 	const struct io_event *ev, int op);
 void hole_flush_paired(struct device_stats *d, uint64_t lat, int alone);
@@ -235,6 +252,10 @@ struct request_state *hole_superseded(struct analysis *a,
 void holes_finish(struct analysis *a);
 int hole_flush_superseded(struct analysis *a, struct device_stats *d,
 	uint64_t now);
+int hole_preflush_lost(struct analysis *a, struct device_stats *d,
+	uint64_t q_ns, uint64_t now);
+int hole_flush_shifted(struct analysis *a, struct device_stats *d,
+	uint64_t d_ns, int32_t tag, const struct io_event *c, int counted);
 
 /* analysis_loss.c */
 int account_note(struct analysis *a, const struct io_event *ev,

@@ -26,6 +26,7 @@
 
 static struct analysis a;
 static uint64_t n_ev;
+static uint32_t cpu;	/* of the events to come */
 static uint32_t device = DEV(8, 0);
 static int32_t tag = IO_EVENT_NO_TAG;	/* of the events to come */
 
@@ -35,6 +36,7 @@ static void start(const struct analysis_config *cfg)
 	struct iow_error err;
 
 	n_ev = 0;
+	cpu = 0;
 	device = DEV(8, 0);
 	tag = IO_EVENT_NO_TAG;
 	CHECK(analysis_init(&a, cfg ? cfg : &zero, &err) == 0);
@@ -52,6 +54,7 @@ static void evp(uint64_t t, unsigned code, uint32_t cats, uint64_t sector,
 	e.bytes = bytes;
 	e.action = code | BLK_TC_ACT(cats);
 	e.device = device;
+	e.cpu = cpu;
 	e.index = n_ev++;
 	e.tag = tag;
 	e.pdu = pdu;
@@ -88,8 +91,10 @@ static double mean(const struct latency_summary *l)
 static void test_flush_is_its_own_class_with_its_own_latency(void)
 {
 	start(NULL);
-	/* two flushes in flight pair first in, first out */
+	/* two flushes in flight (issued on two CPUs: two hardware queues)
+	 * pair first in, first out */
 	ev(0, BLK_TA_ISSUE, FL, 0, 0);
+	cpu = 1;
 	ev(2 * MS, BLK_TA_ISSUE, FL, 0, 0);
 	ev(3 * MS, BLK_TA_COMPLETE, FL, 0, 0);
 	ev(10 * MS, BLK_TA_COMPLETE, FL, 0, 0);
@@ -104,6 +109,158 @@ static void test_flush_is_its_own_class_with_its_own_latency(void)
 	CHECK_EQ_INT(dev0()->d2c.n, 0);
 	/* in flight 0-3 ms and 2-10 ms */
 	CHECK_NEAR(dev0()->depth_area_ns, 11.0 * MS, 0);
+	analysis_free(&a);
+}
+
+/* Eight writes at sectors 1000.. (queued, issued, done in 0.1 ms, one
+ * each ms from t): a device's bound, HOLE_MIN_PAIRED pairings. */
+static void eight_writes(uint64_t t)
+{
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		uint64_t at = t + (uint64_t)i * MS, s = 1000 + 8 * (uint64_t)i;
+
+		ev(at, BLK_TA_QUEUE, W, s, 4096);
+		ev(at, BLK_TA_ISSUE, W, s, 4096);
+		ev(at + 100 * US, BLK_TA_COMPLETE, W, s, 4096);
+	}
+}
+
+/* One fsync's flush sequence at sector s from t, as ext4 on a device
+ * with a write cache sends it: preflush, data, post-flush, the end. */
+static void sequence(uint64_t t, uint64_t s)
+{
+	ev(t, BLK_TA_QUEUE, W | SY | FL | FUA, s, 1024);
+	ev(t + 10 * US, BLK_TA_ISSUE, FL, 0, 0);
+	ev(t + 1 * MS, BLK_TA_COMPLETE, FL, 0, 0);
+	ev(t + 1 * MS + 10 * US, BLK_TA_ISSUE, W | SY, s, 1024);
+	ev(t + 1 * MS + 40 * US, BLK_TA_COMPLETE, W | SY, s, 1024);
+	ev(t + 1 * MS + 50 * US, BLK_TA_ISSUE, FL, 0, 0);
+	ev(t + 2 * MS, BLK_TA_COMPLETE, FL, 0, 0);
+	ev(t + 2 * MS + 10 * US, BLK_TA_COMPLETE, W | SY, s, 0);
+}
+
+/*
+ * The kernel keeps one flush in flight per hardware queue, and a CPU's
+ * requests go through one: a flush issued on a CPU while an older one
+ * issued on it waits tells the older one's completion was lost. It
+ * leaves latency and the depth from its issue; the completion after
+ * pairs with the newer one.
+ */
+static void test_a_cpus_second_flush_tells_the_first_was_done(void)
+{
+	start(NULL);
+	ev(0, BLK_TA_ISSUE, FL, 0, 0);
+	ev(2 * MS, BLK_TA_ISSUE, FL, 0, 0);
+	ev(3 * MS, BLK_TA_COMPLETE, FL, 0, 0);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->ios[OP_FLUSH], 1);
+	CHECK_EQ_INT(dev0()->flush_d2c.n, 1);
+	CHECK_EQ_INT(dev0()->flush_d2c.max_ns, 1 * MS);
+	CHECK_EQ_INT(dev0()->orphan_requests, 1);
+	/* in flight 2-3 ms only */
+	CHECK_NEAR(dev0()->depth_area_ns, 1.0 * MS, 0);
+	CHECK(a.n_loss == 1 && a.loss[0].inferred);
+	analysis_free(&a);
+}
+
+/*
+ * A write queued with a preflush is issued only after a flush issued
+ * after its Q was done: that flush, still in flight in the trace, lost
+ * its completion.
+ */
+static void test_a_preflushed_writes_issue_tells_its_flush_was_done(void)
+{
+	start(NULL);
+	ev(0, BLK_TA_QUEUE, W | SY | FL | FUA, 800, 1024);
+	ev(10 * US, BLK_TA_ISSUE, FL, 0, 0);
+	/* (its completion lost) */
+	ev(1 * MS, BLK_TA_ISSUE, W | SY, 800, 1024);
+	ev(1 * MS + 40 * US, BLK_TA_COMPLETE, W | SY, 800, 1024);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->flush_d2c.n, 0);
+	CHECK_EQ_INT(dev0()->orphan_requests, 1);
+	CHECK_EQ_INT(dev0()->d2c.n, 1);
+	/* the flush out of the depth: the write's 40 us alone */
+	CHECK_NEAR(dev0()->depth_area_ns, 40.0 * US, 0);
+	/* a flush issued before the Q (another sequence's) is not it */
+	start(NULL);
+	cpu = 1;
+	ev(0, BLK_TA_ISSUE, FL, 0, 0);
+	cpu = 0;
+	ev(5 * US, BLK_TA_QUEUE, W | SY | FL | FUA, 800, 1024);
+	ev(1 * MS, BLK_TA_ISSUE, W | SY, 800, 1024);
+	ev(2 * MS, BLK_TA_COMPLETE, FL, 0, 0);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->orphan_requests, 0);
+	CHECK_EQ_INT(dev0()->flush_d2c.n, 1);
+	analysis_free(&a);
+}
+
+/*
+ * A flush completion's pairing is held until the next event that could
+ * tell it was another's: a sequence's data step issued with no Q seen
+ * for it (the sequence's Q and preflush issue lost), or the end of a
+ * sequence none opened. Then the flush it was paired with lost its
+ * completion and this completion its issue: neither is timed. Held,
+ * its row keeps its place in the events' order.
+ */
+static void test_a_flush_paired_across_a_hole_is_taken_back(void)
+{
+	int step;
+
+	for (step = 0; step < 3; step++) {
+		start(NULL);
+		eight_writes(0);
+		sequence(10 * MS, 2000);
+		/* a sequence at 2008 whose completion of its preflush is
+		 * lost, then 30 ms of nothing: the next sequence's Q and
+		 * preflush issue lost */
+		ev(20 * MS, BLK_TA_QUEUE, W | SY | FL | FUA, 2008, 1024);
+		ev(20 * MS + 10 * US, BLK_TA_ISSUE, FL, 0, 0);
+		ev(50 * MS, BLK_TA_COMPLETE, FL, 0, 0);
+		if (step == 0) {
+			/* its data step: sector 2016, never queued */
+			ev(50 * MS + 10 * US, BLK_TA_ISSUE, W | SY, 2016, 1024);
+			ev(50 * MS + 40 * US, BLK_TA_COMPLETE, W | SY, 2016,
+			   1024);
+		} else if (step == 1) {
+			/* the end of a sequence at 2024, never opened */
+			ev(50 * MS + 10 * US, BLK_TA_COMPLETE, W | SY, 2024, 0);
+		} else {
+			/* the paired sequence's own data step: as paired */
+			ev(50 * MS + 10 * US, BLK_TA_ISSUE, W | SY, 2008, 1024);
+		}
+		analysis_finish(&a);
+		if (step < 2) {
+			CHECK_EQ_INT(dev0()->flush_d2c.n, 2);
+			CHECK_EQ_INT(dev0()->flush_d2c.max_ns, 990 * US);
+			CHECK_EQ_INT(dev0()->orphan_requests, 1);
+			CHECK_EQ_INT(dev0()->unmatched_completions, 1);
+		} else {
+			CHECK_EQ_INT(dev0()->flush_d2c.n, 3);
+			CHECK_EQ_INT(dev0()->flush_d2c.max_ns, 30 * MS - 10 * US);
+			CHECK_EQ_INT(dev0()->orphan_requests, 0);
+			CHECK_EQ_INT(dev0()->unmatched_completions, 0);
+		}
+		analysis_free(&a);
+	}
+}
+
+/* A flush completion with none in flight, well after the trace began:
+ * its issue was lost (counted, not timed, said). */
+static void test_a_flush_completion_with_none_in_flight_is_unmatched(void)
+{
+	start(NULL);
+	eight_writes(0);
+	sequence(10 * MS, 2000);
+	ev(40 * MS, BLK_TA_COMPLETE, FL, 0, 0);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->ios[OP_FLUSH], 3);
+	CHECK_EQ_INT(dev0()->flush_d2c.n, 2);
+	CHECK_EQ_INT(dev0()->unmatched_completions, 1);
+	CHECK(a.n_loss == 1 && a.loss[0].inferred);
 	analysis_free(&a);
 }
 
@@ -847,6 +1004,10 @@ static void test_loss_reaches_every_device_part(void)
 int main(void)
 {
 	RUN_TEST(test_flush_is_its_own_class_with_its_own_latency);
+	RUN_TEST(test_a_cpus_second_flush_tells_the_first_was_done);
+	RUN_TEST(test_a_preflushed_writes_issue_tells_its_flush_was_done);
+	RUN_TEST(test_a_flush_paired_across_a_hole_is_taken_back);
+	RUN_TEST(test_a_flush_completion_with_none_in_flight_is_unmatched);
 	RUN_TEST(test_a_tags_flushes_have_a_latency_of_their_own);
 	RUN_TEST(test_preflush_fua_write_timed_by_its_data);
 	RUN_TEST(test_split_pieces_keep_the_original_queue_time);
