@@ -501,6 +501,38 @@ static struct bio_state *bio_at(struct analysis_private *p, uint32_t device,
 	return NULL;
 }
 
+/*
+ * The bio waiting at (op, pos) a request issued by ev takes: the oldest,
+ * but for one queued more than twice the device's bound before while
+ * a newer one waits at its sector: that one's issue was lost, and it
+ * is dropped (overlap-fio with one CPU's records of 0.374-0.417 s gone:
+ * a read of sector 168 queued in it, issued unseen, left waiting; each
+ * later read of 168 took the one before it, Q2D 120-200 ms for 0.01).
+ */
+static struct bio_state *bio_for_issue(struct analysis *a,
+				       struct device_stats *d,
+				       const struct io_event *ev, int op,
+				       uint64_t pos, uint64_t max_bytes)
+{
+	struct analysis_private *p = priv(a);
+	struct bio_state *bio, *b;
+
+	for (;;) {
+		bio = bio_at(p, ev->device, op, pos, BIO_QUEUED, max_bytes);
+		if (!bio || d->paired < HOLE_MIN_PAIRED ||
+		    ev->time_ns <= bio->q_ns + 2 * hole_bound(d))
+			return bio;
+		for (b = ioset_find(&p->bios, ev->device, op, pos); b;
+		     b = ioset_next(&p->bios, b))
+			if (b != bio && b->stage == BIO_QUEUED &&
+			    b->bytes >= 512 && b->bytes <= max_bytes)
+				break;
+		if (!b)
+			return bio;
+		ioset_remove(&p->bios, bio);
+	}
+}
+
 static int handle_queue(struct analysis *a, const struct io_event *ev)
 {
 	struct analysis_private *p = priv(a);
@@ -694,8 +726,8 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 	req->bytes = ev->bytes;
 	/* The bios this request covers, back-merged ones following on. */
 	while (remaining >= 512) {
-		struct bio_state *bio = bio_at(p, ev->device, op, pos,
-					       BIO_QUEUED, remaining);
+		struct bio_state *bio = bio_for_issue(a, d, ev, op, pos,
+						      remaining);
 
 		if (!bio)
 			break;

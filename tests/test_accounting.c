@@ -248,6 +248,46 @@ static void test_a_flush_paired_across_a_hole_is_taken_back(void)
 	}
 }
 
+/* A bio left waiting (its issue lost) is not the one a later request
+ * at its sector takes, once it waited twice the device's bound and a
+ * newer bio waits there: Q2D and Q2C are the newer one's. */
+static void test_a_bio_whose_issue_was_lost_is_not_taken_later(void)
+{
+	int two;
+
+	for (two = 0; two < 2; two++) {
+		start(NULL);
+		eight_writes(0);
+		ev(10 * MS, BLK_TA_QUEUE, R, 168, 4096);
+		/* (its issue and completion lost) */
+		ev(30 * MS, BLK_TA_QUEUE, R, 168, 4096);
+		ev(30 * MS + 10 * US, BLK_TA_ISSUE, R, 168, 4096);
+		ev(30 * MS + 110 * US, BLK_TA_COMPLETE, R, 168, 4096);
+		if (two) {
+			/* a third, as a chain would take the second */
+			ev(40 * MS, BLK_TA_QUEUE, R, 168, 4096);
+			ev(40 * MS + 10 * US, BLK_TA_ISSUE, R, 168, 4096);
+			ev(40 * MS + 110 * US, BLK_TA_COMPLETE, R, 168,
+			   4096);
+		}
+		analysis_finish(&a);
+		CHECK_EQ_INT(dev0()->q2d.n, 9 + two);
+		CHECK_EQ_INT(dev0()->q2d.max_ns, 10 * US);
+		CHECK_EQ_INT(dev0()->q2c.max_ns, 110 * US);
+		analysis_free(&a);
+	}
+	/* within twice the bound, two waiting at a sector go oldest first */
+	start(NULL);
+	eight_writes(0);
+	ev(10 * MS, BLK_TA_QUEUE, R, 168, 4096);
+	ev(10 * MS + 100 * US, BLK_TA_QUEUE, R, 168, 4096);
+	ev(10 * MS + 150 * US, BLK_TA_ISSUE, R, 168, 4096);
+	ev(10 * MS + 250 * US, BLK_TA_COMPLETE, R, 168, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->q2d.max_ns, 150 * US);
+	analysis_free(&a);
+}
+
 /* A flush completion with none in flight, well after the trace began:
  * its issue was lost (counted, not timed, said). */
 static void test_a_flush_completion_with_none_in_flight_is_unmatched(void)
@@ -1008,6 +1048,7 @@ int main(void)
 	RUN_TEST(test_a_preflushed_writes_issue_tells_its_flush_was_done);
 	RUN_TEST(test_a_flush_paired_across_a_hole_is_taken_back);
 	RUN_TEST(test_a_flush_completion_with_none_in_flight_is_unmatched);
+	RUN_TEST(test_a_bio_whose_issue_was_lost_is_not_taken_later);
 	RUN_TEST(test_a_tags_flushes_have_a_latency_of_their_own);
 	RUN_TEST(test_preflush_fua_write_timed_by_its_data);
 	RUN_TEST(test_split_pieces_keep_the_original_queue_time);
