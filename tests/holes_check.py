@@ -248,30 +248,26 @@ def main():
             bad = [str(e)]
         if bad:
             results[label][1].append("%s: %s" % (name, "; ".join(bad)))
-    # Still open (issue #36): on ext4-fsync, a flush whose issue and the
-    # completion of the flush before it were both lost (one CPU's
-    # records or every record gone for a while) pairs the kept issue
-    # with the kept completion across the hole (analysis/ACCOUNTING.md,
-    # "Not caught"), and the property fails on some windows. Its
-    # failures are printed as KNOWN, not counted, unless HOLES_STRICT=1
-    # (make fuzz); every other trace must hold the property in every case.
-    # The fresh recordings too (rec-bpf, rec-ftrace): each run records
-    # other I/O, so a case the rules miss comes and goes from run to run
-    # (a fresh clone's make check: rec-bpf, 3 records of one CPU dropped
-    # in 1 ms, one I/O torn and nothing said, 1 case of 12): a make check
-    # that fails on one recording and not the next would be a flaky test.
-    # overlap-fio: writes rewriting the same sectors every 4 ms pile up
-    # at a sector after completions are lost; those out more than twice
-    # the usual go, the younger ones stay and each later completion
-    # pairs with one issued 12-16 ms before it (analysis/ACCOUNTING.md,
-    # "Not caught"): 4 of its 12 cases failed on their timing (seed 7 on
-    # its depth too), seen since the timed check votes its clock shift
-    # from every candidate; with the overtaken ones taken while the
-    # device holds more than twice its queue's bound, 1 of 12 (12 of 59
-    # under HOLES_STRICT=1, 1,000 cases: some completions now paired with
-    # a newer issue than their own).
+    # Still open (issue #36). overlap-fio: writes rewriting the same
+    # sectors every 4 ms; after completions are lost each sector keeps
+    # one request too many, and a chain of pairings shifted by one runs
+    # until the device is seen over twice its queue's bound (and that
+    # rule sometimes takes a request truly in flight): make check's 12
+    # cases fail 1, 12 of 59 under HOLES_STRICT=1 (1,000 cases;
+    # analysis/ACCOUNTING.md, "Not caught"). The fresh recordings too
+    # (rec-bpf, rec-ftrace): each run records other I/O, so a case the
+    # rules miss comes and goes from run to run (a fresh clone's make
+    # check: rec-bpf, 3 records of one CPU dropped in 1 ms, one I/O torn
+    # and nothing said, 1 case of 12): a make check that fails on one
+    # recording and not the next would be a flaky test. Their failures
+    # are printed as KNOWN, not counted, unless HOLES_STRICT=1 (make
+    # fuzz); every other trace must hold the property in every case.
+    # ext4-fsync holds it in make check's 12 cases since a flush's own
+    # evidence (rule 5); under HOLES_STRICT=1 it fails 3 of 59: a flush's
+    # completion and the next flush's issue both lost with nothing else
+    # of theirs kept read as one slow flush ("Not caught").
     known = set(os.environ.get("HOLES_KNOWN",
-                               "ext4-fsync overlap-fio rec-bpf rec-ftrace").split())
+                               "overlap-fio rec-bpf rec-ftrace").split())
     strict = os.environ.get("HOLES_STRICT", "0") == "1"
     for label, (n, bad) in results.items():
         if bad and label in known and not strict:

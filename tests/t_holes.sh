@@ -13,13 +13,12 @@
 # of the I/Os still timed equal to those I/Os' in the whole, and the
 # loss said (a loss window with "inferred": true, or orphan_requests /
 # unmatched_completions) where the drop tore I/Os; each intact trace
-# infers nothing. ext4-fsync still fails it on some windows (a flush
-# whose issue and its predecessor's completion were both lost: issue #36
-# is open), overlap-fio on some (writes at rewritten sectors left paired
-# with the issue before theirs: analysis/ACCOUNTING.md, "Not caught"),
-# and so do the fresh recordings on some (each run's I/O is
-# another: a missed case comes and goes): their failures are printed as
-# known, not counted, unless
+# infers nothing. overlap-fio still fails it on some windows (writes
+# at rewritten sectors left paired with the issue before theirs: issue
+# #36 is open, analysis/ACCOUNTING.md, "Not caught"), and so do the
+# fresh recordings on some (each run's I/O is another: a missed case
+# comes and goes): their failures are printed as known, not counted,
+# unless
 # HOLES_STRICT=1, as make fuzz runs it. HOLES_CASES cases (default 204: a few seconds);
 # make fuzz runs thousands, HOLES_SEED moves the seeds.
 . "$(dirname "$0")/lib.sh"

@@ -11,6 +11,8 @@
 #  - the picture of the first: its title says what is inferred;
 #  - perf script's text with 43 issues printed twice: "43 duplicate
 #    records ignored", duplicate_records 43, the rest as the intact text;
+#  - ext4-fsync's flushes torn five ways (a flush's own evidence), and
+#    overlap-fio's read left queued when its issue was lost;
 #  - discard with one CPU's records of 4 ms gone (few pairings), overlap-
 #    fio with rewrites piled up after lost completions, and completions
 #    gone at the end of a recording with the kernel's account note: each
@@ -138,6 +140,50 @@ if [ -n "$w" ] && [ -n "$l" ] && awk "BEGIN { exit !($l <= 1.15 * $w) }"; then
 	pass "inferred: overlap-fio, completions gone: write D2C mean $l us (whole $w)"
 else
 	fail "inferred: overlap-fio, completions gone: write D2C mean" "$l us, whole $w"
+fi
+
+# a flush's own evidence (rule 5), on ext4-fsync's fsync loops with
+# records taken out: each said (an inferred window), and no flush timed
+# longer than the whole trace's longest (9.3 ms), where the flush
+# pairing across the hole read 21-79 ms before (seed 396: nothing
+# said), on 8638ee9 (mode, seed, flush max before in ms, what)
+flush_case() {
+	python3 "$MH" "$TOP/samples/ext4-fsync" "$TMP/f$2" "$1" --seed "$2" > /dev/null
+	"$IOW" -t "$TMP/f$2" --summary=json > "$TMP/f$2.json" 2> /dev/null
+	r=$(python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["traces"][0]
+d = t["devices"][0]
+print(d["flush"]["d2c_us"]["max_ns"], sum(1 for w in t["loss_windows"] if w.get("inferred")))
+' "$TMP/f$2.json" 2>/dev/null)
+	set -- "$1" "$2" "$3" "$4" $r
+	if [ -n "$6" ] && [ "$5" -le "$wmax" ] && [ "$6" -ge 1 ]; then
+		pass "inferred: ext4-fsync, $4 ($1 seed $2): $6 window(s), flush max $(($5 / 1000)) us (whole $(($wmax / 1000)))"
+	else
+		fail "inferred: ext4-fsync, $4 ($1 seed $2)" "flush max ${5:-?} ns (whole $wmax, $3 ms before), ${6:-?} windows"
+	fi
+}
+wmax=$("$IOW" -t "$TOP/samples/ext4-fsync" --summary=json 2> /dev/null |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["traces"][0]["devices"][0]["flush"]["d2c_us"]["max_ns"])')
+flush_case all 124 77 "a held pairing, then a data step never queued"
+flush_case cpu 243 21 "a held pairing, then the end of a sequence never opened"
+flush_case completions 209 50 "a preflushed write issued while its flush waits"
+flush_case completions 345 79 "a second flush issued on a CPU while its first waits"
+flush_case all 396 0 "a flush completion with none in flight"
+
+# overlap-fio with one CPU's records of 0.374-0.417 s gone (seed 1016):
+# a read of sector 168 whose issue was lost stayed queued, and each
+# later read of it took the one before it (Q2C 120-201 ms); now no Q2C
+# past the whole's longest
+python3 "$MH" "$TOP/samples/overlap-fio" "$TMP/o1016" cpu --seed 1016 > /dev/null
+q=$("$IOW" -t "$TMP/o1016" --summary=json 2> /dev/null |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["traces"][0]["devices"][0]["q2c_us"]["max_ns"])')
+wq=$("$IOW" -t "$TOP/samples/overlap-fio" --summary=json 2> /dev/null |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["traces"][0]["devices"][0]["q2c_us"]["max_ns"])')
+if [ -n "$q" ] && [ -n "$wq" ] && [ "$q" -le "$wq" ]; then
+	pass "inferred: overlap-fio, a bio left waiting: Q2C max $(($q / 1000)) us (whole $(($wq / 1000)))"
+else
+	fail "inferred: overlap-fio, a bio left waiting" "Q2C max $q ns, whole $wq"
 fi
 
 # the kernel's own count: tracedat-fio's blktrace files (recorded by
