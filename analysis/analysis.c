@@ -44,7 +44,6 @@ static void tag_depth_change(struct analysis *a, int32_t tag, uint64_t t,
 			     int delta);
 static long tag_index_find(const struct analysis_private *p, int32_t id);
 static int flush_held_apply(struct analysis *a);
-static int is_io_action(unsigned code);
 
 static const struct analysis_hub hub = {
 	.bare_row = bare_row,
@@ -510,7 +509,7 @@ static struct bio_state *bio_at(struct analysis_private *p, uint32_t device,
  * later read of 168 took the one before it, Q2D 120-200 ms for 0.01).
  */
 static struct bio_state *bio_for_issue(struct analysis *a,
-				       struct device_stats *d,
+				       const struct device_stats *d,
 				       const struct io_event *ev, int op,
 				       uint64_t pos, uint64_t max_bytes)
 {
@@ -519,8 +518,10 @@ static struct bio_state *bio_for_issue(struct analysis *a,
 
 	for (;;) {
 		bio = bio_at(p, ev->device, op, pos, BIO_QUEUED, max_bytes);
-		if (!bio || d->paired < HOLE_MIN_PAIRED ||
-		    ev->time_ns <= bio->q_ns + 2 * hole_bound(d))
+		/* (twice the bound read without its floor first: cheaper) */
+		if (!bio || bio->q_ns + 2 * d->max_lat_ns >= ev->time_ns ||
+		    d->paired < HOLE_MIN_PAIRED ||
+		    bio->q_ns + 2 * hole_bound(d) >= ev->time_ns)
 			return bio;
 		for (b = ioset_find(&p->bios, ev->device, op, pos); b;
 		     b = ioset_next(&p->bios, b))
@@ -709,15 +710,6 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 		req->device_slot = (uint32_t)slot;
 		d->requests[op]++;
 	}
-	/* a flush sequence's data step: its preflush was done before it */
-	if (d->flushes && d->flushes->len) {
-		struct bio_state *bio = bio_at(p, ev->device, op, pos,
-					       BIO_QUEUED, remaining);
-
-		if (bio && bio->preflush &&
-		    hole_preflush_lost(a, d, bio->q_ns, ev->time_ns) < 0)
-			return -1;
-	}
 	depth_change(a, d, ev->time_ns, +1);
 	d->saw_issue = 1;
 	req->cpu = (uint16_t)(ev->cpu < 65535 ? ev->cpu : 65535);
@@ -731,6 +723,10 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 
 		if (!bio)
 			break;
+		/* a flush sequence's data step: its preflush was done */
+		if (first && bio->preflush && d->flushes && d->flushes->len &&
+		    hole_preflush_lost(a, d, bio->q_ns, ev->time_ns) < 0)
+			return -1;
 		bio->stage = BIO_ISSUED;
 		bio->d_ns = ev->time_ns;
 		bio->split_rest = 0;
@@ -1119,6 +1115,7 @@ static void flush_hold(struct analysis *a, size_t slot,
 	h->alone = alone;
 	h->counted = counted;
 	h->on = 1;
+	a->flush_held = 1;
 }
 
 /* The held flush completion timed, as it was paired. */
@@ -1131,6 +1128,7 @@ static int flush_held_apply(struct analysis *a)
 	if (!h->on)
 		return 0;
 	h->on = 0;
+	a->flush_held = 0;
 	hole_flush_paired(d, lat, h->alone);
 	if (!h->counted)
 		return 0;
@@ -1198,24 +1196,23 @@ static int flush_end_unseen(struct analysis *a, const struct io_event *ev)
 	       !seq_is_open(d, ev->sector);
 }
 
-/* The next event after a held flush completion: applied, taken back
- * (flush_step_unseen), or still held over events that tell nothing
- * (a bio queued, merged or split; not an I/O action). */
+/* The next I/O action after a held flush completion (add_io; a note
+ * applies it, analysis_add): applied, taken back (flush_step_unseen,
+ * flush_end_unseen), or still held over a bio queued, merged or split,
+ * which tell nothing. */
 static int flush_held_settle(struct analysis *a, const struct io_event *ev)
 {
 	struct analysis_private *p = priv(a);
 	struct flush_held *h = &p->flush_held;
 	unsigned code = blk_action_code(ev->action);
 
-	if (!blk_is_note(ev->action) &&
-	    (!is_io_action(code) || code == BLK_TA_QUEUE ||
-	     code == BLK_TA_BACKMERGE || code == BLK_TA_FRONTMERGE ||
-	     code == BLK_TA_SPLIT))
+	if (code == BLK_TA_QUEUE || code == BLK_TA_BACKMERGE ||
+	    code == BLK_TA_FRONTMERGE || code == BLK_TA_SPLIT)
 		return 0;
-	if (!blk_is_note(ev->action) &&
-	    ((code == BLK_TA_ISSUE && flush_step_unseen(a, ev)) ||
-	     (code == BLK_TA_COMPLETE && flush_end_unseen(a, ev)))) {
+	if ((code == BLK_TA_ISSUE && flush_step_unseen(a, ev)) ||
+	    (code == BLK_TA_COMPLETE && flush_end_unseen(a, ev))) {
 		h->on = 0;
+		a->flush_held = 0;
 		if (hole_flush_shifted(a, &a->devices[h->slot], h->d_ns,
 				       h->tag, &h->ev, h->counted) < 0)
 			return -1;
@@ -1415,7 +1412,7 @@ static void bare_row(struct analysis *a, const struct io_event *ev,
 	int op = completion_op(ev);
 
 	if (!a->cfg.on_row || !counted || op < 0 ||
-	    priv(a)->rows_told != rows_before || priv(a)->flush_held.on)
+	    priv(a)->rows_told != rows_before || a->flush_held)
 		return;
 	/* a zone management command moved none of its zone's bytes */
 	tell_row(a, ev, ev->sector, op == OP_ZONE ? 0 : ev->bytes, op, 0, 0,
@@ -1476,6 +1473,10 @@ static __attribute__((noinline)) int add_io(struct analysis *a,
 	int dir = direction(ev), r = 0;
 	uint64_t rows;
 
+	/* events that are not I/O actions (G, P, U, I) leave it held */
+	if (a->flush_held && flush_held_settle(a, ev) < 0)
+		return iow_fail(err, "out of memory at event %llu",
+				(unsigned long long)ev->index);
 	if (a->in_loss) {
 		if (ev->time_ns < a->loss_until_ns)
 			return add_io_in_loss(a, ev, counted, err);
@@ -1587,10 +1588,10 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 		return iow_fail(err, "event %llu: at %llu ns, past 2^62 ns (146 years): the trace is damaged",
 				(unsigned long long)ev->index,
 				(unsigned long long)ev->time_ns);
-	if (priv(a)->flush_held.on && flush_held_settle(a, ev) < 0)
-		return iow_fail(err, "out of memory at event %llu",
-				(unsigned long long)ev->index);
 	if (blk_is_note(ev->action)) {
+		if (a->flush_held && flush_held_apply(a) < 0)
+			return iow_fail(err, "out of memory at event %llu",
+					(unsigned long long)ev->index);
 		a->n_notes++;
 		if (account_note(a, ev, err) < 0)
 			return -1;

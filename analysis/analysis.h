@@ -444,6 +444,9 @@ struct analysis {
 	/* records the reader dropped as exact repeats (its note) */
 	uint64_t duplicate_records;
 	int in_loss;
+	/* a flush completion's timing is held (analysis.c, flush_hold):
+	 * here, where every event looks, not behind private */
+	int flush_held;
 	uint64_t loss_until_ns;
 	void *private;		/* in-flight maps and indexes */
 	int finished;
