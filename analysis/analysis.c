@@ -1122,11 +1122,13 @@ static void flush_hold(struct analysis *a, size_t slot,
 static int flush_held_apply(struct analysis *a)
 {
 	struct flush_held *h = &priv(a)->flush_held;
-	struct device_stats *d = &a->devices[h->slot];
-	uint64_t lat = h->ev.time_ns > h->d_ns ? h->ev.time_ns - h->d_ns : 0;
+	struct device_stats *d;
+	uint64_t lat;
 
 	if (!h->on)
 		return 0;
+	d = &a->devices[h->slot];
+	lat = h->ev.time_ns > h->d_ns ? h->ev.time_ns - h->d_ns : 0;
 	h->on = 0;
 	a->flush_held = 0;
 	hole_flush_paired(d, lat, h->alone);

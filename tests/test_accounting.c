@@ -184,6 +184,7 @@ static void test_a_preflushed_writes_issue_tells_its_flush_was_done(void)
 	CHECK_EQ_INT(dev0()->d2c.n, 1);
 	/* the flush out of the depth: the write's 40 us alone */
 	CHECK_NEAR(dev0()->depth_area_ns, 40.0 * US, 0);
+	analysis_free(&a);
 	/* a flush issued before the Q (another sequence's) is not it */
 	start(NULL);
 	cpu = 1;
