@@ -1046,49 +1046,49 @@ static int zone_complete(struct analysis *a, struct device_stats *d,
 
 /* A flush sequence opened at sector (its write queued with a preflush
  * or FUA): kept among the device's last 16. */
-static void seq_open(struct device_stats *d, uint64_t sector)
+static void seq_open(struct device_stats *d, uint64_t sector, uint32_t bytes)
 {
 	size_t n = sizeof(d->seq_open) / sizeof(d->seq_open[0]);
 
 	d->seq_open[d->seq_next] = sector;
+	d->seq_end[d->seq_next] = sector + bytes / 512;
 	d->seq_next = (uint32_t)((d->seq_next + 1) % n);
 	if (d->n_seq_open < n)
 		d->n_seq_open++;
 }
 
-/* Whether a sequence is open at sector. */
-static int seq_is_open(const struct device_stats *d, uint64_t sector)
+/* The place among the open sequences of the one whose empty completion
+ * can come at sector (its own, or just past its data: the kernel's
+ * request moved on by the data it completed), or -1. */
+static long seq_find(const struct device_stats *d, uint64_t sector)
 {
 	size_t n = sizeof(d->seq_open) / sizeof(d->seq_open[0]), i;
 
-	for (i = 0; i < d->n_seq_open; i++)
-		if (d->seq_open[(d->seq_next + n - 1 - i) % n] == sector)
-			return 1;
-	return 0;
+	for (i = 0; i < d->n_seq_open; i++) {
+		size_t at = (d->seq_next + n - 1 - i) % n;
+
+		if (d->seq_open[at] == sector || d->seq_end[at] == sector)
+			return (long)at;
+	}
+	return -1;
 }
 
 /* The one open at sector, closed by its empty completion: 1 if there
  * was one. */
 static int seq_close(struct device_stats *d, uint64_t sector)
 {
-	size_t n = sizeof(d->seq_open) / sizeof(d->seq_open[0]), i;
+	size_t n = sizeof(d->seq_open) / sizeof(d->seq_open[0]), newest;
+	long at;
 
-	if (!sector)
+	if (!sector || (at = seq_find(d, sector)) < 0)
 		return 0;
-	for (i = 0; i < d->n_seq_open; i++) {
-		size_t at = (d->seq_next + n - 1 - i) % n;
-
-		if (d->seq_open[at] == sector) {
-			/* the newest open takes its place */
-			size_t newest = (d->seq_next + n - 1) % n;
-
-			d->seq_open[at] = d->seq_open[newest];
-			d->seq_next = (uint32_t)newest;
-			d->n_seq_open--;
-			return 1;
-		}
-	}
-	return 0;
+	/* the newest open takes its place */
+	newest = (d->seq_next + n - 1) % n;
+	d->seq_open[at] = d->seq_open[newest];
+	d->seq_end[at] = d->seq_end[newest];
+	d->seq_next = (uint32_t)newest;
+	d->n_seq_open--;
+	return 1;
 }
 
 /*
@@ -1180,7 +1180,8 @@ static int flush_step_unseen(struct analysis *a, const struct io_event *ev)
 /*
  * ev, just after a flush completion, is the empty completion that ends
  * a flush sequence none opened (no write queued with a preflush or FUA
- * at its sector), on a device whose sequences were seen to end so: the
+ * at its sector, nor ending there), on a device whose sequences were
+ * seen to end so: the
  * flush just completed was that unseen sequence's last, not the one it
  * was paired with (ext4-fsync, CPU 1's records of 0.376-0.454 s gone:
  * a post-flush issued at 0.385 s paired with the completion at 0.407 s
@@ -1195,7 +1196,7 @@ static int flush_end_unseen(struct analysis *a, const struct io_event *ev)
 	       completion_op(ev) < 0 && d->seq_ends && d->saw_queue &&
 	       d->paired >= HOLE_MIN_PAIRED && !a->lost_unlocated &&
 	       !a->in_loss && ev->time_ns > a->first_ns + 2 * hole_bound(d) &&
-	       !seq_is_open(d, ev->sector);
+	       seq_find(d, ev->sector) < 0;
 }
 
 /* The next I/O action after a held flush completion (add_io; a note
@@ -1497,7 +1498,7 @@ static __attribute__((noinline)) int add_io(struct analysis *a,
 			d->saw_queue = 1;
 			if (analysis_has_category(ev, BLK_TC_FLUSH) ||
 			    analysis_has_category(ev, BLK_TC_FUA))
-				seq_open(d, ev->sector);
+				seq_open(d, ev->sector, ev->bytes);
 		}
 		r = handle_queue(a, ev);
 		break;

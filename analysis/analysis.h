@@ -331,9 +331,10 @@ struct device_stats {
 	int saw_issue;
 	int saw_queue;	/* a data bio's Q: its requests' Qs are traced */
 	/* flush sequences open (a write queued with a preflush or FUA,
-	 * whose empty completion ends it): their sectors, the last 16;
-	 * how many ended as seen (analysis.c, flush_end_unseen) */
-	uint64_t seq_open[16];
+	 * whose empty completion ends it, at its sector or, its data
+	 * done, just past it): their sectors and ends, the last 16; how
+	 * many ended as seen (analysis.c, flush_end_unseen) */
+	uint64_t seq_open[16], seq_end[16];
 	uint32_t n_seq_open, seq_next, seq_ends;
 };
 

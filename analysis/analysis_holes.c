@@ -21,7 +21,13 @@
  *  - unmatched: a completion with nothing in flight to pair (or, on a
  *    device whose requests are issued, only bios never issued) more than
  *    twice the bound after the trace's start: its issue was lost. It is
- *    counted (bytes, IOPS), never timed.
+ *    counted (bytes, IOPS), never timed;
+ *  - a flush's own evidence (the kernel's flush machinery: one flush in
+ *    flight per hardware queue, a preflushed write issued only when a
+ *    flush issued after its Q is done): hole_flush_issued,
+ *    hole_preflush_lost; and a flush pairing analysis.c held until the
+ *    next event, taken back by an unseen sequence's step
+ *    (hole_flush_shifted).
  *
  * Nothing is inferred before a device has paired HOLE_MIN_PAIRED
  * completions (no bound yet), but the orphans at the end above. A

@@ -211,7 +211,7 @@ static void test_a_flush_paired_across_a_hole_is_taken_back(void)
 {
 	int step;
 
-	for (step = 0; step < 3; step++) {
+	for (step = 0; step < 4; step++) {
 		start(NULL);
 		eight_writes(0);
 		sequence(10 * MS, 2000);
@@ -229,9 +229,13 @@ static void test_a_flush_paired_across_a_hole_is_taken_back(void)
 		} else if (step == 1) {
 			/* the end of a sequence at 2024, never opened */
 			ev(50 * MS + 10 * US, BLK_TA_COMPLETE, W | SY, 2024, 0);
-		} else {
+		} else if (step == 2) {
 			/* the paired sequence's own data step: as paired */
 			ev(50 * MS + 10 * US, BLK_TA_ISSUE, W | SY, 2008, 1024);
+		} else {
+			/* the end of the paired one, just past its data (a
+			 * device with FUA: the request moved on): as paired */
+			ev(50 * MS + 10 * US, BLK_TA_COMPLETE, W | SY, 2010, 0);
 		}
 		analysis_finish(&a);
 		if (step < 2) {
