@@ -469,6 +469,12 @@ struct device {
 	unsigned wait_len;
 	unsigned wait_cap;
 	uint64_t flush_done_ns;	/* last flush's completion: flushes are FIFO */
+	/* the flush machinery has one flush in flight (block/blk-flush.c:
+	 * "only one flush shall be in progress"): the others wait, first
+	 * come first served (a ring) */
+	int flush_busy;
+	uint32_t *flush_waiting;
+	unsigned fw_head, fw_len, fw_cap;
 	struct class_totals totals;
 };
 
@@ -1255,6 +1261,26 @@ static int step_flush_issue(struct generator *g, uint32_t id, uint64_t now_ns,
 	struct io *io = &g->ios[id];
 	struct device *d = &g->devices[g->procs[io->proc].device];
 
+	if (d->flush_busy) {
+		/* issued when the one in flight is done */
+		if (d->fw_len == d->fw_cap) {
+			unsigned cap = d->fw_cap ? d->fw_cap * 2 : 16;
+			uint32_t *w = malloc(cap * sizeof(*w));
+
+			if (!w)
+				return iow_fail(err, "out of memory");
+			for (unsigned i = 0; i < d->fw_len; i++)
+				w[i] = d->flush_waiting[(d->fw_head + i) %
+							d->fw_cap];
+			free(d->flush_waiting);
+			d->flush_waiting = w;
+			d->fw_head = 0;
+			d->fw_cap = cap;
+		}
+		d->flush_waiting[(d->fw_head + d->fw_len++) % d->fw_cap] = id;
+		return 0;
+	}
+	d->flush_busy = 1;
 	if (emit_flush_request(g, io, now_ns, io->queue_cpu, BLK_TA_ISSUE,
 			       BLK_TC_ISSUE, g->procs[io->proc].pid, err) < 0)
 		return -1;
@@ -1282,6 +1308,17 @@ static int step_flush_complete(struct generator *g, uint32_t id,
 	d->totals.ios[CLASS_FLUSH]++;
 	d->totals.flush_d2c_ns += now_ns - io->issue_ns;
 	d->issued--;
+	d->flush_busy = 0;
+	if (d->fw_len) {
+		/* the next flush waiting goes now */
+		uint32_t next = d->flush_waiting[d->fw_head];
+
+		d->fw_head = (d->fw_head + 1) % d->fw_cap;
+		d->fw_len--;
+		if (heap_push(g, next, now_ns + small_delay_ns(g, 1, 20),
+			      err) < 0)
+			return -1;
+	}
 	if (io->kind == IO_PREFLUSH_FUA) {
 		io->issue_cpu = cpu;	/* requeued from the flush's end */
 		return device_dispatch(g, id, now_ns, err);
@@ -1656,8 +1693,10 @@ static int generator_init(struct generator *g, const struct gen_opts *o,
 static void generator_free(struct generator *g)
 {
 	if (g->devices)
-		for (unsigned i = 0; i < g->opts->ndevices; i++)
+		for (unsigned i = 0; i < g->opts->ndevices; i++) {
 			free(g->devices[i].waiting);
+			free(g->devices[i].flush_waiting);
+		}
 	free(g->devices);
 	free(g->procs);
 	free(g->ios);
