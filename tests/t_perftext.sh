@@ -141,12 +141,51 @@ else
 		# not count for count: perf lost records; its text (no LOST
 		# lines) must then say loss, never read as whole
 		echo "   known: perf lost $plost records this time ($out)"
-		check "recorded here: perf lost $plost records, and the reading of its text says loss" python3 -c "
+		# a lost chunk may hold whole I/Os only (issue and completion
+		# on one CPU): then nothing in the text tells it, and nothing
+		# need be said; where the text holds an I/O torn (an issue
+		# with no completion, or a completion with no issue, at its
+		# device and sector), it must say loss
+		torn=$(python3 - "$dev" both.txt <<'PY'
+import re, sys
+# I/Os torn plainly: a completion with no issue, or an issue with no
+# completion, more than twice the longest pairing from the text's ends
+# (not one issued before it began or done after it ended)
+dev = sys.argv[1]
+out, unmatched, maxlat, first, last = {}, [], 0, None, 0
+pat = re.compile(r" (\d+\.\d+): +block:block_rq_(issue|complete): "
+                 r"(\d+,\d+) (\S+) .*?(\d+) \+ (\d+)")
+for line in open(sys.argv[2]):
+    m = pat.search(line)
+    if not m:
+        continue
+    t = float(m.group(1))
+    first = t if first is None else first
+    last = max(last, t)
+    if m.group(3) != dev or m.group(6) == "0":
+        continue
+    key = (m.group(5), "W" in m.group(4))
+    if m.group(2) == "issue":
+        out.setdefault(key, []).append(t)
+    elif out.get(key):
+        maxlat = max(maxlat, t - out[key].pop(0))
+    else:
+        unmatched.append(t)
+torn = sum(1 for t in unmatched if t - first > 2 * maxlat)
+torn += sum(1 for ts in out.values() for t in ts if last - t > 2 * maxlat)
+print(torn)
+PY
+)
+		if [ "${torn:-0}" = 0 ]; then
+			pass "recorded here: perf lost $plost records, whole I/Os only: its text holds no torn I/O, nothing to say"
+		else
+			check "recorded here: perf lost $plost records ($torn I/Os torn in its text), and the reading of its text says loss" python3 -c "
 import json, sys
 t = json.load(open('both.txt.json'))['traces'][0]
 n = sum(d.get('orphan_requests', 0) + d.get('unmatched_completions', 0) for d in t['devices'])
 w = [x for x in t.get('loss_windows', []) if x.get('inferred')]
 sys.exit(0 if n or w else 1)"
+		fi
 	else
 		fail "recorded here: perf's text vs the BPF recording" "$out $(tail -n 1 both.err) $(cat both.txt.err); queued by others in perf's text: $(grep "block_bio_queue: $dev" both.txt | grep -v ' fio ' | head -n 3); $(grep -h 'duplicate' both.txt.err both.txt.json | head -n 2)"
 	fi
