@@ -737,6 +737,11 @@ static int handle_issue(struct analysis *a, struct device_stats *d,
 		pos += bio->bytes / 512;
 		remaining -= bio->bytes;
 	}
+	if (!req->has_bios && d->saw_queue) {
+		d->unq_sector = ev->sector;
+		d->unq_end = ev->sector + ev->bytes / 512;
+		d->unq_ns = ev->time_ns;
+	}
 	tag_depth_change(a, req->tag, ev->time_ns, +1);
 	count_seek(a, d, ev, req->tag);
 	/* The queue's bound is applied at the trace's end only
@@ -1196,7 +1201,11 @@ static int flush_end_unseen(struct analysis *a, const struct io_event *ev)
 	       completion_op(ev) < 0 && d->seq_ends && d->saw_queue &&
 	       d->paired >= HOLE_MIN_PAIRED && !a->lost_unlocated &&
 	       !a->in_loss && ev->time_ns > a->first_ns + 2 * hole_bound(d) &&
-	       seq_find(d, ev->sector) < 0;
+	       seq_find(d, ev->sector) < 0 &&
+	       /* nor the sequence whose data step (its Q lost) was issued
+		* before the paired flush: that flush was its post-flush */
+	       !(d->unq_ns && d->unq_ns < h->d_ns &&
+		 (ev->sector == d->unq_sector || ev->sector == d->unq_end));
 }
 
 /* The next I/O action after a held flush completion (add_io; a note

@@ -336,6 +336,9 @@ struct device_stats {
 	 * many ended as seen (analysis.c, flush_end_unseen) */
 	uint64_t seq_open[16], seq_end[16];
 	uint32_t n_seq_open, seq_next, seq_ends;
+	/* the last write issued whose bio was never queued (a sequence's
+	 * data step, its Q lost): its sector, its end, when */
+	uint64_t unq_sector, unq_end, unq_ns;
 };
 
 /* One time bin of the trace's series; all devices together. */
