@@ -1119,7 +1119,6 @@ static void flush_hold(struct analysis *a, size_t slot,
 	h->tag = tag;
 	h->alone = alone;
 	h->counted = counted;
-	h->on = 1;
 	a->flush_held = 1;
 }
 
@@ -1130,11 +1129,10 @@ static int flush_held_apply(struct analysis *a)
 	struct device_stats *d;
 	uint64_t lat;
 
-	if (!h->on)
+	if (!a->flush_held)
 		return 0;
 	d = &a->devices[h->slot];
 	lat = h->ev.time_ns > h->d_ns ? h->ev.time_ns - h->d_ns : 0;
-	h->on = 0;
 	a->flush_held = 0;
 	hole_flush_paired(d, lat, h->alone);
 	if (!h->counted)
@@ -1223,7 +1221,6 @@ static int flush_held_settle(struct analysis *a, const struct io_event *ev)
 		return 0;
 	if ((code == BLK_TA_ISSUE && flush_step_unseen(a, ev)) ||
 	    (code == BLK_TA_COMPLETE && flush_end_unseen(a, ev))) {
-		h->on = 0;
 		a->flush_held = 0;
 		if (hole_flush_shifted(a, &a->devices[h->slot], h->d_ns,
 				       h->tag, &h->ev, h->counted) < 0)

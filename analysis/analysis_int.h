@@ -79,17 +79,17 @@ struct analysis_private {
 	uint64_t rows_told;	/* cfg.on_row: rows so far */
 	int32_t completion_tag;	/* the tag the last completion counted in */
 	int pair_ambiguous;	/* request_for's last had two candidates */
-	/* A flush completion's timing, held until the next event that
-	 * could tell it was not the paired flush's (analysis.c,
-	 * flush_held_settle): applied then in the same place of the
-	 * events' order, or taken back */
+	/* A flush completion's timing, held (analysis->flush_held) until
+	 * the next event that could tell it was not the paired flush's
+	 * (analysis.c, flush_held_settle): applied then in the same place
+	 * of the events' order, or taken back */
 	struct flush_held {
 		struct io_event ev;	/* the completion (no payload) */
 		uint64_t d_ns;		/* the flush it was paired with */
 		size_t slot, bin;
 		uint32_t issuer_pid;
 		int32_t tag;
-		int alone, counted, on;
+		int alone, counted;
 	} flush_held;
 	/* the last loss notes read: a recorder writes one per traced
 	 * device, and a loss is counted once */
