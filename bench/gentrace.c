@@ -454,6 +454,40 @@ struct class_totals {
 	uint64_t flush_d2c_ns;	/* flush requests, D FN to C FN */
 };
 
+/* I/O ids waiting, first come first served: a ring that grows. */
+struct id_ring {
+	uint32_t *ids;
+	unsigned head, len, cap;
+};
+
+static int ring_push(struct id_ring *r, uint32_t id, struct iow_error *err)
+{
+	if (r->len == r->cap) {
+		unsigned cap = r->cap ? r->cap * 2 : 64;
+		uint32_t *w = malloc(cap * sizeof(*w));
+
+		if (!w)
+			return iow_fail(err, "out of memory");
+		for (unsigned i = 0; i < r->len; i++)
+			w[i] = r->ids[(r->head + i) % r->cap];
+		free(r->ids);
+		r->ids = w;
+		r->head = 0;
+		r->cap = cap;
+	}
+	r->ids[(r->head + r->len++) % r->cap] = id;
+	return 0;
+}
+
+static uint32_t ring_pop(struct id_ring *r)
+{
+	uint32_t id = r->ids[r->head];
+
+	r->head = (r->head + 1) % r->cap;
+	r->len--;
+	return id;
+}
+
 struct device {
 	uint32_t dev;
 	unsigned irq_cpu;	/* where a disk's completions land */
@@ -463,18 +497,14 @@ struct device {
 	unsigned issued;	/* requests between D and C: queue depth */
 	unsigned busy_tags;
 	unsigned nprocs;
-	/* I/Os waiting for a free tag, first come first served (a ring) */
-	uint32_t *waiting;
-	unsigned wait_head;
-	unsigned wait_len;
-	unsigned wait_cap;
+	/* I/Os waiting for a free tag, first come first served */
+	struct id_ring waiting;
 	uint64_t flush_done_ns;	/* last flush's completion: flushes are FIFO */
 	/* the flush machinery has one flush in flight (block/blk-flush.c:
 	 * "only one flush shall be in progress"): the others wait, first
 	 * come first served (a ring) */
 	int flush_busy;
-	uint32_t *flush_waiting;
-	unsigned fw_head, fw_len, fw_cap;
+	struct id_ring flush_waiting;
 	struct class_totals totals;
 };
 
@@ -1076,22 +1106,7 @@ static int device_dispatch(struct generator *g, uint32_t id, uint64_t now_ns,
 	struct device *d = &g->devices[g->procs[io->proc].device];
 
 	if (d->busy_tags >= DEVICE_TAGS) {
-		if (d->wait_len == d->wait_cap) {
-			unsigned cap = d->wait_cap ? d->wait_cap * 2 : 64;
-			uint32_t *w = malloc(cap * sizeof(*w));
-
-			if (!w)
-				return iow_fail(err, "out of memory");
-			for (unsigned i = 0; i < d->wait_len; i++)
-				w[i] = d->waiting[(d->wait_head + i) %
-						  d->wait_cap];
-			free(d->waiting);
-			d->waiting = w;
-			d->wait_head = 0;
-			d->wait_cap = cap;
-		}
-		d->waiting[(d->wait_head + d->wait_len++) % d->wait_cap] = id;
-		return 0;
+		return ring_push(&d->waiting, id, err);
 	}
 	d->busy_tags++;
 	io->stage = STAGE_ISSUE;
@@ -1173,11 +1188,9 @@ static int wake_waiter(struct generator *g, struct device *d, unsigned cpu,
 {
 	uint32_t next;
 
-	if (!d->wait_len)
+	if (!d->waiting.len)
 		return 0;
-	next = d->waiting[d->wait_head];
-	d->wait_head = (d->wait_head + 1) % d->wait_cap;
-	d->wait_len--;
+	next = ring_pop(&d->waiting);
 	d->busy_tags++;
 	g->ios[next].stage = STAGE_ISSUE;
 	/* Dispatched from the completion path, on this CPU. */
@@ -1263,22 +1276,7 @@ static int step_flush_issue(struct generator *g, uint32_t id, uint64_t now_ns,
 
 	if (d->flush_busy) {
 		/* issued when the one in flight is done */
-		if (d->fw_len == d->fw_cap) {
-			unsigned cap = d->fw_cap ? d->fw_cap * 2 : 16;
-			uint32_t *w = malloc(cap * sizeof(*w));
-
-			if (!w)
-				return iow_fail(err, "out of memory");
-			for (unsigned i = 0; i < d->fw_len; i++)
-				w[i] = d->flush_waiting[(d->fw_head + i) %
-							d->fw_cap];
-			free(d->flush_waiting);
-			d->flush_waiting = w;
-			d->fw_head = 0;
-			d->fw_cap = cap;
-		}
-		d->flush_waiting[(d->fw_head + d->fw_len++) % d->fw_cap] = id;
-		return 0;
+		return ring_push(&d->flush_waiting, id, err);
 	}
 	d->flush_busy = 1;
 	if (emit_flush_request(g, io, now_ns, io->queue_cpu, BLK_TA_ISSUE,
@@ -1309,16 +1307,11 @@ static int step_flush_complete(struct generator *g, uint32_t id,
 	d->totals.flush_d2c_ns += now_ns - io->issue_ns;
 	d->issued--;
 	d->flush_busy = 0;
-	if (d->fw_len) {
-		/* the next flush waiting goes now */
-		uint32_t next = d->flush_waiting[d->fw_head];
-
-		d->fw_head = (d->fw_head + 1) % d->fw_cap;
-		d->fw_len--;
-		if (heap_push(g, next, now_ns + small_delay_ns(g, 1, 20),
-			      err) < 0)
-			return -1;
-	}
+	/* the next flush waiting goes now */
+	if (d->flush_waiting.len &&
+	    heap_push(g, ring_pop(&d->flush_waiting),
+		      now_ns + small_delay_ns(g, 1, 20), err) < 0)
+		return -1;
 	if (io->kind == IO_PREFLUSH_FUA) {
 		io->issue_cpu = cpu;	/* requeued from the flush's end */
 		return device_dispatch(g, id, now_ns, err);
@@ -1694,8 +1687,8 @@ static void generator_free(struct generator *g)
 {
 	if (g->devices)
 		for (unsigned i = 0; i < g->opts->ndevices; i++) {
-			free(g->devices[i].waiting);
-			free(g->devices[i].flush_waiting);
+			free(g->devices[i].waiting.ids);
+			free(g->devices[i].flush_waiting.ids);
 		}
 	free(g->devices);
 	free(g->procs);
