@@ -1610,6 +1610,8 @@ int analysis_add(struct analysis *a, const struct io_event *ev,
 	if (a->filtered) {
 		if (!device_wanted(a, ev->device)) {
 			note_other_device(a, ev->device);
+			if (ev->time_ns > a->other_last_ns)
+				a->other_last_ns = ev->time_ns;
 			return 0;
 		}
 		if (a->cfg.per_device) {

@@ -451,6 +451,9 @@ struct analysis {
 	/* a flush completion's timing is held (analysis.c, flush_hold):
 	 * here, where every event looks, not behind private */
 	int flush_held;
+	/* the last event of the devices --device leaves out: the trace
+	 * went on, and the holes' end rules age requests against it */
+	uint64_t other_last_ns;
 	uint64_t loss_until_ns;
 	void *private;		/* in-flight maps and indexes */
 	int finished;

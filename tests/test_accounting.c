@@ -297,6 +297,31 @@ static void test_a_bio_whose_issue_was_lost_is_not_taken_later(void)
 	analysis_free(&a);
 }
 
+/* --device leaves the other devices' records out, not the time they
+ * show the trace went on: requests torn at the named device's last
+ * records, long before the trace's end, are judged lost. */
+static void test_device_filter_ages_requests_to_the_traces_end(void)
+{
+	struct analysis_config cfg = { 0 };
+	uint32_t only = DEV(8, 16);
+
+	cfg.only_devices = &only;
+	cfg.n_only_devices = 1;
+	start(&cfg);
+	device = DEV(8, 16);
+	eight_writes(0);
+	/* its last read's completion lost */
+	ev(10 * MS, BLK_TA_QUEUE, R, 168, 4096);
+	ev(10 * MS, BLK_TA_ISSUE, R, 168, 4096);
+	/* another device's records go on to 100 ms */
+	device = DEV(8, 0);
+	ev(100 * MS, BLK_TA_QUEUE, R, 0, 4096);
+	analysis_finish(&a);
+	CHECK_EQ_INT(dev0()->orphan_requests, 1);
+	CHECK(a.n_loss == 1 && a.loss[0].inferred);
+	analysis_free(&a);
+}
+
 /* A flush completion with none in flight, well after the trace began:
  * its issue was lost (counted, not timed, said). */
 static void test_a_flush_completion_with_none_in_flight_is_unmatched(void)
@@ -1058,6 +1083,7 @@ int main(void)
 	RUN_TEST(test_a_flush_paired_across_a_hole_is_taken_back);
 	RUN_TEST(test_a_flush_completion_with_none_in_flight_is_unmatched);
 	RUN_TEST(test_a_bio_whose_issue_was_lost_is_not_taken_later);
+	RUN_TEST(test_device_filter_ages_requests_to_the_traces_end);
 	RUN_TEST(test_a_tags_flushes_have_a_latency_of_their_own);
 	RUN_TEST(test_preflush_fua_write_timed_by_its_data);
 	RUN_TEST(test_split_pieces_keep_the_original_queue_time);
